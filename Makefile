@@ -1,0 +1,105 @@
+# sluice — plain GNU Makefile.
+#   make            build ./sluice
+#   sudo make run   install missing Debian build deps, build, start sluice
+#   make check      same set-up, then every test (ends "N passed, N failed")
+#   make install    PREFIX=/usr/local DESTDIR=
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= gcc
+PKGS     = sqlite3 jansson ncursesw libcurl liburing inih gsl uuid
+
+# Debian packages: build dependencies, then what the tests drive for real.
+BUILD_DEBS = gcc make pkg-config libsqlite3-dev libjansson-dev libncurses-dev \
+             libcurl4-openssl-dev liburing-dev libinih-dev libgsl-dev uuid-dev
+TEST_DEBS  = sqlite3 tmux util-linux e2fsprogs fio systemd
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter -Wno-format-truncation
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Isrc -Idb -Iui -Ibuild $(PKG_CFLAGS)
+LDLIBS   = $(PKG_LIBS) -lpthread -lm
+SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+CORE_SRC = $(sort $(wildcard src/*.c src/*/*.c db/*.c ui/*.c))
+LIB_SRC  = $(filter-out src/main.c,$(CORE_SRC))
+UNIT_SRC = $(sort $(wildcard tests/unit/*.c))
+MIGRATIONS = $(sort $(wildcard db/migrations/*.sql))
+
+OBJ      = $(patsubst %.c,build/obj/%.o,$(CORE_SRC)) build/obj/migrations.o
+LIB_OBJ  = $(patsubst %.c,build/obj/%.o,$(LIB_SRC)) build/obj/migrations.o
+ASAN_OBJ = $(patsubst %.c,build/asan/%.o,$(CORE_SRC)) build/asan/migrations.o
+ASAN_LIB = $(patsubst %.c,build/asan/%.o,$(LIB_SRC)) build/asan/migrations.o
+
+.PHONY: all run check deps test-deps install uninstall clean asan unit
+all: sluice
+
+sluice: $(OBJ)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+build/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+build/asan/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN) -MMD -MP -c -o $@ $<
+
+# Migrations are embedded so the binary never depends on files at run time.
+build/migrations.c: $(MIGRATIONS) db/embed.sh
+	@mkdir -p build
+	sh db/embed.sh $(MIGRATIONS) > $@
+
+build/obj/migrations.o: build/migrations.c
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+build/asan/migrations.o: build/migrations.c
+	@mkdir -p build/asan
+	$(CC) $(ALL_CFLAGS) $(SAN) -c -o $@ $<
+
+build/asan/sluice: $(ASAN_OBJ)
+	$(CC) $(ALL_CFLAGS) $(SAN) -o $@ $^ $(LDLIBS)
+
+build/unit-tests: $(LIB_OBJ) $(UNIT_SRC)
+	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $(UNIT_SRC) $(LIB_OBJ) $(LDLIBS)
+
+build/asan/unit-tests: $(ASAN_LIB) $(UNIT_SRC)
+	$(CC) $(ALL_CFLAGS) $(SAN) -Itests/unit -o $@ $(UNIT_SRC) $(ASAN_LIB) $(LDLIBS)
+
+asan: build/asan/sluice build/asan/unit-tests
+unit: build/unit-tests
+
+# Installs only what is missing; a no-op on a ready machine.
+deps:
+	@sh tests/tools/debs.sh $(BUILD_DEBS)
+
+test-deps: deps
+	@sh tests/tools/debs.sh $(TEST_DEBS)
+
+run: deps
+	$(MAKE) sluice
+	./sluice
+
+check: test-deps
+	$(MAKE) sluice build/unit-tests asan
+	sh tests/run.sh
+
+install: sluice
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8 \
+	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/sluice/profiles
+	install -m 0755 sluice $(DESTDIR)$(PREFIX)/sbin/sluice
+	install -m 0644 man/sluice.8 $(DESTDIR)$(PREFIX)/share/man/man8/sluice.8
+	if [ -f man/sluice-profile.5 ]; then install -m 0644 man/sluice-profile.5 $(DESTDIR)$(PREFIX)/share/man/man5/; fi
+	for p in profiles/*.conf; do [ -f "$$p" ] && install -m 0644 "$$p" $(DESTDIR)$(PREFIX)/share/sluice/profiles/ || true; done
+	if [ -f profiles/sluice-apply.service ]; then install -d $(DESTDIR)$(PREFIX)/lib/systemd/system && \
+	    install -m 0644 profiles/sluice-apply.service $(DESTDIR)$(PREFIX)/lib/systemd/system/; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/sbin/sluice $(DESTDIR)$(PREFIX)/share/man/man8/sluice.8 \
+	      $(DESTDIR)$(PREFIX)/share/man/man5/sluice-profile.5 $(DESTDIR)$(PREFIX)/lib/systemd/system/sluice-apply.service
+	rm -rf $(DESTDIR)$(PREFIX)/share/sluice
+
+clean:
+	rm -rf build sluice
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,277 @@
+/* store — opening, migrating and identifying rows in the results database. */
+#include "store.h"
+#include "store_migrations.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <uuid/uuid.h>
+
+struct store {
+    sqlite3 *db;
+    char path[PATH_MAX];
+};
+
+sqlite3 *store_db(store *s) { return s->db; }
+const char *store_path(const store *s) { return s->path; }
+
+int store_fail(store *s, sl_err *e, const char *what)
+{
+    return sl_fail(e, SL_EFAIL, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+}
+
+void store_default_path(char *buf, size_t n)
+{
+    if (geteuid() == 0) {
+        snprintf(buf, n, "/var/lib/sluice/sluice.db");
+        return;
+    }
+    const char *xdg = getenv("XDG_DATA_HOME");
+    const char *home = getenv("HOME");
+    if (xdg && *xdg) snprintf(buf, n, "%s/sluice/sluice.db", xdg);
+    else snprintf(buf, n, "%s/.local/share/sluice/sluice.db", home && *home ? home : ".");
+}
+
+void store_uuid(char out[37])
+{
+    uuid_t u;
+    uuid_generate_random(u);
+    uuid_unparse_lower(u, out);
+}
+
+static int mkdir_parents(const char *path, sl_err *e)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return 0;
+    *slash = 0;
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+            return sl_fail_errno(e, SL_EFAIL, errno, "creating %s", dir);
+        *p = '/';
+    }
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return sl_fail_errno(e, SL_EFAIL, errno, "creating %s", dir);
+    return 0;
+}
+
+/* Refuse anything that is not an SQLite file before SQLite touches it. */
+static int check_header(const char *path, sl_err *e)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) {
+        if (errno == ENOENT) return 0;
+        return sl_fail_errno(e, SL_EFAIL, errno, "database %s", path);
+    }
+    char head[16];
+    ssize_t r = read(fd, head, sizeof head);
+    close(fd);
+    if (r == 0) return 0; /* an empty file becomes a new database */
+    if (r != 16 || memcmp(head, "SQLite format 3", 16) != 0)
+        return sl_fail(e, SL_EUSAGE, "database %s is not an SQLite database: give another path with --db", path);
+    return 0;
+}
+
+static int exec(store *s, const char *sql, sl_err *e)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        sl_fail(e, SL_EFAIL, "%s: %s", s->path, msg ? msg : sqlite3_errmsg(s->db));
+        sqlite3_free(msg);
+        return -1;
+    }
+    return 0;
+}
+
+int store_schema_version(store *s)
+{
+    sqlite3_stmt *st;
+    int v = -1;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+    }
+    return v;
+}
+
+static int latest_version(void)
+{
+    int v = 0;
+    for (int i = 0; i < store_migration_count; i++)
+        if (store_migrations[i].version > v) v = store_migrations[i].version;
+    return v;
+}
+
+static int migrate(store *s, sl_err *e)
+{
+    int have = store_schema_version(s);
+    if (have < 0) return store_fail(s, e, "reading the schema version");
+    if (have > latest_version())
+        return sl_fail(e, SL_EUSAGE, "database %s has schema version %d, newer than this sluice understands (%d): use a newer sluice or another --db",
+                       s->path, have, latest_version());
+    for (int i = 0; i < store_migration_count; i++) {
+        const struct store_migration *m = &store_migrations[i];
+        if (m->version <= have) continue;
+        if (exec(s, "BEGIN IMMEDIATE", e) < 0) return -1;
+        char pragma[64];
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", m->version);
+        if (exec(s, m->sql, e) < 0 || exec(s, pragma, e) < 0) {
+            char msg[sizeof e->msg];
+            snprintf(msg, sizeof msg, "%s", e ? e->msg : "");
+            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+            return sl_fail(e, SL_EFAIL, "migration %s failed: %s", m->name, msg);
+        }
+        if (exec(s, "COMMIT", e) < 0) return -1;
+    }
+    return 0;
+}
+
+static int open_common(const char *path, int flags, store **out, sl_err *e)
+{
+    store *s = xcalloc(1, sizeof *s);
+    snprintf(s->path, sizeof s->path, "%s", path);
+    if (check_header(path, e) < 0) { free(s); return -1; }
+    mode_t old = umask(077); /* the database and its WAL are not for others */
+    int rc = sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOFOLLOW, NULL);
+    umask(old);
+    if (rc != SQLITE_OK) {
+        sl_fail(e, SL_EFAIL, "database %s: %s", path, s->db ? sqlite3_errmsg(s->db) : "cannot open");
+        sqlite3_close(s->db);
+        free(s);
+        return -1;
+    }
+    sqlite3_busy_timeout(s->db, 5000);
+    sqlite3_db_config(s->db, SQLITE_DBCONFIG_ENABLE_FKEY, 1, NULL);
+    /* WAL keeps readers unblocked by the tuning writer; FULL makes a session's
+     * snapshot durable before the first knob is written. */
+    if (exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON", e) < 0) {
+        if (e && strstr(e->msg, "not a database"))
+            sl_fail(e, SL_EUSAGE, "database %s is not an SQLite database (or is corrupt): give another path with --db", path);
+        store_close(s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
+int store_open(const char *path, store **out, sl_err *e)
+{
+    if (mkdir_parents(path, e) < 0) return -1;
+    store *s;
+    if (open_common(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &s, e) < 0) return -1;
+    if (migrate(s, e) < 0) { store_close(s); return -1; }
+    *out = s;
+    return 0;
+}
+
+int store_open_existing(const char *path, store **out, sl_err *e)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return 1;
+    store *s;
+    if (open_common(path, SQLITE_OPEN_READWRITE, &s, e) < 0) return -1;
+    int v = store_schema_version(s);
+    if (v > latest_version()) {
+        sl_fail(e, SL_EUSAGE, "database %s has schema version %d, newer than this sluice understands (%d): use a newer sluice or another --db",
+                path, v, latest_version());
+        store_close(s);
+        return -1;
+    }
+    if (v < latest_version() && migrate(s, e) < 0) { store_close(s); return -1; }
+    *out = s;
+    return 0;
+}
+
+void store_close(store *s)
+{
+    if (!s) return;
+    sqlite3_close(s->db);
+    free(s);
+}
+
+int store_begin(store *s, sl_err *e) { return exec(s, "BEGIN IMMEDIATE", e); }
+int store_commit(store *s, sl_err *e) { return exec(s, "COMMIT", e); }
+void store_rollback(store *s) { sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL); }
+
+int store_host_upsert(store *s, const struct host_info *h, int64_t *id, char uuid[37], sl_err *e)
+{
+    const char *key = h->machine_id[0] ? h->machine_id : h->hostname;
+    sqlite3_stmt *st;
+    const char *find = "SELECT id, uuid FROM hosts WHERE machine_key = ?";
+    if (sqlite3_prepare_v2(s->db, find, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "finding the host");
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(st);
+    bool found = rc == SQLITE_ROW;
+    if (found) {
+        *id = sqlite3_column_int64(st, 0);
+        snprintf(uuid, 37, "%s", (const char *)sqlite3_column_text(st, 1));
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return store_fail(s, e, "finding the host");
+    if (!found) store_uuid(uuid);
+    const char *upsert =
+        "INSERT INTO hosts (uuid, machine_key, hostname, kernel, cpu_model, cpus, mem_bytes, virt) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+        "ON CONFLICT(machine_key) DO UPDATE SET hostname = ?3, kernel = ?4, cpu_model = ?5, cpus = ?6, "
+        "mem_bytes = ?7, virt = ?8, last_seen = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')";
+    if (sqlite3_prepare_v2(s->db, upsert, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "saving the host");
+    sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, h->hostname, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, h->kernel, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 5, h->cpu_model, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 6, h->cpus);
+    sqlite3_bind_int64(st, 7, (sqlite3_int64)h->mem_bytes);
+    sqlite3_bind_text(st, 8, h->virt, -1, SQLITE_TRANSIENT);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return store_fail(s, e, "saving the host");
+    if (!found) *id = sqlite3_last_insert_rowid(s->db);
+    return 0;
+}
+
+int store_device_upsert(store *s, int64_t host_id, const struct device *d, int64_t *id, sl_err *e)
+{
+    char hw_class[256], uuid[37];
+    device_class(d, hw_class, sizeof hw_class);
+    store_uuid(uuid);
+    const char *sql =
+        "INSERT INTO devices (uuid, host_id, name, transport, vendor, model, serial, wwid, rotational, size_bytes, "
+        " logical_block_size, physical_block_size, hw_queues, queue_depth, max_hw_sectors_kb, hw_class) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) "
+        "ON CONFLICT(host_id, name, serial, wwid) DO UPDATE SET transport = ?4, vendor = ?5, model = ?6, "
+        " rotational = ?9, size_bytes = ?10, logical_block_size = ?11, physical_block_size = ?12, "
+        " hw_queues = ?13, queue_depth = ?14, max_hw_sectors_kb = ?15, hw_class = ?16 "
+        "RETURNING id";
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "saving a device");
+    sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, host_id);
+    sqlite3_bind_text(st, 3, d->name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, d->transport, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 5, d->vendor, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 6, d->model, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 7, d->serial, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 8, d->wwid, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 9, d->rotational);
+    sqlite3_bind_int64(st, 10, (sqlite3_int64)d->size_bytes);
+    sqlite3_bind_int(st, 11, d->logical_block_size);
+    sqlite3_bind_int(st, 12, d->physical_block_size);
+    sqlite3_bind_int(st, 13, d->hw_queues);
+    sqlite3_bind_int(st, 14, d->queue_depth);
+    sqlite3_bind_int(st, 15, d->max_hw_sectors_kb);
+    sqlite3_bind_text(st, 16, hw_class, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) *id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW) return store_fail(s, e, "saving a device");
+    return 0;
+}

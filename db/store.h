@@ -1,0 +1,44 @@
+/* store — the SQLite results database: open (WAL, foreign keys, busy
+ * timeout), embedded migrations, UUIDs, and the host/device rows. All SQL in
+ * sluice lives under db/. */
+#ifndef SLUICE_STORE_H
+#define SLUICE_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sqlite3.h>
+#include "err.h"
+#include "device.h"
+
+typedef struct store store;
+
+/* Open (creating if missing, with a 0700 directory and a 0600 file) and
+ * migrate. -1 with a message naming the path when it is not an SQLite
+ * database, is from a newer sluice, or cannot be created. */
+int store_open(const char *path, store **out, sl_err *e);
+/* Open only if the file exists (no create, no migration); 1 when absent. */
+int store_open_existing(const char *path, store **out, sl_err *e);
+void store_close(store *s);
+sqlite3 *store_db(store *s);
+const char *store_path(const store *s);
+int store_schema_version(store *s);
+
+/* Default path: /var/lib/sluice/sluice.db as root, else
+ * $XDG_DATA_HOME/sluice/sluice.db (~/.local/share/sluice/sluice.db). */
+void store_default_path(char *buf, size_t n);
+
+int store_begin(store *s, sl_err *e);
+int store_commit(store *s, sl_err *e);
+void store_rollback(store *s);
+/* Fill e from the connection's last error; returns -1. */
+int store_fail(store *s, sl_err *e, const char *what);
+
+/* A random RFC 4122 UUID in text form. */
+void store_uuid(char out[37]);
+
+/* Find or create this host's row (keyed by machine-id, else hostname) and
+ * refresh its facts. */
+int store_host_upsert(store *s, const struct host_info *h, int64_t *id, char uuid[37], sl_err *e);
+int store_device_upsert(store *s, int64_t host_id, const struct device *d, int64_t *id, sl_err *e);
+
+#endif

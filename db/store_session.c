@@ -1,0 +1,193 @@
+/* store_session — SQL for sessions, snapshots and the change log. */
+#include "store_session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define COPY_TEXT(dst, st, col) \
+    snprintf((dst), sizeof(dst), "%s", sqlite3_column_text((st), (col)) ? (const char *)sqlite3_column_text((st), (col)) : "")
+
+int store_session_create(store *s, int64_t host_id, const char *purpose, const char *root,
+                         const struct snapshot_row *snaps, int n, struct session_row *out, sl_err *e)
+{
+    sqlite3 *db = store_db(s);
+    memset(out, 0, sizeof *out);
+    store_uuid(out->uuid);
+    snprintf(out->purpose, sizeof out->purpose, "%s", purpose);
+    snprintf(out->root, sizeof out->root, "%s", root);
+    snprintf(out->state, sizeof out->state, "open");
+    out->pid = (int)getpid();
+    if (store_begin(s, e) < 0) return -1;
+    sqlite3_stmt *st;
+    const char *ins = "INSERT INTO sessions (uuid, host_id, purpose, root, pid, state) VALUES (?, ?, ?, ?, ?, 'open') "
+                      "RETURNING id, started";
+    if (sqlite3_prepare_v2(db, ins, -1, &st, NULL) != SQLITE_OK) goto fail;
+    sqlite3_bind_text(st, 1, out->uuid, -1, SQLITE_STATIC);
+    if (host_id > 0) sqlite3_bind_int64(st, 2, host_id); else sqlite3_bind_null(st, 2);
+    sqlite3_bind_text(st, 3, purpose, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, root, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 5, out->pid);
+    if (sqlite3_step(st) != SQLITE_ROW) { sqlite3_finalize(st); goto fail; }
+    out->id = sqlite3_column_int64(st, 0);
+    COPY_TEXT(out->started, st, 1);
+    sqlite3_finalize(st);
+    const char *snap = "INSERT INTO snapshots (session_id, knob, path, value, present, apply_order, sched) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?)";
+    if (sqlite3_prepare_v2(db, snap, -1, &st, NULL) != SQLITE_OK) goto fail;
+    for (int i = 0; i < n; i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, out->id);
+        sqlite3_bind_text(st, 2, snaps[i].knob, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, snaps[i].path, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, snaps[i].value, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 5, snaps[i].present);
+        sqlite3_bind_int(st, 6, snaps[i].order);
+        sqlite3_bind_text(st, 7, snaps[i].sched, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_DONE) { sqlite3_finalize(st); goto fail; }
+    }
+    sqlite3_finalize(st);
+    if (store_commit(s, e) < 0) { store_rollback(s); return -1; }
+    return 0;
+fail:
+    store_fail(s, e, "recording the session snapshot");
+    store_rollback(s);
+    return -1;
+}
+
+static const char session_cols[] =
+    "SELECT s.id, s.uuid, s.purpose, s.root, s.pid, s.state, s.started, COALESCE(s.ended, ''), s.note, "
+    " (SELECT count(*) FROM session_changes c WHERE c.session_id = s.id) FROM sessions s ";
+
+static void row_from(sqlite3_stmt *st, struct session_row *r)
+{
+    memset(r, 0, sizeof *r);
+    r->id = sqlite3_column_int64(st, 0);
+    COPY_TEXT(r->uuid, st, 1);
+    COPY_TEXT(r->purpose, st, 2);
+    COPY_TEXT(r->root, st, 3);
+    r->pid = sqlite3_column_int(st, 4);
+    COPY_TEXT(r->state, st, 5);
+    COPY_TEXT(r->started, st, 6);
+    COPY_TEXT(r->ended, st, 7);
+    COPY_TEXT(r->note, st, 8);
+    r->changes = sqlite3_column_int(st, 9);
+}
+
+int store_session_list(store *s, const char *state, struct session_row **out, sl_err *e)
+{
+    char sql[512];
+    snprintf(sql, sizeof sql, "%s %s ORDER BY s.id DESC", session_cols, state ? "WHERE s.state = ?" : "");
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "listing sessions");
+    if (state) sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
+    int n = 0, cap = 8, rc;
+    struct session_row *v = xmalloc(sizeof *v * (size_t)cap);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap) { cap *= 2; v = xrealloc(v, sizeof *v * (size_t)cap); }
+        row_from(st, &v[n++]);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) { free(v); return store_fail(s, e, "listing sessions"); }
+    *out = v;
+    return n;
+}
+
+int store_session_get(store *s, const char *uuid_prefix, struct session_row *out, sl_err *e)
+{
+    char sql[512];
+    snprintf(sql, sizeof sql, "%s WHERE s.uuid LIKE ? || '%%' ESCAPE '\\' ORDER BY s.id DESC LIMIT 2", session_cols);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "finding a session");
+    char pattern[64];
+    size_t j = 0;
+    for (const char *p = uuid_prefix; *p && j + 2 < sizeof pattern; p++) {
+        if (*p == '%' || *p == '_' || *p == '\\') pattern[j++] = '\\';
+        pattern[j++] = *p;
+    }
+    pattern[j] = 0;
+    sqlite3_bind_text(st, 1, pattern, -1, SQLITE_STATIC);
+    int found = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (found++ == 0) row_from(st, out);
+    }
+    sqlite3_finalize(st);
+    if (!uuid_prefix[0] || found == 0)
+        return sl_fail(e, SL_EUSAGE, "no session \"%s\" in %s (see 'sluice sessions')", uuid_prefix, store_path(s));
+    if (found > 1)
+        return sl_fail(e, SL_EUSAGE, "session \"%s\" is ambiguous: give more of its UUID (see 'sluice sessions')", uuid_prefix);
+    return 0;
+}
+
+int store_session_latest_unrestored(store *s, struct session_row *out, sl_err *e)
+{
+    char sql[512];
+    snprintf(sql, sizeof sql, "%s WHERE s.state IN ('open', 'kept') ORDER BY s.id DESC LIMIT 1", session_cols);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "finding a session");
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) row_from(st, out);
+    sqlite3_finalize(st);
+    if (rc == SQLITE_ROW) return 0;
+    if (rc == SQLITE_DONE) return 1;
+    return store_fail(s, e, "finding a session");
+}
+
+int store_session_snapshots(store *s, int64_t session_id, struct snapshot_row **out, sl_err *e)
+{
+    const char *sql = "SELECT knob, path, value, present, apply_order, sched FROM snapshots "
+                      "WHERE session_id = ? ORDER BY apply_order, rowid";
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading a snapshot");
+    sqlite3_bind_int64(st, 1, session_id);
+    int n = 0, cap = 16, rc;
+    struct snapshot_row *v = xmalloc(sizeof *v * (size_t)cap);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap) { cap *= 2; v = xrealloc(v, sizeof *v * (size_t)cap); }
+        struct snapshot_row *r = &v[n++];
+        COPY_TEXT(r->knob, st, 0);
+        COPY_TEXT(r->path, st, 1);
+        COPY_TEXT(r->value, st, 2);
+        r->present = sqlite3_column_int(st, 3);
+        r->order = sqlite3_column_int(st, 4);
+        COPY_TEXT(r->sched, st, 5);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) { free(v); return store_fail(s, e, "reading a snapshot"); }
+    *out = v;
+    return n;
+}
+
+int store_session_set_state(store *s, int64_t session_id, const char *state, const char *note, sl_err *e)
+{
+    const char *sql = "UPDATE sessions SET state = ?, note = COALESCE(?, note), "
+                      "ended = CASE WHEN ? = 'open' THEN NULL ELSE strftime('%Y-%m-%dT%H:%M:%SZ', 'now') END "
+                      "WHERE id = ?";
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "updating a session");
+    sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
+    if (note) sqlite3_bind_text(st, 2, note, -1, SQLITE_STATIC); else sqlite3_bind_null(st, 2);
+    sqlite3_bind_text(st, 3, state, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, session_id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : store_fail(s, e, "updating a session");
+}
+
+int store_session_log_change(store *s, int64_t session_id, const char *knob, const char *old_value,
+                             const char *new_value, const char *got_value, sl_err *e)
+{
+    const char *sql = "INSERT INTO session_changes (session_id, seq, knob, old_value, new_value, got_value) "
+                      "VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_changes WHERE session_id = ?1), ?2, ?3, ?4, ?5)";
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "logging a change");
+    sqlite3_bind_int64(st, 1, session_id);
+    sqlite3_bind_text(st, 2, knob, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, old_value, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, new_value, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, got_value, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : store_fail(s, e, "logging a change");
+}

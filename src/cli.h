@@ -1,0 +1,59 @@
+/* cli — the command registry and what every command gets: global options,
+ * the store (opened on demand), and output helpers (tables or JSON). */
+#ifndef SLUICE_CLI_H
+#define SLUICE_CLI_H
+
+#include <stdbool.h>
+#include <jansson.h>
+#include "err.h"
+#include "store.h"
+
+struct cli_ctx {
+    const char *db_path;    /* --db or the default */
+    bool json;              /* --json */
+    bool quiet;
+    store *st;              /* opened by cli_store() */
+};
+
+struct cli_command {
+    const char *name;
+    int (*run)(struct cli_ctx *ctx, int argc, char **argv);
+    const char *synopsis;   /* "set KNOB=VALUE... [--dry-run]" */
+    const char *summary;    /* one line for help and the man page */
+    unsigned flags;
+};
+
+enum cli_flag {
+    CLI_WRITES = 1 << 0,    /* changes kernel settings: needs root on the real system */
+    CLI_NO_CRASH_CHECK = 1 << 1,
+    CLI_HIDDEN = 1 << 2,
+};
+
+/* Commands register themselves from their own file, so adding one touches
+ * no shared table:  CLI_COMMAND(cmd_show, "show", run_show, "...", "...", 0); */
+void cli_register(const struct cli_command *c);
+const struct cli_command *cli_find(const char *name);
+int cli_command_count(void);
+const struct cli_command *cli_command_at(int i);
+
+#define CLI_COMMAND(var, name, fn, synopsis, summary, flags)                        \
+    static const struct cli_command var = { name, fn, synopsis, summary, flags };   \
+    __attribute__((constructor)) static void var##_register(void) { cli_register(&var); }
+
+/* The store, opened (and created/migrated) on first use. NULL + e on error. */
+store *cli_store(struct cli_ctx *ctx, sl_err *e);
+/* Print an error the way every command does and return its status. */
+int cli_error(const sl_err *e);
+int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Print a JSON value to stdout (indented) and free it. */
+int cli_print_json(json_t *v);
+/* Refuse writes to the real system without root. */
+int cli_require_root(const char *what, sl_err *e);
+
+/* A plain text table: add a header then rows of strings, print aligned. */
+struct table;
+struct table *table_new(int ncols, ...);
+void table_row(struct table *t, ...);
+void table_print(struct table *t);
+
+#endif

@@ -1,0 +1,268 @@
+/* cli_knobs — `show` and `set`: the knob catalogue on this machine. */
+#include "cli.h"
+#include "knobset.h"
+#include "session.h"
+#include "sysfs.h"
+#include "units.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static json_t *knob_json(const struct knob *k, const char *value, bool present)
+{
+    const struct knob_def *d = k->def;
+    char range[256];
+    knob_range_text(d, range, sizeof range);
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(k->name));
+    json_object_set_new(o, "present", json_boolean(present));
+    json_object_set_new(o, "value", present ? json_string(value) : json_null());
+    json_object_set_new(o, "default", d->def ? json_string(d->def) : json_null());
+    json_object_set_new(o, "changed", json_boolean(present && d->def && !knob_values_equal(k, value, d->def)));
+    json_object_set_new(o, "type", json_string(knob_type_name(d->type)));
+    json_object_set_new(o, "range", json_string(range));
+    json_object_set_new(o, "unit", json_string(d->unit));
+    json_object_set_new(o, "path", json_string(k->path));
+    json_object_set_new(o, "apply_order", json_integer(d->order));
+    json_object_set_new(o, "searchable", json_boolean(d->flags & KF_SEARCH));
+    json_object_set_new(o, "read_only", json_boolean(d->flags & KF_RO));
+    json_object_set_new(o, "destructive", json_boolean(d->flags & KF_DESTRUCTIVE));
+    if (d->partner) json_object_set_new(o, "partner", json_string(d->partner));
+    json_object_set_new(o, "help", json_string(d->help));
+    return o;
+}
+
+static bool has_glob(const char *s) { return strpbrk(s, "*?[") != NULL; }
+
+/* Read one knob; an error other than "absent" is returned to the caller. */
+static int read_value(const struct knob *k, char *buf, size_t n, bool *present, sl_err *e)
+{
+    sl_err re;
+    if (knob_read(k, buf, n, &re) == 0) { *present = true; return 0; }
+    *present = false;
+    if (re.errnum == ENOENT) return 0;
+    if (e) *e = re;
+    return -1;
+}
+
+static void print_detail(const struct knob *k, const char *value, bool present)
+{
+    const struct knob_def *d = k->def;
+    char range[256];
+    knob_range_text(d, range, sizeof range);
+    printf("%s\n  value:   %s%s\n", k->name, present ? value : "absent (this kernel has no ", present ? "" : "such file)");
+    printf("  default: %s\n  range:   %s%s%s\n", d->def ? d->def : "set by the hardware", range,
+           d->unit[0] ? " " : "", d->unit);
+    printf("  path:    %s%s\n  type:    %s, apply order %d%s%s%s\n", sysfs_root(), k->path, knob_type_name(d->type),
+           d->order, d->flags & KF_SEARCH ? ", searchable" : "", d->flags & KF_RO ? ", read-only" : "",
+           d->flags & KF_DESTRUCTIVE ? ", destructive" : "");
+    if (d->partner) printf("  partner: vm.%s\n", d->partner);
+    printf("  %s\n", d->help);
+}
+
+static int run_show(struct cli_ctx *ctx, int argc, char **argv)
+{
+    const char **globs = (const char **)argv + 1;
+    int nglobs = argc - 1;
+    for (int i = 0; i < nglobs; i++)
+        if (globs[i][0] == '-') return cli_usage("show", "unknown option %s", globs[i]);
+    sl_err e;
+    struct knob *list;
+    int n = knob_list(globs, nglobs, &list, &e);
+    if (n < 0) return cli_error(&e);
+    /* An exact name that the listing does not hold (an iosched tunable of
+     * another scheduler, a typo) is looked up to say precisely why. */
+    for (int i = 0; i < nglobs; i++) {
+        if (has_glob(globs[i])) continue;
+        bool listed = false;
+        for (int j = 0; j < n && !listed; j++) listed = strcmp(list[j].name, globs[i]) == 0;
+        if (listed) continue;
+        struct knob k;
+        if (knob_lookup(globs[i], NULL, &k, &e) < 0) { free(list); return cli_error(&e); }
+        list = xrealloc(list, sizeof *list * (size_t)(n + 1));
+        list[n++] = k;
+    }
+    if (n == 0 && nglobs > 0) {
+        free(list);
+        fprintf(stderr, "sluice: no knob matches %s (see 'sluice show')\n", globs[0]);
+        return SL_EUSAGE;
+    }
+    json_t *arr = ctx->json ? json_array() : NULL;
+    struct table *t = (!ctx->json && !(n == 1 && nglobs == 1 && !has_glob(globs[0])))
+                          ? table_new(5, "KNOB", "VALUE", "DEFAULT", "RANGE", "UNIT") : NULL;
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        char value[KNOB_VALUE_MAX] = "", range[256];
+        bool present;
+        if (read_value(&list[i], value, sizeof value, &present, &e) < 0) {
+            rc = cli_error(&e);
+            break;
+        }
+        const struct knob_def *d = list[i].def;
+        if (arr) { json_array_append_new(arr, knob_json(&list[i], value, present)); continue; }
+        if (!t) { print_detail(&list[i], value, present); continue; }
+        knob_range_text(d, range, sizeof range);
+        char shown[KNOB_VALUE_MAX + 2];
+        bool changed = present && d->def && !knob_values_equal(&list[i], value, d->def);
+        snprintf(shown, sizeof shown, "%s%s", present ? value : "absent", changed ? " *" : "");
+        table_row(t, list[i].name, shown, d->def ? d->def : "-", range, d->unit);
+    }
+    if (t) {
+        if (rc == 0) {
+            table_print(t);
+            printf("(* differs from the kernel default)\n");
+        } else {
+            table_row(t, "", "", "", "", "");
+            free(t); /* not printed: an error was reported */
+        }
+    }
+    if (arr) {
+        if (rc == 0) rc = cli_print_json(arr);
+        else json_decref(arr);
+    }
+    free(list);
+    return rc;
+}
+
+CLI_COMMAND(cmd_show, "show", run_show, "show [KNOB|GLOB...]",
+            "current value, default, range, unit and help of knobs", 0);
+
+/* --- set ---------------------------------------------------------------- */
+
+static json_t *knobset_json(const struct knobset *ks, const struct session *s, bool dry_run)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "dry_run", json_boolean(dry_run));
+    if (s) json_object_set_new(o, "session", json_string(s->row.uuid));
+    json_t *arr = json_array();
+    for (int i = 0; i < ks->n; i++) {
+        const struct knob_change *c = &ks->ch[i];
+        json_t *x = json_object();
+        json_object_set_new(x, "knob", json_string(c->k.name));
+        json_object_set_new(x, "before", json_string(c->before));
+        json_object_set_new(x, "want", json_string(c->want));
+        if (!dry_run) json_object_set_new(x, "after", json_string(c->after));
+        json_object_set_new(x, "state", json_string(dry_run ? "planned" : change_state_name(c->state)));
+        json_array_append_new(arr, x);
+    }
+    json_object_set_new(o, "changes", arr);
+    json_t *side = json_array();
+    for (int i = 0; i < ks->nside; i++) {
+        json_t *x = json_object();
+        json_object_set_new(x, "knob", json_string(ks->side[i].knob));
+        json_object_set_new(x, "before", json_string(ks->side[i].before));
+        json_object_set_new(x, "after", json_string(ks->side[i].after));
+        json_array_append_new(side, x);
+    }
+    json_object_set_new(o, "side_effects", side);
+    json_t *touched = json_array();
+    for (int i = 0; i < ks->ntouched; i++) json_array_append_new(touched, json_string(ks->touched[i].name));
+    json_object_set_new(o, "snapshot", touched);
+    return o;
+}
+
+static void print_knobset(const struct knobset *ks, bool dry_run)
+{
+    struct table *t = table_new(4, "KNOB", "BEFORE", dry_run ? "NEW" : "AFTER", "STATE");
+    for (int i = 0; i < ks->n; i++) {
+        const struct knob_change *c = &ks->ch[i];
+        table_row(t, c->k.name, c->before, dry_run ? c->want : c->after,
+                  dry_run ? (knob_values_equal(&c->k, c->before, c->want) ? "unchanged" : "would write")
+                          : change_state_name(c->state));
+    }
+    table_print(t);
+    for (int i = 0; i < ks->n; i++)
+        if (ks->ch[i].state == CHANGE_ADJUSTED)
+            printf("note: %s: asked for %s, the kernel kept %s\n", ks->ch[i].k.name, ks->ch[i].want, ks->ch[i].after);
+    for (int i = 0; i < ks->nside; i++)
+        printf("note: %s changed too, %s -> %s (a side effect the kernel applies)\n", ks->side[i].knob,
+               ks->side[i].before, ks->side[i].after);
+    if (dry_run) {
+        printf("would snapshot first:");
+        for (int i = 0; i < ks->ntouched; i++) printf(" %s", ks->touched[i].name);
+        printf("\n(dry run: nothing was written)\n");
+    }
+}
+
+/* --for: keep the change while the user measures, then put it back. */
+static void hold_session(long long ms)
+{
+    session_trap_signals();
+    struct timespec end;
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    end.tv_sec += ms / 1000;
+    end.tv_nsec += (ms % 1000) * 1000000;
+    if (end.tv_nsec >= 1000000000) { end.tv_sec++; end.tv_nsec -= 1000000000; }
+    while (!session_interrupted)
+        if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &end, NULL) == 0) break;
+}
+
+static int run_set(struct cli_ctx *ctx, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "dry-run", no_argument, NULL, 'n' }, { "for", required_argument, NULL, 'f' }, { NULL, 0, NULL, 0 },
+    };
+    bool dry_run = false;
+    long long hold_ms = -1;
+    int c;
+    while ((c = getopt_long(argc, argv, "n", opts, NULL)) != -1) {
+        if (c == 'n') dry_run = true;
+        else if (c == 'f') {
+            hold_ms = units_parse_duration_ms(optarg);
+            if (hold_ms < 0) return cli_usage("set", "--for %s: expected a duration such as 30s or 5m", optarg);
+        } else return cli_usage("set", "unknown option");
+    }
+    if (optind >= argc) return cli_usage("set", "give at least one KNOB=VALUE");
+    struct knobset ks = { 0 };
+    sl_err e;
+    int rc = 0;
+    for (int i = optind; i < argc && rc == 0; i++) rc = knobset_add_assignment(&ks, argv[i], &e);
+    if (rc == 0) rc = knobset_prepare(&ks, &e);
+    if (rc == 0 && !dry_run) rc = cli_require_root("sluice set", &e);
+    if (rc < 0) { knobset_free(&ks); return cli_error(&e); }
+    if (dry_run) {
+        if (ctx->json) cli_print_json(knobset_json(&ks, NULL, true));
+        else print_knobset(&ks, true);
+        knobset_free(&ks);
+        return 0;
+    }
+    store *st = cli_store(ctx, &e);
+    int lock_fd = -1;
+    struct session *s = NULL;
+    if (!st || session_lock_acquire(ctx->db_path, &lock_fd, &e) < 0 ||
+        session_begin(st, hold_ms >= 0 ? "set --for" : "set", ks.touched, ks.ntouched, lock_fd, &s, &e) < 0) {
+        if (!s) session_lock_release(lock_fd);
+        knobset_free(&ks);
+        return cli_error(&e);
+    }
+    if (knobset_apply(&ks, s, &e) < 0) {
+        store_session_set_state(st, s->row.id, ks.rollback.failed ? "failed" : "restored", e.msg, NULL);
+        if (!ctx->json) print_knobset(&ks, false);
+        session_free(s);
+        knobset_free(&ks);
+        return cli_error(&e);
+    }
+    if (ctx->json) cli_print_json(knobset_json(&ks, s, false));
+    else {
+        print_knobset(&ks, false);
+        printf("session %.8s: %s\n", s->row.uuid,
+               hold_ms >= 0 ? "held open; put back when the time is up or on Ctrl-C"
+                            : "kept; 'sluice restore' puts the old values back");
+    }
+    fflush(stdout);
+    struct restore_report rep = { 0 };
+    if (hold_ms >= 0) hold_session(hold_ms);
+    rc = session_end(s, hold_ms < 0, &rep, &e);
+    if (hold_ms >= 0 && !ctx->json)
+        printf("put back %d knob(s)%s\n", rep.n - rep.failed, rep.failed ? ", some failed" : "");
+    restore_report_free(&rep);
+    knobset_free(&ks);
+    return rc < 0 ? cli_error(&e) : 0;
+}
+
+CLI_COMMAND(cmd_set, "set", run_set, "set KNOB=VALUE... [--dry-run] [--for DURATION]",
+            "journaled, all-or-nothing write with read-back verify", CLI_WRITES);

@@ -1,0 +1,146 @@
+/* cli_sessions — `sessions` and `restore`: what sluice changed, and undoing it. */
+#include "cli.h"
+#include "session.h"
+#include "sysfs.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static json_t *session_json(const struct session_row *r)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "uuid", json_string(r->uuid));
+    json_object_set_new(o, "purpose", json_string(r->purpose));
+    json_object_set_new(o, "state", json_string(r->state));
+    json_object_set_new(o, "pid", json_integer(r->pid));
+    json_object_set_new(o, "root", json_string(r->root[0] ? r->root : "/"));
+    json_object_set_new(o, "started", json_string(r->started));
+    json_object_set_new(o, "ended", r->ended[0] ? json_string(r->ended) : json_null());
+    json_object_set_new(o, "changes", json_integer(r->changes));
+    json_object_set_new(o, "note", json_string(r->note));
+    return o;
+}
+
+static int run_sessions(struct cli_ctx *ctx, int argc, char **argv)
+{
+    if (argc > 1) return cli_usage("sessions", "unexpected argument %s", argv[1]);
+    sl_err e;
+    store *st = cli_store(ctx, &e);
+    if (!st) return cli_error(&e);
+    struct session_row *rows;
+    int n = store_session_list(st, NULL, &rows, &e);
+    if (n < 0) return cli_error(&e);
+    if (ctx->json) {
+        json_t *arr = json_array();
+        for (int i = 0; i < n; i++) json_array_append_new(arr, session_json(&rows[i]));
+        free(rows);
+        return cli_print_json(arr);
+    }
+    struct table *t = table_new(7, "SESSION", "PURPOSE", "STATE", "STARTED", "PID", "CHANGES", "ROOT");
+    for (int i = 0; i < n; i++) {
+        char id[9], pid[16], changes[16];
+        snprintf(id, sizeof id, "%.8s", rows[i].uuid);
+        snprintf(pid, sizeof pid, "%d", rows[i].pid);
+        snprintf(changes, sizeof changes, "%d", rows[i].changes);
+        table_row(t, id, rows[i].purpose, rows[i].state, rows[i].started, pid, changes,
+                  rows[i].root[0] ? rows[i].root : "/");
+    }
+    table_print(t);
+    free(rows);
+    return 0;
+}
+
+CLI_COMMAND(cmd_sessions, "sessions", run_sessions, "sessions",
+            "tuning sessions: what was changed, when, and whether it was put back", 0);
+
+static void print_report(const struct session_row *r, const struct restore_report *rep)
+{
+    printf("session %.8s (%s, started %s):\n", r->uuid, r->purpose, r->started);
+    struct table *t = table_new(4, "  KNOB", "FOUND", "RESTORED", "RESULT");
+    for (int i = 0; i < rep->n; i++) {
+        const struct restore_item *it = &rep->items[i];
+        static const char *const result[] = { "already right", "put back", "FAILED", "was absent" };
+        char knob[KNOB_NAME_MAX + 2];
+        snprintf(knob, sizeof knob, "  %s", it->knob);
+        table_row(t, knob, it->had[0] ? it->had : "-", it->want, result[it->status]);
+    }
+    table_print(t);
+    for (int i = 0; i < rep->n; i++)
+        if (rep->items[i].status == RESTORE_FAILED) printf("  %s: %s\n", rep->items[i].knob, rep->items[i].msg);
+}
+
+static json_t *report_json(const struct session_row *r, const struct restore_report *rep)
+{
+    static const char *const result[] = { "same", "written", "failed", "absent" };
+    json_t *o = session_json(r), *arr = json_array();
+    for (int i = 0; i < rep->n; i++) {
+        const struct restore_item *it = &rep->items[i];
+        json_t *x = json_object();
+        json_object_set_new(x, "knob", json_string(it->knob));
+        json_object_set_new(x, "found", json_string(it->had));
+        json_object_set_new(x, "restored", json_string(it->want));
+        json_object_set_new(x, "result", json_string(result[it->status]));
+        if (it->msg[0]) json_object_set_new(x, "message", json_string(it->msg));
+        json_array_append_new(arr, x);
+    }
+    json_object_set_new(o, "knobs", arr);
+    return o;
+}
+
+static int restore_one(struct cli_ctx *ctx, store *st, struct session_row *r, json_t *out)
+{
+    struct restore_report rep = { 0 };
+    sl_err e;
+    int rc = session_restore(st, r, &rep, &e);
+    if (out) json_array_append_new(out, report_json(r, &rep));
+    else if (rep.n || rc == 0) print_report(r, &rep);
+    restore_report_free(&rep);
+    return rc < 0 ? cli_error(&e) : 0;
+}
+
+static int run_restore(struct cli_ctx *ctx, int argc, char **argv)
+{
+    static const struct option opts[] = { { "crashed", no_argument, NULL, 'c' }, { NULL, 0, NULL, 0 } };
+    bool crashed = false;
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'c') crashed = true;
+        else return cli_usage("restore", "unknown option");
+    }
+    if (argc - optind > 1 || (crashed && optind < argc))
+        return cli_usage("restore", "give one SESSION, or --crashed");
+    sl_err e;
+    if (cli_require_root("sluice restore", &e) < 0) return cli_error(&e);
+    store *st = cli_store(ctx, &e);
+    int lock_fd = -1;
+    if (!st || session_lock_acquire(ctx->db_path, &lock_fd, &e) < 0) return cli_error(&e);
+    json_t *out = ctx->json ? json_array() : NULL;
+    int rc = 0;
+    if (crashed) {
+        struct session_row *rows;
+        int n = session_find_crashed(st, &rows, &e);
+        if (n < 0) rc = cli_error(&e);
+        for (int i = 0; i < n; i++) {
+            int one = restore_one(ctx, st, &rows[i], out);
+            if (one && !rc) rc = one;
+        }
+        if (n == 0 && !out) printf("no crashed session: nothing to restore\n");
+        if (n >= 0) free(rows);
+    } else {
+        struct session_row r;
+        int found = optind < argc ? store_session_get(st, argv[optind], &r, &e)
+                                  : store_session_latest_unrestored(st, &r, &e);
+        if (found < 0) rc = cli_error(&e);
+        else if (found == 1) { if (!out) printf("no session to restore\n"); }
+        else if (strcmp(r.state, "restored") == 0) { if (!out) printf("session %.8s was already restored\n", r.uuid); }
+        else rc = restore_one(ctx, st, &r, out);
+    }
+    session_lock_release(lock_fd);
+    if (out) cli_print_json(out);
+    return rc;
+}
+
+CLI_COMMAND(cmd_restore, "restore", run_restore, "restore [SESSION] [--crashed]",
+            "put back the values a session changed (the newest by default)", CLI_WRITES | CLI_NO_CRASH_CHECK);

@@ -1,0 +1,107 @@
+/* knob — the catalogue of tunables (one declarative table, knob_table.c) and
+ * the operations on one knob instance: name lookup, read, validate, write. */
+#ifndef SLUICE_KNOB_H
+#define SLUICE_KNOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "err.h"
+
+enum knob_scope {
+    SCOPE_VM,       /* /proc/sys/vm/FILE                    vm.NAME          */
+    SCOPE_BDFLUSH,  /* field of /proc/sys/vm/bdflush (2.4)  vm.bdflush.NAME  */
+    SCOPE_BLOCK,    /* /sys/block/DEV/queue/FILE            block.DEV.NAME   */
+    SCOPE_IOSCHED,  /* /sys/block/DEV/queue/iosched/FILE    block.DEV.iosched.NAME */
+    SCOPE_BDI,      /* /sys/class/bdi/MAJ:MIN/FILE          bdi.DEV.NAME     */
+};
+
+enum knob_type {
+    KT_INT,     /* integer within [min, max] */
+    KT_BYTES,   /* byte count; 0 is "unset" and never written (partner mode) */
+    KT_BOOL,    /* 0 or 1 */
+    KT_ENUM,    /* one word of `values` */
+    KT_SCHED,   /* I/O scheduler: one of the names the kernel offers */
+    KT_FIELD,   /* one integer field of a vector file (2.4 bdflush) */
+    KT_FACT,    /* read-only hardware fact */
+};
+
+enum knob_flag {
+    KF_SEARCH = 1 << 0,      /* may appear in a search space */
+    KF_DESTRUCTIVE = 1 << 1, /* never searched, confirm before writing */
+    KF_RO = 1 << 2,          /* never written by sluice */
+};
+
+/* Apply order: lower first. Switching the scheduler resets nr_requests and
+ * every iosched tunable, so those must come after it (DESIGN §3). */
+enum knob_order {
+    ORDER_SCHED = 10, ORDER_NR_REQUESTS = 20, ORDER_IOSCHED = 30,
+    ORDER_BLOCK = 40, ORDER_BDI = 50, ORDER_VM = 60, ORDER_BDFLUSH = 70,
+};
+
+struct knob_def {
+    const char *name;     /* name inside its scope: "dirty_ratio", "nfract" */
+    enum knob_scope scope;
+    const char *file;     /* file inside the scope directory */
+    enum knob_type type;
+    long long min, max;   /* sluice's safe range (kernel bounds where they exist) */
+    const char *values;   /* KT_ENUM choices, space separated */
+    const char *unit;
+    const char *def;      /* kernel default as text; NULL when hardware decides */
+    int order;            /* enum knob_order */
+    const char *partner;  /* ratio/bytes partner in the same scope */
+    const char *scheds;   /* SCOPE_IOSCHED: schedulers owning it, space separated */
+    int field;            /* KT_FIELD: index in the vector */
+    unsigned flags;       /* enum knob_flag */
+    const char *help;
+};
+
+extern const struct knob_def knob_table[];
+extern const size_t knob_table_len;
+
+#define KNOB_NAME_MAX 128
+#define KNOB_VALUE_MAX 256
+#define KNOB_DEV_MAX 64
+
+/* One knob on this machine: a table row bound to a device where it needs one. */
+struct knob {
+    const struct knob_def *def;
+    char name[KNOB_NAME_MAX];  /* full dotted name */
+    char path[256];            /* kernel path (without the root prefix) */
+    char dev[KNOB_DEV_MAX];    /* block device name for block/iosched/bdi */
+};
+
+/* Resolve a dotted name ("vm.dirty_ratio", "block.sda.iosched.fifo_batch")
+ * to a knob. For iosched names, `sched` picks the row owned by that scheduler
+ * (NULL: the device's active one). -1 with a message naming the knob when the
+ * name is unknown or the device is not a whole disk. */
+int knob_lookup(const char *name, const char *sched, struct knob *out, sl_err *e);
+
+/* Every knob instance on this root, in catalogue order, filtered by shell
+ * globs (NULL/empty: all). The array is malloc'ed; caller frees. */
+int knob_list(const char *const *globs, int nglobs, struct knob **out, sl_err *e);
+
+/* Whether the running kernel has the knob's file. */
+bool knob_present(const struct knob *k);
+/* Current value as text (scheduler: the active name; a field: its value).
+ * -1 with e->errnum == ENOENT when the kernel lacks the knob. */
+int knob_read(const struct knob *k, char *buf, size_t n, sl_err *e);
+/* Validate `value` against the table (type, range, enum, offered schedulers)
+ * and write its canonical form into canon. -1 with a message that names the
+ * knob, the value and the allowed range. */
+int knob_validate(const struct knob *k, const char *value, char *canon, size_t n, sl_err *e);
+/* Write an already validated value: one write(2); a vector field is written
+ * as the whole vector with that field replaced. */
+int knob_write(const struct knob *k, const char *value, sl_err *e);
+
+/* Scheduler file helpers: the active name and the offered list. A fixture
+ * file overwritten with a bare name reads as that name. */
+int knob_sched_parse(const char *text, char *active, size_t n, char *offered, size_t m);
+/* True when two values of this knob mean the same thing (numeric compare). */
+bool knob_values_equal(const struct knob *k, const char *a, const char *b);
+
+const char *knob_type_name(enum knob_type t);
+const char *knob_scope_name(enum knob_scope s);
+/* "0..100", "mq-deadline kyber bfq none", ... for help and messages. */
+void knob_range_text(const struct knob_def *d, char *buf, size_t n);
+
+#endif

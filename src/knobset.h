@@ -1,0 +1,59 @@
+/* knobset — a set of knob assignments applied as one all-or-nothing change:
+ * validated against the table and each other, ordered (scheduler, then
+ * nr_requests, then iosched, then the rest), snapshotted, written, read back,
+ * and rolled back on the first failure. `set`, `apply` and search use it. */
+#ifndef SLUICE_KNOBSET_H
+#define SLUICE_KNOBSET_H
+
+#include "knob.h"
+#include "session.h"
+
+enum change_state {
+    CHANGE_PENDING,
+    CHANGE_SAME,        /* already had the value: not written */
+    CHANGE_WRITTEN,     /* written and read back equal */
+    CHANGE_ADJUSTED,    /* written; the kernel kept another value (clamped, rounded, ignored) */
+    CHANGE_FAILED,
+    CHANGE_ROLLED_BACK, /* written, then put back because a later write failed */
+};
+
+struct knob_change {
+    struct knob k;
+    char want[KNOB_VALUE_MAX];
+    char before[KNOB_VALUE_MAX];
+    char after[KNOB_VALUE_MAX];
+    enum change_state state;
+};
+
+/* A knob the change did not name but the kernel changed as a side effect
+ * (a scheduler switch resets nr_requests, dirty_ratio zeroes dirty_bytes). */
+struct side_effect {
+    char knob[KNOB_NAME_MAX];
+    char before[KNOB_VALUE_MAX];
+    char after[KNOB_VALUE_MAX];
+};
+
+struct knobset {
+    struct knob_change *ch;
+    int n;
+    struct knob *touched;   /* everything the change may alter: what a session snapshots */
+    int ntouched;
+    struct side_effect *side;
+    int nside;
+    struct restore_report rollback;
+};
+
+/* Add "KNOB=VALUE" assignments; validation happens in knobset_prepare. */
+int knobset_add(struct knobset *ks, const char *name, const char *value, sl_err *e);
+int knobset_add_assignment(struct knobset *ks, const char *assignment, sl_err *e);
+/* Resolve and validate every value, check the rules between knobs, order
+ * them and compute the touched set. Nothing is written. */
+int knobset_prepare(struct knobset *ks, sl_err *e);
+/* Write in order inside session `s` (which snapshotted ks->touched). On a
+ * failure, put back what was written and return -1; ks->rollback says how
+ * that went (e->status SL_EPARTIAL when putting back failed too). */
+int knobset_apply(struct knobset *ks, struct session *s, sl_err *e);
+void knobset_free(struct knobset *ks);
+const char *change_state_name(enum change_state s);
+
+#endif

@@ -1,0 +1,228 @@
+/* sysfs — root-prefixed, no-follow access to kernel files. */
+#include "sysfs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char root_prefix[PATH_MAX] = "";
+
+int sysfs_set_root(const char *root, sl_err *e)
+{
+    if (!root || !*root || strcmp(root, "/") == 0) {
+        root_prefix[0] = 0;
+        return 0;
+    }
+    char real[PATH_MAX];
+    if (!realpath(root, real))
+        return sl_fail_errno(e, SL_EUSAGE, errno, "--root %s", root);
+    struct stat st;
+    if (stat(real, &st) != 0 || !S_ISDIR(st.st_mode))
+        return sl_fail(e, SL_EUSAGE, "--root %s: not a directory", root);
+    snprintf(root_prefix, sizeof root_prefix, "%s", strcmp(real, "/") == 0 ? "" : real);
+    return 0;
+}
+
+const char *sysfs_root(void) { return root_prefix; }
+bool sysfs_is_real_root(void) { return root_prefix[0] == 0; }
+
+int sysfs_path(char *buf, size_t n, const char *path)
+{
+    int len = snprintf(buf, n, "%s%s", root_prefix, path);
+    return (len < 0 || (size_t)len >= n) ? -1 : 0;
+}
+
+static int open_in_root(const char *path, int flags, sl_err *e)
+{
+    char full[PATH_MAX];
+    if (sysfs_path(full, sizeof full, path) != 0)
+        return sl_fail(e, SL_EFAIL, "%s: path too long", path);
+    int fd = open(full, flags | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return sl_fail_errno(e, SL_EFAIL, errno, "%s", full);
+    return fd;
+}
+
+static size_t trim(char *s, size_t len)
+{
+    size_t start = 0;
+    while (len > 0 && (s[len - 1] == '\n' || s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r'))
+        len--;
+    while (start < len && (s[start] == ' ' || s[start] == '\t' || s[start] == '\n'))
+        start++;
+    memmove(s, s + start, len - start);
+    s[len - start] = 0;
+    return len - start;
+}
+
+int sysfs_read(const char *path, char *buf, size_t n, sl_err *e)
+{
+    int fd = open_in_root(path, O_RDONLY, e);
+    if (fd < 0) return -1;
+    size_t got = 0;
+    for (;;) {
+        if (got + 1 >= n) break;
+        ssize_t r = read(fd, buf + got, n - 1 - got);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            int err = errno;
+            close(fd);
+            char full[PATH_MAX];
+            sysfs_path(full, sizeof full, path);
+            return sl_fail_errno(e, SL_EFAIL, err, "%s", full);
+        }
+        if (r == 0) break;
+        got += (size_t)r;
+    }
+    close(fd);
+    buf[got] = 0;
+    return (int)trim(buf, got);
+}
+
+int sysfs_read_text(const char *path, size_t cap, char **out, sl_err *e)
+{
+    int fd = open_in_root(path, O_RDONLY, e);
+    if (fd < 0) return -1;
+    size_t size = 4096, got = 0;
+    char *buf = xmalloc(size);
+    for (;;) {
+        if (got + 1 >= size) {
+            if (size >= cap) break;
+            size = size * 2 > cap ? cap : size * 2;
+            buf = xrealloc(buf, size);
+        }
+        ssize_t r = read(fd, buf + got, size - 1 - got);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            int err = errno;
+            close(fd);
+            free(buf);
+            char full[PATH_MAX];
+            sysfs_path(full, sizeof full, path);
+            return sl_fail_errno(e, SL_EFAIL, err, "%s", full);
+        }
+        if (r == 0) break;
+        got += (size_t)r;
+    }
+    close(fd);
+    buf[got] = 0;
+    *out = buf;
+    return (int)got;
+}
+
+int sysfs_read_ll(const char *path, long long *out, sl_err *e)
+{
+    char buf[64];
+    if (sysfs_read(path, buf, sizeof buf, e) < 0) return -1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(buf, &end, 10);
+    if (errno || end == buf || *end) {
+        char full[PATH_MAX];
+        sysfs_path(full, sizeof full, path);
+        return sl_fail(e, SL_EFAIL, "%s: expected an integer, found \"%s\"", full, buf);
+    }
+    *out = v;
+    return 0;
+}
+
+/* Test hook (curl/SQLite style fault injection): SLUICE_FAIL_WRITE=SUBSTR makes
+ * writes to paths containing SUBSTR fail with EIO, so rollback can be tested
+ * on fixture roots where the kernel would otherwise accept everything. */
+static bool write_fault_injected(const char *path)
+{
+    const char *f = getenv("SLUICE_FAIL_WRITE");
+    return f && *f && strstr(path, f);
+}
+
+int sysfs_write(const char *path, const char *value, sl_err *e)
+{
+    char full[PATH_MAX];
+    if (sysfs_path(full, sizeof full, path) != 0)
+        return sl_fail(e, SL_EFAIL, "%s: path too long", path);
+    if (write_fault_injected(path))
+        return sl_fail_errno(e, SL_EFAIL, EIO, "writing \"%s\" to %s", value, full);
+    char line[4096];
+    int len = snprintf(line, sizeof line, "%s\n", value);
+    if (len < 0 || (size_t)len >= sizeof line)
+        return sl_fail(e, SL_EUSAGE, "%s: value too long", full);
+    /* O_TRUNC matters only for fixture files; sysfs and procfs ignore it. */
+    int fd = open(full, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return sl_fail_errno(e, SL_EFAIL, errno, "opening %s for writing", full);
+    ssize_t w;
+    do w = write(fd, line, (size_t)len); while (w < 0 && errno == EINTR);
+    int err = errno;
+    if (close(fd) != 0 && w >= 0) { w = -1; err = errno; }
+    if (w < 0)
+        return sl_fail_errno(e, SL_EFAIL, err, "writing \"%s\" to %s", value, full);
+    if (w != len)
+        return sl_fail(e, SL_EFAIL, "writing \"%s\" to %s: short write (%zd of %d bytes)", value, full, w, len);
+    return 0;
+}
+
+bool sysfs_exists(const char *path)
+{
+    char full[PATH_MAX];
+    struct stat st;
+    return sysfs_path(full, sizeof full, path) == 0 && stat(full, &st) == 0;
+}
+
+bool sysfs_is_dir(const char *path)
+{
+    char full[PATH_MAX];
+    struct stat st;
+    return sysfs_path(full, sizeof full, path) == 0 && stat(full, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int sysfs_list(const char *dir, char ***names, sl_err *e)
+{
+    char full[PATH_MAX];
+    if (sysfs_path(full, sizeof full, dir) != 0)
+        return sl_fail(e, SL_EFAIL, "%s: path too long", dir);
+    DIR *d = opendir(full);
+    if (!d) return sl_fail_errno(e, SL_EFAIL, errno, "%s", full);
+    int n = 0, cap = 16;
+    char **v = xmalloc(sizeof *v * (size_t)cap);
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+        if (n == cap) { cap *= 2; v = xrealloc(v, sizeof *v * (size_t)cap); }
+        v[n++] = xstrdup(de->d_name);
+    }
+    closedir(d);
+    qsort(v, (size_t)n, sizeof *v, cmp_names);
+    *names = v;
+    return n;
+}
+
+void sysfs_names_free(char **names, int n)
+{
+    for (int i = 0; i < n; i++) free(names[i]);
+    free(names);
+}
+
+int sysfs_resolve(const char *path, char *buf, size_t n, sl_err *e)
+{
+    char full[PATH_MAX], real[PATH_MAX];
+    if (sysfs_path(full, sizeof full, path) != 0)
+        return sl_fail(e, SL_EFAIL, "%s: path too long", path);
+    if (!realpath(full, real))
+        return sl_fail_errno(e, SL_EFAIL, errno, "%s", full);
+    size_t rl = strlen(root_prefix);
+    if (rl && (strncmp(real, root_prefix, rl) != 0 || (real[rl] != '/' && real[rl] != 0)))
+        return sl_fail(e, SL_EFAIL, "%s: resolves outside the root %s", full, root_prefix);
+    snprintf(buf, n, "%s", real[rl] ? real + rl : "/");
+    return 0;
+}

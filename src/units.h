@@ -1,0 +1,14 @@
+/* units — parsing and printing durations and sizes the same way everywhere. */
+#ifndef SLUICE_UNITS_H
+#define SLUICE_UNITS_H
+
+#include <stddef.h>
+
+/* "90", "90s", "500ms", "10m", "2h" -> milliseconds; -1 when malformed. */
+long long units_parse_duration_ms(const char *s);
+/* "4096", "4k", "16M", "2G", "1GiB" -> bytes (binary multiples); -1 when malformed. */
+long long units_parse_size(const char *s);
+/* 1536 -> "1.5 KiB" */
+void units_format_bytes(unsigned long long bytes, char *buf, size_t n);
+
+#endif

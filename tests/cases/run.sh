@@ -1,0 +1,65 @@
+#!/bin/sh
+# Data-driven CLI cases (curl's tests/data model): each folder under
+# tests/cases holds
+#   cmd       shell lines; "sluice ARGS" runs the binary under test with
+#             --root $ROOT --db $DB, "sluice-bare ARGS" without them
+#   expect    the transcript: "$ line", its output (stdout then stderr),
+#             "[exit N]" when N != 0; UUIDs, times and pids normalised
+#   fixture   the fixture root to copy to $ROOT (default: modern)
+# Usage: run.sh SLUICE [LABEL]; SLUICE_BLESS=1 rewrites expect files.
+sluice=$(realpath "$1")
+label=${2:+-$2}
+here=$(cd "$(dirname "$0")" && pwd)
+fixtures=$(cd "$here/../fixtures" && pwd)
+
+normalise() {
+    sed -E -e "s#$tmp#@TMP@#g" \
+        -e 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/@UUID@/g' \
+        -e 's/session [0-9a-f]{8}/session @ID@/g' \
+        -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}Z?/@TIME@/g' \
+        -e 's/pid [0-9]+/pid @PID@/g' \
+        -e 's/^[0-9a-f]{8}( +)/@ID@\1/' -e 's/(@TIME@ +)[0-9]+/\1@PID@/' \
+        -e 's/([^ ])   +/\1  /g'
+}
+
+run_case() {
+    dir=$1
+    tmp=$(mktemp -d /tmp/sluice-case.XXXXXX)
+    fixture=modern
+    [ -f "$dir/fixture" ] && fixture=$(cat "$dir/fixture")
+    cp -a "$fixtures/$fixture" "$tmp/root"
+    ROOT=$tmp/root DB=$tmp/sluice.db TMP=$tmp
+    SLUICE_BIN=$sluice
+    export ROOT DB TMP SLUICE_BIN
+    mkdir "$tmp/bin"
+    printf '#!/bin/sh\nexec "%s" --root "$ROOT" --db "$DB" "$@"\n' "$sluice" > "$tmp/bin/sluice"
+    printf '#!/bin/sh\nexec "%s" "$@"\n' "$sluice" > "$tmp/bin/sluice-bare"
+    chmod 755 "$tmp/bin/sluice" "$tmp/bin/sluice-bare"
+    out=$tmp/transcript
+    : > "$out"
+    while IFS= read -r line || [ -n "$line" ]; do
+        case $line in ''|'#'*) continue ;; esac
+        echo "\$ $line" >> "$out"
+        (cd "$tmp" && PATH="$tmp/bin:$PATH" && eval "$line") > "$tmp/o" 2> "$tmp/e" < /dev/null
+        rc=$?
+        cat "$tmp/o" "$tmp/e" >> "$out"
+        [ $rc -ne 0 ] && echo "[exit $rc]" >> "$out"
+    done < "$dir/cmd"
+    normalise < "$out" > "$tmp/actual"
+    name=cases$label/$(basename "$dir")
+    if [ -n "$SLUICE_BLESS" ] && [ -z "$label" ]; then
+        cp "$tmp/actual" "$dir/expect"
+    fi
+    if [ -f "$dir/expect" ] && diff -u "$dir/expect" "$tmp/actual" > "$tmp/diff"; then
+        echo "ok $name"
+    else
+        echo "FAIL $name"
+        [ -f "$dir/expect" ] && sed 's/^/  /' "$tmp/diff" | head -40 || echo "  no expect file"
+    fi
+    rm -rf "$tmp"
+}
+
+for dir in "$here"/*/; do
+    [ -f "$dir/cmd" ] && run_case "${dir%/}"
+done
+exit 0

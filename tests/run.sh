@@ -1,0 +1,30 @@
+#!/bin/sh
+# The whole test suite: every suite prints lines "ok NAME", "FAIL NAME" or
+# "skip NAME: why"; this script counts them and ends with "N passed, N failed".
+# SLUICE_SUITES="unit cases" limits the run to some suites.
+cd "$(dirname "$0")/.." || exit 2
+log=$(mktemp /tmp/sluice-check.XXXXXX)
+trap 'rm -f "$log"' EXIT INT TERM
+
+run_suite() {   # name, command...
+    name=$1; shift
+    case " ${SLUICE_SUITES:-$name} " in *" $name "*) ;; *) return ;; esac
+    echo "== $name"
+    "$@" 2>&1 | tee -a "$log" | grep -E '^(FAIL|skip)|^  ' || true
+}
+
+run_suite unit      build/unit-tests
+run_suite unit-asan env ASAN_OPTIONS=detect_leaks=1 build/asan/unit-tests
+run_suite cases     sh tests/cases/run.sh ./sluice
+run_suite cases-asan env ASAN_OPTIONS=detect_leaks=1 sh tests/cases/run.sh build/asan/sluice asan
+for suite in tests/*/run.sh; do
+    dir=$(basename "$(dirname "$suite")")
+    case $dir in cases) continue ;; esac
+    run_suite "$dir" sh "$suite"
+done
+
+passed=$(grep -c '^ok ' "$log")
+failed=$(grep -c '^FAIL ' "$log")
+skipped=$(grep -c '^skip ' "$log")
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
