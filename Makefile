@@ -38,13 +38,18 @@ all: sluice
 sluice: $(OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
+# Quiet by default; `make V=1` shows the commands.
+Q = $(if $(V),,@)
+
 build/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 build/asan/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SAN) -MMD -MP -c -o $@ $<
+	$(if $(Q),@echo "  CC-SAN  $<")
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -MMD -MP -c -o $@ $<
 
 # Migrations are embedded so the binary never depends on files at run time.
 build/migrations.c: $(MIGRATIONS) db/embed.sh

@@ -283,7 +283,8 @@ int knob_read(const struct knob *k, char *buf, size_t n, sl_err *e)
 /* Strict base-10 integer with an optional K/M/G/T suffix for byte counts. */
 static int parse_int(const char *s, bool allow_suffix, long long *out)
 {
-    if (!*s) return -1;
+    /* strtoll would skip leading blanks; queue files reject them, so do we. */
+    if (!*s || isspace((unsigned char)*s)) return -1;
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 10);
