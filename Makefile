@@ -32,11 +32,17 @@ LIB_OBJ  = $(patsubst %.c,build/obj/%.o,$(LIB_SRC)) build/obj/migrations.o
 ASAN_OBJ = $(patsubst %.c,build/asan/%.o,$(CORE_SRC)) build/asan/migrations.o
 ASAN_LIB = $(patsubst %.c,build/asan/%.o,$(LIB_SRC)) build/asan/migrations.o
 
-.PHONY: all run check deps test-deps install uninstall clean asan unit
+.PHONY: all run check deps test-deps install uninstall clean asan unit man
 all: sluice
 
 sluice: $(OBJ)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+# The manual: hand-written head and tail around the KNOBS section that the
+# binary generates from the catalogue (tests/cases/man-knobs checks it is current).
+man: sluice
+	{ cat man/sluice.8.head; ./sluice man-knobs; cat man/sluice.8.tail; } > man/sluice.8
 
 # Quiet by default; `make V=1` shows the commands.
 Q = $(if $(V),,@)

@@ -1,0 +1,59 @@
+/* cli_man — `man-knobs`: the KNOBS section of sluice(8), generated from the
+ * catalogue so the manual can never disagree with the table. */
+#include "cli.h"
+#include "knob.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* roff needs backslashes doubled and a leading dot or quote escaped. */
+static void roff(const char *s)
+{
+    if (*s == '.' || *s == '\'') fputs("\\&", stdout);
+    for (; *s; s++) {
+        if (*s == '\\') fputs("\\\\", stdout);
+        else if (*s == '-') fputs("\\-", stdout);
+        else putchar(*s);
+    }
+}
+
+static const struct { enum knob_scope scope; const char *title; const char *prefix; } scopes[] = {
+    { SCOPE_VM, "VM writeback and page cache (/proc/sys/vm)", "vm." },
+    { SCOPE_BDFLUSH, "2.4 bdflush vector (/proc/sys/vm/bdflush, times in jiffies)", "vm.bdflush." },
+    { SCOPE_BLOCK, "Block queue (/sys/block/DEV/queue)", "block.DEV." },
+    { SCOPE_IOSCHED, "I/O scheduler tunables (/sys/block/DEV/queue/iosched)", "block.DEV.iosched." },
+    { SCOPE_BDI, "Per-device dirty limits (/sys/class/bdi/MAJ:MIN)", "bdi.DEV." },
+};
+
+static int run_man_knobs(struct cli_ctx *ctx, int argc, char **argv)
+{
+    printf(".SH KNOBS\nGenerated from the knob catalogue (src/knob_table.c). Ranges are sluice's safe ranges.\n");
+    for (size_t s = 0; s < sizeof scopes / sizeof scopes[0]; s++) {
+        printf(".SS ");
+        roff(scopes[s].title);
+        putchar('\n');
+        for (size_t i = 0; i < knob_table_len; i++) {
+            const struct knob_def *d = &knob_table[i];
+            if (d->scope != scopes[s].scope) continue;
+            char range[256];
+            knob_range_text(d, range, sizeof range);
+            printf(".TP\n.B ");
+            roff(scopes[s].prefix);
+            roff(d->name);
+            printf("\n");
+            roff(d->help);
+            printf("\n.br\nRange ");
+            roff(range);
+            if (d->unit[0]) { putchar(' '); roff(d->unit); }
+            printf("; default ");
+            roff(d->def ? d->def : "set by the hardware");
+            if (d->scheds) { printf("; scheduler "); roff(d->scheds); }
+            printf("; apply order %d%s%s%s.\n", d->order, d->flags & KF_SEARCH ? ", searchable" : "",
+                   d->flags & KF_RO ? ", read-only" : "", d->flags & KF_DESTRUCTIVE ? ", destructive" : "");
+        }
+    }
+    return 0;
+}
+
+CLI_COMMAND(cmd_man_knobs, "man-knobs", run_man_knobs, "man-knobs",
+            "print the KNOBS section of sluice(8) (used to build the manual)", CLI_HIDDEN | CLI_NO_CRASH_CHECK);
