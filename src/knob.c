@@ -217,7 +217,7 @@ int knob_list(const char *const *globs, int nglobs, struct knob **out, sl_err *e
         bind(&k, d, NULL, 0, 0);
         if (matches(k.name, globs, nglobs)) push(&kv, &k);
     }
-    struct device *devs;
+    struct device *devs = NULL;
     int nd = sysfs_is_dir("/sys") ? device_list(&devs, e) : 0;
     if (nd < 0) { free(kv.v); return -1; }
     for (int j = 0; j < nd; j++) {
@@ -232,7 +232,7 @@ int knob_list(const char *const *globs, int nglobs, struct knob **out, sl_err *e
             if (matches(k.name, globs, nglobs)) push(&kv, &k);
         }
     }
-    if (nd > 0 || devs) free(devs);
+    free(devs);
     *out = kv.v;
     return kv.n;
 }
