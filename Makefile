@@ -11,7 +11,7 @@ PKGS     = sqlite3 jansson ncursesw libcurl liburing inih gsl uuid
 # Debian packages: build dependencies, then what the tests drive for real.
 BUILD_DEBS = gcc make pkg-config libsqlite3-dev libjansson-dev libncurses-dev \
              libcurl4-openssl-dev liburing-dev libinih-dev libgsl-dev uuid-dev
-TEST_DEBS  = sqlite3 tmux util-linux e2fsprogs fio systemd cppcheck
+TEST_DEBS  = sqlite3 tmux util-linux e2fsprogs fio systemd cppcheck valgrind
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
