@@ -1,0 +1,20 @@
+#!/bin/sh
+# `make install` honours PREFIX and DESTDIR and installs what it promises.
+cd "$(dirname "$0")/../.." || exit 2
+dest=$(mktemp -d /tmp/sluice-install.XXXXXX)
+trap 'rm -rf "$dest"' EXIT
+if ! make -s install DESTDIR="$dest" PREFIX=/opt/sl > "$dest.log" 2>&1; then
+    echo "FAIL install/make-install"; sed 's/^/  /' "$dest.log" | tail -5; rm -f "$dest.log"; exit 0
+fi
+rm -f "$dest.log"
+for f in sbin/sluice share/man/man8/sluice.8; do
+    if [ -f "$dest/opt/sl/$f" ]; then echo "ok install/$f"; else echo "FAIL install/$f"; echo "  missing $dest/opt/sl/$f"; fi
+done
+for p in profiles/*.conf; do
+    [ -f "$p" ] || continue
+    if [ -f "$dest/opt/sl/share/sluice/profiles/$(basename "$p")" ]; then echo "ok install/$p"
+    else echo "FAIL install/$p"; echo "  not installed"; fi
+done
+if "$dest/opt/sl/sbin/sluice" --version | grep -q '^sluice '; then echo "ok install/runs"; else echo "FAIL install/runs"; fi
+[ -z "$(find "$dest" -path "$dest/opt" -prune -o -type f -print)" ] && echo "ok install/only-under-destdir-prefix" \
+    || { echo "FAIL install/only-under-destdir-prefix"; find "$dest" -type f | grep -v "^$dest/opt" | sed 's/^/  /'; }
