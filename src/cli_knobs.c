@@ -231,18 +231,11 @@ static int run_set(struct cli_ctx *ctx, int argc, char **argv)
         return 0;
     }
     store *st = cli_store(ctx, &e);
-    int lock_fd = -1;
     struct session *s = NULL;
-    if (!st || session_lock_acquire(ctx->db_path, &lock_fd, &e) < 0 ||
-        session_begin(st, hold_ms >= 0 ? "set --for" : "set", ks.touched, ks.ntouched, lock_fd, &s, &e) < 0) {
-        if (!s) session_lock_release(lock_fd);
-        knobset_free(&ks);
-        return cli_error(&e);
-    }
-    if (knobset_apply(&ks, s, &e) < 0) {
-        store_session_set_state(st, s->row.id, ks.rollback.failed ? "failed" : "restored", e.msg, NULL);
-        if (!ctx->json) print_knobset(&ks, false);
-        session_free(s);
+    if (!st || knobset_run_session(st, &ks, hold_ms >= 0 ? "set --for" : "set", 0, &s, &e) < 0) {
+        bool attempted = false;
+        for (int i = 0; i < ks.n; i++) attempted = attempted || ks.ch[i].state != CHANGE_PENDING;
+        if (attempted && !ctx->json) print_knobset(&ks, false);
         knobset_free(&ks);
         return cli_error(&e);
     }

@@ -289,6 +289,27 @@ int knobset_apply(struct knobset *ks, struct session *s, sl_err *e)
     return 0;
 }
 
+int knobset_run_session(store *st, struct knobset *ks, const char *purpose, int lock_wait_ms,
+                        struct session **out, sl_err *e)
+{
+    int lock_fd = -1;
+    int rc = lock_wait_ms > 0 ? session_lock_wait(store_path(st), lock_wait_ms, &lock_fd, e)
+                              : session_lock_acquire(store_path(st), &lock_fd, e);
+    if (rc < 0) return -1;
+    struct session *s;
+    if (session_begin(st, purpose, ks->touched, ks->ntouched, lock_fd, &s, e) < 0) {
+        session_lock_release(lock_fd);
+        return -1;
+    }
+    if (knobset_apply(ks, s, e) < 0) {
+        store_session_set_state(st, s->row.id, ks->rollback.failed ? "failed" : "restored", e->msg, NULL);
+        session_free(s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
 void knobset_free(struct knobset *ks)
 {
     free(ks->ch);

@@ -53,6 +53,13 @@ int knobset_prepare(struct knobset *ks, sl_err *e);
  * failure, put back what was written and return -1; ks->rollback says how
  * that went (e->status SL_EPARTIAL when putting back failed too). */
 int knobset_apply(struct knobset *ks, struct session *s, sl_err *e);
+/* The whole write path every caller uses (set, apply, the UI): take the
+ * tuning lock (waiting up to lock_wait_ms; 0 = fail at once), open a session
+ * snapshotting ks->touched, apply. On success *out is the open session: end it
+ * with session_end(keep or put back). On failure the session is closed as
+ * restored (or failed, when putting back failed too) and -1 is returned. */
+int knobset_run_session(store *st, struct knobset *ks, const char *purpose, int lock_wait_ms,
+                        struct session **out, sl_err *e);
 void knobset_free(struct knobset *ks);
 const char *change_state_name(enum change_state s);
 
