@@ -61,16 +61,22 @@ static size_t trim(char *s, size_t len)
     return len - start;
 }
 
-int sysfs_read(const char *path, char *buf, size_t n, sl_err *e)
+/* Read the whole file into a buffer that grows up to cap bytes (fixed when
+ * growable is false). Returns the byte count, or -1 with e naming the path. */
+static long read_file(const char *path, char **buf, size_t size, size_t cap, bool growable, sl_err *e)
 {
     int fd = open_in_root(path, O_RDONLY, e);
     if (fd < 0) return -1;
     size_t got = 0;
     for (;;) {
-        if (got + 1 >= n) break;
-        ssize_t r = read(fd, buf + got, n - 1 - got);
+        if (got + 1 >= size) {
+            if (!growable || size >= cap) break;
+            size = size * 2 > cap ? cap : size * 2;
+            *buf = xrealloc(*buf, size);
+        }
+        ssize_t r = read(fd, *buf + got, size - 1 - got);
+        if (r < 0 && errno == EINTR) continue;
         if (r < 0) {
-            if (errno == EINTR) continue;
             int err = errno;
             close(fd);
             char full[PATH_MAX];
@@ -81,37 +87,21 @@ int sysfs_read(const char *path, char *buf, size_t n, sl_err *e)
         got += (size_t)r;
     }
     close(fd);
-    buf[got] = 0;
-    return (int)trim(buf, got);
+    (*buf)[got] = 0;
+    return (long)got;
+}
+
+int sysfs_read(const char *path, char *buf, size_t n, sl_err *e)
+{
+    long got = read_file(path, &buf, n, n, false, e);
+    return got < 0 ? -1 : (int)trim(buf, (size_t)got);
 }
 
 int sysfs_read_text(const char *path, size_t cap, char **out, sl_err *e)
 {
-    int fd = open_in_root(path, O_RDONLY, e);
-    if (fd < 0) return -1;
-    size_t size = 4096, got = 0;
-    char *buf = xmalloc(size);
-    for (;;) {
-        if (got + 1 >= size) {
-            if (size >= cap) break;
-            size = size * 2 > cap ? cap : size * 2;
-            buf = xrealloc(buf, size);
-        }
-        ssize_t r = read(fd, buf + got, size - 1 - got);
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            int err = errno;
-            close(fd);
-            free(buf);
-            char full[PATH_MAX];
-            sysfs_path(full, sizeof full, path);
-            return sl_fail_errno(e, SL_EFAIL, err, "%s", full);
-        }
-        if (r == 0) break;
-        got += (size_t)r;
-    }
-    close(fd);
-    buf[got] = 0;
+    char *buf = xmalloc(4096);
+    long got = read_file(path, &buf, 4096, cap, true, e);
+    if (got < 0) { free(buf); return -1; }
     *out = buf;
     return (int)got;
 }
