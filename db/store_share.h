@@ -1,0 +1,100 @@
+/* store_share — what travels between machines: the declarative table of
+ * shareable tables, checking an untrusted database file, exporting a
+ * snapshot for push, and merging a checked file into the local store. */
+#ifndef SLUICE_STORE_SHARE_H
+#define SLUICE_STORE_SHARE_H
+
+#include <stdbool.h>
+#include "store.h"
+
+/* One row per table that is shared, parents before children. Everything
+ * else in the schema (sessions, snapshots, session_changes, and any table not
+ * listed here) is local machine state: wiped from exports, never merged.
+ * Foreign keys are read from the schema itself (PRAGMA foreign_key_list): a
+ * key to a shared parent is remapped through the parent's identity, a key to
+ * a local-only table is exported and merged as NULL (so it must be nullable). */
+struct share_table {
+    const char *name;
+    /* Identity: the column(s) that name a row on every machine (a UUID or a
+     * content hash). Rows are found again, and deduplicated, by it. NULL for
+     * a dependent table (see owner). */
+    const char *key;
+    /* A second UNIQUE key that can name the same row under another identity
+     * (e.g. a device re-created with a new UUID), or NULL. Comma separated;
+     * foreign-key columns in it are compared after remapping. */
+    const char *alt_key;
+    /* Dependent tables (rows without an identity of their own, like the
+     * samples of a run): the foreign-key column of the owning row. Their rows
+     * are copied only together with a newly merged owner. */
+    const char *owner;
+    /* A column whose value must not leave this machine, and the SQL
+     * expression (over the source row `s`) it is replaced by on export and
+     * on merge, or NULL. */
+    const char *private_col, *private_expr;
+};
+
+extern const struct share_table share_tables[];
+extern const int share_table_count;
+/* Tables that are local machine state by decision (listed so that a unit
+ * test can insist every table in the schema is classified one way or the
+ * other). */
+extern const char *const share_local_tables[];
+extern const int share_local_table_count;
+
+const struct share_table *share_table_find(const char *name);
+
+/* Cap on what a merge reports per table. */
+#define SHARE_MAX_TABLES 16
+
+struct share_report {
+    int ntables;
+    struct {
+        char table[48];
+        long long added;     /* rows inserted */
+        long long known;     /* rows already present (same identity) */
+        long long skipped;   /* rows refused: a missing parent, a constraint */
+    } t[SHARE_MAX_TABLES];
+};
+
+long long share_report_added(const struct share_report *r);
+
+/* Check an untrusted database file before anything reads its rows: SQLite
+ * header, opened read-only in defensive mode with trusted_schema=OFF,
+ * triggers and views disabled; no trigger or view that is not identical to
+ * one in the local schema; no table the local schema does not have (a file
+ * of our schema version or older has only our tables); no column the local
+ * table lacks; schema version between 1 and ours; PRAGMA integrity_check and
+ * foreign_key_check clean.
+ * `path` must be a private copy nobody else can write (see share_private_copy):
+ * when its header says WAL, the two journal-mode bytes are rewritten to
+ * rollback mode so it opens read-only without a -wal/-shm beside it.
+ * Returns 0, or -1 with a message naming `label` (what the user calls the
+ * file) and the reason; nothing in the local store is touched. */
+int store_share_check(store *s, const char *path, const char *label, sl_err *e);
+
+/* Merge a file that passed store_share_check into the local store in one
+ * transaction: rows are inserted when their identity (UUID or content hash)
+ * is new, foreign keys are remapped through the parents' identities (local
+ * ids differ between databases), local-only references become NULL. On
+ * error the transaction is rolled back and the store is unchanged.
+ * Returns 0 and fills *r, or -1 with e. */
+int store_share_merge(store *s, const char *path, struct share_report *r, sl_err *e);
+
+/* Write a consistent snapshot of the store to out_path (SQLite online
+ * backup), then scrub it: local-only tables emptied, references to them
+ * NULL, private columns replaced, and with only_host_uuid set, only that
+ * host's rows (and rows hanging off them) kept; rollback journal, vacuumed.
+ * -1 with e (out_path may be left behind: the caller owns it). */
+int store_share_export(store *s, const char *out_path, const char *only_host_uuid, sl_err *e);
+
+/* Distinct hardware classes of this host's devices that results were
+ * measured on (none until the runs table exists). Returns the count and a
+ * malloc'ed array of malloc'ed strings (free with share_classes_free), or -1. */
+int store_share_run_classes(store *s, const char *host_uuid, char ***out, sl_err *e);
+void share_classes_free(char **v, int n);
+
+/* This host's UUID if the store knows it (found by machine-id, else hostname,
+ * as store_host_upsert does): 0 found, 1 unknown, -1 error. Writes nothing. */
+int store_share_host_uuid(store *s, const struct host_info *h, char uuid[37], sl_err *e);
+
+#endif

@@ -1,0 +1,233 @@
+/* store_share_check — treat a downloaded database as hostile until proven
+ * otherwise (https://sqlite.org/security.html: defensive mode, untrusted
+ * schema, integrity check) before a single row of it is read. */
+#include "store_share.h"
+#include "store_migrations.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int latest_version(void)
+{
+    int v = 0;
+    for (int i = 0; i < store_migration_count; i++)
+        if (store_migrations[i].version > v) v = store_migrations[i].version;
+    return v;
+}
+
+/* The header, and WAL files turned into rollback-journal files: a read-only
+ * open of a WAL file needs a -shm we will not create beside untrusted data. */
+static int check_header(const char *path, const char *label, sl_err *e)
+{
+    int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return sl_fail_errno(e, SL_EFAIL, errno, "%s", label);
+    unsigned char h[100];
+    ssize_t r = pread(fd, h, sizeof h, 0);
+    if (r != (ssize_t)sizeof h || memcmp(h, "SQLite format 3", 16) != 0) {
+        close(fd);
+        return sl_fail(e, SL_EFAIL, "%s is not an SQLite database (bad header): nothing merged", label);
+    }
+    int rc = 0;
+    if (h[18] == 2 || h[19] == 2) {
+        static const unsigned char legacy[2] = { 1, 1 };
+        if (pwrite(fd, legacy, 2, 18) != 2) rc = sl_fail_errno(e, SL_EFAIL, errno, "%s: rewriting the journal mode", label);
+    }
+    if (close(fd) != 0 && rc == 0) rc = sl_fail_errno(e, SL_EFAIL, errno, "%s", label);
+    return rc;
+}
+
+static int open_hostile(const char *path, const char *label, sqlite3 **out, sl_err *e)
+{
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
+        sl_fail(e, SL_EFAIL, "%s: %s", label, db ? sqlite3_errmsg(db) : "cannot open");
+        sqlite3_close(db);
+        return -1;
+    }
+    sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, NULL);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DDL, 0, NULL);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DML, 0, NULL);
+    sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 16 << 20);
+    sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, 1 << 20);
+    if (sqlite3_exec(db, "PRAGMA trusted_schema=OFF; PRAGMA cell_size_check=ON; PRAGMA mmap_size=0", NULL, NULL, NULL)
+        != SQLITE_OK) {
+        sl_fail(e, SL_EFAIL, "%s is not a usable SQLite database (%s): nothing merged", label, sqlite3_errmsg(db));
+        sqlite3_close(db);
+        return -1;
+    }
+    *out = db;
+    return 0;
+}
+
+static int corrupt(sqlite3 *db, const char *label, sl_err *e)
+{
+    return sl_fail(e, SL_EFAIL, "%s is corrupt or not a sluice database (%s): nothing merged", label, sqlite3_errmsg(db));
+}
+
+static int check_version(sqlite3 *db, const char *label, sl_err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK) return corrupt(db, label, e);
+    int rc = sqlite3_step(st), v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW) return corrupt(db, label, e);
+    if (v < 1) return sl_fail(e, SL_EFAIL, "%s is not a sluice database (schema version %d): nothing merged", label, v);
+    if (v > latest_version())
+        return sl_fail(e, SL_EFAIL, "%s has schema version %d, newer than this sluice understands (%d): "
+                       "upgrade sluice here before merging it; nothing merged", label, v, latest_version());
+    return 0;
+}
+
+/* The local object of that name: its type and SQL (both "" when absent). */
+static void local_object(store *s, const char *name, char *type, size_t tn, char **sql)
+{
+    sqlite3_stmt *st;
+    *type = 0;
+    *sql = NULL;
+    if (sqlite3_prepare_v2(store_db(s), "SELECT type, sql FROM main.sqlite_schema WHERE name = ?", -1, &st, NULL)
+        != SQLITE_OK) return;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        snprintf(type, tn, "%s", (const char *)sqlite3_column_text(st, 0));
+        const char *q = (const char *)sqlite3_column_text(st, 1);
+        *sql = xstrdup(q ? q : "");
+    }
+    sqlite3_finalize(st);
+}
+
+static bool has_column(store *s, const char *table, const char *col)
+{
+    sqlite3_stmt *st;
+    bool found = false;
+    if (sqlite3_prepare_v2(store_db(s), "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", -1, &st, NULL) != SQLITE_OK)
+        return false;
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
+    found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return found;
+}
+
+static int check_columns(store *s, sqlite3 *db, const char *table, const char *label, sl_err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info(?)", -1, &st, NULL) != SQLITE_OK)
+        return corrupt(db, label, e);
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    int rc, bad = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *col = (const char *)sqlite3_column_text(st, 0);
+        if (!has_column(s, table, col ? col : "")) {
+            bad = sl_fail(e, SL_EFAIL, "%s has a column %s.%s that this sluice's schema lacks: nothing merged",
+                          label, table, col ? col : "?");
+            break;
+        }
+    }
+    sqlite3_finalize(st);
+    if (bad) return -1;
+    return rc == SQLITE_DONE ? 0 : corrupt(db, label, e);
+}
+
+/* One schema object of the untrusted file against ours. */
+static int check_object(store *s, sqlite3 *db, const char *type, const char *name, const char *tbl,
+                        const char *sql, const char *label, sl_err *e)
+{
+    char ltype[16];
+    char *lsql;
+    int rc = 0;
+    if (strcmp(type, "table") == 0) {
+        if (strncmp(name, "sqlite_", 7) == 0) return 0;  /* sqlite_sequence, sqlite_stat1 */
+        local_object(s, name, ltype, sizeof ltype, &lsql);
+        if (strcmp(ltype, "table") != 0 || strncmp(sql, "CREATE TABLE", 12) != 0)
+            rc = sl_fail(e, SL_EFAIL, "%s has a table \"%s\" that is not part of sluice's schema: it was not written "
+                         "by sluice (or was altered); nothing merged", label, name);
+        else if (share_table_find(name))
+            rc = check_columns(s, db, name, label, e);
+        free(lsql);
+        return rc;
+    }
+    if (strcmp(type, "index") == 0) {
+        local_object(s, tbl, ltype, sizeof ltype, &lsql);
+        if (strcmp(ltype, "table") != 0)
+            rc = sl_fail(e, SL_EFAIL, "%s has an index \"%s\" on an unknown table: nothing merged", label, name);
+        free(lsql);
+        return rc;
+    }
+    /* Triggers and views run code: only our own, to the letter, may come along. */
+    local_object(s, name, ltype, sizeof ltype, &lsql);
+    if (strcmp(ltype, type) != 0 || !lsql || strcmp(lsql, sql) != 0)
+        rc = sl_fail(e, SL_EFAIL, "%s carries a %s \"%s\" that is not sluice's: refusing a database that brings "
+                     "its own code; nothing merged", label, type, name);
+    free(lsql);
+    return rc;
+}
+
+static int check_schema(store *s, sqlite3 *db, const char *label, sl_err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_schema", -1, &st, NULL)
+        != SQLITE_OK) return corrupt(db, label, e);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *f[4];
+        for (int i = 0; i < 4; i++) {
+            f[i] = (const char *)sqlite3_column_text(st, i);
+            if (!f[i]) f[i] = "";
+        }
+        if (check_object(s, db, f[0], f[1], f[2], f[3], label, e) < 0) {
+            sqlite3_finalize(st);
+            return -1;
+        }
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : corrupt(db, label, e);
+}
+
+/* PRAGMA integrity_check says "ok" on one row; foreign_key_check says nothing. */
+static int check_integrity(sqlite3 *db, const char *label, sl_err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "PRAGMA integrity_check(5)", -1, &st, NULL) != SQLITE_OK) return corrupt(db, label, e);
+    int rc = sqlite3_step(st);
+    const char *r = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return corrupt(db, label, e);
+    }
+    if (!r || strcmp(r, "ok") != 0) {
+        sl_fail(e, SL_EFAIL, "%s fails the integrity check (%.200s): it is damaged (a truncated or corrupted "
+                "download?); nothing merged", label, r ? r : "?");
+        sqlite3_finalize(st);
+        return -1;
+    }
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(db, "PRAGMA foreign_key_check", -1, &st, NULL) != SQLITE_OK) return corrupt(db, label, e);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        sl_fail(e, SL_EFAIL, "%s has rows in %s whose parent in %s is missing: nothing merged", label,
+                (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 2));
+        sqlite3_finalize(st);
+        return -1;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : corrupt(db, label, e);
+}
+
+int store_share_check(store *s, const char *path, const char *label, sl_err *e)
+{
+    if (check_header(path, label, e) < 0) return -1;
+    sqlite3 *db;
+    if (open_hostile(path, label, &db, e) < 0) return -1;
+    int rc = check_version(db, label, e);
+    if (rc == 0) rc = check_schema(s, db, label, e);
+    if (rc == 0) rc = check_integrity(db, label, e);
+    sqlite3_close(db);
+    return rc;
+}

@@ -1,0 +1,127 @@
+/* share/file — file:///DIR: a directory, maybe on NFS or a mounted share.
+ * Uploads are written beside the target under a temporary name, fsynced and
+ * renamed, so a reader never sees half a database. */
+#include "share.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* file:///abs/path (or file://localhost/abs/path) -> /abs/path */
+static int base_dir(struct share_remote *r, sl_err *e)
+{
+    const char *p = r->url + strlen("file://");
+    if (strncmp(p, "localhost/", 10) == 0) p += 9;
+    if (p[0] != '/')
+        return sl_fail(e, SL_EUSAGE, "%s: a file URL names an absolute directory: file:///var/share/sluice", r->shown);
+    snprintf(r->base, sizeof r->base, "%s", p);
+    return 0;
+}
+
+static int mkdir_p(const char *dir, sl_err *e)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1;; p++) {
+        if (*p != '/' && *p) continue;
+        char c = *p;
+        *p = 0;
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST) return sl_fail_errno(e, SL_EFAIL, errno, "creating %s", buf);
+        if (!c) return 0;
+        *p = c;
+    }
+}
+
+static int copy_fd(int in, int out, const char *what, sl_err *e)
+{
+    char buf[1 << 16];
+    for (;;) {
+        ssize_t r = read(in, buf, sizeof buf);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return sl_fail_errno(e, SL_EFAIL, errno, "reading for %s", what);
+        if (r == 0) return 0;
+        for (ssize_t off = 0; off < r;) {
+            ssize_t w = write(out, buf + off, (size_t)(r - off));
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0) return sl_fail_errno(e, SL_EFAIL, errno, "writing %s", what);
+            off += w;
+        }
+    }
+}
+
+static int file_put(struct share_remote *r, const char *key, const char *local_path, sl_err *e)
+{
+    if (base_dir(r, e) < 0) return -1;
+    char final[4096], dir[4096], tmp[4096], rnd[17];
+    snprintf(final, sizeof final, "%s/%s", r->base, key);
+    snprintf(dir, sizeof dir, "%s", final);
+    *strrchr(dir, '/') = 0;
+    share_random_hex(rnd, sizeof rnd);
+    snprintf(tmp, sizeof tmp, "%s/.%s.tmp-%s", dir, strrchr(final, '/') + 1, rnd);
+    if (mkdir_p(dir, e) < 0) return -1;
+    int in = open(local_path, O_RDONLY | O_CLOEXEC);
+    if (in < 0) return sl_fail_errno(e, SL_EFAIL, errno, "%s", local_path);
+    int out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (out < 0) {
+        close(in);
+        return sl_fail_errno(e, SL_EFAIL, errno, "%s", tmp);
+    }
+    int rc = copy_fd(in, out, tmp, e);
+    close(in);
+    if (rc == 0 && fsync(out) != 0) rc = sl_fail_errno(e, SL_EFAIL, errno, "fsync %s", tmp);
+    if (close(out) != 0 && rc == 0) rc = sl_fail_errno(e, SL_EFAIL, errno, "writing %s", tmp);
+    if (rc == 0 && rename(tmp, final) != 0) rc = sl_fail_errno(e, SL_EFAIL, errno, "renaming %s to %s", tmp, final);
+    if (rc < 0) {
+        unlink(tmp);
+        return -1;
+    }
+    /* The rename itself is durable once the directory is. */
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        if (fsync(dfd) != 0 && errno != EINVAL) rc = sl_fail_errno(e, SL_EFAIL, errno, "fsync %s", dir);
+        close(dfd);
+    }
+    return rc;
+}
+
+static int file_list(struct share_remote *r, const char *dir, struct share_list *out, sl_err *e)
+{
+    if (base_dir(r, e) < 0) return -1;
+    char path[4096];
+    snprintf(path, sizeof path, "%s%s%s", r->base, *dir ? "/" : "", dir);
+    DIR *d = opendir(path);
+    if (!d) {
+        if (errno == ENOENT && *dir) return 0;
+        return sl_fail_errno(e, SL_EFAIL, errno, "listing %s", path);
+    }
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (!share_name_valid(de->d_name)) continue;
+        char full[4096];
+        struct stat st;
+        snprintf(full, sizeof full, "%s/%s", path, de->d_name);
+        if (stat(full, &st) != 0) continue;
+        if (S_ISDIR(st.st_mode)) share_list_add(out, de->d_name, true, -1);
+        else if (S_ISREG(st.st_mode)) share_list_add(out, de->d_name, false, (long long)st.st_size);
+    }
+    closedir(d);
+    return 0;
+}
+
+static int file_get(struct share_remote *r, const char *key, const char *local_path, sl_err *e)
+{
+    if (base_dir(r, e) < 0) return -1;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", r->base, key);
+    return share_private_copy(path, local_path, r->opts.max_bytes, e);
+}
+
+static const char *const file_schemes[] = { "file", NULL };
+const struct share_transport share_file_transport = {
+    .name = "file", .schemes = file_schemes, .put = file_put, .list = file_list, .get = file_get,
+};

@@ -1,0 +1,175 @@
+/* share — picking a transport for a URL, and the local file chores every
+ * transport shares: private temporary directories, capped copies, names. */
+#include "share.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const struct share_transport *const transports[] = {
+    &share_file_transport, &share_fake_transport,
+};
+
+void share_redact(const char *url, char *buf, size_t n)
+{
+    const char *sep = strstr(url, "://");
+    const char *host = sep ? sep + 3 : url;
+    const char *slash = strchr(host, '/');
+    const char *at = strchr(host, '@');
+    if (sep && at && (!slash || at < slash))
+        snprintf(buf, n, "%.*s%s", (int)(host - url), url, at + 1);
+    else
+        snprintf(buf, n, "%s", url);
+}
+
+int share_open(const char *url, const struct share_opts *o, struct share_remote **out, sl_err *e)
+{
+    const char *sep = strstr(url, "://");
+    char shown[2048];
+    share_redact(url, shown, sizeof shown);
+    if (!sep || sep == url)
+        return sl_fail(e, SL_EUSAGE, "%s is not a URL: use file:///DIR, https://HOST/PATH (WebDAV), "
+                       "s3://BUCKET/PREFIX or sftp://HOST/PATH", shown);
+    if (strlen(url) >= sizeof ((struct share_remote *)0)->url)
+        return sl_fail(e, SL_EUSAGE, "URL too long: %.60s...", shown);
+    size_t slen = (size_t)(sep - url);
+    for (size_t i = 0; i < sizeof transports / sizeof transports[0]; i++) {
+        for (const char *const *s = transports[i]->schemes; *s; s++) {
+            if (strlen(*s) != slen || strncasecmp(url, *s, slen) != 0) continue;
+            struct share_remote *r = xcalloc(1, sizeof *r);
+            r->ops = transports[i];
+            r->opts = *o;
+            snprintf(r->url, sizeof r->url, "%s", url);
+            size_t len = strlen(r->url);
+            while (len > slen + 3 && r->url[len - 1] == '/') r->url[--len] = 0;
+            share_redact(r->url, r->shown, sizeof r->shown);
+            *out = r;
+            return 0;
+        }
+    }
+    return sl_fail(e, SL_EUSAGE, "%s: unknown scheme %.*s: use file://, http://, https://, s3:// or sftp://", shown,
+                   (int)slen, url);
+}
+
+void share_close(struct share_remote *r)
+{
+    if (!r) return;
+    free(r->priv);
+    free(r);
+}
+
+void share_list_add(struct share_list *l, const char *name, bool is_dir, long long size_bytes)
+{
+    if (l->n >= 100000) return;  /* a bucket with more is not ours to pull */
+    if (l->n == l->cap) l->v = xrealloc(l->v, sizeof *l->v * (size_t)(l->cap = l->cap ? l->cap * 2 : 16));
+    struct share_entry *x = &l->v[l->n++];
+    snprintf(x->name, sizeof x->name, "%s", name);
+    x->is_dir = is_dir;
+    x->size_bytes = size_bytes;
+}
+
+void share_list_free(struct share_list *l)
+{
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+bool share_name_valid(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n > 200 || name[0] == '.') return false;
+    for (const char *p = name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("._-", *p)))
+            return false;
+    return true;
+}
+
+void share_random_hex(char *buf, size_t n)
+{
+    unsigned char raw[32];
+    size_t want = (n - 1 + 1) / 2;
+    if (want > sizeof raw) want = sizeof raw;
+    if (getrandom(raw, want, 0) != (ssize_t)want)
+        for (size_t i = 0; i < want; i++) raw[i] = (unsigned char)(rand() ^ getpid());
+    size_t j = 0;
+    for (size_t i = 0; i < want && j + 1 < n; i++) {
+        static const char hex[] = "0123456789abcdef";
+        buf[j++] = hex[raw[i] >> 4];
+        if (j + 1 < n) buf[j++] = hex[raw[i] & 15];
+    }
+    buf[j] = 0;
+}
+
+int share_tmpdir(char *buf, size_t n, sl_err *e)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(buf, n, "%s/sluice-share.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(buf)) return sl_fail_errno(e, SL_EFAIL, errno, "creating a temporary directory %s", buf);
+    return 0;
+}
+
+void share_tmpdir_remove(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *de;
+        char path[4096];
+        while ((de = readdir(d))) {
+            if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+            snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+            unlink(path);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+int share_private_copy(const char *src, const char *dst, long long max_bytes, sl_err *e)
+{
+    int in = open(src, O_RDONLY | O_CLOEXEC);
+    if (in < 0) return sl_fail_errno(e, errno == ENOENT ? SL_EUSAGE : SL_EFAIL, errno, "%s", src);
+    struct stat st;
+    if (fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(in);
+        return sl_fail(e, SL_EUSAGE, "%s is not a regular file: give a database file to merge", src);
+    }
+    if (st.st_size > max_bytes) {
+        close(in);
+        return sl_fail(e, SL_EFAIL, "%s is %lld bytes, more than the %lld-byte cap: raise --max-size if it is "
+                       "really a sluice database; nothing merged", src, (long long)st.st_size, max_bytes);
+    }
+    int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (out < 0) {
+        close(in);
+        return sl_fail_errno(e, SL_EFAIL, errno, "%s", dst);
+    }
+    char buf[1 << 16];
+    long long total = 0;
+    int rc = 0;
+    for (;;) {
+        ssize_t r = read(in, buf, sizeof buf);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) { rc = sl_fail_errno(e, SL_EFAIL, errno, "reading %s", src); break; }
+        if (r == 0) break;
+        if ((total += r) > max_bytes) {
+            rc = sl_fail(e, SL_EFAIL, "%s grew past the %lld-byte cap while being read; nothing merged", src, max_bytes);
+            break;
+        }
+        for (ssize_t off = 0; off < r;) {
+            ssize_t w = write(out, buf + off, (size_t)(r - off));
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0) { rc = sl_fail_errno(e, SL_EFAIL, errno, "writing %s", dst); break; }
+            off += w;
+        }
+        if (rc) break;
+    }
+    close(in);
+    if (close(out) != 0 && rc == 0) rc = sl_fail_errno(e, SL_EFAIL, errno, "writing %s", dst);
+    return rc;
+}

@@ -1,0 +1,96 @@
+/* share — moving result databases between machines. A remote is a URL
+ * served by one transport (file://, http(s):// WebDAV, s3://, sftp://, and a
+ * fake one for tests), each an ops struct in its own file. Objects are named
+ * "<hardware-class>/<host-uuid>.sluicedb" under the URL. */
+#ifndef SLUICE_SHARE_H
+#define SLUICE_SHARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "err.h"
+
+#define SHARE_SUFFIX ".sluicedb"
+/* Default cap on a downloaded or merged file (--max-size). */
+#define SHARE_DEFAULT_MAX_BYTES (512LL << 20)
+
+struct share_opts {
+    const char *endpoint;     /* s3: https://host[:port] of any S3-compatible store */
+    const char *region;       /* s3: signing region (else AWS_REGION, else us-east-1) */
+    bool insecure;            /* TLS / SSH host keys not verified */
+    int retries;              /* attempts after the first on transient errors */
+    long retry_base_ms;       /* first backoff; doubles each time */
+    long long max_bytes;      /* cap on a download */
+    bool progress;            /* progress lines on stderr (a terminal) */
+};
+
+/* One entry of a one-level listing: a class folder or an object in it. */
+struct share_entry {
+    char name[256];
+    bool is_dir;
+    long long size_bytes;     /* -1 when the listing does not say */
+};
+
+struct share_list {
+    struct share_entry *v;
+    int n, cap;
+};
+
+struct share_remote;
+
+/* A transport: what a URL scheme can do. Keys are relative to the remote's
+ * base ("class/uuid.sluicedb"); dirs are "" (the base) or "class". */
+struct share_transport {
+    const char *name;
+    const char *const *schemes;       /* URL schemes it serves */
+    bool uses_curl;
+    /* Store the local file under key; the object appears whole or not at all
+     * where the protocol allows (temporary name, then rename/MOVE). */
+    int (*put)(struct share_remote *r, const char *key, const char *local_path, sl_err *e);
+    /* One level of names under dir; a missing dir is an empty list. */
+    int (*list)(struct share_remote *r, const char *dir, struct share_list *out, sl_err *e);
+    /* Fetch key into local_path (created 0600), at most opts.max_bytes. */
+    int (*get)(struct share_remote *r, const char *key, const char *local_path, sl_err *e);
+};
+
+extern const struct share_transport share_file_transport, share_webdav_transport, share_s3_transport,
+    share_sftp_transport, share_fake_transport;
+
+struct share_remote {
+    const struct share_transport *ops;
+    char url[2048];           /* as given, trailing '/' removed */
+    char shown[2048];         /* for messages: user:password@ removed */
+    char base[2048];          /* transport-specific base (a path, an http URL, bucket+prefix) */
+    struct share_opts opts;
+    void *priv;               /* transport state, freed by share_close */
+};
+
+/* Pick the transport for url and prepare it. -1 with a message naming the
+ * URL for an unknown scheme or a malformed URL. */
+int share_open(const char *url, const struct share_opts *o, struct share_remote **out, sl_err *e);
+void share_close(struct share_remote *r);
+
+void share_list_add(struct share_list *l, const char *name, bool is_dir, long long size_bytes);
+void share_list_free(struct share_list *l);
+
+/* Names that may be a path component of a key: [A-Za-z0-9._-], not "." "..",
+ * no leading dot (temporary uploads start with one). */
+bool share_name_valid(const char *name);
+/* "user:pw@" dropped from a URL, for anything printed. */
+void share_redact(const char *url, char *buf, size_t n);
+
+/* A private 0700 directory under $TMPDIR (or /tmp) for downloads and
+ * snapshots; share_tmpdir_remove deletes it and what is in it. */
+int share_tmpdir(char *buf, size_t n, sl_err *e);
+void share_tmpdir_remove(const char *dir);
+/* Copy a local file into a private one, refusing more than max_bytes. */
+int share_private_copy(const char *src, const char *dst, long long max_bytes, sl_err *e);
+/* A random lowercase hex string of n-1 characters, for temporary names. */
+void share_random_hex(char *buf, size_t n);
+
+/* Fake transport controls for unit tests: objects live in memory. */
+void share_fake_reset(void);
+/* Fail the next n calls of an operation ("put", "list", "get") with msg. */
+void share_fake_fail(const char *op, int n, const char *msg);
+int share_fake_count(void);
+
+#endif

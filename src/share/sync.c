@@ -1,0 +1,277 @@
+/* sync — push (snapshot, upload per class), pull (list, fetch, check all,
+ * then merge) and merge of a local file. */
+#include "sync.h"
+#include "device.h"
+#include "sysfs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void emit(share_event_fn fn, void *arg, int kind, const char *name, const struct share_report *rep,
+                 const char *msg, long long size)
+{
+    if (!fn) return;
+    struct share_event ev = { .kind = kind, .name = name, .report = rep, .msg = msg, .size_bytes = size };
+    fn(&ev, arg);
+}
+
+int share_merge_file(store *s, const char *file, long long max_bytes, struct share_report *rep, sl_err *e)
+{
+    char dir[4096], copy[4200];
+    if (share_tmpdir(dir, sizeof dir, e) < 0) return -1;
+    snprintf(copy, sizeof copy, "%s/incoming" SHARE_SUFFIX, dir);
+    int rc = share_private_copy(file, copy, max_bytes, e);
+    if (rc == 0) rc = store_share_check(s, copy, file, e);
+    if (rc == 0) rc = store_share_merge(s, copy, rep, e);
+    share_tmpdir_remove(dir);
+    return rc;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+int share_host_classes(char ***out, sl_err *e)
+{
+    struct device *v;
+    int n = device_list(&v, e);
+    if (n < 0) return -1;
+    char **classes = xcalloc((size_t)n + 1, sizeof *classes);
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        char c[256];
+        device_class(&v[i], c, sizeof c);
+        bool dup = false;
+        for (int j = 0; j < k; j++) dup |= strcmp(classes[j], c) == 0;
+        if (!dup && share_name_valid(c)) classes[k++] = xstrdup(c);
+    }
+    free(v);
+    qsort(classes, (size_t)k, sizeof *classes, cmp_str);
+    *out = classes;
+    return k;
+}
+
+static bool is_stacked(const struct device *d)
+{
+    static const char *const virt[] = { "loop", "dm", "md", "zram", "virtual", "unknown" };
+    for (size_t i = 0; i < sizeof virt / sizeof virt[0]; i++)
+        if (strcmp(d->transport, virt[i]) == 0) return true;
+    return false;
+}
+
+static int find_disk(const struct device *v, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(v[i].name, name) == 0) return i;
+    return -1;
+}
+
+int share_main_class(char *buf, size_t n, sl_err *e)
+{
+    struct device *v;
+    int nd = device_list(&v, e);
+    if (nd < 0) return -1;
+    if (nd == 0) {
+        free(v);
+        return sl_fail(e, SL_EFAIL, "no disks found: give the hardware class with --class");
+    }
+    /* The disk under / (through LVM or RAID to its first member), else the
+     * first real disk. Under --root, / of this machine means nothing. */
+    int pick = -1;
+    char disk[64];
+    sl_err ignore;
+    if (sysfs_is_real_root() && device_for_path("/", disk, sizeof disk, &ignore) == 0) {
+        pick = find_disk(v, nd, disk);
+        if (pick >= 0 && v[pick].slaves[0]) {
+            char first[64];
+            sscanf(v[pick].slaves, "%63s", first);
+            int member = find_disk(v, nd, first);
+            if (member >= 0) pick = member;
+        }
+    }
+    for (int i = 0; pick < 0 && i < nd; i++)
+        if (!is_stacked(&v[i])) pick = i;
+    device_class(&v[pick < 0 ? 0 : pick], buf, n);
+    free(v);
+    return 0;
+}
+
+/* The snapshot carries this host and its disks, so that whoever pulls it
+ * knows the hardware its results come from. One transaction. */
+static int register_host(store *s, const struct host_info *h, int64_t *host_id, char uuid[37], sl_err *e)
+{
+    struct device *v;
+    int n = device_list(&v, e);
+    if (n < 0) return -1;
+    int rc = store_begin(s, e);
+    if (rc == 0) rc = store_host_upsert(s, h, host_id, uuid, e);
+    for (int i = 0; rc == 0 && i < n; i++) {
+        int64_t id;
+        rc = store_device_upsert(s, *host_id, &v[i], &id, e);
+    }
+    if (rc == 0) rc = store_commit(s, e);
+    else store_rollback(s);
+    free(v);
+    return rc;
+}
+
+int share_push(store *s, struct share_remote *r, const struct share_push_opts *po, share_event_fn fn, void *arg,
+               sl_err *e)
+{
+    struct host_info h;
+    int64_t host_id;
+    char uuid[37];
+    if (host_read(&h, e) < 0 || register_host(s, &h, &host_id, uuid, e) < 0) return -1;
+    char **classes = NULL;
+    int nc;
+    if (po->hw_class) {
+        if (!share_name_valid(po->hw_class))
+            return sl_fail(e, SL_EUSAGE, "--class %s: a class is letters, digits, '.', '_' and '-'", po->hw_class);
+        classes = xcalloc(1, sizeof *classes);
+        classes[0] = xstrdup(po->hw_class);
+        nc = 1;
+    } else {
+        nc = store_share_run_classes(s, uuid, &classes, e);
+        if (nc < 0) return -1;
+        if (nc == 0) {
+            char c[256];
+            if (share_main_class(c, sizeof c, e) < 0) return -1;
+            classes = xcalloc(1, sizeof *classes);
+            classes[0] = xstrdup(c);
+            nc = 1;
+        }
+    }
+    char dir[4096], snap[4200];
+    if (share_tmpdir(dir, sizeof dir, e) < 0) {
+        share_classes_free(classes, nc);
+        return -1;
+    }
+    snprintf(snap, sizeof snap, "%s/%s" SHARE_SUFFIX, dir, uuid);
+    int rc = store_share_export(s, snap, po->mine ? uuid : NULL, e);
+    int pushed = 0;
+    for (int i = 0; rc == 0 && i < nc; i++) {
+        char key[512];
+        snprintf(key, sizeof key, "%s/%s" SHARE_SUFFIX, classes[i], uuid);
+        rc = r->ops->put(r, key, snap, e);
+        if (rc == 0) {
+            emit(fn, arg, SHARE_PUSHED, key, NULL, NULL, -1);
+            pushed++;
+        }
+    }
+    share_tmpdir_remove(dir);
+    share_classes_free(classes, nc);
+    return rc < 0 ? -1 : pushed;
+}
+
+struct candidate {
+    char key[512];
+    char path[4300];
+    bool ok;
+};
+
+/* Objects worth fetching: NAME.sluicedb in the wanted class folders, not
+ * this host's own. */
+static int find_candidates(struct share_remote *r, const struct share_pull_opts *po, const char *my_uuid,
+                           struct candidate **out, sl_err *e)
+{
+    char **dirs = NULL;
+    int nd;
+    if (po->all_classes) {
+        struct share_list top = { 0 };
+        if (r->ops->list(r, "", &top, e) < 0) return -1;
+        dirs = xcalloc((size_t)top.n + 1, sizeof *dirs);
+        nd = 0;
+        for (int i = 0; i < top.n; i++)
+            if (top.v[i].is_dir && share_name_valid(top.v[i].name)) dirs[nd++] = xstrdup(top.v[i].name);
+        share_list_free(&top);
+    } else if ((nd = share_host_classes(&dirs, e)) < 0) return -1;
+    struct candidate *c = NULL;
+    int n = 0, cap = 0, rc = 0;
+    size_t suffix = strlen(SHARE_SUFFIX);
+    for (int d = 0; d < nd && rc == 0; d++) {
+        struct share_list l = { 0 };
+        rc = r->ops->list(r, dirs[d], &l, e);
+        for (int i = 0; rc == 0 && i < l.n; i++) {
+            const char *name = l.v[i].name;
+            size_t len = strlen(name);
+            if (l.v[i].is_dir || !share_name_valid(name) || len <= suffix || strcmp(name + len - suffix, SHARE_SUFFIX))
+                continue;
+            if (my_uuid && strncmp(name, my_uuid, len - suffix) == 0 && strlen(my_uuid) == len - suffix) continue;
+            if (n == cap) c = xrealloc(c, sizeof *c * (size_t)(cap = cap ? cap * 2 : 8));
+            memset(&c[n], 0, sizeof c[n]);
+            snprintf(c[n].key, sizeof c[n].key, "%s/%s", dirs[d], name);
+            n++;
+        }
+        share_list_free(&l);
+    }
+    share_classes_free(dirs, nd);
+    if (rc < 0) {
+        free(c);
+        return -1;
+    }
+    *out = c;
+    return n;
+}
+
+long long share_pull(store *s, struct share_remote *r, const struct share_pull_opts *po, share_event_fn fn, void *arg,
+                     sl_err *e)
+{
+    struct host_info h;
+    char uuid[37];
+    if (host_read(&h, e) < 0) return -1;
+    int known = store_share_host_uuid(s, &h, uuid, e);
+    if (known < 0) return -1;
+    struct candidate *c;
+    int n = find_candidates(r, po, known == 0 ? uuid : NULL, &c, e);
+    if (n < 0) return -1;
+    if (n == 0) {
+        emit(fn, arg, SHARE_NOTE, r->shown, NULL, "nothing to pull for this host's hardware classes", -1);
+        free(c);
+        return 0;
+    }
+    char dir[4096];
+    if (share_tmpdir(dir, sizeof dir, e) < 0) {
+        free(c);
+        return -1;
+    }
+    /* Everything is fetched and checked before the first merge: a bad object
+     * stops the pull with the store as it was. */
+    int bad = 0;
+    sl_err first = { 0 };
+    for (int i = 0; i < n; i++) {
+        snprintf(c[i].path, sizeof c[i].path, "%s/%d" SHARE_SUFFIX, dir, i);
+        sl_err fe;
+        char label[2600];
+        snprintf(label, sizeof label, "%s/%s", r->shown, c[i].key);
+        int rc = r->ops->get(r, c[i].key, c[i].path, &fe);
+        if (rc == 0) rc = store_share_check(s, c[i].path, label, &fe);
+        c[i].ok = rc == 0;
+        if (rc == 0) {
+            emit(fn, arg, SHARE_FETCHED, c[i].key, NULL, NULL, -1);
+            continue;
+        }
+        emit(fn, arg, SHARE_REFUSED, c[i].key, NULL, fe.msg, -1);
+        if (!bad++) first = fe;
+        if (!po->keep_going) break;
+    }
+    long long added = 0;
+    int rc = 0;
+    if (bad && !po->keep_going) {
+        *e = first;
+        rc = -1;
+    }
+    for (int i = 0; rc == 0 && i < n; i++) {
+        if (!c[i].ok) continue;
+        struct share_report rep;
+        rc = store_share_merge(s, c[i].path, &rep, e);
+        if (rc == 0) {
+            added += share_report_added(&rep);
+            emit(fn, arg, SHARE_MERGED, c[i].key, &rep, NULL, -1);
+        }
+    }
+    share_tmpdir_remove(dir);
+    free(c);
+    if (rc == 0 && bad)
+        return sl_fail(e, SL_EFAIL, "%d object%s refused (see above); the others were merged", bad,
+                       bad == 1 ? "" : "s");
+    return rc < 0 ? -1 : added;
+}

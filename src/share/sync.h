@@ -1,0 +1,49 @@
+/* sync — push, pull and merge: the operations the CLI and the UI call. They
+ * tie the transports (share.h) to the store (db/store_share.h). */
+#ifndef SLUICE_SHARE_SYNC_H
+#define SLUICE_SHARE_SYNC_H
+
+#include "share.h"
+#include "store_share.h"
+
+/* What happened to one object or file, as it happens. */
+struct share_event {
+    enum { SHARE_PUSHED, SHARE_FETCHED, SHARE_MERGED, SHARE_REFUSED, SHARE_NOTE } kind;
+    const char *name;                 /* key or file as the user knows it */
+    const struct share_report *report;/* SHARE_MERGED */
+    const char *msg;                  /* SHARE_REFUSED, SHARE_NOTE */
+    long long size_bytes;
+};
+typedef void (*share_event_fn)(const struct share_event *ev, void *arg);
+
+/* Check a local file (copied privately first, at most max_bytes) and merge
+ * it in one transaction. -1 with e: the store is unchanged. */
+int share_merge_file(store *s, const char *file, long long max_bytes, struct share_report *rep, sl_err *e);
+
+struct share_push_opts {
+    bool mine;                /* only this host's rows */
+    const char *hw_class;     /* override the classes it is filed under */
+};
+/* Snapshot the store and upload it as CLASS/HOST-UUID.sluicedb for every
+ * hardware class this host's runs were measured on (without runs: the class
+ * of the disk holding /, else the first disk). Returns objects uploaded or -1. */
+int share_push(store *s, struct share_remote *r, const struct share_push_opts *po, share_event_fn fn, void *arg,
+               sl_err *e);
+
+struct share_pull_opts {
+    bool all_classes;         /* every class folder, not only this host's disks' */
+    bool keep_going;          /* merge the good files when some are refused */
+};
+/* List, download and check every object of this host's hardware classes
+ * (or all), then merge each in its own transaction. Unless keep_going, any
+ * download or check failure stops the pull before the first merge, so the
+ * store is unchanged. Returns rows added, or -1. */
+long long share_pull(store *s, struct share_remote *r, const struct share_pull_opts *po, share_event_fn fn, void *arg,
+                     sl_err *e);
+
+/* Hardware classes of this host's disks (device_class), sorted, unique. */
+int share_host_classes(char ***out, sl_err *e);
+/* The class of this host's main disk: the one holding /, else the first. */
+int share_main_class(char *buf, size_t n, sl_err *e);
+
+#endif

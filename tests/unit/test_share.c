@@ -1,0 +1,336 @@
+/* Unit tests for sharing: the table classification, merging (idempotent,
+ * convergent, remapped), refusal of hostile files with the store untouched,
+ * export scrubbing, and push/pull through the fake transport. */
+#include "harness.h"
+#include "share/sync.h"
+#include "store_share.h"
+#include "sysfs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void tmp_path(char *buf, size_t n, const char *name)
+{
+    snprintf(buf, n, "%s/share-%s", harness_tmpdir(), name);
+}
+
+static store *fresh_store(const char *name)
+{
+    char path[512];
+    tmp_path(path, sizeof path, name);
+    unlink(path);
+    store *s = NULL;
+    sl_err e;
+    if (store_open(path, &s, &e) != 0) harness_fail(__FILE__, __LINE__, "store_open %s: %s", path, e.msg);
+    return s;
+}
+
+/* A host with n disks named d0.. with serials S<host>-<i>. */
+static void add_host(store *s, const char *hostname, int ndisks, int64_t *host_id)
+{
+    struct host_info h = { .cpus = 2, .mem_bytes = 1ULL << 30 };
+    snprintf(h.hostname, sizeof h.hostname, "%s", hostname);
+    snprintf(h.machine_id, sizeof h.machine_id, "mid-%s", hostname);
+    snprintf(h.kernel, sizeof h.kernel, "6.1");
+    snprintf(h.virt, sizeof h.virt, "kvm");
+    char uuid[37];
+    sl_err e;
+    CHECK(store_host_upsert(s, &h, host_id, uuid, &e) == 0);
+    for (int i = 0; i < ndisks; i++) {
+        struct device d = { .rotational = 0, .size_bytes = 1ULL << 34, .queue_depth = 32 };
+        snprintf(d.name, sizeof d.name, "d%d", i);
+        snprintf(d.transport, sizeof d.transport, "nvme");
+        snprintf(d.model, sizeof d.model, "Model %d", i % 2);
+        snprintf(d.serial, sizeof d.serial, "S%s-%d", hostname, i);
+        int64_t id;
+        CHECK(store_device_upsert(s, *host_id, &d, &id, &e) == 0);
+    }
+}
+
+static long long count(store *s, const char *sql)
+{
+    sqlite3_stmt *st;
+    long long n = -1;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return -2;
+    if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+/* Every device's (uuid, host uuid, name) in order, as one string. */
+static char *device_fingerprint(store *s)
+{
+    sqlite3_stmt *st;
+    const char *q = "SELECT group_concat(x, ';') FROM (SELECT d.uuid || '@' || h.uuid || '/' || d.name || "
+                    "'/' || d.serial AS x FROM devices d JOIN hosts h ON h.id = d.host_id ORDER BY 1)";
+    char *out = NULL;
+    if (sqlite3_prepare_v2(store_db(s), q, -1, &st, NULL) != SQLITE_OK) return xstrdup("?");
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) out = xstrdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return out ? out : xstrdup("");
+}
+
+static void export_to(store *s, const char *name, const char *only, char *path, size_t n)
+{
+    tmp_path(path, n, name);
+    unlink(path);
+    sl_err e;
+    if (store_share_export(s, path, only, &e) != 0) harness_fail(__FILE__, __LINE__, "export: %s", e.msg);
+}
+
+static int merge(store *s, const char *path, struct share_report *rep, sl_err *e)
+{
+    return share_merge_file(s, path, SHARE_DEFAULT_MAX_BYTES, rep, e);
+}
+
+TEST(share_every_table_is_classified)
+{
+    store *s = fresh_store("classify.db");
+    sqlite3_stmt *st;
+    CHECK(sqlite3_prepare_v2(store_db(s), "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+                             -1, &st, NULL) == SQLITE_OK);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        bool local = false;
+        for (int i = 0; i < share_local_table_count; i++) local |= strcmp(share_local_tables[i], name) == 0;
+        if (!local && !share_table_find(name))
+            harness_fail(__FILE__, __LINE__, "table %s is neither shared nor local: add it to share_tables or "
+                         "share_local_tables in db/store_share_tables.c", name);
+        if (local && share_table_find(name)) harness_fail(__FILE__, __LINE__, "table %s is both", name);
+    }
+    sqlite3_finalize(st);
+    store_close(s);
+}
+
+TEST(share_merge_is_idempotent_and_converges)
+{
+    store *a = fresh_store("a.db"), *b = fresh_store("b.db");
+    int64_t ha, hb;
+    add_host(a, "alpha", 3, &ha);
+    add_host(b, "beta", 2, &hb);
+    char fa[512], fb[512];
+    export_to(a, "a.sluicedb", NULL, fa, sizeof fa);
+    export_to(b, "b.sluicedb", NULL, fb, sizeof fb);
+    struct share_report rep;
+    sl_err e;
+    CHECK(merge(b, fa, &rep, &e) == 0);
+    CHECK_INT(share_report_added(&rep), 4);
+    CHECK_STR(rep.t[0].table, "hosts");
+    CHECK_INT(rep.t[0].added, 1);
+    CHECK_INT(rep.t[1].added, 3);
+    CHECK(merge(b, fa, &rep, &e) == 0);           /* twice: nothing new */
+    CHECK_INT(share_report_added(&rep), 0);
+    CHECK_INT(rep.t[1].known, 3);
+    CHECK(merge(a, fb, &rep, &e) == 0);
+    CHECK_INT(share_report_added(&rep), 3);
+    char *pa = device_fingerprint(a), *pb = device_fingerprint(b);
+    CHECK_STR(pa, pb);                             /* A+B == B+A, host links included */
+    CHECK_INT(count(a, "SELECT count(*) FROM devices"), 5);
+    /* The merged host never takes this machine's key: its machine-id stays home. */
+    CHECK_INT(count(b, "SELECT count(*) FROM hosts WHERE machine_key = 'mid-alpha'"), 0);
+    CHECK_INT(count(b, "SELECT count(*) FROM hosts WHERE machine_key LIKE 'host:%'"), 1);
+    free(pa);
+    free(pb);
+    store_close(a);
+    store_close(b);
+}
+
+TEST(share_merge_finds_a_device_twin_by_its_other_key)
+{
+    store *a = fresh_store("twin-a.db");
+    int64_t ha;
+    add_host(a, "gamma", 2, &ha);
+    char fa[512];
+    export_to(a, "twin.sluicedb", NULL, fa, sizeof fa);
+    store *b = fresh_store("twin-b.db");
+    struct share_report rep;
+    sl_err e;
+    CHECK(merge(b, fa, &rep, &e) == 0);
+    /* The same disk re-created with a new UUID on gamma. */
+    CHECK(sqlite3_exec(store_db(a), "UPDATE devices SET uuid = 'renamed-' || id", NULL, NULL, NULL) == SQLITE_OK);
+    export_to(a, "twin2.sluicedb", NULL, fa, sizeof fa);
+    CHECK(merge(b, fa, &rep, &e) == 0);
+    CHECK_INT(share_report_added(&rep), 0);
+    CHECK_INT(rep.t[1].known, 2);
+    CHECK_INT(count(b, "SELECT count(*) FROM devices"), 2);
+    store_close(a);
+    store_close(b);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = xmalloc((size_t)n + 1);
+    *len = fread(buf, 1, (size_t)n, f);
+    fclose(f);
+    return buf;
+}
+
+/* Run SQL on a copy of a good export with the sqlite3 API (as an attacker
+ * would with any tool), then merge: refused, local file byte-identical. */
+static void check_refused(store *local, const char *good, const char *name, const char *sql, const char *expect)
+{
+    char bad[512], cmd[2048];
+    tmp_path(bad, sizeof bad, name);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", good, bad);
+    CHECK(system(cmd) == 0);
+    if (sql) {
+        sqlite3 *db;
+        CHECK(sqlite3_open(bad, &db) == SQLITE_OK);
+        char *msg = NULL;
+        if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) harness_fail(__FILE__, __LINE__, "%s: %s", sql, msg);
+        sqlite3_close(db);
+    }
+    size_t n0, n1;
+    char *before = slurp(store_path(local), &n0);
+    struct share_report rep;
+    sl_err e = { 0 };
+    CHECK(merge(local, bad, &rep, &e) == -1);
+    CHECK_CONTAINS(e.msg, expect);
+    char *after = slurp(store_path(local), &n1);
+    CHECK(before && after && n0 == n1 && memcmp(before, after, n0) == 0);
+    free(before);
+    free(after);
+}
+
+TEST(share_merge_refuses_hostile_files_and_changes_nothing)
+{
+    store *a = fresh_store("h-a.db"), *local = fresh_store("h-local.db");
+    int64_t id;
+    add_host(a, "delta", 2, &id);
+    add_host(local, "local", 1, &id);
+    char good[512];
+    export_to(a, "good.sluicedb", NULL, good, sizeof good);
+    check_refused(local, good, "trigger.sluicedb",
+                  "CREATE TRIGGER t AFTER INSERT ON hosts BEGIN DELETE FROM devices; END", "trigger \"t\"");
+    check_refused(local, good, "view.sluicedb", "CREATE VIEW v AS SELECT * FROM hosts", "view \"v\"");
+    check_refused(local, good, "table.sluicedb", "CREATE TABLE evil (x)", "table \"evil\"");
+    check_refused(local, good, "column.sluicedb", "ALTER TABLE hosts ADD COLUMN extra TEXT", "hosts.extra");
+    check_refused(local, good, "newer.sluicedb", "PRAGMA user_version = 999", "newer than this sluice");
+    check_refused(local, good, "zero.sluicedb", "PRAGMA user_version = 0", "not a sluice database");
+    check_refused(local, good, "orphan.sluicedb", "PRAGMA foreign_keys=OFF; UPDATE devices SET host_id = 77",
+                  "parent in hosts is missing");
+    /* Damage: a page of garbage past the header. */
+    char bad[512], cmd[1200];
+    tmp_path(bad, sizeof bad, "corrupt.sluicedb");
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", good, bad);
+    CHECK(system(cmd) == 0);
+    FILE *f = fopen(bad, "r+b");
+    CHECK(f != NULL);
+    /* Garbage over the header of every page past the first. */
+    for (long page = 1; page < 14; page++) {
+        fseek(f, page * 4096, SEEK_SET);
+        for (int i = 0; i < 12; i++) fputc(0x5a, f);
+    }
+    fclose(f);
+    size_t n0, n1;
+    char *before = slurp(store_path(local), &n0);
+    struct share_report rep;
+    sl_err e;
+    CHECK(merge(local, bad, &rep, &e) == -1);
+    CHECK(strstr(e.msg, "corrupt") || strstr(e.msg, "integrity"));
+    char *after = slurp(store_path(local), &n1);
+    CHECK(n0 == n1 && memcmp(before, after, n0) == 0);
+    free(before);
+    free(after);
+    /* Not SQLite at all, and too big. */
+    tmp_path(bad, sizeof bad, "text.sluicedb");
+    f = fopen(bad, "w");
+    fputs("<html>503 Service Unavailable</html>\n", f);
+    fclose(f);
+    CHECK(merge(local, bad, &rep, &e) == -1);
+    CHECK_CONTAINS(e.msg, "not an SQLite database");
+    CHECK(share_merge_file(local, good, 4096, &rep, &e) == -1);
+    CHECK_CONTAINS(e.msg, "cap");
+    store_close(a);
+    store_close(local);
+}
+
+TEST(share_check_rewrites_wal_header_of_private_copy)
+{
+    store *a = fresh_store("wal-a.db"), *b = fresh_store("wal-b.db");
+    int64_t id;
+    add_host(a, "wal", 1, &id);
+    /* The store itself is a WAL database: merge the raw file (closed first). */
+    char path[512];
+    snprintf(path, sizeof path, "%s", store_path(a));
+    store_close(a);
+    struct share_report rep;
+    sl_err e;
+    CHECK(merge(b, path, &rep, &e) == 0);
+    CHECK_INT(share_report_added(&rep), 2);
+    store_close(b);
+}
+
+TEST(share_export_mine_keeps_only_this_host_and_no_sessions)
+{
+    store *s = fresh_store("mine.db");
+    int64_t ha, hb;
+    add_host(s, "me", 2, &ha);
+    add_host(s, "other", 3, &hb);
+    CHECK(sqlite3_exec(store_db(s), "INSERT INTO sessions (uuid, host_id, purpose, root, pid, state) "
+                       "VALUES ('s1', 1, 'set', '', 1, 'kept')", NULL, NULL, NULL) == SQLITE_OK);
+    char me[37];
+    sqlite3_stmt *st;
+    CHECK(sqlite3_prepare_v2(store_db(s), "SELECT uuid FROM hosts WHERE hostname = 'me'", -1, &st, NULL) == SQLITE_OK);
+    CHECK(sqlite3_step(st) == SQLITE_ROW);
+    snprintf(me, sizeof me, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    char out[512];
+    export_to(s, "mine.sluicedb", me, out, sizeof out);
+    store *x;
+    sl_err e;
+    CHECK(store_open_existing(out, &x, &e) == 0);
+    CHECK_INT(count(x, "SELECT count(*) FROM hosts"), 1);
+    CHECK_INT(count(x, "SELECT count(*) FROM devices"), 2);
+    CHECK_INT(count(x, "SELECT count(*) FROM sessions"), 0);
+    CHECK_INT(count(x, "SELECT count(*) FROM hosts WHERE machine_key LIKE 'mid-%'"), 0);
+    store_close(x);
+    export_to(s, "all.sluicedb", NULL, out, sizeof out);
+    CHECK(store_open_existing(out, &x, &e) == 0);
+    CHECK_INT(count(x, "SELECT count(*) FROM devices"), 5);
+    CHECK_INT(count(x, "SELECT count(*) FROM sessions"), 0);
+    store_close(x);
+    store_close(s);
+}
+
+TEST(share_push_and_pull_through_the_fake_transport)
+{
+    const char *root = harness_fixture_copy("modern");
+    sl_err e;
+    CHECK(sysfs_set_root(root, &e) == 0);
+    share_fake_reset();
+    store *a = fresh_store("fake-a.db"), *b = fresh_store("fake-b.db");
+    int64_t id;
+    add_host(b, "remote", 2, &id);           /* b's own rows, and b is not this host */
+    struct share_opts o = { .retries = 0, .max_bytes = SHARE_DEFAULT_MAX_BYTES };
+    struct share_remote *r;
+    CHECK(share_open("fake://bucket", &o, &r, &e) == 0);
+    struct share_push_opts po = { .hw_class = "nvme-x-rot0-qd32-s4" };
+    CHECK_INT(share_push(b, r, &po, NULL, NULL, &e), 1);
+    CHECK_INT(share_fake_count(), 1);
+    struct share_pull_opts all = { .all_classes = true };
+    /* A failing download stops the pull before any merge. */
+    share_fake_fail("get", 1, "connection reset");
+    CHECK(share_pull(a, r, &all, NULL, NULL, &e) == -1);
+    CHECK_CONTAINS(e.msg, "connection reset");
+    CHECK_INT(count(a, "SELECT count(*) FROM devices"), 0);
+    long long added = share_pull(a, r, &all, NULL, NULL, &e);
+    CHECK(added > 2);                         /* remote's 2 disks, plus the fixture host and its disks */
+    CHECK_INT(count(a, "SELECT count(*) FROM hosts WHERE hostname = 'remote'"), 1);
+    CHECK_INT(share_pull(a, r, &all, NULL, NULL, &e), 0);
+    /* Only this host's classes: the fixture's disks are not nvme-x. */
+    struct share_pull_opts mine = { 0 };
+    CHECK_INT(share_pull(a, r, &mine, NULL, NULL, &e), 0);
+    share_close(r);
+    share_fake_reset();
+    store_close(a);
+    store_close(b);
+    CHECK(sysfs_set_root(NULL, &e) == 0);
+}
