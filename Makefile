@@ -11,7 +11,8 @@ PKGS     = sqlite3 jansson ncursesw libcurl liburing inih gsl uuid
 # Debian packages: build dependencies, then what the tests drive for real.
 BUILD_DEBS = gcc make pkg-config libsqlite3-dev libjansson-dev libncurses-dev \
              libcurl4-openssl-dev liburing-dev libinih-dev libgsl-dev uuid-dev
-TEST_DEBS  = sqlite3 tmux util-linux e2fsprogs fio systemd cppcheck valgrind
+TEST_DEBS  = sqlite3 tmux util-linux e2fsprogs fio systemd cppcheck valgrind \
+             clang libclang-rt-14-dev dmsetup
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -32,7 +33,7 @@ LIB_OBJ  = $(patsubst %.c,build/obj/%.o,$(LIB_SRC)) build/obj/migrations.o
 ASAN_OBJ = $(patsubst %.c,build/asan/%.o,$(CORE_SRC)) build/asan/migrations.o
 ASAN_LIB = $(patsubst %.c,build/asan/%.o,$(LIB_SRC)) build/asan/migrations.o
 
-.PHONY: all run check deps test-deps install uninstall clean asan unit man
+.PHONY: all run check check-long deps test-deps install uninstall clean asan unit man fuzz fuzz-build
 all: sluice
 
 sluice: $(OBJ)
@@ -94,6 +95,41 @@ run: deps
 check: test-deps
 	$(MAKE) sluice build/unit-tests asan
 	sh tests/run.sh
+
+# Longer hardening loops than make check runs (50 kill/restore rounds).
+check-long: test-deps
+	$(MAKE) sluice build/unit-tests asan
+	SLUICE_LONG=1 sh tests/run.sh
+
+# libFuzzer targets (tests/fuzz/fuzz_*.c) built with clang against every
+# non-main source; `make check` replays their corpus and regressions
+# (tests/fuzz/run.sh), `make fuzz FUZZ_SECONDS=N` fuzzes each for N seconds.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_SAN     = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS  = -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wno-unused-parameter -Isrc -Idb -Iui -Ibuild \
+               $(PKG_CFLAGS) $(FUZZ_SAN) -DFUZZ_FIXTURES='"$(CURDIR)/tests/fixtures"'
+FUZZ_LIB     = $(patsubst %.c,build/fuzz/obj/%.o,$(LIB_SRC)) build/fuzz/obj/migrations.o
+FUZZ_TARGETS = $(patsubst tests/fuzz/%.c,build/fuzz/%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+
+build/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC-FUZZ $<")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB)
+	$(if $(Q),@echo "  FUZZ    $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz -o $@ $< $(FUZZ_LIB) $(LDLIBS)
+
+build/fuzz/obj/migrations.o: build/migrations.c
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+.SECONDARY: $(FUZZ_LIB)
+fuzz-build: $(FUZZ_TARGETS)
+
+fuzz: fuzz-build
+	sh tests/fuzz/fuzz.sh $(FUZZ_SECONDS)
 
 install: sluice
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8 \

@@ -242,11 +242,11 @@ bool knob_present(const struct knob *k)
     return sysfs_exists(k->path);
 }
 
-static int bdflush_fields(const char *text, long long f[9])
+int knob_bdflush_parse(const char *text, long long f[KNOB_BDFLUSH_FIELDS])
 {
     int n = 0;
     const char *p = text;
-    while (n < 9 && *p) {
+    while (n < KNOB_BDFLUSH_FIELDS && *p) {
         char *end;
         long long v = strtoll(p, &end, 10);
         if (end == p) break;
@@ -266,8 +266,8 @@ int knob_read(const struct knob *k, char *buf, size_t n, sl_err *e)
             return sl_fail(e, SL_EFAIL, "%s%s: no scheduler in \"%s\"", sysfs_root(), k->path, raw);
         return 0;
     case KT_FIELD: {
-        long long f[9];
-        int cnt = bdflush_fields(raw, f);
+        long long f[KNOB_BDFLUSH_FIELDS];
+        int cnt = knob_bdflush_parse(raw, f);
         if (k->def->field >= cnt)
             return sl_fail(e, SL_EFAIL, "%s%s: has %d fields, %s is field %d", sysfs_root(), k->path, cnt,
                            k->name, k->def->field + 1);
@@ -365,8 +365,8 @@ int knob_write(const struct knob *k, const char *value, sl_err *e)
     if (k->def->type != KT_FIELD) return sysfs_write(k->path, value, e);
     char raw[512];
     if (sysfs_read(k->path, raw, sizeof raw, e) < 0) return -1;
-    long long f[9];
-    int cnt = bdflush_fields(raw, f);
+    long long f[KNOB_BDFLUSH_FIELDS];
+    int cnt = knob_bdflush_parse(raw, f);
     if (k->def->field >= cnt)
         return sl_fail(e, SL_EFAIL, "%s%s: has %d fields, cannot set %s", sysfs_root(), k->path, cnt, k->name);
     f[k->def->field] = strtoll(value, NULL, 10);

@@ -96,6 +96,10 @@ int knob_write(const struct knob *k, const char *value, sl_err *e);
 /* Scheduler file helpers: the active name and the offered list. A fixture
  * file overwritten with a bare name reads as that name. */
 int knob_sched_parse(const char *text, char *active, size_t n, char *offered, size_t m);
+/* The integer fields of a 2.4 /proc/sys/vm/bdflush vector, in order, up to
+ * the first that is not a number. Returns the count (0..KNOB_BDFLUSH_FIELDS). */
+#define KNOB_BDFLUSH_FIELDS 9
+int knob_bdflush_parse(const char *text, long long f[KNOB_BDFLUSH_FIELDS]);
 /* True when two values of this knob mean the same thing (numeric compare). */
 bool knob_values_equal(const struct knob *k, const char *a, const char *b);
 

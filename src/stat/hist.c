@@ -145,11 +145,18 @@ size_t hist_decode(struct hist *h, const unsigned char *buf, size_t len)
     p += 4;
     if (used > HIST_NR || len - HEADER_BYTES < (size_t)used * 10) return 0;
     uint64_t total = 0;
+    /* hist_encode writes indices in increasing order: a repeated index would
+     * let the counts add up to n while buckets are lost (found by fuzzing),
+     * and a wrapped total would pass as a small n. */
     for (uint32_t k = 0; k < used; k++, p += 10) {
         unsigned idx = (unsigned)p[0] | (unsigned)p[1] << 8;
-        if (idx >= HIST_NR) { hist_init(h); return 0; }
-        h->bucket[idx] = get_u64(p + 2);
-        total += h->bucket[idx];
+        uint64_t count = get_u64(p + 2);
+        if (idx >= HIST_NR || (k > 0 && idx <= (unsigned)(p[-10] | p[-9] << 8)) || total + count < total) {
+            hist_init(h);
+            return 0;
+        }
+        h->bucket[idx] = count;
+        total += count;
     }
     if (total != n) { hist_init(h); return 0; }
     h->n = n;
