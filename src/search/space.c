@@ -467,7 +467,7 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 void space_config_canonical(const struct space *sp, const struct search_config *c, char *buf, size_t n)
 {
     char lines[SPACE_MAX_DIMS][KNOB_NAME_MAX + SPACE_VALUE_MAX + 2];
-    char *ptr[SPACE_MAX_DIMS];
+    char *ptr[SPACE_MAX_DIMS] = { 0 };
     int m = 0;
     for (int i = 0; i < sp->ndims; i++) {
         if (c->lv[i] < 0) continue;

@@ -36,7 +36,7 @@ static int coarse_levels(const struct space_dim *dm, int *lv)
 static int coarse_next(struct grid_state *g, const struct history *h, struct search_config *out)
 {
     const struct space *sp = g->sp;
-    int lv[SPACE_MAX_DIMS][SPACE_MAX_LEVELS], cnt[SPACE_MAX_DIMS];
+    int lv[SPACE_MAX_DIMS][SPACE_MAX_LEVELS] = { { 0 } }, cnt[SPACE_MAX_DIMS] = { 0 };
     long long total = 1;
     for (int i = 0; i < sp->ndims; i++) {
         cnt[i] = coarse_levels(&sp->dim[i], lv[i]);
