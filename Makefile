@@ -6,11 +6,12 @@
 PREFIX  ?= /usr/local
 DESTDIR ?=
 CC      ?= gcc
-PKGS     = sqlite3 jansson ncursesw libcurl liburing inih gsl uuid
+PKGS     = sqlite3 jansson ncursesw libcurl liburing inih gsl uuid libxml-2.0
 
 # Debian packages: build dependencies, then what the tests drive for real.
 BUILD_DEBS = gcc make pkg-config libsqlite3-dev libjansson-dev libncurses-dev \
-             libcurl4-openssl-dev liburing-dev libinih-dev libgsl-dev uuid-dev
+             libcurl4-openssl-dev liburing-dev libinih-dev libgsl-dev uuid-dev \
+             libxml2-dev
 TEST_DEBS  = sqlite3 tmux util-linux e2fsprogs fio systemd cppcheck valgrind \
              clang libclang-rt-14-dev dmsetup
 

@@ -51,8 +51,8 @@ static int fake_put(struct share_remote *r, const char *key, const char *local_p
     if (injected("put", e) < 0) return -1;
     FILE *f = fopen(local_path, "rb");
     if (!f) return sl_fail(e, SL_EFAIL, "fake put: cannot read %s", local_path);
-    char *data = NULL;
-    size_t len = 0, cap = 0, got;
+    size_t len = 0, cap = 65536, got;
+    char *data = xmalloc(cap);
     char buf[65536];
     while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
         if (len + got > cap) data = xrealloc(data, cap = (len + got) * 2);

@@ -2,6 +2,8 @@
  * transport shares: private temporary directories, capped copies, names. */
 #include "share.h"
 
+#include <curl/curl.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +15,8 @@
 #include <unistd.h>
 
 static const struct share_transport *const transports[] = {
-    &share_file_transport, &share_fake_transport,
+    &share_file_transport, &share_webdav_transport, &share_s3_transport, &share_sftp_transport,
+    &share_fake_transport,
 };
 
 void share_redact(const char *url, char *buf, size_t n)
@@ -42,6 +45,12 @@ int share_open(const char *url, const struct share_opts *o, struct share_remote 
     for (size_t i = 0; i < sizeof transports / sizeof transports[0]; i++) {
         for (const char *const *s = transports[i]->schemes; *s; s++) {
             if (strlen(*s) != slen || strncasecmp(url, *s, slen) != 0) continue;
+            static bool curl_ready;
+            if (transports[i]->uses_curl && !curl_ready) {
+                if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+                    return sl_fail(e, SL_EFAIL, "libcurl failed to initialise");
+                curl_ready = true;
+            }
             struct share_remote *r = xcalloc(1, sizeof *r);
             r->ops = transports[i];
             r->opts = *o;
@@ -60,6 +69,7 @@ int share_open(const char *url, const struct share_opts *o, struct share_remote 
 void share_close(struct share_remote *r)
 {
     if (!r) return;
+    if (r->priv && r->ops->close) r->ops->close(r);
     free(r->priv);
     free(r);
 }

@@ -50,6 +50,8 @@ struct share_transport {
     int (*list)(struct share_remote *r, const char *dir, struct share_list *out, sl_err *e);
     /* Fetch key into local_path (created 0600), at most opts.max_bytes. */
     int (*get)(struct share_remote *r, const char *key, const char *local_path, sl_err *e);
+    /* Release what the transport keeps in r->priv beyond the block itself. */
+    void (*close)(struct share_remote *r);
 };
 
 extern const struct share_transport share_file_transport, share_webdav_transport, share_s3_transport,

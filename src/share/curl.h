@@ -1,0 +1,43 @@
+/* share/curl — one libcurl request the way every transport wants it: TLS
+ * verified, credentials from ~/.netrc, progress on a terminal, retries with
+ * backoff on transient failures, messages that say what to do. */
+#ifndef SLUICE_SHARE_CURL_H
+#define SLUICE_SHARE_CURL_H
+
+#include <curl/curl.h>
+#include "share.h"
+
+/* A response body kept in memory, capped (listings, error documents). */
+struct share_buf {
+    char *p;
+    size_t len;
+};
+
+struct share_req {
+    const char *method;           /* NULL: GET, or PUT with upload_path */
+    const char *url;
+    struct curl_slist *headers;
+    const char *upload_path;      /* body sent from this file */
+    const char *request_body;     /* body sent from memory (PROPFIND) */
+    const char *download_path;    /* body saved to this file (0600), capped */
+    struct share_buf body;        /* else the body, up to 4 MiB, NUL-terminated */
+    const char *what;             /* "uploading KEY": for messages */
+    /* Transport extras applied on each attempt (signing, SFTP commands). */
+    void (*setup)(CURL *h, void *arg);
+    void *setup_arg;
+    long http_code;               /* out: the final status (0 for SFTP) */
+};
+
+/* Run the request, retrying transient failures (no connection, timeouts,
+ * cut-short transfers, HTTP 408/429/5xx) opts.retries times with doubling
+ * backoff. 0 when a response arrived (check http_code: see share_http_ok),
+ * -1 with a message otherwise. Frees nothing of q but q->body on error. */
+int share_curl(struct share_remote *r, struct share_req *q, sl_err *e);
+/* 0 for a 2xx status; else -1 with the message a person needs for 401, 403,
+ * 404 and the rest (detail, e.g. an S3 error code, appended when given). */
+int share_http_ok(struct share_remote *r, const struct share_req *q, const char *detail, sl_err *e);
+void share_req_free(struct share_req *q);
+/* "x y" -> "x%20y": every byte but unreserved ones escaped (RFC 3986). */
+void share_escape(const char *in, char *out, size_t n);
+
+#endif
