@@ -6,12 +6,12 @@
 PREFIX  ?= /usr/local
 DESTDIR ?=
 CC      ?= gcc
-PKGS     = sqlite3 jansson ncursesw libcurl liburing inih gsl uuid libxml-2.0
+PKGS     = sqlite3 jansson ncursesw libcurl liburing inih gsl uuid libxml-2.0 libcrypto
 
 # Debian packages: build dependencies, then what the tests drive for real.
 BUILD_DEBS = gcc make pkg-config libsqlite3-dev libjansson-dev libncurses-dev \
              libcurl4-openssl-dev liburing-dev libinih-dev libgsl-dev uuid-dev \
-             libxml2-dev
+             libxml2-dev libssl-dev
 TEST_DEBS  = sqlite3 tmux util-linux e2fsprogs fio systemd cppcheck valgrind \
              clang libclang-rt-14-dev dmsetup
 

@@ -1,0 +1,254 @@
+/* store_run — SQL for probe runs, configs and workloads. */
+#include "store_run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COPY_TEXT(dst, st, col) \
+    snprintf((dst), sizeof(dst), "%s", sqlite3_column_text((st), (col)) ? (const char *)sqlite3_column_text((st), (col)) : "")
+
+unsigned char *store_run_hist_blob(const struct probe_result *r, size_t *len)
+{
+    size_t need = 0;
+    for (int op = 0; op < PROBE_OP_NR; op++)
+        if (r->op[op].hist.n) need += 1 + hist_encoded_size(&r->op[op].hist);
+    unsigned char *blob = xmalloc(need ? need : 1), *p = blob;
+    for (int op = 0; op < PROBE_OP_NR; op++) {
+        if (!r->op[op].hist.n) continue;
+        *p++ = (unsigned char)op;
+        p += hist_encode(&r->op[op].hist, p);
+    }
+    *len = (size_t)(p - blob);
+    return blob;
+}
+
+int store_run_hist_decode(const unsigned char *blob, size_t len, struct probe_result *r)
+{
+    size_t off = 0;
+    while (off < len) {
+        unsigned op = blob[off++];
+        if (op >= PROBE_OP_NR) return -1;
+        size_t used = hist_decode(&r->op[op].hist, blob + off, len - off);
+        if (!used) return -1;
+        off += used;
+    }
+    return 0;
+}
+
+static int exec_text2(store *s, const char *sql, const char *a, const char *b, const char *c, sl_err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "saving a run");
+    sqlite3_bind_text(st, 1, a, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
+    if (c) sqlite3_bind_text(st, 3, c, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : store_fail(s, e, "saving a run");
+}
+
+static int device_uuid(store *s, int64_t id, char out[37], sl_err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), "SELECT uuid FROM devices WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+        return store_fail(s, e, "finding the device");
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) snprintf(out, 37, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : store_fail(s, e, "finding the device");
+}
+
+/* Read + write latency in one histogram: what "the" latency of a run is. */
+static void rw_hist(const struct probe_result *r, struct hist *h)
+{
+    hist_init(h);
+    hist_merge(h, &r->op[PROBE_READ].hist);
+    hist_merge(h, &r->op[PROBE_WRITE].hist);
+}
+
+static void bind_opt_int(sqlite3_stmt *st, int col, bool have, int64_t v)
+{
+    if (have) sqlite3_bind_int64(st, col, v);
+    else sqlite3_bind_null(st, col);
+}
+
+static void bind_opt_real(sqlite3_stmt *st, int col, bool have, double v)
+{
+    if (have) sqlite3_bind_double(st, col, v);
+    else sqlite3_bind_null(st, col);
+}
+
+static const char insert_sql[] =
+    "INSERT INTO runs (uuid, batch_uuid, rep, host_uuid, host_id, device_uuid, device_id, device_name, hw_class, "
+    " kernel, workload, workload_hash, config_hash, dir, seed, started, status, note, wall_s, mb_s, iops, read_mb_s, "
+    " write_mb_s, lat_mean_ns, lat_p50_ns, lat_p99_ns, lat_p999_ns, lat_max_ns, cpu_usr_pct, cpu_sys_pct, "
+    " ctx_switches, dev_util_pct, dev_await_ms, psi_some_pct, canary_max_ns, canary_p99_ns, stalls_100ms, stalls_1s, "
+    " stalls_2s, max_dirty_pages, reached_dirty_threshold, metrics_json, hist, series_json) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
+    " ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44)";
+
+static int insert_run(store *s, const struct probe_result *r, int64_t host_id, const char *host_uuid,
+                      int64_t dev_id, const char *dev_uuid, const char *hw_class, sl_err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), insert_sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "saving a run");
+    struct hist h;
+    rw_hist(r, &h);
+    json_t *j = probe_result_json(r);
+    json_t *series = json_incref(json_object_get(j, "series"));
+    json_object_del(j, "series");
+    char *metrics = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    char *series_text = json_dumps(series, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(j);
+    json_decref(series);
+    size_t blob_len;
+    unsigned char *blob = store_run_hist_blob(r, &blob_len);
+    sqlite3_bind_text(st, 1, r->uuid, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, r->batch, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, r->rep);
+    sqlite3_bind_text(st, 4, host_uuid, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 5, host_id);
+    if (dev_uuid) sqlite3_bind_text(st, 6, dev_uuid, -1, SQLITE_STATIC); else sqlite3_bind_null(st, 6);
+    bind_opt_int(st, 7, dev_uuid != NULL, dev_id);
+    sqlite3_bind_text(st, 8, r->disk.available ? r->disk.name : "", -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 9, hw_class, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 10, r->kernel, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 11, r->spec.workload, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 12, r->workload_hash, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 13, r->config_hash, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 14, r->spec.ndirs ? r->spec.dir[0] : "", -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 15, (sqlite3_int64)r->seed);
+    sqlite3_bind_text(st, 16, r->started, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 17, probe_status_name(r->status), -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 18, r->note, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 19, r->wall_s);
+    sqlite3_bind_double(st, 20, r->mb_s);
+    sqlite3_bind_double(st, 21, r->iops);
+    sqlite3_bind_double(st, 22, r->op[PROBE_READ].mb_s);
+    sqlite3_bind_double(st, 23, r->op[PROBE_WRITE].mb_s);
+    bind_opt_real(st, 24, h.n > 0, h.mean_ns);
+    bind_opt_int(st, 25, h.n > 0, (int64_t)hist_percentile(&h, 50));
+    bind_opt_int(st, 26, h.n > 0, (int64_t)hist_percentile(&h, 99));
+    bind_opt_int(st, 27, h.n > 0, (int64_t)hist_percentile(&h, 99.9));
+    bind_opt_int(st, 28, h.n > 0, (int64_t)h.max_ns);
+    sqlite3_bind_double(st, 29, r->cpu_usr_pct);
+    sqlite3_bind_double(st, 30, r->cpu_sys_pct);
+    sqlite3_bind_int64(st, 31, (sqlite3_int64)r->ctx_switches);
+    bind_opt_real(st, 32, r->disk.available, r->disk.util_pct);
+    bind_opt_real(st, 33, r->disk.available, r->disk.await_ms);
+    bind_opt_real(st, 34, r->psi.available, r->psi.some_pct);
+    const struct probe_canary *k = &r->canary;
+    bind_opt_int(st, 35, k->enabled, (int64_t)k->max_ns);
+    bind_opt_int(st, 36, k->enabled, (int64_t)k->p99_ns);
+    bind_opt_int(st, 37, k->enabled, (int64_t)k->over_100ms);
+    bind_opt_int(st, 38, k->enabled, (int64_t)k->over_1s);
+    bind_opt_int(st, 39, k->enabled, (int64_t)k->over_2s);
+    bind_opt_int(st, 40, r->vm.available, (int64_t)r->vm.max_dirty_pages);
+    bind_opt_int(st, 41, r->vm.available && r->vm.buffered_writes, r->vm.reached_threshold);
+    sqlite3_bind_text(st, 42, metrics, -1, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 43, blob, (int)blob_len, SQLITE_STATIC);
+    sqlite3_bind_text(st, 44, series_text, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    free(metrics);
+    free(series_text);
+    free(blob);
+    return rc == SQLITE_DONE ? 0 : store_fail(s, e, "saving a run");
+}
+
+int store_run_save(store *s, const struct probe_result *r, const struct host_info *h, const struct device *d,
+                   sl_err *e)
+{
+    if (store_begin(s, e) < 0) return -1;
+    int64_t host_id, dev_id = 0;
+    char host_uuid[37], dev_uuid[37], hw_class[256] = "";
+    if (store_host_upsert(s, h, &host_id, host_uuid, e) < 0) goto fail;
+    if (d) {
+        if (store_device_upsert(s, host_id, d, &dev_id, e) < 0 || device_uuid(s, dev_id, dev_uuid, e) < 0) goto fail;
+        device_class(d, hw_class, sizeof hw_class);
+    }
+    if (exec_text2(s, "INSERT OR IGNORE INTO configs (hash, text) VALUES (?1, ?2)", r->config_hash,
+                   r->config_text ? r->config_text : "", NULL, e) < 0 ||
+        exec_text2(s, "INSERT OR IGNORE INTO workloads (hash, workload, spec) VALUES (?1, ?3, ?2)", r->workload_hash,
+                   r->workload_text, r->spec.workload, e) < 0)
+        goto fail;
+    if (insert_run(s, r, host_id, host_uuid, dev_id, d ? dev_uuid : NULL, hw_class, e) < 0) goto fail;
+    if (store_commit(s, e) < 0) goto fail;
+    return 0;
+fail:
+    store_rollback(s);
+    return -1;
+}
+
+int store_run_list(store *s, const char *workload, int limit, struct run_row **out, sl_err *e)
+{
+    const char *sql =
+        "SELECT r.id, r.uuid, r.batch_uuid, r.rep, r.started, r.workload, r.device_name, r.status, r.config_hash, "
+        " r.workload_hash, r.kernel, COALESCE(h.hostname, ''), r.seed, r.wall_s, r.mb_s, r.iops, r.cpu_usr_pct, "
+        " r.cpu_sys_pct, COALESCE(r.lat_p50_ns, -1), COALESCE(r.lat_p99_ns, -1), COALESCE(r.lat_max_ns, -1), "
+        " COALESCE(r.canary_max_ns, -1), r.note "
+        "FROM runs r LEFT JOIN hosts h ON h.uuid = r.host_uuid "
+        "WHERE (?1 IS NULL OR r.workload = ?1) ORDER BY r.started DESC, r.id DESC LIMIT ?2";
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "listing runs");
+    if (workload) sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC);
+    else sqlite3_bind_null(st, 1);
+    sqlite3_bind_int(st, 2, limit > 0 ? limit : -1);
+    int n = 0, cap = 16, rc;
+    struct run_row *v = xcalloc((size_t)cap, sizeof *v);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap) { cap *= 2; v = xrealloc(v, sizeof *v * (size_t)cap); }
+        struct run_row *r = &v[n++];
+        memset(r, 0, sizeof *r);
+        r->id = sqlite3_column_int64(st, 0);
+        COPY_TEXT(r->uuid, st, 1);
+        COPY_TEXT(r->batch, st, 2);
+        r->rep = sqlite3_column_int(st, 3);
+        COPY_TEXT(r->started, st, 4);
+        COPY_TEXT(r->workload, st, 5);
+        COPY_TEXT(r->device, st, 6);
+        COPY_TEXT(r->status, st, 7);
+        COPY_TEXT(r->config_hash, st, 8);
+        COPY_TEXT(r->workload_hash, st, 9);
+        COPY_TEXT(r->kernel, st, 10);
+        COPY_TEXT(r->hostname, st, 11);
+        r->seed = sqlite3_column_int64(st, 12);
+        r->wall_s = sqlite3_column_double(st, 13);
+        r->mb_s = sqlite3_column_double(st, 14);
+        r->iops = sqlite3_column_double(st, 15);
+        r->cpu_usr_pct = sqlite3_column_double(st, 16);
+        r->cpu_sys_pct = sqlite3_column_double(st, 17);
+        r->lat_p50_ns = sqlite3_column_int64(st, 18);
+        r->lat_p99_ns = sqlite3_column_int64(st, 19);
+        r->lat_max_ns = sqlite3_column_int64(st, 20);
+        r->canary_max_ns = sqlite3_column_int64(st, 21);
+        COPY_TEXT(r->note, st, 22);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        free(v);
+        return store_fail(s, e, "listing runs");
+    }
+    *out = v;
+    return n;
+}
+
+json_t *store_run_metrics(store *s, const char *uuid, sl_err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), "SELECT metrics_json FROM runs WHERE uuid = ?", -1, &st, NULL) != SQLITE_OK) {
+        store_fail(s, e, "reading a run");
+        return NULL;
+    }
+    sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
+    json_t *j = NULL;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        json_error_t je;
+        j = json_loads((const char *)sqlite3_column_text(st, 0), 0, &je);
+    }
+    sqlite3_finalize(st);
+    if (!j) sl_fail(e, SL_EFAIL, "%s: no readable run %s", store_path(s), uuid);
+    return j;
+}

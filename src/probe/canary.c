@@ -1,0 +1,137 @@
+/* canary — the stall canary (probes.md §a "delay"): a thread that every
+ * 100 ms sleeps on an absolute clock, records how late it woke, then does an
+ * ioping-style uncached 4 KiB read. A tick's stall is the larger of the two:
+ * what an interactive task would have felt while the workload ran. */
+#include "probe_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TICK_NS 100000000ull
+#define CANARY_FILE_BYTES (1u << 20)
+#define CANARY_IO 4096
+
+struct canary {
+    struct probe_ctx *c;
+    pthread_t tid;
+    _Atomic int stop;
+    int fd;                 /* -1: sleep only */
+    bool direct;
+    char path[PATH_MAX];
+    unsigned char *buf;
+    uint64_t rng;
+    struct hist stall;
+    uint64_t sleep_max, read_max, over_100ms, over_1s, over_2s;
+};
+
+static int make_file(struct canary *k, sl_err *e)
+{
+    static _Atomic int serial;
+    snprintf(k->path, sizeof k->path, "%s/canary.%d", k->c->scratch, atomic_fetch_add(&serial, 1));
+    int fd = open(k->path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) { k->path[0] = 0; return sl_fail_errno(e, SL_EFAIL, errno, "creating %s", k->path); }
+    for (unsigned off = 0; off < CANARY_FILE_BYTES; off += CANARY_IO) {
+        probe_fill_random(k->buf, CANARY_IO, off);
+        if (pwrite(fd, k->buf, CANARY_IO, off) != CANARY_IO || (off + CANARY_IO == CANARY_FILE_BYTES && fsync(fd) != 0)) {
+            int err = errno;
+            close(fd);
+            return sl_fail_errno(e, SL_EFAIL, err, "writing the canary file %s", k->path);
+        }
+    }
+    /* O_DIRECT reads are uncached by construction; where the filesystem
+     * refuses it, evict the page before each read instead (ioping). */
+    int dfd = open(k->path, O_RDONLY | O_DIRECT | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd >= 0) { close(fd); fd = dfd; k->direct = true; }
+    k->fd = fd;
+    return 0;
+}
+
+static void record(struct canary *k, uint64_t late_ns, uint64_t read_ns)
+{
+    uint64_t stall = late_ns > read_ns ? late_ns : read_ns;
+    if (late_ns > k->sleep_max) k->sleep_max = late_ns;
+    if (read_ns > k->read_max) k->read_max = read_ns;
+    hist_add(&k->stall, stall);
+    k->over_100ms += stall > 100000000ull;
+    k->over_1s += stall > 1000000000ull;
+    k->over_2s += stall > 2000000000ull;
+}
+
+static void *canary_main(void *arg)
+{
+    struct canary *k = arg;
+    uint64_t next = probe_now_ns() + TICK_NS;
+    while (!atomic_load(&k->stop)) {
+        struct timespec ts = { (time_t)(next / 1000000000ull), (long)(next % 1000000000ull) };
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
+        uint64_t woke = probe_now_ns(), done = woke;
+        uint64_t late = woke > next ? woke - next : 0;
+        if (k->fd >= 0) {
+            off_t off = (off_t)(probe_splitmix(&k->rng) % (CANARY_FILE_BYTES / CANARY_IO)) * CANARY_IO;
+            if (!k->direct) posix_fadvise(k->fd, off, CANARY_IO, POSIX_FADV_DONTNEED);
+            ssize_t got = pread(k->fd, k->buf, CANARY_IO, off);
+            done = probe_now_ns();
+            (void)got;   /* a failed read still measured how long the kernel kept us */
+        }
+        if (atomic_load(&k->c->window_open)) record(k, late, done - woke);
+        /* Ticks missed while stalled are part of that stall, not new ones. */
+        next += TICK_NS;
+        while (next <= done) next += TICK_NS;
+    }
+    return NULL;
+}
+
+struct canary *canary_start(struct probe_ctx *c, sl_err *e)
+{
+    struct canary *k = xcalloc(1, sizeof *k);
+    k->c = c;
+    k->fd = -1;
+    k->rng = c->seed ^ 0xca9a7ull;
+    hist_init(&k->stall);
+    void *buf;
+    if (posix_memalign(&buf, 4096, CANARY_IO) != 0) sl_die("out of memory");
+    k->buf = buf;
+    if (c->scratch[0] && make_file(k, e) < 0) {
+        if (k->path[0]) unlink(k->path);
+        free(k->buf);
+        free(k);
+        return NULL;
+    }
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int rc = pthread_create(&k->tid, NULL, canary_main, k);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc) {
+        sl_fail_errno(e, SL_EFAIL, rc, "starting the canary thread");
+        if (k->fd >= 0) close(k->fd);
+        if (k->path[0]) unlink(k->path);
+        free(k->buf);
+        free(k);
+        return NULL;
+    }
+    return k;
+}
+
+void canary_stop(struct canary *k, struct probe_canary *out)
+{
+    atomic_store(&k->stop, 1);
+    pthread_join(k->tid, NULL);
+    out->enabled = true;
+    out->stall = k->stall;
+    out->sleep_max_ns = k->sleep_max;
+    out->read_max_ns = k->read_max;
+    out->over_100ms = k->over_100ms;
+    out->over_1s = k->over_1s;
+    out->over_2s = k->over_2s;
+    if (k->fd >= 0) close(k->fd);
+    if (k->path[0]) unlink(k->path);
+    free(k->buf);
+    free(k);
+}

@@ -1,0 +1,91 @@
+/* config — the content-hashed identity of what a run measured: the knob
+ * values in force (config) and the workload spec. Canonical text is
+ * "name=value\n" lines sorted by name; its SHA-256 (libcrypto, hex) is the
+ * key, so the same configuration measured on two machines gets the same
+ * hash and merged databases stay idempotent. */
+#include "probe_internal.h"
+#include "knob.h"
+
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void probe_sha256_hex(const char *text, char out[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    if (!EVP_Digest(text, strlen(text), md, &len, EVP_sha256(), NULL) || len != 32)
+        sl_die("SHA-256 is unavailable in libcrypto");
+    for (unsigned i = 0; i < len; i++) snprintf(out + 2 * i, 3, "%02x", md[i]);
+    out[64] = 0;
+}
+
+static int cmp_lines(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sort and join lines into one malloc'ed text; frees the lines. */
+static char *join_sorted(char **lines, int n)
+{
+    qsort(lines, (size_t)n, sizeof *lines, cmp_lines);
+    size_t len = 1;
+    for (int i = 0; i < n; i++) len += strlen(lines[i]) + 1;
+    char *text = xmalloc(len), *p = text;
+    for (int i = 0; i < n; i++) {
+        size_t l = strlen(lines[i]);
+        memcpy(p, lines[i], l);
+        p[l] = '\n';
+        p += l + 1;
+        free(lines[i]);
+    }
+    *p = 0;
+    free(lines);
+    return text;
+}
+
+int probe_config_capture(const char *disk, char **text, char hash[65], sl_err *e)
+{
+    char block_glob[96], bdi_glob[96];
+    const char *globs[3] = { "vm.*", block_glob, bdi_glob };
+    int nglobs = 1;
+    if (disk && *disk) {
+        snprintf(block_glob, sizeof block_glob, "block.%s.*", disk);
+        snprintf(bdi_glob, sizeof bdi_glob, "bdi.%s.*", disk);
+        nglobs = 3;
+    }
+    struct knob *ks;
+    int n = knob_list(globs, nglobs, &ks, e);
+    if (n < 0) return -1;
+    char **lines = xcalloc((size_t)n + 1, sizeof *lines);
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        const struct knob_def *d = ks[i].def;
+        /* Hardware facts and actions are not configuration. */
+        if (d->type == KT_FACT || (d->flags & (KF_RO | KF_DESTRUCTIVE))) continue;
+        char val[KNOB_VALUE_MAX];
+        if (knob_read(&ks[i], val, sizeof val, NULL) < 0) continue;
+        size_t len = strlen(ks[i].name) + strlen(val) + 2;
+        lines[m] = xmalloc(len);
+        snprintf(lines[m], len, "%s=%s", ks[i].name, val);
+        m++;
+    }
+    free(ks);
+    *text = join_sorted(lines, m);
+    probe_sha256_hex(*text, hash);
+    return 0;
+}
+
+void probe_workload_text(const struct probe_spec *s, char *buf, size_t n, char hash[65])
+{
+    /* Only what shapes the load: not the directory (the device is stored
+     * apart), not the seed or the repetition count. */
+    snprintf(buf, n,
+             "bs=%llu\ndirect=%d\ndirs=%d\niodepth=%d\nramp_ms=%llu\nsize_bytes=%llu\nsync_every=%d\nthreads=%d\n"
+             "time_ms=%llu\nworkload=%s\n",
+             (unsigned long long)s->bs, s->direct ? 1 : 0, s->ndirs, s->iodepth, (unsigned long long)s->ramp_ms,
+             (unsigned long long)s->size_bytes, s->sync_every, s->threads, (unsigned long long)s->time_ms,
+             s->workload);
+    probe_sha256_hex(buf, hash);
+}

@@ -1,0 +1,235 @@
+/* fileio — the I/O loop shared by seqread, seqwrite, randread, randwrite and
+ * randrw: psync pread/pwrite per thread, or io_uring at depth > 1 with
+ * O_DIRECT. Per I/O: two clock reads (one per completion batch with
+ * io_uring), one histogram increment, no allocation, no lock. */
+#include "fileio.h"
+
+#include <errno.h>
+#include <liburing.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct loop {
+    struct probe_thread *t;
+    const struct fileio_cfg *cfg;
+    struct probe_file *files;
+    int nfiles;
+    struct probe_file *own;     /* not shared: this thread's file */
+    uint64_t bs, seq_off, writes;
+    bool *dirty;                /* shared files written since the last sync */
+    bool wrote;
+};
+
+static int io_fail(struct loop *l, int err, const char *what, const struct probe_file *f)
+{
+    struct probe_ctx *c = l->t->ctx;
+    if (err == ENOSPC || err == EDQUOT)
+        return probe_thread_fail(l->t, 0, "the filesystem under %s filled up (%s) writing %s: give a smaller --size or "
+                                           "free some space", c->spec.dir[f->dir], strerror(err), f->path);
+    if (err == EINVAL && c->spec.direct)
+        return probe_thread_fail(l->t, 0, "%s %s with O_DIRECT failed (%s): --bs must be a multiple of the device's "
+                                           "logical block size", what, f->path, strerror(err));
+    return probe_thread_fail(l->t, err, "%s %s", what, f->path);
+}
+
+/* The next op, file and offset. */
+static inline enum probe_op next_io(struct loop *l, struct probe_file **f, uint64_t *off)
+{
+    const struct fileio_cfg *cfg = l->cfg;
+    struct probe_thread *t = l->t;
+    enum probe_op op = cfg->read_pct >= 100 ? PROBE_READ
+                     : cfg->read_pct <= 0   ? PROBE_WRITE
+                     : (probe_rand_below(t, 100) < (uint64_t)cfg->read_pct ? PROBE_READ : PROBE_WRITE);
+    if (l->own) {
+        *f = l->own;
+    } else {
+        *f = &l->files[probe_rand_below(t, (uint64_t)l->nfiles)];
+    }
+    uint64_t blocks = (*f)->size / l->bs;
+    if (cfg->random) {
+        *off = probe_rand_below(t, blocks) * l->bs;
+    } else {
+        if (l->seq_off + l->bs > (*f)->size) l->seq_off = 0;   /* wrap: time-based, like fio */
+        *off = l->seq_off;
+        l->seq_off += l->bs;
+    }
+    return op;
+}
+
+static int sync_file(struct loop *l, struct probe_file *f)
+{
+    uint64_t t0 = probe_now_ns();
+    if (fsync(f->fd) != 0) return io_fail(l, errno, "fsync", f);
+    probe_account(l->t, PROBE_SYNC, t0, probe_now_ns(), 0);
+    return 0;
+}
+
+/* After a write: every sync_every writes, fsync what is dirty (sysbench:
+ * all dirty files; a single-file thread: its file). */
+static int after_write(struct loop *l, struct probe_file *f)
+{
+    l->wrote = true;
+    if (!l->own) l->dirty[f - l->files] = true;
+    int every = l->t->ctx->spec.sync_every;
+    if (!every || ++l->writes % (uint64_t)every) return 0;
+    if (l->own) return sync_file(l, l->own);
+    for (int i = 0; i < l->nfiles; i++)
+        if (l->dirty[i]) {
+            if (sync_file(l, &l->files[i]) < 0) return -1;
+            l->dirty[i] = false;
+        }
+    return 0;
+}
+
+/* fio end_fsync: buffered writes are not done until they are on disk, and
+ * that time is inside the measured window. */
+static int final_sync(struct loop *l)
+{
+    if (!l->wrote || l->t->ctx->spec.direct || atomic_load(&l->t->ctx->stop)) return 0;
+    if (l->own) return sync_file(l, l->own);
+    for (int i = 0; i < l->nfiles; i++)
+        if (l->dirty[i] && sync_file(l, &l->files[i]) < 0) return -1;
+    return 0;
+}
+
+static int loop_psync(struct loop *l)
+{
+    struct probe_thread *t = l->t;
+    for (;;) {
+        struct probe_file *f;
+        uint64_t off;
+        enum probe_op op = next_io(l, &f, &off);
+        uint64_t t0 = probe_now_ns();
+        ssize_t r = op == PROBE_READ ? pread(f->fd, t->buf, l->bs, (off_t)off)
+                                     : pwrite(f->fd, t->buf, l->bs, (off_t)off);
+        uint64_t t1 = probe_now_ns();
+        if (r != (ssize_t)l->bs) {
+            if (r < 0 && errno == EINTR) continue;
+            return io_fail(l, r < 0 ? errno : (op == PROBE_WRITE ? ENOSPC : EIO),
+                           op == PROBE_READ ? "reading" : "writing", f);
+        }
+        probe_account(t, op, t0, t1, l->bs);
+        if (op == PROBE_WRITE && after_write(l, f) < 0) return -1;
+        if (probe_should_stop(t, t1)) break;
+    }
+    return final_sync(l);
+}
+
+struct slot {
+    uint64_t start_ns;
+    struct probe_file *f;
+    enum probe_op op;
+};
+
+static void submit_slot(struct loop *l, struct io_uring *ring, struct slot *s, int i, uint64_t now)
+{
+    uint64_t off;
+    s->op = next_io(l, &s->f, &off);
+    s->start_ns = now;
+    struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+    unsigned char *buf = l->t->buf + (size_t)i * l->bs;
+    if (s->op == PROBE_READ) io_uring_prep_read(sqe, s->f->fd, buf, (unsigned)l->bs, off);
+    else io_uring_prep_write(sqe, s->f->fd, buf, (unsigned)l->bs, off);
+    io_uring_sqe_set_data64(sqe, (uint64_t)i);
+}
+
+static int loop_uring(struct loop *l)
+{
+    struct probe_thread *t = l->t;
+    int depth = t->ctx->spec.iodepth;
+    struct io_uring ring;
+    int rc = io_uring_queue_init((unsigned)depth, &ring, 0);
+    if (rc < 0) return probe_thread_fail(t, -rc, "io_uring_queue_init (depth %d)", depth);
+    struct slot *slots = xcalloc((size_t)depth, sizeof *slots);
+    int *done = xcalloc((size_t)depth, sizeof *done);
+    uint64_t now = probe_now_ns();
+    for (int i = 0; i < depth; i++) submit_slot(l, &ring, &slots[i], i, now);
+    int inflight = depth, err = 0;
+    struct probe_file *err_file = NULL;
+    bool stopping = io_uring_submit(&ring) < 0;
+    while (inflight > 0) {
+        struct io_uring_cqe *cqe;
+        rc = io_uring_wait_cqe(&ring, &cqe);
+        if (rc == -EINTR) continue;
+        if (rc < 0) { err = -rc; break; }
+        uint64_t t1 = probe_now_ns();   /* one clock read per completion batch */
+        unsigned head, seen = 0;
+        int ndone = 0;
+        io_uring_for_each_cqe(&ring, head, cqe) {
+            int i = (int)io_uring_cqe_get_data64(cqe);
+            struct slot *s = &slots[i];
+            if (cqe->res != (int)l->bs && !err) { err = cqe->res < 0 ? -cqe->res : EIO; err_file = s->f; }
+            else if (!stopping) probe_account(t, s->op, s->start_ns, t1, l->bs);
+            done[ndone++] = i;
+            seen++;
+        }
+        io_uring_cq_advance(&ring, seen);
+        inflight -= (int)seen;
+        if (err || probe_should_stop(t, t1)) stopping = true;
+        if (stopping) continue;   /* drain what is in flight */
+        for (int k = 0; k < ndone; k++) submit_slot(l, &ring, &slots[done[k]], done[k], t1);
+        inflight += ndone;
+        if (io_uring_submit(&ring) < 0) stopping = true;
+    }
+    io_uring_queue_exit(&ring);
+    free(slots);
+    free(done);
+    if (err) return io_fail(l, err, "I/O on", err_file ? err_file : &l->files[0]);
+    return 0;
+}
+
+int fileio_thread(struct probe_thread *t)
+{
+    struct probe_ctx *c = t->ctx;
+    struct loop l = { .t = t, .cfg = c->ops->priv, .files = c->files, .nfiles = c->nfiles, .bs = c->spec.bs };
+    if (c->nfiles == 0) return probe_thread_fail(t, 0, "no files laid out");
+    if (!l.cfg->shared) l.own = &c->files[t->idx % c->nfiles];
+    l.dirty = xcalloc((size_t)c->nfiles, sizeof *l.dirty);
+    /* Sequential threads start at different places, so two threads never
+     * read the same offsets from cache (fio#1501). */
+    int rc = c->spec.direct && c->spec.iodepth > 1 ? loop_uring(&l) : loop_psync(&l);
+    free(l.dirty);
+    return rc;
+}
+
+int fileio_layout(struct probe_ctx *c, sl_err *e)
+{
+    const struct fileio_cfg *cfg = c->ops->priv;
+    if (!cfg->shared) return probe_layout_per_thread(c, 0, e);
+    uint64_t per = c->spec.size_bytes / (uint64_t)cfg->nfiles;
+    per -= per % c->spec.bs;
+    if (per < c->spec.bs) per = c->spec.bs;
+    for (int i = 0; i < cfg->nfiles; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "file.%d", i);
+        if (probe_file_create(c, 0, name, per, e) < 0) return -1;
+    }
+    return 0;
+}
+
+int fileio_layout_empty(struct probe_ctx *c, sl_err *e)
+{
+    uint64_t per = c->spec.size_bytes / (uint64_t)c->spec.threads;
+    per -= per % c->spec.bs;
+    if (per < c->spec.bs) per = c->spec.bs;
+    for (int i = 0; i < c->spec.threads; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "file.%d", i);
+        if (probe_file_create(c, 0, name, 0, e) < 0) return -1;
+        c->files[c->nfiles - 1].size = per;   /* what the writes may grow it to */
+    }
+    return 0;
+}
+
+/* A fresh file each repetition (dd's model): the writes allocate blocks,
+ * as a real writer's would, instead of overwriting the last run's. */
+int fileio_truncate_all(struct probe_ctx *c, sl_err *e)
+{
+    for (int i = 0; i < c->nfiles; i++) {
+        if (ftruncate(c->files[i].fd, 0) != 0) return sl_fail_errno(e, SL_EFAIL, errno, "truncating %s", c->files[i].path);
+        if (fsync(c->files[i].fd) != 0) return sl_fail_errno(e, SL_EFAIL, errno, "fsync %s", c->files[i].path);
+    }
+    return 0;
+}

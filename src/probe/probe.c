@@ -1,0 +1,267 @@
+/* probe — validating a spec, the scratch directory and its files, and the
+ * life of a probe across repetitions. */
+#include "probe_internal.h"
+#include "device.h"
+#include "sysfs.h"
+#include "units.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+#include <uuid/uuid.h>
+
+struct probe {
+    struct probe_ctx c;
+    char batch[37];
+    char size_note[256];
+};
+
+void probe_uuid(char out[37])
+{
+    uuid_t u;
+    uuid_generate_random(u);
+    uuid_unparse_lower(u, out);
+}
+
+const struct probe_spec *probe_spec_resolved(const struct probe *p) { return &p->c.spec; }
+
+#define TIB16 (16ull << 40)
+
+static int check_dir(const char *dir, sl_err *e)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return sl_fail_errno(e, SL_EUSAGE, errno, "--dir %s", dir);
+    if (!S_ISDIR(st.st_mode))
+        return sl_fail(e, SL_EUSAGE, "--dir %s is not a directory: give a directory on the filesystem to measure", dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return sl_fail(e, SL_EUSAGE, "--dir %s is not writable by this user: give a writable directory (or run as root)", dir);
+    return 0;
+}
+
+/* Common limits, then defaults from the workload row. */
+static int resolve_spec(struct probe_spec *s, const struct probe_workload_ops *ops, sl_err *e)
+{
+    if (s->threads == 0) s->threads = ops->def_threads;
+    if (s->threads < 1 || s->threads > PROBE_MAX_THREADS)
+        return sl_fail(e, SL_EUSAGE, "--threads %d: give 1 to %d", s->threads, PROBE_MAX_THREADS);
+    if (s->bs == 0) s->bs = ops->def_bs;
+    if (s->bs < 512 || s->bs > (64u << 20) || s->bs % 512)
+        return sl_fail(e, SL_EUSAGE, "--bs %llu: give a multiple of 512 bytes from 512 to 64M",
+                       (unsigned long long)s->bs);
+    if (s->time_ms == 0) s->time_ms = 5000;
+    if (s->time_ms < 10 || s->time_ms > 24ull * 3600 * 1000)
+        return sl_fail(e, SL_EUSAGE, "--time: give 10ms to 24h");
+    if (!s->ramp_set) s->ramp_ms = 1000;
+    if (s->ramp_ms > 3600ull * 1000) return sl_fail(e, SL_EUSAGE, "--ramp: give at most 1h");
+    if (s->iodepth == 0) s->iodepth = 1;
+    if (s->iodepth < 1 || s->iodepth > 1024) return sl_fail(e, SL_EUSAGE, "--iodepth %d: give 1 to 1024", s->iodepth);
+    if (s->repeat == 0) s->repeat = 1;
+    if (s->repeat < 1 || s->repeat > 1000) return sl_fail(e, SL_EUSAGE, "--repeat %d: give 1 to 1000", s->repeat);
+    if (s->sync_every == 0) s->sync_every = ops->def_sync_every;
+    if (s->sync_every < 0) return sl_fail(e, SL_EUSAGE, "--sync-every %d: give 0 or more", s->sync_every);
+    if (s->direct && !(ops->flags & WL_DIRECT_OK))
+        return sl_fail(e, SL_EUSAGE, "--direct: the %s workload does not support O_DIRECT", ops->name);
+    if (s->iodepth > 1 && !(ops->flags & WL_IODEPTH_OK))
+        return sl_fail(e, SL_EUSAGE, "--iodepth: the %s workload runs at depth 1", ops->name);
+    if (s->iodepth > 1 && !s->direct)
+        return sl_fail(e, SL_EUSAGE, "--iodepth %d needs --direct: buffered I/O completes synchronously, so a deeper queue "
+                                     "measures nothing more", s->iodepth);
+    if (s->size_bytes && (s->size_bytes > TIB16 || s->size_bytes < s->bs * (uint64_t)s->threads))
+        return sl_fail(e, SL_EUSAGE, "--size %llu: give at least --bs times --threads (%llu) and at most 16T",
+                       (unsigned long long)s->size_bytes, (unsigned long long)(s->bs * (uint64_t)s->threads));
+    if (ops->flags & WL_NO_IO) {
+        s->ndirs = 0;
+    } else {
+        if (s->ndirs == 0) { snprintf(s->dir[0], sizeof s->dir[0], "/var/tmp"); s->ndirs = 1; }
+        if (s->ndirs > 1 && !(ops->flags & WL_MULTI_DIR))
+            return sl_fail(e, SL_EUSAGE, "--dir given %d times: only multidisk takes several directories", s->ndirs);
+        for (int i = 0; i < s->ndirs; i++)
+            if (check_dir(s->dir[i], e) < 0) return -1;
+    }
+    if (s->canary < 0) s->canary = (ops->flags & WL_WRITES) ? 1 : 0;
+    if (!s->seed_set) {
+        uint64_t st = (uint64_t)probe_now_ns() ^ ((uint64_t)getpid() << 32);
+        s->seed = probe_splitmix(&st) >> 1;   /* fits SQLite's signed integers */
+        s->seed_set = true;
+    }
+    return ops->validate ? ops->validate(s, e) : 0;
+}
+
+/* Buffered writes are sized so the dirty limits are actually reached: twice
+ * nr_dirty_threshold, within half the free space (DESIGN §5). */
+static void size_buffered(struct probe *p, uint64_t free_bytes)
+{
+    struct probe_spec *s = &p->c.spec;
+    const struct vm_sample *v = &p->c.vm0;
+    uint64_t want = v->has_threshold ? 2 * v->thresh * p->c.page_size : (1ull << 30);
+    if (want < (64ull << 20)) want = 64ull << 20;
+    if (want > free_bytes / 2) {
+        want = free_bytes / 2;
+        snprintf(p->size_note, sizeof p->size_note,
+                 "write volume capped by free space at half of what reaching the dirty threshold needs");
+    }
+    uint64_t unit = s->bs * (uint64_t)s->threads;
+    s->size_bytes = want / unit * unit;
+    if (s->size_bytes < unit) s->size_bytes = unit;
+}
+
+static uint64_t free_bytes_of(const char *dir)
+{
+    struct statvfs vfs;
+    if (statvfs(dir, &vfs) != 0) return 0;
+    return (uint64_t)vfs.f_bavail * vfs.f_frsize;
+}
+
+/* Default sizes: a workload's own, or for buffered writes from the dirty
+ * threshold. */
+static void size_spec(struct probe *p)
+{
+    struct probe_spec *s = &p->c.spec;
+    const struct probe_workload_ops *ops = p->c.ops;
+    if (s->ndirs == 0) {
+        if (!s->size_bytes) s->size_bytes = 256ull << 20;
+        return;
+    }
+    if (s->size_bytes == 0 && (ops->flags & WL_BUFFERED_SIZED) && !s->direct) size_buffered(p, free_bytes_of(s->dir[0]));
+    else if (s->size_bytes == 0) s->size_bytes = ops->def_size ? ops->def_size : (256ull << 20);
+    uint64_t unit = s->bs * (uint64_t)s->threads;
+    if (s->size_bytes < unit) s->size_bytes = unit;
+}
+
+static int check_space(struct probe *p, sl_err *e)
+{
+    struct probe_spec *s = &p->c.spec;
+    if (s->ndirs == 0 || getenv("SLUICE_PROBE_NO_SPACE_CHECK")) return 0;   /* test hook: reach ENOSPC mid-run */
+    /* Per directory for multidisk: each holds its writers' share. */
+    uint64_t need = s->size_bytes / (uint64_t)s->ndirs + s->size_bytes / 32 + (8ull << 20);
+    for (int i = 0; i < s->ndirs; i++) {
+        struct statvfs vfs;
+        if (statvfs(s->dir[i], &vfs) != 0) return sl_fail_errno(e, SL_EFAIL, errno, "statvfs %s", s->dir[i]);
+        uint64_t free_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+        if (free_bytes < need) {
+            char nb[32], fb[32];
+            units_format_bytes(need, nb, sizeof nb);
+            units_format_bytes(free_bytes, fb, sizeof fb);
+            return sl_fail(e, SL_EUSAGE, "no room in %s: the %s probe needs %s (--size plus metadata), %s is free: give "
+                                         "a smaller --size or another --dir", s->dir[i], p->c.ops->name, nb, fb);
+        }
+    }
+    return 0;
+}
+
+static int make_scratch(struct probe *p, sl_err *e)
+{
+    struct probe_spec *s = &p->c.spec;
+    for (int i = 0; i < s->ndirs; i++) {
+        char *dst = i == 0 ? p->c.scratch : p->c.scratch_extra[i];
+        /* mkdtemp gives 0700; a name that says whose it is if a SIGKILL leaves it. */
+        snprintf(dst, PATH_MAX, "%s/.sluice-probe.XXXXXX", s->dir[i]);
+        if (!mkdtemp(dst)) {
+            int err = errno;
+            dst[0] = 0;
+            return sl_fail_errno(e, err == EROFS || err == EACCES ? SL_EUSAGE : SL_EFAIL, err,
+                                 "creating a scratch directory in %s", s->dir[i]);
+        }
+    }
+    snprintf(p->c.scratch_extra[0], PATH_MAX, "%s", p->c.scratch);
+    return 0;
+}
+
+static void find_disk(struct probe *p)
+{
+    if (p->c.spec.ndirs == 0) return;
+    /* tmpfs and other virtual filesystems have no disk under them. */
+    p->c.has_disk = device_for_path(p->c.spec.dir[0], p->c.disk, sizeof p->c.disk, NULL) == 0;
+    if (!p->c.has_disk) p->c.disk[0] = 0;
+}
+
+int probe_open(const struct probe_spec *spec, struct probe **out, sl_err *e)
+{
+    const struct probe_workload_ops *ops = workload_find(spec->workload);
+    if (!ops) {
+        char names[512] = "";
+        for (int i = 0; i < workload_table_len; i++) {
+            size_t l = strlen(names);
+            snprintf(names + l, sizeof names - l, "%s%s", i ? ", " : "", workload_table[i]->name);
+        }
+        return sl_fail(e, SL_EUSAGE, "unknown workload \"%s\": give one of %s", spec->workload, names);
+    }
+    struct probe *p = xcalloc(1, sizeof *p);
+    p->c.spec = *spec;
+    p->c.ops = ops;
+    p->c.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+    atomic_init(&p->c.stop, 0);
+    sample_vmstat_read(&p->c.vm0);
+    probe_uuid(p->batch);
+    if (resolve_spec(&p->c.spec, ops, e) < 0) {
+        free(p);
+        return -1;
+    }
+    size_spec(p);
+    if (check_space(p, e) < 0) {
+        free(p);
+        return -1;
+    }
+    find_disk(p);
+    p->c.seed = p->c.spec.seed;
+    if (make_scratch(p, e) < 0) {
+        probe_close(p);
+        return -1;
+    }
+    if (ops->layout) {
+        if (ops->layout(&p->c, e) < 0) {
+            probe_close(p);
+            return -1;
+        }
+    }
+    *out = p;
+    return 0;
+}
+
+void probe_close(struct probe *p)
+{
+    if (!p) return;
+    if (p->c.ops && p->c.ops->cleanup) p->c.ops->cleanup(&p->c);
+    for (int i = 0; i < p->c.nfiles; i++)
+        if (p->c.files[i].fd >= 0) close(p->c.files[i].fd);
+    free(p->c.files);
+    for (int i = 0; i < p->c.spec.ndirs; i++) {
+        const char *dir = i == 0 ? p->c.scratch : p->c.scratch_extra[i];
+        if (dir[0]) probe_scratch_remove(dir);
+    }
+    free(p);
+}
+
+int probe_spec_resolve(struct probe_spec *spec, sl_err *e)
+{
+    const struct probe_workload_ops *ops = workload_find(spec->workload);
+    if (!ops) return sl_fail(e, SL_EUSAGE, "unknown workload \"%s\"", spec->workload);
+    struct probe *p = xcalloc(1, sizeof *p);
+    p->c.spec = *spec;
+    p->c.ops = ops;
+    p->c.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+    sample_vmstat_read(&p->c.vm0);
+    int rc = resolve_spec(&p->c.spec, ops, e);
+    if (rc == 0) {
+        size_spec(p);
+        *spec = p->c.spec;
+    }
+    free(p);
+    return rc;
+}
+
+void probe_fio_job(const struct probe_spec *spec, FILE *out)
+{
+    const struct probe_workload_ops *ops = workload_find(spec->workload);
+    if (ops && ops->fio_job) ops->fio_job(spec, out);
+}
+
+const char *probe_batch(const struct probe *p) { return p->batch; }
+const char *probe_size_note(const struct probe *p) { return p->size_note; }
+struct probe_ctx *probe_ctx_of(struct probe *p) { return &p->c; }

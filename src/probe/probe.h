@@ -1,0 +1,227 @@
+/* probe — the measuring instrument (DESIGN §5): runs a workload from the
+ * table (workload.h) on scratch files under a directory, repetition by
+ * repetition, and fills one struct probe_result per repetition. That struct
+ * is the one results model: the human summary, --json, the store and the UI
+ * all render it (STYLE rule 9).
+ *
+ * Typical use (the CLI, search and UI all do this):
+ *
+ *     struct probe *p;
+ *     if (probe_open(&spec, &p, &err) < 0) ...          validates, lays out files
+ *     for (int i = 0; i < spec.repeat; i++) {
+ *         struct probe_result *r = probe_result_new();
+ *         int rc = probe_rep(p, i, r, &progress, &err);  drain, drop caches, ramp, measure
+ *         ... render or store r (also when r->status is ABORTED or FAILED) ...
+ *         probe_result_free(r);
+ *     }
+ *     probe_close(p);                                    removes every scratch file
+ *
+ * Units: MB = 10^6 bytes (dd, dbench); latencies in ns; CPU % of one CPU. */
+#ifndef SLUICE_PROBE_H
+#define SLUICE_PROBE_H
+
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+#include "err.h"
+#include "stat/hist.h"
+
+#define PROBE_MAX_DIRS 8
+#define PROBE_MAX_THREADS 256
+#define PROBE_MAX_PHASES 32
+#define PROBE_SERIES_CAP 36000     /* one hour at 100 ms */
+
+enum probe_op { PROBE_READ, PROBE_WRITE, PROBE_SYNC, PROBE_META, PROBE_OP_NR };
+const char *probe_op_name(enum probe_op op);     /* "read", "write", "sync", "meta" */
+
+enum probe_status { PROBE_OK, PROBE_WARM, PROBE_ABORTED, PROBE_FAILED };
+const char *probe_status_name(enum probe_status s); /* "ok", "warm", "aborted", "failed" */
+
+/* What to run. Zero fields take the workload's defaults (probe_open fills
+ * them in its own copy; probe_spec_resolved shows the result). */
+struct probe_spec {
+    char workload[32];
+    char dir[PROBE_MAX_DIRS][PATH_MAX];  /* multidisk: one writer per dir */
+    int ndirs;
+    int threads;
+    uint64_t bs;
+    uint64_t size_bytes;     /* total over all threads; 0: workload default,
+                              * buffered writes: sized from nr_dirty_threshold */
+    uint64_t time_ms;        /* measured time (default 5 s) */
+    uint64_t ramp_ms;        /* unmeasured warm-up before it (default 1 s) */
+    int ramp_set;            /* ramp_ms was given (0 is a valid ramp) */
+    bool direct;             /* O_DIRECT */
+    int iodepth;             /* > 1 with direct: io_uring */
+    int sync_every;          /* fsync every N writes (randrw: all dirty files) */
+    int repeat;              /* repetitions (default 1) */
+    uint64_t seed;           /* base seed; each repetition derives its own */
+    bool seed_set;
+    int canary;              /* -1 default (on for write workloads), 0, 1 */
+};
+
+/* Latency summary of one histogram (derived; the histogram is the truth). */
+struct probe_lat {
+    uint64_t min_ns, p50_ns, p90_ns, p99_ns, p999_ns, max_ns;
+    double mean_ns, stddev_ns;
+};
+
+struct probe_op_result {
+    uint64_t ios, bytes;
+    double mb_s, iops;
+    struct probe_lat lat;
+    struct hist hist;
+};
+
+/* /sys/block/DEV/stat deltas over the measured window (fio diskutil.c;
+ * await and aqu-sz as iostat computes them). */
+struct probe_disk {
+    bool available;
+    char name[64];
+    int fields;              /* 11 (<4.18), 15 (discard), 17 (flush) */
+    uint64_t read_ios, write_ios, read_bytes, write_bytes;
+    double util_pct, await_ms, aqu_sz;
+};
+
+/* /proc/vmstat, sampled every 100 ms. */
+struct probe_vm {
+    bool available;
+    uint64_t dirty_threshold_pages, bg_threshold_pages;
+    uint64_t max_dirty_pages, max_writeback_pages;
+    bool buffered_writes;    /* the workload dirties the page cache */
+    bool reached_threshold;  /* nr_dirty + nr_writeback got to the throttling
+                              * zone, (threshold + background) / 2 */
+};
+
+struct probe_psi {
+    bool available;
+    double some_pct, full_pct;   /* share of the window with io stalls */
+};
+
+/* Stall canary: every 100 ms an absolute-clock sleep (oversleep) and an
+ * uncached 4 KiB read; a tick's stall is the larger of the two. */
+struct probe_canary {
+    bool enabled;
+    uint64_t ticks;
+    uint64_t max_ns, p99_ns;          /* of the stall per tick */
+    uint64_t sleep_max_ns, read_max_ns;
+    uint64_t over_100ms, over_1s, over_2s;
+    struct hist stall;
+};
+
+/* A sub-result: a tiobench phase at a thread count, a multidisk writer. */
+struct probe_phase {
+    char name[48];
+    int threads;
+    uint64_t ios, bytes;
+    double mb_s, iops, cpu_pct;
+    double lat_mean_ms, lat_max_ms, pct_over_100ms, pct_over_1s;
+};
+
+struct probe_series {
+    int n;
+    uint32_t interval_ms;
+    uint32_t *t_ms;          /* since the start of the ramp */
+    uint64_t *nr_dirty, *nr_writeback;
+    double *mb_s;            /* over the preceding interval */
+};
+
+struct probe_result {
+    char uuid[37];
+    char batch[37];          /* shared by the repetitions of one probe_open */
+    int rep, reps;
+    uint64_t seed;
+    enum probe_status status;
+    char note[1024];         /* why warm/aborted/failed, flags, caveats */
+    char started[32];        /* UTC, ISO 8601 */
+    struct probe_spec spec;  /* resolved: defaults filled in */
+    char workload_text[1024], workload_hash[65];
+    char *config_text;       /* "knob=value\n" sorted; malloc'ed */
+    char config_hash[65];
+    char kernel[128], hostname[128];
+    bool cold;               /* caches were dropped before the run */
+    double ramp_s, wall_s;   /* wall_s: the measured window */
+    uint64_t ios, bytes;     /* read + write */
+    double mb_s, iops;
+    struct probe_op_result op[PROBE_OP_NR];
+    double cpu_usr_s, cpu_sys_s;       /* worker threads in the measured window */
+    double cpu_usr_pct, cpu_sys_pct;   /* of wall_s, % of one CPU (fio usr_cpu) */
+    double cpu_us_per_io;
+    uint64_t ctx_switches;
+    struct probe_disk disk;
+    struct probe_vm vm;
+    struct probe_psi psi;
+    struct probe_canary canary;
+    struct probe_phase phase[PROBE_MAX_PHASES];
+    int nphases;
+    struct probe_series series;
+};
+
+/* What a running probe publishes for a UI or progress line to poll. The
+ * probe only stores into it; set `stop` to end the run early (the repetition
+ * is then ABORTED). */
+enum probe_state { PROBE_IDLE, PROBE_LAYOUT, PROBE_DRAIN, PROBE_RAMP, PROBE_MEASURE, PROBE_DONE };
+struct probe_progress {
+    _Atomic int state;               /* enum probe_state */
+    _Atomic int rep, reps;
+    _Atomic uint64_t elapsed_ms, total_ms;   /* of this repetition, ramp included */
+    _Atomic uint64_t bytes;          /* since the ramp began */
+    _Atomic uint64_t mb_s_milli;     /* over the last 100 ms */
+    _Atomic uint64_t nr_dirty, nr_writeback;
+    _Atomic int stop;
+};
+
+struct probe;
+
+/* Validate the spec (workload, directories, sizes, thread counts, O_DIRECT
+ * support, free space), create a 0700 scratch directory inside the first
+ * --dir and lay out the files with real data, fsynced. -1 with a message
+ * naming the option or directory and what to do (SL_EUSAGE for bad input);
+ * nothing is left behind on failure. The caller frees *out with
+ * probe_close. The spec is copied. */
+int probe_open(const struct probe_spec *spec, struct probe **out, sl_err *e);
+/* Fill in defaults and validate, creating nothing (for --fio-job and
+ * callers that want to show what will run). -1 with a message as probe_open. */
+int probe_spec_resolve(struct probe_spec *spec, sl_err *e);
+/* The equivalent fio job file for a resolved spec. */
+void probe_fio_job(const struct probe_spec *spec, FILE *out);
+/* The spec with defaults filled in. */
+const struct probe_spec *probe_spec_resolved(const struct probe *p);
+/* One repetition into r (cleared first). progress may be NULL. Returns 0 when
+ * the repetition ran (r->status OK or WARM), -1 when it was aborted (stop,
+ * SIGINT/SIGTERM via session_interrupted) or failed (disk full, I/O error):
+ * r is then still filled with status ABORTED/FAILED and r->note says why, so
+ * it can be stored. */
+int probe_rep(struct probe *p, int rep, struct probe_result *r, struct probe_progress *progress, sl_err *e);
+/* Remove the scratch files and directory; safe on NULL. */
+void probe_close(struct probe *p);
+
+/* open + every repetition + close; on_result (may be NULL) sees each result
+ * before it is freed. Returns -1 at the first aborted/failed repetition. */
+typedef int (*probe_result_fn)(const struct probe_result *r, void *arg, sl_err *e);
+int probe_run(const struct probe_spec *spec, probe_result_fn on_result, void *arg,
+              struct probe_progress *progress, sl_err *e);
+
+struct probe_result *probe_result_new(void);
+void probe_result_reset(struct probe_result *r);   /* frees owned memory, zeroes */
+void probe_result_free(struct probe_result *r);
+/* Derive rates and latency summaries from the raw counts, histograms and
+ * wall_s (also used after decoding a stored run). */
+void probe_result_compute(struct probe_result *r);
+
+/* Renderings of the one model: JSON (every field, the series included;
+ * caller owns the reference) and the human summary. */
+json_t *probe_result_json(const struct probe_result *r);
+void probe_result_print(const struct probe_result *r, FILE *out);
+/* "850 ns", "12.3 us", "4.56 ms", "1.23 s" */
+void probe_format_ns(double ns, char *buf, size_t n);
+
+/* Defaults a spec gets from its workload, for help texts: the workload
+ * table row's summary. NULL when the workload is unknown. */
+const char *probe_workload_summary(const char *name);
+int probe_workload_count(void);
+const char *probe_workload_name(int i);
+
+#endif

@@ -1,0 +1,283 @@
+/* render — the probe result as JSON and as the human summary. Both read
+ * only struct probe_result, so they never disagree. */
+#include "probe_internal.h"
+#include "units.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void probe_format_ns(double ns, char *buf, size_t n)
+{
+    if (ns < 1000) snprintf(buf, n, "%.0f ns", ns);
+    else if (ns < 1e6) snprintf(buf, n, "%.*f us", ns < 1e4 ? 2 : 1, ns / 1e3);
+    else if (ns < 1e9) snprintf(buf, n, "%.*f ms", ns < 1e7 ? 2 : 1, ns / 1e6);
+    else snprintf(buf, n, "%.2f s", ns / 1e9);
+}
+
+/* Metrics are measurements: 6 significant digits say all they know. */
+static json_t *num(double v)
+{
+    if (!isfinite(v)) return json_null();
+    if (v == 0) return json_real(0);
+    double mag = pow(10, 5 - floor(log10(fabs(v))));
+    return json_real(round(v * mag) / mag);
+}
+
+static json_t *lat_json(const struct probe_lat *l)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "min", json_integer((json_int_t)l->min_ns));
+    json_object_set_new(o, "mean", num(l->mean_ns));
+    json_object_set_new(o, "stddev", num(l->stddev_ns));
+    json_object_set_new(o, "p50", json_integer((json_int_t)l->p50_ns));
+    json_object_set_new(o, "p90", json_integer((json_int_t)l->p90_ns));
+    json_object_set_new(o, "p99", json_integer((json_int_t)l->p99_ns));
+    json_object_set_new(o, "p99.9", json_integer((json_int_t)l->p999_ns));
+    json_object_set_new(o, "max", json_integer((json_int_t)l->max_ns));
+    return o;
+}
+
+static json_t *spec_json(const struct probe_spec *s)
+{
+    json_t *o = json_object(), *dirs = json_array();
+    for (int i = 0; i < s->ndirs; i++) json_array_append_new(dirs, json_string(s->dir[i]));
+    json_object_set_new(o, "dir", dirs);
+    json_object_set_new(o, "threads", json_integer(s->threads));
+    json_object_set_new(o, "bs", json_integer((json_int_t)s->bs));
+    json_object_set_new(o, "size_bytes", json_integer((json_int_t)s->size_bytes));
+    json_object_set_new(o, "time_ms", json_integer((json_int_t)s->time_ms));
+    json_object_set_new(o, "ramp_ms", json_integer((json_int_t)s->ramp_ms));
+    json_object_set_new(o, "direct", json_boolean(s->direct));
+    json_object_set_new(o, "iodepth", json_integer(s->iodepth));
+    json_object_set_new(o, "sync_every", json_integer(s->sync_every));
+    json_object_set_new(o, "canary", json_boolean(s->canary > 0));
+    return o;
+}
+
+static json_t *system_json(const struct probe_result *r, json_t *o)
+{
+    json_t *cpu = json_object();
+    json_object_set_new(cpu, "usr_pct", num(r->cpu_usr_pct));
+    json_object_set_new(cpu, "sys_pct", num(r->cpu_sys_pct));
+    json_object_set_new(cpu, "us_per_io", num(r->cpu_us_per_io));
+    json_object_set_new(cpu, "ctx_switches", json_integer((json_int_t)r->ctx_switches));
+    json_object_set_new(o, "cpu", cpu);
+    const struct probe_disk *d = &r->disk;
+    json_t *disk = json_null();
+    if (d->available) {
+        disk = json_object();
+        json_object_set_new(disk, "name", json_string(d->name));
+        json_object_set_new(disk, "util_pct", num(d->util_pct));
+        json_object_set_new(disk, "await_ms", num(d->await_ms));
+        json_object_set_new(disk, "aqu_sz", num(d->aqu_sz));
+        json_object_set_new(disk, "read_ios", json_integer((json_int_t)d->read_ios));
+        json_object_set_new(disk, "write_ios", json_integer((json_int_t)d->write_ios));
+        json_object_set_new(disk, "read_bytes", json_integer((json_int_t)d->read_bytes));
+        json_object_set_new(disk, "write_bytes", json_integer((json_int_t)d->write_bytes));
+        json_object_set_new(disk, "stat_fields", json_integer(d->fields));
+    }
+    json_object_set_new(o, "disk", disk);
+    json_t *vm = json_null();
+    if (r->vm.available) {
+        vm = json_object();
+        json_object_set_new(vm, "dirty_threshold_pages", json_integer((json_int_t)r->vm.dirty_threshold_pages));
+        json_object_set_new(vm, "bg_threshold_pages", json_integer((json_int_t)r->vm.bg_threshold_pages));
+        json_object_set_new(vm, "max_dirty_pages", json_integer((json_int_t)r->vm.max_dirty_pages));
+        json_object_set_new(vm, "max_writeback_pages", json_integer((json_int_t)r->vm.max_writeback_pages));
+        json_object_set_new(vm, "buffered_writes", json_boolean(r->vm.buffered_writes));
+        json_object_set_new(vm, "reached_threshold", json_boolean(r->vm.reached_threshold));
+    }
+    json_object_set_new(o, "vm", vm);
+    json_t *psi = json_null();
+    if (r->psi.available) {
+        psi = json_object();
+        json_object_set_new(psi, "some_pct", num(r->psi.some_pct));
+        json_object_set_new(psi, "full_pct", num(r->psi.full_pct));
+    }
+    json_object_set_new(o, "psi_io", psi);
+    const struct probe_canary *k = &r->canary;
+    json_t *can = json_null();
+    if (k->enabled) {
+        can = json_object();
+        json_object_set_new(can, "ticks", json_integer((json_int_t)k->ticks));
+        json_object_set_new(can, "max_ns", json_integer((json_int_t)k->max_ns));
+        json_object_set_new(can, "p99_ns", json_integer((json_int_t)k->p99_ns));
+        json_object_set_new(can, "sleep_max_ns", json_integer((json_int_t)k->sleep_max_ns));
+        json_object_set_new(can, "read_max_ns", json_integer((json_int_t)k->read_max_ns));
+        json_object_set_new(can, "over_100ms", json_integer((json_int_t)k->over_100ms));
+        json_object_set_new(can, "over_1s", json_integer((json_int_t)k->over_1s));
+        json_object_set_new(can, "over_2s", json_integer((json_int_t)k->over_2s));
+    }
+    json_object_set_new(o, "canary", can);
+    return o;
+}
+
+static json_t *phases_json(const struct probe_result *r)
+{
+    json_t *arr = json_array();
+    for (int i = 0; i < r->nphases; i++) {
+        const struct probe_phase *p = &r->phase[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(p->name));
+        json_object_set_new(o, "threads", json_integer(p->threads));
+        json_object_set_new(o, "ios", json_integer((json_int_t)p->ios));
+        json_object_set_new(o, "bytes", json_integer((json_int_t)p->bytes));
+        json_object_set_new(o, "mb_s", num(p->mb_s));
+        json_object_set_new(o, "iops", num(p->iops));
+        json_object_set_new(o, "cpu_pct", num(p->cpu_pct));
+        json_object_set_new(o, "lat_mean_ms", num(p->lat_mean_ms));
+        json_object_set_new(o, "lat_max_ms", num(p->lat_max_ms));
+        json_object_set_new(o, "pct_over_100ms", num(p->pct_over_100ms));
+        json_object_set_new(o, "pct_over_1s", num(p->pct_over_1s));
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+static json_t *series_json(const struct probe_series *s)
+{
+    json_t *o = json_object(), *t = json_array(), *d = json_array(), *w = json_array(), *m = json_array();
+    for (int i = 0; i < s->n; i++) {
+        json_array_append_new(t, json_integer(s->t_ms[i]));
+        json_array_append_new(d, json_integer((json_int_t)s->nr_dirty[i]));
+        json_array_append_new(w, json_integer((json_int_t)s->nr_writeback[i]));
+        json_array_append_new(m, num(s->mb_s[i]));
+    }
+    json_object_set_new(o, "interval_ms", json_integer(s->interval_ms ? s->interval_ms : 100));
+    json_object_set_new(o, "t_ms", t);
+    json_object_set_new(o, "nr_dirty", d);
+    json_object_set_new(o, "nr_writeback", w);
+    json_object_set_new(o, "mb_s", m);
+    return o;
+}
+
+json_t *probe_result_json(const struct probe_result *r)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "uuid", json_string(r->uuid));
+    json_object_set_new(o, "batch", json_string(r->batch));
+    json_object_set_new(o, "rep", json_integer(r->rep + 1));
+    json_object_set_new(o, "reps", json_integer(r->reps));
+    json_object_set_new(o, "workload", json_string(r->spec.workload));
+    json_object_set_new(o, "status", json_string(probe_status_name(r->status)));
+    json_object_set_new(o, "note", json_string(r->note));
+    json_object_set_new(o, "started", json_string(r->started));
+    json_object_set_new(o, "seed", json_integer((json_int_t)r->seed));
+    json_object_set_new(o, "spec", spec_json(&r->spec));
+    json_object_set_new(o, "hostname", json_string(r->hostname));
+    json_object_set_new(o, "kernel", json_string(r->kernel));
+    json_object_set_new(o, "config_hash", json_string(r->config_hash));
+    json_object_set_new(o, "workload_hash", json_string(r->workload_hash));
+    json_object_set_new(o, "cold", json_boolean(r->cold));
+    json_object_set_new(o, "wall_s", num(r->wall_s));
+    json_object_set_new(o, "ramp_s", num(r->ramp_s));
+    json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
+    json_object_set_new(o, "ios", json_integer((json_int_t)r->ios));
+    json_object_set_new(o, "mb_s", num(r->mb_s));
+    json_object_set_new(o, "iops", num(r->iops));
+    json_t *ops = json_object();
+    for (int op = 0; op < PROBE_OP_NR; op++) {
+        const struct probe_op_result *x = &r->op[op];
+        if (!x->ios) continue;
+        json_t *j = json_object();
+        json_object_set_new(j, "ios", json_integer((json_int_t)x->ios));
+        json_object_set_new(j, "bytes", json_integer((json_int_t)x->bytes));
+        json_object_set_new(j, "mb_s", num(x->mb_s));
+        json_object_set_new(j, "iops", num(x->iops));
+        json_object_set_new(j, "lat_ns", lat_json(&x->lat));
+        json_object_set_new(ops, probe_op_name(op), j);
+    }
+    json_object_set_new(o, "ops", ops);
+    system_json(r, o);
+    json_object_set_new(o, "phases", phases_json(r));
+    json_object_set_new(o, "series", series_json(&r->series));
+    return o;
+}
+
+/* --- human summary ---------------------------------------------------- */
+
+static void print_op(const struct probe_op_result *x, const char *name, FILE *out)
+{
+    char mn[24], me[24], p50[24], p90[24], p99[24], p999[24], mx[24];
+    probe_format_ns((double)x->lat.min_ns, mn, sizeof mn);
+    probe_format_ns(x->lat.mean_ns, me, sizeof me);
+    probe_format_ns((double)x->lat.p50_ns, p50, sizeof p50);
+    probe_format_ns((double)x->lat.p90_ns, p90, sizeof p90);
+    probe_format_ns((double)x->lat.p99_ns, p99, sizeof p99);
+    probe_format_ns((double)x->lat.p999_ns, p999, sizeof p999);
+    probe_format_ns((double)x->lat.max_ns, mx, sizeof mx);
+    if (x->bytes) fprintf(out, "  %-6s %10.1f MB/s %10.0f IOPS", name, x->mb_s, x->iops);
+    else fprintf(out, "  %-6s %10llu ops %12.0f /s", name, (unsigned long long)x->ios, x->iops);
+    fprintf(out, "   lat min %s mean %s p50 %s p90 %s p99 %s p99.9 %s max %s\n", mn, me, p50, p90, p99, p999, mx);
+}
+
+static void print_system(const struct probe_result *r, FILE *out)
+{
+    fprintf(out, "  cpu    usr %.1f%%  sys %.1f%%  %.2f us/io  %llu context switches\n", r->cpu_usr_pct, r->cpu_sys_pct,
+            r->cpu_us_per_io, (unsigned long long)r->ctx_switches);
+    const struct probe_disk *d = &r->disk;
+    if (d->available) {
+        char rb[24], wb[24];
+        units_format_bytes(d->read_bytes, rb, sizeof rb);
+        units_format_bytes(d->write_bytes, wb, sizeof wb);
+        fprintf(out, "  disk   %s util %.1f%%  await %.2f ms  aqu-sz %.2f  read %s  written %s\n", d->name, d->util_pct,
+                d->await_ms, d->aqu_sz, rb, wb);
+    } else if (r->spec.ndirs > 0) {
+        fprintf(out, "  disk   unavailable (no block device under %s)\n", r->spec.dir[0]);
+    }
+    if (r->vm.available) {
+        fprintf(out, "  dirty  max %llu dirty + %llu writeback pages; threshold %llu, background %llu",
+                (unsigned long long)r->vm.max_dirty_pages, (unsigned long long)r->vm.max_writeback_pages,
+                (unsigned long long)r->vm.dirty_threshold_pages, (unsigned long long)r->vm.bg_threshold_pages);
+        if (r->vm.buffered_writes) fprintf(out, " (%s)", r->vm.reached_threshold ? "reached" : "NOT reached");
+        fputc('\n', out);
+    }
+    if (r->psi.available) fprintf(out, "  psi io some %.1f%%  full %.1f%%\n", r->psi.some_pct, r->psi.full_pct);
+    const struct probe_canary *k = &r->canary;
+    if (k->enabled) {
+        char mx[24], p99[24];
+        probe_format_ns((double)k->max_ns, mx, sizeof mx);
+        probe_format_ns((double)k->p99_ns, p99, sizeof p99);
+        fprintf(out, "  canary %llu ticks  stall max %s p99 %s  >100ms %llu  >1s %llu  >2s %llu\n",
+                (unsigned long long)k->ticks, mx, p99, (unsigned long long)k->over_100ms,
+                (unsigned long long)k->over_1s, (unsigned long long)k->over_2s);
+    }
+}
+
+static void print_phases(const struct probe_result *r, FILE *out)
+{
+    if (!r->nphases) return;
+    fprintf(out, "  %-22s %7s %10s %10s %7s %11s %11s %8s %8s\n", "phase", "threads", "MB/s", "IOPS", "CPU%",
+            "lat avg ms", "lat max ms", "% >100ms", "% >1s");
+    for (int i = 0; i < r->nphases; i++) {
+        const struct probe_phase *p = &r->phase[i];
+        fprintf(out, "  %-22s %7d %10.2f %10.0f %7.1f %11.3f %11.3f %8.5f %8.5f\n", p->name, p->threads, p->mb_s,
+                p->iops, p->cpu_pct, p->lat_mean_ms, p->lat_max_ms, p->pct_over_100ms, p->pct_over_1s);
+    }
+}
+
+void probe_result_print(const struct probe_result *r, FILE *out)
+{
+    const struct probe_spec *s = &r->spec;
+    char bs[24], size[24];
+    units_format_bytes(s->bs, bs, sizeof bs);
+    units_format_bytes(s->size_bytes, size, sizeof size);
+    fprintf(out, "%s", s->workload);
+    if (s->ndirs) fprintf(out, " in %s%s%s%s", s->dir[0], r->disk.available ? " (" : "", r->disk.name,
+                          r->disk.available ? ")" : "");
+    for (int i = 1; i < s->ndirs; i++) fprintf(out, ", %s", s->dir[i]);
+    fprintf(out, ": %d thread%s, bs %s, size %s, %g s + %g s ramp%s%s, seed %llu, run %d/%d: %s\n", s->threads,
+            s->threads == 1 ? "" : "s", bs, size, (double)s->time_ms / 1000, (double)s->ramp_ms / 1000,
+            s->direct ? ", O_DIRECT" : "", s->iodepth > 1 ? ", io_uring" : "", (unsigned long long)r->seed, r->rep + 1,
+            r->reps, probe_status_name(r->status));
+    if (strcmp(s->workload, "dbench") == 0)
+        fprintf(out, "  Throughput %g MB/sec %d clients\n", round(r->mb_s * 1000) / 1000, s->threads);
+    fprintf(out, "  total  %10.1f MB/s %10.0f IOPS   in %.3f s%s\n", r->mb_s, r->iops, r->wall_s, r->cold ? ", cold cache" : "");
+    for (int op = 0; op < PROBE_OP_NR; op++)
+        if (r->op[op].ios) print_op(&r->op[op], probe_op_name(op), out);
+    print_phases(r, out);
+    print_system(r, out);
+    fprintf(out, "  config %.12s  workload %.12s  kernel %s\n", r->config_hash, r->workload_hash, r->kernel);
+    if (r->note[0]) fprintf(out, "  note: %s\n", r->note);
+}

@@ -1,0 +1,210 @@
+/* rep — one repetition: drain dirty data, make reads cold, fresh seed, run
+ * the workload beside the canary, and fill the result (DESIGN §5). */
+#include "probe_internal.h"
+#include "session.h"
+#include "sysfs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DRAIN_TIMEOUT_NS (10ull * 1000000000ull)
+
+static void note_add(struct probe_result *r, const char *fmt, const char *arg)
+{
+    size_t l = strlen(r->note);
+    if (l && l + 2 < sizeof r->note) { r->note[l++] = ';'; r->note[l++] = ' '; r->note[l] = 0; }
+    snprintf(r->note + l, sizeof r->note - l, fmt, arg);
+}
+
+/* Wait until the previous repetition's dirty data is written, so its
+ * writeback does not leak into this one. */
+static void drain(struct probe_ctx *c, struct probe_result *r)
+{
+    if (c->scratch[0]) {
+        int fd = open(c->scratch, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd >= 0) {
+            if (syncfs(fd) != 0) note_add(r, "syncfs before the run failed: %s", strerror(errno));
+            close(fd);
+        }
+    }
+    /* A fixture root's vmstat never changes: nothing to wait for. */
+    if (!sysfs_is_real_root()) return;
+    uint64_t deadline = probe_now_ns() + DRAIN_TIMEOUT_NS;
+    for (;;) {
+        struct vm_sample v;
+        if (sample_vmstat_read(&v) < 0) return;
+        uint64_t limit = v.has_threshold ? v.thresh / 100 : 0;
+        if (limit < 4096) limit = 4096;   /* 16 MiB of 4 KiB pages: other tasks' noise */
+        if (v.nr_dirty + v.nr_writeback <= limit) return;
+        if (probe_now_ns() > deadline || session_interrupted) {
+            note_add(r, "%s", "dirty data did not drain within 10 s before the run (other writers?)");
+            return;
+        }
+        struct timespec ts = { 0, 50 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Cold reads: drop the page cache when we are root on the real system,
+ * otherwise evict our own files' pages and call the run warm. */
+static void make_cold(struct probe_ctx *c, struct probe_result *r)
+{
+    if (!(c->ops->flags & WL_READS)) return;
+    if (c->spec.direct) { r->cold = true; return; }
+    if (geteuid() == 0 && sysfs_is_real_root()) {
+        sync();
+        /* vm.drop_caches is an action, not a setting: the catalogue marks it
+         * destructive so `set`, searches and knobsets refuse it. Dropping
+         * clean caches is exactly what a cold-read probe needs and loses no
+         * data, so the probe writes it directly. */
+        sl_err e;
+        if (sysfs_write("/proc/sys/vm/drop_caches", "3", &e) == 0) {
+            r->cold = true;
+            return;
+        }
+        note_add(r, "dropping caches failed (%s)", e.msg);
+    }
+    for (int i = 0; i < c->nfiles; i++) {
+        int fd = c->files[i].fd;
+        if (fd < 0) continue;
+        if (fdatasync(fd) != 0) continue;
+        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    }
+    r->status = PROBE_WARM;
+    note_add(r, "%s", geteuid() == 0 ? "caches not dropped (--root is not the real system): file pages evicted with "
+                                       "POSIX_FADV_DONTNEED only, metadata stays cached"
+                                     : "not root: caches not dropped, file pages evicted with POSIX_FADV_DONTNEED "
+                                       "only, metadata stays cached");
+}
+
+static void fill_identity(struct probe *p, int rep, struct probe_result *r)
+{
+    struct probe_ctx *c = probe_ctx_of(p);
+    probe_uuid(r->uuid);
+    snprintf(r->batch, sizeof r->batch, "%s", probe_batch(p));
+    r->rep = rep;
+    r->reps = c->spec.repeat;
+    uint64_t st = c->spec.seed ^ ((uint64_t)rep * 0xd1b54a32d192ed03ull);
+    r->seed = rep == 0 ? c->spec.seed : probe_splitmix(&st) >> 1;   /* a fresh seed per repetition */
+    c->seed = r->seed;
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(r->started, sizeof r->started, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    r->spec = c->spec;
+    probe_workload_text(&c->spec, r->workload_text, sizeof r->workload_text, r->workload_hash);
+    sl_err e;
+    if (probe_config_capture(c->disk, &r->config_text, r->config_hash, &e) < 0) {
+        r->config_text = xstrdup("");
+        probe_sha256_hex("", r->config_hash);
+        note_add(r, "knob values unreadable: %s", e.msg);
+    }
+    if (sysfs_read("/proc/sys/kernel/osrelease", r->kernel, sizeof r->kernel, NULL) < 0) r->kernel[0] = 0;
+    if (sysfs_read("/proc/sys/kernel/hostname", r->hostname, sizeof r->hostname, NULL) < 0) r->hostname[0] = 0;
+    r->ramp_s = (double)c->spec.ramp_ms / 1000.0;
+    r->disk.available = c->has_disk;
+    snprintf(r->disk.name, sizeof r->disk.name, "%s", c->disk);
+    r->vm.available = c->vm0.ok;
+    r->vm.dirty_threshold_pages = c->vm0.thresh;
+    r->vm.bg_threshold_pages = c->vm0.bg_thresh;
+    r->vm.buffered_writes = (c->ops->flags & WL_BUFFERED_SIZED) && !c->spec.direct;
+    if (probe_size_note(p)[0]) note_add(r, "%s", probe_size_note(p));
+}
+
+static int run_default(struct probe_ctx *c, struct probe_result *r, sl_err *e)
+{
+    struct probe_phase_stats ps;
+    if (c->progress) atomic_store(&c->progress->total_ms, c->spec.ramp_ms + c->spec.time_ms);
+    return probe_phase_run(c, c->spec.threads, c->ops->thread, c->spec.ramp_ms, c->spec.time_ms, &ps, e);
+}
+
+static void finish(struct probe_ctx *c, struct probe_result *r)
+{
+    if (c->has_disk) sample_disk_finish(&c->dacc, &r->disk);
+    sample_psi_finish(&c->pacc, &r->psi);
+    r->cpu_usr_s = c->cpu_usr_s;
+    r->cpu_sys_s = c->cpu_sys_s;
+    if (c->ops->finish) c->ops->finish(c, r);
+    probe_result_compute(r);
+    if (r->vm.available && r->vm.buffered_writes && !r->vm.reached_threshold && r->status != PROBE_ABORTED &&
+        r->status != PROBE_FAILED)
+        note_add(r, "%s", "dirty data never reached the throttling zone ((nr_dirty_threshold + background) / 2): "
+                          "the dirty limits were not exercised; give a larger --size or a longer --time");
+    if (!c->has_disk && c->spec.ndirs > 0) note_add(r, "%s", "device metrics unavailable: no block device under --dir "
+                                                             "(tmpfs or another virtual filesystem)");
+}
+
+int probe_rep(struct probe *p, int rep, struct probe_result *r, struct probe_progress *progress, sl_err *e)
+{
+    struct probe_ctx *c = probe_ctx_of(p);
+    probe_result_reset(r);
+    c->result = r;
+    c->progress = progress;
+    atomic_store(&c->stop, 0);
+    memset(&c->dacc, 0, sizeof c->dacc);
+    memset(&c->pacc, 0, sizeof c->pacc);
+    c->cpu_usr_s = c->cpu_sys_s = 0;
+    if (progress) {
+        atomic_store(&progress->rep, rep);
+        atomic_store(&progress->reps, c->spec.repeat);
+        atomic_store(&progress->elapsed_ms, 0);
+        atomic_store(&progress->bytes, 0);
+        atomic_store(&progress->state, PROBE_DRAIN);
+    }
+    fill_identity(p, rep, r);
+    sl_err err;
+    sl_err_clear(&err);
+    int rc = 0;
+    if (!(c->ops->flags & WL_NO_IO)) {
+        drain(c, r);
+        make_cold(c, r);
+    }
+    if (c->ops->rep_begin) rc = c->ops->rep_begin(c, &err);
+    struct canary *k = NULL;
+    if (rc == 0 && c->spec.canary) {
+        k = canary_start(c, &err);
+        if (!k) { note_add(r, "stall canary not started: %s", err.msg); sl_err_clear(&err); }
+    }
+    c->rep_t0_ns = probe_now_ns();
+    if (rc == 0) rc = c->ops->run ? c->ops->run(c, r, &err) : run_default(c, r, &err);
+    if (k) canary_stop(k, &r->canary);
+    if (rc < 0) {
+        bool aborted = atomic_load(&c->stop) || session_interrupted;
+        r->status = aborted ? PROBE_ABORTED : PROBE_FAILED;
+        note_add(r, "%s", aborted ? "interrupted before the end: partial metrics" : err.msg);
+    }
+    finish(c, r);
+    if (progress) atomic_store(&progress->state, PROBE_DONE);
+    if (rc < 0) {
+        if (e) *e = err;
+        if (r->status == PROBE_ABORTED) sl_fail(e, SL_EFAIL, "probe interrupted: repetition %d stored as aborted", rep + 1);
+        return -1;
+    }
+    return 0;
+}
+
+int probe_run(const struct probe_spec *spec, probe_result_fn on_result, void *arg, struct probe_progress *progress,
+              sl_err *e)
+{
+    struct probe *p;
+    if (progress) atomic_store(&progress->state, PROBE_LAYOUT);
+    if (probe_open(spec, &p, e) < 0) return -1;
+    struct probe_result *r = probe_result_new();
+    int rc = 0;
+    for (int i = 0; i < probe_spec_resolved(p)->repeat && rc == 0; i++) {
+        rc = probe_rep(p, i, r, progress, e);
+        sl_err cb;
+        if (on_result && on_result(r, arg, &cb) < 0 && rc == 0) {
+            if (e) *e = cb;
+            rc = -1;
+        }
+    }
+    probe_result_free(r);
+    probe_close(p);
+    return rc;
+}

@@ -1,0 +1,19 @@
+/* randwrite — random block-aligned overwrites of laid-out files, one per
+ * thread, the final fsync inside the measured time. */
+#include "fileio.h"
+
+static const struct fileio_cfg cfg = { .random = true, .read_pct = 0 };
+
+static void fio_job(const struct probe_spec *s, FILE *out)
+{
+    probe_fio_global(s, out, "randwrite");
+    if (!s->direct) fprintf(out, "end_fsync=1\n");
+    if (s->sync_every) fprintf(out, "fsync=%d\n", s->sync_every);
+    fprintf(out, "norandommap=1\n\n[randwrite]\n");
+}
+
+const struct probe_workload_ops workload_randwrite = {
+    .name = "randwrite", .summary = "random overwrites, a file per thread, final fsync timed",
+    .flags = WL_WRITES | WL_DIRECT_OK | WL_IODEPTH_OK, .def_threads = 1, .def_bs = 4096, .def_size = 256u << 20,
+    .layout = fileio_layout, .thread = fileio_thread, .fio_job = fio_job, .priv = &cfg,
+};

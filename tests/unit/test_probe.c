@@ -1,0 +1,197 @@
+/* Probe engine: counter parsing and metric arithmetic, the workload table,
+ * the null workload end to end, and the stored histogram blob. */
+#include "harness.h"
+#include "probe/probe.h"
+#include "probe/sample.h"
+#include "probe/workload.h"
+#include "store_run.h"
+#include "sysfs.h"
+
+#include <stdlib.h>
+
+TEST(probe_vmstat_parse)
+{
+    struct vm_sample v;
+    CHECK_INT(sample_vmstat_parse("nr_free_pages 5\nnr_dirty 1234\nnr_writeback 7\nnr_dirty_threshold 712249\n"
+                                  "nr_dirty_background_threshold 356124\n", &v), 0);
+    CHECK_INT(v.nr_dirty, 1234);
+    CHECK_INT(v.nr_writeback, 7);
+    CHECK(v.has_threshold);
+    CHECK_INT(sample_vm_freerun(&v), (712249 + 356124) / 2);
+    /* 2.6.26: no thresholds */
+    CHECK_INT(sample_vmstat_parse("nr_dirty 3\nnr_writeback 0\n", &v), 0);
+    CHECK(!v.has_threshold);
+    CHECK_INT(sample_vm_freerun(&v), 0);
+    CHECK_INT(sample_vmstat_parse("nr_free_pages 5\n", &v), -1);
+    /* a name that only starts like ours does not count */
+    CHECK_INT(sample_vmstat_parse("nr_dirtyx 9\nnr_dirty 1\nnr_writeback_temp 4\nnr_writeback 2\n", &v), 0);
+    CHECK_INT(v.nr_dirty, 1);
+    CHECK_INT(v.nr_writeback, 2);
+}
+
+TEST(probe_diskstat_fields)
+{
+    struct disk_sample d;
+    CHECK_INT(sample_diskstat_parse("   41234     8123  1289734   312450    22310    45120   539440  1523400        0   "
+                                    "412300  1835850\n", &d), 0);
+    CHECK_INT(d.fields, 11);
+    CHECK_INT(d.v[DS_IO_TICKS], 412300);
+    CHECK_INT(sample_diskstat_parse("1 2 3 4 5 6 7 8 9 10 11 12 13 14 15\n", &d), 0);
+    CHECK_INT(d.fields, 15);
+    CHECK_INT(sample_diskstat_parse("1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17\n", &d), 0);
+    CHECK_INT(d.fields, 17);
+    CHECK_INT(d.v[DS_TIME_IN_QUEUE], 11);
+    CHECK_INT(sample_diskstat_parse("1 2 3\n", &d), -1);
+}
+
+TEST(probe_disk_metrics)
+{
+    /* 1 s window: 100 reads + 100 writes taking 300 ms of ticks together,
+     * busy 500 ms, 2000 ms of queue time: util 50%, await 1.5 ms, aqu 2. */
+    struct disk_sample a = { .fields = 17, .t_ns = 1000000000ull }, b = a;
+    b.t_ns = 2000000000ull;
+    b.v[DS_RD_IOS] = 100; b.v[DS_WR_IOS] = 100;
+    b.v[DS_RD_TICKS] = 100; b.v[DS_WR_TICKS] = 200;
+    b.v[DS_RD_SECTORS] = 2048; b.v[DS_WR_SECTORS] = 4096;
+    b.v[DS_IO_TICKS] = 500; b.v[DS_TIME_IN_QUEUE] = 2000;
+    struct disk_acc acc = { 0 };
+    sample_disk_accumulate(&acc, &a, &b);
+    struct probe_disk out = { 0 };
+    sample_disk_finish(&acc, &out);
+    CHECK_NEAR(out.util_pct, 50, 1e-9);
+    CHECK_NEAR(out.await_ms, 1.5, 1e-9);
+    CHECK_NEAR(out.aqu_sz, 2, 1e-9);
+    CHECK_INT(out.read_bytes, 2048 * 512);
+    CHECK_INT(out.write_bytes, 4096 * 512);
+    /* util is capped at 100% (io_ticks can run ahead of the window) */
+    b.v[DS_IO_TICKS] = 5000;
+    memset(&acc, 0, sizeof acc);
+    sample_disk_accumulate(&acc, &a, &b);
+    sample_disk_finish(&acc, &out);
+    CHECK_NEAR(out.util_pct, 100, 1e-9);
+    /* a 32-bit counter that wrapped */
+    CHECK_INT(sample_counter_diff(4294967290ull, 5), 11);
+    CHECK_INT(sample_counter_diff(5, 9), 4);
+}
+
+TEST(probe_psi)
+{
+    struct psi_sample a, b;
+    CHECK_INT(sample_psi_parse("some avg10=0.00 avg60=0.00 avg300=0.00 total=1000000\n"
+                               "full avg10=0.00 avg60=0.00 avg300=0.00 total=250000\n", &a), 0);
+    CHECK_INT(a.some_us, 1000000);
+    CHECK_INT(a.full_us, 250000);
+    CHECK_INT(sample_psi_parse("some avg10=1.00 avg60=0.00 avg300=0.00 total=1500000\n"
+                               "full avg10=0.00 avg60=0.00 avg300=0.00 total=350000\n", &b), 0);
+    a.t_ns = 0;
+    b.t_ns = 2000000000ull;   /* 2 s: 0.5 s some, 0.1 s full */
+    struct psi_acc acc = { 0 };
+    sample_psi_accumulate(&acc, &a, &b);
+    struct probe_psi out;
+    sample_psi_finish(&acc, &out);
+    CHECK(out.available);
+    CHECK_NEAR(out.some_pct, 25, 1e-9);
+    CHECK_NEAR(out.full_pct, 5, 1e-9);
+    CHECK_INT(sample_psi_parse("garbage\n", &a), -1);
+}
+
+TEST(probe_workload_table)
+{
+    const char *want[] = { "null", "seqwrite", "seqread", "randread", "randwrite", "randrw" };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) CHECK(workload_find(want[i]) != NULL);
+    CHECK(workload_find("nope") == NULL);
+    for (int i = 0; i < workload_table_len; i++) {
+        const struct probe_workload_ops *w = workload_table[i];
+        CHECK(w->name && w->summary && *w->summary);
+        CHECK(w->thread || w->run);
+        CHECK(w->fio_job != NULL);
+        CHECK(w->def_threads >= 1 && w->def_bs >= 512);
+        for (int j = 0; j < i; j++) CHECK(strcmp(workload_table[j]->name, w->name) != 0);
+        CHECK_STR(probe_workload_name(i), w->name);
+    }
+    CHECK_INT(probe_workload_count(), workload_table_len);
+}
+
+TEST(probe_result_arithmetic)
+{
+    struct probe_result *r = probe_result_new();
+    r->wall_s = 2.0;
+    for (int i = 0; i < 1000; i++) hist_add(&r->op[PROBE_READ].hist, 1000000);   /* 1 ms */
+    r->op[PROBE_READ].ios = 1000;
+    r->op[PROBE_READ].bytes = 1000 * 4096;
+    r->op[PROBE_WRITE].ios = 500;
+    r->op[PROBE_WRITE].bytes = 500 * 8192;
+    r->op[PROBE_SYNC].ios = 10;
+    r->cpu_usr_s = 0.5;
+    r->cpu_sys_s = 1.0;
+    probe_result_compute(r);
+    CHECK_INT(r->ios, 1500);
+    CHECK_INT(r->bytes, 8192000);
+    CHECK_NEAR(r->mb_s, 4.096, 1e-9);           /* MB = 10^6 bytes */
+    CHECK_NEAR(r->iops, 750, 1e-9);
+    CHECK_NEAR(r->op[PROBE_READ].mb_s, 2.048, 1e-9);
+    CHECK_NEAR(r->cpu_usr_pct, 25, 1e-9);
+    CHECK_NEAR(r->cpu_sys_pct, 50, 1e-9);
+    CHECK_NEAR(r->cpu_us_per_io, 1.5e6 / 1510, 1e-6);
+    CHECK(r->op[PROBE_READ].lat.p50_ns >= 1000000 * 127 / 128 && r->op[PROBE_READ].lat.p50_ns <= 1000000);
+    CHECK_INT(r->op[PROBE_READ].lat.max_ns, 1000000);
+    /* the histogram blob round-trips */
+    size_t len;
+    unsigned char *blob = store_run_hist_blob(r, &len);
+    struct probe_result *back = probe_result_new();
+    CHECK_INT(store_run_hist_decode(blob, len, back), 0);
+    CHECK_INT(back->op[PROBE_READ].hist.n, 1000);
+    CHECK(memcmp(back->op[PROBE_READ].hist.bucket, r->op[PROBE_READ].hist.bucket, sizeof r->op[0].hist.bucket) == 0);
+    CHECK_INT(store_run_hist_decode(blob, len - 3, back), -1);
+    free(blob);
+    probe_result_free(back);
+    probe_result_free(r);
+}
+
+static int collect(const struct probe_result *r, void *arg, sl_err *e)
+{
+    struct probe_result *dst = arg;
+    dst[r->rep].mb_s = r->mb_s;
+    dst[r->rep].seed = r->seed;
+    dst[r->rep].op[PROBE_WRITE].lat = r->op[PROBE_WRITE].lat;
+    snprintf(dst[r->rep].config_hash, sizeof dst[r->rep].config_hash, "%s", r->config_hash);
+    dst[r->rep].status = r->status;
+    return 0;
+}
+
+static void null_run(const char *root, uint64_t seed, int reps, struct probe_result *out)
+{
+    sl_err e;
+    CHECK_INT(sysfs_set_root(root, &e), 0);
+    struct probe_spec s = { .threads = 3, .repeat = reps, .seed = seed, .seed_set = true, .canary = -1 };
+    snprintf(s.workload, sizeof s.workload, "null");
+    CHECK_INT(probe_run(&s, collect, out, NULL, &e), 0);
+}
+
+TEST(probe_null_deterministic_and_knob_driven)
+{
+    static struct probe_result a[2], b[2], c[1];
+    const char *root = harness_fixture_copy("modern");
+    null_run(root, 42, 2, a);
+    null_run(root, 42, 2, b);
+    /* same seed, same numbers; a fresh seed per repetition */
+    CHECK_NEAR(a[0].mb_s, b[0].mb_s, 0);
+    CHECK_NEAR(a[1].mb_s, b[1].mb_s, 0);
+    CHECK_INT(a[0].op[PROBE_WRITE].lat.p99_ns, b[0].op[PROBE_WRITE].lat.p99_ns);
+    CHECK(a[0].seed != a[1].seed);
+    CHECK(a[0].mb_s != a[1].mb_s);
+    CHECK_STR(a[0].config_hash, b[0].config_hash);
+    CHECK_INT(a[0].status, PROBE_OK);
+    /* dirty_ratio 20 -> 35 moves toward the model's optimum: more MB/s, and
+     * another config hash */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/proc/sys/vm/dirty_ratio", root);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) { fputs("35\n", f); fclose(f); }
+    null_run(root, 42, 1, c);
+    CHECK(c[0].mb_s > a[0].mb_s * 1.3);
+    CHECK(strcmp(c[0].config_hash, a[0].config_hash) != 0);
+    sl_err e;
+    sysfs_set_root(NULL, &e);
+}
