@@ -13,6 +13,11 @@ const struct share_table share_tables[] = {
     /* A device row re-created on its host gets a new UUID but keeps its
      * (host, name, serial, wwid): that finds the twin. */
     { .name = "devices", .key = "uuid", .alt_key = "host_id,name,serial,wwid" },
+    /* Probe runs (002): configs and workloads are named by the SHA-256 of
+     * their canonical text, runs by their UUID. */
+    { .name = "configs", .key = "hash" },
+    { .name = "workloads", .key = "hash" },
+    { .name = "runs", .key = "uuid" },
 };
 const int share_table_count = sizeof share_tables / sizeof share_tables[0];
 
