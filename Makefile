@@ -13,7 +13,8 @@ BUILD_DEBS = gcc make pkg-config libsqlite3-dev libjansson-dev libncurses-dev \
              libcurl4-openssl-dev liburing-dev libinih-dev libgsl-dev uuid-dev \
              libxml2-dev libssl-dev
 TEST_DEBS  = sqlite3 tmux util-linux e2fsprogs fio systemd cppcheck valgrind \
-             clang libclang-rt-14-dev dmsetup
+             clang libclang-rt-14-dev dmsetup \
+             nginx libnginx-mod-http-dav-ext python3 openssl
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)

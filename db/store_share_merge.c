@@ -2,7 +2,10 @@
  * by share_tables: rows are named by identity (UUID or content hash), never
  * by integer id, which differs from one database to the next. Each table
  * becomes a handful of INSERT ... SELECT statements over the attached file,
- * with a temporary map (source id -> local id) per parent table. */
+ * with a temporary map (source id -> local id) per parent table.
+ * The SQL is composed from identifiers only, and only from our side: table
+ * names from share_tables, column names from the local schema's pragmas.
+ * Nothing the untrusted file names or contains is ever pasted into SQL. */
 #include "store_share.h"
 
 #include <stdarg.h>

@@ -249,7 +249,8 @@ long long share_pull(store *s, struct share_remote *r, const struct share_pull_o
             emit(fn, arg, SHARE_FETCHED, c[i].key, NULL, NULL, -1);
             continue;
         }
-        emit(fn, arg, SHARE_REFUSED, c[i].key, NULL, fe.msg, -1);
+        /* Without --keep-going the first refusal is the command's error. */
+        if (po->keep_going) emit(fn, arg, SHARE_REFUSED, c[i].key, NULL, fe.msg, -1);
         if (!bad++) first = fe;
         if (!po->keep_going) break;
     }

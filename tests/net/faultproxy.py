@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""A fault-injecting HTTP proxy for the network tests, on 127.0.0.1 only.
+
+usage: faultproxy.py LISTEN_PORT UPSTREAM_PORT
+The first path segment picks the fault, the rest goes to the upstream:
+  /pass/...      forwarded untouched
+  /once/...      the first request for each (method, path) gets 500, then forwarded
+  /always/...    always 500
+  /truncate/...  forwarded, but a GET body is cut in half after a full
+                 Content-Length and the connection closed
+WebDAV Destination headers are rewritten to the upstream.
+"""
+import http.client
+import http.server
+import sys
+
+LISTEN, UPSTREAM = int(sys.argv[1]), int(sys.argv[2])
+seen = set()
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def handle_any(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        parts = self.path.split("/", 2)
+        mode, rest = (parts[1], "/" + (parts[2] if len(parts) > 2 else "")) if len(parts) > 1 else ("pass", "/")
+        if mode == "always" or (mode == "once" and (self.command, rest) not in seen):
+            seen.add((self.command, rest))
+            self.send_response(500)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
+        if "Destination" in headers:
+            dest = headers["Destination"]
+            prefix = "http://127.0.0.1:%d/%s" % (LISTEN, mode)
+            if dest.startswith(prefix):
+                headers["Destination"] = "http://127.0.0.1:%d%s" % (UPSTREAM, dest[len(prefix):])
+        conn = http.client.HTTPConnection("127.0.0.1", UPSTREAM, timeout=10)
+        conn.request(self.command, rest, body=body, headers=headers)
+        resp = conn.getresponse()
+        data = resp.read()
+        self.send_response(resp.status)
+        for k, v in resp.getheaders():
+            if k.lower() not in ("content-length", "connection", "transfer-encoding"):
+                self.send_header(k, v)
+        self.send_header("Content-Length", str(len(data)))
+        if mode == "truncate" and self.command == "GET" and resp.status == 200:
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(data[: len(data) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_GET = do_PUT = do_DELETE = do_MKCOL = do_MOVE = do_PROPFIND = do_HEAD = do_OPTIONS = handle_any
+
+
+http.server.ThreadingHTTPServer(("127.0.0.1", LISTEN), Handler).serve_forever()

@@ -1,0 +1,222 @@
+#!/bin/sh
+# Network tests for push/pull: real servers on 127.0.0.1, started and stopped
+# here: nginx with WebDAV (plain and TLS), s3rver (npm) for S3, a python3
+# fault-injecting proxy (500 once, 500 always, truncated bodies), and
+# file://. After every failure the local database must be byte-for-byte
+# what it was.
+cd "$(dirname "$0")/../.." || exit 2
+top=$(pwd)
+sluice=$top/sluice
+tmp=$(mktemp -d /tmp/sluice-net.XXXXXX)
+pids=""
+cleanup() {
+    for p in $pids; do kill "$p" 2>/dev/null; done
+    for p in $pids; do wait "$p" 2>/dev/null; done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+wait_port() {
+    i=0
+    while [ $i -lt 100 ]; do
+        python3 -c "import socket; socket.create_connection(('127.0.0.1', $1), 0.2)" 2>/dev/null && return 0
+        sleep 0.1; i=$((i + 1))
+    done
+    return 1
+}
+
+# Two machines: A pushes, B pulls. Same disks (same hardware class), other ids.
+mkdir -p "$tmp/home"
+cp -a tests/fixtures/modern "$tmp/rootA"
+cp -a tests/fixtures/modern "$tmp/rootB"
+echo 0123456789abcdef0123456789abcdef > "$tmp/rootB/etc/machine-id"
+echo fixture-b > "$tmp/rootB/proc/sys/kernel/hostname"
+A() { HOME=$tmp/home "$sluice" --root "$tmp/rootA" --db "$tmp/a.db" "$@"; }
+B() { HOME=$tmp/home "$sluice" --root "$tmp/rootB" --db "$tmp/b.db" "$@"; }
+export SLUICE_SHARE_RETRY_MS=20
+B pull "file://$tmp/nothing-here" > /dev/null 2>&1   # creates b.db
+class=$("$sluice" --root "$tmp/rootA" --db "$tmp/scratch.db" push "file://$tmp/probe" | sed 's#^pushed \([^/]*\)/.*#\1#')
+
+out=$tmp/out
+check() {   # name, then a shell function that fails with a reason on stdout
+    name=$1; shift
+    if "$@" > "$out" 2>&1; then echo "ok net/$name"; else echo "FAIL net/$name"; sed 's/^/  /' "$out" | tail -20; fi
+}
+# B's database before a failure, then proof it did not change.
+mark() { sha256sum < "$tmp/b.db" > "$tmp/b.sum"; }
+same() { sha256sum < "$tmp/b.db" | cmp -s - "$tmp/b.sum" || { echo "b.db changed after a failed pull"; return 1; }; }
+expect_fail() {   # pattern, command...: fails, says pattern, leaves b.db alone
+    pat=$1; shift
+    mark
+    if "$@" > "$tmp/f.out" 2>&1; then cat "$tmp/f.out"; echo "expected a failure"; return 1; fi
+    grep -q -- "$pat" "$tmp/f.out" || { cat "$tmp/f.out"; echo "expected message: $pat"; return 1; }
+    same
+}
+push_then_pull() {   # URL [options]: A pushes, B pulls twice (adds, then nothing new)
+    url=$1; shift
+    A push "$url" "$@" || return 1
+    B pull "$url" "$@" > "$tmp/p1" || { cat "$tmp/p1"; return 1; }
+    grep -q 'merged .*+1 hosts' "$tmp/p1" || { cat "$tmp/p1"; echo "first pull added no host"; return 1; }
+    B pull "$url" "$@" > "$tmp/p2" || return 1
+    grep -q 'nothing new' "$tmp/p2" || { cat "$tmp/p2"; echo "second pull was not a no-op"; return 1; }
+}
+reset_b() { rm -f "$tmp/b.db"; B pull "file://$tmp/nothing-here" > /dev/null 2>&1; }
+
+# --- file:// -------------------------------------------------------------
+t_file() { push_then_pull "file://$tmp/share" && ! ls -a "$tmp/share/$class" | grep -q '\.tmp-'; }
+check file-push-pull t_file
+
+# --- nginx WebDAV ---------------------------------------------------------
+if ! command -v nginx > /dev/null || [ ! -f /usr/lib/nginx/modules/ngx_http_dav_ext_module.so ]; then
+    echo "skip net/webdav: nginx or libnginx-mod-http-dav-ext is not installed (make test-deps)"
+else
+    ng=$tmp/nginx
+    mkdir -p "$ng/www/dav" "$ng/www/private" "$ng/tmp"
+    port=$(free_port); tls_port=$(free_port)
+    sed -e "s#@DIR@#$ng#g" -e "s#@PORT@#$port#g" -e "s#@TLSPORT@#$tls_port#g" tests/net/nginx.conf.in > "$ng/nginx.conf"
+    printf 'fleet:%s\n' "$(openssl passwd -5 s3cret-pw)" > "$ng/htpasswd"
+    openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -days 2 -keyout "$ng/key.pem" \
+        -out "$ng/cert.pem" > /dev/null 2>&1
+    nginx -c "$ng/nginx.conf" -p "$ng" > "$ng/stdout" 2>&1 &
+    pids="$pids $!"
+    if ! wait_port "$port"; then
+        echo "FAIL net/webdav-start"; sed 's/^/  /' "$ng/error.log" "$ng/stdout" | tail -5
+    else
+        dav=http://127.0.0.1:$port/dav/fleet
+        t_dav() {
+            reset_b
+            push_then_pull "$dav" || return 1
+            [ -f "$ng/www/dav/fleet/$class/$(sqlite3 "$tmp/a.db" "SELECT uuid FROM hosts").sluicedb" ] ||
+                { echo "object not where expected"; find "$ng/www"; return 1; }
+            ! find "$ng/www" -name '.*tmp-*' | grep -q . || { echo "temporary upload left behind"; return 1; }
+        }
+        check webdav-push-pull t_dav
+        t_all() { B pull "$dav" --class all | grep -q 'nothing new'; }
+        check webdav-pull-class-all t_all
+        t_auth() {
+            expect_fail 'wants credentials (401)' B pull "http://127.0.0.1:$port/private/x" || return 1
+            A push "http://127.0.0.1:$port/private/x" > /dev/null 2>&1 && { echo "push without netrc worked"; return 1; }
+            printf 'machine 127.0.0.1 login fleet password s3cret-pw\n' > "$tmp/home/.netrc"
+            chmod 600 "$tmp/home/.netrc"
+            A push "http://127.0.0.1:$port/private/x" > "$tmp/o" 2>&1 || { cat "$tmp/o"; rm -f "$tmp/home/.netrc"; return 1; }
+            B pull "http://127.0.0.1:$port/private/x" --class all > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+            rm -f "$tmp/home/.netrc"
+            # The password goes nowhere: not into a database, not into output.
+            if grep -l s3cret-pw "$tmp/a.db" "$tmp/b.db" "$tmp/o" 2>/dev/null; then echo "password leaked"; return 1; fi
+        }
+        check webdav-netrc-401 t_auth
+        t_403() { expect_fail 'refused access (403)' B pull "http://127.0.0.1:$port/forbidden/x"; }
+        check webdav-403 t_403
+        t_404() { expect_fail 'does not exist (404)' B pull "http://127.0.0.1:$port/dav/none" --class all; }
+        check webdav-404 t_404
+        t_tls() {
+            A push "https://127.0.0.1:$tls_port/dav/tls" --insecure > /dev/null 2>&1 || return 1
+            expect_fail 'could not be verified' B pull "https://127.0.0.1:$tls_port/dav/tls" || return 1
+            B pull "https://127.0.0.1:$tls_port/dav/tls" --insecure > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+            grep -q 'warning: --insecure' "$tmp/o" || { echo "no --insecure warning"; return 1; }
+        }
+        check webdav-tls-verified t_tls
+        t_down() {
+            dead=$(free_port)
+            expect_fail 'cannot connect .* after 3 tries' B pull "http://127.0.0.1:$dead/dav" --retries 2
+        }
+        check server-down t_down
+        # Objects that are not good databases, served as they are.
+        bad_object() {   # folder, then SQL to spoil a copy of A's snapshot (or a shell word)
+            d=$ng/www/dav/$1/$class
+            mkdir -p "$d"
+            cp "$ng/www/dav/fleet/$class/"*.sluicedb "$d/0000aaaa-bad.sluicedb"
+            case $2 in
+            truncate) truncate -s 8192 "$d/0000aaaa-bad.sluicedb" ;;
+            html) echo '<html>captive portal</html>' > "$d/0000aaaa-bad.sluicedb" ;;
+            *) sqlite3 "$d/0000aaaa-bad.sluicedb" "$2" ;;
+            esac
+        }
+        bad_object corrupt truncate; bad_object html html
+        bad_object newer 'PRAGMA user_version = 999'
+        bad_object trigger 'CREATE TRIGGER t AFTER INSERT ON hosts BEGIN DELETE FROM devices; END'
+        bad_object view 'CREATE VIEW v AS SELECT uuid FROM hosts'
+        reset_b
+        t_bad() { expect_fail "$2" B pull "http://127.0.0.1:$port/dav/$1"; }
+        check refuse-corrupted t_bad corrupt 'corrupt or not a sluice database'
+        check refuse-not-sqlite t_bad html 'not an SQLite database'
+        check refuse-newer-schema t_bad newer 'newer than this sluice'
+        check refuse-trigger t_bad trigger 'carries a trigger'
+        check refuse-view t_bad view 'carries a view'
+
+        # --- the fault proxy in front of nginx ---------------------------
+        if ! command -v python3 > /dev/null; then
+            echo "skip net/faults: python3 is not installed"
+        else
+            fport=$(free_port)
+            python3 tests/net/faultproxy.py "$fport" "$port" > "$tmp/proxy.log" 2>&1 &
+            pids="$pids $!"
+            if ! wait_port "$fport"; then echo "FAIL net/faultproxy-start"; sed 's/^/  /' "$tmp/proxy.log"; else
+                fp=http://127.0.0.1:$fport
+                t_once() {
+                    reset_b
+                    B pull "$fp/once/dav/fleet" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+                    grep -q 'answered 500; retry 1 of' "$tmp/o" || { cat "$tmp/o"; echo "no retry seen"; return 1; }
+                    grep -q '+1 hosts' "$tmp/o" || { cat "$tmp/o"; echo "nothing merged after the retry"; return 1; }
+                    A push "$fp/once/dav/again" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+                    grep -q 'retry 1 of' "$tmp/o" && grep -q '^pushed' "$tmp/o" || { cat "$tmp/o"; return 1; }
+                }
+                check retry-500-then-success t_once
+                t_always() { expect_fail 'answered 500 (a server error) 3 times' B pull "$fp/always/dav/fleet" --retries 2; }
+                check persistent-500 t_always
+                t_trunc() { reset_b; expect_fail 'cut short' B pull "$fp/truncate/dav/fleet" --retries 1; }
+                check truncated-download t_trunc
+            fi
+        fi
+    fi
+fi
+
+# --- S3 (s3rver) -----------------------------------------------------------
+npm_dir=${SLUICE_NPM_DIR:-/var/tmp/sluice-npm}
+s3rver=$npm_dir/node_modules/s3rver/bin/s3rver.js
+if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
+    echo "skip net/s3: node and npm are not installed (s3rver runs on node)"
+else
+    if [ ! -f "$s3rver" ]; then
+        mkdir -p "$npm_dir"
+        timeout 300 npm install --prefix "$npm_dir" --no-audit --no-fund s3rver@3.7.1 > "$tmp/npm.log" 2>&1 ||
+            echo "skip net/s3: npm install s3rver failed: $(tail -1 "$tmp/npm.log")"
+    fi
+    if [ -f "$s3rver" ]; then
+        sport=$(free_port)
+        mkdir -p "$tmp/s3"
+        node "$s3rver" -d "$tmp/s3" -a 127.0.0.1 -p "$sport" -s --configure-bucket fleet > "$tmp/s3.log" 2>&1 &
+        pids="$pids $!"
+        if ! wait_port "$sport"; then echo "FAIL net/s3-start"; sed 's/^/  /' "$tmp/s3.log" | tail -5; else
+            ep=http://127.0.0.1:$sport
+            export AWS_REGION=eu-west-1
+            t_s3() {
+                reset_b
+                AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=S3RVER push_then_pull s3://fleet/results --endpoint "$ep"
+            }
+            check s3-push-pull t_s3
+            t_s3_403() {
+                AWS_ACCESS_KEY_ID=WRONG AWS_SECRET_ACCESS_KEY=x expect_fail 'refused access (403: InvalidAccessKeyId' \
+                    B pull s3://fleet/results --endpoint "$ep"
+            }
+            check s3-403 t_s3_403
+            t_s3_404() {
+                AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=S3RVER expect_fail 'NoSuchBucket' \
+                    B pull s3://nobucket/results --endpoint "$ep"
+            }
+            check s3-no-bucket t_s3_404
+        fi
+    fi
+fi
+
+# --- SFTP -----------------------------------------------------------------
+if curl -V 2>/dev/null | grep -q '^Protocols:.* sftp'; then
+    echo "skip net/sftp: libcurl has SFTP, but no SSH server is started by this suite yet"
+else
+    echo "skip net/sftp: libcurl was built without SFTP"
+fi
+exit 0
