@@ -43,6 +43,13 @@ static int read_value(const struct knob *k, char *buf, size_t n, bool *present, 
 {
     sl_err re;
     if (knob_read(k, buf, n, &re) == 0) { *present = true; return 0; }
+    /* Action files (drop_caches, compact_memory) are write-only even for
+     * root: listing them must not fail the whole of 'sluice show'. */
+    if (re.errnum == EACCES && (k->def->flags & KF_DESTRUCTIVE)) {
+        snprintf(buf, n, "write-only");
+        *present = true;
+        return 0;
+    }
     *present = false;
     if (re.errnum == ENOENT) return 0;
     if (e) *e = re;
