@@ -1,5 +1,6 @@
 /* cli_knobs — `show` and `set`: the knob catalogue on this machine. */
 #include "cli.h"
+#include "cli_knobset.h"
 #include "knobset.h"
 #include "session.h"
 #include "sysfs.h"
@@ -140,7 +141,7 @@ CLI_COMMAND(cmd_show, "show", run_show, "show [KNOB|GLOB...]",
 
 /* --- set ---------------------------------------------------------------- */
 
-static json_t *knobset_json(const struct knobset *ks, const struct session *s, bool dry_run)
+json_t *cli_knobset_json(const struct knobset *ks, const struct session *s, bool dry_run)
 {
     json_t *o = json_object();
     json_object_set_new(o, "dry_run", json_boolean(dry_run));
@@ -172,7 +173,7 @@ static json_t *knobset_json(const struct knobset *ks, const struct session *s, b
     return o;
 }
 
-static void print_knobset(const struct knobset *ks, bool dry_run)
+void cli_knobset_print(const struct knobset *ks, bool dry_run)
 {
     struct table *t = table_new(4, "KNOB", "BEFORE", dry_run ? "NEW" : "AFTER", "STATE");
     for (int i = 0; i < ks->n; i++) {
@@ -232,8 +233,8 @@ static int run_set(struct cli_ctx *ctx, int argc, char **argv)
     if (rc == 0 && !dry_run) rc = cli_require_root("sluice set", &e);
     if (rc < 0) { knobset_free(&ks); return cli_error(&e); }
     if (dry_run) {
-        if (ctx->json) cli_print_json(knobset_json(&ks, NULL, true));
-        else print_knobset(&ks, true);
+        if (ctx->json) cli_print_json(cli_knobset_json(&ks, NULL, true));
+        else cli_knobset_print(&ks, true);
         knobset_free(&ks);
         return 0;
     }
@@ -242,13 +243,13 @@ static int run_set(struct cli_ctx *ctx, int argc, char **argv)
     if (!st || knobset_run_session(st, &ks, hold_ms >= 0 ? "set --for" : "set", 0, &s, &e) < 0) {
         bool attempted = false;
         for (int i = 0; i < ks.n; i++) attempted = attempted || ks.ch[i].state != CHANGE_PENDING;
-        if (attempted && !ctx->json) print_knobset(&ks, false);
+        if (attempted && !ctx->json) cli_knobset_print(&ks, false);
         knobset_free(&ks);
         return cli_error(&e);
     }
-    if (ctx->json) cli_print_json(knobset_json(&ks, s, false));
+    if (ctx->json) cli_print_json(cli_knobset_json(&ks, s, false));
     else {
-        print_knobset(&ks, false);
+        cli_knobset_print(&ks, false);
         printf("session %.8s: %s\n", s->row.uuid,
                hold_ms >= 0 ? "held open; put back when the time is up or on Ctrl-C"
                             : "kept; 'sluice restore' puts the old values back");

@@ -323,28 +323,63 @@ static int validate_number(const struct knob *k, const char *value, char *canon,
     return 0;
 }
 
-int knob_validate(const struct knob *k, const char *value, char *canon, size_t n, sl_err *e)
+const struct knob_def *knob_def_find(enum knob_scope scope, const char *name, const char *sched)
 {
-    const struct knob_def *d = k->def;
+    return find_def(scope, name, sched);
+}
+
+/* Checks that need only the table row; KT_SCHED is left to the caller. */
+static int check_def_value(const struct knob_def *d, const char *name, const char *value, char *canon, size_t n,
+                           sl_err *e)
+{
     if (d->flags & KF_RO)
-        return sl_fail(e, SL_EUSAGE, "%s is read-only: sluice shows it but never writes it", k->name);
+        return sl_fail(e, SL_EUSAGE, "%s is read-only: sluice shows it but never writes it", name);
     if (d->flags & KF_DESTRUCTIVE)
-        return sl_fail(e, SL_EUSAGE, "%s is destructive or an action, not a setting: sluice does not write it", k->name);
-    if (!knob_present(k) && d->scope != SCOPE_IOSCHED)
-        return sl_fail(e, SL_EUSAGE, "%s is absent: the running kernel has no %s%s", k->name, sysfs_root(), k->path);
+        return sl_fail(e, SL_EUSAGE, "%s is destructive or an action, not a setting: sluice does not write it", name);
     switch (d->type) {
-    case KT_INT: case KT_FIELD: case KT_BYTES:
-        return validate_number(k, value, canon, n, e);
+    case KT_INT: case KT_FIELD: case KT_BYTES: {
+        struct knob k = { .def = d };
+        snprintf(k.name, sizeof k.name, "%s", name);
+        return validate_number(&k, value, canon, n, e);
+    }
     case KT_BOOL:
         if (strcmp(value, "0") && strcmp(value, "1"))
-            return sl_fail(e, SL_EUSAGE, "%s=%s: expected 0 or 1", k->name, value);
+            return sl_fail(e, SL_EUSAGE, "%s=%s: expected 0 or 1", name, value);
         snprintf(canon, n, "%s", value);
         return 0;
     case KT_ENUM:
         if (!word_in(d->values, value))
-            return sl_fail(e, SL_EUSAGE, "%s=%s: expected one of: %s", k->name, value, d->values);
+            return sl_fail(e, SL_EUSAGE, "%s=%s: expected one of: %s", name, value, d->values);
         snprintf(canon, n, "%s", value);
         return 0;
+    case KT_SCHED:
+        return 0;
+    case KT_FACT:
+        break;
+    }
+    return sl_fail(e, SL_EUSAGE, "%s cannot be written", name);
+}
+
+int knob_check_value(const struct knob_def *d, const char *name, const char *value, char *canon, size_t n, sl_err *e)
+{
+    if (check_def_value(d, name, value, canon, n, e) < 0) return -1;
+    if (d->type == KT_SCHED) {
+        if (!device_name_valid(value) || !word_in(known_schedulers, value))
+            return sl_fail(e, SL_EUSAGE, "%s=%s: not an I/O scheduler sluice knows (%s)", name, value, known_schedulers);
+        snprintf(canon, n, "%s", value);
+    }
+    return 0;
+}
+
+int knob_validate(const struct knob *k, const char *value, char *canon, size_t n, sl_err *e)
+{
+    const struct knob_def *d = k->def;
+    if (d->flags & (KF_RO | KF_DESTRUCTIVE)) return check_def_value(d, k->name, value, canon, n, e);
+    if (!knob_present(k) && d->scope != SCOPE_IOSCHED)
+        return sl_fail(e, SL_EUSAGE, "%s is absent: the running kernel has no %s%s", k->name, sysfs_root(), k->path);
+    switch (d->type) {
+    case KT_INT: case KT_FIELD: case KT_BYTES: case KT_BOOL: case KT_ENUM:
+        return check_def_value(d, k->name, value, canon, n, e);
     case KT_SCHED: {
         char raw[256], active[64], offered[256];
         if (sysfs_read(k->path, raw, sizeof raw, e) < 0) return -1;

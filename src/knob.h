@@ -89,6 +89,13 @@ int knob_read(const struct knob *k, char *buf, size_t n, sl_err *e);
  * and write its canonical form into canon. -1 with a message that names the
  * knob, the value and the allowed range. */
 int knob_validate(const struct knob *k, const char *value, char *canon, size_t n, sl_err *e);
+/* The table row of a knob by scope and name (for SCOPE_IOSCHED, the row owned
+ * by `sched`, or any row of that name when sched is NULL); NULL if unknown. */
+const struct knob_def *knob_def_find(enum knob_scope scope, const char *name, const char *sched);
+/* Validate `value` against the table alone, without asking the kernel (a
+ * scheduler must be a name sluice knows): for checking files such as
+ * profiles before any device is looked at. `name` is used in messages. */
+int knob_check_value(const struct knob_def *d, const char *name, const char *value, char *canon, size_t n, sl_err *e);
 /* Write an already validated value: one write(2); a vector field is written
  * as the whole vector with that field replaced. */
 int knob_write(const struct knob *k, const char *value, sl_err *e);

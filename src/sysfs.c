@@ -216,3 +216,133 @@ int sysfs_resolve(const char *path, char *buf, size_t n, sl_err *e)
     snprintf(buf, n, "%s", real[rl] ? real + rl : "/");
     return 0;
 }
+
+/* --- configuration files ------------------------------------------------- */
+
+static int fsync_dir_of(const char *full, sl_err *e)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", full);
+    char *slash = strrchr(dir, '/');
+    if (!slash) return 0;
+    if (slash == dir) slash[1] = 0;
+    else *slash = 0;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return sl_fail_errno(e, SL_EFAIL, errno, "opening directory %s", dir);
+    int rc = fsync(fd);
+    int err = errno;
+    close(fd);
+    if (rc != 0 && err != EINVAL) return sl_fail_errno(e, SL_EFAIL, err, "fsync of directory %s", dir);
+    return 0;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t w = write(fd, data, len);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        data += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+int sysfs_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode, sl_err *e)
+{
+    char full[PATH_MAX], tmp[PATH_MAX + 32];
+    if (sysfs_path(full, sizeof full, path) != 0) return sl_fail(e, SL_EFAIL, "%s: path too long", path);
+    if (write_fault_injected(path)) return sl_fail_errno(e, SL_EFAIL, EIO, "writing %s", full);
+    char *slash = strrchr(full, '/');
+    int fd = -1;
+    for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
+        snprintf(tmp, sizeof tmp, "%.*s/.%s.%d.%d.tmp", (int)(slash - full), full, slash + 1, (int)getpid(), attempt);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        if (fd < 0 && errno != EEXIST) return sl_fail_errno(e, SL_EFAIL, errno, "creating %s", tmp);
+    }
+    if (fd < 0) return sl_fail(e, SL_EFAIL, "creating a temporary file beside %s: too many stale ones", full);
+    int err = 0;
+    const char *what = "writing";
+    if (fchmod(fd, mode) != 0) { err = errno; what = "setting the mode of"; }
+    else if (write_all(fd, data, len) != 0) { err = errno; what = "writing"; }
+    else if (fsync(fd) != 0) { err = errno; what = "fsync of"; }
+    if (close(fd) != 0 && !err) { err = errno; what = "closing"; }
+    if (!err && rename(tmp, full) != 0) { err = errno; what = "renaming the temporary file over"; }
+    if (err) {
+        unlink(tmp);
+        return sl_fail_errno(e, SL_EFAIL, err, "%s %s", what, full);
+    }
+    return fsync_dir_of(full, e);
+}
+
+int sysfs_mkdirs(const char *dir, mode_t mode, sl_err *e)
+{
+    char full[PATH_MAX];
+    if (sysfs_path(full, sizeof full, dir) != 0) return sl_fail(e, SL_EFAIL, "%s: path too long", dir);
+    size_t skip = strlen(root_prefix);
+    for (char *p = full + skip + 1;; p++) {
+        if (*p != '/' && *p != 0) continue;
+        char saved = *p;
+        *p = 0;
+        struct stat st;
+        if (mkdir(full, mode) != 0 && errno != EEXIST) return sl_fail_errno(e, SL_EFAIL, errno, "creating directory %s", full);
+        if (stat(full, &st) != 0 || !S_ISDIR(st.st_mode))
+            return sl_fail(e, SL_EFAIL, "%s exists and is not a directory", full);
+        *p = saved;
+        if (!saved) break;
+    }
+    return 0;
+}
+
+int sysfs_unlink(const char *path, sl_err *e)
+{
+    char full[PATH_MAX];
+    if (sysfs_path(full, sizeof full, path) != 0) return sl_fail(e, SL_EFAIL, "%s: path too long", path);
+    if (unlink(full) != 0) {
+        if (errno == ENOENT) return 1;
+        return sl_fail_errno(e, SL_EFAIL, errno, "removing %s", full);
+    }
+    return fsync_dir_of(full, e);
+}
+
+int sysfs_symlink(const char *target, const char *path, sl_err *e)
+{
+    char full[PATH_MAX], tmp[PATH_MAX + 32];
+    if (sysfs_path(full, sizeof full, path) != 0) return sl_fail(e, SL_EFAIL, "%s: path too long", path);
+    snprintf(tmp, sizeof tmp, "%s.%d.tmp", full, (int)getpid());
+    unlink(tmp);
+    if (symlink(target, tmp) != 0) return sl_fail_errno(e, SL_EFAIL, errno, "creating symlink %s", tmp);
+    if (rename(tmp, full) != 0) {
+        int err = errno;
+        unlink(tmp);
+        return sl_fail_errno(e, SL_EFAIL, err, "renaming a symlink over %s", full);
+    }
+    return fsync_dir_of(full, e);
+}
+
+int sysfs_readlink(const char *path, char *buf, size_t n, sl_err *e)
+{
+    char full[PATH_MAX];
+    if (sysfs_path(full, sizeof full, path) != 0) return sl_fail(e, SL_EFAIL, "%s: path too long", path);
+    ssize_t len = readlink(full, buf, n - 1);
+    if (len < 0) return sl_fail_errno(e, SL_EFAIL, errno, "%s", full);
+    buf[len] = 0;
+    return 0;
+}
+
+bool sysfs_is_symlink(const char *path)
+{
+    char full[PATH_MAX];
+    struct stat st;
+    return sysfs_path(full, sizeof full, path) == 0 && lstat(full, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+int sysfs_self_exe(char *buf, size_t n)
+{
+    ssize_t len = readlink("/proc/self/exe", buf, n - 1);
+    if (len <= 0) return -1;
+    buf[len] = 0;
+    return 0;
+}

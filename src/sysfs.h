@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include "err.h"
 
 /* Set the root prefix ("" or "/" mean the real system). Fails when root is
@@ -40,5 +41,28 @@ void sysfs_names_free(char **names, int n);
 /* Where a symlink (e.g. /sys/block/sda) really lives, as a path inside the
  * root ("/sys/devices/.../block/sda"). -1 if it does not resolve. */
 int sysfs_resolve(const char *path, char *buf, size_t n, sl_err *e);
+
+/* --- configuration files under /etc (boot persistence, saved profiles) --- */
+
+/* Replace the file at path (inside the root) with data, atomically: a
+ * temporary file created O_EXCL|O_NOFOLLOW in the same directory, written,
+ * fsynced, renamed over path, then the directory fsynced. Readers see the old
+ * or the new file, never a part. The directory must exist (sysfs_mkdirs).
+ * -1 with e naming the file and the errno text; the temporary is removed. */
+int sysfs_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode, sl_err *e);
+/* mkdir -p inside the root; existing directories are fine. */
+int sysfs_mkdirs(const char *dir, mode_t mode, sl_err *e);
+/* Remove a file or symlink inside the root and fsync its directory. An absent
+ * file is not an error (returns 1). */
+int sysfs_unlink(const char *path, sl_err *e);
+/* Create (or atomically replace) a symlink at path pointing to target,
+ * written as given (an absolute target names a path on the target system). */
+int sysfs_symlink(const char *target, const char *path, sl_err *e);
+/* The target of a symlink inside the root as written; -1 when it is not one. */
+int sysfs_readlink(const char *path, char *buf, size_t n, sl_err *e);
+bool sysfs_is_symlink(const char *path);
+/* Where the running sluice binary lives on the real system (not the root):
+ * what a generated unit must run. -1 when unknown. */
+int sysfs_self_exe(char *buf, size_t n);
 
 #endif
