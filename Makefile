@@ -15,13 +15,18 @@ BUILD_DEBS = gcc make pkg-config libsqlite3-dev libjansson-dev libncurses-dev \
 TEST_DEBS  = sqlite3 tmux util-linux e2fsprogs fio systemd cppcheck valgrind \
              clang libclang-rt-14-dev dmsetup \
              nginx libnginx-mod-http-dav-ext python3 openssl
+# TuneD's real profiles (/usr/lib/tuned) for the import-tuned tests.
+TEST_DEBS += tuned
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter -Wno-format-truncation
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Isrc -Idb -Iui -Ibuild $(PKG_CFLAGS)
+# Installed data (shipped profiles) are found here when no --profiles DIR,
+# $SLUICE_PROFILES or /etc/sluice/profiles has them.
+DATADIR ?= $(PREFIX)/share/sluice
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Isrc -Idb -Iui -Ibuild $(PKG_CFLAGS) -DSLUICE_DATADIR='"$(DATADIR)"'
 LDLIBS   = $(PKG_LIBS) -lpthread -lm
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 

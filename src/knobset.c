@@ -264,9 +264,13 @@ int knobset_apply(struct knobset *ks, struct session *s, sl_err *e)
 {
     for (int i = 0; i < ks->n; i++) {
         struct knob_change *c = &ks->ch[i];
-        if (knob_values_equal(&c->k, c->before, c->want)) {
+        /* Read again: an earlier write (a scheduler switch resets nr_requests
+         * and iosched) may have changed it since prepare. */
+        char now[KNOB_VALUE_MAX];
+        if (knob_read(&c->k, now, sizeof now, NULL) < 0) snprintf(now, sizeof now, "%s", c->before);
+        if (knob_values_equal(&c->k, now, c->want)) {
             c->state = CHANGE_SAME;
-            snprintf(c->after, sizeof c->after, "%s", c->before);
+            snprintf(c->after, sizeof c->after, "%s", now);
             continue;
         }
         sl_err we;

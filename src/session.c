@@ -86,6 +86,9 @@ int session_snapshot(const struct knob *ks, int n, struct snapshot_row **out, sl
         if (ks[i].def->scope == SCOPE_IOSCHED) {
             struct device d;
             if (device_get(ks[i].dev, &d, NULL) == 0) snprintf(r->sched, sizeof r->sched, "%s", d.scheduler);
+            /* A tunable of the scheduler being switched to does not exist
+             * yet: there is nothing to put back. */
+            if (!knob_def_find(SCOPE_IOSCHED, ks[i].def->name, r->sched)) { r->present = 0; continue; }
         }
         sl_err re;
         if (knob_read(&ks[i], r->value, sizeof r->value, &re) == 0) {

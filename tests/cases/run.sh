@@ -11,9 +11,12 @@ sluice=$(realpath "$1")
 label=${2:+-$2}
 here=$(cd "$(dirname "$0")" && pwd)
 fixtures=$(cd "$here/../fixtures" && pwd)
+# Shipped profiles from the source tree, shown as @PROFILES@ in transcripts.
+SLUICE_PROFILES=$(cd "$here/../../profiles" 2>/dev/null && pwd)
+export SLUICE_PROFILES
 
 normalise() {
-    sed -E -e "s#$tmp#@TMP@#g" \
+    sed -E -e "s#$tmp#@TMP@#g" -e "s#${SLUICE_PROFILES:-@PROFILES@}#@PROFILES@#g" \
         -e 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/@UUID@/g' \
         -e 's/session [0-9a-f]{8}/session @ID@/g' \
         -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}Z?/@TIME@/g' \
@@ -39,7 +42,7 @@ run_case() {
     : > "$out"
     while IFS= read -r line || [ -n "$line" ]; do
         case $line in ''|'#'*) continue ;; esac
-        echo "\$ $line" >> "$out"
+        printf '$ %s\n' "$line" >> "$out"
         (cd "$tmp" && PATH="$tmp/bin:$PATH" && eval "$line") > "$tmp/o" 2> "$tmp/e" < /dev/null
         rc=$?
         cat "$tmp/o" "$tmp/e" >> "$out"

@@ -1,0 +1,143 @@
+/* cli_apply — `apply PROFILE`: resolve, apply as one journaled all-or-nothing
+ * session (the same machinery as `set`), then verify. `--boot` is what the
+ * sluice-apply.service unit runs: the installed profile, waiting for the
+ * tuning lock instead of failing at once. */
+#include "cli_knobset.h"
+#include "cli_profile.h"
+#include "session.h"
+#include "sysfs.h"
+#include "units.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BOOT_LOCK_WAIT_MS 60000
+
+static void print_kept(const struct plan *pl)
+{
+    for (int i = 0; i < pl->n; i++)
+        if (pl->it[i].action == PA_KEEP) printf("kept: %s: %s\n", pl->it[i].knob, pl->it[i].note);
+}
+
+/* Read back through a fresh plan: every item must now be same or kept. */
+static int verify_after(const struct profile *p, bool json, json_t *out)
+{
+    struct plan pl;
+    sl_err e;
+    if (profile_plan(p, &pl, &e) < 0) {
+        fprintf(stderr, "sluice: verify: %s\n", e.msg);
+        return -1;
+    }
+    int drift = 0, ok = 0;
+    json_t *arr = json_array();
+    for (int i = 0; i < pl.n; i++) {
+        const struct plan_item *it = &pl.it[i];
+        if (it->action == PA_SKIP) continue;
+        if (plan_item_ok(it)) { ok++; continue; }
+        drift++;
+        if (!json) printf("drift: %s: profile wants %s, the kernel has %s\n", it->knob, it->want, it->current[0] ? it->current : "absent");
+        json_t *x = json_object();
+        json_object_set_new(x, "knob", json_string(it->knob));
+        json_object_set_new(x, "want", json_string(it->want));
+        json_object_set_new(x, "current", json_string(it->current));
+        json_array_append_new(arr, x);
+    }
+    if (!json) {
+        if (drift) printf("verify: %d knob(s) match the profile, %d drifted (the kernel kept other values)\n", ok, drift);
+        else printf("verify: all %d knob(s) match the profile\n", ok);
+    }
+    if (out) json_object_set_new(out, "drift", arr);
+    else json_decref(arr);
+    plan_free(&pl);
+    return drift;
+}
+
+static int run_apply(struct cli_ctx *ctx, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "dry-run", no_argument, NULL, 'n' }, { "boot", no_argument, NULL, 'b' },
+        { "profiles", required_argument, NULL, 'p' }, { "wait", required_argument, NULL, 'w' },
+        { NULL, 0, NULL, 0 },
+    };
+    bool dry_run = false, boot = false;
+    const char *dirs = NULL;
+    long long wait_ms = -1;
+    int c;
+    optind = 0; /* full getopt reset: main parsed its options in "+" (stop at the command) mode */
+    while ((c = getopt_long(argc, argv, "n", opts, NULL)) != -1) {
+        switch (c) {
+        case 'n': dry_run = true; break;
+        case 'b': boot = true; break;
+        case 'p': dirs = optarg; break;
+        case 'w':
+            wait_ms = units_parse_duration_ms(optarg);
+            if (wait_ms < 0) return cli_usage("apply", "--wait %s: expected a duration such as 30s", optarg);
+            break;
+        default: return cli_usage("apply", "unknown option");
+        }
+    }
+    if (argc - optind > 1) return cli_usage("apply", "give one PROFILE");
+    if (optind == argc && !boot) return cli_usage("apply", "give a PROFILE (or --boot for the installed one)");
+    if (wait_ms < 0) wait_ms = boot ? BOOT_LOCK_WAIT_MS : 0;
+
+    struct profile p;
+    struct plan pl;
+    struct knobset ks = { 0 };
+    sl_err e;
+    if (cli_profile_plan(dirs, optind < argc ? argv[optind] : NULL, &p, &pl, &e) < 0) return cli_error(&e);
+    int counts[4];
+    plan_counts(&pl, counts);
+    json_t *out = ctx->json ? cli_plan_json(&p, &pl, VIEW_DIFF) : NULL;
+    if (out) json_object_set_new(out, "dry_run", json_boolean(dry_run));
+    int rc = 0;
+    if (!ctx->json) printf("profile %s (%s)\n", p.name, p.path[0] ? p.path : "-");
+    if (counts[PA_WRITE] == 0) {
+        if (!ctx->json) {
+            print_kept(&pl);
+            if (counts[PA_SAME] + counts[PA_KEEP])
+                printf("nothing to change: %d knob(s) already as the profile says\n", counts[PA_SAME] + counts[PA_KEEP]);
+            else
+                printf("nothing to apply: no knob of this profile exists on this machine\n");
+        }
+        goto done;
+    }
+    if (plan_knobset(&pl, &ks, &e) < 0) { rc = cli_error(&e); goto done; }
+    if (dry_run) {
+        if (out) json_object_set_new(out, "result", cli_knobset_json(&ks, NULL, true));
+        else { cli_knobset_print(&ks, true); print_kept(&pl); }
+        goto done;
+    }
+    if (cli_require_root("sluice apply", &e) < 0) { rc = cli_error(&e); goto done; }
+    store *st = cli_store(ctx, &e);
+    struct session *s = NULL;
+    if (!st || knobset_run_session(st, &ks, boot ? "apply --boot" : "apply", (int)wait_ms, &s, &e) < 0) {
+        bool attempted = false;
+        for (int i = 0; i < ks.n; i++) attempted = attempted || ks.ch[i].state != CHANGE_PENDING;
+        if (attempted && !ctx->json) cli_knobset_print(&ks, false);
+        if (e.status == SL_EBUSY && wait_ms > 0)
+            fprintf(stderr, "sluice: waited %lld s for the tuning lock; profile %s was not applied\n", wait_ms / 1000, p.name);
+        rc = cli_error(&e);
+        goto done;
+    }
+    if (out) json_object_set_new(out, "result", cli_knobset_json(&ks, s, false));
+    else {
+        cli_knobset_print(&ks, false);
+        print_kept(&pl);
+        printf("session %.8s: kept; 'sluice restore' puts the old values back\n", s->row.uuid);
+    }
+    struct restore_report rep = { 0 };
+    if (session_end(s, true, &rep, &e) < 0) rc = cli_error(&e);
+    restore_report_free(&rep);
+    if (rc == 0) verify_after(&p, ctx->json, out);
+done:
+    if (out) cli_print_json(out);
+    knobset_free(&ks);
+    plan_free(&pl);
+    profile_free(&p);
+    return rc;
+}
+
+CLI_COMMAND(cmd_apply, "apply", run_apply, "apply PROFILE [--dry-run] [--profiles DIR] | apply --boot [--wait DURATION]",
+            "apply a profile now as one journaled session, then verify", CLI_WRITES);

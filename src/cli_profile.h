@@ -1,0 +1,44 @@
+/* cli_profile — what the profile, apply and boot commands share: loading a
+ * profile from the search path (--profiles DIR) and reporting a plan. */
+#ifndef SLUICE_CLI_PROFILE_H
+#define SLUICE_CLI_PROFILE_H
+
+#include <stdbool.h>
+#include <jansson.h>
+#include "cli.h"
+#include "profile.h"
+
+/* The profile `boot install` wrote; `apply --boot` and `verify` use it. */
+#define PROFILE_ACTIVE "/etc/sluice/active.conf"
+
+/* Load NAME (searched), a path, or with name NULL the active profile, and
+ * resolve it against this machine. Warnings go to stderr. On error both are
+ * freed and the error is in e. */
+int cli_profile_plan(const char *dirs_opt, const char *name, struct profile *p, struct plan *pl, sl_err *e);
+void cli_plan_warnings(const struct plan *pl);
+
+enum plan_view { VIEW_DIFF, VIEW_VERIFY };
+/* KNOB PROFILE CURRENT VERDICT FROM for every item. */
+void cli_plan_print(const struct plan *pl, enum plan_view view);
+json_t *cli_plan_json(const struct profile *p, const struct plan *pl, enum plan_view view);
+/* Counts by action (indexed by enum plan_action). */
+void plan_counts(const struct plan *pl, int counts[4]);
+/* Options of the profile subcommands. */
+struct sub_opts {
+    const char *dirs;            /* --profiles DIR */
+    const char *format, *as, *summary, *from_search, *devices;
+    bool stdout_only, force;
+};
+/* getopt over argv (argv[0] is the subcommand); SL_EUSAGE after printing
+ * usage when options or the argument count are wrong, else 0. */
+int cli_profile_opts(const char *cmd, int argc, char **argv, struct sub_opts *o, int min_args, int max_args);
+
+/* Subcommands implemented in their own files. */
+int cli_profile_save(struct cli_ctx *ctx, int argc, char **argv);
+int cli_profile_import_tuned(struct cli_ctx *ctx, int argc, char **argv);
+int cli_profile_export(struct cli_ctx *ctx, int argc, char **argv);
+
+/* Writing under /etc needs root on the real system. */
+int cli_require_root_etc(const char *what, sl_err *e);
+
+#endif

@@ -1,0 +1,158 @@
+/* profile — sluice profiles (man/sluice-profile.5): INI files naming catalogue
+ * knobs per section ([vm], [bdflush], [block], [block "SELECTOR"]) with
+ * includes, match rules and TuneD-style conditional values (>N, <N).
+ * profile.c finds, parses, merges and checks them against the knob table;
+ * profile_plan.c resolves one against this machine's devices. */
+#ifndef SLUICE_PROFILE_H
+#define SLUICE_PROFILE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include "device.h"
+#include "knob.h"
+#include "knobset.h"
+
+#define PROFILE_NAME_MAX 64
+#define PROFILE_SELECTOR_MAX 192
+#define PROFILE_MAX_MATCH 8
+#define PROFILE_MAX_DIRS 4
+#define PROFILE_KEY_MAX 64
+
+enum prof_section { PS_VM, PS_BDFLUSH, PS_BLOCK };
+enum prof_cond { PC_SET, PC_RAISE, PC_LOWER }; /* "N"; ">N" only raise; "<N" only lower */
+
+struct prof_entry {
+    enum prof_section sec;
+    char selector[PROFILE_SELECTOR_MAX]; /* [block "SELECTOR"]; "" otherwise */
+    char key[PROFILE_KEY_MAX];           /* catalogue name inside the section */
+    char value[KNOB_VALUE_MAX];          /* canonical; a scheduler may list a|b */
+    enum prof_cond cond;
+    const char *file;                    /* owned by the profile (files[]) */
+    int line;
+};
+
+struct profile {
+    char name[PROFILE_NAME_MAX];
+    char summary[512];
+    char path[PATH_MAX];                 /* the file loaded ("" when parsed from text) */
+    char include[256];                   /* as written, comma separated */
+    char match[PROFILE_MAX_MATCH][PROFILE_SELECTOR_MAX];
+    int nmatch;
+    struct prof_entry *ent;              /* merged: includes first, overridden by the file */
+    int n;
+    char **files;                        /* every file read, for file:line provenance */
+    int nfiles;
+};
+
+/* Where profiles are looked for, first match wins: --profiles DIR, else
+ * $SLUICE_PROFILES; then ROOT/etc/sluice/profiles; then the installed
+ * DATADIR/profiles. Missing directories are skipped. */
+struct profile_dirs {
+    char dir[PROFILE_MAX_DIRS][PATH_MAX];
+    int n;
+};
+void profile_dirs_init(struct profile_dirs *d, const char *option_dir);
+/* Where `boot install`, `profile save` and `import-tuned` write: /etc/sluice/profiles. */
+#define PROFILE_ETC_DIR "/etc/sluice/profiles"
+
+/* Profile names: [A-Za-z0-9_.+-], not starting with '.', at most 63 chars. */
+bool profile_name_valid(const char *name);
+/* Path of profile NAME.conf in the search path. -1 (SL_EUSAGE) naming the
+ * directories searched when it is nowhere. */
+int profile_find(const struct profile_dirs *d, const char *name, char *path, size_t n, sl_err *e);
+/* Every profile in the search path (a name shadowed by an earlier directory
+ * is listed once): malloc'ed arrays of malloc'ed names and paths. */
+int profile_list(const struct profile_dirs *d, char ***names, char ***paths, sl_err *e);
+
+/* Load a profile by NAME (searched) or by path (contains '/'), following
+ * includes, and check every entry against the table. -1 with
+ * "FILE:LINE: message" in e (SL_EUSAGE) on the first error. Free with
+ * profile_free, also after an error. */
+int profile_load(const struct profile_dirs *d, const char *name_or_path, struct profile *out, sl_err *e);
+/* The same from text in memory; origin names it in messages. */
+int profile_load_text(const struct profile_dirs *d, const char *text, const char *origin, struct profile *out,
+                      sl_err *e);
+void profile_free(struct profile *p);
+
+/* Add or override one entry (includes are merged with this): an entry with
+ * the same section, selector and key is replaced, and setting one half of a
+ * ratio/bytes pair drops the other half. */
+void profile_set_entry(struct profile *p, const struct prof_entry *en);
+
+/* The profile as INI text, merged (includes resolved). With provenance, each
+ * entry carries a "; FILE:LINE" comment. malloc'ed; caller frees. */
+char *profile_render(const struct profile *p, bool provenance);
+
+/* Selectors: comma-separated KEY=GLOB terms, all of which must match; a GLOB
+ * starting with '!' negates. Device keys: name model vendor serial wwid
+ * transport rotational; host keys: virt kernel. */
+int selector_check(const char *sel, sl_err *e);
+bool selector_matches(const char *sel, const struct device *d, const struct host_info *h);
+/* Whether a [block "SEL"] section applies to d: d has a queue and matches;
+ * stacked and virtual devices (loop, dm, md, zram, ram, nbd) only when the
+ * selector names them with name= or transport=. */
+bool selector_selects(const char *sel, const struct device *d, const struct host_info *h);
+/* The disks a plain [block] section covers: whole disks with a queue that are
+ * not stacked or virtual (loop, dm, md, zram, ram, nbd), and match a rule of
+ * the profile if it has any. */
+bool profile_covers(const struct profile *p, const struct device *d, const struct host_info *h);
+
+/* Whether this host is what the profile is for: some match rule selects the
+ * host (virt=, kernel=) or one of its disks; true without rules. */
+bool profile_host_matches(const struct profile *p, const struct device *devs, int ndevs, const struct host_info *h);
+
+const char *prof_section_name(enum prof_section s);
+/* The entry's full catalogue name for device dev: vm.dirty_ratio,
+ * vm.bdflush.nfract, block.sda.scheduler, block.sda.iosched.fifo_batch,
+ * bdi.sda.max_ratio. */
+void prof_entry_knob(const struct prof_entry *en, const char *dev, char *buf, size_t n);
+/* The table row an entry names (any scheduler's row for iosched), or NULL. */
+const struct knob_def *prof_entry_def(const struct prof_entry *en);
+/* ">4096", "<10" or "10": the value as written. */
+void prof_entry_value_text(const struct prof_entry *en, char *buf, size_t n);
+
+/* --- resolution against this machine (profile_plan.c) ------------------- */
+
+enum plan_action {
+    PA_WRITE, /* differs: apply writes it */
+    PA_SAME,  /* already has the value */
+    PA_KEEP,  /* conditional value already satisfied (>N and current is higher) */
+    PA_SKIP,  /* does not apply here: absent on this kernel or device */
+};
+
+struct plan_item {
+    char knob[KNOB_NAME_MAX];
+    char dev[KNOB_DEV_MAX];
+    char want[KNOB_VALUE_MAX];    /* what apply writes (scheduler alternative chosen) */
+    char current[KNOB_VALUE_MAX]; /* "" when absent */
+    enum plan_action action;
+    int order;
+    const struct prof_entry *src;
+    char note[256];
+};
+
+struct plan {
+    struct plan_item *it;
+    int n;
+    char (*warn)[512];
+    int nwarn;
+    struct device *devs;
+    int ndevs;
+    struct host_info host;
+};
+
+/* Resolve selectors against the devices, choose scheduler alternatives,
+ * validate every value with the kernel's view (offered schedulers, present
+ * files), read current values and decide each item's action. Knobs this
+ * kernel or device lacks become PA_SKIP with a warning; a selector matching
+ * no device is a warning. -1 with "FILE:LINE: ..." on an invalid value. */
+int profile_plan(const struct profile *p, struct plan *pl, sl_err *e);
+void plan_free(struct plan *pl);
+/* The plan's PA_WRITE and PA_SAME items as a prepared knobset (ordered,
+ * cross-checked, touched set computed). -1 when there is nothing to set. */
+int plan_knobset(const struct plan *pl, struct knobset *ks, sl_err *e);
+const char *plan_action_name(enum plan_action a);
+/* Verify verdict for an item after apply: true when current satisfies it. */
+bool plan_item_ok(const struct plan_item *it);
+
+#endif
