@@ -208,6 +208,38 @@ static void sample_loop(struct probe_ctx *c, struct phase *ph, struct probe_thre
     (void)end;
 }
 
+static void thread_row(const struct probe_thread *t, uint64_t ramp_end, double cpu_s, struct probe_phase *row)
+{
+    struct probe_phase_stats one = { 0 };
+    hist_init(&one.lat);
+    hist_merge(&one.lat, &t->hist[PROBE_READ]);
+    hist_merge(&one.lat, &t->hist[PROBE_WRITE]);
+    one.ios = t->ios[PROBE_READ] + t->ios[PROBE_WRITE];
+    one.bytes = t->bytes[PROBE_READ] + t->bytes[PROBE_WRITE];
+    one.wall_s = t->done_ns > ramp_end ? (double)(t->done_ns - ramp_end) / 1e9 : 0;
+    one.cpu_s = cpu_s;
+    char name[32];
+    snprintf(name, sizeof name, "thread %d", t->idx);
+    probe_phase_row(row, name, 1, &one);
+}
+
+void probe_phase_row(struct probe_phase *row, const char *name, int threads, const struct probe_phase_stats *ps)
+{
+    memset(row, 0, sizeof *row);
+    snprintf(row->name, sizeof row->name, "%s", name);
+    row->threads = threads;
+    row->ios = ps->ios;
+    row->bytes = ps->bytes;
+    row->mb_s = ps->wall_s > 0 ? (double)ps->bytes / ps->wall_s / 1e6 : 0;
+    row->iops = ps->wall_s > 0 ? (double)ps->ios / ps->wall_s : 0;
+    row->cpu_pct = ps->wall_s > 0 ? 100 * ps->cpu_s / ps->wall_s : 0;
+    row->lat_mean_ms = ps->lat.n ? ps->lat.mean_ns / 1e6 : 0;
+    row->lat_max_ms = ps->lat.n ? (double)ps->lat.max_ns / 1e6 : 0;
+    /* tiobench's "% > 2 s / > 10 s", rescaled for second-long probes */
+    row->pct_over_100ms = ps->lat.n ? 100.0 * (double)hist_count_above(&ps->lat, 100000000ull) / (double)ps->lat.n : 0;
+    row->pct_over_1s = ps->lat.n ? 100.0 * (double)hist_count_above(&ps->lat, 1000000000ull) / (double)ps->lat.n : 0;
+}
+
 static void merge_threads(struct probe_ctx *c, struct probe_thread *th, int n, uint64_t ramp_end,
                           struct probe_phase_stats *ps)
 {
@@ -225,13 +257,16 @@ static void merge_threads(struct probe_ctx *c, struct probe_thread *th, int n, u
                 hist_merge(&ps->lat, &t->hist[op]);
             }
         }
+        double cpu_s = 0;
         if (t->measuring) {
             double usr = tv_s(t->ru0.ru_utime, t->ru1.ru_utime), sys = tv_s(t->ru0.ru_stime, t->ru1.ru_stime);
             c->cpu_usr_s += usr;
             c->cpu_sys_s += sys;
-            ps->cpu_s += usr + sys;
+            cpu_s = usr + sys;
+            ps->cpu_s += cpu_s;
             r->ctx_switches += (uint64_t)((t->ru1.ru_nvcsw - t->ru0.ru_nvcsw) + (t->ru1.ru_nivcsw - t->ru0.ru_nivcsw));
         }
+        if (ps->per_thread) thread_row(t, ramp_end, cpu_s, &ps->per_thread[i]);
         if (t->done_ns > last_done) last_done = t->done_ns;
     }
     ps->wall_s = (double)(last_done - ramp_end) / 1e9;
@@ -292,7 +327,9 @@ static int alloc_threads(struct probe_ctx *c, int n, struct probe_thread **out, 
 int probe_phase_run(struct probe_ctx *c, int n, int (*fn)(struct probe_thread *), uint64_t ramp_ms,
                     uint64_t time_ms, struct probe_phase_stats *ps, sl_err *e)
 {
+    struct probe_phase *per_thread = ps->per_thread;
     memset(ps, 0, sizeof *ps);
+    ps->per_thread = per_thread;
     hist_init(&ps->lat);
     struct probe_thread *th = NULL;
     if (alloc_threads(c, n, &th, e) < 0) return -1;

@@ -109,3 +109,13 @@ void probe_fio_global(const struct probe_spec *s, FILE *out, const char *rw)
             (unsigned long long)s->ramp_ms);
     fprintf(out, "randrepeat=0\nrandseed=%llu\ngroup_reporting=1\n", (unsigned long long)s->seed);
 }
+
+void probe_evict_files(struct probe_ctx *c)
+{
+    for (int i = 0; i < c->nfiles; i++) {
+        int fd = c->files[i].fd;
+        /* DONTNEED cannot drop dirty pages or pages under writeback: sync first. */
+        if (fd < 0 || fdatasync(fd) != 0) continue;
+        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    }
+}

@@ -144,7 +144,8 @@ static int check_space(struct probe *p, sl_err *e)
         struct statvfs vfs;
         if (statvfs(s->dir[i], &vfs) != 0) return sl_fail_errno(e, SL_EFAIL, errno, "statvfs %s", s->dir[i]);
         uint64_t free_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize;
-        if (free_bytes < need) {
+        /* ramfs and the like report no size at all: nothing to check against. */
+        if (vfs.f_blocks != 0 && free_bytes < need) {
             char nb[32], fb[32];
             units_format_bytes(need, nb, sizeof nb);
             units_format_bytes(free_bytes, fb, sizeof fb);

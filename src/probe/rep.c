@@ -69,12 +69,7 @@ static void make_cold(struct probe_ctx *c, struct probe_result *r)
         }
         note_add(r, "dropping caches failed (%s)", e.msg);
     }
-    for (int i = 0; i < c->nfiles; i++) {
-        int fd = c->files[i].fd;
-        if (fd < 0) continue;
-        if (fdatasync(fd) != 0) continue;
-        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    }
+    probe_evict_files(c);
     r->status = PROBE_WARM;
     note_add(r, "%s", geteuid() == 0 ? "caches not dropped (--root is not the real system): file pages evicted with "
                                        "POSIX_FADV_DONTNEED only, metadata stays cached"
@@ -118,7 +113,7 @@ static void fill_identity(struct probe *p, int rep, struct probe_result *r)
 
 static int run_default(struct probe_ctx *c, struct probe_result *r, sl_err *e)
 {
-    struct probe_phase_stats ps;
+    struct probe_phase_stats ps = { 0 };
     if (c->progress) atomic_store(&c->progress->total_ms, c->spec.ramp_ms + c->spec.time_ms);
     return probe_phase_run(c, c->spec.threads, c->ops->thread, c->spec.ramp_ms, c->spec.time_ms, &ps, e);
 }

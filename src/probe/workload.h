@@ -173,9 +173,18 @@ struct probe_phase_stats {
     uint64_t ios, bytes;
     double wall_s, cpu_s;
     struct hist lat;    /* read + write latencies of this phase */
+    /* If set by the caller (nthreads entries): each thread's own figures,
+     * for workloads that report per writer (multidisk). */
+    struct probe_phase *per_thread;
 };
 int probe_phase_run(struct probe_ctx *c, int nthreads, int (*fn)(struct probe_thread *), uint64_t ramp_ms,
                     uint64_t time_ms, struct probe_phase_stats *ps, sl_err *e);
+
+/* A tiobench-style phase row from phase stats. */
+void probe_phase_row(struct probe_phase *row, const char *name, int threads, const struct probe_phase_stats *ps);
+/* Evict the laid-out files from the page cache (fdatasync, then
+ * POSIX_FADV_DONTNEED): cold reads between phases without root. */
+void probe_evict_files(struct probe_ctx *c);
 
 /* Files: create (O_EXCL|O_NOFOLLOW) inside the scratch dir of spec dir `dir`,
  * fill with random data in bs chunks and fsync (size 0: empty); then

@@ -97,7 +97,7 @@ TEST(probe_psi)
 
 TEST(probe_workload_table)
 {
-    const char *want[] = { "null", "seqwrite", "seqread", "randread", "randwrite", "randrw" };
+    const char *want[] = { "null", "seqwrite", "seqread", "randread", "randwrite", "randrw", "fsync", "dbench", "tiobench", "multidisk" };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) CHECK(workload_find(want[i]) != NULL);
     CHECK(workload_find("nope") == NULL);
     for (int i = 0; i < workload_table_len; i++) {
