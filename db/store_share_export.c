@@ -36,7 +36,7 @@ static int backup(store *s, sqlite3 *dst, const char *path, sl_err *e)
 
 /* Rows whose parent went (another host's) go too; nullable references to
  * them, and every reference to a local-only table, become NULL. */
-static int cut_references(sqlite3 *db, const char *path, const struct share_table *t, sl_err *e)
+static int cut_references(sqlite3 *db, const char *path, const struct share_table *t, bool only_host, sl_err *e)
 {
     sqlite3_stmt *st;
     const char *q = "SELECT f.\"from\", f.\"table\", coalesce(f.\"to\", 'id'), c.\"notnull\" "
@@ -54,6 +54,10 @@ static int cut_references(sqlite3 *db, const char *path, const struct share_tabl
                          "this table cannot be shared (fix db/store_share_tables.c)", t->name, col, parent);
         else if (!shared)
             snprintf(sql, sizeof sql, "UPDATE \"%s\" SET \"%s\" = NULL", t->name, col);
+        else if (only_host && strcmp(parent, "hosts") == 0)
+            /* --mine: a row that does not name this host is not this host's. */
+            snprintf(sql, sizeof sql, "DELETE FROM \"%s\" WHERE \"%s\" IS NULL OR \"%s\" NOT IN (SELECT \"%s\" "
+                     "FROM hosts)", t->name, col, col, to);
         else if (notnull)
             snprintf(sql, sizeof sql, "DELETE FROM \"%s\" WHERE \"%s\" NOT IN (SELECT \"%s\" FROM \"%s\")", t->name,
                      col, to, parent);
@@ -98,7 +102,7 @@ static int scrub(sqlite3 *db, const char *path, const char *only_host_uuid, sl_e
         }
     }
     /* Parents come first in share_tables, so one pass reaches every orphan. */
-    for (int i = 0; rc == 0 && i < share_table_count; i++) rc = cut_references(db, path, &share_tables[i], e);
+    for (int i = 0; rc == 0 && i < share_table_count; i++) rc = cut_references(db, path, &share_tables[i], only_host_uuid != NULL, e);
     for (int i = 0; rc == 0 && i < share_table_count; i++) {
         const struct share_table *t = &share_tables[i];
         if (!t->private_col) continue;

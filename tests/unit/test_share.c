@@ -334,3 +334,66 @@ TEST(share_push_and_pull_through_the_fake_transport)
     store_close(b);
     CHECK(sysfs_set_root(NULL, &e) == 0);
 }
+
+/* A run of the host's first disk, with its config and workload rows. */
+static void add_run(store *s, const char *hostname, const char *uuid)
+{
+    char sql[1600];
+    snprintf(sql, sizeof sql,
+             "INSERT OR IGNORE INTO configs VALUES ('c1', 'vm.dirty_ratio=20');"
+             "INSERT OR IGNORE INTO workloads VALUES ('w1', 'seqwrite', 'bs=1M');"
+             "INSERT INTO runs (uuid, batch_uuid, rep, host_uuid, host_id, device_uuid, device_id, kernel, workload, "
+             " workload_hash, config_hash, seed, started, status, wall_s, mb_s, iops, read_mb_s, write_mb_s, "
+             " cpu_usr_pct, cpu_sys_pct, ctx_switches, metrics_json) "
+             "SELECT '%s', 'b', 0, h.uuid, h.id, d.uuid, d.id, '6.1', 'seqwrite', 'w1', 'c1', 1, 't', 'ok', 1, 100, "
+             " 1, 0, 100, 1, 1, 1, '{}' FROM hosts h JOIN devices d ON d.host_id = h.id "
+             "WHERE h.hostname = '%s' ORDER BY d.id LIMIT 1", uuid, hostname);
+    char *msg = NULL;
+    if (sqlite3_exec(store_db(s), sql, NULL, NULL, &msg) != SQLITE_OK) harness_fail(__FILE__, __LINE__, "%s", msg);
+}
+
+TEST(share_runs_merge_with_their_host_and_device_remapped)
+{
+    store *a = fresh_store("runs-a.db"), *b = fresh_store("runs-b.db");
+    if (count(a, "SELECT count(*) FROM pragma_table_info('runs')") <= 0) {
+        store_close(a);
+        store_close(b);
+        return;  /* before migration 002 */
+    }
+    int64_t id;
+    add_host(b, "bravo", 2, &id);          /* b's own ids come first: a's ids differ */
+    add_host(a, "alpha", 2, &id);
+    add_host(a, "other", 1, &id);
+    add_run(a, "alpha", "run-alpha");
+    add_run(a, "other", "run-other");
+    char f[512];
+    export_to(a, "runs.sluicedb", NULL, f, sizeof f);
+    struct share_report rep;
+    sl_err e;
+    CHECK(merge(b, f, &rep, &e) == 0);
+    CHECK_INT(count(b, "SELECT count(*) FROM runs"), 2);
+    /* The run points at the host and disk with its own UUIDs in b. */
+    CHECK_INT(count(b, "SELECT count(*) FROM runs r JOIN hosts h ON h.id = r.host_id JOIN devices d ON d.id = r.device_id "
+                       "WHERE h.uuid = r.host_uuid AND d.uuid = r.device_uuid"), 2);
+    CHECK(merge(b, f, &rep, &e) == 0);
+    CHECK_INT(share_report_added(&rep), 0);
+    /* --mine: only alpha's run leaves. */
+    sqlite3_stmt *st;
+    char me[37] = "";
+    CHECK(sqlite3_prepare_v2(store_db(a), "SELECT uuid FROM hosts WHERE hostname = 'alpha'", -1, &st, NULL) == SQLITE_OK);
+    if (sqlite3_step(st) == SQLITE_ROW) snprintf(me, sizeof me, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    export_to(a, "runs-mine.sluicedb", me, f, sizeof f);
+    store *x;
+    CHECK(store_open_existing(f, &x, &e) == 0);
+    CHECK_INT(count(x, "SELECT count(*) FROM runs"), 1);
+    CHECK_INT(count(x, "SELECT count(*) FROM runs WHERE uuid = 'run-alpha'"), 1);
+    store_close(x);
+    char **classes;
+    int n = store_share_run_classes(a, me, &classes, &e);
+    CHECK_INT(n, 1);
+    if (n == 1) CHECK_STR(classes[0], "nvme-model_0-rot0-qd32-s4");
+    if (n >= 0) share_classes_free(classes, n);
+    store_close(a);
+    store_close(b);
+}
