@@ -131,6 +131,7 @@ int cli_profile_opts(const char *cmd, int argc, char **argv, struct sub_opts *o,
         { "stdout", no_argument, NULL, 'o' }, { "force", no_argument, NULL, 'F' }, { NULL, 0, NULL, 0 },
     };
     memset(o, 0, sizeof *o);
+    const char *top = strcmp(cmd, "install") && strcmp(cmd, "status") && strcmp(cmd, "remove") ? "profile" : "boot";
     int c;
     optind = 0; /* full getopt reset: main parsed its options in "+" (stop at the command) mode */
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -143,12 +144,12 @@ int cli_profile_opts(const char *cmd, int argc, char **argv, struct sub_opts *o,
         case 'd': o->devices = optarg; break;
         case 'o': o->stdout_only = true; break;
         case 'F': o->force = true; break;
-        default: return cli_usage("profile", "%s: unknown option", cmd);
+        default: return cli_usage(top, "%s: unknown option", cmd);
         }
     }
     int n = argc - optind;
     if (n < min_args || n > max_args)
-        return cli_usage("profile", "%s: expected %s", cmd,
+        return cli_usage(top, "%s: expected %s", cmd,
                          max_args == 0 ? "no argument" : min_args == max_args ? "one PROFILE" : "PROFILE [OTHER]");
     return 0;
 }

@@ -6,10 +6,11 @@
 #include <stdbool.h>
 #include <jansson.h>
 #include "cli.h"
-#include "profile.h"
+#include "profile/boot.h"
+#include "profile/profile.h"
 
 /* The profile `boot install` wrote; `apply --boot` and `verify` use it. */
-#define PROFILE_ACTIVE "/etc/sluice/active.conf"
+#define PROFILE_ACTIVE BOOT_ACTIVE
 
 /* Load NAME (searched), a path, or with name NULL the active profile, and
  * resolve it against this machine. Warnings go to stderr. On error both are

@@ -1,6 +1,6 @@
 /* Unit tests of the profile parser, merging, selectors and plans. */
 #include "harness.h"
-#include "profile.h"
+#include "profile/profile.h"
 #include "sysfs.h"
 
 #include <stdio.h>

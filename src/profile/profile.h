@@ -155,4 +155,25 @@ const char *plan_action_name(enum plan_action a);
 /* Verify verdict for an item after apply: true when current satisfies it. */
 bool plan_item_ok(const struct plan_item *it);
 
+/* --- the platform's formats (profile/export.c) ---------------------------- */
+
+/* What an export could not express, one sentence each. */
+struct notes {
+    char (*v)[512];
+    int n;
+};
+void notes_add(struct notes *nt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void notes_free(struct notes *nt);
+
+/* sysctl.d(5) lines for the plan's vm knobs. Conditional values and 2.4
+ * bdflush fields cannot be expressed there: notes. malloc'ed text. */
+char *profile_export_sysctl(const struct profile *p, const struct plan *pl, struct notes *nt);
+/* udev rules, one per disk of the plan keyed on its most stable id
+ * (ID_WWN, ID_SERIAL from /run/udev/data, else wwid, serial, vendor+model),
+ * attributes in apply order. malloc'ed text. */
+char *profile_export_udev(const struct profile *p, const struct plan *pl, struct notes *nt);
+/* A TuneD profile: [sysctl], [disk] (elevator, readahead) and [sysfs];
+ * selectors TuneD cannot express are resolved to this machine's disks. */
+char *profile_export_tuned(const struct profile *p, const struct plan *pl, struct notes *nt);
+
 #endif

@@ -1,6 +1,7 @@
 /* profile — finding, parsing (inih), merging and checking sluice profiles. */
 #include "profile.h"
 #include "sysfs.h"
+#include "textbuf.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -656,26 +657,7 @@ void profile_free(struct profile *p)
 
 /* --- rendering --------------------------------------------------------------- */
 
-struct sbuf { char *s; size_t len, cap; };
-
-static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int need = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (b->len + (size_t)need + 1 > b->cap) {
-        b->cap = (b->len + (size_t)need + 1) * 2;
-        b->s = xrealloc(b->s, b->cap);
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)need;
-}
-
-static void render_section(struct sbuf *b, const struct profile *p, enum prof_section sec, const char *sel,
+static void render_section(struct textbuf *b, const struct profile *p, enum prof_section sec, const char *sel,
                            bool provenance)
 {
     bool header = false;
@@ -683,25 +665,46 @@ static void render_section(struct sbuf *b, const struct profile *p, enum prof_se
         const struct prof_entry *en = &p->ent[i];
         if (en->sec != sec || strcmp(en->selector, sel) != 0) continue;
         if (!header) {
-            if (sel[0]) sb_printf(b, "\n[block \"%s\"]\n", sel);
-            else sb_printf(b, "\n[%s]\n", prof_section_name(sec));
+            if (sel[0]) textbuf_printf(b, "\n[block \"%s\"]\n", sel);
+            else textbuf_printf(b, "\n[%s]\n", prof_section_name(sec));
             header = true;
         }
         char v[KNOB_VALUE_MAX + 2];
         prof_entry_value_text(en, v, sizeof v);
         const char *base = strrchr(en->file, '/');
-        if (provenance) sb_printf(b, "%s = %s    ; %s:%d\n", en->key, v, base ? base + 1 : en->file, en->line);
-        else sb_printf(b, "%s = %s\n", en->key, v);
+        if (provenance) textbuf_printf(b, "%s = %s    ; %s:%d\n", en->key, v, base ? base + 1 : en->file, en->line);
+        else textbuf_printf(b, "%s = %s\n", en->key, v);
+    }
+}
+
+/* inih reads lines of at most 198 characters: long summaries continue on
+ * indented lines (which the parser joins with a space). */
+static void render_summary(struct textbuf *b, const char *summary)
+{
+    const char *prefix = "summary = ";
+    const char *s = summary;
+    while (*s) {
+        size_t len = strlen(s);
+        if (len > 140) {
+            size_t cut = 140;
+            while (cut > 40 && s[cut] != ' ') cut--;
+            if (s[cut] != ' ') cut = 140;
+            len = cut;
+        }
+        textbuf_printf(b, "%s%.*s\n", prefix, (int)len, s);
+        s += len;
+        while (*s == ' ') s++;
+        prefix = "    ";
     }
 }
 
 char *profile_render(const struct profile *p, bool provenance)
 {
-    struct sbuf b = { 0 };
-    sb_printf(&b, "[profile]\nname = %s\n", p->name);
-    if (p->summary[0]) sb_printf(&b, "summary = %s\n", p->summary);
-    for (int i = 0; i < p->nmatch; i++) sb_printf(&b, "match = %s\n", p->match[i]);
-    if (provenance && p->include[0]) sb_printf(&b, "; include = %s (merged below)\n", p->include);
+    struct textbuf b = { 0 };
+    textbuf_printf(&b, "[profile]\nname = %s\n", p->name);
+    if (p->summary[0]) render_summary(&b, p->summary);
+    for (int i = 0; i < p->nmatch; i++) textbuf_printf(&b, "match = %s\n", p->match[i]);
+    if (provenance && p->include[0]) textbuf_printf(&b, "; include = %s (merged below)\n", p->include);
     render_section(&b, p, PS_VM, "", provenance);
     render_section(&b, p, PS_BDFLUSH, "", provenance);
     render_section(&b, p, PS_BLOCK, "", provenance);
@@ -713,6 +716,5 @@ char *profile_render(const struct profile *p, bool provenance)
             done = p->ent[j].sec == PS_BLOCK && strcmp(p->ent[j].selector, en->selector) == 0;
         if (!done) render_section(&b, p, PS_BLOCK, en->selector, provenance);
     }
-    if (!b.s) sb_printf(&b, "%s", "");
-    return b.s;
+    return textbuf_take(&b);
 }

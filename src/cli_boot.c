@@ -1,0 +1,153 @@
+/* cli_boot — `boot install PROFILE | status | remove`: keep a profile across
+ * reboots with sysctl.d, udev rules and the sluice-apply.service unit. */
+#include "cli_profile.h"
+#include "profile/boot.h"
+#include "sysfs.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void print_notes(const struct notes *nt, const char *prefix)
+{
+    for (int i = 0; i < nt->n; i++) printf("%s%s\n", prefix, nt->v[i]);
+}
+
+static int boot_install_cmd(struct cli_ctx *ctx, const struct sub_opts *o, const char *name)
+{
+    sl_err e;
+    if (cli_require_root_etc("sluice boot install", &e) < 0) return cli_error(&e);
+    struct profile p;
+    struct plan pl;
+    if (cli_profile_plan(o->dirs, name, &p, &pl, &e) < 0) return cli_error(&e);
+    char exe[512];
+    if (sysfs_self_exe(exe, sizeof exe) < 0) snprintf(exe, sizeof exe, "/usr/local/sbin/sluice");
+    struct notes nt = { 0 };
+    int rc = boot_install(&p, &pl, exe, o->force, &nt, &e);
+    if (rc < 0) {
+        rc = cli_error(&e);
+    } else {
+        struct boot_manifest m;
+        boot_manifest_read(&m, NULL);
+        printf("installed profile %s%s%s:\n", p.name, sysfs_is_real_root() ? "" : " under ", sysfs_root());
+        struct table *t = table_new(2, "  FILE", "WHAT");
+        for (int i = 0; i < m.n; i++) {
+            char path[300];
+            snprintf(path, sizeof path, "  %s", m.e[i].path);
+            table_row(t, path, boot_file_what(m.e[i].path));
+        }
+        table_print(t);
+        boot_manifest_free(&m);
+        print_notes(&nt, "note: ");
+        printf("takes effect at the next boot; 'sluice apply %s' applies it now\n", p.name);
+    }
+    notes_free(&nt);
+    plan_free(&pl);
+    profile_free(&p);
+    return rc;
+}
+
+static int boot_status_cmd(struct cli_ctx *ctx, const struct sub_opts *o)
+{
+    struct boot_manifest m;
+    sl_err e;
+    int rc = boot_manifest_read(&m, &e);
+    if (rc < 0) return cli_error(&e);
+    if (rc == 1) {
+        printf("no profile installed for boot ('sluice boot install PROFILE' installs one)\n");
+        return 0;
+    }
+    int bad = 0;
+    printf("boot profile: %s\n", m.profile);
+    struct table *t = table_new(3, "  FILE", "STATE", "WHAT");
+    for (int i = 0; i < m.n; i++) {
+        enum boot_state s = boot_entry_state(&m.e[i]);
+        bad += s != BOOT_INTACT;
+        char path[300];
+        snprintf(path, sizeof path, "  %s", m.e[i].path);
+        table_row(t, path, boot_state_name(s), boot_file_what(m.e[i].path));
+    }
+    table_print(t);
+    boot_manifest_free(&m);
+    struct profile p;
+    struct plan pl;
+    if (cli_profile_plan(o->dirs, NULL, &p, &pl, &e) < 0) return cli_error(&e);
+    struct notes nt = { 0 };
+    boot_sysctl_overrides(&pl, &nt);
+    print_notes(&nt, "warning: ");
+    int counts[4];
+    plan_counts(&pl, counts);
+    printf("drift against the running kernel:\n");
+    cli_plan_print(&pl, VIEW_VERIFY);
+    printf("%d ok, %d drift, %d not applicable\n", counts[PA_SAME] + counts[PA_KEEP], counts[PA_WRITE], counts[PA_SKIP]);
+    notes_free(&nt);
+    plan_free(&pl);
+    profile_free(&p);
+    return bad || counts[PA_WRITE] || nt.n ? SL_EFAIL : 0;
+}
+
+static int boot_remove_cmd(struct cli_ctx *ctx, const struct sub_opts *o)
+{
+    sl_err e;
+    if (cli_require_root_etc("sluice boot remove", &e) < 0) return cli_error(&e);
+    struct boot_manifest m = { 0 };
+    enum boot_state states[16];
+    bool removed[16];
+    struct boot_manifest probe;
+    int rc = boot_manifest_read(&probe, &e);
+    if (rc == 1) {
+        printf("nothing to remove: no profile is installed for boot\n");
+        return 0;
+    }
+    if (rc < 0) return cli_error(&e);
+    if (probe.n > 16) {
+        boot_manifest_free(&probe);
+        return cli_error(&(sl_err){ .status = SL_EFAIL, .msg = "the boot manifest lists more files than sluice writes: edited by hand?" });
+    }
+    boot_manifest_free(&probe);
+    rc = boot_remove(o->force, &m, states, removed, &e);
+    for (int i = 0; i < m.n; i++)
+        printf("%s %s%s\n", removed[i] ? "removed" : states[i] == BOOT_MISSING ? "already gone" : "KEPT (edited since install)",
+               m.e[i].path, "");
+    if (rc == 0)
+        printf("boot profile %s removed; the running kernel keeps its values ('sluice apply defaults' or 'sluice restore' changes them)\n",
+               m.profile);
+    boot_manifest_free(&m);
+    return rc < 0 ? cli_error(&e) : 0;
+}
+
+static int run_boot(struct cli_ctx *ctx, int argc, char **argv)
+{
+    if (argc < 2) return cli_usage("boot", "give a subcommand: install PROFILE, status, remove");
+    const char *sub = argv[1];
+    struct sub_opts o;
+    optind = 1;
+    if (strcmp(sub, "install") == 0) {
+        if (cli_profile_opts("install", argc - 1, argv + 1, &o, 1, 1)) return SL_EUSAGE;
+        return boot_install_cmd(ctx, &o, argv[1 + optind]);
+    }
+    if (strcmp(sub, "status") == 0) {
+        if (cli_profile_opts("status", argc - 1, argv + 1, &o, 0, 0)) return SL_EUSAGE;
+        return boot_status_cmd(ctx, &o);
+    }
+    if (strcmp(sub, "remove") == 0) {
+        if (cli_profile_opts("remove", argc - 1, argv + 1, &o, 0, 0)) return SL_EUSAGE;
+        return boot_remove_cmd(ctx, &o);
+    }
+    if (strcmp(sub, "unit") == 0) {
+        /* For packaging: `make install` ships the unit this prints. */
+        const char *exe = argc == 4 && strcmp(argv[2], "--exe") == 0 ? argv[3] : NULL;
+        char self[512];
+        if (!exe && sysfs_self_exe(self, sizeof self) == 0) exe = self;
+        if (!exe) return cli_usage("boot", "unit: give --exe PATH");
+        char *text = boot_unit_text(exe);
+        fputs(text, stdout);
+        free(text);
+        return 0;
+    }
+    return cli_usage("boot", "unknown subcommand \"%s\" (install, status, remove)", sub);
+}
+
+CLI_COMMAND(cmd_boot, "boot", run_boot, "boot install PROFILE [--force] | status | remove [--force]",
+            "persist a profile across reboots (sysctl.d, udev rules, sluice-apply.service)", 0);

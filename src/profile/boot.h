@@ -1,0 +1,51 @@
+/* boot — `boot install|status|remove`: a profile persisted in /etc the way
+ * the platform expects (sysctl.d, udev rules, a oneshot systemd unit), every
+ * file written atomically under the root and recorded in a manifest. */
+#ifndef SLUICE_BOOT_H
+#define SLUICE_BOOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "profile.h"
+
+#define BOOT_ACTIVE "/etc/sluice/active.conf"
+#define BOOT_MANIFEST "/etc/sluice/boot.manifest"
+#define BOOT_UNIT "/etc/systemd/system/sluice-apply.service"
+#define BOOT_UNIT_LINK "/etc/systemd/system/multi-user.target.wants/sluice-apply.service"
+
+struct boot_entry {
+    char path[256];
+    bool link;
+    char target[256];   /* link: where it points */
+    uint64_t hash;      /* file: FNV-1a of the content written */
+};
+struct boot_manifest {
+    char profile[64];
+    struct boot_entry *e;
+    int n;
+};
+enum boot_state { BOOT_INTACT, BOOT_MISSING, BOOT_CHANGED };
+
+/* The unit text for a sluice binary at exe (also what `make install` ships). */
+char *boot_unit_text(const char *exe);
+/* Write the active profile, sysctl.d file, udev rules, unit and its enabling
+ * link, then the manifest. Refuses (nothing written) when a target exists
+ * that sluice did not write or that was edited since, unless force. What the
+ * formats cannot express is added to nt. */
+int boot_install(const struct profile *p, const struct plan *pl, const char *exe, bool force, struct notes *nt,
+                 sl_err *e);
+/* 1 when nothing is installed (no manifest), 0 when read, -1 on error. */
+int boot_manifest_read(struct boot_manifest *m, sl_err *e);
+void boot_manifest_free(struct boot_manifest *m);
+enum boot_state boot_entry_state(const struct boot_entry *be);
+const char *boot_state_name(enum boot_state s);
+const char *boot_file_what(const char *path);
+/* Delete what the manifest lists (states[] and removed[] sized by the
+ * manifest, filled per entry), files edited since install only with force;
+ * the manifest goes last. 1 when nothing is installed. The caller frees *m. */
+int boot_remove(bool force, struct boot_manifest *m, enum boot_state *states, bool *removed, sl_err *e);
+/* sysctl.d files sorting after 60-sluice.conf (or /etc/sysctl.conf) that set
+ * a vm knob of the plan: one note each. Returns how many. */
+int boot_sysctl_overrides(const struct plan *pl, struct notes *nt);
+
+#endif
