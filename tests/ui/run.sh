@@ -1,0 +1,77 @@
+#!/bin/sh
+# UI tests (tig's model): each folder tests/ui/NAME holds
+#   keys      the key script (see ui/input.h): keys, ":dump-screen", <Wait>, <Resize 100x30>
+#   expect    what the run prints: every dumped screen (the last one is the
+#             screen at exit), then "--- stderr ---" and "--- after ---"
+#             sections when they are not empty
+#   fixture   fixture root to copy to $ROOT (default modern)
+#   env       extra environment, one VAR=value a line (SLUICE_SIZE, SLUICE_ASCII, ...)
+#   setup     shell lines run before sluice starts ($ROOT, $DB, $TMP, sluice on PATH)
+#   after     shell lines run after it ended; their output is compared too
+# sluice runs headless (SLUICE_HEADLESS=1) in C.UTF-8 unless env says else.
+# Then tmux.sh drives the real terminal. Usage: run.sh [SLUICE] [LABEL];
+# SLUICE_BLESS=1 rewrites the expect files.
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+sluice=$(realpath "${1:-$top/sluice}")
+label=${2:+-$2}
+fixtures=$top/tests/fixtures
+
+normalise() {
+    sed -E -e "s#$tmp#@TMP@#g" \
+        -e 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/@UUID@/g' \
+        -e 's/(session|Session|trial) [0-9a-f]{8}/\1 @ID@/g' \
+        -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}Z?/@TIME@/g' \
+        -e 's/pid [0-9]+/pid @PID@/g' \
+        -e 's/^[0-9a-f]{8}( +)/@ID@\1/' -e 's/(@TIME@ +)[0-9]+/\1@PID@/'
+}
+
+run_test() {
+    dir=$1
+    name=ui$label/$(basename "$dir")
+    tmp=$(mktemp -d /tmp/sluice-ui.XXXXXX)
+    fixture=modern
+    [ -f "$dir/fixture" ] && fixture=$(cat "$dir/fixture")
+    cp -a "$fixtures/$fixture" "$tmp/root"
+    mkdir "$tmp/bin"
+    printf '#!/bin/sh\nexec "%s" --root "%s" --db "%s" "$@"\n' "$sluice" "$tmp/root" "$tmp/sluice.db" > "$tmp/bin/sluice"
+    chmod 755 "$tmp/bin/sluice"
+    (
+        cd "$tmp" || exit 1
+        ROOT=$tmp/root DB=$tmp/sluice.db TMP=$tmp PATH="$tmp/bin:$PATH"
+        export ROOT DB TMP PATH
+        [ -f "$dir/setup" ] && sh -e "$dir/setup" > "$tmp/setup.out" 2>&1
+        env LANG=C.UTF-8 LC_ALL=C.UTF-8 SLUICE_HEADLESS=1 SLUICE_SIZE=80x24 TERM=xterm-256color \
+            $( [ -f "$dir/env" ] && grep -v '^#' "$dir/env" ) \
+            SLUICE_KEYS="$dir/keys" SLUICE_DUMP="$tmp/dump" \
+            timeout 60 sluice ui > "$tmp/stdout" 2> "$tmp/stderr" < /dev/null
+        echo "[exit $?]" >> "$tmp/stdout"
+        [ -f "$dir/after" ] && sh "$dir/after" > "$tmp/after.out" 2>&1
+    )
+    {
+        cat "$tmp/dump" 2>/dev/null
+        cat "$tmp/stdout"
+        if [ -s "$tmp/stderr" ]; then echo "--- stderr ---"; cat "$tmp/stderr"; fi
+        # tables printed by commands: column widths follow pids, so runs of blanks count as two
+        if [ -s "$tmp/after.out" ]; then echo "--- after ---"; sed -E 's/([^ ])   +/\1  /g' "$tmp/after.out"; fi
+    } | normalise > "$tmp/actual"
+    if [ -n "$SLUICE_BLESS" ] && [ -z "$label" ]; then cp "$tmp/actual" "$dir/expect"; fi
+    if [ -f "$dir/expect" ] && diff -u "$dir/expect" "$tmp/actual" > "$tmp/diff"; then
+        echo "ok $name"
+    else
+        echo "FAIL $name"
+        if [ -f "$dir/expect" ]; then sed 's/^/  /' "$tmp/diff" | head -60; else echo "  no expect file"; fi
+    fi
+    rm -rf "$tmp"
+}
+
+for dir in "$here"/*/; do
+    [ -f "$dir/keys" ] && run_test "${dir%/}"
+done
+# The same scripts under the sanitizers, when that build exists.
+if [ -z "$label" ] && [ -x "$top/build/asan/sluice" ] && [ -z "$SLUICE_BLESS" ]; then
+    ASAN_OPTIONS=detect_leaks=1 sh "$0" "$top/build/asan/sluice" asan
+    exit 0
+fi
+[ -z "$label" ] && sh "$here/tmux.sh" "$sluice"
+exit 0

@@ -1,0 +1,111 @@
+#!/bin/sh
+# sluice in a real terminal: tmux on a private socket runs a shell, the test
+# types into it, resizes the window and reads the pane. Checks that keys and
+# resizes work, that quitting and SIGTERM give the terminal back as it was
+# (alternate screen left, stty modes equal) and put back a trial session.
+# Usage: tmux.sh SLUICE
+sluice=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+fixtures=$(cd "$here/../fixtures" && pwd)
+if ! command -v tmux > /dev/null; then
+    echo "skip ui/tmux: tmux is not installed (it is in the Makefile's TEST_DEBS)"
+    exit 0
+fi
+sock=sluice-test-$$
+tmp=$(mktemp -d /tmp/sluice-tmux.XXXXXX)
+trap 'tmux -L "$sock" kill-server 2> /dev/null; rm -rf "$tmp"' EXIT INT TERM
+cp -a "$fixtures/modern" "$tmp/root"
+ROOT=$tmp/root DB=$tmp/sluice.db
+
+tm() { tmux -L "$sock" "$@"; }
+pane() { tm capture-pane -p -t t; }
+alt() { tm display -p -t t '#{alternate_on}'; }
+# Wait (up to 20 s) until the pane shows a text; 1 if it never does.
+wait_for() {
+    i=0
+    while [ $i -lt 200 ]; do
+        pane | grep -q -- "$1" && return 0
+        sleep 0.1; i=$((i + 1))
+    done
+    return 1
+}
+fail() {
+    echo "FAIL $name"
+    echo "  $1"
+    pane | sed 's/^/  | /'
+    failed=1
+}
+
+tm -f /dev/null new-session -d -s t -x 80 -y 24 "env -i PATH=$PATH HOME=$tmp TERM=screen LANG=C.UTF-8 PS1='sh\$ ' sh"
+tm set -g status off
+wait_for 'sh\$' || { echo "FAIL ui/tmux: the shell in tmux did not start"; exit 0; }
+run_sluice() {
+    tm send-keys -t t "clear; stty -g > $tmp/stty.before; $sluice --root $ROOT --db $DB; echo EXIT=\$?; stty -g > $tmp/stty.after" Enter
+}
+
+# 1. keys and resizes in a real terminal
+name=ui/tmux-keys-resize failed=
+run_sluice
+if ! wait_for F1Help; then fail "the UI did not draw its key bar"
+elif [ "$(alt)" != 1 ]; then fail "not on the alternate screen"
+else
+    tm send-keys -t t F3
+    wait_for 'KNOB .*VALUE' || fail "F3 did not open the Knobs screen"
+    tm resize-window -t t -x 100 -y 30
+    wait_for 'PENDING        UNIT' || true
+    [ -z "$failed" ] && { [ "$(pane | sed -n 30p | grep -c F1Help)" = 1 ] || fail "after resizing to 100x30 the key bar is not on line 30"; }
+    [ -z "$failed" ] && { pane | head -1 | grep -qE '^.{80}.*test root *$' || fail "the title bar did not widen to 100 columns"; }
+    tm resize-window -t t -x 60 -y 20
+    [ -z "$failed" ] && { wait_for 'sluice needs 80x24, this is 60x20' || fail "no too-small notice at 60x20"; }
+    tm resize-window -t t -x 80 -y 24
+    [ -z "$failed" ] && { wait_for 'F1Help' || fail "did not come back at 80x24"; }
+    tm send-keys -t t q
+    [ -z "$failed" ] && { wait_for 'EXIT=0' || fail "q did not quit"; }
+    [ -z "$failed" ] && [ "$(alt)" != 0 ] && fail "the alternate screen is still on after quitting"
+    [ -z "$failed" ] && { cmp -s "$tmp/stty.before" "$tmp/stty.after" || fail "stty settings differ after quitting: $(cat "$tmp/stty.before") vs $(cat "$tmp/stty.after")"; }
+fi
+[ -z "$failed" ] && echo "ok $name"
+
+# 2. a trial put back by quitting; the terminal restored
+name=ui/tmux-quit-puts-back failed=
+run_sluice
+if ! wait_for F1Help; then fail "the UI did not start again"
+else
+    tm send-keys -t t F3; wait_for 'KNOB .*VALUE'
+    tm send-keys -t t Enter; wait_for 'Enter accept'
+    tm send-keys -t t 4 0 Enter; wait_for 'pending:'
+    tm send-keys -t t a
+    wait_for 'is on trial' || fail "apply did not open a trial"
+    [ -z "$failed" ] && { [ "$(cat "$ROOT/proc/sys/vm/dirty_ratio")" = 40 ] || fail "apply did not write vm.dirty_ratio=40"; }
+    tm send-keys -t t q
+    [ -z "$failed" ] && { wait_for 'Changes on trial' || fail "q with a trial open did not ask"; }
+    tm send-keys -t t R
+    [ -z "$failed" ] && { wait_for 'EXIT=0' || fail "R in the quit dialog did not quit"; }
+    [ -z "$failed" ] && { pane | grep -q 'quit: put back the knobs of session' || fail "no note about putting the knobs back"; }
+    [ -z "$failed" ] && { [ "$(cat "$ROOT/proc/sys/vm/dirty_ratio")" = 20 ] || fail "vm.dirty_ratio was not put back to 20"; }
+    [ -z "$failed" ] && [ "$(alt)" != 0 ] && fail "the alternate screen is still on"
+    [ -z "$failed" ] && { cmp -s "$tmp/stty.before" "$tmp/stty.after" || fail "stty settings differ after quitting"; }
+fi
+[ -z "$failed" ] && echo "ok $name"
+
+# 3. SIGTERM while a trial is open: session restored, terminal restored
+name=ui/tmux-sigterm failed=
+run_sluice
+if ! wait_for F1Help; then fail "the UI did not start again"
+else
+    tm send-keys -t t F3; wait_for 'KNOB .*VALUE'
+    tm send-keys -t t Enter; wait_for 'Enter accept'
+    tm send-keys -t t 3 3 Enter; wait_for 'pending:'
+    tm send-keys -t t a
+    wait_for 'is on trial' || fail "apply did not open a trial"
+    pid=$(cat "$DB.lock" 2> /dev/null)
+    [ -z "$failed" ] && [ -z "$pid" ] && fail "no pid in the tuning lock $DB.lock"
+    [ -z "$failed" ] && kill -TERM "$pid"
+    [ -z "$failed" ] && { wait_for 'EXIT=143' || fail "sluice did not exit with 143 after SIGTERM"; }
+    [ -z "$failed" ] && { pane | grep -q 'interrupted: put back the knobs of session' || fail "no note about putting the knobs back"; }
+    [ -z "$failed" ] && { [ "$(cat "$ROOT/proc/sys/vm/dirty_ratio")" = 20 ] || fail "vm.dirty_ratio was not put back after SIGTERM"; }
+    [ -z "$failed" ] && [ "$(alt)" != 0 ] && fail "the alternate screen is still on after SIGTERM"
+    [ -z "$failed" ] && { cmp -s "$tmp/stty.before" "$tmp/stty.after" || fail "stty settings differ after SIGTERM"; }
+fi
+[ -z "$failed" ] && echo "ok $name"
+exit 0

@@ -1,0 +1,180 @@
+/* Unit tests of the UI's curses-free parts: charts, key scripts, the action
+ * table, text wrapping, the worker framework. */
+#include "harness.h"
+#include "action.h"
+#include "chart.h"
+#include "draw.h"
+#include "input.h"
+#include "job.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+TEST(chart_bar_eighths)
+{
+    char buf[256];
+    chart_bar(0.5, 4, false, buf, sizeof buf);
+    CHECK_STR(buf, "##..");
+    chart_bar(1.0 / 16, 2, true, buf, sizeof buf);     /* one eighth of 2 cells */
+    CHECK_STR(buf, "▏ ");
+    chart_bar(2.0, 3, true, buf, sizeof buf);          /* clamped */
+    CHECK_STR(buf, "███");
+    chart_bar(-1, 3, false, buf, sizeof buf);
+    CHECK_STR(buf, "...");
+    chart_bar(0.0 / 0.0, 2, false, buf, sizeof buf);   /* NaN draws empty */
+    CHECK_STR(buf, "..");
+}
+
+TEST(chart_spark_levels)
+{
+    double v[] = { 0, 50, 100, 25 };
+    char buf[256];
+    chart_spark(v, 4, 0, 100, 10, true, buf, sizeof buf);
+    CHECK_STR(buf, "▁▅█▃");
+    chart_spark(v, 4, 0, 100, 2, false, buf, sizeof buf);  /* only the last two fit */
+    CHECK_STR(buf, "@-");
+    chart_spark(v, 4, 0, 0, 4, false, buf, sizeof buf);    /* empty range: all lowest */
+    CHECK_STR(buf, "____");
+}
+
+TEST(chart_lines_braille)
+{
+    double up[] = { 0, 1, 2, 3 };
+    char rows[2][64];
+    /* 2 cells x 1 row = 4 x 4 dots: a rising diagonal from bottom left. */
+    chart_lines(up, 4, 0, 3, 2, 1, true, &rows[0][0], sizeof rows[0]);
+    /* Each point is joined to the previous one: cell 0 holds the dots of
+     * y=0 (x0) and y=0..1 (x1): 0x40|0x80|0x20 = U+28E0. */
+    CHECK_STR(rows[0], "⣠⠞");
+    chart_lines(up, 4, 0, 3, 4, 2, false, &rows[0][0], sizeof rows[0]);
+    CHECK_STR(rows[0], "  **");
+    CHECK_STR(rows[1], "*** ");
+}
+
+TEST(chart_nice_max_steps)
+{
+    CHECK_NEAR(chart_nice_max(4.8e6), 5e6, 1);
+    CHECK_NEAR(chart_nice_max(5.1e6), 1e7, 1);
+    CHECK_NEAR(chart_nice_max(0), 1, 0);
+    CHECK_NEAR(chart_nice_max(120), 200, 0);
+}
+
+TEST(draw_wrap_and_clip)
+{
+    char lines[4][256], buf[64];
+    int n = draw_wrap("one two three four", 9, lines, 4);
+    CHECK_INT(n, 3);
+    CHECK_STR(lines[0], "one two");
+    CHECK_STR(lines[1], "three");
+    CHECK_STR(lines[2], "four");
+    n = draw_wrap("abcdefghijkl", 5, lines, 4);   /* a word longer than the width is cut */
+    CHECK_INT(n, 3);
+    CHECK_STR(lines[2], "kl");
+    CHECK_INT(draw_cells("█▏x"), 3);
+    draw_clip("abcdef", 4, buf, sizeof buf);
+    CHECK_STR(buf, "abc~");      /* ASCII glyphs while no terminal is open */
+    draw_clip("abc", 4, buf, sizeof buf);
+    CHECK_STR(buf, "abc");
+}
+
+TEST(input_script_lines)
+{
+    struct input_event ev[16];
+    sl_err e;
+    CHECK_INT(input_parse_line("q\n", ev, 16, &e), 1);
+    CHECK_INT(ev[0].kind, IN_KEY);
+    CHECK_INT(ev[0].key, 'q');
+    CHECK_INT(input_parse_line("4<Enter>0<lt>", ev, 16, &e), 4);
+    CHECK_INT(ev[1].key, '\n');
+    CHECK_INT(ev[3].key, '<');
+    CHECK_INT(input_parse_line("<F10><C-u><PgDn>", ev, 16, &e), 3);
+    CHECK_INT(ev[0].key, KEY_F(10));
+    CHECK_INT(ev[1].key, 21);
+    CHECK_INT(ev[2].key, KEY_NPAGE);
+    CHECK_INT(input_parse_line(":dump-screen", ev, 16, &e), 1);
+    CHECK_INT(ev[0].kind, IN_ACTION);
+    CHECK_INT(ev[0].action, ACT_DUMP_SCREEN);
+    CHECK_INT(input_parse_line("<Resize 100x30>", ev, 16, &e), 1);
+    CHECK_INT(ev[0].kind, IN_RESIZE);
+    CHECK_INT(ev[0].cols, 100);
+    CHECK_INT(ev[0].lines, 30);
+    CHECK_INT(input_parse_line("<Wait>", ev, 16, &e), 1);
+    CHECK_INT(ev[0].kind, IN_WAIT);
+    CHECK_INT(input_parse_line("# comment", ev, 16, &e), 0);
+    CHECK_INT(input_parse_line("", ev, 16, &e), 0);
+    CHECK_INT(input_parse_line("<Bogus>", ev, 16, &e), -1);
+    CHECK_CONTAINS(e.msg, "unknown key <Bogus>");
+    CHECK_INT(input_parse_line(":no-such-action", ev, 16, &e), -1);
+    CHECK_CONTAINS(e.msg, "unknown action :no-such-action");
+    CHECK_INT(input_parse_line("abcdef", ev, 3, &e), -1);
+}
+
+TEST(action_table_bindings)
+{
+    CHECK_INT(action_for_key(KEY_F(1)), ACT_HELP);
+    CHECK_INT(action_for_key('?'), ACT_HELP);
+    CHECK_INT(action_for_key(KEY_ENTER), ACT_EDIT);
+    CHECK_INT(action_for_key('\r'), ACT_EDIT);
+    CHECK_INT(action_for_key('Z'), ACT_NONE);
+    CHECK_INT(action_by_name("revert"), ACT_REVERT);
+    CHECK_STR(action_info(ACT_KNOBS)->group, "Screens");
+    CHECK_STR(action_info(ACT_APPLY)->group, "Knobs");
+    char buf[32];
+    action_keys_text(ACT_QUIT, buf, sizeof buf);
+    CHECK_STR(buf, "F10 q");
+    action_keys_text(ACT_REFRESH, buf, sizeof buf);
+    CHECK_STR(buf, "^L");
+    /* Every key is bound once: one table, no shadowed bindings. */
+    for (int a = ACT_NONE + 1; a < ACT_COUNT; a++) {
+        const struct action_info *ai = action_info((enum action)a);
+        CHECK(ai != NULL);
+        if (ai->key) CHECK_INT(action_for_key(ai->key), a);
+        if (ai->key2) CHECK_INT(action_for_key(ai->key2), a);
+    }
+}
+
+static int count_until_cancelled(struct job *j, void *arg, sl_err *e)
+{
+    long long n = 0;
+    while (!job_cancelled(j)) {
+        job_set_progress(j, ++n, 0);
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    return sl_fail(e, SL_EFAIL, "cancelled after %lld steps", n);
+}
+
+static int ten_steps(struct job *j, void *arg, sl_err *e)
+{
+    for (int i = 1; i <= 10; i++) job_set_progress(j, i, 10);
+    atomic_store(&j->value[0], 42);
+    return 0;
+}
+
+TEST(job_progress_and_cancel)
+{
+    struct job j = { 0 };
+    sl_err e;
+    CHECK_INT(job_start(&j, ten_steps, NULL, &e), 0);
+    while (!job_reap(&j)) {
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    CHECK_INT(j.rc, 0);
+    CHECK_NEAR(job_fraction(&j), 1.0, 0);
+    CHECK_INT(atomic_load(&j.value[0]), 42);
+    CHECK(!job_running(&j));
+
+    CHECK_INT(job_start(&j, count_until_cancelled, NULL, &e), 0);
+    CHECK_INT(job_start(&j, ten_steps, NULL, &e), -1);   /* one at a time */
+    CHECK_CONTAINS(e.msg, "still running");
+    while (atomic_load(&j.done) < 3) {
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    CHECK_NEAR(job_fraction(&j), -1, 0);                  /* total unknown */
+    job_stop(&j);
+    CHECK(!job_running(&j));
+    CHECK_INT(j.rc, -1);
+    CHECK_CONTAINS(j.err.msg, "cancelled after");
+}

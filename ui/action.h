@@ -1,0 +1,75 @@
+/* action — every user action, declared once (tig's request.h model). The
+ * enum, the key bindings, the F-key bar, the hint line and the `?` help
+ * screen all come from UI_ACTIONS; nothing else lists actions. */
+#ifndef SLUICE_UI_ACTION_H
+#define SLUICE_UI_ACTION_H
+
+#include <curses.h>
+#include <stdbool.h>
+
+#define UI_CTRL(c) ((c) & 0x1f)
+#define UI_KEY_ESC 27
+
+/* GROUP(title) starts a section of the help screen.
+ * ACT(ID, name, key, key2, label, help): `name` is what key scripts call it
+ * (":dump-screen"); key and key2 are the bindings (0: none); `label` is the
+ * word on the F-key bar or the hint line (NULL: help screen only). */
+#define UI_ACTIONS(GROUP, ACT)                                                                              \
+    GROUP("Screens")                                                                                        \
+    ACT(HELP, "help", KEY_F(1), '?', "Help", "Show every key and what it does")                             \
+    ACT(OVERVIEW, "overview", KEY_F(2), '1', "Overview", "Host and disks, key knobs, sessions left open")    \
+    ACT(KNOBS, "knobs", KEY_F(3), '2', "Knobs", "Every knob here: edit, dry-run diff, apply, keep or revert") \
+    ACT(PROBE, "probe", KEY_F(4), '3', "Probe", "Run a probe workload and watch it live")                   \
+    ACT(SEARCH, "search", KEY_F(5), '4', "Search", "Search a parameter space for the best settings")        \
+    ACT(RESULTS, "results", KEY_F(6), '5', "Results", "Stored runs: filter, compare two with intervals")    \
+    ACT(PROFILES, "profiles", KEY_F(7), '6', "Profiles", "Profiles: diff against now, apply, save, boot")   \
+    ACT(SHARE, "share", KEY_F(8), '7', "Share", "Push and pull result databases")                          \
+    ACT(QUIT, "quit", KEY_F(10), 'q', "Quit", "Leave sluice; changes still on trial: keep or put back first") \
+    GROUP("Moving")                                                                                         \
+    ACT(UP, "move-up", KEY_UP, 'k', NULL, "Cursor up")                                                      \
+    ACT(DOWN, "move-down", KEY_DOWN, 'j', NULL, "Cursor down")                                              \
+    ACT(PAGE_UP, "page-up", KEY_PPAGE, 0, NULL, "One page up")                                              \
+    ACT(PAGE_DOWN, "page-down", KEY_NPAGE, ' ', NULL, "One page down")                                      \
+    ACT(FIRST, "first", KEY_HOME, 'g', NULL, "To the first line")                                           \
+    ACT(LAST, "last", KEY_END, 'G', NULL, "To the last line")                                               \
+    ACT(BACK, "back", UI_KEY_ESC, 0, NULL, "Close a dialog, a view or the help")                            \
+    ACT(REFRESH, "refresh", UI_CTRL('L'), 0, NULL, "Read every value again and redraw")                     \
+    ACT(DUMP_SCREEN, "dump-screen", KEY_F(12), 0, NULL, "Append the screen as text to the file $SLUICE_DUMP") \
+    GROUP("Knobs")                                                                                          \
+    ACT(EDIT, "edit", '\n', 'e', "Edit", "Type a new value for the knob; it is checked against its range")  \
+    ACT(SET_DEFAULT, "set-default", 'd', 0, "Default", "Make the kernel default the knob's pending value")   \
+    ACT(UNDO, "undo", 'u', 0, "Undo", "Drop the pending change of this knob")                               \
+    ACT(UNDO_ALL, "undo-all", 'U', 0, NULL, "Drop every pending change")                                    \
+    ACT(FILTER, "filter", '/', 0, "Filter", "Show only knobs whose name contains a text (empty: all)")      \
+    ACT(DIFF, "diff", 'D', 0, "Diff", "Dry run: what apply would write, and what it snapshots first")       \
+    ACT(APPLY, "apply", 'a', 0, "Apply", "Write the pending changes, all or nothing, in a session on trial") \
+    ACT(KEEP, "keep", 'K', 0, "Keep", "Keep the values on trial: the session closes as kept")               \
+    ACT(REVERT, "revert", 'R', 0, "Revert", "Put back every value the trial session changed")               \
+    GROUP("Overview")                                                                                       \
+    ACT(RESTORE_CRASHED, "restore-crashed", 'X', 0, "Restore", "Put back the knobs of sessions a dead sluice left open")
+
+#define UI_ACTION_ENUM(id, name, key, key2, label, help) ACT_##id,
+#define UI_ACTION_NOGROUP(title)
+enum action { ACT_NONE = 0, UI_ACTIONS(UI_ACTION_NOGROUP, UI_ACTION_ENUM) ACT_COUNT };
+
+struct action_info {
+    enum action id;
+    const char *name;
+    int key, key2;
+    const char *label;
+    const char *help;
+    const char *group;
+};
+
+/* The table row of an action (NULL for ACT_NONE or out of range). */
+const struct action_info *action_info(enum action a);
+/* The action bound to a key, ACT_NONE when unbound. */
+enum action action_for_key(int key);
+/* By name ("dump-screen"), ACT_NONE when unknown. */
+enum action action_by_name(const char *name);
+/* Human text of a key: "F2", "Enter", "Esc", "^L", "PgUp", "q". */
+const char *action_key_label(int key, char *buf, size_t n);
+/* The keys of an action as help shows them: "F1 ?" */
+void action_keys_text(enum action a, char *buf, size_t n);
+
+#endif

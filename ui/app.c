@@ -1,0 +1,437 @@
+/* app — screens, the run loop, the bars, quitting and signals. */
+#include "app.h"
+#include "device.h"
+#include "input.h"
+#include "session.h"
+#include "sysfs.h"
+#include "trial.h"
+
+#include <curses.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MIN_LINES 24
+#define MIN_COLS 80
+#define POLL_MS 100         /* input timeout: keys answer within this */
+#define REDRAW_MS 250       /* the redraw timer while nothing is typed */
+#define WAIT_LIMIT_MS (30 * 60 * 1000)
+
+extern const struct screen_class overview_screen, knobs_screen, help_screen;
+
+/* Screens that exist. A capability whose core has not landed has no class
+ * here: its F-key is left off the bar and its action says so. */
+static const struct screen_class *const classes[] = { &overview_screen, &knobs_screen, &help_screen };
+#define NCLASSES (int)(sizeof classes / sizeof classes[0])
+
+#define MAX_NOTES 8
+
+struct app {
+    struct cli_ctx *ctx;
+    store *st;
+    sl_err st_err;
+    struct host_info host;
+    struct screen *screens[NCLASSES];
+    int cur, prev;
+    char msg[512];
+    enum role msg_role;
+    bool quit, quit_dialog;
+    long long vclock_ms;
+    char notes[MAX_NOTES][512];
+    int nnotes;
+};
+
+/* --- what screens call ------------------------------------------------ */
+
+void app_message(struct app *a, enum role r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->msg, sizeof a->msg, fmt, ap);
+    va_end(ap);
+    a->msg_role = r;
+}
+
+store *app_store(struct app *a, sl_err *e)
+{
+    if (!a->st && e) *e = a->st_err;
+    return a->st;
+}
+
+const char *app_db_path(const struct app *a) { return a->ctx->db_path; }
+
+long long app_now_ms(const struct app *a)
+{
+    if (input_scripted()) return a->vclock_ms;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int class_index(enum action open)
+{
+    for (int i = 0; i < NCLASSES; i++)
+        if (classes[i]->open == open) return i;
+    return -1;
+}
+
+bool app_screen_available(enum action open) { return class_index(open) >= 0; }
+
+void app_exit_note(struct app *a, const char *fmt, ...)
+{
+    if (a->nnotes == MAX_NOTES) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->notes[a->nnotes++], sizeof a->notes[0], fmt, ap);
+    va_end(ap);
+}
+
+static struct rect content_rect(void)
+{
+    int lines, cols;
+    term_size(&lines, &cols);
+    return (struct rect){ 1, 0, lines - 3, cols };
+}
+
+static struct screen *screen_at(struct app *a, int i)
+{
+    if (!a->screens[i]) a->screens[i] = classes[i]->create(a);
+    return a->screens[i];
+}
+
+void app_show(struct app *a, enum action open)
+{
+    int i = class_index(open);
+    if (i < 0) {
+        const struct action_info *ai = action_info(open);
+        app_message(a, ROLE_WARN, "The %s screen is not available yet: its engine has not landed in this build",
+                    ai ? ai->label : "?");
+        return;
+    }
+    if (i != a->cur) a->prev = a->cur;
+    a->cur = i;
+    struct screen *s = screen_at(a, i);
+    if (s->cls->show) s->cls->show(s);
+}
+
+void app_back(struct app *a)
+{
+    app_show(a, classes[a->prev == a->cur ? 0 : a->prev]->open);
+}
+
+/* --- drawing ------------------------------------------------------------ */
+
+static void draw_title(struct app *a, int cols)
+{
+    draw_fill(0, 0, cols, ROLE_TITLE);
+    const struct glyphs *g = term_glyphs();
+    int x = draw_fmt(0, 0, cols, ROLE_TITLE, " sluice %s %s %s %s", g->vline, classes[a->cur]->title, g->vline,
+                     a->host.hostname[0] ? a->host.hostname : "?");
+    char right[128] = "";
+    enum role r = ROLE_TITLE;
+    if (trial_active()) {
+        snprintf(right, sizeof right, " trial %.8s: K keeps, R reverts ", trial_uuid());
+        r = ROLE_WARN;
+    } else if (!sysfs_is_real_root()) {
+        snprintf(right, sizeof right, " test root ");
+    }
+    int w = draw_cells(right);
+    if (w && x + w < cols) draw_text(0, cols - w, w, r, right);
+}
+
+/* htop's function bar: "F1Help F2Overview ..." from the action table. */
+static void draw_fkeys(int y, int cols)
+{
+    draw_fill(y, 0, cols, ROLE_NORMAL);
+    int x = 0;
+    for (int k = 1; k <= 12 && x < cols; k++) {
+        enum action a = action_for_key(KEY_F(k));
+        const struct action_info *ai = action_info(a);
+        if (!ai || !ai->label) continue;
+        if (a != ACT_HELP && a != ACT_QUIT && !app_screen_available(a)) continue;
+        x += draw_fmt(y, x, cols - x, ROLE_FKEY, "F%d", k);
+        x += draw_text(y, x, cols - x, ROLE_FLABEL, ai->label);
+        x += draw_text(y, x, cols - x, ROLE_NORMAL, " ");
+    }
+}
+
+static void draw_hints(struct app *a, int y, int cols)
+{
+    draw_fill(y, 0, cols, ROLE_NORMAL);
+    if (a->msg[0]) {
+        char clip[512];
+        draw_clip(a->msg, cols, clip, sizeof clip);
+        draw_text(y, 0, cols, a->msg_role, clip);
+        return;
+    }
+    struct screen *s = a->screens[a->cur];
+    const enum action *h = classes[a->cur]->hints;
+    int x = 0;
+    for (; h && *h != ACT_NONE && x < cols; h++) {
+        if (s && s->cls->hint_on && !s->cls->hint_on(s, *h)) continue;
+        const struct action_info *ai = action_info(*h);
+        const char *label = ai->label ? ai->label : ai->name;
+        char key[16];
+        action_key_label(ai->key, key, sizeof key);
+        int need = draw_cells(key) + 1 + draw_cells(label) + 2;
+        if (x + need > cols) break;
+        x += draw_text(y, x, cols - x, ROLE_FKEY, key);
+        x += draw_fmt(y, x, cols - x, ROLE_NORMAL, " %s  ", label);
+    }
+}
+
+static void draw_quit_dialog(struct app *a, struct rect c)
+{
+    struct rect b = { c.y + c.h / 2 - 4, c.x + (c.w - 64) / 2, 8, 64 };
+    draw_box(b, ROLE_DIALOG, "Changes on trial");
+    draw_fmt(b.y + 1, b.x + 2, b.w - 4, ROLE_DIALOG, "Session %.8s changed knobs that are still on trial.", trial_uuid());
+    draw_text(b.y + 3, b.x + 4, b.w - 6, ROLE_DIALOG, "K    keep them and quit");
+    draw_text(b.y + 4, b.x + 4, b.w - 6, ROLE_DIALOG, "R    put them back and quit");
+    draw_text(b.y + 5, b.x + 4, b.w - 6, ROLE_DIALOG, "Esc  stay in sluice");
+}
+
+static void draw_all(struct app *a)
+{
+    int lines, cols;
+    term_size(&lines, &cols);
+    erase();
+    if (lines < MIN_LINES || cols < MIN_COLS) {
+        draw_fmt(lines / 2, 0, cols, ROLE_WARN, "sluice needs %dx%d, this is %dx%d", MIN_COLS, MIN_LINES, cols, lines);
+        draw_text(lines / 2 + 1, 0, cols, ROLE_NORMAL, "enlarge the window, or q to quit");
+        refresh();
+        return;
+    }
+    draw_title(a, cols);
+    struct rect c = content_rect();
+    struct screen *s = screen_at(a, a->cur);
+    s->cls->draw(s, c);
+    if (a->quit_dialog) draw_quit_dialog(a, c);
+    draw_hints(a, lines - 2, cols);
+    draw_fkeys(lines - 1, cols);
+    refresh();
+}
+
+/* --- leaving ------------------------------------------------------------- */
+
+static void cancel_work(struct app *a)
+{
+    for (int i = 0; i < NCLASSES; i++)
+        if (a->screens[i] && classes[i]->cancel) classes[i]->cancel(a->screens[i]);
+}
+
+/* Put back a trial nobody chose to keep, and say so after the terminal is back. */
+static void put_back_trial(struct app *a, const char *why)
+{
+    if (!trial_active()) return;
+    char id[9];
+    snprintf(id, sizeof id, "%.8s", trial_uuid());
+    struct restore_report rep = { 0 };
+    sl_err e;
+    if (trial_revert(&rep, &e) < 0) app_exit_note(a, "sluice: %s", e.msg);
+    else app_exit_note(a, "sluice: %s: put back the knobs of session %s", why, id);
+    restore_report_free(&rep);
+}
+
+static void emergency(void)
+{
+    /* Newest hook first: sl_die runs this before it prints. */
+    trial_emergency();
+    term_emergency();
+}
+
+static void quit_with(struct app *a, bool keep)
+{
+    sl_err e;
+    char id[9];
+    snprintf(id, sizeof id, "%.8s", trial_uuid());
+    if (keep) {
+        if (trial_keep(&e) < 0) { app_message(a, ROLE_ERROR, "%s", e.msg); return; }
+        app_exit_note(a, "session %s: kept; 'sluice restore' puts the old values back", id);
+    } else {
+        put_back_trial(a, "quit");
+    }
+    a->quit_dialog = false;
+    a->quit = true;
+}
+
+/* --- input ------------------------------------------------------------ */
+
+static void do_resize(struct app *a)
+{
+    struct rect c = content_rect();
+    for (int i = 0; i < NCLASSES; i++)
+        if (a->screens[i] && classes[i]->resize) classes[i]->resize(a->screens[i], c);
+}
+
+static void dump_screen(struct app *a)
+{
+    sl_err e;
+    draw_all(a);
+    if (term_dump(getenv("SLUICE_DUMP"), &e) < 0) app_message(a, ROLE_ERROR, "%s", e.msg);
+}
+
+static void global_action(struct app *a, enum action act, int key)
+{
+    switch (act) {
+    case ACT_QUIT:
+        if (trial_active()) a->quit_dialog = true;
+        else a->quit = true;
+        break;
+    case ACT_HELP: case ACT_OVERVIEW: case ACT_KNOBS: case ACT_PROBE: case ACT_SEARCH:
+    case ACT_RESULTS: case ACT_PROFILES: case ACT_SHARE:
+        app_show(a, act);
+        break;
+    case ACT_BACK:
+        if (a->cur != 0) app_back(a);
+        break;
+    case ACT_REFRESH:
+        clearok(curscr, TRUE);
+        break;
+    case ACT_DUMP_SCREEN:
+        dump_screen(a);
+        break;
+    case ACT_NONE: {
+        char k[16];
+        if (key > 0 && key != KEY_RESIZE)
+            app_message(a, ROLE_DIM, "%s: no action (? shows the keys)", action_key_label(key, k, sizeof k));
+        break;
+    }
+    default: {
+        const struct action_info *ai = action_info(act);
+        app_message(a, ROLE_DIM, "%s: not on this screen (? shows the keys)", ai->name);
+    }
+    }
+}
+
+static void dispatch(struct app *a, enum action act, int key)
+{
+    if (act == ACT_DUMP_SCREEN) { dump_screen(a); return; }   /* the message stays in the dump */
+    a->msg[0] = 0;
+    if (key == KEY_RESIZE) { do_resize(a); return; }
+    if (a->quit_dialog) {
+        if (act == ACT_KEEP) quit_with(a, true);
+        else if (act == ACT_REVERT) quit_with(a, false);
+        else if (act == ACT_BACK) a->quit_dialog = false;
+        return;
+    }
+    int lines, cols;
+    term_size(&lines, &cols);
+    if (lines < MIN_LINES || cols < MIN_COLS) {   /* too small: only quitting works */
+        if (act == ACT_QUIT) global_action(a, act, key);
+        return;
+    }
+    struct screen *s = screen_at(a, a->cur);
+    if (s->cls->handle_key(s, act, key) == H_IGNORED) global_action(a, act, key);
+}
+
+static bool any_busy(struct app *a)
+{
+    for (int i = 0; i < NCLASSES; i++)
+        if (a->screens[i] && classes[i]->busy && classes[i]->busy(a->screens[i])) return true;
+    return false;
+}
+
+static void tick_all(struct app *a)
+{
+    long long now = app_now_ms(a);
+    for (int i = 0; i < NCLASSES; i++)
+        if (a->screens[i] && classes[i]->tick) classes[i]->tick(a->screens[i], now);
+}
+
+/* <Wait>: keep ticking and drawing until the background work is over. */
+static void wait_for_work(struct app *a)
+{
+    for (long long waited = 0; any_busy(a) && !session_interrupted; waited += 20) {
+        if (waited > WAIT_LIMIT_MS) {
+            app_message(a, ROLE_ERROR, "<Wait>: work still running after %d minutes", WAIT_LIMIT_MS / 60000);
+            return;
+        }
+        a->vclock_ms += 20;
+        tick_all(a);
+        napms(20);
+    }
+    tick_all(a);
+}
+
+static int loop(struct app *a)
+{
+    long long last_draw = -REDRAW_MS;
+    bool dirty = true;
+    while (!a->quit && !session_interrupted) {
+        tick_all(a);
+        long long now = app_now_ms(a);
+        if (dirty || now - last_draw >= REDRAW_MS) {
+            draw_all(a);
+            last_draw = now;
+            dirty = false;
+        }
+        struct input_event ev;
+        input_next(POLL_MS, &ev);
+        if (input_scripted()) a->vclock_ms += POLL_MS;
+        switch (ev.kind) {
+        case IN_NONE: continue;
+        case IN_KEY: dispatch(a, action_for_key(ev.key), ev.key); break;
+        case IN_ACTION: dispatch(a, (enum action)ev.action, 0); break;
+        case IN_WAIT: wait_for_work(a); break;
+        case IN_RESIZE: {
+            sl_err e;
+            if (term_resize(ev.lines, ev.cols, &e) < 0) app_message(a, ROLE_ERROR, "%s", e.msg);
+            else dispatch(a, ACT_NONE, KEY_RESIZE);
+            break;
+        }
+        case IN_END:
+            a->quit = true;
+            break;
+        }
+        dirty = true;
+    }
+    if (session_interrupted) return 128 + session_interrupted;
+    return 0;
+}
+
+/* --- start and end ------------------------------------------------------ */
+
+static void app_free(struct app *a)
+{
+    for (int i = 0; i < NCLASSES; i++)
+        if (a->screens[i]) classes[i]->done(a->screens[i]);
+}
+
+int app_run(struct cli_ctx *ctx)
+{
+    struct app a;
+    memset(&a, 0, sizeof a);
+    a.ctx = ctx;
+    sl_err e;
+    const char *keys = getenv("SLUICE_KEYS");
+    /* Headless without a script: draw once, dump, leave (nothing could type). */
+    if ((!keys || !*keys) && getenv("SLUICE_HEADLESS") && strcmp(getenv("SLUICE_HEADLESS"), "0") != 0) keys = "/dev/null";
+    if (input_open(keys, &e) < 0) return cli_error(&e);
+    a.st = cli_store(ctx, &a.st_err);
+    host_read(&a.host, NULL);
+    /* Our handlers go in before curses starts, so curses keeps its hands
+     * off SIGINT/SIGTERM and the loop can restore the session itself. */
+    session_trap_signals();
+    sl_on_emergency(emergency);
+    if (term_open(&e) < 0) {
+        input_close();
+        session_untrap_signals();
+        return cli_error(&e);
+    }
+    app_show(&a, ACT_OVERVIEW);
+    int rc = loop(&a);
+    cancel_work(&a);
+    if (session_interrupted) put_back_trial(&a, "interrupted");
+    else put_back_trial(&a, input_scripted() ? "the key script ended" : "quit");
+    a.quit_dialog = false;
+    if (term_headless() && getenv("SLUICE_DUMP")) dump_screen(&a);
+    term_close();
+    app_free(&a);
+    input_close();
+    session_untrap_signals();
+    for (int i = 0; i < a.nnotes; i++)
+        fprintf(strncmp(a.notes[i], "sluice:", 7) == 0 ? stderr : stdout, "%s\n", a.notes[i]);
+    return rc;
+}

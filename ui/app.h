@@ -1,0 +1,36 @@
+/* app — the run loop (htop's ScreenManager): one loop polls input with a
+ * 100 ms timeout, ticks the screens, redraws on a timer, routes keys to the
+ * current screen and then to the global actions, and owns the title bar,
+ * the message/hint line and the F-key bar. */
+#ifndef SLUICE_UI_APP_H
+#define SLUICE_UI_APP_H
+
+#include "cli.h"
+#include "screen.h"
+#include "term.h"
+
+struct app;
+
+/* Run the UI until the user quits, the key script ends or a signal comes.
+ * Returns the exit status (128+signal after SIGINT/SIGTERM/SIGHUP). */
+int app_run(struct cli_ctx *ctx);
+
+/* For screens. */
+/* One line on the message line until the next key. */
+void app_message(struct app *a, enum role r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The results database (opened at start); NULL with e filled if it failed. */
+store *app_store(struct app *a, sl_err *e);
+const char *app_db_path(const struct app *a);
+/* Milliseconds on the UI clock: monotonic time, or under a key script a
+ * virtual clock that advances 100 ms per event, so dumps are repeatable. */
+long long app_now_ms(const struct app *a);
+/* Switch to the screen opened by `open`; back to the previous one. */
+void app_show(struct app *a, enum action open);
+void app_back(struct app *a);
+/* A line to print on stdout after the terminal is given back. */
+void app_exit_note(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Whether a screen class exists for this action (screens that have not
+ * landed are left out of the key bar and say so). */
+bool app_screen_available(enum action open);
+
+#endif

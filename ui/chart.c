@@ -1,0 +1,124 @@
+/* chart — bars, sparklines and braille line graphs as UTF-8 or ASCII text. */
+#include "chart.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const eighths[] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
+static const char *const levels_utf8[] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
+static const char levels_ascii[] = "_.-=+*#@";
+
+/* Append s to out (n bytes, NUL kept); silently stops when full. */
+static void put(char *out, size_t n, size_t *len, const char *s)
+{
+    size_t l = strlen(s);
+    if (*len + l + 1 > n) return;
+    memcpy(out + *len, s, l + 1);
+    *len += l;
+}
+
+static double clamp01(double f)
+{
+    if (!(f > 0)) return 0; /* NaN too */
+    return f > 1 ? 1 : f;
+}
+
+void chart_bar(double frac, int width, bool utf8, char *out, size_t n)
+{
+    size_t len = 0;
+    out[0] = 0;
+    if (width <= 0 || n == 0) return;
+    int eighths_total = (int)lround(clamp01(frac) * width * 8);
+    int full = eighths_total / 8, part = eighths_total % 8, cells = 0;
+    for (; cells < full; cells++) put(out, n, &len, utf8 ? "█" : "#");
+    if (part && cells < width) {
+        put(out, n, &len, utf8 ? eighths[part] : (part >= 4 ? "#" : "."));
+        cells++;
+    }
+    for (; cells < width; cells++) put(out, n, &len, utf8 ? " " : ".");
+}
+
+static double scaled(double v, double lo, double hi)
+{
+    return hi > lo ? clamp01((v - lo) / (hi - lo)) : 0;
+}
+
+void chart_spark(const double *v, int nv, double lo, double hi, int width, bool utf8, char *out, size_t n)
+{
+    size_t len = 0;
+    out[0] = 0;
+    int first = nv > width ? nv - width : 0;
+    for (int i = first; i < nv; i++) {
+        int lvl = (int)lround(scaled(v[i], lo, hi) * 7);
+        if (utf8) put(out, n, &len, levels_utf8[lvl]);
+        else {
+            char c[2] = { levels_ascii[lvl], 0 };
+            put(out, n, &len, c);
+        }
+    }
+}
+
+/* Braille dot bits: column 0 top to bottom, then column 1. */
+static const unsigned dot_bits[2][4] = { { 0x01, 0x02, 0x04, 0x40 }, { 0x08, 0x10, 0x20, 0x80 } };
+
+static void utf8_braille(unsigned bits, char s[4])
+{
+    unsigned cp = 0x2800 + bits;
+    s[0] = (char)0xE2;
+    s[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    s[2] = (char)(0x80 | (cp & 0x3F));
+    s[3] = 0;
+}
+
+#define LINES_MAX_W 512
+#define LINES_MAX_H 64
+
+void chart_lines(const double *v, int nv, double lo, double hi, int w, int h, bool utf8, char *rows, size_t rowcap)
+{
+    if (w > LINES_MAX_W) w = LINES_MAX_W;
+    if (h > LINES_MAX_H) h = LINES_MAX_H;
+    if (w <= 0 || h <= 0) return;
+    int xs = utf8 ? 2 : 1, ys = utf8 ? 4 : 1;   /* dots per cell */
+    int npts = w * xs, ndots = h * ys;
+    static unsigned char grid[LINES_MAX_H * 4][LINES_MAX_W * 2];
+    memset(grid, 0, sizeof grid);
+    int first = nv > npts ? nv - npts : 0, prev = -1;
+    for (int i = first; i < nv; i++) {
+        int x = i - first;
+        int y = (int)lround(scaled(v[i], lo, hi) * (ndots - 1));   /* 0 = bottom */
+        int a = prev < 0 ? y : prev, b = y;
+        if (a > b) { int t = a; a = b; b = t; }
+        /* Join to the previous point so steep changes stay one line. */
+        for (int yy = a; yy <= b; yy++) grid[ndots - 1 - yy][x] = 1;
+        prev = y;
+    }
+    for (int r = 0; r < h; r++) {
+        char *out = rows + (size_t)r * rowcap;
+        size_t len = 0;
+        out[0] = 0;
+        for (int c = 0; c < w; c++) {
+            if (!utf8) {
+                put(out, rowcap, &len, grid[r][c] ? "*" : " ");
+                continue;
+            }
+            unsigned bits = 0;
+            for (int dx = 0; dx < 2; dx++)
+                for (int dy = 0; dy < 4; dy++)
+                    if (grid[r * 4 + dy][c * 2 + dx]) bits |= dot_bits[dx][dy];
+            char s[4];
+            utf8_braille(bits, s);
+            put(out, rowcap, &len, bits ? s : " ");
+        }
+    }
+}
+
+double chart_nice_max(double hi)
+{
+    if (!(hi > 0)) return 1;
+    double p = pow(10, floor(log10(hi)));
+    for (int i = 0; i < 3; i++) {
+        static const double steps[] = { 1, 2, 5 };
+        if (steps[i] * p >= hi) return steps[i] * p;
+    }
+    return 10 * p;
+}

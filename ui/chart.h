@@ -1,0 +1,24 @@
+/* chart — text charts for the screens: progress bars, sparklines, braille
+ * line graphs and histogram bars, in UTF-8 block/braille characters or an
+ * ASCII fallback. Pure functions writing strings; curses never enters here,
+ * so the geometry is unit-tested. */
+#ifndef SLUICE_UI_CHART_H
+#define SLUICE_UI_CHART_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A bar exactly width cells wide, frac (clamped to 0..1) of it filled:
+ * eighth blocks in UTF-8, '#' then '.' in ASCII. */
+void chart_bar(double frac, int width, bool utf8, char *out, size_t n);
+/* The last `width` values (fewer: left-aligned) as one line of levels
+ * scaled between lo and hi: ▁..█ or ASCII "_.-=+*#@". */
+void chart_spark(const double *v, int nv, double lo, double hi, int width, bool utf8, char *out, size_t n);
+/* A line graph of the last values in h rows of w cells, row 0 on top:
+ * braille (2x4 dots a cell) in UTF-8, '*' in ASCII. rows is h strings of
+ * rowcap bytes each. */
+void chart_lines(const double *v, int nv, double lo, double hi, int w, int h, bool utf8, char *rows, size_t rowcap);
+/* Round hi up to a 1-2-5 step so axes read well (0 stays 1). */
+double chart_nice_max(double hi);
+
+#endif

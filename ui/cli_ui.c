@@ -1,0 +1,13 @@
+/* cli_ui — `sluice ui` (and `sluice` with no command): the interactive tuner. */
+#include "app.h"
+#include "cli.h"
+
+static int run_ui(struct cli_ctx *ctx, int argc, char **argv)
+{
+    if (argc > 1) return cli_usage("ui", "unexpected argument %s", argv[1]);
+    return app_run(ctx);
+}
+
+/* No crash notice on stderr: the Overview screen shows crashed sessions. */
+CLI_COMMAND(cmd_ui, "ui", run_ui, "ui",
+            "the interactive tuner (also what 'sluice' alone starts); keys: ? inside", CLI_NO_CRASH_CHECK);

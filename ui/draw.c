@@ -1,0 +1,124 @@
+/* draw — clipped, role-coloured text and simple shapes on stdscr. */
+#include "draw.h"
+
+#include <curses.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static bool is_cont(unsigned char c) { return (c & 0xC0) == 0x80; }
+
+int draw_cells(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        if (!is_cont((unsigned char)*s)) n++;
+    return n;
+}
+
+/* Bytes of s that fit in w cells. */
+static size_t fit_bytes(const char *s, int w)
+{
+    size_t i = 0;
+    int cells = 0;
+    while (s[i]) {
+        if (!is_cont((unsigned char)s[i])) {
+            if (cells == w) break;
+            cells++;
+        }
+        i++;
+    }
+    return i;
+}
+
+int draw_text(int y, int x, int maxw, enum role r, const char *s)
+{
+    if (maxw <= 0 || y < 0 || y >= LINES || x >= COLS) return 0;
+    if (x + maxw > COLS) maxw = COLS - x;
+    size_t n = fit_bytes(s, maxw);
+    attrset(term_attr(r));
+    mvaddnstr(y, x, s, (int)n);
+    attrset(A_NORMAL);
+    char tmp[1024];
+    snprintf(tmp, sizeof tmp, "%.*s", (int)n, s);
+    return draw_cells(tmp);
+}
+
+int draw_fmt(int y, int x, int maxw, enum role r, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return draw_text(y, x, maxw, r, buf);
+}
+
+void draw_fill(int y, int x, int w, enum role r)
+{
+    if (y < 0 || y >= LINES) return;
+    if (x + w > COLS) w = COLS - x;
+    attrset(term_attr(r));
+    for (int i = 0; i < w; i++) mvaddch(y, x + i, ' ');
+    attrset(A_NORMAL);
+}
+
+void draw_cell(int y, int x, int w, enum role r, const char *s)
+{
+    int used = draw_text(y, x, w, r, s);
+    if (used < w) draw_fill(y, x + used, w - used, r);
+}
+
+void draw_hline(int y, int x, int w, enum role r)
+{
+    const char *g = term_glyphs()->hline;
+    for (int i = 0; i < w; i++) draw_text(y, x + i, 1, r, g);
+}
+
+void draw_box(struct rect b, enum role r, const char *title)
+{
+    const struct glyphs *g = term_glyphs();
+    if (b.h < 2 || b.w < 2) return;
+    for (int y = b.y; y < b.y + b.h; y++) draw_fill(y, b.x, b.w, r);
+    draw_text(b.y, b.x, 1, r, g->tl);
+    draw_hline(b.y, b.x + 1, b.w - 2, r);
+    draw_text(b.y, b.x + b.w - 1, 1, r, g->tr);
+    for (int y = b.y + 1; y < b.y + b.h - 1; y++) {
+        draw_text(y, b.x, 1, r, g->vline);
+        draw_text(y, b.x + b.w - 1, 1, r, g->vline);
+    }
+    draw_text(b.y + b.h - 1, b.x, 1, r, g->bl);
+    draw_hline(b.y + b.h - 1, b.x + 1, b.w - 2, r);
+    draw_text(b.y + b.h - 1, b.x + b.w - 1, 1, r, g->br);
+    if (title && *title) draw_fmt(b.y, b.x + 2, b.w - 4, r, " %s ", title);
+}
+
+int draw_wrap(const char *text, int width, char (*lines)[256], int max)
+{
+    int n = 0;
+    const char *p = text;
+    if (width < 1) width = 1;
+    if (width > 255) width = 255;
+    while (*p && n < max) {
+        while (*p == ' ') p++;
+        if (!*p) break;
+        size_t fit = fit_bytes(p, width);
+        if (p[fit] && p[fit] != ' ') {
+            size_t cut = fit;
+            while (cut > 0 && p[cut] != ' ') cut--;
+            if (cut > 0) fit = cut;
+        }
+        snprintf(lines[n++], 256, "%.*s", (int)fit, p);
+        p += fit;
+    }
+    return n;
+}
+
+void draw_clip(const char *s, int w, char *buf, size_t n)
+{
+    if (draw_cells(s) <= w) { snprintf(buf, n, "%s", s); return; }
+    const char *ell = term_glyphs()->ellipsis;
+    int ew = draw_cells(ell);
+    size_t keep = fit_bytes(s, w > ew ? w - ew : 0);
+    snprintf(buf, n, "%.*s%s", (int)keep, s, w > ew ? ell : "");
+}

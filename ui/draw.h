@@ -1,0 +1,30 @@
+/* draw — the few drawing primitives screens use on top of term: clipped
+ * text in a role, fills, rules, boxes and word wrapping. UTF-8 aware. */
+#ifndef SLUICE_UI_DRAW_H
+#define SLUICE_UI_DRAW_H
+
+#include <stddef.h>
+#include "term.h"
+
+/* The part of the screen a screen draws in. */
+struct rect { int y, x, h, w; };
+
+/* Terminal cells a UTF-8 string takes (control bytes count as one). */
+int draw_cells(const char *s);
+/* Text at (y, x) cut to maxw cells; returns the cells drawn. */
+int draw_text(int y, int x, int maxw, enum role r, const char *s);
+int draw_fmt(int y, int x, int maxw, enum role r, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Text padded with blanks to exactly w cells (a cell of a table, a bar). */
+void draw_cell(int y, int x, int w, enum role r, const char *s);
+void draw_fill(int y, int x, int w, enum role r);
+void draw_hline(int y, int x, int w, enum role r);
+/* A bordered box with an optional title, its inside blanked. */
+void draw_box(struct rect b, enum role r, const char *title);
+
+/* Split text into lines of at most width cells at spaces; returns the line
+ * count (at most max). Each line is written to lines[i] (cap bytes each). */
+int draw_wrap(const char *text, int width, char (*lines)[256], int max);
+/* Copy s into buf cut to w cells, ending in an ellipsis when cut. */
+void draw_clip(const char *s, int w, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,103 @@
+/* screen_help — the `?` screen, built from the action table. */
+#include "app.h"
+#include "textview.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const struct screen_class help_screen;
+
+struct help {
+    struct screen base;
+    struct textview tv;
+};
+
+static void build(struct help *h, int width)
+{
+    struct textview *tv = &h->tv;
+    const struct glyphs *g = term_glyphs();
+    tv_clear(tv);
+    tv_line(tv, false, -1);
+    tv_add(tv, ROLE_HEADER, "Keys");
+    tv_add(tv, ROLE_DIM, "   (Esc or F1 goes back; the same actions by name in key scripts: \":name\")");
+    const char *group = NULL;
+    for (int a = ACT_NONE + 1; a < ACT_COUNT; a++) {
+        const struct action_info *ai = action_info((enum action)a);
+        if (!group || strcmp(group, ai->group) != 0) {
+            group = ai->group;
+            tv_line(tv, false, -1);
+            tv_line(tv, false, -1);
+            tv_add(tv, ROLE_HEADER, "%s", group);
+        }
+        char keys[32];
+        action_keys_text((enum action)a, keys, sizeof keys);
+        bool missing = strcmp(group, "Screens") == 0 && a != ACT_HELP && a != ACT_QUIT && !app_screen_available((enum action)a);
+        tv_line(tv, false, a);
+        tv_add(tv, ROLE_NORMAL, "  ");
+        tv_cell(tv, ROLE_FKEY, 12, keys);
+        tv_cell(tv, ROLE_NORMAL, 17, ai->name);
+        char text[300], lines[4][256];
+        snprintf(text, sizeof text, "%s%s", missing ? "(not available yet) " : "", ai->help);
+        int n = draw_wrap(text, width - 33 > 20 ? width - 33 : 20, lines, 4);
+        for (int i = 0; i < n; i++) {
+            if (i > 0) {
+                tv_line(tv, false, a);
+                tv_add(tv, ROLE_NORMAL, "%33s", "");
+            }
+            tv_add(tv, missing ? ROLE_DIM : ROLE_NORMAL, "%s", lines[i]);
+        }
+    }
+    tv_line(tv, false, -1);
+    tv_line(tv, false, -1);
+    tv_add(tv, ROLE_HEADER, "Marks");
+    tv_line(tv, false, -1);
+    tv_add(tv, ROLE_CHANGED, "  *");
+    tv_add(tv, ROLE_NORMAL, "  the value differs from the kernel default");
+    tv_line(tv, false, -1);
+    tv_add(tv, ROLE_PENDING, "  %s", g->arrow);
+    tv_add(tv, ROLE_NORMAL, " a pending value, written only by apply");
+    tv_line(tv, false, -1);
+    tv_add(tv, ROLE_WARN, "  trial");
+    tv_add(tv, ROLE_NORMAL, " applied values not kept yet: quitting, a signal or a crash puts them back");
+}
+
+static struct screen *help_create(struct app *app)
+{
+    struct help *h = xcalloc(1, sizeof *h);
+    h->base.cls = &help_screen;
+    h->base.app = app;
+    return &h->base;
+}
+
+static void help_draw(struct screen *s, struct rect r)
+{
+    struct help *h = (struct help *)s;
+    build(h, r.w);
+    tv_draw(&h->tv, r);
+}
+
+static enum handled help_key(struct screen *s, enum action a, int key)
+{
+    struct help *h = (struct help *)s;
+    if (a == ACT_HELP || a == ACT_BACK) { app_back(s->app); return H_HANDLED; }
+    return tv_move(&h->tv, a);
+}
+
+static void help_show(struct screen *s) { ((struct help *)s)->tv.top = 0; }
+static void help_resize(struct screen *s, struct rect r) {}
+
+static void help_done(struct screen *s)
+{
+    struct help *h = (struct help *)s;
+    tv_free(&h->tv);
+    free(h);
+}
+
+static const enum action help_hints[] = { ACT_NONE };
+
+const struct screen_class help_screen = {
+    .title = "Help", .open = ACT_HELP, .hints = help_hints,
+    .create = help_create, .draw = help_draw, .handle_key = help_key, .resize = help_resize, .done = help_done,
+    .show = help_show,
+};

@@ -1,0 +1,502 @@
+/* screen_knobs — every knob on this machine, grouped (vm, bdflush, each
+ * disk's queue, iosched and bdi), with edits kept as pending changes until
+ * they are applied; the selected knob's help below the list. */
+#include "app.h"
+#include "device.h"
+#include "knobs_screen.h"
+#include "sysfs.h"
+#include "trial.h"
+
+#include <ctype.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const struct screen_class knobs_screen;
+
+#define REFRESH_MS 5000
+#define DETAIL_LINES 5
+#define PROMPT_LINES 9      /* the edit box: prompt, input, 2 error lines, 3 help lines, border */
+#define NAME_W 27
+#define VALUE_W 14
+#define DEFAULT_W 10
+#define NEW_W 14
+
+/* --- model ------------------------------------------------------------- */
+
+const struct pending *knobs_pending_of(const struct knobs *ks, const char *name)
+{
+    for (int i = 0; i < ks->npend; i++)
+        if (strcmp(ks->pend[i].name, name) == 0) return &ks->pend[i];
+    return NULL;
+}
+
+static void pending_drop(struct knobs *ks, const char *name)
+{
+    for (int i = 0; i < ks->npend; i++)
+        if (strcmp(ks->pend[i].name, name) == 0) {
+            memmove(&ks->pend[i], &ks->pend[i + 1], sizeof *ks->pend * (size_t)(ks->npend - i - 1));
+            ks->npend--;
+            return;
+        }
+}
+
+static void pending_set(struct knobs *ks, const char *name, const char *value)
+{
+    pending_drop(ks, name);
+    ks->pend = xrealloc(ks->pend, sizeof *ks->pend * (size_t)(ks->npend + 1));
+    struct pending *p = &ks->pend[ks->npend++];
+    snprintf(p->name, sizeof p->name, "%s", name);
+    snprintf(p->value, sizeof p->value, "%s", value);
+}
+
+void knobs_pending_clear(struct knobs *ks)
+{
+    free(ks->pend);
+    ks->pend = NULL;
+    ks->npend = 0;
+}
+
+static const struct krow *selected_row(const struct knobs *ks)
+{
+    int tag = tv_selected_tag(&ks->list);
+    return tag >= 0 && tag < ks->nrows ? &ks->rows[tag] : NULL;
+}
+
+void knobs_refresh(struct knobs *ks)
+{
+    const struct krow *sel = selected_row(ks);
+    char keep[KNOB_NAME_MAX] = "";
+    if (sel) snprintf(keep, sizeof keep, "%s", sel->k.name);
+    struct knob *list;
+    sl_err e;
+    int n = knob_list(NULL, 0, &list, &e);
+    if (n < 0) {
+        app_message(ks->base.app, ROLE_ERROR, "%s", e.msg);
+        return;
+    }
+    free(ks->rows);
+    ks->rows = xcalloc((size_t)(n ? n : 1), sizeof *ks->rows);
+    for (int i = 0; i < n; i++) {
+        struct krow *r = &ks->rows[i];
+        r->k = list[i];
+        r->present = knob_read(&list[i], r->value, sizeof r->value, NULL) == 0;
+        r->changed = r->present && list[i].def->def && !knob_values_equal(&list[i], r->value, list[i].def->def);
+    }
+    ks->nrows = n;
+    free(list);
+    ks->last_refresh_ms = app_now_ms(ks->base.app);
+    /* The next draw rebuilds the list; point the cursor at the same knob. */
+    ks->list.cursor = -1;
+    ks->edit_row = -1;
+    if (keep[0])
+        for (int i = 0; i < n; i++)
+            if (strcmp(ks->rows[i].k.name, keep) == 0) ks->edit_row = i;
+}
+
+static bool writable(const struct knob_def *d)
+{
+    return !(d->flags & (KF_RO | KF_DESTRUCTIVE)) && d->type != KT_FACT;
+}
+
+/* The text a group of rows is introduced by: which file family, which disk. */
+static void group_title(const struct krow *r, char *buf, size_t n)
+{
+    const struct knob *k = &r->k;
+    struct device d;
+    char info[256] = "";
+    if (k->dev[0] && device_get(k->dev, &d, NULL) == 0)
+        snprintf(info, sizeof info, "%s%s%s", d.transport, d.model[0] ? ", " : "", d.model);
+    switch (k->def->scope) {
+    case SCOPE_VM: snprintf(buf, n, "vm.*  /proc/sys/vm"); break;
+    case SCOPE_BDFLUSH: snprintf(buf, n, "vm.bdflush.*  the 9 fields of /proc/sys/vm/bdflush (2.4)"); break;
+    case SCOPE_BLOCK: snprintf(buf, n, "block.%s.*  request queue  (%s)", k->dev, info); break;
+    case SCOPE_IOSCHED: snprintf(buf, n, "block.%s.iosched.*  tunables of the active scheduler", k->dev); break;
+    case SCOPE_BDI: snprintf(buf, n, "bdi.%s.*  its share of the dirty limit", k->dev); break;
+    }
+}
+
+static bool same_group(const struct krow *a, const struct krow *b)
+{
+    return a->k.def->scope == b->k.def->scope && strcmp(a->k.dev, b->k.dev) == 0;
+}
+
+/* The name inside its group: "dirty_ratio", "iosched.fifo_batch" -> "fifo_batch". */
+static const char *short_name(const struct knob *k)
+{
+    const char *dot = strrchr(k->name, '.');
+    return dot ? dot + 1 : k->name;
+}
+
+static bool filtered_out(const struct knobs *ks, const struct krow *r)
+{
+    if (!ks->filter[0]) return false;
+    if (strpbrk(ks->filter, "*?[")) return fnmatch(ks->filter, r->k.name, 0) != 0;
+    return strstr(r->k.name, ks->filter) == NULL;
+}
+
+static void build_list(struct knobs *ks, int width)
+{
+    struct textview *tv = &ks->list;
+    const struct glyphs *g = term_glyphs();
+    int keep = tv_selected_tag(tv);   /* the cursor follows its knob through a rebuild */
+    tv_clear(tv);
+    int unit_w = width - (NAME_W + VALUE_W + DEFAULT_W + NEW_W + 4) - 1;
+    const struct krow *prev = NULL;
+    int shown = 0, absent = 0;
+    for (int i = 0; i < ks->nrows; i++) {
+        const struct krow *r = &ks->rows[i];
+        if (filtered_out(ks, r)) continue;
+        /* What this kernel lacks cannot be edited: counted, not listed. */
+        if (!r->present) { absent++; continue; }
+        if (!prev || !same_group(prev, r)) {
+            char title[512];
+            group_title(r, title, sizeof title);
+            tv_line(tv, false, -1);
+            tv_add(tv, ROLE_HEADER, "%s", title);
+        }
+        prev = r;
+        shown++;
+        const struct knob_def *d = r->k.def;
+        const struct pending *p = knobs_pending_of(ks, r->k.name);
+        enum role base = p ? ROLE_PENDING : writable(d) && r->present ? ROLE_NORMAL : ROLE_DIM;
+        char value[KNOB_VALUE_MAX + 8], name[KNOB_NAME_MAX + 4], now[KNOB_VALUE_MAX + 8];
+        snprintf(name, sizeof name, "  %s", short_name(&r->k));
+        snprintf(value, sizeof value, "%s%s", r->present ? r->value : "absent", r->changed ? " *" : "");
+        tv_line(tv, true, i);
+        tv_cell(tv, base, NAME_W, name);
+        tv_cell(tv, r->changed && !p ? ROLE_CHANGED : base, VALUE_W, value);
+        tv_cell(tv, base, DEFAULT_W, d->def ? d->def : "-");
+        snprintf(now, sizeof now, "%s %s", g->arrow, p ? p->value : "");
+        tv_cell(tv, ROLE_PENDING, NEW_W, p ? now : "");
+        if (unit_w > 0) tv_cell(tv, base, unit_w, d->unit);
+    }
+    if (absent) {
+        tv_line(tv, false, -1);
+        tv_line(tv, false, -1);
+        tv_add(tv, ROLE_DIM, "(%d more knob(s) are absent on this kernel; 'sluice show' lists them)", absent);
+    }
+    if (shown == 0) {
+        tv_line(tv, false, -1);
+        tv_add(tv, ROLE_DIM, ks->filter[0] ? "  no knob matches the filter \"%s\" (/ then Enter clears it)" : "  no knobs%s",
+               ks->filter);
+    }
+    if (ks->edit_row >= 0) {
+        tv_select_tag(tv, ks->edit_row);
+        if (ks->mode != KM_EDIT) ks->edit_row = -1;
+    } else if (keep >= 0) {
+        tv_select_tag(tv, keep);
+    }
+}
+
+/* Range text for the prompt and the detail line: schedulers as the kernel offers them. */
+static void range_of(const struct knob *k, char *buf, size_t n)
+{
+    const struct knob_def *d = k->def;
+    if (d->type == KT_SCHED) {
+        char raw[256], active[64];
+        if (sysfs_read(k->path, raw, sizeof raw, NULL) >= 0 && knob_sched_parse(raw, active, sizeof active, buf, n) == 0)
+            return;
+    }
+    knob_range_text(d, buf, n);
+}
+
+static void draw_detail(struct knobs *ks, struct rect r)
+{
+    const struct krow *row = selected_row(ks);
+    if (!row) return;
+    const struct knob_def *d = row->k.def;
+    char range[300], lines[DETAIL_LINES][256];
+    range_of(&row->k, range, sizeof range);
+    int x = draw_text(r.y, r.x, r.w, ROLE_HEADER, row->k.name);
+    draw_fmt(r.y, r.x + x, r.w - x, ROLE_NORMAL, "  %s %s%s%s, default %s", knob_type_name(d->type), range,
+             d->unit[0] ? " " : "", d->unit, d->def ? d->def : "set by the hardware");
+    int n = draw_wrap(d->help, r.w, lines, DETAIL_LINES - 2);
+    for (int i = 0; i < n; i++) draw_text(r.y + 1 + i, r.x, r.w, ROLE_NORMAL, lines[i]);
+    char partner[KNOB_NAME_MAX + 16] = "";
+    if (d->partner) snprintf(partner, sizeof partner, ", partner vm.%s", d->partner);
+    draw_fmt(r.y + DETAIL_LINES - 1, r.x, r.w, ROLE_DIM, "%s, apply order %d%s%s%s%s", row->k.path, d->order, partner,
+             d->flags & KF_SEARCH ? ", searchable" : "", d->flags & KF_RO ? ", read-only" : "",
+             d->flags & KF_DESTRUCTIVE ? ", never written" : "");
+}
+
+static void draw_prompt(struct knobs *ks, struct rect r)
+{
+    const struct krow *row = ks->edit_row >= 0 ? &ks->rows[ks->edit_row] : NULL;
+    draw_box(r, ROLE_DIALOG, ks->mode == KM_EDIT ? "Edit" : "Filter");
+    struct rect in = { r.y + 1, r.x + 2, r.h - 2, r.w - 4 };
+    if (ks->mode == KM_FILTER) {
+        draw_text(in.y, in.x, in.w, ROLE_DIALOG, "Show knobs whose name contains (or matches the glob):");
+    } else if (row) {
+        char range[300];
+        range_of(&row->k, range, sizeof range);
+        draw_fmt(in.y, in.x, in.w, ROLE_DIALOG, "%s: now %s, default %s, range %s%s%s", row->k.name, row->value,
+                 row->k.def->def ? row->k.def->def : "(hardware)", range, row->k.def->unit[0] ? " " : "", row->k.def->unit);
+    }
+    int x = draw_fmt(in.y + 1, in.x, in.w, ROLE_DIALOG, "> %s", ks->input);
+    draw_text(in.y + 1, in.x + x, 1, ROLE_SELECTED, " ");
+    if (ks->edit_error[0]) {
+        char lines[2][256];
+        int n = draw_wrap(ks->edit_error, in.w, lines, 2);
+        for (int i = 0; i < n; i++) draw_text(in.y + 2 + i, in.x, in.w, ROLE_ERROR, lines[i]);
+    } else {
+        draw_fmt(in.y + 2, in.x, in.w, ROLE_DIALOG, "Enter accept  Esc cancel  ^U clear%s",
+                 ks->mode == KM_EDIT && row && row->k.def->type >= KT_BOOL && row->k.def->type <= KT_SCHED
+                     ? "  Tab next choice" : "");
+    }
+    if (ks->mode == KM_EDIT && row) {
+        char lines[3][256];
+        int n = draw_wrap(row->k.def->help, in.w, lines, in.h - 4 < 3 ? in.h - 4 : 3);
+        for (int i = 0; i < n; i++) draw_text(in.y + 4 + i, in.x, in.w, ROLE_DIALOG, lines[i]);
+    }
+}
+
+static void knobs_draw(struct screen *s, struct rect r)
+{
+    struct knobs *ks = (struct knobs *)s;
+    if (ks->mode == KM_VIEW) {
+        draw_text(r.y, r.x, r.w, ROLE_HEADER, ks->view_title);
+        tv_draw(&ks->view, (struct rect){ r.y + 1, r.x, r.h - 1, r.w });
+        return;
+    }
+    build_list(ks, r.w);
+    int unit_w = r.w - (NAME_W + VALUE_W + DEFAULT_W + NEW_W + 4) - 1;
+    int x = 0;
+    static const char *const heads[] = { "KNOB", "VALUE", "DEFAULT", "PENDING", "UNIT" };
+    const int widths[] = { NAME_W, VALUE_W, DEFAULT_W, NEW_W, unit_w };
+    for (int c = 0; c < 5; c++)
+        if (widths[c] > 0) {
+            draw_cell(r.y, r.x + x, widths[c] + 1, ROLE_HEADER, heads[c]);
+            x += widths[c] + 1;
+        }
+    bool prompting = ks->mode == KM_EDIT || ks->mode == KM_FILTER;
+    int below = prompting ? PROMPT_LINES : DETAIL_LINES + 1;
+    struct rect lr = { r.y + 1, r.x, r.h - below - 1, r.w };
+    tv_draw(&ks->list, lr);
+    int sep = lr.y + lr.h;
+    if (prompting) {
+        draw_prompt(ks, (struct rect){ sep, r.x, PROMPT_LINES, r.w });
+        return;
+    }
+    draw_hline(sep, r.x, r.w, ROLE_DIM);
+    char status[200] = "";
+    int len = 0;
+    if (ks->npend) len += snprintf(status + len, sizeof status - len, " %d pending: D diff, a apply, u undo ", ks->npend);
+    if (ks->filter[0]) snprintf(status + len, sizeof status - len, " filter \"%s\" ", ks->filter);
+    if (status[0]) draw_text(sep, r.x + 2, r.w - 4, ks->npend ? ROLE_PENDING : ROLE_NORMAL, status);
+    struct rect dr = { sep + 1, r.x, DETAIL_LINES, r.w };
+    draw_detail(ks, dr);
+}
+
+/* --- editing ------------------------------------------------------------- */
+
+static void begin_edit(struct knobs *ks)
+{
+    const struct krow *row = selected_row(ks);
+    struct app *app = ks->base.app;
+    if (!row) return;
+    const struct knob_def *d = row->k.def;
+    if (!writable(d)) {
+        app_message(app, ROLE_WARN, "%s is %s: sluice shows it but never writes it", row->k.name,
+                    d->flags & KF_DESTRUCTIVE ? "destructive or an action" : "read-only");
+        return;
+    }
+    if (!row->present) {
+        app_message(app, ROLE_WARN, "%s is absent: this kernel has no %s", row->k.name, row->k.path);
+        return;
+    }
+    ks->mode = KM_EDIT;
+    ks->edit_row = (int)(row - ks->rows);
+    ks->input[0] = 0;
+    ks->edit_error[0] = 0;
+}
+
+/* The validated value becomes pending, unless the knob already has it. */
+static int propose(struct knobs *ks, const struct krow *row, const char *text, sl_err *e)
+{
+    char canon[KNOB_VALUE_MAX];
+    if (knob_validate(&row->k, text, canon, sizeof canon, e) < 0) return -1;
+    if (row->present && knob_values_equal(&row->k, row->value, canon)) {
+        pending_drop(ks, row->k.name);
+        app_message(ks->base.app, ROLE_NORMAL, "%s is already %s: nothing pending", row->k.name, canon);
+        return 0;
+    }
+    pending_set(ks, row->k.name, canon);
+    app_message(ks->base.app, ROLE_PENDING, "pending: %s %s %s  (D shows the dry run, a applies)", row->k.name,
+                term_glyphs()->arrow, canon);
+    return 0;
+}
+
+/* Tab in the editor: the next of the knob's choices after what is typed. */
+static void next_choice(struct knobs *ks, const struct krow *row)
+{
+    char choices[300];
+    if (row->k.def->type == KT_BOOL) snprintf(choices, sizeof choices, "0 1");
+    else if (row->k.def->type == KT_ENUM || row->k.def->type == KT_SCHED) range_of(&row->k, choices, sizeof choices);
+    else return;
+    const char *cur = ks->input[0] ? ks->input : row->value;
+    char *save, *first = NULL, *tok;
+    bool take = false;
+    for (tok = strtok_r(choices, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        if (!first) first = tok;
+        if (take) break;
+        take = strcmp(tok, cur) == 0;
+    }
+    snprintf(ks->input, sizeof ks->input, "%s", tok ? tok : first ? first : "");
+}
+
+static void line_edit(char *buf, size_t n, int key)
+{
+    size_t len = strlen(buf);
+    if (key == KEY_BACKSPACE || key == 127 || key == 8) { if (len) buf[len - 1] = 0; }
+    else if (key == UI_CTRL('U')) buf[0] = 0;
+    else if (key >= 32 && key < 127 && len + 1 < n) { buf[len] = (char)key; buf[len + 1] = 0; }
+}
+
+static enum handled edit_key(struct knobs *ks, enum action a, int key)
+{
+    const struct krow *row = ks->edit_row >= 0 ? &ks->rows[ks->edit_row] : NULL;
+    if (a == ACT_BACK) { ks->mode = KM_LIST; return H_HANDLED; }
+    if (key == '\n') {
+        if (ks->mode == KM_FILTER) {
+            snprintf(ks->filter, sizeof ks->filter, "%s", ks->input);
+            ks->list.cursor = -1;
+            ks->list.top = 0;
+            ks->mode = KM_LIST;
+            return H_HANDLED;
+        }
+        sl_err e;
+        if (!row || !ks->input[0]) { ks->mode = KM_LIST; return H_HANDLED; }
+        if (propose(ks, row, ks->input, &e) < 0) {
+            snprintf(ks->edit_error, sizeof ks->edit_error, "%s", e.msg);
+            return H_HANDLED;
+        }
+        ks->mode = KM_LIST;
+        return H_HANDLED;
+    }
+    if (key == '\t' && ks->mode == KM_EDIT && row) { next_choice(ks, row); return H_HANDLED; }
+    ks->edit_error[0] = 0;
+    line_edit(ks->input, ks->mode == KM_FILTER ? sizeof ks->filter : sizeof ks->input, key);
+    return H_HANDLED;
+}
+
+static void set_default(struct knobs *ks)
+{
+    const struct krow *row = selected_row(ks);
+    if (!row) return;
+    struct app *app = ks->base.app;
+    if (!row->k.def->def) {
+        app_message(app, ROLE_WARN, "%s has no fixed default: the kernel picks it from the hardware", row->k.name);
+        return;
+    }
+    sl_err e;
+    if (propose(ks, row, row->k.def->def, &e) < 0) app_message(app, ROLE_ERROR, "%s", e.msg);
+}
+
+static enum handled knobs_key(struct screen *s, enum action a, int key)
+{
+    struct knobs *ks = (struct knobs *)s;
+    if (ks->mode == KM_EDIT || ks->mode == KM_FILTER) return edit_key(ks, a, key);
+    if (ks->mode == KM_VIEW) {
+        switch (a) {
+        case ACT_BACK: ks->mode = KM_LIST; return H_HANDLED;
+        case ACT_APPLY: if (ks->view_is_diff) knobs_apply(ks); return H_HANDLED;
+        case ACT_KEEP: knobs_keep(ks); return H_HANDLED;
+        case ACT_REVERT: knobs_revert(ks); return H_HANDLED;
+        default: return tv_move(&ks->view, a);
+        }
+    }
+    const struct krow *row = selected_row(ks);
+    switch (a) {
+    case ACT_EDIT: begin_edit(ks); return H_HANDLED;
+    case ACT_SET_DEFAULT: set_default(ks); return H_HANDLED;
+    case ACT_UNDO:
+        if (row && knobs_pending_of(ks, row->k.name)) {
+            pending_drop(ks, row->k.name);
+            app_message(s->app, ROLE_NORMAL, "%s: pending change dropped", row->k.name);
+        }
+        return H_HANDLED;
+    case ACT_UNDO_ALL:
+        app_message(s->app, ROLE_NORMAL, "dropped %d pending change(s)", ks->npend);
+        knobs_pending_clear(ks);
+        return H_HANDLED;
+    case ACT_FILTER:
+        ks->mode = KM_FILTER;
+        snprintf(ks->input, sizeof ks->input, "%s", ks->filter);
+        ks->edit_error[0] = 0;
+        return H_HANDLED;
+    case ACT_BACK:
+        if (!ks->filter[0]) return H_IGNORED;
+        ks->filter[0] = 0;
+        return H_HANDLED;
+    case ACT_DIFF: knobs_diff(ks); return H_HANDLED;
+    case ACT_APPLY: knobs_apply(ks); return H_HANDLED;
+    case ACT_KEEP: knobs_keep(ks); return H_HANDLED;
+    case ACT_REVERT: knobs_revert(ks); return H_HANDLED;
+    case ACT_REFRESH: knobs_refresh(ks); return H_IGNORED;
+    default: return tv_move(&ks->list, a);
+    }
+}
+
+/* --- screen ops -------------------------------------------------------- */
+
+static struct screen *knobs_create(struct app *app)
+{
+    struct knobs *ks = xcalloc(1, sizeof *ks);
+    ks->base.cls = &knobs_screen;
+    ks->base.app = app;
+    ks->list.use_cursor = true;
+    ks->list.cursor = -1;
+    ks->edit_row = -1;
+    return &ks->base;
+}
+
+static void knobs_show(struct screen *s) { knobs_refresh((struct knobs *)s); }
+
+static void knobs_tick(struct screen *s, long long now)
+{
+    struct knobs *ks = (struct knobs *)s;
+    /* Not while typing: the row being edited must stay put. */
+    if (ks->mode == KM_LIST && now - ks->last_refresh_ms >= REFRESH_MS) knobs_refresh(ks);
+}
+
+static bool knobs_hint_on(struct screen *s, enum action a)
+{
+    struct knobs *ks = (struct knobs *)s;
+    const struct krow *row = selected_row(ks);
+    switch (ks->mode) {
+    case KM_EDIT: case KM_FILTER: return false;
+    case KM_VIEW:
+        return a == ACT_BACK || (a == ACT_APPLY && ks->view_is_diff) || ((a == ACT_KEEP || a == ACT_REVERT) && trial_active());
+    case KM_LIST: break;
+    }
+    switch (a) {
+    case ACT_UNDO: return row && knobs_pending_of(ks, row->k.name);
+    case ACT_DIFF: case ACT_APPLY: return ks->npend > 0;
+    case ACT_KEEP: case ACT_REVERT: return trial_active();
+    case ACT_BACK: return false;
+    default: return true;
+    }
+}
+
+static void knobs_resize(struct screen *s, struct rect r) {}
+
+static void knobs_done(struct screen *s)
+{
+    struct knobs *ks = (struct knobs *)s;
+    tv_free(&ks->list);
+    tv_free(&ks->view);
+    free(ks->rows);
+    free(ks->pend);
+    free(ks);
+}
+
+static const enum action knobs_hints[] = { ACT_EDIT, ACT_SET_DEFAULT, ACT_UNDO, ACT_FILTER, ACT_DIFF, ACT_APPLY,
+                                           ACT_KEEP, ACT_REVERT, ACT_BACK, ACT_NONE };
+
+const struct screen_class knobs_screen = {
+    .title = "Knobs", .open = ACT_KNOBS, .hints = knobs_hints,
+    .create = knobs_create, .draw = knobs_draw, .handle_key = knobs_key, .resize = knobs_resize,
+    .done = knobs_done, .show = knobs_show, .tick = knobs_tick, .hint_on = knobs_hint_on,
+};

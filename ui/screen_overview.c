@@ -1,0 +1,400 @@
+/* screen_overview — the first screen: sessions that need attention, the
+ * host and disk fingerprints, a live dirty-memory meter and the key knobs. */
+#include "app.h"
+#include "chart.h"
+#include "device.h"
+#include "knob.h"
+#include "session.h"
+#include "sysfs.h"
+#include "textview.h"
+#include "trial.h"
+#include "units.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+extern const struct screen_class overview_screen;
+
+#define SAMPLE_MS 1000
+#define REFRESH_MS 5000
+#define HISTORY 120
+
+/* Which knobs the overview shows: a presentation choice; their facts come
+ * from the catalogue. */
+static const char *const key_globs[] = {
+    "vm.dirty_ratio", "vm.dirty_background_ratio", "vm.dirty_bytes", "vm.dirty_background_bytes",
+    "vm.dirty_expire_centisecs", "vm.dirty_writeback_centisecs", "vm.swappiness", "vm.vfs_cache_pressure",
+    "vm.bdflush.nfract", "vm.bdflush.nfract_sync", "vm.bdflush.interval", "vm.bdflush.age_buffer",
+};
+
+struct key_knob {
+    struct knob k;
+    char value[KNOB_VALUE_MAX];
+    bool present;
+};
+
+struct disk_row {
+    struct device d;
+    char nr_requests[32], read_ahead_kb[32];
+    bool ra_changed;
+};
+
+struct overview {
+    struct screen base;
+    struct textview tv;
+    struct host_info host;
+    struct disk_row *disks;
+    int ndisks;
+    struct key_knob *knobs;
+    int nknobs;
+    struct session_row *crashed;
+    int ncrashed;
+    char problem[512];          /* a read that failed, shown in the view */
+    /* dirty memory meter, bytes */
+    bool have_vmstat;
+    double dirty[HISTORY];
+    int nsamples;
+    long long dirty_now, writeback_now, thresh, bg_thresh;
+    long long last_sample_ms, last_refresh_ms;
+};
+
+/* --- data --------------------------------------------------------------- */
+
+static void read_block_knob(const char *dev, const char *name, char *out, size_t n, bool *changed)
+{
+    char full[KNOB_NAME_MAX];
+    struct knob k;
+    snprintf(full, sizeof full, "block.%s.%s", dev, name);
+    snprintf(out, n, "-");
+    if (knob_lookup(full, NULL, &k, NULL) < 0 || knob_read(&k, out, n, NULL) < 0) {
+        snprintf(out, n, "-");
+        return;
+    }
+    if (changed) *changed = k.def->def && !knob_values_equal(&k, out, k.def->def);
+}
+
+static void read_disks(struct overview *o)
+{
+    free(o->disks);
+    o->disks = NULL;
+    o->ndisks = 0;
+    struct device *v;
+    sl_err e;
+    int n = device_list(&v, &e);
+    if (n < 0) { snprintf(o->problem, sizeof o->problem, "disks: %s", e.msg); return; }
+    o->disks = xcalloc((size_t)(n ? n : 1), sizeof *o->disks);
+    for (int i = 0; i < n; i++) {
+        struct disk_row *r = &o->disks[i];
+        r->d = v[i];
+        read_block_knob(v[i].name, "nr_requests", r->nr_requests, sizeof r->nr_requests, NULL);
+        read_block_knob(v[i].name, "read_ahead_kb", r->read_ahead_kb, sizeof r->read_ahead_kb, &r->ra_changed);
+    }
+    o->ndisks = n;
+    free(v);
+}
+
+static void read_knobs(struct overview *o)
+{
+    free(o->knobs);
+    o->knobs = NULL;
+    o->nknobs = 0;
+    struct knob *list;
+    sl_err e;
+    int n = knob_list(key_globs, (int)(sizeof key_globs / sizeof key_globs[0]), &list, &e);
+    if (n < 0) { snprintf(o->problem, sizeof o->problem, "knobs: %s", e.msg); return; }
+    o->knobs = xcalloc((size_t)(n ? n : 1), sizeof *o->knobs);
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        struct key_knob *kk = &o->knobs[m];
+        kk->k = list[i];
+        kk->present = knob_read(&list[i], kk->value, sizeof kk->value, NULL) == 0;
+        if (kk->present) m++;   /* knobs this kernel lacks are not key knobs here */
+    }
+    o->nknobs = m;
+    free(list);
+}
+
+static void read_crashed(struct overview *o)
+{
+    free(o->crashed);
+    o->crashed = NULL;
+    o->ncrashed = 0;
+    sl_err e;
+    store *st = app_store(o->base.app, &e);
+    if (!st) { snprintf(o->problem, sizeof o->problem, "database: %s", e.msg); return; }
+    int n = session_find_crashed(st, &o->crashed, &e);
+    if (n < 0) { snprintf(o->problem, sizeof o->problem, "sessions: %s", e.msg); o->crashed = NULL; return; }
+    o->ncrashed = n;
+}
+
+static void sample_vmstat(struct overview *o)
+{
+    char *text;
+    o->have_vmstat = false;
+    if (sysfs_read_text("/proc/vmstat", 1 << 16, &text, NULL) < 0) return;
+    long long page = sysconf(_SC_PAGESIZE), dirty = -1;
+    o->writeback_now = o->thresh = o->bg_thresh = -1;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        char name[64];
+        long long v;
+        if (sscanf(line, "%63s %lld", name, &v) != 2) continue;
+        if (strcmp(name, "nr_dirty") == 0) dirty = v * page;
+        else if (strcmp(name, "nr_writeback") == 0) o->writeback_now = v * page;
+        else if (strcmp(name, "nr_dirty_threshold") == 0) o->thresh = v * page;
+        else if (strcmp(name, "nr_dirty_background_threshold") == 0) o->bg_thresh = v * page;
+    }
+    free(text);
+    if (dirty < 0) return;
+    o->have_vmstat = true;
+    o->dirty_now = dirty;
+    if (o->nsamples == HISTORY) {
+        memmove(o->dirty, o->dirty + 1, sizeof o->dirty[0] * (HISTORY - 1));
+        o->nsamples--;
+    }
+    o->dirty[o->nsamples++] = (double)dirty;
+}
+
+static void refresh_all(struct overview *o)
+{
+    o->problem[0] = 0;
+    host_read(&o->host, NULL);
+    read_crashed(o);
+    read_disks(o);
+    read_knobs(o);
+    o->last_refresh_ms = app_now_ms(o->base.app);
+}
+
+/* --- view ---------------------------------------------------------------- */
+
+static void warn_lines(struct textview *tv, int width, const char *text)
+{
+    char lines[6][256];
+    int n = draw_wrap(text, width - 2, lines, 6);
+    for (int i = 0; i < n; i++) {
+        tv_line(tv, false, -1);
+        tv_add(tv, ROLE_WARN, "%s %s", i == 0 ? "!" : " ", lines[i]);
+    }
+}
+
+static void build_sessions(struct overview *o, int width)
+{
+    struct textview *tv = &o->tv;
+    char text[768];
+    for (int i = 0; i < o->ncrashed; i++) {
+        const struct session_row *r = &o->crashed[i];
+        snprintf(text, sizeof text, "Session %.8s (%s, pid %d, started %s) was left open by a sluice that died: "
+                 "its knobs are still changed. X puts them back.", r->uuid, r->purpose, r->pid, r->started);
+        warn_lines(tv, width, text);
+    }
+    if (trial_active()) {
+        snprintf(text, sizeof text, "Session %.8s is on trial: its changes are not kept yet "
+                 "(Knobs screen: K keeps them, R puts them back; quitting asks).", trial_uuid());
+        warn_lines(tv, width, text);
+    }
+    if (o->problem[0]) {
+        tv_line(tv, false, -1);
+        tv_add(tv, ROLE_ERROR, "%s", o->problem);
+    }
+}
+
+static void build_host(struct overview *o, int width)
+{
+    struct textview *tv = &o->tv;
+    char mem[32];
+    units_format_bytes(o->host.mem_bytes, mem, sizeof mem);
+    tv_line(tv, false, -1);
+    tv_cell(tv, ROLE_HEADER, 9, "Host");
+    tv_add(tv, ROLE_NORMAL, "%s  Linux %s  %d CPU%s  %s RAM  virt %s", o->host.hostname, o->host.kernel,
+           o->host.cpus, o->host.cpus == 1 ? "" : "s", mem, o->host.virt);
+    tv_line(tv, false, -1);
+    tv_cell(tv, ROLE_HEADER, 9, "CPU");
+    tv_add(tv, ROLE_NORMAL, "%s", o->host.cpu_model[0] ? o->host.cpu_model : "unknown");
+    tv_line(tv, false, -1);
+    tv_cell(tv, ROLE_HEADER, 9, "Dirty");
+    if (!o->have_vmstat) {
+        tv_add(tv, ROLE_DIM, "no /proc/vmstat on this kernel");
+        return;
+    }
+    char now[32], wb[32], lim[32], bg[32], spark[HISTORY * 4 + 1];
+    units_format_bytes((unsigned long long)o->dirty_now, now, sizeof now);
+    units_format_bytes(o->writeback_now > 0 ? (unsigned long long)o->writeback_now : 0, wb, sizeof wb);
+    double hi = 0;
+    for (int i = 0; i < o->nsamples; i++) if (o->dirty[i] > hi) hi = o->dirty[i];
+    int sw = width >= 100 ? 30 : 16;
+    chart_spark(o->dirty, o->nsamples, 0, chart_nice_max(hi), sw, term_glyphs()->utf8, spark, sizeof spark);
+    tv_cell(tv, ROLE_NORMAL, 9, now);
+    tv_cell(tv, ROLE_GRAPH, sw, spark);
+    tv_add(tv, ROLE_NORMAL, "writeback %s", wb);
+    if (o->thresh >= 0 && o->bg_thresh >= 0) {
+        units_format_bytes((unsigned long long)o->thresh, lim, sizeof lim);
+        units_format_bytes((unsigned long long)o->bg_thresh, bg, sizeof bg);
+        tv_add(tv, ROLE_NORMAL, "  limit %s  bg %s", lim, bg);
+    }
+}
+
+static void build_knobs(struct overview *o)
+{
+    struct textview *tv = &o->tv;
+    tv_line(tv, false, -1);
+    tv_line(tv, false, -1);
+    tv_cell(tv, ROLE_HEADER, 29, "Key knobs");
+    tv_cell(tv, ROLE_HEADER, 13, "VALUE");
+    tv_cell(tv, ROLE_HEADER, 10, "DEFAULT");
+    tv_add(tv, ROLE_DIM, "(* differs from default)");
+    if (o->nknobs == 0) {
+        tv_line(tv, false, -1);
+        tv_add(tv, ROLE_DIM, " none of the writeback knobs exists here");
+    }
+    for (int i = 0; i < o->nknobs; i++) {
+        const struct key_knob *kk = &o->knobs[i];
+        const struct knob_def *d = kk->k.def;
+        bool changed = d->def && !knob_values_equal(&kk->k, kk->value, d->def);
+        char shown[KNOB_VALUE_MAX + 8];
+        snprintf(shown, sizeof shown, "%s%s", kk->value, changed ? " *" : "");
+        tv_line(tv, false, i);
+        tv_add(tv, ROLE_NORMAL, " ");
+        tv_cell(tv, ROLE_NORMAL, 28, kk->k.name);
+        tv_cell(tv, changed ? ROLE_CHANGED : ROLE_NORMAL, 13, shown);
+        tv_cell(tv, ROLE_NORMAL, 10, d->def ? d->def : "-");
+        tv_add(tv, ROLE_DIM, "%s", d->unit);
+    }
+}
+
+static void build_disks(struct overview *o, int width)
+{
+    struct textview *tv = &o->tv;
+    /* NAME BUS MODEL SIZE ROT SCHEDULER NR_REQ RA_KB; the model takes what is left. */
+    int model_w = width - (8 + 7 + 9 + 3 + 12 + 6 + 6) - 8 - 1;
+    if (model_w < 8) model_w = 8;
+    tv_line(tv, false, -1);
+    tv_line(tv, false, -1);
+    tv_add(tv, ROLE_HEADER, "Disks");
+    tv_line(tv, false, -1);
+    tv_add(tv, ROLE_NORMAL, " ");
+    static const char *const heads[] = { "NAME", "BUS", "MODEL", "SIZE", "ROT", "SCHEDULER", "NR_REQ", "RA_KB" };
+    int widths[] = { 8, 7, model_w, 9, 3, 12, 6, 6 };
+    for (int c = 0; c < 8; c++) tv_cell(tv, ROLE_HEADER, widths[c], heads[c]);
+    if (o->ndisks == 0) {
+        tv_line(tv, false, -1);
+        tv_add(tv, ROLE_DIM, " no disks found");
+    }
+    for (int i = 0; i < o->ndisks; i++) {
+        const struct disk_row *r = &o->disks[i];
+        const struct device *d = &r->d;
+        char size[32], ra[40];
+        units_format_bytes(d->size_bytes, size, sizeof size);
+        snprintf(ra, sizeof ra, "%s%s", r->read_ahead_kb, r->ra_changed ? "*" : "");
+        tv_line(tv, false, -1);
+        tv_add(tv, ROLE_NORMAL, " ");
+        tv_cell(tv, ROLE_NORMAL, widths[0], d->name);
+        tv_cell(tv, ROLE_NORMAL, widths[1], d->transport);
+        tv_cell(tv, ROLE_NORMAL, widths[2], d->model[0] ? d->model : "-");
+        tv_cell(tv, ROLE_NORMAL, widths[3], size);
+        tv_cell(tv, ROLE_NORMAL, widths[4], d->rotational < 0 ? "?" : d->rotational ? "yes" : "no");
+        tv_cell(tv, ROLE_NORMAL, widths[5], d->has_queue ? (d->scheduler[0] ? d->scheduler : "-") : "n/a");
+        tv_cell(tv, ROLE_NORMAL, widths[6], r->nr_requests);
+        tv_cell(tv, r->ra_changed ? ROLE_CHANGED : ROLE_NORMAL, widths[7], ra);
+    }
+    if (o->ndisks > 0 && !o->disks[0].d.has_queue && !sysfs_is_dir("/sys")) {
+        tv_line(tv, false, -1);
+        tv_add(tv, ROLE_DIM, " no /sys on this kernel (2.4?): disks come from /proc/partitions, block knobs are unavailable");
+    }
+}
+
+/* --- screen ops -------------------------------------------------------- */
+
+static struct screen *overview_create(struct app *app)
+{
+    struct overview *o = xcalloc(1, sizeof *o);
+    o->base.cls = &overview_screen;
+    o->base.app = app;
+    o->last_sample_ms = -SAMPLE_MS;
+    return &o->base;
+}
+
+static void overview_draw(struct screen *s, struct rect r)
+{
+    struct overview *o = (struct overview *)s;
+    tv_clear(&o->tv);
+    build_sessions(o, r.w);
+    build_host(o, r.w);
+    build_knobs(o);
+    build_disks(o, r.w);
+    tv_draw(&o->tv, r);
+}
+
+static void restore_crashed(struct overview *o)
+{
+    struct app *app = o->base.app;
+    sl_err e;
+    store *st = app_store(app, &e);
+    int lock_fd = -1;
+    if (o->ncrashed == 0) { app_message(app, ROLE_NORMAL, "no crashed session: nothing to put back"); return; }
+    if (!st || cli_require_root("putting a session back", &e) < 0 || session_lock_acquire(app_db_path(app), &lock_fd, &e) < 0) {
+        app_message(app, ROLE_ERROR, "%s", e.msg);
+        return;
+    }
+    struct session_row *rows;
+    int n = session_find_crashed(st, &rows, &e), done = 0, knobs = 0, failed = 0;
+    for (int i = 0; i < n; i++) {
+        struct restore_report rep = { 0 };
+        if (session_restore(st, &rows[i], &rep, &e) == 0) done++;
+        else failed++;
+        for (int j = 0; j < rep.n; j++) knobs += rep.items[j].status == RESTORE_WRITTEN;
+        restore_report_free(&rep);
+    }
+    if (n >= 0) free(rows);
+    session_lock_release(lock_fd);
+    if (n < 0 || failed) app_message(app, ROLE_ERROR, "%s", e.msg);
+    else app_message(app, ROLE_OK, "put back %d session(s): %d knob(s) written back", done, knobs);
+    refresh_all(o);
+}
+
+static enum handled overview_key(struct screen *s, enum action a, int key)
+{
+    struct overview *o = (struct overview *)s;
+    switch (a) {
+    case ACT_REFRESH: refresh_all(o); return H_IGNORED; /* the app redraws the terminal too */
+    case ACT_RESTORE_CRASHED: restore_crashed(o); return H_HANDLED;
+    default: return tv_move(&o->tv, a);
+    }
+}
+
+static void overview_show(struct screen *s) { refresh_all((struct overview *)s); }
+
+static void overview_tick(struct screen *s, long long now)
+{
+    struct overview *o = (struct overview *)s;
+    if (now - o->last_sample_ms >= SAMPLE_MS) {
+        sample_vmstat(o);
+        o->last_sample_ms = now;
+    }
+    if (now - o->last_refresh_ms >= REFRESH_MS) refresh_all(o);
+}
+
+static bool overview_hint_on(struct screen *s, enum action a)
+{
+    return a != ACT_RESTORE_CRASHED || ((struct overview *)s)->ncrashed > 0;
+}
+
+static void overview_resize(struct screen *s, struct rect r) {}
+
+static void overview_done(struct screen *s)
+{
+    struct overview *o = (struct overview *)s;
+    tv_free(&o->tv);
+    free(o->disks);
+    free(o->knobs);
+    free(o->crashed);
+    free(o);
+}
+
+static const enum action overview_hints[] = { ACT_RESTORE_CRASHED, ACT_NONE };
+
+const struct screen_class overview_screen = {
+    .title = "Overview", .open = ACT_OVERVIEW, .hints = overview_hints,
+    .create = overview_create, .draw = overview_draw, .handle_key = overview_key, .resize = overview_resize,
+    .done = overview_done, .show = overview_show, .tick = overview_tick, .hint_on = overview_hint_on,
+};

@@ -1,0 +1,165 @@
+/* textview — lines of segments, scrolling, a cursor, drawing. */
+#include "textview.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void free_lines(struct textview *tv)
+{
+    for (int i = 0; i < tv->n; i++) {
+        for (int j = 0; j < tv->lines[i].nsegs; j++) free(tv->lines[i].segs[j].text);
+        free(tv->lines[i].segs);
+    }
+    tv->n = 0;
+}
+
+void tv_clear(struct textview *tv) { free_lines(tv); }
+
+void tv_free(struct textview *tv)
+{
+    free_lines(tv);
+    free(tv->lines);
+    tv->lines = NULL;
+    tv->cap = 0;
+}
+
+void tv_line(struct textview *tv, bool selectable, int tag)
+{
+    if (tv->n >= TV_MAX_LINES) return;
+    if (tv->n == tv->cap) {
+        tv->cap = tv->cap ? tv->cap * 2 : 64;
+        tv->lines = xrealloc(tv->lines, sizeof *tv->lines * (size_t)tv->cap);
+    }
+    struct tv_line *l = &tv->lines[tv->n++];
+    memset(l, 0, sizeof *l);
+    l->selectable = selectable;
+    l->tag = tag;
+}
+
+static void add_seg(struct textview *tv, enum role r, const char *text)
+{
+    if (tv->n == 0) tv_line(tv, false, -1);
+    if (tv->n >= TV_MAX_LINES && tv->lines[tv->n - 1].nsegs > 64) return;
+    struct tv_line *l = &tv->lines[tv->n - 1];
+    l->segs = xrealloc(l->segs, sizeof *l->segs * (size_t)(l->nsegs + 1));
+    l->segs[l->nsegs].role = r;
+    l->segs[l->nsegs].text = xstrdup(text);
+    l->nsegs++;
+}
+
+void tv_add(struct textview *tv, enum role r, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    add_seg(tv, r, buf);
+}
+
+void tv_cell(struct textview *tv, enum role r, int w, const char *text)
+{
+    char buf[1024];
+    draw_clip(text, w, buf, sizeof buf - 2);
+    int pad = w - draw_cells(buf);
+    size_t len = strlen(buf);
+    while (pad-- > 0 && len + 2 < sizeof buf) buf[len++] = ' ';
+    buf[len++] = ' ';
+    buf[len] = 0;
+    add_seg(tv, r, buf);
+}
+
+int tv_selected_tag(const struct textview *tv)
+{
+    if (!tv->use_cursor || tv->cursor < 0 || tv->cursor >= tv->n) return -1;
+    return tv->lines[tv->cursor].selectable ? tv->lines[tv->cursor].tag : -1;
+}
+
+void tv_select_tag(struct textview *tv, int tag)
+{
+    for (int i = 0; i < tv->n; i++)
+        if (tv->lines[i].selectable && tv->lines[i].tag == tag) { tv->cursor = i; return; }
+}
+
+/* The nearest selectable line from i in direction dir (then the other way). */
+static int nearest_selectable(const struct textview *tv, int i, int dir)
+{
+    if (i < 0) i = 0;
+    if (i >= tv->n) i = tv->n - 1;
+    for (int j = i; j >= 0 && j < tv->n; j += dir)
+        if (tv->lines[j].selectable) return j;
+    for (int j = i; j >= 0 && j < tv->n; j -= dir)
+        if (tv->lines[j].selectable) return j;
+    return -1;
+}
+
+enum handled tv_move(struct textview *tv, enum action a)
+{
+    int page = tv->page > 1 ? tv->page - 1 : 1;
+    if (!tv->use_cursor) {
+        switch (a) {
+        case ACT_UP: tv->top--; break;
+        case ACT_DOWN: tv->top++; break;
+        case ACT_PAGE_UP: tv->top -= page; break;
+        case ACT_PAGE_DOWN: tv->top += page; break;
+        case ACT_FIRST: tv->top = 0; break;
+        case ACT_LAST: tv->top = tv->n; break;
+        default: return H_IGNORED;
+        }
+        return H_HANDLED;   /* tv_draw clamps */
+    }
+    int c = tv->cursor < 0 ? 0 : tv->cursor;
+    switch (a) {
+    case ACT_UP: {
+        int j = c - 1;
+        while (j >= 0 && !tv->lines[j].selectable) j--;
+        if (j >= 0) c = j;
+        else tv->top = 0;    /* show the heading above the first row */
+        break;
+    }
+    case ACT_DOWN: {
+        int j = c + 1;
+        while (j < tv->n && !tv->lines[j].selectable) j++;
+        if (j < tv->n) c = j;
+        break;
+    }
+    case ACT_PAGE_UP: c = nearest_selectable(tv, c - page, -1); break;
+    case ACT_PAGE_DOWN: c = nearest_selectable(tv, c + page, 1); break;
+    case ACT_FIRST: c = nearest_selectable(tv, 0, 1); tv->top = 0; break;
+    case ACT_LAST: c = nearest_selectable(tv, tv->n - 1, -1); break;
+    default: return H_IGNORED;
+    }
+    tv->cursor = c;
+    return H_HANDLED;
+}
+
+void tv_draw(struct textview *tv, struct rect r)
+{
+    tv->page = r.h;
+    if (tv->use_cursor) {
+        if (tv->cursor < 0 || tv->cursor >= tv->n || !tv->lines[tv->cursor].selectable)
+            tv->cursor = nearest_selectable(tv, tv->cursor < 0 ? 0 : tv->cursor, 1);
+        if (tv->cursor >= 0) {
+            if (tv->cursor < tv->top) tv->top = tv->cursor;
+            if (tv->cursor >= tv->top + r.h) tv->top = tv->cursor - r.h + 1;
+        }
+    }
+    if (tv->top > tv->n - r.h) tv->top = tv->n - r.h;
+    if (tv->top < 0) tv->top = 0;
+    for (int row = 0; row < r.h; row++) {
+        int i = tv->top + row;
+        if (i >= tv->n) break;
+        const struct tv_line *l = &tv->lines[i];
+        bool sel = tv->use_cursor && i == tv->cursor;
+        int x = 0;
+        if (sel) draw_fill(r.y + row, r.x, r.w, ROLE_SELECTED);
+        for (int j = 0; j < l->nsegs && x < r.w; j++)
+            x += draw_text(r.y + row, r.x + x, r.w - x, sel ? ROLE_SELECTED : l->segs[j].role, l->segs[j].text);
+    }
+    /* A scroll mark when there is more below or above. */
+    const struct glyphs *g = term_glyphs();
+    if (tv->top + r.h < tv->n) draw_text(r.y + r.h - 1, r.x + r.w - 1, 1, ROLE_DIM, g->utf8 ? "↓" : "v");
+    if (tv->top > 0) draw_text(r.y, r.x + r.w - 1, 1, ROLE_DIM, g->utf8 ? "↑" : "^");
+}

@@ -1,0 +1,51 @@
+/* textview — a scrollable list of lines made of role-coloured segments,
+ * with an optional cursor over selectable lines. Screens rebuild the lines
+ * whenever they like; the scroll position and cursor survive a rebuild. */
+#ifndef SLUICE_UI_TEXTVIEW_H
+#define SLUICE_UI_TEXTVIEW_H
+
+#include <stdbool.h>
+#include "screen.h"
+
+#define TV_MAX_LINES 20000   /* the cap on a growing view */
+
+struct tv_seg {
+    enum role role;
+    char *text;
+};
+
+struct tv_line {
+    struct tv_seg *segs;
+    int nsegs;
+    bool selectable;
+    int tag;                 /* the screen's row index, -1 for none */
+};
+
+struct textview {
+    struct tv_line *lines;
+    int n, cap;
+    int top;                 /* first line shown */
+    int cursor;              /* selected line, -1: no cursor (plain scrolling) */
+    bool use_cursor;
+    int page;                /* lines shown at the last draw */
+};
+
+/* Drop the lines (keeps top and cursor). */
+void tv_clear(struct textview *tv);
+void tv_free(struct textview *tv);
+/* Start a new line; selectable lines can hold the cursor. Past
+ * TV_MAX_LINES further lines are dropped. */
+void tv_line(struct textview *tv, bool selectable, int tag);
+/* Append text to the current line. */
+void tv_add(struct textview *tv, enum role r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Append text padded or cut to exactly w cells, then one blank. */
+void tv_cell(struct textview *tv, enum role r, int w, const char *text);
+/* The tag of the line under the cursor, -1 if none. */
+int tv_selected_tag(const struct textview *tv);
+/* Put the cursor on the line with this tag (if it exists). */
+void tv_select_tag(struct textview *tv, int tag);
+/* UP/DOWN/PAGE_UP/PAGE_DOWN/FIRST/LAST; H_IGNORED for other actions. */
+enum handled tv_move(struct textview *tv, enum action a);
+void tv_draw(struct textview *tv, struct rect r);
+
+#endif

@@ -1,0 +1,50 @@
+/* trial — one open session owned by the UI, kept or put back on request. */
+#include "trial.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static struct session *open_session;
+static char uuid[37];
+
+int trial_apply(store *st, const char *db_path, struct knobset *ks, sl_err *e)
+{
+    if (open_session)
+        return sl_fail(e, SL_EBUSY, "session %.8s is still on trial: keep it (K) or revert it (R) before applying more",
+                       open_session->row.uuid);
+    if (knobset_apply_session(st, db_path, "ui", ks, &open_session, e) < 0) return -1;
+    snprintf(uuid, sizeof uuid, "%s", open_session->row.uuid);
+    return 0;
+}
+
+bool trial_active(void) { return open_session != NULL; }
+const char *trial_uuid(void) { return open_session ? uuid : ""; }
+int trial_knobs(void) { return open_session ? open_session->nsnaps : 0; }
+
+int trial_keep(sl_err *e)
+{
+    if (!open_session) return sl_fail(e, SL_EUSAGE, "no change is on trial");
+    struct session *s = open_session;
+    open_session = NULL;
+    return session_end(s, true, NULL, e);
+}
+
+int trial_revert(struct restore_report *rep, sl_err *e)
+{
+    if (!open_session) return sl_fail(e, SL_EUSAGE, "no change is on trial");
+    struct session *s = open_session;
+    open_session = NULL;
+    return session_end(s, false, rep, e);
+}
+
+void trial_emergency(void)
+{
+    if (!open_session) return;
+    struct restore_report rep = { 0 };
+    struct session *s = open_session;
+    open_session = NULL;
+    session_end(s, false, &rep, NULL);
+    if (rep.failed) fprintf(stderr, "sluice: %d knob(s) of session %.8s could not be put back: run 'sluice restore'\n",
+                            rep.failed, uuid);
+    restore_report_free(&rep);
+}
