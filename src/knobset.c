@@ -301,10 +301,9 @@ int knobset_run_session(store *st, struct knobset *ks, const char *purpose, int 
                               : session_lock_acquire(store_path(st), &lock_fd, e);
     if (rc < 0) return -1;
     struct session *s;
-    if (session_begin(st, purpose, ks->touched, ks->ntouched, lock_fd, &s, e) < 0) {
-        session_lock_release(lock_fd);
-        return -1;
-    }
+    /* session_begin owns lock_fd from here and releases it when it fails:
+     * closing it again could close a descriptor another thread just opened. */
+    if (session_begin(st, purpose, ks->touched, ks->ntouched, lock_fd, &s, e) < 0) return -1;
     if (knobset_apply(ks, s, e) < 0) {
         store_session_set_state(st, s->row.id, ks->rollback.failed ? "failed" : "restored", e->msg, NULL);
         session_free(s);

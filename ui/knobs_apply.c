@@ -10,6 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether the writes had started when apply failed (then ks says per knob). */
+static bool writes_started(const struct knobset *set)
+{
+    for (int i = 0; i < set->n; i++)
+        if (set->ch[i].state != CHANGE_PENDING) return true;
+    return false;
+}
+
 static int build_set(struct knobs *ks, struct knobset *set, sl_err *e)
 {
     memset(set, 0, sizeof *set);
@@ -127,8 +135,8 @@ void knobs_apply(struct knobs *ks)
                trial_uuid());
         knobs_pending_clear(ks);
     } else {
-        open_view(ks, knobset_started(&set) ? "Apply failed: rolled back" : "Apply refused: nothing was written", false);
-        if (knobset_started(&set)) change_table(ks, &set, false);
+        open_view(ks, writes_started(&set) ? "Apply failed: rolled back" : "Apply refused: nothing was written", false);
+        if (writes_started(&set)) change_table(ks, &set, false);
         view_error(ks, e.msg);
     }
     knobset_free(&set);

@@ -3,6 +3,7 @@
 
 #include <curses.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <langinfo.h>
 #include <limits.h>
 #include <locale.h>
@@ -86,8 +87,11 @@ int term_open(sl_err *e)
         if (size && parse_size(size, &lines, &cols) < 0)
             return sl_fail(e, SL_EUSAGE, "SLUICE_SIZE=%s: expected COLSxLINES such as 80x24 (at least 20x5)", size);
         const char *type = getenv("SLUICE_TERM");
-        head_out = fopen("/dev/null", "w");
-        head_in = fopen("/dev/null", "r");
+        int out_fd = open("/dev/null", O_WRONLY | O_CLOEXEC), in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        head_out = out_fd >= 0 ? fdopen(out_fd, "w") : NULL;
+        head_in = in_fd >= 0 ? fdopen(in_fd, "r") : NULL;
+        if (!head_out && out_fd >= 0) close(out_fd);
+        if (!head_in && in_fd >= 0) close(in_fd);
         if (!head_out || !head_in) {
             int err = errno;
             term_close();
@@ -165,8 +169,14 @@ int term_resize(int lines, int cols, sl_err *e)
 int term_dump(const char *path, sl_err *e)
 {
     if (!path || !*path) return sl_fail(e, SL_EUSAGE, "dump-screen: set SLUICE_DUMP=FILE to say where the screen goes");
-    FILE *f = fopen(path, "a");
-    if (!f) return sl_fail_errno(e, SL_EFAIL, errno, "dump-screen: %s", path);
+    /* Appends: a test dumps several screens into one file. */
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
+    if (!f) {
+        int err = errno;
+        if (fd >= 0) close(fd);
+        return sl_fail_errno(e, SL_EFAIL, err, "dump-screen: %s", path);
+    }
     fprintf(f, "--- screen %dx%d ---\n", COLS, LINES);
     char *line = xmalloc((size_t)COLS * MB_LEN_MAX + 1);
     for (int y = 0; y < LINES; y++) {

@@ -12,7 +12,8 @@ int trial_apply(store *st, const char *db_path, struct knobset *ks, sl_err *e)
     if (open_session)
         return sl_fail(e, SL_EBUSY, "session %.8s is still on trial: keep it (K) or revert it (R) before applying more",
                        open_session->row.uuid);
-    if (knobset_apply_session(st, db_path, "ui", ks, &open_session, e) < 0) return -1;
+    (void)db_path;   /* the lock lives beside the store's own path */
+    if (knobset_run_session(st, ks, "ui", 0, &open_session, e) < 0) { open_session = NULL; return -1; }
     snprintf(uuid, sizeof uuid, "%s", open_session->row.uuid);
     return 0;
 }

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include "knobset.h"
 
-/* Apply a prepared knobset in a new session (knobset_apply_session, the
+/* Apply a prepared knobset in a new session (knobset_run_session, the
  * same path as `sluice set`). -1 with e filled when a trial is already open,
  * the lock is busy, or a write failed (then ks says what was rolled back). */
 int trial_apply(store *st, const char *db_path, struct knobset *ks, sl_err *e);
