@@ -24,14 +24,14 @@ static json_t *row_json(const struct run_row *r)
     json_object_set_new(o, "workload", json_string(r->workload));
     json_object_set_new(o, "device", r->device[0] ? json_string(r->device) : json_null());
     json_object_set_new(o, "status", json_string(r->status));
-    json_object_set_new(o, "mb_s", json_real(r->mb_s));
-    json_object_set_new(o, "iops", json_real(r->iops));
+    json_object_set_new(o, "mb_s", probe_json_real(r->mb_s));
+    json_object_set_new(o, "iops", probe_json_real(r->iops));
     json_object_set_new(o, "lat_p50_ns", r->lat_p50_ns >= 0 ? json_integer(r->lat_p50_ns) : json_null());
     json_object_set_new(o, "lat_p99_ns", r->lat_p99_ns >= 0 ? json_integer(r->lat_p99_ns) : json_null());
     json_object_set_new(o, "lat_max_ns", r->lat_max_ns >= 0 ? json_integer(r->lat_max_ns) : json_null());
     json_object_set_new(o, "canary_max_ns", r->canary_max_ns >= 0 ? json_integer(r->canary_max_ns) : json_null());
-    json_object_set_new(o, "cpu_usr_pct", json_real(r->cpu_usr_pct));
-    json_object_set_new(o, "cpu_sys_pct", json_real(r->cpu_sys_pct));
+    json_object_set_new(o, "cpu_usr_pct", probe_json_real(r->cpu_usr_pct));
+    json_object_set_new(o, "cpu_sys_pct", probe_json_real(r->cpu_sys_pct));
     json_object_set_new(o, "seed", json_integer(r->seed));
     json_object_set_new(o, "config_hash", json_string(r->config_hash));
     json_object_set_new(o, "workload_hash", json_string(r->workload_hash));
@@ -143,7 +143,10 @@ static int run_history(struct cli_ctx *ctx, int argc, char **argv)
     if (json) {
         json_t *arr = json_array();
         for (int i = 0; i < n; i++) json_array_append_new(arr, row_json(&rows[i]));
-        rc = cli_print_json(arr);
+        rc = json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12));
+        fputc('\n', stdout);
+        json_decref(arr);
+        rc = rc == 0 ? 0 : SL_EFAIL;
     } else if (csv) {
         print_csv(rows, n);
     } else {

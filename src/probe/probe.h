@@ -215,6 +215,9 @@ void probe_result_compute(struct probe_result *r);
  * caller owns the reference) and the human summary. */
 json_t *probe_result_json(const struct probe_result *r);
 void probe_result_print(const struct probe_result *r, FILE *out);
+/* A JSON real rounded to 6 significant digits (metrics are measurements;
+ * print with JSON_REAL_PRECISION(12) to avoid float noise). */
+json_t *probe_json_real(double v);
 /* "850 ns", "12.3 us", "4.56 ms", "1.23 s" */
 void probe_format_ns(double ns, char *buf, size_t n);
 

@@ -15,8 +15,7 @@ void probe_format_ns(double ns, char *buf, size_t n)
     else snprintf(buf, n, "%.2f s", ns / 1e9);
 }
 
-/* Metrics are measurements: 6 significant digits say all they know. */
-static json_t *num(double v)
+json_t *probe_json_real(double v)
 {
     if (!isfinite(v)) return json_null();
     if (v == 0) return json_real(0);
@@ -28,8 +27,8 @@ static json_t *lat_json(const struct probe_lat *l)
 {
     json_t *o = json_object();
     json_object_set_new(o, "min", json_integer((json_int_t)l->min_ns));
-    json_object_set_new(o, "mean", num(l->mean_ns));
-    json_object_set_new(o, "stddev", num(l->stddev_ns));
+    json_object_set_new(o, "mean", probe_json_real(l->mean_ns));
+    json_object_set_new(o, "stddev", probe_json_real(l->stddev_ns));
     json_object_set_new(o, "p50", json_integer((json_int_t)l->p50_ns));
     json_object_set_new(o, "p90", json_integer((json_int_t)l->p90_ns));
     json_object_set_new(o, "p99", json_integer((json_int_t)l->p99_ns));
@@ -58,9 +57,9 @@ static json_t *spec_json(const struct probe_spec *s)
 static json_t *system_json(const struct probe_result *r, json_t *o)
 {
     json_t *cpu = json_object();
-    json_object_set_new(cpu, "usr_pct", num(r->cpu_usr_pct));
-    json_object_set_new(cpu, "sys_pct", num(r->cpu_sys_pct));
-    json_object_set_new(cpu, "us_per_io", num(r->cpu_us_per_io));
+    json_object_set_new(cpu, "usr_pct", probe_json_real(r->cpu_usr_pct));
+    json_object_set_new(cpu, "sys_pct", probe_json_real(r->cpu_sys_pct));
+    json_object_set_new(cpu, "us_per_io", probe_json_real(r->cpu_us_per_io));
     json_object_set_new(cpu, "ctx_switches", json_integer((json_int_t)r->ctx_switches));
     json_object_set_new(o, "cpu", cpu);
     const struct probe_disk *d = &r->disk;
@@ -68,9 +67,9 @@ static json_t *system_json(const struct probe_result *r, json_t *o)
     if (d->available) {
         disk = json_object();
         json_object_set_new(disk, "name", json_string(d->name));
-        json_object_set_new(disk, "util_pct", num(d->util_pct));
-        json_object_set_new(disk, "await_ms", num(d->await_ms));
-        json_object_set_new(disk, "aqu_sz", num(d->aqu_sz));
+        json_object_set_new(disk, "util_pct", probe_json_real(d->util_pct));
+        json_object_set_new(disk, "await_ms", probe_json_real(d->await_ms));
+        json_object_set_new(disk, "aqu_sz", probe_json_real(d->aqu_sz));
         json_object_set_new(disk, "read_ios", json_integer((json_int_t)d->read_ios));
         json_object_set_new(disk, "write_ios", json_integer((json_int_t)d->write_ios));
         json_object_set_new(disk, "read_bytes", json_integer((json_int_t)d->read_bytes));
@@ -92,8 +91,8 @@ static json_t *system_json(const struct probe_result *r, json_t *o)
     json_t *psi = json_null();
     if (r->psi.available) {
         psi = json_object();
-        json_object_set_new(psi, "some_pct", num(r->psi.some_pct));
-        json_object_set_new(psi, "full_pct", num(r->psi.full_pct));
+        json_object_set_new(psi, "some_pct", probe_json_real(r->psi.some_pct));
+        json_object_set_new(psi, "full_pct", probe_json_real(r->psi.full_pct));
     }
     json_object_set_new(o, "psi_io", psi);
     const struct probe_canary *k = &r->canary;
@@ -123,13 +122,13 @@ static json_t *phases_json(const struct probe_result *r)
         json_object_set_new(o, "threads", json_integer(p->threads));
         json_object_set_new(o, "ios", json_integer((json_int_t)p->ios));
         json_object_set_new(o, "bytes", json_integer((json_int_t)p->bytes));
-        json_object_set_new(o, "mb_s", num(p->mb_s));
-        json_object_set_new(o, "iops", num(p->iops));
-        json_object_set_new(o, "cpu_pct", num(p->cpu_pct));
-        json_object_set_new(o, "lat_mean_ms", num(p->lat_mean_ms));
-        json_object_set_new(o, "lat_max_ms", num(p->lat_max_ms));
-        json_object_set_new(o, "pct_over_100ms", num(p->pct_over_100ms));
-        json_object_set_new(o, "pct_over_1s", num(p->pct_over_1s));
+        json_object_set_new(o, "mb_s", probe_json_real(p->mb_s));
+        json_object_set_new(o, "iops", probe_json_real(p->iops));
+        json_object_set_new(o, "cpu_pct", probe_json_real(p->cpu_pct));
+        json_object_set_new(o, "lat_mean_ms", probe_json_real(p->lat_mean_ms));
+        json_object_set_new(o, "lat_max_ms", probe_json_real(p->lat_max_ms));
+        json_object_set_new(o, "pct_over_100ms", probe_json_real(p->pct_over_100ms));
+        json_object_set_new(o, "pct_over_1s", probe_json_real(p->pct_over_1s));
         json_array_append_new(arr, o);
     }
     return arr;
@@ -142,7 +141,7 @@ static json_t *series_json(const struct probe_series *s)
         json_array_append_new(t, json_integer(s->t_ms[i]));
         json_array_append_new(d, json_integer((json_int_t)s->nr_dirty[i]));
         json_array_append_new(w, json_integer((json_int_t)s->nr_writeback[i]));
-        json_array_append_new(m, num(s->mb_s[i]));
+        json_array_append_new(m, probe_json_real(s->mb_s[i]));
     }
     json_object_set_new(o, "interval_ms", json_integer(s->interval_ms ? s->interval_ms : 100));
     json_object_set_new(o, "t_ms", t);
@@ -170,12 +169,12 @@ json_t *probe_result_json(const struct probe_result *r)
     json_object_set_new(o, "config_hash", json_string(r->config_hash));
     json_object_set_new(o, "workload_hash", json_string(r->workload_hash));
     json_object_set_new(o, "cold", json_boolean(r->cold));
-    json_object_set_new(o, "wall_s", num(r->wall_s));
-    json_object_set_new(o, "ramp_s", num(r->ramp_s));
+    json_object_set_new(o, "wall_s", probe_json_real(r->wall_s));
+    json_object_set_new(o, "ramp_s", probe_json_real(r->ramp_s));
     json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
     json_object_set_new(o, "ios", json_integer((json_int_t)r->ios));
-    json_object_set_new(o, "mb_s", num(r->mb_s));
-    json_object_set_new(o, "iops", num(r->iops));
+    json_object_set_new(o, "mb_s", probe_json_real(r->mb_s));
+    json_object_set_new(o, "iops", probe_json_real(r->iops));
     json_t *ops = json_object();
     for (int op = 0; op < PROBE_OP_NR; op++) {
         const struct probe_op_result *x = &r->op[op];
@@ -183,8 +182,8 @@ json_t *probe_result_json(const struct probe_result *r)
         json_t *j = json_object();
         json_object_set_new(j, "ios", json_integer((json_int_t)x->ios));
         json_object_set_new(j, "bytes", json_integer((json_int_t)x->bytes));
-        json_object_set_new(j, "mb_s", num(x->mb_s));
-        json_object_set_new(j, "iops", num(x->iops));
+        json_object_set_new(j, "mb_s", probe_json_real(x->mb_s));
+        json_object_set_new(j, "iops", probe_json_real(x->iops));
         json_object_set_new(j, "lat_ns", lat_json(&x->lat));
         json_object_set_new(ops, probe_op_name(op), j);
     }
@@ -227,9 +226,13 @@ static void print_system(const struct probe_result *r, FILE *out)
         fprintf(out, "  disk   unavailable (no block device under %s)\n", r->spec.dir[0]);
     }
     if (r->vm.available) {
-        fprintf(out, "  dirty  max %llu dirty + %llu writeback pages; threshold %llu, background %llu",
-                (unsigned long long)r->vm.max_dirty_pages, (unsigned long long)r->vm.max_writeback_pages,
-                (unsigned long long)r->vm.dirty_threshold_pages, (unsigned long long)r->vm.bg_threshold_pages);
+        fprintf(out, "  dirty  max %llu dirty + %llu writeback pages", (unsigned long long)r->vm.max_dirty_pages,
+                (unsigned long long)r->vm.max_writeback_pages);
+        if (r->vm.dirty_threshold_pages)
+            fprintf(out, "; threshold %llu, background %llu", (unsigned long long)r->vm.dirty_threshold_pages,
+                    (unsigned long long)r->vm.bg_threshold_pages);
+        else
+            fprintf(out, "; thresholds not in /proc/vmstat (before 2.6.29)");
         if (r->vm.buffered_writes) fprintf(out, " (%s)", r->vm.reached_threshold ? "reached" : "NOT reached");
         fputc('\n', out);
     }

@@ -56,6 +56,9 @@ static void make_cold(struct probe_ctx *c, struct probe_result *r)
 {
     if (!(c->ops->flags & WL_READS)) return;
     if (c->spec.direct) { r->cold = true; return; }
+    /* tmpfs and ramfs keep their data in the page cache: nothing to drop,
+     * and dropping everyone else's cache would only disturb the run. */
+    if (!c->has_disk) return;
     if (geteuid() == 0 && sysfs_is_real_root()) {
         sync();
         /* vm.drop_caches is an action, not a setting: the catalogue marks it
@@ -131,7 +134,7 @@ static void finish(struct probe_ctx *c, struct probe_result *r)
         note_add(r, "%s", "dirty data never reached the throttling zone ((nr_dirty_threshold + background) / 2): "
                           "the dirty limits were not exercised; give a larger --size or a longer --time");
     if (!c->has_disk && c->spec.ndirs > 0) note_add(r, "%s", "device metrics unavailable: no block device under --dir "
-                                                             "(tmpfs or another virtual filesystem)");
+                                                             "(tmpfs, a virtual filesystem, or no /sys/dev)");
 }
 
 int probe_rep(struct probe *p, int rep, struct probe_result *r, struct probe_progress *progress, sl_err *e)

@@ -43,7 +43,7 @@ static int fsync_thread(struct probe_thread *t)
 static void fio_job(const struct probe_spec *s, FILE *out)
 {
     probe_fio_global(s, out, "write");
-    fprintf(out, "fdatasync=%d\n\n[fsync]\n", s->sync_every ? s->sync_every : 1);
+    fprintf(out, "fallocate=none\nfdatasync=%d\n\n[fsync]\n", s->sync_every ? s->sync_every : 1);
 }
 
 const struct probe_workload_ops workload_fsync = {

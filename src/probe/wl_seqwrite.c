@@ -8,6 +8,8 @@ static const struct fileio_cfg cfg = { .random = false, .read_pct = 0 };
 static void fio_job(const struct probe_spec *s, FILE *out)
 {
     probe_fio_global(s, out, "write");
+    /* sluice writes a fresh file each run: no preallocated extents */
+    fprintf(out, "fallocate=none\n");
     if (!s->direct) fprintf(out, "end_fsync=1\n");
     if (s->sync_every) fprintf(out, "fsync=%d\n", s->sync_every);
     fprintf(out, "\n[seqwrite]\n");
