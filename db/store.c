@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include <uuid/uuid.h>
 
@@ -20,9 +21,38 @@ struct store {
 sqlite3 *store_db(store *s) { return s->db; }
 const char *store_path(const store *s) { return s->path; }
 
+#define STORE_BUSY_MS 5000
+
+/* SQLite reports a full disk as SQLITE_FULL, or as an I/O error when the
+ * WAL index or journal cannot grow: look at the filesystem to tell which. */
+static bool disk_full(const char *db_path)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", db_path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *(slash == dir ? slash + 1 : slash) = 0;
+    else snprintf(dir, sizeof dir, ".");
+    struct statvfs vfs;
+    return statvfs(dir, &vfs) == 0 && vfs.f_bavail == 0;
+}
+
 int store_fail(store *s, sl_err *e, const char *what)
 {
+    int code = sqlite3_errcode(s->db) & 0xff;
+    if (code == SQLITE_IOERR && disk_full(s->path)) code = SQLITE_FULL;
+    if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+        return sl_fail(e, SL_EFAIL, "%s: %s: another process kept the database locked for more than %d s; "
+                       "try again when it has finished", s->path, what, STORE_BUSY_MS / 1000);
+    if (code == SQLITE_FULL)
+        return sl_fail(e, SL_EFAIL, "%s: %s: the disk holding the database is full; free space and try again",
+                       s->path, what);
     return sl_fail(e, SL_EFAIL, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+}
+
+bool store_busy(store *s)
+{
+    int code = sqlite3_errcode(s->db) & 0xff;
+    return code == SQLITE_BUSY || code == SQLITE_LOCKED;
 }
 
 void store_default_path(char *buf, size_t n)
@@ -84,6 +114,12 @@ static int exec(store *s, const char *sql, sl_err *e)
 {
     char *msg = NULL;
     if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        int code = sqlite3_errcode(s->db) & 0xff;
+        if (code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_FULL ||
+            (code == SQLITE_IOERR && disk_full(s->path))) {
+            sqlite3_free(msg);
+            return store_fail(s, e, "writing");
+        }
         sl_fail(e, SL_EFAIL, "%s: %s", s->path, msg ? msg : sqlite3_errmsg(s->db));
         sqlite3_free(msg);
         return -1;
@@ -148,7 +184,7 @@ static int open_common(const char *path, int flags, store **out, sl_err *e)
         free(s);
         return -1;
     }
-    sqlite3_busy_timeout(s->db, 5000);
+    sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
     sqlite3_db_config(s->db, SQLITE_DBCONFIG_ENABLE_FKEY, 1, NULL);
     /* WAL keeps readers unblocked by the tuning writer; FULL makes a session's
      * snapshot durable before the first knob is written. */

@@ -32,6 +32,9 @@ int store_commit(store *s, sl_err *e);
 void store_rollback(store *s);
 /* Fill e from the connection's last error; returns -1. */
 int store_fail(store *s, sl_err *e, const char *what);
+/* The last error was another connection holding the database past the busy
+ * timeout (the caller should give up rather than wait again). */
+bool store_busy(store *s);
 
 /* A random RFC 4122 UUID in text form. */
 void store_uuid(char out[37]);

@@ -116,7 +116,12 @@ int session_begin(store *st, const char *purpose, const struct knob *touched, in
     struct host_info h;
     int64_t host_id = 0;
     char host_uuid[37];
-    if (host_read(&h, NULL) == 0 && store_host_upsert(st, &h, &host_id, host_uuid, NULL) != 0) host_id = 0;
+    if (host_read(&h, NULL) == 0 && store_host_upsert(st, &h, &host_id, host_uuid, e) != 0) {
+        /* A locked database will not be free for the session row either:
+         * fail after one busy timeout, not two. */
+        if (store_busy(st)) { session_free(s); return -1; }
+        host_id = 0;
+    }
     if (store_session_create(st, host_id, purpose, sysfs_root(), s->snaps, n, &s->row, e) < 0) {
         session_free(s);
         return -1;

@@ -1,0 +1,19 @@
+/* sample_vmstat_parse: /proc/vmstat ("name value" lines) from any kernel,
+ * truncated, reordered or garbage. */
+#include "fuzz.h"
+#include "probe/sample.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) { return 0; }
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *text = fuzz_str(data, size);
+    struct vm_sample v;
+    int rc = sample_vmstat_parse(text, &v);
+    FUZZ_ASSERT((rc == 0) == v.ok);
+    FUZZ_ASSERT(v.has_threshold || v.thresh == 0);
+    uint64_t freerun = sample_vm_freerun(&v);
+    FUZZ_ASSERT(v.has_threshold || freerun == 0);
+    free(text);
+    return 0;
+}
