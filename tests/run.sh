@@ -10,7 +10,9 @@ run_suite() {   # name, command...
     name=$1; shift
     case " ${SLUICE_SUITES:-$name} " in *" $name "*) ;; *) return ;; esac
     echo "== $name"
+    t0=$(date +%s)
     "$@" 2>&1 | tee -a "$log" | grep -E '^(FAIL|skip)|^  ' || true
+    echo "   ($name: $(( $(date +%s) - t0 )) s)"
 }
 
 run_suite unit      build/unit-tests
