@@ -2,6 +2,7 @@
 #include "profile.h"
 #include "sysfs.h"
 #include "textbuf.h"
+#include "inilines.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -305,7 +306,7 @@ void profile_set_entry(struct profile *p, const struct prof_entry *en)
 }
 
 /* Check a key and value against the table; fill the entry's canonical value. */
-static int check_entry(struct prof_entry *en, const char *raw, sl_err *e)
+int profile_check_entry(struct prof_entry *en, const char *raw, sl_err *e)
 {
     char name[KNOB_NAME_MAX];
     prof_entry_knob(en, "DEV", name, sizeof name);
@@ -357,11 +358,7 @@ struct load_stack {
 struct parse_ctx {
     struct profile *own;        /* this file's entries and [profile] keys */
     const char *file;
-    /* reader */
-    FILE *f;
-    const char *text;
-    size_t pos;
-    int line, section_line, long_line;
+    struct ini_lines in;
     /* current section */
     char section[PROFILE_SELECTOR_MAX + 16];
     int section_kind;           /* -2 unset, -1 [profile], else enum prof_section */
@@ -373,33 +370,6 @@ struct parse_ctx {
     bool by_name;               /* loaded by name: `name =` must match the file */
     char expect_name[PROFILE_NAME_MAX];
 };
-
-static char *reader(char *str, int num, void *stream)
-{
-    struct parse_ctx *c = stream;
-    int i = 0;
-    bool newline = false;
-    for (;;) {
-        int ch = c->f ? fgetc(c->f) : (c->text[c->pos] ? (unsigned char)c->text[c->pos++] : EOF);
-        if (ch == EOF) break;
-        if (ch == '\n') { newline = true; break; }
-        if (i < num - 2) str[i++] = (char)ch;
-        else if (!c->long_line) {
-            /* Overlong comment lines are harmless; anything else is an error. */
-            const char *s = str;
-            while (isspace((unsigned char)*s)) s++;
-            if (*s != '#' && *s != ';') c->long_line = c->line + 1;
-        }
-    }
-    if (i == 0 && !newline) return NULL;
-    str[i] = '\n';
-    str[i + 1] = 0;
-    c->line++;
-    const char *s = str;
-    while (isspace((unsigned char)*s)) s++;
-    if (*s == '[') c->section_line = c->line;
-    return str;
-}
 
 static int ctx_fail(struct parse_ctx *c, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int ctx_fail(struct parse_ctx *c, int line, const char *fmt, ...)
@@ -421,6 +391,13 @@ static void enter_section(struct parse_ctx *c, const char *section)
     snprintf(c->section, sizeof c->section, "%s", section);
     c->section_bad = false;
     c->selector[0] = 0;
+    if (strlen(section) >= INI_SECTION_MAX - 1) {
+        /* inih cuts longer names silently: refuse rather than misread. */
+        c->section_bad = true;
+        ctx_fail(c, c->in.section_line, "[%s...]: a section name is at most %d characters: shorten the selector with a glob (wwid=*1234567)",
+                 section, INI_SECTION_MAX - 2);
+        return;
+    }
     if (strcmp(section, "profile") == 0) { c->section_kind = -1; return; }
     if (strcmp(section, "vm") == 0) { c->section_kind = PS_VM; return; }
     if (strcmp(section, "bdflush") == 0) { c->section_kind = PS_BDFLUSH; return; }
@@ -435,12 +412,12 @@ static void enter_section(struct parse_ctx *c, const char *section)
             sl_err se;
             if (selector_check(c->selector, &se) < 0) {
                 c->section_bad = true;
-                ctx_fail(c, c->section_line, "[%s]: %s", section, se.msg);
+                ctx_fail(c, c->in.section_line, "[%s]: %s", section, se.msg);
             }
             return;
         }
         c->section_bad = true;
-        ctx_fail(c, c->section_line, "[%s]: put the selector in double quotes: [block \"rotational=1\"]", section);
+        ctx_fail(c, c->in.section_line, "[%s]: put the selector in double quotes: [block \"rotational=1\"]", section);
         return;
     }
     c->section_bad = true;
@@ -448,7 +425,7 @@ static void enter_section(struct parse_ctx *c, const char *section)
     const char *hint = "";
     if (strcmp(section, "main") == 0 || strcmp(section, "sysctl") == 0 || strcmp(section, "disk") == 0)
         hint = " (a TuneD profile? convert it with 'sluice profile import-tuned')";
-    ctx_fail(c, c->section_line, "unknown section [%s]: sections are [profile], [vm], [bdflush], [block] and [block \"SELECTOR\"]%s",
+    ctx_fail(c, c->in.section_line, "unknown section [%s]: sections are [profile], [vm], [bdflush], [block] and [block \"SELECTOR\"]%s",
              section, hint);
 }
 
@@ -457,9 +434,9 @@ static int on_profile_key(struct parse_ctx *c, const char *name, const char *val
     struct profile *p = c->own;
     if (strcmp(name, "name") == 0) {
         if (!profile_name_valid(value))
-            return ctx_fail(c, c->line, "name = %s: names use letters, digits, _ . + - only", value);
+            return ctx_fail(c, c->in.line, "name = %s: names use letters, digits, _ . + - only", value);
         if (c->by_name && strcmp(value, c->expect_name) != 0)
-            return ctx_fail(c, c->line, "name = %s, but the file is %s.conf: make them agree", value, c->expect_name);
+            return ctx_fail(c, c->in.line, "name = %s, but the file is %s.conf: make them agree", value, c->expect_name);
         snprintf(p->name, sizeof p->name, "%s", value);
     } else if (strcmp(name, "summary") == 0) {
         /* An indented line continues the summary (inih calls again). */
@@ -469,11 +446,11 @@ static int on_profile_key(struct parse_ctx *c, const char *name, const char *val
         snprintf(p->include, sizeof p->include, "%s", value);
     } else if (strcmp(name, "match") == 0) {
         sl_err se;
-        if (selector_check(value, &se) < 0) return ctx_fail(c, c->line, "match: %s", se.msg);
-        if (p->nmatch == PROFILE_MAX_MATCH) return ctx_fail(c, c->line, "more than %d match rules", PROFILE_MAX_MATCH);
+        if (selector_check(value, &se) < 0) return ctx_fail(c, c->in.line, "match: %s", se.msg);
+        if (p->nmatch == PROFILE_MAX_MATCH) return ctx_fail(c, c->in.line, "more than %d match rules", PROFILE_MAX_MATCH);
         snprintf(p->match[p->nmatch++], sizeof p->match[0], "%s", value);
     } else {
-        return ctx_fail(c, c->line, "unknown key \"%s\" in [profile] (name, summary, include, match)", name);
+        return ctx_fail(c, c->in.line, "unknown key \"%s\" in [profile] (name, summary, include, match)", name);
     }
     return 1;
 }
@@ -482,38 +459,38 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 {
     struct parse_ctx *c = user;
     enter_section(c, section);
-    if (!section[0]) return ctx_fail(c, c->line, "\"%s\" is outside a section: start with [profile], [vm] or [block]", name);
+    if (!section[0]) return ctx_fail(c, c->in.line, "\"%s\" is outside a section: start with [profile], [vm] or [block]", name);
     if (c->section_bad) return 1; /* reported once at the section */
     if (c->section_kind == -1) return on_profile_key(c, name, value);
     if (strchr(name, '/'))
-        return ctx_fail(c, c->line, "\"%s\" is a path: profiles name knobs from the catalogue (dirty_ratio in [vm], scheduler in [block]), never paths",
+        return ctx_fail(c, c->in.line, "\"%s\" is a path: profiles name knobs from the catalogue (dirty_ratio in [vm], scheduler in [block]), never paths",
                         name);
     if (strncmp(name, "vm.", 3) == 0 || strncmp(name, "block.", 6) == 0)
-        return ctx_fail(c, c->line, "\"%s\": write knob names relative to their section (dirty_ratio in [vm]; [block \"name=sda\"] for one disk)",
+        return ctx_fail(c, c->in.line, "\"%s\": write knob names relative to their section (dirty_ratio in [vm]; [block \"name=sda\"] for one disk)",
                         name);
-    struct prof_entry en = { .sec = (enum prof_section)c->section_kind, .file = c->file, .line = c->line };
+    struct prof_entry en = { .sec = (enum prof_section)c->section_kind, .file = c->file, .line = c->in.line };
     snprintf(en.selector, sizeof en.selector, "%s", c->selector);
-    if (strlen(name) >= sizeof en.key) return ctx_fail(c, c->line, "knob name too long");
+    if (strlen(name) >= sizeof en.key) return ctx_fail(c, c->in.line, "knob name too long");
     snprintf(en.key, sizeof en.key, "%s", name);
     if (strncmp(name, "iosched.", 8) && strncmp(name, "bdi.", 4) && strchr(name, '.') && en.sec == PS_BLOCK)
-        return ctx_fail(c, c->line, "unknown knob \"%s\" in [block] (iosched.NAME and bdi.NAME are the only dotted names)", name);
+        return ctx_fail(c, c->in.line, "unknown knob \"%s\" in [block] (iosched.NAME and bdi.NAME are the only dotted names)", name);
     for (int i = 0; i < c->own->n; i++)
         if (same_slot(&c->own->ent[i], &en))
-            return ctx_fail(c, c->line, "%s is given twice in [%s] (first at line %d; an indented line continues the previous value)",
+            return ctx_fail(c, c->in.line, "%s is given twice in [%s] (first at line %d; an indented line continues the previous value)",
                             name, section, c->own->ent[i].line);
     sl_err ve;
-    if (check_entry(&en, value, &ve) < 0) return ctx_fail(c, c->line, "%s", ve.msg);
+    if (profile_check_entry(&en, value, &ve) < 0) return ctx_fail(c, c->in.line, "%s", ve.msg);
     const struct knob_def *d = prof_entry_def(&en);
     if (d && d->partner && en.sec == PS_VM)
         for (int i = 0; i < c->own->n; i++)
             if (c->own->ent[i].sec == PS_VM && strcmp(c->own->ent[i].key, d->partner) == 0)
-                return ctx_fail(c, c->line, "give %s or %s, not both: writing one switches the kernel to it (line %d)",
+                return ctx_fail(c, c->in.line, "give %s or %s, not both: writing one switches the kernel to it (line %d)",
                                 d->partner, name, c->own->ent[i].line);
     profile_set_entry(c->own, &en);
     return 1;
 }
 
-static const char *own_file(struct profile *p, const char *path)
+const char *profile_add_file(struct profile *p, const char *path)
 {
     p->files = xrealloc(p->files, sizeof *p->files * (size_t)(p->nfiles + 1));
     p->files[p->nfiles] = xstrdup(path);
@@ -523,12 +500,12 @@ static const char *own_file(struct profile *p, const char *path)
 static int parse_one(struct parse_ctx *c, sl_err *e)
 {
     c->section_kind = -2;
-    int rc = ini_parse_stream(reader, c, on_entry, c);
+    int rc = ini_lines_parse(&c->in, on_entry, c);
     if (rc == -1) return sl_fail_errno(e, SL_EUSAGE, errno, "%s", c->file);
     if (rc == -2) sl_die("out of memory parsing %s", c->file);
     int first = c->err_line;
-    if (c->long_line && (!first || c->long_line <= first))
-        return sl_fail(e, SL_EUSAGE, "%s:%d: line longer than %d characters", c->file, c->long_line, 198);
+    if (c->in.long_line && (!first || c->in.long_line <= first))
+        return sl_fail(e, SL_EUSAGE, "%s:%d: line longer than %d characters", c->file, c->in.long_line, INI_LINES_MAX);
     if (rc > 0 && (!first || rc < first))
         return sl_fail(e, SL_EUSAGE, "%s:%d: syntax error: expected [section] or knob = value", c->file, rc);
     if (first) { *e = c->err; return -1; }
@@ -591,18 +568,18 @@ static int load_any(const struct profile_dirs *d, const char *path, const char *
         return sl_fail(e, SL_EUSAGE, "%s: includes nested deeper than %d", path, INCLUDE_DEPTH_MAX);
     struct profile own = { 0 };
     struct parse_ctx c = { .own = &own };
-    c.file = own_file(&own, path);
+    c.file = profile_add_file(&own, path);
     c.by_name = expect_name != NULL;
     if (expect_name) snprintf(c.expect_name, sizeof c.expect_name, "%s", expect_name);
     if (text) {
-        c.text = text;
-    } else if (!(c.f = fopen(path, "re"))) {
+        c.in.text = text;
+    } else if (!(c.in.f = fopen(path, "re"))) {
         int err = errno;
         profile_free(&own);
         return sl_fail_errno(e, SL_EUSAGE, err, "profile %s", path);
     }
     int rc = parse_one(&c, e);
-    if (c.f) fclose(c.f);
+    if (c.in.f) fclose(c.in.f);
     if (rc == 0) {
         snprintf(stk->path[stk->n++], sizeof stk->path[0], "%s", path);
         rc = load_includes(d, out, &own, stk, e);
@@ -657,6 +634,20 @@ void profile_free(struct profile *p)
 
 /* --- rendering --------------------------------------------------------------- */
 
+/* A file's base name, or its whole path when two files share the name
+ * (TuneD profiles are all called tuned.conf). */
+static const char *provenance_name(const struct profile *p, const char *file)
+{
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    for (int i = 0; i < p->nfiles; i++) {
+        const char *other = strrchr(p->files[i], '/');
+        other = other ? other + 1 : p->files[i];
+        if (strcmp(p->files[i], file) != 0 && strcmp(other, base) == 0) return file;
+    }
+    return base;
+}
+
 static void render_section(struct textbuf *b, const struct profile *p, enum prof_section sec, const char *sel,
                            bool provenance)
 {
@@ -671,8 +662,7 @@ static void render_section(struct textbuf *b, const struct profile *p, enum prof
         }
         char v[KNOB_VALUE_MAX + 2];
         prof_entry_value_text(en, v, sizeof v);
-        const char *base = strrchr(en->file, '/');
-        if (provenance) textbuf_printf(b, "%s = %s    ; %s:%d\n", en->key, v, base ? base + 1 : en->file, en->line);
+        if (provenance) textbuf_printf(b, "%s = %s    ; %s:%d\n", en->key, v, provenance_name(p, en->file), en->line);
         else textbuf_printf(b, "%s = %s\n", en->key, v);
     }
 }

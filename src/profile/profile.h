@@ -79,6 +79,13 @@ void profile_free(struct profile *p);
  * ratio/bytes pair drops the other half. */
 void profile_set_entry(struct profile *p, const struct prof_entry *en);
 
+/* Keep a copy of a file name in the profile (entries point at it). */
+const char *profile_add_file(struct profile *p, const char *path);
+/* Check en's section and key against the table and parse `raw` (a value,
+ * ">N", "<N", scheduler alternatives "a|b") into en->value and en->cond.
+ * -1 with a message naming the knob and the allowed range. */
+int profile_check_entry(struct prof_entry *en, const char *raw, sl_err *e);
+
 /* The profile as INI text, merged (includes resolved). With provenance, each
  * entry carries a "; FILE:LINE" comment. malloc'ed; caller frees. */
 char *profile_render(const struct profile *p, bool provenance);
@@ -175,5 +182,15 @@ char *profile_export_udev(const struct profile *p, const struct plan *pl, struct
 /* A TuneD profile: [sysctl], [disk] (elevator, readahead) and [sysfs];
  * selectors TuneD cannot express are resolved to this machine's disks. */
 char *profile_export_tuned(const struct profile *p, const struct plan *pl, struct notes *nt);
+
+/* --- TuneD profiles in (profile/tuned.c) ----------------------------------- */
+
+/* Read TuneD profile NAME (ROOT/etc/tuned/profiles, ROOT/etc/tuned,
+ * /usr/lib/tuned/profiles, /usr/lib/tuned), a directory holding tuned.conf,
+ * or a file; follow [main] include (flattened: the includes first, as TuneD
+ * merges them) and map [sysctl] vm.*, [vm] dirty_*, [disk] elevator,
+ * readahead and devices, and [sysfs] /sys/block/... paths. Everything else
+ * becomes a note "FILE:LINE: what: why". The result is named tuned-NAME. */
+int profile_import_tuned(const char *name_or_path, struct profile *out, struct notes *unmapped, sl_err *e);
 
 #endif

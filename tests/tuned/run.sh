@@ -1,0 +1,81 @@
+#!/bin/sh
+# TuneD interop against the real profiles of Debian's tuned package
+# (/usr/lib/tuned): import-tuned maps what it can, reports the rest with
+# file:line, and the result loads, plans and round-trips through export.
+cd "$(dirname "$0")/../.." || exit 2
+sluice=${SLUICE:-./sluice}
+if [ ! -d /usr/lib/tuned/throughput-performance ]; then
+    echo "skip tuned/import: the tuned package is not installed (/usr/lib/tuned absent; make test-deps installs it)"
+    exit 0
+fi
+tmp=$(mktemp -d /tmp/sluice-tuned.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+cp -a tests/fixtures/modern "$tmp/root"
+run() { SLUICE_PROFILES="$PWD/profiles" "$sluice" --root "$tmp/root" --db "$tmp/db" "$@"; }
+
+check() {   # name, file holding output, then pairs of "grep pattern"
+    name=$1 out=$2; shift 2
+    for pat in "$@"; do
+        if ! grep -qF -- "$pat" "$out"; then
+            echo "FAIL tuned/$name"; echo "  missing: $pat"; sed 's/^/  | /' "$out" | head -40; return
+        fi
+    done
+    echo "ok tuned/$name"
+}
+
+# name | lines the imported profile must hold | notes that must be reported
+run profile import-tuned throughput-performance > "$tmp/o" 2>&1 || echo "FAIL tuned/throughput-performance-exit"
+check throughput-performance "$tmp/o" "4 setting(s) mapped" \
+    "throughput-performance/tuned.conf:13: [cpu] governor, energy_perf_bias, min_perf_pct" \
+    "net.core.somaxconn = >2048: not a VM knob" "[vm.thunderx]: applies only where uname_regex=aarch64"
+check throughput-performance-file "$tmp/root/etc/sluice/profiles/tuned-throughput-performance.conf" \
+    "dirty_ratio = 40" "dirty_background_ratio = 10" "swappiness = 10" "read_ahead_kb = >4096"
+
+run profile import-tuned latency-performance --stdout > "$tmp/o" 2> "$tmp/e"
+cat "$tmp/e" >> "$tmp/o"
+check latency-performance "$tmp/o" "dirty_ratio = 10" "dirty_background_ratio = 3" "swappiness = 10" \
+    "[cpu] force_latency, governor"
+
+# virtual-guest includes throughput-performance: the include first, its own values over it.
+run profile import-tuned virtual-guest --stdout > "$tmp/o" 2>&1
+check virtual-guest "$tmp/o" "dirty_ratio = 30    ; /usr/lib/tuned/virtual-guest/tuned.conf" \
+    "dirty_background_ratio = 10    ; /usr/lib/tuned/throughput-performance/tuned.conf" "swappiness = 30" "read_ahead_kb = >4096"
+
+# postgresql switches to bytes: the ratio=0 lines are dropped, the included ratio is replaced.
+run profile import-tuned postgresql --stdout > "$tmp/o" 2>&1
+check postgresql "$tmp/o" "dirty_background_bytes = 67108864" "dirty_bytes = 536870912" "swappiness = 3" \
+    "vm.dirty_ratio = 0: dropped, vm.dirty_bytes sets the limit" "[vm] transparent_hugepages = never" \
+    "kernel.sched_autogroup_enabled = 0: not a VM knob"
+if grep -q '^dirty_ratio' "$tmp/o"; then echo "FAIL tuned/postgresql-no-ratio"; else echo "ok tuned/postgresql-no-ratio"; fi
+
+# per-device [disk] instances become selectors
+run profile import-tuned spectrumscale-ece --stdout > "$tmp/o" 2>&1
+check spectrumscale-ece "$tmp/o" '[block "name=sd*"]' 'scheduler = mq-deadline' '[block "name=nvme*"]' 'scheduler = none'
+
+# Every shipped TuneD profile imports, and what it writes loads and plans here.
+bad=0
+for d in /usr/lib/tuned/*/; do
+    n=$(basename "$d")
+    [ -f "$d/tuned.conf" ] || continue
+    if ! run profile import-tuned "$n" --force > "$tmp/o" 2>&1 || ! run apply "tuned-$n" --dry-run > "$tmp/p" 2>&1; then
+        echo "FAIL tuned/all-$n"; sed 's/^/  | /' "$tmp/o" "$tmp/p" | head -20; bad=1
+    fi
+done
+[ $bad -eq 0 ] && echo "ok tuned/every-shipped-profile-imports-and-plans"
+
+# Round trip: a sluice profile exported as TuneD and imported again keeps its vm values.
+mkdir -p "$tmp/rt/latency"
+run profile export latency --format tuned > "$tmp/rt/latency/tuned.conf" 2>/dev/null
+run profile import-tuned "$tmp/rt/latency" --as roundtrip > /dev/null 2>&1
+run profile diff latency roundtrip 2>&1 | tr -s ' ' > "$tmp/o"
+check roundtrip "$tmp/o" "vm dirty_ratio 10 10 same" "vm dirty_background_ratio 3 3 same" \
+    "vm dirty_expire_centisecs 1500 1500 same" "vm swappiness 10 10 same" 'block "name=sda" iosched.read_expire - 100'
+
+
+# Bad input: not there, a directory without tuned.conf, a syntax error.
+run profile import-tuned no-such-profile > "$tmp/o" 2>&1
+check missing "$tmp/o" 'no TuneD profile "no-such-profile" in /etc/tuned or /usr/lib/tuned'
+mkdir -p "$tmp/broken"; printf '[main]\nsummary=x\n[sysctl\nvm.swappiness=1\n' > "$tmp/broken/tuned.conf"
+run profile import-tuned "$tmp/broken" > "$tmp/o" 2>&1
+check syntax "$tmp/o" "broken/tuned.conf:3: not a TuneD profile this parser can read"
+exit 0
