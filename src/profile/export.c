@@ -26,11 +26,27 @@ void notes_free(struct notes *nt)
     nt->n = 0;
 }
 
+/* Text that ends up inside a comment or a quoted value of a generated
+ * config file comes partly from devices (model, wwid, serial: a USB stick
+ * chooses its own) and from file names: a newline there would start a new
+ * udev rule or sysctl line that runs as root at boot. Control characters
+ * become '?'. */
+static void one_line(const char *in, char *out, size_t n)
+{
+    size_t j = 0;
+    for (const unsigned char *s = (const unsigned char *)in; *s && j + 1 < n; s++)
+        out[j++] = (*s < 0x20 || *s == 0x7f) ? '?' : (char)*s;
+    out[j] = 0;
+}
+
 static void header(struct textbuf *b, const struct profile *p, const char *what)
 {
-    if (p->path[0]) textbuf_printf(b, "# %s from sluice profile \"%s\" (%s).\n", what, p->name, p->path);
+    char path[PATH_MAX], summary[sizeof p->summary];
+    one_line(p->path, path, sizeof path);
+    one_line(p->summary, summary, sizeof summary);
+    if (p->path[0]) textbuf_printf(b, "# %s from sluice profile \"%s\" (%s).\n", what, p->name, path);
     else textbuf_printf(b, "# %s from sluice profile \"%s\".\n", what, p->name);
-    if (p->summary[0]) textbuf_printf(b, "# %s\n", p->summary);
+    if (p->summary[0]) textbuf_printf(b, "# %s\n", summary);
 }
 
 static bool exportable(const struct plan_item *it, const char *format, struct notes *nt)
@@ -73,7 +89,8 @@ char *profile_export_sysctl(const struct profile *p, const struct plan *pl, stru
 static void udev_value(const char *in, char *out, size_t n)
 {
     size_t j = 0;
-    for (const char *s = in; *s && j + 1 < n; s++) out[j++] = strchr("\"*?[]\\", *s) ? '?' : *s;
+    for (const char *s = in; *s && j + 1 < n; s++)
+        out[j++] = (strchr("\"*?[]\\", *s) || (unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s;
     out[j] = 0;
 }
 
@@ -158,7 +175,10 @@ char *profile_export_udev(const struct profile *p, const struct plan *pl, struct
         if (!attrs.s) continue;
         char match[700], why[160];
         udev_match(d, match, sizeof match, why, sizeof why);
-        textbuf_printf(&b, "\n# %s (%s%s%s, %s): keyed on %s\n", d->name, d->transport, d->model[0] ? " " : "", d->model,
+        char transport[sizeof d->transport], model[sizeof d->model];
+        one_line(d->transport, transport, sizeof transport);
+        one_line(d->model, model, sizeof model);
+        textbuf_printf(&b, "\n# %s (%s%s%s, %s): keyed on %s\n", d->name, transport, model[0] ? " " : "", model,
                        d->rotational == 1 ? "rotational" : d->rotational == 0 ? "non-rotational" : "rotational unknown", why);
         textbuf_printf(&b, "ACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"disk\", %s%s\n", match, attrs.s);
         free(attrs.s);
