@@ -115,7 +115,7 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_SAN     = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS  = -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wno-unused-parameter -Isrc -Idb -Iui -Ibuild \
-               $(PKG_CFLAGS) $(FUZZ_SAN) -DFUZZ_FIXTURES='"$(CURDIR)/tests/fixtures"'
+               $(PKG_CFLAGS) $(FUZZ_SAN) -DFUZZ_FIXTURES='"$(CURDIR)/tests/fixtures"' -DFUZZ_PROFILES='"$(CURDIR)/profiles"'
 FUZZ_LIB     = $(patsubst %.c,build/fuzz/obj/%.o,$(LIB_SRC)) build/fuzz/obj/migrations.o
 FUZZ_TARGETS = $(patsubst tests/fuzz/%.c,build/fuzz/%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 
