@@ -32,19 +32,25 @@
     ACT(PAGE_DOWN, "page-down", KEY_NPAGE, ' ', NULL, "One page down")                                      \
     ACT(FIRST, "first", KEY_HOME, 'g', NULL, "To the first line")                                           \
     ACT(LAST, "last", KEY_END, 'G', NULL, "To the last line")                                               \
+    ACT(LEFT, "choice-prev", KEY_LEFT, 0, NULL, "Previous choice of a field (workload, yes/no)")             \
+    ACT(RIGHT, "choice-next", KEY_RIGHT, 0, NULL, "Next choice of a field")                                  \
     ACT(BACK, "back", UI_KEY_ESC, 0, NULL, "Close a dialog, a view or the help")                            \
     ACT(REFRESH, "refresh", UI_CTRL('L'), 0, NULL, "Read every value again and redraw")                     \
     ACT(DUMP_SCREEN, "dump-screen", KEY_F(12), 0, NULL, "Append the screen as text to the file $SLUICE_DUMP") \
     GROUP("Knobs")                                                                                          \
     ACT(EDIT, "edit", '\n', 'e', "Edit", "Type a new value for the knob; it is checked against its range")  \
     ACT(SET_DEFAULT, "set-default", 'd', 0, "Default", "Make the kernel default the knob's pending value")   \
-    ACT(UNDO, "undo", 'u', 0, "Undo", "Drop the pending change of this knob")                               \
+    ACT(UNDO, "undo", 'u', 0, "Undo", "Drop this knob's pending change (Probe: reset the field)")                               \
     ACT(UNDO_ALL, "undo-all", 'U', 0, NULL, "Drop every pending change")                                    \
     ACT(FILTER, "filter", '/', 0, "Filter", "Show only knobs whose name contains a text (empty: all)")      \
     ACT(DIFF, "diff", 'D', 0, "Diff", "Dry run: what apply would write, and what it snapshots first")       \
     ACT(APPLY, "apply", 'a', 0, "Apply", "Write the pending changes, all or nothing, in a session on trial") \
     ACT(KEEP, "keep", 'K', 0, "Keep", "Keep the values on trial: the session closes as kept")               \
     ACT(REVERT, "revert", 'R', 0, "Revert", "Put back every value the trial session changed")               \
+    GROUP("Probe")                                                                                          \
+    ACT(START, "start", 's', 0, "Start", "Run the probe with these settings; every repetition is stored")   \
+    ACT(CANCEL, "cancel", 'x', 0, "Cancel", "Stop the running work; the repetition is stored as aborted")   \
+    ACT(FIO_JOB, "fio-job", 'J', 0, "fio job", "Show the equivalent fio job file, to check a number with fio") \
     GROUP("Overview")                                                                                       \
     ACT(RESTORE_CRASHED, "restore-crashed", 'X', 0, "Restore", "Put back the knobs of sessions a dead sluice left open")
 

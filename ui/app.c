@@ -19,11 +19,11 @@
 #define REDRAW_MS 250       /* the redraw timer while nothing is typed */
 #define WAIT_LIMIT_MS (30 * 60 * 1000)
 
-extern const struct screen_class overview_screen, knobs_screen, help_screen;
+extern const struct screen_class overview_screen, knobs_screen, probe_screen, help_screen;
 
 /* Screens that exist. A capability whose core has not landed has no class
  * here: its F-key is left off the bar and its action says so. */
-static const struct screen_class *const classes[] = { &overview_screen, &knobs_screen, &help_screen };
+static const struct screen_class *const classes[] = { &overview_screen, &knobs_screen, &probe_screen, &help_screen };
 #define NCLASSES (int)(sizeof classes / sizeof classes[0])
 
 #define MAX_NOTES 8
@@ -215,11 +215,6 @@ static void draw_all(struct app *a)
 
 /* --- leaving ------------------------------------------------------------- */
 
-static void cancel_work(struct app *a)
-{
-    for (int i = 0; i < NCLASSES; i++)
-        if (a->screens[i] && classes[i]->cancel) classes[i]->cancel(a->screens[i]);
-}
 
 /* Put back a trial nobody chose to keep, and say so after the terminal is back. */
 static void put_back_trial(struct app *a, const char *why)
@@ -340,6 +335,22 @@ static void tick_all(struct app *a)
         if (a->screens[i] && classes[i]->tick) classes[i]->tick(a->screens[i], now);
 }
 
+/* Leaving with work running: ask every screen to stop it, and keep drawing
+ * (progress, "stopping") until the workers are gone. */
+static void stop_work(struct app *a)
+{
+    if (!any_busy(a)) return;
+    for (int i = 0; i < NCLASSES; i++)
+        if (a->screens[i] && classes[i]->cancel) classes[i]->cancel(a->screens[i]);
+    app_message(a, ROLE_WARN, "stopping the running work...");
+    while (any_busy(a)) {
+        tick_all(a);
+        draw_all(a);
+        napms(50);
+        a->vclock_ms += 50;
+    }
+}
+
 /* <Wait>: keep ticking and drawing until the background work is over. */
 static void wait_for_work(struct app *a)
 {
@@ -422,7 +433,7 @@ int app_run(struct cli_ctx *ctx)
     }
     app_show(&a, ACT_OVERVIEW);
     int rc = loop(&a);
-    cancel_work(&a);
+    stop_work(&a);
     if (session_interrupted) put_back_trial(&a, "interrupted");
     else put_back_trial(&a, input_scripted() ? "the key script ended" : "quit");
     a.quit_dialog = false;

@@ -30,14 +30,14 @@ struct screen_class {
     enum handled (*handle_key)(struct screen *s, enum action a, int key);
     /* The content rectangle changed (KEY_RESIZE): fix scroll positions. */
     void (*resize)(struct screen *s, struct rect r);
-    /* Free everything; background work was cancelled before. */
+    /* Free everything; background work has ended (busy() is false). */
     void (*done)(struct screen *s);
 
     /* Optional (NULL: nothing to do). */
     void (*show)(struct screen *s);                 /* about to become visible: refresh */
     void (*tick)(struct screen *s, long long now_ms); /* every loop turn: poll workers, sample */
     bool (*busy)(struct screen *s);                 /* background work is running */
-    void (*cancel)(struct screen *s);               /* stop background work and wait for it */
+    void (*cancel)(struct screen *s);               /* ask background work to stop (returns at once) */
     bool (*hint_on)(struct screen *s, enum action a); /* whether a hint applies right now */
 };
 

@@ -29,6 +29,15 @@ wait_for() {
     done
     return 1
 }
+# Wait (up to 20 s) until a shell condition on the pane holds.
+wait_until() {
+    i=0
+    while [ $i -lt 200 ]; do
+        eval "$1" && return 0
+        sleep 0.1; i=$((i + 1))
+    done
+    return 1
+}
 fail() {
     echo "FAIL $name"
     echo "  $1"
@@ -52,8 +61,7 @@ else
     tm send-keys -t t F3
     wait_for 'KNOB .*VALUE' || fail "F3 did not open the Knobs screen"
     tm resize-window -t t -x 100 -y 30
-    wait_for 'PENDING        UNIT' || true
-    [ -z "$failed" ] && { [ "$(pane | sed -n 30p | grep -c F1Help)" = 1 ] || fail "after resizing to 100x30 the key bar is not on line 30"; }
+    [ -z "$failed" ] && { wait_until '[ "$(pane | sed -n 30p | grep -c F1Help)" = 1 ]' || fail "after resizing to 100x30 the key bar is not on line 30"; }
     [ -z "$failed" ] && { pane | head -1 | grep -qE '^.{80}.*test root *$' || fail "the title bar did not widen to 100 columns"; }
     tm resize-window -t t -x 60 -y 20
     [ -z "$failed" ] && { wait_for 'sluice needs 80x24, this is 60x20' || fail "no too-small notice at 60x20"; }
@@ -106,6 +114,33 @@ else
     [ -z "$failed" ] && { [ "$(cat "$ROOT/proc/sys/vm/dirty_ratio")" = 20 ] || fail "vm.dirty_ratio was not put back after SIGTERM"; }
     [ -z "$failed" ] && [ "$(alt)" != 0 ] && fail "the alternate screen is still on after SIGTERM"
     [ -z "$failed" ] && { cmp -s "$tmp/stty.before" "$tmp/stty.after" || fail "stty settings differ after SIGTERM"; }
+fi
+[ -z "$failed" ] && echo "ok $name"
+
+# 4. a real probe on the worker thread: the UI answers keys while it runs,
+#    x cancels it, the aborted run is stored and no scratch file is left
+name=ui/tmux-probe-cancel failed=
+mkdir "$tmp/scratch"
+run_sluice
+if ! wait_for F1Help; then fail "the UI did not start again"
+else
+    tm send-keys -t t F4; wait_for 'Probe settings'
+    tm send-keys -t t Right Down Enter; wait_for 'Directory'
+    tm send-keys -t t C-u "$tmp/scratch" Enter
+    tm send-keys -t t Down Down Down Enter C-u 16M Enter Down Enter C-u 60s Enter Down Enter C-u 0 Enter
+    wait_for '60s' || fail "could not set the probe's time"
+    tm send-keys -t t s
+    [ -z "$failed" ] && { wait_for 'measuring' || fail "seqwrite did not reach its measuring phase"; }
+    tm send-keys -t t F2
+    [ -z "$failed" ] && { wait_for 'Key knobs' || fail "F2 did not switch screens while the probe ran"; }
+    tm send-keys -t t F4
+    [ -z "$failed" ] && { wait_for 'measuring' || fail "the probe was not running any more after switching back"; }
+    tm send-keys -t t x
+    [ -z "$failed" ] && { wait_for 'cancelled' || fail "x did not cancel the probe"; }
+    [ -z "$failed" ] && [ -n "$(ls -A "$tmp/scratch")" ] && fail "scratch files left after cancelling: $(ls -A "$tmp/scratch")"
+    tm send-keys -t t q
+    [ -z "$failed" ] && { wait_for 'EXIT=0' || fail "q did not quit after the cancelled probe"; }
+    [ -z "$failed" ] && { "$sluice" --root "$ROOT" --db "$DB" history | grep -q 'seqwrite.*aborted' || fail "no aborted seqwrite run in the history"; }
 fi
 [ -z "$failed" ] && echo "ok $name"
 exit 0

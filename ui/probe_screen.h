@@ -1,0 +1,52 @@
+/* probe_screen — state shared by the Probe screen's files: screen_probe.c
+ * (settings form, starting and cancelling the worker) and probe_view.c
+ * (the live view and the results). Not a public API. */
+#ifndef SLUICE_UI_PROBE_SCREEN_H
+#define SLUICE_UI_PROBE_SCREEN_H
+
+#include <limits.h>
+#include <pthread.h>
+#include "job.h"
+#include "probe/probe.h"
+#include "screen.h"
+#include "textview.h"
+
+#define PROBE_UI_MAX_RESULTS 64
+#define PROBE_UI_SERIES 600      /* one minute at 100 ms */
+
+enum pfield { PF_WORKLOAD, PF_DIR, PF_THREADS, PF_BS, PF_SIZE, PF_TIME, PF_RAMP, PF_REPEAT, PF_DIRECT,
+              PF_IODEPTH, PF_SYNC_EVERY, PF_SEED, PF_CANARY, PF_COUNT };
+
+enum pmode { PM_FORM, PM_RUN, PM_TEXT };
+
+struct probe_scr {
+    struct screen base;
+    enum pmode mode;
+    /* the form: what the user typed ("" = the workload's default) */
+    char value[PF_COUNT][PATH_MAX];
+    int sel;
+    bool editing;
+    char input[PATH_MAX];
+    char form_error[512];
+    /* the run */
+    struct probe_spec spec;            /* resolved, read by the worker */
+    char db_path[PATH_MAX];
+    struct job job;
+    struct probe_progress pg;          /* the probe publishes, the UI polls */
+    pthread_mutex_t lock;              /* guards res and nres */
+    struct probe_result *res[PROBE_UI_MAX_RESULTS];
+    int nres;
+    bool ran, cancelled;
+    char outcome[1024];                /* how the run ended */
+    double mb_s[PROBE_UI_SERIES], dirty_mb[PROBE_UI_SERIES];
+    int nseries;
+    long long last_sample_ms;
+    struct textview tv;                /* results below the graph, or a text (fio job) */
+    char text_title[96];
+};
+
+/* probe_view.c */
+void probe_view_draw(struct probe_scr *ps, struct rect r);
+void probe_view_sample(struct probe_scr *ps);
+
+#endif

@@ -1,0 +1,229 @@
+/* probe_view — the Probe screen while and after it runs: progress, a live
+ * MB/s graph, dirty memory, one row per stored repetition, the latency
+ * histogram and canary stalls of the last one. Everything here reads the
+ * probe's published counters or finished results; nothing waits. */
+#include "app.h"
+#include "chart.h"
+#include "probe_screen.h"
+#include "units.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define HIST_ROWS 6
+
+static const char *const state_names[] = {
+    [PROBE_IDLE] = "starting", [PROBE_LAYOUT] = "laying out files", [PROBE_DRAIN] = "draining dirty pages",
+    [PROBE_RAMP] = "ramp", [PROBE_MEASURE] = "measuring", [PROBE_DONE] = "done",
+};
+
+void probe_view_sample(struct probe_scr *ps)
+{
+    int st = atomic_load(&ps->pg.state);
+    if (st != PROBE_RAMP && st != PROBE_MEASURE) return;
+    if (ps->nseries == PROBE_UI_SERIES) {
+        memmove(ps->mb_s, ps->mb_s + 1, sizeof ps->mb_s[0] * (PROBE_UI_SERIES - 1));
+        memmove(ps->dirty_mb, ps->dirty_mb + 1, sizeof ps->dirty_mb[0] * (PROBE_UI_SERIES - 1));
+        ps->nseries--;
+    }
+    ps->mb_s[ps->nseries] = (double)atomic_load(&ps->pg.mb_s_milli) / 1000;
+    ps->dirty_mb[ps->nseries] = (double)atomic_load(&ps->pg.nr_dirty) * (double)sysconf(_SC_PAGESIZE) / 1e6;
+    ps->nseries++;
+}
+
+static void draw_progress(struct probe_scr *ps, struct rect r)
+{
+    bool running = job_running(&ps->job);
+    int x = draw_fmt(r.y, r.x, r.w, ROLE_HEADER, "%s  ", ps->spec.workload);
+    if (!running) {
+        draw_text(r.y, r.x + x, r.w - x, ps->job.rc == 0 && !ps->cancelled ? ROLE_OK : ps->cancelled ? ROLE_WARN : ROLE_ERROR,
+                  ps->outcome[0] ? ps->outcome : "finishing");
+        return;
+    }
+    int st = atomic_load(&ps->pg.state);
+    double el = (double)atomic_load(&ps->pg.elapsed_ms) / 1000, tot = (double)atomic_load(&ps->pg.total_ms) / 1000;
+    char bar[256];
+    int bw = r.w - x - 60 > 10 ? r.w - x - 60 : 10;
+    chart_bar(tot > 0 ? el / tot : 0, bw, term_glyphs()->utf8, bar, sizeof bar);
+    x += draw_fmt(r.y, r.x + x, r.w - x, ROLE_NORMAL, "run %d/%d  %-20s ", atomic_load(&ps->pg.rep) + 1,
+                  atomic_load(&ps->pg.reps), st >= 0 && st <= PROBE_DONE ? state_names[st] : "?");
+    x += draw_text(r.y, r.x + x, bw, ROLE_GRAPH, bar);
+    draw_fmt(r.y, r.x + x, r.w - x, ROLE_NORMAL, " %.1f/%.1f s  %.1f MB/s%s", el, tot,
+             (double)atomic_load(&ps->pg.mb_s_milli) / 1000, ps->cancelled ? "  cancelling" : "");
+}
+
+/* While it runs, the graph shows what the UI sampled from the progress
+ * counters; once it is over, the last repetition's own stored series, so
+ * what stays on screen is what the database holds. */
+static void series_of_last(struct probe_scr *ps)
+{
+    pthread_mutex_lock(&ps->lock);
+    const struct probe_result *res = ps->nres ? ps->res[ps->nres - 1] : NULL;
+    if (res) {
+        const struct probe_series *se = &res->series;
+        int first = se->n > PROBE_UI_SERIES ? se->n - PROBE_UI_SERIES : 0;
+        ps->nseries = 0;
+        for (int i = first; i < se->n; i++) {
+            ps->mb_s[ps->nseries] = se->mb_s[i];
+            ps->dirty_mb[ps->nseries] = (double)se->nr_dirty[i] * (double)sysconf(_SC_PAGESIZE) / 1e6;
+            ps->nseries++;
+        }
+    }
+    pthread_mutex_unlock(&ps->lock);
+}
+
+/* MB/s over time: a braille (or ASCII) line graph with its scale. */
+static void draw_graph(struct probe_scr *ps, struct rect r)
+{
+    double hi = 0;
+    for (int i = 0; i < ps->nseries; i++) if (ps->mb_s[i] > hi) hi = ps->mb_s[i];
+    hi = chart_nice_max(hi);
+    int gw = r.w - 10, gh = r.h;
+    char rows[16][2048];
+    if (gh > 16) gh = 16;
+    chart_lines(ps->mb_s, ps->nseries, 0, hi, gw, gh, term_glyphs()->utf8, &rows[0][0], sizeof rows[0]);
+    for (int i = 0; i < gh; i++) {
+        if (i == 0) draw_fmt(r.y, r.x, 9, ROLE_DIM, "%7.0f", hi);
+        else if (i == gh - 1) draw_fmt(r.y + i, r.x, 9, ROLE_DIM, "%7s", "0 MB/s");
+        draw_text(r.y + i, r.x + 9, 1, ROLE_DIM, term_glyphs()->vline);
+        draw_text(r.y + i, r.x + 10, gw, ROLE_GRAPH, rows[i]);
+    }
+    if (ps->nseries == 0)
+        draw_text(r.y + gh / 2, r.x + 12, gw - 2, ROLE_DIM, job_running(&ps->job) ? "(the graph fills while the probe ramps and measures)"
+                                                                                : "(no time series: the run was shorter than a 100 ms sample)");
+}
+
+static void draw_dirty(struct probe_scr *ps, struct rect r)
+{
+    char spark[PROBE_UI_SERIES * 4];
+    double hi = 0;
+    for (int i = 0; i < ps->nseries; i++) if (ps->dirty_mb[i] > hi) hi = ps->dirty_mb[i];
+    int x = draw_fmt(r.y, r.x, r.w, ROLE_NORMAL, "dirty %8.1f MB ", ps->nseries ? ps->dirty_mb[ps->nseries - 1] : 0.0);
+    chart_spark(ps->dirty_mb, ps->nseries, 0, chart_nice_max(hi), r.w - x - 2, term_glyphs()->utf8, spark, sizeof spark);
+    draw_text(r.y, r.x + x, r.w - x, ROLE_GRAPH, spark);
+}
+
+static const struct probe_op_result *main_op(const struct probe_result *res, const char **name)
+{
+    const struct probe_op_result *best = NULL;
+    for (int op = 0; op < PROBE_OP_NR; op++)
+        if (res->op[op].ios && (!best || res->op[op].ios > best->ios)) { best = &res->op[op]; *name = probe_op_name(op); }
+    return best;
+}
+
+static void fmt_ns(uint64_t ns, char *buf, size_t n) { probe_format_ns((double)ns, buf, n); }
+
+static void results_table(struct probe_scr *ps, struct textview *tv, int width)
+{
+    tv_line(tv, false, -1);
+    static const char *const heads[] = { "RUN", "STATUS", "MB/S", "IOPS", "P50", "P99", "MAX", "CANARY MAX", ">100ms" };
+    static const int widths[] = { 4, 8, 9, 9, 10, 10, 10, 11, 6 };
+    for (int c = 0; c < 9; c++) tv_cell(tv, ROLE_HEADER, widths[c], heads[c]);
+    pthread_mutex_lock(&ps->lock);
+    double sum = 0, lo = 0, hi = 0;
+    int ok = 0;
+    for (int i = 0; i < ps->nres; i++) {
+        const struct probe_result *res = ps->res[i];
+        const char *opname = "";
+        const struct probe_op_result *op = main_op(res, &opname);
+        char c[9][32];
+        snprintf(c[0], 32, "%d", res->rep + 1);
+        snprintf(c[1], 32, "%s", probe_status_name(res->status));
+        snprintf(c[2], 32, "%.1f", res->mb_s);
+        snprintf(c[3], 32, "%.0f", res->iops);
+        if (op) { fmt_ns(op->lat.p50_ns, c[4], 32); fmt_ns(op->lat.p99_ns, c[5], 32); fmt_ns(op->lat.max_ns, c[6], 32); }
+        else { strcpy(c[4], "-"); strcpy(c[5], "-"); strcpy(c[6], "-"); }
+        if (res->canary.enabled) {
+            fmt_ns(res->canary.max_ns, c[7], 32);
+            snprintf(c[8], 32, "%llu", (unsigned long long)res->canary.over_100ms);
+        } else { strcpy(c[7], "-"); strcpy(c[8], "-"); }
+        tv_line(tv, false, i);
+        bool good = res->status == PROBE_OK || res->status == PROBE_WARM;
+        for (int k = 0; k < 9; k++) tv_cell(tv, k == 1 && !good ? ROLE_ERROR : ROLE_NORMAL, widths[k], c[k]);
+        if (good) {
+            if (ok == 0 || res->mb_s < lo) lo = res->mb_s;
+            if (ok == 0 || res->mb_s > hi) hi = res->mb_s;
+            sum += res->mb_s;
+            ok++;
+        }
+        if (res->note[0]) {
+            char lines[4][256], note[1100];
+            snprintf(note, sizeof note, "note: %s", res->note);
+            int n = draw_wrap(note, width - 5, lines, 4);
+            for (int k = 0; k < n; k++) {
+                tv_line(tv, false, -1);
+                tv_add(tv, ROLE_DIM, "     %s", lines[k]);
+            }
+        }
+    }
+    if (ok > 1) {
+        tv_line(tv, false, -1);
+        tv_add(tv, ROLE_NORMAL, "%d runs: MB/s mean %.1f, min %.1f, max %.1f (range %.1f%% of the mean)", ok, sum / ok, lo, hi,
+               sum > 0 ? 100 * (hi - lo) / (sum / ok) : 0);
+    }
+    pthread_mutex_unlock(&ps->lock);
+}
+
+/* The last repetition's latency distribution in a few log-spaced rows
+ * (each row one or more powers of two), and its canary stalls. */
+static void latency_histogram(struct probe_scr *ps, struct textview *tv, int width)
+{
+    pthread_mutex_lock(&ps->lock);
+    const struct probe_result *res = ps->nres ? ps->res[ps->nres - 1] : NULL;
+    const char *opname = "";
+    const struct probe_op_result *op = res ? main_op(res, &opname) : NULL;
+    if (op && op->hist.n) {
+        const struct hist *h = &op->hist;
+        int lo = h->min_ns ? 63 - __builtin_clzll(h->min_ns) : 0, top = 63 - __builtin_clzll(h->max_ns | 1) + 1;
+        int span = top - lo, step = (span + HIST_ROWS - 1) / HIST_ROWS;
+        if (step < 1) step = 1;
+        tv_line(tv, false, -1);
+        tv_line(tv, false, -1);
+        tv_add(tv, ROLE_HEADER, "Latency of %s, run %d (%llu I/Os)", opname, res->rep + 1, (unsigned long long)h->n);
+        for (int e = lo; e < top; e += step) {
+            uint64_t from = 1ull << e, to = e + step >= 64 ? UINT64_MAX : 1ull << (e + step), cnt = 0;
+            for (unsigned i = 0; i < HIST_NR; i++)
+                if (h->bucket[i]) {
+                    uint64_t v = hist_value(i);
+                    if (v >= from && v < to) cnt += h->bucket[i];
+                }
+            char a[32], b[32], bar[512];
+            fmt_ns(from, a, sizeof a);
+            fmt_ns(to, b, sizeof b);
+            double frac = (double)cnt / (double)h->n;
+            chart_bar(frac, width - 36 > 10 ? width - 36 : 10, term_glyphs()->utf8, bar, sizeof bar);
+            tv_line(tv, false, -1);
+            char range[64];
+            snprintf(range, sizeof range, "%s - %s", a, b);
+            tv_cell(tv, ROLE_NORMAL, 22, range);
+            tv_add(tv, ROLE_GRAPH, "%s", bar);
+            tv_add(tv, ROLE_NORMAL, " %5.1f%%", 100 * frac);
+        }
+    }
+    if (res && res->canary.enabled) {
+        char mx[32], p99[32];
+        fmt_ns(res->canary.max_ns, mx, sizeof mx);
+        fmt_ns(res->canary.p99_ns, p99, sizeof p99);
+        tv_line(tv, false, -1);
+        bool stalls = res->canary.over_100ms > 0;
+        tv_add(tv, stalls ? ROLE_WARN : ROLE_NORMAL, "Canary: %llu ticks, stall max %s, p99 %s; >100 ms %llu, >1 s %llu, >2 s %llu",
+               (unsigned long long)res->canary.ticks, mx, p99, (unsigned long long)res->canary.over_100ms,
+               (unsigned long long)res->canary.over_1s, (unsigned long long)res->canary.over_2s);
+    }
+    pthread_mutex_unlock(&ps->lock);
+}
+
+void probe_view_draw(struct probe_scr *ps, struct rect r)
+{
+    if (!job_running(&ps->job)) series_of_last(ps);
+    draw_progress(ps, (struct rect){ r.y, r.x, 1, r.w });
+    int gh = r.h >= 30 ? 8 : 5;
+    draw_graph(ps, (struct rect){ r.y + 1, r.x, gh, r.w });
+    draw_dirty(ps, (struct rect){ r.y + 1 + gh, r.x, 1, r.w });
+    tv_clear(&ps->tv);
+    results_table(ps, &ps->tv, r.w);
+    latency_histogram(ps, &ps->tv, r.w);
+    tv_draw(&ps->tv, (struct rect){ r.y + 2 + gh, r.x, r.h - 2 - gh, r.w });
+}

@@ -1,0 +1,403 @@
+/* screen_probe — choose a workload and its options, run it on a worker
+ * thread (the UI polls the probe's atomic progress), cancel it, and see
+ * every repetition as it is stored. */
+#include "app.h"
+#include "probe/probe_store.h"
+#include "probe_screen.h"
+#include "units.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const struct screen_class probe_screen;
+
+#define SAMPLE_MS 100
+
+/* The form, one row per option: the CLI's --options by another face. */
+static const struct pfield_def {
+    const char *label, *option, *help;
+    bool choice;
+} fields[PF_COUNT] = {
+    [PF_WORKLOAD] = { "Workload", "WORKLOAD", "Left/Right or Enter choose the workload.", true },
+    [PF_DIR] = { "Directory", "--dir", "Where the scratch files go: a directory on the disk to measure (default /var/tmp).", false },
+    [PF_THREADS] = { "Threads", "--threads", "Worker threads (or dbench clients).", false },
+    [PF_BS] = { "Block size", "--bs", "Bytes per I/O: 4k, 64k, 1M.", false },
+    [PF_SIZE] = { "Size", "--size", "Total file size over all threads; buffered writes default to the dirty threshold.", false },
+    [PF_TIME] = { "Time", "--time", "Measured time: 500ms, 5s, 2m.", false },
+    [PF_RAMP] = { "Ramp", "--ramp", "Unmeasured warm-up before the measured time.", false },
+    [PF_REPEAT] = { "Repeat", "--repeat", "Repetitions; each is stored as its own run.", false },
+    [PF_DIRECT] = { "Direct I/O", "--direct", "O_DIRECT: bypass the page cache (yes/no).", true },
+    [PF_IODEPTH] = { "I/O depth", "--iodepth", "With direct I/O, above 1 uses io_uring.", false },
+    [PF_SYNC_EVERY] = { "Sync every", "--sync-every", "fsync every N writes (randrw: all dirty files).", false },
+    [PF_SEED] = { "Seed", "--seed", "Base random seed; each repetition derives its own (empty: random).", false },
+    [PF_CANARY] = { "Canary", "--canary", "Stall canary: default (on for write workloads), on or off.", true },
+};
+
+static const char *const yes_no[] = { "", "yes" };
+static const char *const canary_choices[] = { "", "on", "off" };
+
+/* --- the form --------------------------------------------------------- */
+
+static void cycle(struct probe_scr *ps, int f, int dir)
+{
+    char *v = ps->value[f];
+    if (f == PF_WORKLOAD) {
+        int n = probe_workload_count(), cur = 0;
+        for (int i = 0; i < n; i++)
+            if (strcmp(probe_workload_name(i), v) == 0) cur = i;
+        snprintf(v, PATH_MAX, "%s", probe_workload_name((cur + dir + n) % n));
+        return;
+    }
+    const char *const *set = f == PF_DIRECT ? yes_no : canary_choices;
+    int n = f == PF_DIRECT ? 2 : 3, cur = 0;
+    for (int i = 0; i < n; i++)
+        if (strcmp(set[i], v) == 0) cur = i;
+    snprintf(v, PATH_MAX, "%s", set[(cur + dir + n) % n]);
+}
+
+static int parse_int_field(int f, const char *text, long long lo, long long hi, long long *out, sl_err *e)
+{
+    char *end;
+    long long v = strtoll(text, &end, 10);
+    if (end == text || *end || v < lo || v > hi)
+        return sl_fail(e, SL_EUSAGE, "%s %s: give a whole number from %lld to %lld", fields[f].option, text, lo, hi);
+    *out = v;
+    return 0;
+}
+
+/* The form as a probe_spec, then the probe's own validation (the same
+ * function `sluice probe --fio-job` runs): nothing is created. */
+static int build_spec(struct probe_scr *ps, struct probe_spec *s, sl_err *e)
+{
+    memset(s, 0, sizeof *s);
+    s->canary = -1;
+    snprintf(s->workload, sizeof s->workload, "%s", ps->value[PF_WORKLOAD]);
+    if (ps->value[PF_DIR][0]) {
+        snprintf(s->dir[0], sizeof s->dir[0], "%s", ps->value[PF_DIR]);
+        s->ndirs = 1;
+    }
+    for (int f = PF_THREADS; f < PF_COUNT; f++) {
+        const char *t = ps->value[f];
+        long long v = 0;
+        if (!t[0]) continue;
+        switch (f) {
+        case PF_THREADS: if (parse_int_field(f, t, 1, PROBE_MAX_THREADS, &v, e) < 0) return -1; s->threads = (int)v; break;
+        case PF_REPEAT: if (parse_int_field(f, t, 1, PROBE_UI_MAX_RESULTS, &v, e) < 0) return -1; s->repeat = (int)v; break;
+        case PF_IODEPTH: if (parse_int_field(f, t, 1, 1024, &v, e) < 0) return -1; s->iodepth = (int)v; break;
+        case PF_SYNC_EVERY: if (parse_int_field(f, t, 0, 1 << 30, &v, e) < 0) return -1; s->sync_every = (int)v; break;
+        case PF_SEED: if (parse_int_field(f, t, 0, INT64_MAX, &v, e) < 0) return -1; s->seed = (uint64_t)v; s->seed_set = true; break;
+        case PF_BS: case PF_SIZE:
+            v = units_parse_size(t);
+            if (v <= 0) return sl_fail(e, SL_EUSAGE, "%s %s: give a size such as 4k, 1M or 2G", fields[f].option, t);
+            if (f == PF_BS) s->bs = (uint64_t)v;
+            else s->size_bytes = (uint64_t)v;
+            break;
+        case PF_TIME: case PF_RAMP:
+            v = units_parse_duration_ms(t);
+            if (v < 0 || (f == PF_TIME && v == 0))
+                return sl_fail(e, SL_EUSAGE, "%s %s: give a duration such as 500ms, 5s or 2m", fields[f].option, t);
+            if (f == PF_TIME) s->time_ms = (uint64_t)v;
+            else { s->ramp_ms = (uint64_t)v; s->ramp_set = 1; }
+            break;
+        case PF_DIRECT: s->direct = true; break;
+        case PF_CANARY: s->canary = strcmp(t, "on") == 0; break;
+        }
+    }
+    if (s->repeat > PROBE_UI_MAX_RESULTS)
+        return sl_fail(e, SL_EUSAGE, "--repeat %d: the Probe screen keeps at most %d repetitions", s->repeat, PROBE_UI_MAX_RESULTS);
+    return probe_spec_resolve(s, e);
+}
+
+static void draw_form(struct probe_scr *ps, struct rect r)
+{
+    struct probe_spec resolved;
+    sl_err e;
+    bool ok = build_spec(ps, &resolved, &e) == 0;
+    draw_text(r.y, r.x, r.w, ROLE_HEADER, "Probe settings");
+    draw_text(r.y, r.x + 16, r.w - 16, ROLE_DIM, "(empty: the workload's default, shown dim)");
+    for (int f = 0; f < PF_COUNT && 2 + f < r.h - 3; f++) {
+        int y = r.y + 2 + f;
+        bool sel = f == ps->sel;
+        if (sel) draw_fill(y, r.x, r.w, ROLE_SELECTED);
+        enum role base = sel ? ROLE_SELECTED : ROLE_NORMAL;
+        draw_fmt(y, r.x, 16, base, "  %s", fields[f].label);
+        char shown[PATH_MAX + 32] = "";
+        enum role vr = base;
+        if (ps->value[f][0]) snprintf(shown, sizeof shown, "%s", ps->value[f]);
+        else {
+            vr = sel ? ROLE_SELECTED : ROLE_DIM;
+            if (!ok) snprintf(shown, sizeof shown, "default");
+            else switch (f) {
+                case PF_DIR: snprintf(shown, sizeof shown, "%s", resolved.ndirs ? resolved.dir[0] : "(no files)"); break;
+                case PF_THREADS: snprintf(shown, sizeof shown, "%d", resolved.threads); break;
+                case PF_BS: units_format_bytes(resolved.bs, shown, sizeof shown); break;
+                case PF_SIZE:
+                    if (resolved.size_bytes) units_format_bytes(resolved.size_bytes, shown, sizeof shown);
+                    else snprintf(shown, sizeof shown, "from the dirty threshold");
+                    break;
+                case PF_TIME: snprintf(shown, sizeof shown, "%g s", (double)resolved.time_ms / 1000); break;
+                case PF_RAMP: snprintf(shown, sizeof shown, "%g s", (double)resolved.ramp_ms / 1000); break;
+                case PF_REPEAT: snprintf(shown, sizeof shown, "%d", resolved.repeat); break;
+                case PF_DIRECT: snprintf(shown, sizeof shown, "no"); break;
+                case PF_IODEPTH: snprintf(shown, sizeof shown, "%d", resolved.iodepth ? resolved.iodepth : 1); break;
+                case PF_SYNC_EVERY: snprintf(shown, sizeof shown, "%d", resolved.sync_every); break;
+                case PF_SEED: snprintf(shown, sizeof shown, "random"); break;
+                case PF_CANARY: snprintf(shown, sizeof shown, "%s", resolved.canary ? "on" : "off"); break;
+                default: break;
+            }
+        }
+        if (sel && ps->editing) {
+            int x = draw_fmt(y, r.x + 16, r.w - 16, ROLE_PENDING, "%s", ps->input);
+            draw_text(y, r.x + 16 + x, 1, ROLE_SELECTED, " ");
+        } else {
+            draw_text(y, r.x + 16, 30, vr, shown);
+        }
+        if (f == PF_WORKLOAD) {
+            const char *sum = probe_workload_summary(ps->value[PF_WORKLOAD]);
+            draw_text(y, r.x + 47, r.w - 47, sel ? ROLE_SELECTED : ROLE_DIM, sum ? sum : "");
+        } else {
+            draw_text(y, r.x + 47, r.w - 47, sel ? ROLE_SELECTED : ROLE_DIM, fields[f].option);
+        }
+    }
+    int y = r.y + r.h - 3;
+    draw_hline(y, r.x, r.w, ROLE_DIM);
+    const char *msg = ps->form_error[0] ? ps->form_error : !ok ? e.msg : fields[ps->sel].help;
+    char lines[2][256];
+    int n = draw_wrap(msg, r.w, lines, 2);
+    for (int i = 0; i < n; i++)
+        draw_text(y + 1 + i, r.x, r.w, ps->form_error[0] || !ok ? ROLE_ERROR : ROLE_NORMAL, lines[i]);
+}
+
+/* --- the worker -------------------------------------------------------- */
+
+/* Runs on the worker thread: no curses, no UI state but res (under lock). */
+static int probe_worker(struct job *j, void *arg, sl_err *e)
+{
+    struct probe_scr *ps = arg;
+    store *st = NULL;
+    /* Its own connection: SQLite's WAL lets the UI read while it writes. */
+    if (store_open(ps->db_path, &st, e) < 0) return -1;
+    struct probe *p = NULL;
+    int rc = probe_open(&ps->spec, &p, e);
+    for (int i = 0; rc == 0 && i < probe_spec_resolved(p)->repeat && !job_cancelled(j); i++) {
+        struct probe_result *r = probe_result_new();
+        rc = probe_rep(p, i, r, &ps->pg, e);
+        sl_err se;
+        if (probe_store(st, r, &se) < 0 && rc == 0) { *e = se; rc = -1; }
+        pthread_mutex_lock(&ps->lock);
+        if (ps->nres < PROBE_UI_MAX_RESULTS) ps->res[ps->nres++] = r;
+        else probe_result_free(r);
+        pthread_mutex_unlock(&ps->lock);
+        job_set_progress(j, i + 1, probe_spec_resolved(p)->repeat);
+    }
+    if (p && rc == 0 && job_cancelled(j)) rc = sl_fail(e, SL_EFAIL, "cancelled between repetitions");
+    probe_close(p);
+    store_close(st);
+    return rc;
+}
+
+static void clear_results(struct probe_scr *ps)
+{
+    pthread_mutex_lock(&ps->lock);
+    for (int i = 0; i < ps->nres; i++) probe_result_free(ps->res[i]);
+    ps->nres = 0;
+    pthread_mutex_unlock(&ps->lock);
+    ps->nseries = 0;
+    ps->outcome[0] = 0;
+    ps->cancelled = false;
+}
+
+static void start(struct probe_scr *ps)
+{
+    struct app *app = ps->base.app;
+    sl_err e;
+    if (job_running(&ps->job)) { app_message(app, ROLE_WARN, "a probe is running: x cancels it"); return; }
+    if (build_spec(ps, &ps->spec, &e) < 0) {
+        snprintf(ps->form_error, sizeof ps->form_error, "%s", e.msg);
+        ps->mode = PM_FORM;
+        return;
+    }
+    if (!app_store(app, &e)) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
+    snprintf(ps->db_path, sizeof ps->db_path, "%s", app_db_path(app));
+    clear_results(ps);
+    memset(&ps->pg, 0, sizeof ps->pg);
+    atomic_store(&ps->pg.state, PROBE_LAYOUT);
+    atomic_store(&ps->pg.reps, ps->spec.repeat);
+    if (job_start(&ps->job, probe_worker, ps, &e) < 0) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
+    ps->ran = true;
+    ps->mode = PM_RUN;
+    ps->last_sample_ms = app_now_ms(app) - SAMPLE_MS;
+    app_message(app, ROLE_OK, "probe %s started: x cancels it", ps->spec.workload);
+}
+
+static void cancel(struct probe_scr *ps)
+{
+    if (!job_running(&ps->job)) return;
+    atomic_store(&ps->pg.stop, 1);
+    job_cancel(&ps->job);
+    ps->cancelled = true;
+}
+
+static void show_fio_job(struct probe_scr *ps)
+{
+    struct probe_spec s;
+    sl_err e;
+    if (build_spec(ps, &s, &e) < 0) { app_message(ps->base.app, ROLE_ERROR, "%s", e.msg); return; }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) { app_message(ps->base.app, ROLE_ERROR, "out of memory"); return; }
+    probe_fio_job(&s, f);
+    fclose(f);
+    tv_clear(&ps->tv);
+    ps->tv.top = 0;
+    for (char *save, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        tv_line(&ps->tv, false, -1);
+        tv_add(&ps->tv, ROLE_NORMAL, "%s", line);
+    }
+    free(text);
+    snprintf(ps->text_title, sizeof ps->text_title, "fio job equivalent to this %s probe (fio FILE runs it)", s.workload);
+    ps->mode = PM_TEXT;
+}
+
+/* --- screen ops -------------------------------------------------------- */
+
+static struct screen *probe_create(struct app *app)
+{
+    struct probe_scr *ps = xcalloc(1, sizeof *ps);
+    ps->base.cls = &probe_screen;
+    ps->base.app = app;
+    pthread_mutex_init(&ps->lock, NULL);
+    snprintf(ps->value[PF_WORKLOAD], PATH_MAX, "%s", probe_workload_name(0));
+    return &ps->base;
+}
+
+static void probe_draw(struct screen *s, struct rect r)
+{
+    struct probe_scr *ps = (struct probe_scr *)s;
+    if (ps->mode == PM_FORM) draw_form(ps, r);
+    else if (ps->mode == PM_TEXT) {
+        draw_text(r.y, r.x, r.w, ROLE_HEADER, ps->text_title);
+        tv_draw(&ps->tv, (struct rect){ r.y + 1, r.x, r.h - 1, r.w });
+    } else probe_view_draw(ps, r);
+}
+
+static enum handled form_key(struct probe_scr *ps, enum action a, int key)
+{
+    if (ps->editing) {
+        size_t len = strlen(ps->input);
+        if (a == ACT_BACK) ps->editing = false;
+        else if (key == '\n') {
+            snprintf(ps->value[ps->sel], PATH_MAX, "%s", ps->input);
+            ps->editing = false;
+        } else if (key == KEY_BACKSPACE || key == 127 || key == 8) { if (len) ps->input[len - 1] = 0; }
+        else if (key == UI_CTRL('U')) ps->input[0] = 0;
+        else if (key >= 32 && key < 127 && len + 1 < sizeof ps->input) { ps->input[len] = (char)key; ps->input[len + 1] = 0; }
+        return H_HANDLED;
+    }
+    ps->form_error[0] = 0;
+    switch (a) {
+    case ACT_UP: if (ps->sel > 0) ps->sel--; return H_HANDLED;
+    case ACT_DOWN: if (ps->sel < PF_COUNT - 1) ps->sel++; return H_HANDLED;
+    case ACT_FIRST: ps->sel = 0; return H_HANDLED;
+    case ACT_LAST: ps->sel = PF_COUNT - 1; return H_HANDLED;
+    case ACT_LEFT: case ACT_RIGHT:
+        if (fields[ps->sel].choice) cycle(ps, ps->sel, a == ACT_LEFT ? -1 : 1);
+        return H_HANDLED;
+    case ACT_EDIT:
+        if (fields[ps->sel].choice) cycle(ps, ps->sel, 1);
+        else {
+            ps->editing = true;
+            snprintf(ps->input, sizeof ps->input, "%s", ps->value[ps->sel]);
+        }
+        return H_HANDLED;
+    case ACT_UNDO: ps->value[ps->sel][0] = 0; return H_HANDLED;
+    case ACT_BACK:
+        if (!ps->ran) return H_IGNORED;
+        ps->mode = PM_RUN;
+        return H_HANDLED;
+    default: return H_IGNORED;
+    }
+}
+
+static enum handled probe_key(struct screen *s, enum action a, int key)
+{
+    struct probe_scr *ps = (struct probe_scr *)s;
+    if (ps->mode == PM_FORM && ps->editing) return form_key(ps, a, key);
+    switch (a) {
+    case ACT_START: start(ps); return H_HANDLED;
+    case ACT_CANCEL:
+        if (!job_running(&ps->job)) app_message(s->app, ROLE_NORMAL, "no probe is running");
+        else { cancel(ps); app_message(s->app, ROLE_WARN, "cancelling: the repetition is stored as aborted"); }
+        return H_HANDLED;
+    case ACT_FIO_JOB: show_fio_job(ps); return H_HANDLED;
+    default: break;
+    }
+    if (ps->mode == PM_FORM) return form_key(ps, a, key);
+    if (ps->mode == PM_TEXT && a == ACT_BACK) { ps->mode = ps->ran ? PM_RUN : PM_FORM; return H_HANDLED; }
+    if (a == ACT_BACK || a == ACT_EDIT) { ps->mode = PM_FORM; return H_HANDLED; }
+    return tv_move(&ps->tv, a);
+}
+
+static void probe_tick(struct screen *s, long long now)
+{
+    struct probe_scr *ps = (struct probe_scr *)s;
+    if (job_running(&ps->job) && now - ps->last_sample_ms >= SAMPLE_MS) {
+        probe_view_sample(ps);
+        ps->last_sample_ms = now;
+    }
+    if (job_reap(&ps->job)) {
+        int n;
+        pthread_mutex_lock(&ps->lock);
+        n = ps->nres;
+        pthread_mutex_unlock(&ps->lock);
+        if (ps->job.rc == 0)
+            snprintf(ps->outcome, sizeof ps->outcome, "done: %d run(s) stored (F6 Results lists them)", n);
+        else
+            snprintf(ps->outcome, sizeof ps->outcome, "%s%s", ps->cancelled ? "cancelled: " : "failed: ", ps->job.err.msg);
+        app_message(s->app, ps->job.rc == 0 ? ROLE_OK : ps->cancelled ? ROLE_WARN : ROLE_ERROR, "probe %s", ps->outcome);
+    }
+}
+
+static bool probe_busy(struct screen *s)
+{
+    struct probe_scr *ps = (struct probe_scr *)s;
+    return job_running(&ps->job) || ps->job.joinable;
+}
+
+static void probe_cancel(struct screen *s) { cancel((struct probe_scr *)s); }
+
+static bool probe_hint_on(struct screen *s, enum action a)
+{
+    struct probe_scr *ps = (struct probe_scr *)s;
+    bool running = job_running(&ps->job);
+    switch (a) {
+    case ACT_START: return !running;
+    case ACT_CANCEL: return running;
+    case ACT_EDIT: return ps->mode == PM_FORM && !ps->editing;
+    case ACT_UNDO: return ps->mode == PM_FORM && !ps->editing && ps->value[ps->sel][0] && ps->sel != PF_WORKLOAD;
+    case ACT_BACK: return ps->mode != PM_FORM || ps->editing || ps->ran;
+    default: return true;
+    }
+}
+
+static void probe_resize(struct screen *s, struct rect r) {}
+
+static void probe_done(struct screen *s)
+{
+    struct probe_scr *ps = (struct probe_scr *)s;
+    job_stop(&ps->job);
+    clear_results(ps);
+    pthread_mutex_destroy(&ps->lock);
+    tv_free(&ps->tv);
+    free(ps);
+}
+
+static const enum action probe_hints[] = { ACT_START, ACT_CANCEL, ACT_EDIT, ACT_UNDO, ACT_FIO_JOB, ACT_BACK, ACT_NONE };
+
+const struct screen_class probe_screen = {
+    .title = "Probe", .open = ACT_PROBE, .hints = probe_hints,
+    .create = probe_create, .draw = probe_draw, .handle_key = probe_key, .resize = probe_resize, .done = probe_done,
+    .tick = probe_tick, .busy = probe_busy, .cancel = probe_cancel, .hint_on = probe_hint_on,
+};
