@@ -92,6 +92,13 @@ static void map_one(struct mapper *m, const struct raw *r, enum prof_section sec
         unmapped(m, r->line, "%s = %s: uses TuneD variables or functions, which sluice does not expand", r->key, value);
         return;
     }
+    /* The written profile must load again: [block "SELECTOR"] has to fit
+     * inih's section limit (a long TuneD devices= glob did not; fuzzing). */
+    if (sel[0] && strlen(sel) + strlen("block \"\"") >= INI_SECTION_MAX - 1) {
+        unmapped(m, r->line, "%s = %s: the devices selector %.40s... is longer than a profile section allows (%d characters)",
+                 r->key, value, sel, INI_SECTION_MAX - 2);
+        return;
+    }
     struct prof_entry en = { .sec = sec, .file = m->file, .line = r->line };
     snprintf(en.selector, sizeof en.selector, "%s", sel);
     snprintf(en.key, sizeof en.key, "%s", key);
