@@ -51,6 +51,9 @@
     ACT(START, "start", 's', 0, "Start", "Run the probe with these settings; every repetition is stored")   \
     ACT(CANCEL, "cancel", 'x', 0, "Cancel", "Stop the running work; the repetition is stored as aborted")   \
     ACT(FIO_JOB, "fio-job", 'J', 0, "fio job", "Show the equivalent fio job file, to check a number with fio") \
+    GROUP("Profiles")                                                                                       \
+    ACT(BOOT_INSTALL, "boot-install", 'I', 0, "Boot", "Install the profile for boot: sysctl.d, udev rules, sluice-apply.service") \
+    ACT(BOOT_STATUS, "boot-status", 'B', 0, "Status", "What is installed for boot, file by file, and its drift")  \
     GROUP("Overview")                                                                                       \
     ACT(RESTORE_CRASHED, "restore-crashed", 'X', 0, "Restore", "Put back the knobs of sessions a dead sluice left open")
 

@@ -1,0 +1,458 @@
+/* screen_profiles — the profiles on the search path, each compared with
+ * this machine (the plan `sluice profile diff` prints); apply one on trial,
+ * install one for boot, and see what boot has installed. */
+#include "app.h"
+#include "cli_profile.h"
+#include "profile/boot.h"
+#include "profile/profile.h"
+#include "setview.h"
+#include "sysfs.h"
+#include "trial.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const struct screen_class profiles_screen;
+
+struct prow {
+    char name[PROFILE_NAME_MAX];
+    char fits[16];                     /* any, yes, no, invalid */
+    char summary[1100];
+};
+
+enum prmode { PR_LIST, PR_VIEW, PR_CONFIRM };
+
+struct profiles {
+    struct screen base;
+    struct prow *rows;
+    int n;
+    struct textview list, diff, view;
+    enum prmode mode;
+    char view_title[160];
+    int planned;                       /* row whose plan is below, -1 none */
+    struct profile p;
+    struct plan pl;
+    bool have_plan;
+    char plan_err[1024];
+    char boot[PROFILE_NAME_MAX];       /* installed for boot, "" none */
+};
+
+static void drop_plan(struct profiles *pr)
+{
+    if (pr->have_plan) {
+        plan_free(&pr->pl);
+        profile_free(&pr->p);
+    }
+    pr->have_plan = false;
+    pr->planned = -1;
+    pr->plan_err[0] = 0;
+}
+
+static void profiles_refresh(struct profiles *pr)
+{
+    struct profile_dirs dirs;
+    profile_dirs_init(&dirs, NULL);
+    char **names = NULL, **paths = NULL;
+    sl_err e;
+    drop_plan(pr);
+    free(pr->rows);
+    pr->rows = NULL;
+    pr->n = 0;
+    int n = profile_list(&dirs, &names, &paths, &e);
+    if (n < 0) { app_message(pr->base.app, ROLE_ERROR, "%s", e.msg); n = 0; }
+    struct host_info h;
+    struct device *devs = NULL;
+    int nd = 0;
+    if (host_read(&h, NULL) < 0) memset(&h, 0, sizeof h);
+    if (sysfs_is_dir("/sys/block") && (nd = device_list(&devs, NULL)) < 0) nd = 0;
+    pr->rows = xcalloc((size_t)(n ? n : 1), sizeof *pr->rows);
+    for (int i = 0; i < n; i++) {
+        struct prow *r = &pr->rows[i];
+        struct profile p;
+        sl_err pe;
+        bool ok = profile_load(&dirs, names[i], &p, &pe) == 0;
+        snprintf(r->name, sizeof r->name, "%s", names[i]);
+        snprintf(r->fits, sizeof r->fits, "%s", !ok ? "invalid" : p.nmatch == 0 ? "any" : profile_host_matches(&p, devs, nd, &h) ? "yes" : "no");
+        snprintf(r->summary, sizeof r->summary, "%s", ok ? p.summary : pe.msg);
+        profile_free(&p);
+        free(names[i]);
+        free(paths[i]);
+    }
+    free(names);
+    free(paths);
+    free(devs);
+    pr->n = n;
+    struct boot_manifest m;
+    pr->boot[0] = 0;
+    if (boot_manifest_read(&m, NULL) == 0) {
+        snprintf(pr->boot, sizeof pr->boot, "%s", m.profile);
+        boot_manifest_free(&m);
+    }
+}
+
+/* Plan the selected profile against this machine (reads every knob it names). */
+static void plan_selected(struct profiles *pr)
+{
+    int sel = tv_selected_tag(&pr->list);
+    if (sel == pr->planned || sel < 0) return;
+    drop_plan(pr);
+    pr->planned = sel;
+    struct profile_dirs dirs;
+    profile_dirs_init(&dirs, NULL);
+    sl_err e;
+    if (profile_load(&dirs, pr->rows[sel].name, &pr->p, &e) < 0) {
+        profile_free(&pr->p);
+        snprintf(pr->plan_err, sizeof pr->plan_err, "%s", e.msg);
+        return;
+    }
+    if (profile_plan(&pr->p, &pr->pl, &e) < 0) {
+        plan_free(&pr->pl);
+        profile_free(&pr->p);
+        snprintf(pr->plan_err, sizeof pr->plan_err, "%s", e.msg);
+        return;
+    }
+    pr->have_plan = true;
+}
+
+static void build_list(struct profiles *pr, int width)
+{
+    struct textview *tv = &pr->list;
+    int keep = tv_selected_tag(tv);
+    tv_clear(tv);
+    for (int i = 0; i < pr->n; i++) {
+        const struct prow *r = &pr->rows[i];
+        char name[80];
+        snprintf(name, sizeof name, "%s%s", r->name, strcmp(r->name, pr->boot) == 0 ? " (boot)" : "");
+        tv_line(tv, true, i);
+        tv_add(tv, ROLE_NORMAL, " ");
+        tv_cell(tv, ROLE_NORMAL, 21, name);
+        tv_cell(tv, strcmp(r->fits, "no") == 0 || strcmp(r->fits, "invalid") == 0 ? ROLE_DIM : ROLE_OK, 7, r->fits);
+        tv_add(tv, ROLE_NORMAL, "%s", r->summary);
+    }
+    if (pr->n == 0) {
+        tv_line(tv, false, -1);
+        tv_add(tv, ROLE_DIM, " no profiles: put *.conf files in /etc/sluice/profiles or set SLUICE_PROFILES=DIR");
+    }
+    if (keep >= 0) tv_select_tag(tv, keep);
+    (void)width;
+}
+
+static void diff_lines(struct profiles *pr, struct textview *tv, int width, bool verify)
+{
+    if (pr->plan_err[0]) { setview_error(tv, pr->plan_err, width); return; }
+    if (!pr->have_plan) return;
+    int counts[4] = { 0 };
+    tv_line(tv, false, -1);
+    tv_cell(tv, ROLE_HEADER, 34, "KNOB");
+    tv_cell(tv, ROLE_HEADER, 13, "PROFILE");
+    tv_cell(tv, ROLE_HEADER, 13, "CURRENT");
+    tv_add(tv, ROLE_HEADER, "VERDICT");
+    static const char *const diff[] = { [PA_WRITE] = "differs", [PA_SAME] = "same", [PA_KEEP] = "kept", [PA_SKIP] = "skipped" };
+    static const char *const ver[] = { [PA_WRITE] = "DRIFT", [PA_SAME] = "ok", [PA_KEEP] = "ok", [PA_SKIP] = "n/a" };
+    for (int i = 0; i < pr->pl.n; i++) {
+        const struct plan_item *it = &pr->pl.it[i];
+        counts[it->action]++;
+        char want[KNOB_VALUE_MAX + 2];
+        snprintf(want, sizeof want, "%s%s", it->src->cond == PC_RAISE ? ">" : it->src->cond == PC_LOWER ? "<" : "", it->want);
+        enum role r = it->action == PA_WRITE ? ROLE_PENDING : it->action == PA_SKIP ? ROLE_DIM : ROLE_NORMAL;
+        tv_line(tv, false, -1);
+        tv_cell(tv, r, 34, it->knob);
+        tv_cell(tv, r, 13, want);
+        tv_cell(tv, r, 13, it->current[0] ? it->current : "absent");
+        tv_add(tv, r, "%s", verify ? ver[it->action] : diff[it->action]);
+    }
+    tv_line(tv, false, -1);
+    tv_add(tv, ROLE_NORMAL, verify ? "%d ok, %d drift, %d not applicable" : "%3$d would change, %1$d same or kept, %2$d skipped",
+           counts[PA_SAME] + counts[PA_KEEP], verify ? counts[PA_WRITE] : counts[PA_SKIP], verify ? counts[PA_SKIP] : counts[PA_WRITE]);
+    for (int i = 0; i < pr->pl.nwarn; i++) {
+        char lines[4][256];
+        int n = draw_wrap(pr->pl.warn[i], width - 9, lines, 4);
+        for (int k = 0; k < n; k++) {
+            tv_line(tv, false, -1);
+            tv_add(tv, ROLE_WARN, "%s%s", k ? "         " : "warning: ", lines[k]);
+        }
+    }
+}
+
+static void open_view(struct profiles *pr, const char *title)
+{
+    pr->mode = PR_VIEW;
+    snprintf(pr->view_title, sizeof pr->view_title, "%s", title);
+    tv_clear(&pr->view);
+    pr->view.top = 0;
+}
+
+static void apply_selected(struct profiles *pr)
+{
+    struct app *app = pr->base.app;
+    sl_err e;
+    plan_selected(pr);
+    if (!pr->have_plan) { app_message(app, ROLE_ERROR, "%s", pr->plan_err[0] ? pr->plan_err : "no profile selected"); return; }
+    if (trial_active()) {
+        app_message(app, ROLE_WARN, "session %.8s is still on trial: keep it (K) or revert it (R) before applying more", trial_uuid());
+        return;
+    }
+    int counts[4] = { 0 };
+    for (int i = 0; i < pr->pl.n; i++) counts[pr->pl.it[i].action]++;
+    if (counts[PA_WRITE] == 0) {
+        app_message(app, ROLE_NORMAL, "nothing to change: this machine already has profile %s's values", pr->p.name);
+        return;
+    }
+    struct knobset ks = { 0 };
+    store *st = app_store(app, &e);
+    char title[160];
+    snprintf(title, sizeof title, "Apply profile %s", pr->p.name);
+    if (!st || plan_knobset(&pr->pl, &ks, &e) < 0 || cli_require_root("applying a profile", &e) < 0) {
+        open_view(pr, title);
+        setview_error(&pr->view, e.msg, 76);
+        knobset_free(&ks);
+        return;
+    }
+    if (trial_apply(st, app_db_path(app), &ks, &e) == 0) {
+        snprintf(title, sizeof title, "Applied profile %s: on trial until you keep (K) or revert (R) it", pr->p.name);
+        open_view(pr, title);
+        setview_changes(&pr->view, &ks, false);
+        tv_line(&pr->view, false, -1);
+        tv_line(&pr->view, false, -1);
+        tv_add(&pr->view, ROLE_WARN, "Session %.8s is on trial. K keeps the values; R, quitting or a crash puts them back.",
+               trial_uuid());
+    } else {
+        open_view(pr, setview_started(&ks) ? "Apply failed: rolled back" : "Apply refused: nothing was written");
+        if (setview_started(&ks)) setview_changes(&pr->view, &ks, false);
+        setview_error(&pr->view, e.msg, 76);
+    }
+    knobset_free(&ks);
+    pr->planned = -2;   /* values changed: plan again */
+}
+
+static void boot_install_selected(struct profiles *pr)
+{
+    struct app *app = pr->base.app;
+    sl_err e;
+    plan_selected(pr);
+    pr->mode = PR_LIST;
+    if (!pr->have_plan) { app_message(app, ROLE_ERROR, "%s", pr->plan_err); return; }
+    if (cli_require_root_etc("installing a boot profile", &e) < 0) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
+    char exe[512], title[160];
+    if (sysfs_self_exe(exe, sizeof exe) < 0) snprintf(exe, sizeof exe, "/usr/local/sbin/sluice");
+    struct notes nt = { 0 };
+    int rc = boot_install(&pr->p, &pr->pl, exe, false, &nt, &e);
+    snprintf(title, sizeof title, rc == 0 ? "Installed profile %s for boot" : "Boot install of %s refused", pr->p.name);
+    open_view(pr, title);
+    if (rc < 0) setview_error(&pr->view, e.msg, 76);
+    else {
+        struct boot_manifest m;
+        if (boot_manifest_read(&m, NULL) == 0) {
+            tv_line(&pr->view, false, -1);
+            tv_cell(&pr->view, ROLE_HEADER, 56, "FILE");
+            tv_add(&pr->view, ROLE_HEADER, "WHAT");
+            for (int i = 0; i < m.n; i++) {
+                tv_line(&pr->view, false, -1);
+                tv_cell(&pr->view, ROLE_NORMAL, 56, m.e[i].path);
+                tv_add(&pr->view, ROLE_NORMAL, "%s", boot_file_what(m.e[i].path));
+            }
+            boot_manifest_free(&m);
+        }
+        tv_line(&pr->view, false, -1);
+        tv_add(&pr->view, ROLE_NORMAL, "Takes effect at the next boot; a applies it now.");
+    }
+    for (int i = 0; i < nt.n; i++) {
+        tv_line(&pr->view, false, -1);
+        tv_add(&pr->view, ROLE_WARN, "note: %s", nt.v[i]);
+    }
+    notes_free(&nt);
+    profiles_refresh(pr);
+}
+
+static void boot_status(struct profiles *pr)
+{
+    struct boot_manifest m;
+    sl_err e;
+    int rc = boot_manifest_read(&m, &e);
+    if (rc < 0) { app_message(pr->base.app, ROLE_ERROR, "%s", e.msg); return; }
+    if (rc == 1) { app_message(pr->base.app, ROLE_NORMAL, "no profile installed for boot (I installs the selected one)"); return; }
+    char title[160];
+    snprintf(title, sizeof title, "Boot profile %s", m.profile);
+    open_view(pr, title);
+    struct textview *tv = &pr->view;
+    tv_line(tv, false, -1);
+    tv_cell(tv, ROLE_HEADER, 50, "FILE");
+    tv_cell(tv, ROLE_HEADER, 10, "STATE");
+    tv_add(tv, ROLE_HEADER, "WHAT");
+    for (int i = 0; i < m.n; i++) {
+        enum boot_state s = boot_entry_state(&m.e[i]);
+        tv_line(tv, false, -1);
+        tv_cell(tv, ROLE_NORMAL, 50, m.e[i].path);
+        tv_cell(tv, s == BOOT_INTACT ? ROLE_OK : ROLE_ERROR, 10, boot_state_name(s));
+        tv_add(tv, ROLE_NORMAL, "%s", boot_file_what(m.e[i].path));
+    }
+    boot_manifest_free(&m);
+    /* Drift of the installed profile against the running kernel. */
+    struct profile p;
+    struct plan pl;
+    struct profile_dirs dirs;
+    profile_dirs_init(&dirs, NULL);
+    char active[PATH_MAX];
+    if (sysfs_path(active, sizeof active, BOOT_ACTIVE) == 0 && profile_load(&dirs, active, &p, &e) == 0 &&
+        profile_plan(&p, &pl, &e) == 0) {
+        struct profile sp = pr->p;
+        struct plan spl = pr->pl;
+        bool had = pr->have_plan;
+        char err[1024];
+        snprintf(err, sizeof err, "%s", pr->plan_err);
+        pr->p = p, pr->pl = pl, pr->have_plan = true, pr->plan_err[0] = 0;
+        tv_line(tv, false, -1);
+        tv_line(tv, false, -1);
+        tv_add(tv, ROLE_HEADER, "Drift against the running kernel:");
+        diff_lines(pr, tv, 76, true);
+        pr->p = sp, pr->pl = spl, pr->have_plan = had;
+        snprintf(pr->plan_err, sizeof pr->plan_err, "%s", err);
+        plan_free(&pl);
+        profile_free(&p);
+    } else {
+        profile_free(&p);
+        setview_error(tv, e.msg, 76);
+    }
+}
+
+/* --- screen ops -------------------------------------------------------- */
+
+static struct screen *profiles_create(struct app *app)
+{
+    struct profiles *pr = xcalloc(1, sizeof *pr);
+    pr->base.cls = &profiles_screen;
+    pr->base.app = app;
+    pr->list.use_cursor = true;
+    pr->list.cursor = -1;
+    pr->planned = -1;
+    return &pr->base;
+}
+
+static void profiles_draw(struct screen *s, struct rect r)
+{
+    struct profiles *pr = (struct profiles *)s;
+    if (pr->mode == PR_VIEW) {
+        draw_text(r.y, r.x, r.w, ROLE_HEADER, pr->view_title);
+        tv_draw(&pr->view, (struct rect){ r.y + 1, r.x, r.h - 1, r.w });
+        return;
+    }
+    build_list(pr, r.w);
+    draw_cell(r.y, r.x, 23, ROLE_HEADER, " PROFILE");
+    draw_cell(r.y, r.x + 23, 8, ROLE_HEADER, "FOR");
+    draw_text(r.y, r.x + 31, r.w - 31, ROLE_HEADER, "SUMMARY");
+    int lh = pr->n + 1 < r.h / 3 ? pr->n + 1 : r.h / 3;
+    if (lh < 3) lh = 3;
+    tv_draw(&pr->list, (struct rect){ r.y + 1, r.x, lh, r.w });
+    plan_selected(pr);
+    int y = r.y + 1 + lh;
+    draw_hline(y, r.x, r.w, ROLE_DIM);
+    int sel = tv_selected_tag(&pr->list);
+    if (sel >= 0) draw_fmt(y, r.x + 2, r.w - 4, ROLE_HEADER, " %s against this machine ", pr->rows[sel].name);
+    char boot[128];
+    snprintf(boot, sizeof boot, " boot: %s ", pr->boot[0] ? pr->boot : "none installed");
+    draw_text(y, r.x + r.w - draw_cells(boot) - 2, draw_cells(boot), ROLE_NORMAL, boot);
+    tv_clear(&pr->diff);
+    diff_lines(pr, &pr->diff, r.w, false);
+    tv_draw(&pr->diff, (struct rect){ y + 1, r.x, r.y + r.h - y - 1, r.w });
+    if (pr->mode == PR_CONFIRM && sel >= 0) {
+        struct rect b = { r.y + r.h / 2 - 3, r.x + (r.w - 64) / 2, 6, 64 };
+        draw_box(b, ROLE_DIALOG, "Install for boot");
+        draw_fmt(b.y + 1, b.x + 2, b.w - 4, ROLE_DIALOG, "Install profile %s for every boot?", pr->rows[sel].name);
+        draw_text(b.y + 2, b.x + 2, b.w - 4, ROLE_DIALOG, "Writes sysctl.d, udev rules and sluice-apply.service.");
+        draw_text(b.y + 4, b.x + 2, b.w - 4, ROLE_DIALOG, "y  install      any other key  cancel");
+    }
+}
+
+static enum handled profiles_key(struct screen *s, enum action a, int key)
+{
+    struct profiles *pr = (struct profiles *)s;
+    if (pr->mode == PR_CONFIRM) {
+        if (key == 'y' || key == 'Y') boot_install_selected(pr);
+        else { pr->mode = PR_LIST; app_message(s->app, ROLE_NORMAL, "boot install cancelled"); }
+        return H_HANDLED;
+    }
+    if (pr->mode == PR_VIEW) {
+        switch (a) {
+        case ACT_BACK: pr->mode = PR_LIST; return H_HANDLED;
+        case ACT_KEEP: case ACT_REVERT: case ACT_APPLY: break;
+        default: return tv_move(&pr->view, a);
+        }
+    }
+    switch (a) {
+    case ACT_UP: case ACT_DOWN: case ACT_FIRST: case ACT_LAST: return tv_move(&pr->list, a);
+    case ACT_PAGE_UP: case ACT_PAGE_DOWN: return tv_move(&pr->diff, a == ACT_PAGE_UP ? ACT_PAGE_UP : ACT_PAGE_DOWN);
+    case ACT_EDIT: case ACT_DIFF: {
+        plan_selected(pr);
+        int sel = tv_selected_tag(&pr->list);
+        if (sel < 0) return H_HANDLED;
+        char title[160];
+        snprintf(title, sizeof title, "Profile %s against this machine (a applies it)", pr->rows[sel].name);
+        open_view(pr, title);
+        diff_lines(pr, &pr->view, 76, false);
+        return H_HANDLED;
+    }
+    case ACT_APPLY: apply_selected(pr); return H_HANDLED;
+    case ACT_BOOT_INSTALL:
+        if (tv_selected_tag(&pr->list) >= 0) pr->mode = PR_CONFIRM;
+        return H_HANDLED;
+    case ACT_BOOT_STATUS: boot_status(pr); return H_HANDLED;
+    case ACT_KEEP: case ACT_REVERT: {
+        sl_err e;
+        struct restore_report rep = { 0 };
+        if (!trial_active()) { app_message(s->app, ROLE_NORMAL, "nothing is on trial"); return H_HANDLED; }
+        char id[9];
+        snprintf(id, sizeof id, "%.8s", trial_uuid());
+        int rc = a == ACT_KEEP ? trial_keep(&e) : trial_revert(&rep, &e);
+        if (rc < 0) app_message(s->app, ROLE_ERROR, "%s", e.msg);
+        else if (a == ACT_KEEP) { app_message(s->app, ROLE_OK, "session %s kept; 'sluice restore' puts the old values back", id); pr->mode = PR_LIST; }
+        else {
+            char title[96];
+            snprintf(title, sizeof title, "Reverted session %s", id);
+            open_view(pr, title);
+            setview_restore(&pr->view, &rep);
+        }
+        restore_report_free(&rep);
+        pr->planned = -2;
+        return H_HANDLED;
+    }
+    case ACT_REFRESH: profiles_refresh(pr); return H_IGNORED;
+    default: return H_IGNORED;
+    }
+}
+
+static void profiles_show(struct screen *s) { profiles_refresh((struct profiles *)s); }
+
+static bool profiles_hint_on(struct screen *s, enum action a)
+{
+    struct profiles *pr = (struct profiles *)s;
+    switch (a) {
+    case ACT_KEEP: case ACT_REVERT: return trial_active();
+    case ACT_BACK: return pr->mode == PR_VIEW;
+    case ACT_APPLY: return pr->n > 0 && !trial_active();
+    case ACT_BOOT_INSTALL: case ACT_DIFF: return pr->mode == PR_LIST && pr->n > 0;
+    default: return pr->mode == PR_LIST;
+    }
+}
+
+static void profiles_resize(struct screen *s, struct rect r) {}
+
+static void profiles_done(struct screen *s)
+{
+    struct profiles *pr = (struct profiles *)s;
+    drop_plan(pr);
+    tv_free(&pr->list);
+    tv_free(&pr->diff);
+    tv_free(&pr->view);
+    free(pr->rows);
+    free(pr);
+}
+
+static const enum action profiles_hints[] = { ACT_DIFF, ACT_APPLY, ACT_KEEP, ACT_REVERT, ACT_BOOT_INSTALL, ACT_BOOT_STATUS,
+                                              ACT_BACK, ACT_NONE };
+
+const struct screen_class profiles_screen = {
+    .title = "Profiles", .open = ACT_PROFILES, .hints = profiles_hints,
+    .create = profiles_create, .draw = profiles_draw, .handle_key = profiles_key, .resize = profiles_resize,
+    .done = profiles_done, .show = profiles_show, .hint_on = profiles_hint_on,
+};
