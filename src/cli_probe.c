@@ -124,14 +124,14 @@ static void *progress_main(void *arg)
     return NULL;
 }
 
-static void summary(const struct probe_result *const *rs, int n)
+static void summary(const double *mb_s, int n)
 {
     if (n < 2) return;
-    double lo = rs[0]->mb_s, hi = lo, sum = 0;
+    double lo = mb_s[0], hi = lo, sum = 0;
     for (int i = 0; i < n; i++) {
-        if (rs[i]->mb_s < lo) lo = rs[i]->mb_s;
-        if (rs[i]->mb_s > hi) hi = rs[i]->mb_s;
-        sum += rs[i]->mb_s;
+        if (mb_s[i] < lo) lo = mb_s[i];
+        if (mb_s[i] > hi) hi = mb_s[i];
+        sum += mb_s[i];
     }
     printf("%d runs: MB/s mean %.1f, min %.1f, max %.1f (range %.1f%% of the mean)\n", n, sum / n, lo, hi,
            sum > 0 ? 100 * (hi - lo) / (sum / n) : 0);
@@ -168,14 +168,15 @@ static int run_probe(struct cli_ctx *ctx, int argc, char **argv)
     if (tty) pthread_create(&pl->tid, NULL, progress_main, pl);
     rc = probe_open(&spec, &p, &e);
     int nres = 0;
-    struct probe_result **rs = NULL;
+    double *mb_s = NULL;   /* results are freed as they are printed: keep what the summary needs */
     json_t *arr = ctx->json ? json_array() : NULL;
     if (rc == 0) {
         int reps = probe_spec_resolved(p)->repeat;
-        rs = xcalloc((size_t)reps, sizeof *rs);
+        mb_s = xcalloc((size_t)reps, sizeof *mb_s);
+        struct probe_result *r = probe_result_new();
         for (int i = 0; i < reps; i++) {
-            struct probe_result *r = rs[nres++] = probe_result_new();
             rc = probe_rep(p, i, r, &pl->pg, &e);
+            mb_s[nres++] = r->mb_s;
             sl_err se;
             if (st && probe_store(st, r, &se) < 0) {
                 if (rc == 0) { e = se; rc = -1; }
@@ -186,15 +187,15 @@ static int run_probe(struct cli_ctx *ctx, int argc, char **argv)
             else probe_result_print(r, stdout), fflush(stdout);
             if (rc < 0) break;
         }
+        probe_result_free(r);
         probe_close(p);
     }
     atomic_store(&pl->done, 1);
     if (tty) pthread_join(pl->tid, NULL);
     session_untrap_signals();
-    if (!arr && rc == 0) summary((const struct probe_result *const *)rs, nres);
+    if (!arr && rc == 0) summary(mb_s, nres);
     if (arr) print_json(arr);
-    for (int i = 0; i < nres; i++) probe_result_free(rs[i]);
-    free(rs);
+    free(mb_s);
     free(pl);
     return rc < 0 ? cli_error(&e) : 0;
 }

@@ -16,6 +16,11 @@
  *     }
  *     probe_close(p);                                    removes every scratch file
  *
+ * The `null` workload does no I/O: its metrics are a smooth, deterministic
+ * (by seed, 1% noise) function of vm.dirty_ratio and
+ * vm.dirty_background_ratio read through the knob API, with its optimum at
+ * 35 / 8 (see wl_null.c), so searches can be tested against a fixture root.
+ *
  * Units: MB = 10^6 bytes (dd, dbench); latencies in ns; CPU % of one CPU. */
 #ifndef SLUICE_PROBE_H
 #define SLUICE_PROBE_H
