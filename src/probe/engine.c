@@ -146,7 +146,7 @@ static uint64_t total_bytes(struct probe_thread *th, int n)
 /* The calling thread's job while workers run: window edges, samples,
  * progress, and turning an interrupt into a stop. */
 static void sample_loop(struct probe_ctx *c, struct phase *ph, struct probe_thread *th, int n, uint64_t t0,
-                        uint64_t ramp_end, uint64_t end)
+                        uint64_t ramp_end)
 {
     struct probe_result *r = c->result;
     struct probe_progress *pg = c->progress;
@@ -205,7 +205,6 @@ static void sample_loop(struct probe_ctx *c, struct phase *ph, struct probe_thre
         if (c->has_disk && sample_diskstat_read(c->disk, &d1) == 0) sample_disk_accumulate(&c->dacc, &d0, &d1);
         if (sample_psi_read(&p1) == 0) sample_psi_accumulate(&c->pacc, &p0, &p1);
     }
-    (void)end;
 }
 
 static void thread_row(const struct probe_thread *t, uint64_t ramp_end, double cpu_s, struct probe_phase *row)
@@ -355,7 +354,7 @@ int probe_phase_run(struct probe_ctx *c, int n, int (*fn)(struct probe_thread *)
         }
         if (c->progress) atomic_store(&c->progress->state, ramp_ms ? PROBE_RAMP : PROBE_MEASURE);
         gate_open(&ph, n, 1);
-        sample_loop(c, &ph, th, n, t0, ramp_end, end);
+        sample_loop(c, &ph, th, n, t0, ramp_end);
         for (int i = 0; i < n; i++) pthread_join(tids[i], NULL);
         merge_threads(c, th, n, ramp_end, ps);
         for (int i = 0; i < n && rc == 0; i++)

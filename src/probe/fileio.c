@@ -20,6 +20,7 @@ struct loop {
     uint64_t bs, seq_off, writes;
     bool *dirty;                /* shared files written since the last sync */
     bool wrote;
+    uint64_t now_ns;            /* io_uring: time of the last completion batch */
 };
 
 static int io_fail(struct loop *l, int err, const char *what, const struct probe_file *f)
@@ -135,6 +136,28 @@ static void submit_slot(struct loop *l, struct io_uring *ring, struct slot *s, i
     io_uring_sqe_set_data64(sqe, (uint64_t)i);
 }
 
+/* Reap what has completed: account each with the batch's one timestamp and
+ * note the slots to reuse. Returns how many were reaped. */
+static int reap(struct loop *l, struct io_uring *ring, struct slot *slots, int *done, bool account, int *err,
+                struct probe_file **err_file)
+{
+    uint64_t t1 = probe_now_ns();   /* one clock read per completion batch */
+    struct io_uring_cqe *cqe;
+    unsigned head, seen = 0;
+    int ndone = 0;
+    io_uring_for_each_cqe(ring, head, cqe) {
+        int i = (int)io_uring_cqe_get_data64(cqe);
+        struct slot *s = &slots[i];
+        if (cqe->res != (int)l->bs && !*err) { *err = cqe->res < 0 ? -cqe->res : EIO; *err_file = s->f; }
+        else if (account) probe_account(l->t, s->op, s->start_ns, t1, l->bs);
+        done[ndone++] = i;
+        seen++;
+    }
+    io_uring_cq_advance(ring, seen);
+    l->now_ns = t1;
+    return ndone;
+}
+
 static int loop_uring(struct loop *l)
 {
     struct probe_thread *t = l->t;
@@ -148,30 +171,20 @@ static int loop_uring(struct loop *l)
     for (int i = 0; i < depth; i++) submit_slot(l, &ring, &slots[i], i, now);
     int inflight = depth, err = 0;
     struct probe_file *err_file = NULL;
-    bool stopping = io_uring_submit(&ring) < 0;
+    bool stopping = false;
     while (inflight > 0) {
-        struct io_uring_cqe *cqe;
-        rc = io_uring_wait_cqe(&ring, &cqe);
-        if (rc == -EINTR) continue;
-        if (rc < 0) { err = -rc; break; }
-        uint64_t t1 = probe_now_ns();   /* one clock read per completion batch */
-        unsigned head, seen = 0;
-        int ndone = 0;
-        io_uring_for_each_cqe(&ring, head, cqe) {
-            int i = (int)io_uring_cqe_get_data64(cqe);
-            struct slot *s = &slots[i];
-            if (cqe->res != (int)l->bs && !err) { err = cqe->res < 0 ? -cqe->res : EIO; err_file = s->f; }
-            else if (!stopping) probe_account(t, s->op, s->start_ns, t1, l->bs);
-            done[ndone++] = i;
-            seen++;
+        /* Submit what is queued and wait for one completion: one syscall. */
+        rc = io_uring_submit_and_wait(&ring, 1);
+        if (rc < 0 && rc != -EINTR && rc != -EBUSY) { err = -rc; stopping = true; }
+        int ndone = reap(l, &ring, slots, done, !stopping, &err, &err_file);
+        inflight -= ndone;
+        if (err || probe_should_stop(t, l->now_ns)) stopping = true;
+        if (stopping) {
+            if (err && rc < 0) break;   /* the ring itself failed: nothing more will complete */
+            continue;                   /* drain what is in flight */
         }
-        io_uring_cq_advance(&ring, seen);
-        inflight -= (int)seen;
-        if (err || probe_should_stop(t, t1)) stopping = true;
-        if (stopping) continue;   /* drain what is in flight */
-        for (int k = 0; k < ndone; k++) submit_slot(l, &ring, &slots[done[k]], done[k], t1);
+        for (int k = 0; k < ndone; k++) submit_slot(l, &ring, &slots[done[k]], done[k], l->now_ns);
         inflight += ndone;
-        if (io_uring_submit(&ring) < 0) stopping = true;
     }
     io_uring_queue_exit(&ring);
     free(slots);

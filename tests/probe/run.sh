@@ -47,6 +47,16 @@ s probe dbench --dir "$scratch" --size 8M --time 200ms --ramp 0 --threads 3 --no
 rows=$(s --json probe tiobench --dir "$scratch" --size 8M --time 400ms --threads 4 --no-store | grep -c '"name": "\(seq\|random\) ')
 [ "$rows" = 12 ] && ok tiobench-phases || fail tiobench-phases "expected 12 phase rows (4 phases x 1,2,4 threads), got $rows"
 
+# io_uring at depth > 1 with O_DIRECT (where the filesystem takes O_DIRECT)
+if s probe randread --dir "$scratch" --direct --size 1M --time 10ms --ramp 0 --no-store > /dev/null 2>&1; then
+    s --json probe randread --dir "$scratch" --direct --iodepth 8 --size 8M --time 200ms --ramp 50ms --no-store > "$work/uring.json"
+    rc=$? status=$(field status < "$work/uring.json") ios=$(field ios < "$work/uring.json")
+    if [ $rc -eq 0 ] && [ "$status" = ok ] && [ "${ios:-0}" -gt 0 ] && no_scratch "$scratch"; then ok io_uring-direct-depth8
+    else fail io_uring-direct-depth8 "exit $rc, status '$status', ios '$ios'"; fi
+else
+    echo "skip probe/io_uring-direct-depth8: $scratch refuses O_DIRECT"
+fi
+
 if [ "$(id -u)" != 0 ] || ! command -v losetup >/dev/null || ! command -v mkfs.ext4 >/dev/null; then
     echo "skip probe/live: needs root, losetup and mkfs.ext4"
     exit 0
