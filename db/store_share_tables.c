@@ -21,7 +21,8 @@ const struct share_table share_tables[] = {
 };
 const int share_table_count = sizeof share_tables / sizeof share_tables[0];
 
-const char *const share_local_tables[] = { "sessions", "snapshots", "session_changes" };
+/* searches and trials point at local sessions; what they measured travels as runs. */
+const char *const share_local_tables[] = { "sessions", "snapshots", "session_changes", "searches", "trials" };
 const int share_local_table_count = sizeof share_local_tables / sizeof share_local_tables[0];
 
 const struct share_table *share_table_find(const char *name)

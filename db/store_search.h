@@ -1,0 +1,65 @@
+/* store_search — searches and trials (migration 003), and the reads of
+ * stored probe runs that oracle mode, recommend and compare need. */
+#ifndef SLUICE_STORE_SEARCH_H
+#define SLUICE_STORE_SEARCH_H
+
+#include "store.h"
+
+struct search_row {
+    int64_t id;
+    char uuid[37];
+    int64_t host_id, session_id;
+    char space[256], device[64], hw_class[256], kernel[128];
+    char workload[32], objective[160], strategy[16], evaluator[16];
+    int64_t budget_evals, budget_ms, seed;
+    char spec_json[4096];
+    char state[16];
+    int applied;
+    char verdict[16];
+    char winner_text[2048], winner_hash[17];
+    double improvement, ci_lo, ci_hi, p_holm;   /* NAN when none */
+    int n_winner, n_baseline;
+    char started[32], ended[32];
+    char host_uuid[37];
+};
+
+struct trial_row {
+    int seq;
+    char role[12];
+    char config_hash[17];
+    char config_text[2048];
+    double score;                /* NAN when NULL */
+    char metrics_json[1024];
+    char run_uuid[37];
+    int64_t elapsed_ms;
+};
+
+/* Insert (row->id, uuid and started are filled). */
+int store_search_create(store *s, struct search_row *row, sl_err *e);
+/* Update state, session, applied, verdict columns and result_json (may be
+ * NULL to keep it). */
+int store_search_update(store *s, const struct search_row *row, const char *result_json, sl_err *e);
+/* One search by UUID or unique prefix; -1 with a message when none or
+ * ambiguous. */
+int store_search_get(store *s, const char *uuid_prefix, struct search_row *out, sl_err *e);
+/* Searches in state 'done', newest first, optionally of one workload.
+ * Caller frees *out. */
+int store_search_list(store *s, const char *workload, struct search_row **out, sl_err *e);
+int store_search_trial_add(store *s, int64_t search_id, const struct trial_row *t, sl_err *e);
+/* Trials in order; caller frees *out. */
+int store_search_trials(store *s, int64_t search_id, struct trial_row **out, sl_err *e);
+
+/* A stored probe run as search, recommend and compare read it. */
+struct stored_run {
+    const char *uuid, *config_text, *kernel, *host_uuid, *hw_class, *workload, *device;
+    double mb_s, wall_s, cpu_pct;   /* cpu_pct: usr + sys, % of one CPU */
+    double p99_ns, canary_p99_ns;   /* NAN when not measured */
+    double stalls_100ms;            /* NAN without a canary */
+};
+typedef int (*stored_run_fn)(void *arg, const struct stored_run *r);
+/* Successful (ok/warm) runs, optionally of one workload, oldest first.
+ * Returns the count or -1. A database without runs (no migration 002 yet)
+ * has none. */
+int store_search_runs(store *s, const char *workload, stored_run_fn fn, void *arg, sl_err *e);
+
+#endif

@@ -1,0 +1,56 @@
+/* evaluator — how a search measures one configuration, as plug-ins:
+ * synthetic (a known landscape with calibrated noise: tests, benchmarks),
+ * table/oracle (replays stored repetitions of the same configuration:
+ * deterministic tests and benchmarks, `--oracle DB`), and probe (applies
+ * the configuration in the search's session and runs the probe engine). */
+#ifndef SLUICE_EVALUATOR_H
+#define SLUICE_EVALUATOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "search/objective.h"
+#include "search/space.h"
+
+struct evaluator_ops {
+    const char *name;
+    /* Measure c once (baseline: c is the configuration at the start, which
+     * the probe evaluator restores exactly from the session snapshot). -1
+     * with a message when the measurement could not be made. */
+    int (*evaluate)(void *ctx, const struct space *sp, const struct search_config *c, bool baseline,
+                    struct eval_metrics *out, sl_err *e);
+    /* Noise-free metrics of c, when the evaluator knows them (benchmarks
+     * score recommendations by it). NULL or -1: unknown. */
+    int (*truth)(void *ctx, const struct space *sp, const struct search_config *c, struct eval_metrics *out);
+    void (*destroy)(void *ctx);
+};
+
+struct evaluator {
+    const struct evaluator_ops *ops;
+    void *ctx;
+};
+
+/* A smooth landscape over the space drawn from `shape_seed`, with
+ * multiplicative log-normal noise of coefficient of variation `cv` drawn
+ * from `noise_seed`. flat: every configuration is equally good (only noise:
+ * any claimed win is false). */
+void evaluator_synthetic(struct evaluator *ev, uint64_t shape_seed, uint64_t noise_seed, double cv, bool flat);
+
+/* In-memory repetitions keyed by configuration: each evaluation draws one
+ * repetition uniformly (with replacement) from a generator seeded with seed.
+ * Rows are added with evaluator_table_add; the truth is the mean. */
+void evaluator_table(struct evaluator *ev, uint64_t seed);
+/* Add a repetition for the configuration given as canonical text (sorted
+ * "knob=value\n" lines, the space's or a superset: matching is by the
+ * space's knobs). */
+void evaluator_table_add(struct evaluator *ev, const char *config_text, const struct eval_metrics *m);
+int evaluator_table_size(const struct evaluator *ev);
+
+/* The oracle: a table loaded from the runs of `workload` stored in the
+ * database at db_path (runs whose recorded configuration holds each knob of
+ * a candidate at its value answer for it). -1 with a message when the file
+ * is not a sluice database or holds no runs of the workload. */
+int evaluator_oracle(struct evaluator *ev, const char *db_path, const char *workload, uint64_t seed, sl_err *e);
+
+void evaluator_free(struct evaluator *ev);
+
+#endif

@@ -1,0 +1,174 @@
+/* objective — the metric table, parsing, scoring. */
+#include "search/objective.h"
+#include "store_search.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct metric_def metric_table[MET_NR] = {
+    [MET_THROUGHPUT] = { "throughput", "MB/s", +1, 0, "MB/s of the workload (read + write)" },
+    [MET_P99] = { "p99", "ms", -1, 0, "99th percentile I/O latency of the workload" },
+    [MET_CANARY_P99] = { "canary_p99", "ms", -1, 0, "99th percentile stall seen by the stall canary" },
+    [MET_STALLS] = { "stalls", "", -1, 1, "canary stalls over 100 ms" },
+    [MET_CPU_PER_MB] = { "cpu_per_mb", "ms", -1, 0, "CPU time (user + system) per MB moved" },
+};
+
+int metric_find(const char *name)
+{
+    for (int i = 0; i < MET_NR; i++)
+        if (strcmp(metric_table[i].name, name) == 0) return i;
+    return -1;
+}
+
+static int unknown_metric(sl_err *e, const char *name)
+{
+    char list[256] = "";
+    for (int i = 0; i < MET_NR; i++) {
+        size_t l = strlen(list);
+        snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", metric_table[i].name);
+    }
+    return sl_fail(e, SL_EUSAGE, "objective: unknown metric \"%s\" (metrics: %s)", name, list);
+}
+
+/* "50ms", "0.5s", "50" (the metric's unit), "2" */
+static int parse_limit(const char *s, int metric, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || v < 0) return -1;
+    if (!*end) { *out = v; return 0; }
+    if (strcmp(metric_table[metric].unit, "ms") == 0) {
+        if (strcmp(end, "ms") == 0) { *out = v; return 0; }
+        if (strcmp(end, "s") == 0) { *out = v * 1000; return 0; }
+        if (strcmp(end, "us") == 0) { *out = v / 1000; return 0; }
+    }
+    if (strcmp(end, metric_table[metric].unit) == 0) { *out = v; return 0; }
+    return -1;
+}
+
+static int parse_term(struct objective *o, char *t, sl_err *e)
+{
+    double w = 1;
+    char *star = strchr(t, '*');
+    if (star) {
+        *star = 0;
+        char *end;
+        w = strtod(t, &end);
+        if (end == t || *end || w <= 0) return sl_fail(e, SL_EUSAGE, "objective: weight \"%s\" must be a positive number", t);
+        t = star + 1;
+    }
+    int m = metric_find(t);
+    if (m < 0) return unknown_metric(e, t);
+    if (o->nterms == OBJ_MAX_TERMS) return sl_fail(e, SL_EUSAGE, "objective: at most %d terms", OBJ_MAX_TERMS);
+    o->term[o->nterms].metric = m;
+    o->term[o->nterms++].w = w;
+    return 0;
+}
+
+static int parse_constraint(struct objective *o, char *t, sl_err *e)
+{
+    char *op = strstr(t, "<=");
+    bool le = true;
+    if (!op) { op = strstr(t, ">="); le = false; }
+    if (!op) return sl_fail(e, SL_EUSAGE, "objective: constraint \"%s\": expected METRIC<=VALUE or METRIC>=VALUE", t);
+    *op = 0;
+    int m = metric_find(t);
+    if (m < 0) return unknown_metric(e, t);
+    double lim;
+    if (parse_limit(op + 2, m, &lim) < 0)
+        return sl_fail(e, SL_EUSAGE, "objective: constraint on %s: \"%s\" is not a value in %s", t, op + 2,
+                       metric_table[m].unit[0] ? metric_table[m].unit : "a count");
+    if (o->ncons == OBJ_MAX_TERMS) return sl_fail(e, SL_EUSAGE, "objective: at most %d constraints", OBJ_MAX_TERMS);
+    o->cons[o->ncons].metric = m;
+    o->cons[o->ncons].le = le;
+    o->cons[o->ncons++].limit = lim;
+    return 0;
+}
+
+int objective_parse(const char *text, struct objective *o, sl_err *e)
+{
+    memset(o, 0, sizeof *o);
+    char buf[sizeof o->text];
+    size_t j = 0;
+    for (const char *p = text; *p && j < sizeof buf - 1; p++)
+        if (!isspace((unsigned char)*p)) buf[j++] = *p;
+    buf[j] = 0;
+    if (!buf[0]) return sl_fail(e, SL_EUSAGE, "objective: empty (try throughput, p99 or \"throughput,canary_p99<=50ms\")");
+    snprintf(o->text, sizeof o->text, "%s", buf);
+    char *save, *part = strtok_r(buf, ",", &save);
+    for (int i = 0; part; i++, part = strtok_r(NULL, ",", &save)) {
+        if (i == 0) {
+            char *save2, *t = strtok_r(part, "+", &save2);
+            for (; t; t = strtok_r(NULL, "+", &save2))
+                if (parse_term(o, t, e) < 0) return -1;
+        } else if (parse_constraint(o, part, e) < 0) {
+            return -1;
+        }
+    }
+    if (o->nterms == 0) return sl_fail(e, SL_EUSAGE, "objective \"%s\" has no metric to optimise", text);
+    return 0;
+}
+
+bool objective_feasible(const struct objective *o, const struct eval_metrics *m, char *why, size_t n)
+{
+    for (int i = 0; i < o->ncons; i++) {
+        int k = o->cons[i].metric;
+        if (!m->has[k]) continue;
+        bool ok = o->cons[i].le ? m->v[k] <= o->cons[i].limit : m->v[k] >= o->cons[i].limit;
+        if (!ok) {
+            if (why) snprintf(why, n, "%s %.3g %s %s %.3g", metric_table[k].name, m->v[k], metric_table[k].unit,
+                              o->cons[i].le ? "above" : "below", o->cons[i].limit);
+            return false;
+        }
+    }
+    return true;
+}
+
+double objective_score(const struct objective *o, const struct eval_metrics *m)
+{
+    double s = 0, wsum = 0;
+    for (int i = 0; i < o->nterms; i++) {
+        int k = o->term[i].metric;
+        if (!m->has[k]) return NAN;
+        double v = m->v[k] + metric_table[k].offset;
+        if (v <= 0) v = 1e-9;
+        s += o->term[i].w * metric_table[k].dir * log(v);
+        wsum += o->term[i].w;
+    }
+    s /= wsum;
+    /* A violated constraint costs ten times its relative excess: feasible
+     * points always rank above clearly infeasible ones. */
+    for (int i = 0; i < o->ncons; i++) {
+        int k = o->cons[i].metric;
+        if (!m->has[k]) continue;
+        double v = m->v[k] + metric_table[k].offset, lim = o->cons[i].limit + metric_table[k].offset;
+        if (v <= 0) v = 1e-9;
+        if (lim <= 0) lim = 1e-9;
+        double excess = o->cons[i].le ? log(v / lim) : log(lim / v);
+        if (excess > 0) s -= 10 * excess + 1;
+    }
+    return s;
+}
+
+bool objective_single(const struct objective *o, int *metric)
+{
+    if (o->nterms != 1) return false;
+    if (metric) *metric = o->term[0].metric;
+    return true;
+}
+
+void objective_metrics_from_run(const struct stored_run *r, struct eval_metrics *m)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->run_uuid, sizeof m->run_uuid, "%s", r->uuid ? r->uuid : "");
+    m->v[MET_THROUGHPUT] = r->mb_s;
+    m->has[MET_THROUGHPUT] = true;
+    if (!isnan(r->p99_ns)) { m->v[MET_P99] = r->p99_ns / 1e6; m->has[MET_P99] = true; }
+    if (!isnan(r->canary_p99_ns)) { m->v[MET_CANARY_P99] = r->canary_p99_ns / 1e6; m->has[MET_CANARY_P99] = true; }
+    if (!isnan(r->stalls_100ms)) { m->v[MET_STALLS] = r->stalls_100ms; m->has[MET_STALLS] = true; }
+    /* CPU-seconds per MB: (cpu% / 100) * wall / (MB/s * wall), in ms */
+    if (r->mb_s > 0) { m->v[MET_CPU_PER_MB] = r->cpu_pct * 10 / r->mb_s; m->has[MET_CPU_PER_MB] = true; }
+}

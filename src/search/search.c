@@ -1,0 +1,385 @@
+/* search — the noise-first loop: baseline, interleaved proposals, race,
+ * verdict, Pareto front. */
+#include "search/search.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct loop {
+    const struct search_spec *spec;
+    const struct space *sp;
+    struct evaluator *ev;
+    const struct search_hooks *hk;
+    struct objective obj;
+    const struct strategy_ops *ops;
+    void *st;
+    struct history h;
+    struct search_trial *tr;
+    int ntr, cap;
+    long long t0, offset_ms, last_elapsed;
+    struct search_config base;
+    int nbase;
+};
+
+void search_spec_defaults(struct search_spec *s)
+{
+    s->baseline_reps = 5;
+    s->race_reps = 5;
+    s->leaders = 3;
+    s->alpha = 0.05;
+    s->ei_stop = 0.002;
+    s->test = TEST_WELCH;
+    s->seed = 1;
+}
+
+const char *trial_role_name(enum trial_role r)
+{
+    static const char *const names[] = { [TRIAL_BASELINE] = "baseline", [TRIAL_EXPLORE] = "explore", [TRIAL_RACE] = "race" };
+    return names[r];
+}
+
+int trial_role_parse(const char *name)
+{
+    for (int r = TRIAL_BASELINE; r <= TRIAL_RACE; r++)
+        if (strcmp(trial_role_name((enum trial_role)r), name) == 0) return r;
+    return -1;
+}
+
+void search_result_free(struct search_result *r)
+{
+    free(r->trials);
+    r->trials = NULL;
+    r->ntrials = 0;
+}
+
+static long long clock_ms(const struct loop *L)
+{
+    if (L->hk && L->hk->now_ms) return L->hk->now_ms(L->hk->arg);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Room for one more evaluation while keeping `reserve` for the race. */
+static bool budget_left(const struct loop *L, int reserve)
+{
+    const struct search_spec *s = L->spec;
+    if (s->budget_evals > 0 && L->ntr + 1 + reserve > s->budget_evals) return false;
+    if (s->budget_ms > 0 && L->ntr > 0) {
+        long long avg = L->last_elapsed / L->ntr;
+        if (L->last_elapsed + avg * (1 + reserve) > s->budget_ms) return false;
+    }
+    return true;
+}
+
+static int evaluate(struct loop *L, const struct search_config *c, enum trial_role role, sl_err *e)
+{
+    const struct search_hooks *hk = L->hk;
+    struct search_trial t = { .seq = L->ntr, .role = role, .cfg = *c };
+    struct search_trial stored;
+    if (hk && hk->replay && hk->replay(hk->arg, t.seq, &stored) == 1) {
+        if (!space_config_equal(L->sp, &stored.cfg, c) || stored.role != role) {
+            char want[1024], got[1024];
+            space_config_text(L->sp, c, want, sizeof want);
+            space_config_text(L->sp, &stored.cfg, got, sizeof got);
+            return sl_fail(e, SL_EFAIL, "cannot resume: trial %d was %s (%s) but the search now asks for %s (%s); "
+                           "the space or the code changed since: start a new search",
+                           t.seq + 1, trial_role_name(stored.role), got, trial_role_name(role), want);
+        }
+        t = stored;
+        L->offset_ms = t.elapsed_ms;
+        L->t0 = clock_ms(L);
+    } else {
+        if (hk && hk->interrupted && hk->interrupted(hk->arg))
+            return sl_fail(e, SL_EFAIL, "interrupted");
+        if (L->ev->ops->evaluate(L->ev->ctx, L->sp, c, role == TRIAL_BASELINE, &t.m, e) < 0) return -1;
+        t.score = objective_score(&L->obj, &t.m);
+        if (isnan(t.score))
+            return sl_fail(e, SL_EFAIL, "workload %s does not measure what objective %s needs (a write workload gives throughput and latency; the canary metrics need the stall canary)",
+                           L->spec->workload, L->obj.text);
+        t.elapsed_ms = L->offset_ms + (clock_ms(L) - L->t0);
+        if (hk && hk->record && hk->record(hk->arg, &t, e) < 0) return -1;
+    }
+    L->last_elapsed = t.elapsed_ms;
+    history_add(&L->h, c, t.score, role == TRIAL_BASELINE);
+    if (L->ntr == L->cap) {
+        L->cap = L->cap ? L->cap * 2 : 64;
+        L->tr = xrealloc(L->tr, sizeof *L->tr * (size_t)L->cap);
+    }
+    L->tr[L->ntr++] = t;
+    if (role == TRIAL_BASELINE) L->nbase++;
+    if (hk && hk->progress) hk->progress(hk->arg, &t, &L->h);
+    return 0;
+}
+
+static int race_reserve(const struct search_spec *s)
+{
+    int r = s->leaders * s->race_reps + 2 + (s->baseline_reps > 3 ? s->baseline_reps - 3 : 0);
+    if (s->budget_evals > 0 && r > s->budget_evals / 2) r = s->budget_evals / 2;
+    return r;
+}
+
+static int explore(struct loop *L, char *reason, size_t rn, sl_err *e)
+{
+    const struct search_spec *s = L->spec;
+    int reserve = race_reserve(s), since_base = 0, low_ei = 0;
+    for (int i = 0; i < 3 && i < s->baseline_reps; i++) {
+        if (!budget_left(L, 0)) break;
+        if (evaluate(L, &L->base, TRIAL_BASELINE, e) < 0) return -1;
+    }
+    for (;;) {
+        if (!budget_left(L, reserve)) { snprintf(reason, rn, "budget spent"); return 0; }
+        bool need_base = (L->nbase < s->baseline_reps && since_base >= 3) || since_base >= 10;
+        if (need_base) {
+            if (evaluate(L, &L->base, TRIAL_BASELINE, e) < 0) return -1;
+            since_base = 0;
+            continue;
+        }
+        struct search_config c;
+        double ei = NAN;
+        if (L->ops->propose(L->st, &L->h, &c, &ei) != 0) {
+            snprintf(reason, rn, "the %s strategy has nothing left to propose", L->ops->name);
+            return 0;
+        }
+        char why[256];
+        if (!space_valid(L->sp, &c, why, sizeof why)) sl_die("strategy %s proposed an invalid configuration: %s", L->ops->name, why);
+        bool is_base = space_config_equal(L->sp, &c, &L->base);
+        if (evaluate(L, &c, is_base ? TRIAL_BASELINE : TRIAL_EXPLORE, e) < 0) return -1;
+        since_base = is_base ? 0 : since_base + 1;
+        if (!isnan(ei) && s->ei_stop > 0) {
+            low_ei = ei < s->ei_stop ? low_ei + 1 : 0;
+            if (low_ei >= 3) {
+                snprintf(reason, rn, "expected improvement below %.2g%% for 3 proposals", 100 * (exp(s->ei_stop) - 1));
+                return 0;
+            }
+        }
+    }
+}
+
+static bool point_feasible(const struct loop *L, int idx, struct eval_metrics *mean, char *why, size_t n);
+
+/* Leaders: the strategy's recommendation first, then by feasibility and
+ * mean score; never the baseline. */
+static int pick_leaders(struct loop *L, int *idx, int max)
+{
+    int n = 0;
+    int rec = L->ops->recommend ? L->ops->recommend(L->st, &L->h) : history_best(&L->h);
+    if (rec >= 0 && !L->h.pt[rec].baseline) idx[n++] = rec;
+    while (n < max) {
+        int best = -1;
+        bool best_feas = false;
+        for (int i = 0; i < L->h.n; i++) {
+            bool taken = L->h.pt[i].baseline;
+            for (int j = 0; j < n; j++) taken = taken || idx[j] == i;
+            if (taken) continue;
+            struct eval_metrics m;
+            bool f = point_feasible(L, i, &m, NULL, 0);
+            if (best < 0 || (f && !best_feas) || (f == best_feas && history_mean(&L->h, i) > history_mean(&L->h, best))) {
+                best = i;
+                best_feas = f;
+            }
+        }
+        if (best < 0) break;
+        idx[n++] = best;
+    }
+    return n;
+}
+
+static int race_count(const struct loop *L, const struct search_config *c)
+{
+    int n = 0;
+    for (int t = 0; t < L->ntr; t++)
+        n += L->tr[t].role == TRIAL_RACE && space_config_equal(L->sp, &L->tr[t].cfg, c);
+    return n;
+}
+
+/* Leaders are re-measured afresh: their exploration scores won them the
+ * place (selection bias), so only race scores enter the verdict. */
+static int race(struct loop *L, int *idx, int nl, sl_err *e)
+{
+    const struct search_spec *s = L->spec;
+    int base_target = s->baseline_reps > s->race_reps ? s->baseline_reps : s->race_reps;
+    for (;;) {
+        bool any = false;
+        for (int i = 0; i < nl; i++) {
+            struct search_config c = L->h.pt[idx[i]].cfg;
+            if (race_count(L, &c) >= s->race_reps || !budget_left(L, 0)) continue;
+            if (evaluate(L, &c, TRIAL_RACE, e) < 0) return -1;
+            any = true;
+        }
+        if (L->nbase < base_target && budget_left(L, 0)) {
+            if (evaluate(L, &L->base, TRIAL_BASELINE, e) < 0) return -1;
+            any = true;
+        }
+        if (!any) return 0;
+    }
+}
+
+static void mean_metrics(const struct loop *L, const struct search_config *c, struct eval_metrics *mean, int *n)
+{
+    int cnt[MET_NR] = { 0 };
+    memset(mean, 0, sizeof *mean);
+    *n = 0;
+    for (int t = 0; t < L->ntr; t++) {
+        if (!space_config_equal(L->sp, &L->tr[t].cfg, c)) continue;
+        (*n)++;
+        for (int k = 0; k < MET_NR; k++)
+            if (L->tr[t].m.has[k]) { mean->v[k] += L->tr[t].m.v[k]; cnt[k]++; }
+    }
+    for (int k = 0; k < MET_NR; k++) {
+        mean->has[k] = cnt[k] > 0;
+        if (cnt[k]) mean->v[k] /= cnt[k];
+    }
+}
+
+static bool point_feasible(const struct loop *L, int idx, struct eval_metrics *mean, char *why, size_t n)
+{
+    int cnt;
+    mean_metrics(L, &L->h.pt[idx].cfg, mean, &cnt);
+    return objective_feasible(&L->obj, mean, why, n);
+}
+
+static int scores_of(const struct loop *L, const struct search_config *c, bool race_only, double *out)
+{
+    int n = 0;
+    for (int t = 0; t < L->ntr; t++)
+        if ((!race_only || L->tr[t].role == TRIAL_RACE) && space_config_equal(L->sp, &L->tr[t].cfg, c))
+            out[n++] = L->tr[t].score;
+    return n;
+}
+
+static void judge(struct loop *L, int *idx, int nl, struct search_result *r)
+{
+    double *base = xmalloc(sizeof *base * (size_t)(L->ntr + 1));
+    int nbase = scores_of(L, &L->base, false, base);
+    struct sample_summary bs;
+    signif_summary(base, nbase, &bs);
+    r->nbase = nbase;
+    r->base_mean_score = bs.mean;
+    r->base_sd = bs.sd;
+    int cnt;
+    mean_metrics(L, &L->base, &r->base_mean, &cnt);
+    r->mde = nbase >= 2 ? signif_mde(bs.sd, L->spec->race_reps, L->spec->alpha, 0.8) : NAN;
+    double *sc[SEARCH_MAX_LEADERS];
+    int nsc[SEARCH_MAX_LEADERS];
+    r->nleaders = nl;
+    for (int i = 0; i < nl; i++) {
+        struct leader *l = &r->leader[i];
+        memset(l, 0, sizeof *l);
+        l->cfg = L->h.pt[idx[i]].cfg;
+        sc[i] = xmalloc(sizeof *sc[i] * (size_t)(L->ntr + 1));
+        nsc[i] = scores_of(L, &l->cfg, true, sc[i]);
+        l->n = nsc[i];
+        struct sample_summary ls;
+        signif_summary(sc[i], nsc[i], &ls);
+        l->mean_score = nsc[i] ? ls.mean : NAN;
+        l->feasible = point_feasible(L, idx[i], &l->mean, l->infeasible_why, sizeof l->infeasible_why);
+        l->changes = space_config_changes(L->sp, &l->cfg);
+    }
+    search_judge(r->leader, (const double *const *)sc, nsc, nl, base, nbase, L->spec->alpha, L->spec->test,
+                 L->spec->seed);
+    for (int i = 0; i < nl; i++) free(sc[i]);
+    free(base);
+    /* The winner: the largest significant improvement; when another win is
+     * not separable from it (inside its interval) and changes fewer knobs,
+     * that one (research note B3, phase 4). */
+    r->winner = -1;
+    for (int i = 0; i < nl; i++)
+        if (r->leader[i].verdict == VERDICT_WIN && (r->winner < 0 || r->leader[i].ci.est > r->leader[r->winner].ci.est))
+            r->winner = i;
+    if (r->winner >= 0) {
+        int w = r->winner;
+        for (int i = 0; i < nl; i++)
+            if (i != w && r->leader[i].verdict == VERDICT_WIN && r->leader[i].ci.est >= r->leader[w].ci.lo &&
+                r->leader[i].changes < r->leader[r->winner].changes)
+                r->winner = i;
+        if (r->winner != w)
+            snprintf(r->winner_note, sizeof r->winner_note,
+                     "not separable from the best estimate; recommended because it changes fewer knobs (%d instead of %d)",
+                     r->leader[r->winner].changes, r->leader[w].changes);
+    }
+}
+
+static bool better(int metric, double a, double b) { return metric_table[metric].dir > 0 ? a > b : a < b; }
+
+static void pareto(struct loop *L, struct search_result *r)
+{
+    int m[2] = { -1, -1 }, nm = 0;
+    for (int i = 0; i < L->obj.nterms && nm < 2; i++) m[nm++] = L->obj.term[i].metric;
+    for (int i = 0; i < L->obj.ncons && nm < 2; i++)
+        if (nm == 0 || L->obj.cons[i].metric != m[0]) m[nm++] = L->obj.cons[i].metric;
+    static const int fallback[] = { MET_THROUGHPUT, MET_P99, MET_CANARY_P99 };
+    for (size_t i = 0; i < 3 && nm < 2; i++)
+        if (nm == 0 || fallback[i] != m[0]) m[nm++] = fallback[i];
+    r->pareto_metric[0] = m[0];
+    r->pareto_metric[1] = m[1];
+    struct pareto_point *all = xmalloc(sizeof *all * (size_t)(L->h.n + 1));
+    int n = 0;
+    for (int i = 0; i < L->h.n; i++) {
+        all[n].cfg = L->h.pt[i].cfg;
+        mean_metrics(L, &all[n].cfg, &all[n].mean, &all[n].n);
+        if (all[n].mean.has[m[0]] && all[n].mean.has[m[1]]) n++;
+    }
+    r->npareto = 0;
+    for (int i = 0; i < n && r->npareto < SEARCH_MAX_PARETO; i++) {
+        bool dominated = false;
+        for (int j = 0; j < n && !dominated; j++) {
+            if (j == i) continue;
+            double a0 = all[j].mean.v[m[0]], a1 = all[j].mean.v[m[1]], b0 = all[i].mean.v[m[0]], b1 = all[i].mean.v[m[1]];
+            bool ge0 = !better(m[0], b0, a0), ge1 = !better(m[1], b1, a1);
+            dominated = ge0 && ge1 && (better(m[0], a0, b0) || better(m[1], a1, b1));
+        }
+        if (!dominated) r->pareto[r->npareto++] = all[i];
+    }
+    free(all);
+    /* best first on the first metric */
+    for (int i = 1; i < r->npareto; i++)
+        for (int j = i; j > 0 && better(m[0], r->pareto[j].mean.v[m[0]], r->pareto[j - 1].mean.v[m[0]]); j--) {
+            struct pareto_point t = r->pareto[j];
+            r->pareto[j] = r->pareto[j - 1];
+            r->pareto[j - 1] = t;
+        }
+}
+
+int search_run(const struct search_spec *spec, const struct space *sp, struct evaluator *ev,
+               const struct search_hooks *hooks, struct search_result *out, sl_err *e)
+{
+    memset(out, 0, sizeof *out);
+    struct loop L = { .spec = spec, .sp = sp, .ev = ev, .hk = hooks };
+    if (objective_parse(spec->objective, &L.obj, e) < 0) return -1;
+    L.ops = strategy_find(spec->strategy);
+    if (!L.ops) {
+        char names[128];
+        strategy_names(names, sizeof names);
+        return sl_fail(e, SL_EUSAGE, "unknown strategy \"%s\" (strategies: %s)", spec->strategy, names);
+    }
+    if (spec->budget_evals <= 0 && spec->budget_ms <= 0)
+        return sl_fail(e, SL_EUSAGE, "a search needs a budget: a number of evaluations (40) or a wall time (90s, 10m)");
+    if (spec->baseline_reps < 5) return sl_fail(e, SL_EUSAGE, "the baseline needs at least 5 measurements");
+    if (spec->leaders < 1 || spec->leaders > SEARCH_MAX_LEADERS)
+        return sl_fail(e, SL_EUSAGE, "leaders: 1 to %d", SEARCH_MAX_LEADERS);
+    space_baseline(sp, &L.base);
+    history_init(&L.h, sp);
+    L.st = L.ops->create(sp, spec->seed);
+    L.t0 = clock_ms(&L);
+    int rc = explore(&L, out->stop_reason, sizeof out->stop_reason, e);
+    int idx[SEARCH_MAX_LEADERS], nl = 0;
+    if (rc == 0) {
+        nl = pick_leaders(&L, idx, spec->leaders);
+        rc = race(&L, idx, nl, e);
+    }
+    if (rc == 0) {
+        judge(&L, idx, nl, out);
+        pareto(&L, out);
+    }
+    out->nevals = L.ntr;
+    out->elapsed_ms = L.last_elapsed;
+    out->trials = L.tr;
+    out->ntrials = L.ntr;
+    L.ops->destroy(L.st);
+    history_free(&L.h);
+    return rc;
+}

@@ -1,0 +1,128 @@
+/* search — the noise-first evaluation loop (DESIGN §6): the baseline
+ * measured at least 5 times, interleaved with the strategy's proposals;
+ * the leaders re-measured in a final race against the baseline; a verdict
+ * by Welch or Mann-Whitney (Holm-corrected) plus a bootstrap interval of
+ * the improvement, where "within noise" is never a win. Stops on an
+ * evaluation or wall-time budget, or when expected improvement stays below
+ * a threshold. Evaluations go through an evaluator (evaluator.h);
+ * persistence and resume through hooks (cli_search.c stores trials). */
+#ifndef SLUICE_SEARCH_H
+#define SLUICE_SEARCH_H
+
+#include <limits.h>
+#include "search/evaluator.h"
+#include "search/objective.h"
+#include "search/strategy.h"
+#include "stat/signif.h"
+
+#define SEARCH_MAX_LEADERS 5
+#define SEARCH_MAX_PARETO 12
+
+enum search_test { TEST_WELCH, TEST_MW };
+
+struct search_spec {
+    char space[PATH_MAX];
+    char device[64];
+    char workload[32];
+    char objective[160];
+    char strategy[16];
+    int budget_evals;        /* 0: none (then budget_ms) */
+    long long budget_ms;     /* 0: none */
+    uint64_t seed;
+    int baseline_reps;       /* at least 5 */
+    int race_reps;           /* per leader in the final race (default 5) */
+    int leaders;             /* K (default 3) */
+    double alpha;            /* family-wise (default 0.05) */
+    double ei_stop;          /* stop exploring after 3 proposals with EI below this (log units; 0 off) */
+    enum search_test test;
+};
+/* Defaults for everything but space/workload/objective/strategy/budget. */
+void search_spec_defaults(struct search_spec *s);
+
+enum trial_role { TRIAL_BASELINE, TRIAL_EXPLORE, TRIAL_RACE };
+const char *trial_role_name(enum trial_role r);
+int trial_role_parse(const char *name);
+
+struct search_trial {
+    int seq;
+    enum trial_role role;
+    struct search_config cfg;
+    struct eval_metrics m;
+    double score;
+    long long elapsed_ms;    /* search time when it finished */
+};
+
+enum verdict { VERDICT_WIN, VERDICT_NOISE, VERDICT_WORSE, VERDICT_INFEASIBLE };
+const char *verdict_name(enum verdict v);
+
+struct leader {
+    struct search_config cfg;
+    int n;
+    double mean_score;
+    struct eval_metrics mean;    /* per-metric means over its trials */
+    bool feasible;
+    char infeasible_why[128];
+    double p_welch, p_mw, p_adj; /* p_adj: Holm-adjusted p of the chosen test */
+    struct ci ci;                /* improvement exp(score gain) - 1 */
+    double g;                    /* Hedges' g on scores */
+    enum verdict verdict;
+    int changes;                 /* knobs different from the baseline */
+};
+
+struct pareto_point {
+    struct search_config cfg;
+    struct eval_metrics mean;
+    int n;
+};
+
+struct search_result {
+    int nevals;
+    long long elapsed_ms;
+    char stop_reason[160];
+    int nbase;
+    double base_mean_score, base_sd;
+    struct eval_metrics base_mean;
+    double mde;                  /* minimum detectable improvement at race size */
+    int nleaders;
+    struct leader leader[SEARCH_MAX_LEADERS];
+    int winner;                  /* index into leader[], -1: nothing beat the baseline */
+    char winner_note[256];
+    int pareto_metric[2];
+    int npareto;
+    struct pareto_point pareto[SEARCH_MAX_PARETO];
+    struct search_trial *trials;
+    int ntrials;
+};
+void search_result_free(struct search_result *r);
+
+struct search_hooks {
+    void *arg;
+    /* Resume: the stored trial with this seq (1), or none (0). */
+    int (*replay)(void *arg, int seq, struct search_trial *t);
+    /* Persist a new trial; -1 stops the search with e. */
+    int (*record)(void *arg, const struct search_trial *t, sl_err *e);
+    /* After each trial (new or replayed). */
+    void (*progress)(void *arg, const struct search_trial *t, const struct history *h);
+    /* Milliseconds on a monotonic clock (NULL: CLOCK_MONOTONIC). */
+    long long (*now_ms)(void *arg);
+    /* True when the search must stop now (SIGINT/SIGTERM). */
+    int (*interrupted)(void *arg);
+};
+
+/* Run a search over sp with evaluator ev. 0 with *out filled (free with
+ * search_result_free); -1 with e on an evaluation or record failure, an
+ * interruption (e->status SL_EFAIL, "interrupted"), or a resume mismatch. */
+int search_run(const struct search_spec *spec, const struct space *sp, struct evaluator *ev,
+               const struct search_hooks *hooks, struct search_result *out, sl_err *e);
+
+/* Decide leaders against the baseline (used by search_run and compare):
+ * fills p-values (Holm over n), intervals, effect sizes, verdicts. Scores
+ * are log-unit objective scores. */
+void search_judge(struct leader *l, const double *const *scores, const int *nscores, int n,
+                  const double *base, int nbase, double alpha, enum search_test test, uint64_t seed);
+
+/* Metrics as JSON text {"throughput": 12.3, ...} and back. */
+void search_metrics_json(const struct eval_metrics *m, char *buf, size_t n);
+int search_metrics_parse(const char *json, struct eval_metrics *m);
+
+#endif

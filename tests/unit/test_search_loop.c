@@ -1,0 +1,217 @@
+/* The noise-first loop with the synthetic evaluator: budgets, baseline
+ * count, a real improvement is found and claimed, a flat landscape is
+ * (almost) never claimed as a win, constraints, time budgets, resume. */
+#include "harness.h"
+#include "search/search.h"
+#include "sysfs.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static struct space wb;
+
+static void setup(void)
+{
+    sl_err e;
+    sysfs_set_root(harness_fixture_copy("modern"), &e);
+    if (space_build("writeback", NULL, &wb, &e) < 0) printf("  %s\n", e.msg);
+}
+
+static void spec_for(struct search_spec *s, const char *strategy, int budget, uint64_t seed)
+{
+    memset(s, 0, sizeof *s);
+    search_spec_defaults(s);
+    snprintf(s->space, sizeof s->space, "writeback");
+    snprintf(s->workload, sizeof s->workload, "synthetic");
+    snprintf(s->objective, sizeof s->objective, "throughput");
+    snprintf(s->strategy, sizeof s->strategy, "%s", strategy);
+    s->budget_evals = budget;
+    s->seed = seed;
+}
+
+static int count_role(const struct search_result *r, enum trial_role role)
+{
+    int n = 0;
+    for (int i = 0; i < r->ntrials; i++) n += r->trials[i].role == role;
+    return n;
+}
+
+TEST(search_finds_and_claims_a_real_improvement)
+{
+    setup();
+    const char *names[] = { "bo", "coord", "random", "grid" };
+    for (int k = 0; k < 4; k++) {
+        struct search_spec s;
+        spec_for(&s, names[k], 40, 3);
+        struct evaluator ev;
+        evaluator_synthetic(&ev, 11, 5, 0.03, false);
+        struct search_result r;
+        sl_err e;
+        CHECK_INT(search_run(&s, &wb, &ev, NULL, &r, &e), 0);
+        CHECK(r.nevals <= 40);
+        CHECK(count_role(&r, TRIAL_BASELINE) >= 5);
+        for (int i = 0; i < r.ntrials; i++) CHECK(space_valid(&wb, &r.trials[i].cfg, NULL, 0));
+        /* the synthetic default is far from the optimum: a win, and the
+         * winner is truly better than the baseline */
+        CHECK(r.winner >= 0);
+        if (r.winner >= 0) {
+            struct eval_metrics tw, tb;
+            struct search_config b;
+            space_baseline(&wb, &b);
+            ev.ops->truth(ev.ctx, &wb, &r.leader[r.winner].cfg, &tw);
+            ev.ops->truth(ev.ctx, &wb, &b, &tb);
+            CHECK(tw.v[MET_THROUGHPUT] > tb.v[MET_THROUGHPUT]);
+            CHECK(r.leader[r.winner].ci.lo > 0);
+            CHECK(r.leader[r.winner].n >= 5);
+        }
+        CHECK(r.npareto >= 1);
+        search_result_free(&r);
+        evaluator_free(&ev);
+    }
+}
+
+TEST(search_flat_landscape_is_within_noise)
+{
+    setup();
+    int claims = 0;
+    for (int seed = 1; seed <= 20; seed++) {
+        struct search_spec s;
+        spec_for(&s, seed % 2 ? "random" : "bo", 30, (uint64_t)seed);
+        struct evaluator ev;
+        evaluator_synthetic(&ev, 11, (uint64_t)seed * 7, 0.05, true);
+        struct search_result r;
+        sl_err e;
+        CHECK_INT(search_run(&s, &wb, &ev, NULL, &r, &e), 0);
+        claims += r.winner >= 0;
+        search_result_free(&r);
+        evaluator_free(&ev);
+    }
+    /* alpha 0.05 family-wise: expect about 1 in 20; 3 would be suspicious */
+    CHECK(claims <= 2);
+}
+
+TEST(search_constraint_rules_out_infeasible_winners)
+{
+    setup();
+    struct search_spec s;
+    spec_for(&s, "bo", 40, 5);
+    /* canary p99 in the synthetic landscape is 40 ms at the optimum and
+     * grows away from it: a limit of 1 ms makes everything infeasible */
+    snprintf(s.objective, sizeof s.objective, "throughput,canary_p99<=1ms");
+    struct evaluator ev;
+    evaluator_synthetic(&ev, 11, 5, 0.03, false);
+    struct search_result r;
+    sl_err e;
+    CHECK_INT(search_run(&s, &wb, &ev, NULL, &r, &e), 0);
+    CHECK_INT(r.winner, -1);
+    for (int i = 0; i < r.nleaders; i++) CHECK_INT(r.leader[i].verdict, VERDICT_INFEASIBLE);
+    search_result_free(&r);
+    evaluator_free(&ev);
+}
+
+static long long fake_now;
+static long long fake_clock(void *arg) { return fake_now += 1000; }
+
+TEST(search_wall_time_budget)
+{
+    setup();
+    struct search_spec s;
+    spec_for(&s, "random", 0, 2);
+    s.budget_ms = 30000;
+    struct evaluator ev;
+    evaluator_synthetic(&ev, 11, 5, 0.03, false);
+    struct search_hooks hk = { .now_ms = fake_clock };
+    struct search_result r;
+    sl_err e;
+    CHECK_INT(search_run(&s, &wb, &ev, &hk, &r, &e), 0);
+    CHECK(r.elapsed_ms <= 30000);
+    CHECK(r.nevals >= 10);
+    search_result_free(&r);
+    evaluator_free(&ev);
+    spec_for(&s, "random", 0, 2);
+    CHECK_INT(search_run(&s, &wb, &ev, NULL, &r, &e), -1);
+    CHECK_CONTAINS(e.msg, "budget");
+}
+
+struct tape {
+    struct search_trial t[128];
+    int n, stop_at, replay_n;
+};
+static int tape_record(void *arg, const struct search_trial *t, sl_err *e)
+{
+    struct tape *tp = arg;
+    tp->t[tp->n++] = *t;
+    return 0;
+}
+static int tape_replay(void *arg, int seq, struct search_trial *t)
+{
+    struct tape *tp = arg;
+    if (seq >= tp->replay_n) return 0;
+    *t = tp->t[seq];
+    return 1;
+}
+static int tape_stop(void *arg)
+{
+    struct tape *tp = arg;
+    return tp->stop_at && tp->n >= tp->stop_at;
+}
+
+TEST(search_resumes_from_recorded_trials)
+{
+    setup();
+    static struct tape tp;
+    memset(&tp, 0, sizeof tp);
+    tp.stop_at = 12;
+    struct search_spec s;
+    spec_for(&s, "bo", 30, 9);
+    struct evaluator ev;
+    evaluator_synthetic(&ev, 11, 5, 0.03, false);
+    struct search_hooks hk = { .arg = &tp, .record = tape_record, .replay = tape_replay, .interrupted = tape_stop };
+    struct search_result r;
+    sl_err e;
+    CHECK_INT(search_run(&s, &wb, &ev, &hk, &r, &e), -1);
+    CHECK_CONTAINS(e.msg, "interrupted");
+    CHECK_INT(tp.n, 12);
+    search_result_free(&r);
+    /* resume: the 12 stored trials are replayed, not re-measured */
+    tp.stop_at = 0;
+    tp.replay_n = 12;
+    CHECK_INT(search_run(&s, &wb, &ev, &hk, &r, &e), 0);
+    CHECK_INT(r.nevals, 30);
+    CHECK_INT(tp.n, 30);
+    for (int i = 0; i < 12; i++) CHECK_NEAR(r.trials[i].score, tp.t[i].score, 0);
+    search_result_free(&r);
+    /* a tape that disagrees with the search is refused */
+    tp.t[5].cfg.lv[0] = (tp.t[5].cfg.lv[0] + 1) % wb.dim[0].nlevels;
+    tp.n = 0;
+    CHECK_INT(search_run(&s, &wb, &ev, &hk, &r, &e), -1);
+    CHECK_CONTAINS(e.msg, "cannot resume");
+    search_result_free(&r);
+    evaluator_free(&ev);
+}
+
+TEST(objective_parse_and_score)
+{
+    struct objective o;
+    sl_err e;
+    CHECK_INT(objective_parse("throughput, canary_p99 <= 50ms", &o, &e), 0);
+    CHECK_INT(o.nterms, 1);
+    CHECK_INT(o.ncons, 1);
+    CHECK_NEAR(o.cons[0].limit, 50, 0);
+    struct eval_metrics m = { .v = { [MET_THROUGHPUT] = 100, [MET_CANARY_P99] = 40 },
+                              .has = { [MET_THROUGHPUT] = true, [MET_CANARY_P99] = true } };
+    CHECK_NEAR(objective_score(&o, &m), log(100), 1e-12);
+    m.v[MET_CANARY_P99] = 100;
+    CHECK(objective_score(&o, &m) < log(100) - 5);
+    CHECK(!objective_feasible(&o, &m, NULL, 0));
+    CHECK_INT(objective_parse("0.5*throughput+0.5*p99", &o, &e), 0);
+    m.v[MET_P99] = 4;
+    m.has[MET_P99] = true;
+    CHECK_NEAR(objective_score(&o, &m), 0.5 * log(100) - 0.5 * log(4), 1e-12);
+    CHECK_INT(objective_parse("speed", &o, &e), -1);
+    CHECK_CONTAINS(e.msg, "unknown metric");
+    CHECK_INT(objective_parse("throughput,p99<=fast", &o, &e), -1);
+    CHECK_INT(objective_parse("throughput,p99<=0.5s", &o, &e), 0);
+    CHECK_NEAR(o.cons[0].limit, 500, 0);
+}
