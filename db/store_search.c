@@ -260,3 +260,13 @@ int store_search_runs(store *s, const char *workload, stored_run_fn fn, void *ar
     if (rc != SQLITE_DONE && rc != SQLITE_ROW) return store_fail(s, e, "reading runs");
     return n;
 }
+
+int store_search_durability(store *s, bool full, sl_err *e)
+{
+    /* In WAL mode NORMAL still survives a killed process (SIGKILL), which is
+     * what resume needs; FULL (the default) also survives a power cut, which
+     * the session snapshot needs before the first write. */
+    const char *sql = full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL";
+    if (sqlite3_exec(store_db(s), sql, NULL, NULL, NULL) != SQLITE_OK) return store_fail(s, e, "setting durability");
+    return 0;
+}

@@ -62,4 +62,9 @@ typedef int (*stored_run_fn)(void *arg, const struct stored_run *r);
  * has none. */
 int store_search_runs(store *s, const char *workload, stored_run_fn fn, void *arg, sl_err *e);
 
+/* Trials and runs during a search need to survive a killed sluice, not a
+ * power cut: false relaxes commits to that (WAL synchronous=NORMAL), true
+ * restores full durability. */
+int store_search_durability(store *s, bool full, sl_err *e);
+
 #endif

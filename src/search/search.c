@@ -214,8 +214,20 @@ static int race(struct loop *L, int *idx, int nl, sl_err *e)
             if (evaluate(L, &L->base, TRIAL_BASELINE, e) < 0) return -1;
             any = true;
         }
-        if (!any) return 0;
+        if (!any) break;
     }
+    /* Budget left over (the baseline needed fewer runs than reserved):
+     * more rounds of the race make the verdict sharper. */
+    for (bool any = nl > 0; any;) {
+        any = false;
+        for (int i = 0; i < nl && budget_left(L, 0); i++) {
+            struct search_config c = L->h.pt[idx[i]].cfg;
+            if (evaluate(L, &c, TRIAL_RACE, e) < 0) return -1;
+            any = true;
+        }
+        if (any && budget_left(L, 0) && evaluate(L, &L->base, TRIAL_BASELINE, e) < 0) return -1;
+    }
+    return 0;
 }
 
 static void mean_metrics(const struct loop *L, const struct search_config *c, struct eval_metrics *mean, int *n)

@@ -1,0 +1,25 @@
+/* report — renderings of a search result (one model, several outputs):
+ * the human report and JSON, shared by `search`, `tune` and the UI. */
+#ifndef SLUICE_REPORT_H
+#define SLUICE_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+#include "search/search.h"
+
+/* "vm.dirty_ratio=30 block.sda.scheduler=none": the knobs c changes from
+ * the baseline ("(baseline)" when none). */
+void report_config_diff(const struct space *sp, const struct search_config *c, char *buf, size_t n);
+/* The value of the objective's metric to show (single-metric objectives)
+ * with its unit, or the score. */
+void report_metric(const struct objective *o, const struct eval_metrics *m, double score, char *buf, size_t n);
+/* "+12.3%" */
+void report_pct(double v, char *buf, size_t n);
+
+void report_print(FILE *out, const struct search_spec *spec, const struct space *sp, const struct search_result *r);
+json_t *report_json(const struct search_spec *spec, const struct space *sp, const struct search_result *r);
+/* One sentence: the verdict (win with numbers, or within noise). */
+void report_verdict_line(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
+                         char *buf, size_t n);
+
+#endif
