@@ -385,6 +385,7 @@ int cli_search_run(struct cli_ctx *ctx, struct cli_search_opts *o, struct cli_se
     store *st = cli_store(ctx, &e);
     if (!st) return cli_error(&e);
     struct search_row row;
+    memset(&row, 0, sizeof row);
     struct trial_row *stored = NULL;
     int nstored = 0;
     bool resuming = o->resume[0] != 0;
@@ -440,8 +441,8 @@ int cli_search_run(struct cli_ctx *ctx, struct cli_search_opts *o, struct cli_se
         return cli_error(&e);
     }
     if (!ctx->json)
-        printf("search %.8s: space %s (%d knobs%s%s), workload %s, objective %s, strategy %s, %s\n", row.uuid, sp->name,
-               sp->ndims, sp->device[0] ? " on " : "", sp->device, o->spec.workload, o->spec.objective, o->spec.strategy,
+        printf("search %s: space %s (%d knob%s%s%s), workload %s, objective %s, strategy %s, %s\n", row.uuid, sp->name,
+               sp->ndims, sp->ndims == 1 ? "" : "s", sp->device[0] ? " on " : "", sp->device, o->spec.workload, o->spec.objective, o->spec.strategy,
                probe_mode ? "measured by probes" : "answered by the oracle");
     if (resuming && !ctx->json) printf("resuming after %d stored evaluations\n", nstored);
     fflush(stdout);
