@@ -54,6 +54,9 @@
     GROUP("Profiles")                                                                                       \
     ACT(BOOT_INSTALL, "boot-install", 'I', 0, "Boot", "Install the profile for boot: sysctl.d, udev rules, sluice-apply.service") \
     ACT(BOOT_STATUS, "boot-status", 'B', 0, "Status", "What is installed for boot, file by file, and its drift")  \
+    GROUP("Share")                                                                                          \
+    ACT(PUSH, "push", 'P', 0, "Push", "Upload a snapshot of the results to the URL")                        \
+    ACT(PULL, "pull", 'L', 0, "Pull", "Fetch the databases of this host's hardware classes and merge them") \
     GROUP("Overview")                                                                                       \
     ACT(RESTORE_CRASHED, "restore-crashed", 'X', 0, "Restore", "Put back the knobs of sessions a dead sluice left open")
 

@@ -19,12 +19,13 @@
 #define REDRAW_MS 250       /* the redraw timer while nothing is typed */
 #define WAIT_LIMIT_MS (30 * 60 * 1000)
 
-extern const struct screen_class overview_screen, knobs_screen, probe_screen, profiles_screen, help_screen;
+extern const struct screen_class overview_screen, knobs_screen, probe_screen, profiles_screen, share_screen,
+    help_screen;
 
 /* Screens that exist. A capability whose core has not landed has no class
  * here: its F-key is left off the bar and its action says so. */
 static const struct screen_class *const classes[] = { &overview_screen, &knobs_screen, &probe_screen, &profiles_screen,
-                                                         &help_screen };
+                                                         &share_screen, &help_screen };
 #define NCLASSES (int)(sizeof classes / sizeof classes[0])
 
 #define MAX_NOTES 8
@@ -373,6 +374,11 @@ static int loop(struct app *a)
     bool dirty = true;
     while (!a->quit && !session_interrupted) {
         tick_all(a);
+        char err_line[512];
+        if (term_stderr_line(err_line, sizeof err_line)) {
+            app_message(a, ROLE_WARN, "%s", err_line);
+            dirty = true;
+        }
         long long now = app_now_ms(a);
         if (dirty || now - last_draw >= REDRAW_MS) {
             draw_all(a);

@@ -17,6 +17,10 @@ static SCREEN *scr;
 static FILE *head_in, *head_out;   /* the virtual terminal's ends in headless mode */
 static bool is_open, headless;
 static int attrs[ROLE_COUNT];
+static int saved_stderr = -1, err_read = -1;   /* the capture of fd 2 */
+#define ERR_KEEP (64 * 1024)
+static char err_text[ERR_KEEP + 1];
+static size_t err_len, err_shown;
 
 static const struct glyphs glyphs_utf8 = { true, "─", "│", "┌", "┐", "└", "┘", "→", "…", "•" };
 static const struct glyphs glyphs_ascii = { false, "-", "|", "+", "+", "+", "+", "->", "~", "*" };
@@ -75,6 +79,71 @@ static int parse_size(const char *s, int *lines, int *cols)
     return 0;
 }
 
+static void capture_stderr(void)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0) return;
+    saved_stderr = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (saved_stderr < 0 || dup2(p[1], STDERR_FILENO) < 0) {
+        close(p[0]);
+        close(p[1]);
+        if (saved_stderr >= 0) close(saved_stderr);
+        saved_stderr = -1;
+        return;
+    }
+    close(p[1]);
+    fcntl(p[0], F_SETFL, O_NONBLOCK);
+    err_read = p[0];
+}
+
+/* Move what is in the pipe into err_text, keeping the newest ERR_KEEP bytes. */
+static void drain_stderr(void)
+{
+    char buf[4096];
+    ssize_t r;
+    while (err_read >= 0 && (r = read(err_read, buf, sizeof buf)) > 0) {
+        if (err_len + (size_t)r > ERR_KEEP) {
+            size_t drop = err_len + (size_t)r - ERR_KEEP;
+            if (drop > err_len) drop = err_len;
+            memmove(err_text, err_text + drop, err_len - drop);
+            err_len -= drop;
+            err_shown = err_shown > drop ? err_shown - drop : 0;
+        }
+        size_t take = (size_t)r > ERR_KEEP ? ERR_KEEP : (size_t)r;
+        memcpy(err_text + err_len, buf + (size_t)r - take, take);
+        err_len += take;
+    }
+    err_text[err_len] = 0;
+}
+
+static void restore_stderr(bool print)
+{
+    if (saved_stderr < 0) return;
+    fflush(stderr);
+    drain_stderr();
+    dup2(saved_stderr, STDERR_FILENO);
+    close(saved_stderr);
+    close(err_read);
+    saved_stderr = err_read = -1;
+    if (print && err_len) {
+        ssize_t w = write(STDERR_FILENO, err_text, err_len);
+        (void)w;   /* nowhere left to report a failing stderr */
+    }
+    err_len = err_shown = 0;
+}
+
+int term_stderr_line(char *buf, size_t n)
+{
+    drain_stderr();
+    char *end = memrchr(err_text + err_shown, '\n', err_len - err_shown);
+    if (!end) return 0;
+    char *start = end;
+    while (start > err_text + err_shown && start[-1] != '\n') start--;
+    snprintf(buf, n, "%.*s", (int)(end - start), start);
+    err_shown = (size_t)(end - err_text) + 1;
+    return 1;
+}
+
 int term_open(sl_err *e)
 {
     if (is_open) return 0;
@@ -115,6 +184,7 @@ int term_open(sl_err *e)
             return sl_fail(e, SL_EFAIL, "cannot drive terminal type \"%s\": set TERM to one your terminfo knows (e.g. xterm)",
                            type ? type : "(unset)");
         is_open = true;
+        capture_stderr();
     }
     set_term(scr);
     cbreak();
@@ -130,6 +200,7 @@ void term_close(void)
 {
     if (is_open) {
         endwin();
+        restore_stderr(true);
         delscreen(scr);
         scr = NULL;
         is_open = false;
@@ -145,6 +216,7 @@ void term_emergency(void)
     is_open = false;
     endwin();
     fflush(stdout);
+    if (saved_stderr >= 0) dup2(saved_stderr, STDERR_FILENO);   /* sl_die prints next */
 }
 
 bool term_is_open(void) { return is_open; }

@@ -55,6 +55,12 @@ int term_attr(enum role r);
 void term_size(int *lines, int *cols);
 /* Headless only: pretend the terminal was resized (key scripts' <Resize>). */
 int term_resize(int lines, int cols, sl_err *e);
+/* While curses owns a real terminal, fd 2 goes into a pipe, so a warning
+ * some library prints cannot tear the screen. The newest complete line
+ * captured since the last call (into buf; 0 when none), for the message
+ * line. Everything captured is written to the real stderr by term_close. */
+int term_stderr_line(char *buf, size_t n);
+
 /* Append the screen as UTF-8 text (trailing blanks trimmed, a separator
  * line first) to path. -1 with e filled on an I/O error. */
 int term_dump(const char *path, sl_err *e);

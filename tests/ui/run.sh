@@ -20,7 +20,7 @@ fixtures=$top/tests/fixtures
 normalise() {
     sed -E -e "s#$tmp#@TMP@#g" -e "s#$top#@TOP@#g" \
         -e 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/@UUID@/g' \
-        -e 's/(session|Session|trial) [0-9a-f]{8}/\1 @ID@/g' \
+        -e 's/(session|Session|trial) [0-9a-f]{8}/\1 @ID@/g' -e 's#/[0-9a-f]{8}$#/@ID@#' -e 's#/[0-9a-f]{8}:#/@ID@:#' \
         -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}Z?/@TIME@/g' \
         -e 's/pid [0-9]+/pid @PID@/g' \
         -e 's/^[0-9a-f]{8}( +)/@ID@\1/' -e 's/(@TIME@ +)[0-9]+/\1@PID@/'
@@ -41,7 +41,7 @@ run_test() {
         ROOT=$tmp/root DB=$tmp/sluice.db TMP=$tmp PATH="$tmp/bin:$PATH"
         export ROOT DB TMP PATH
         [ -f "$dir/setup" ] && sh -e "$dir/setup" > "$tmp/setup.out" 2>&1
-        env LANG=C.UTF-8 LC_ALL=C.UTF-8 SLUICE_HEADLESS=1 SLUICE_PROFILES="$top/profiles" SLUICE_SIZE=80x24 TERM=xterm-256color \
+        env LANG=C.UTF-8 LC_ALL=C.UTF-8 SLUICE_HEADLESS=1 SLUICE_PROFILES="$top/profiles" SLUICE_SHARE_URL="file://$tmp/share" SLUICE_SIZE=80x24 TERM=xterm-256color \
             $( [ -f "$dir/env" ] && grep -v '^#' "$dir/env" ) \
             SLUICE_KEYS="$dir/keys" SLUICE_DUMP="$tmp/dump" \
             timeout 60 sluice ui > "$tmp/stdout" 2> "$tmp/stderr" < /dev/null
