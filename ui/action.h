@@ -38,7 +38,7 @@
     ACT(REFRESH, "refresh", UI_CTRL('L'), 0, NULL, "Read every value again and redraw")                     \
     ACT(DUMP_SCREEN, "dump-screen", KEY_F(12), 0, NULL, "Append the screen as text to the file $SLUICE_DUMP") \
     GROUP("Knobs")                                                                                          \
-    ACT(EDIT, "edit", '\n', 'e', "Edit", "Type a new value for the knob; it is checked against its range")  \
+    ACT(EDIT, "edit", '\n', 'e', "Open", "Edit the knob or field under the cursor (checked against its range); open a run or profile")  \
     ACT(SET_DEFAULT, "set-default", 'd', 0, "Default", "Make the kernel default the knob's pending value")   \
     ACT(UNDO, "undo", 'u', 0, "Undo", "Drop this knob's pending change (Probe: reset the field)")                               \
     ACT(UNDO_ALL, "undo-all", 'U', 0, NULL, "Drop every pending change")                                    \
@@ -54,6 +54,9 @@
     GROUP("Profiles")                                                                                       \
     ACT(BOOT_INSTALL, "boot-install", 'I', 0, "Boot", "Install the profile for boot: sysctl.d, udev rules, sluice-apply.service") \
     ACT(BOOT_STATUS, "boot-status", 'B', 0, "Status", "What is installed for boot, file by file, and its drift")  \
+    GROUP("Results")                                                                                        \
+    ACT(MARK, "mark", 'm', 0, "Mark", "Mark a run as A (the baseline) for a comparison; again to unmark")   \
+    ACT(COMPARE, "compare", 'c', 0, "Compare", "Compare the batch of the run under the cursor with the marked one") \
     GROUP("Share")                                                                                          \
     ACT(PUSH, "push", 'P', 0, "Push", "Upload a snapshot of the results to the URL")                        \
     ACT(PULL, "pull", 'L', 0, "Pull", "Fetch the databases of this host's hardware classes and merge them") \
