@@ -108,6 +108,8 @@ void probe_fio_global(const struct probe_spec *s, FILE *out, const char *rw)
     fprintf(out, "time_based=1\nruntime=%llums\nramp_time=%llums\n", (unsigned long long)s->time_ms,
             (unsigned long long)s->ramp_ms);
     fprintf(out, "randrepeat=0\nrandseed=%llu\ngroup_reporting=1\n", (unsigned long long)s->seed);
+    /* sluice writes the same random buffer each time; fio by default alters it per write */
+    fprintf(out, "scramble_buffers=0\n");
 }
 
 void probe_evict_files(struct probe_ctx *c)
