@@ -212,6 +212,7 @@ static int spec_parse(const char *text, struct cli_search_opts *o, sl_err *e)
 /* --- hooks: trials into the store, replay on resume, signals ------------- */
 
 struct hook_ctx {
+    const struct cli_search_watch *watch;
     store *st;
     const struct search_row *row;
     const struct space *sp;
@@ -257,11 +258,16 @@ static int hook_replay(void *arg, int seq, struct search_trial *t)
     return 1;
 }
 
-static int hook_interrupted(void *arg) { return session_interrupted != 0; }
+static int hook_interrupted(void *arg)
+{
+    struct hook_ctx *h = arg;
+    return session_interrupted != 0 || (h->watch && h->watch->cancelled && h->watch->cancelled(h->watch->arg));
+}
 
 static void hook_progress(void *arg, const struct search_trial *t, const struct history *hist)
 {
     struct hook_ctx *h = arg;
+    if (h->watch && h->watch->progress) h->watch->progress(h->watch->arg, t, hist);
     if (!h->tty) return;
     char cfg[256], val[64];
     report_config_diff(h->sp, &t->cfg, cfg, sizeof cfg);
@@ -378,32 +384,40 @@ static int settle_crashed(store *st, int64_t own_session, sl_err *e)
     return rc;
 }
 
+/* An error: printed for the terminal, kept in the outcome for a watch. */
+static int fail(const struct cli_search_opts *o, struct cli_search_outcome *out, const sl_err *e)
+{
+    out->err = *e;
+    if (o->watch) return e->status ? e->status : SL_EFAIL;
+    return cli_error(e);
+}
+
 int cli_search_run(struct cli_ctx *ctx, struct cli_search_opts *o, struct cli_search_outcome *out)
 {
     sl_err e;
     memset(out, 0, sizeof *out);
     store *st = cli_store(ctx, &e);
-    if (!st) return cli_error(&e);
+    if (!st) return fail(o, out, &e);
     struct search_row row;
     memset(&row, 0, sizeof row);
     struct trial_row *stored = NULL;
     int nstored = 0;
     bool resuming = o->resume[0] != 0;
     if (resuming) {
-        if (store_search_get(st, o->resume, &row, &e) < 0) return cli_error(&e);
+        if (store_search_get(st, o->resume, &row, &e) < 0) return fail(o, out, &e);
         if (strcmp(row.state, "running") != 0 && strcmp(row.state, "interrupted") != 0) {
-            fprintf(stderr, "sluice: search %.8s is %s: only an interrupted search can be resumed\n", row.uuid, row.state);
-            return SL_EUSAGE;
+            sl_fail(&e, SL_EUSAGE, "search %.8s is %s: only an interrupted search can be resumed", row.uuid, row.state);
+            return fail(o, out, &e);
         }
         bool apply = o->apply;
-        if (spec_parse(row.spec_json, o, &e) < 0) return cli_error(&e);
+        if (spec_parse(row.spec_json, o, &e) < 0) return fail(o, out, &e);
         o->apply = o->apply || apply;
-        if ((nstored = store_search_trials(st, row.id, &stored, &e)) < 0) return cli_error(&e);
+        if ((nstored = store_search_trials(st, row.id, &stored, &e)) < 0) return fail(o, out, &e);
     }
     pick_device(o, &e);
     bool probe_mode = !o->oracle[0];
-    if (probe_mode && cli_require_root("search", &e) < 0) { free(stored); return cli_error(&e); }
-    if ((probe_mode || o->apply) && settle_crashed(st, resuming ? row.session_id : -1, &e) < 0) { free(stored); return cli_error(&e); }
+    if (probe_mode && cli_require_root("search", &e) < 0) { free(stored); return fail(o, out, &e); }
+    if ((probe_mode || o->apply) && settle_crashed(st, resuming ? row.session_id : -1, &e) < 0) { free(stored); return fail(o, out, &e); }
     struct space *sp = xcalloc(1, sizeof *sp);
     struct evaluator ev = { 0 };
     struct session *s = NULL;
@@ -438,21 +452,23 @@ int cli_search_run(struct cli_ctx *ctx, struct cli_search_opts *o, struct cli_se
         if (row.id > 0 && !resuming) { snprintf(row.state, sizeof row.state, "failed"); store_search_update(st, &row, NULL, NULL); }
         free(sp);
         free(stored);
-        return cli_error(&e);
+        return fail(o, out, &e);
     }
-    if (!ctx->json)
+    if (o->watch && o->watch->started) o->watch->started(o->watch->arg, row.uuid, sp);
+    bool quiet = ctx->json || o->watch;
+    if (!quiet)
         printf("search %s: space %s (%d knob%s%s%s), workload %s, objective %s, strategy %s, %s\n", row.uuid, sp->name,
                sp->ndims, sp->ndims == 1 ? "" : "s", sp->device[0] ? " on " : "", sp->device, o->spec.workload, o->spec.objective, o->spec.strategy,
                probe_mode ? "measured by probes" : "answered by the oracle");
-    if (resuming && !ctx->json) printf("resuming after %d stored evaluations\n", nstored);
+    if (resuming && !quiet) printf("resuming after %d stored evaluations\n", nstored);
     fflush(stdout);
     struct objective obj;
     objective_parse(o->spec.objective, &obj, NULL);
-    struct hook_ctx hc = { .st = st, .row = &row, .sp = sp, .stored = stored, .nstored = nstored,
-                           .tty = !ctx->json && isatty(STDERR_FILENO), .obj = &obj };
+    struct hook_ctx hc = { .watch = o->watch, .st = st, .row = &row, .sp = sp, .stored = stored, .nstored = nstored,
+                           .tty = !quiet && isatty(STDERR_FILENO), .obj = &obj };
     struct search_hooks hk = { .arg = &hc, .record = hook_record, .replay = hook_replay, .progress = hook_progress,
                                .interrupted = hook_interrupted };
-    session_trap_signals();
+    if (!o->watch) session_trap_signals();
     struct search_result *r = &out->result;
     store_search_durability(st, false, NULL);
     rc = search_run(&o->spec, sp, &ev, &hk, r, &e);
@@ -461,12 +477,19 @@ int cli_search_run(struct cli_ctx *ctx, struct cli_search_opts *o, struct cli_se
     evaluator_free(&ev);
     int status = 0;
     if (rc < 0) {
-        bool interrupted = session_interrupted != 0;
+        bool interrupted = session_interrupted != 0 || hook_interrupted(&hc);
         snprintf(row.state, sizeof row.state, interrupted ? "interrupted" : "failed");
         sl_err se;
         if (s && end_session(s, false, &se) < 0) fprintf(stderr, "sluice: %s\n", se.msg);
         store_search_update(st, &row, NULL, NULL);
         if (interrupted)
+            sl_fail(&out->err, SL_EFAIL, "search %.8s interrupted after %d evaluations; knobs put back (it can be resumed)",
+                    row.uuid, r->nevals);
+        else
+            out->err = e;
+        if (o->watch)
+            ; /* the caller reports out->err */
+        else if (interrupted)
             fprintf(stderr, "sluice: search %.8s interrupted after %d evaluations; knobs put back. Continue it with 'sluice search --resume %.8s'\n",
                     row.uuid, r->nevals, row.uuid);
         else
@@ -490,6 +513,8 @@ int cli_search_run(struct cli_ctx *ctx, struct cli_search_opts *o, struct cli_se
         free(jt);
         if (ctx->json) {
             cli_print_json(j);
+        } else if (o->watch) {
+            json_decref(j);
         } else {
             json_decref(j);
             report_print(stdout, &o->spec, sp, r);
@@ -502,7 +527,7 @@ int cli_search_run(struct cli_ctx *ctx, struct cli_search_opts *o, struct cli_se
         }
         out->applied = applied;
     }
-    session_untrap_signals();
+    if (!o->watch) session_untrap_signals();
     snprintf(out->uuid, sizeof out->uuid, "%s", row.uuid);
     out->space = *sp;
     out->ok = rc == 0;

@@ -6,12 +6,27 @@
 #include "probe/probe.h"
 #include "search/search.h"
 
+/* A front end other than the terminal (the UI) following a search: with a
+ * watch, cli_search_run prints nothing (the report, progress and errors go
+ * to the watch and the outcome), and leaves signal handling to the caller.
+ * The callbacks run on the thread that runs the search. */
+struct cli_search_watch {
+    void *arg;
+    /* The search row exists (new or resumed) and the session is open. */
+    void (*started)(void *arg, const char *uuid, const struct space *sp);
+    /* After each trial, new or replayed. */
+    void (*progress)(void *arg, const struct search_trial *t, const struct history *h);
+    /* True to stop now, like SIGINT: knobs put back, the search resumable. */
+    int (*cancelled)(void *arg);
+};
+
 struct cli_search_opts {
     struct search_spec spec;
     struct probe_spec probe;
     char oracle[PATH_MAX];
     bool apply, list;
     char resume[64];
+    const struct cli_search_watch *watch;   /* NULL: the terminal */
 };
 
 struct cli_search_outcome {
@@ -19,6 +34,7 @@ struct cli_search_outcome {
     char uuid[37];
     struct space space;
     struct search_result result;   /* free with search_result_free */
+    sl_err err;                    /* why it failed or stopped (with a watch) */
 };
 
 void cli_search_defaults(struct cli_search_opts *o);
