@@ -347,9 +347,9 @@ static int apply_winner(store *st, struct session *s, const struct space *sp, co
 {
     struct knobset ks = { 0 };
     int rc = space_to_knobset(sp, c, &ks, e);
+    if (rc == 0) rc = knobset_prepare(&ks, e);
     if (rc == 0 && s) {
-        rc = knobset_prepare(&ks, e);
-        if (rc == 0) rc = knobset_apply(&ks, s, e);
+        rc = knobset_apply(&ks, s, e);
     } else if (rc == 0) {
         struct session *own;
         rc = knobset_run_session(st, &ks, "search", 0, &own, e);

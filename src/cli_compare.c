@@ -1,0 +1,244 @@
+/* cli_compare — `sluice compare A B`: two configurations (KNOB=VALUE
+ * selectors over stored runs), two searches (their winners, or baselines),
+ * or runs grouped by kernel release (--by-kernel: did kernel B regress
+ * against A?), with effect size, interval and verdict. */
+#include "cli.h"
+#include "search/evidence.h"
+#include "search/report.h"
+#include "store_search.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sample {
+    char label[512];
+    struct eval_metrics *m;
+    int n;
+};
+
+static void push(struct sample *s, const struct eval_metrics *m)
+{
+    if (s->n % 32 == 0) s->m = xrealloc(s->m, sizeof *s->m * (size_t)(s->n + 32));
+    s->m[s->n++] = *m;
+}
+
+/* A search's winner (race trials), or its baseline when nothing won. */
+static int search_sample(store *st, const char *id, struct sample *s, char *objective, size_t on, sl_err *e)
+{
+    struct search_row row;
+    if (store_search_get(st, id, &row, e) < 0) return -1;
+    struct trial_row *t;
+    int n = store_search_trials(st, row.id, &t, e);
+    if (n < 0) return -1;
+    bool winner = row.winner_text[0] != 0;
+    for (int i = 0; i < n; i++) {
+        bool take = winner ? strcmp(t[i].role, "race") == 0 && strcmp(t[i].config_text, row.winner_text) == 0
+                           : strcmp(t[i].role, "baseline") == 0;
+        struct eval_metrics m;
+        if (take && search_metrics_parse(t[i].metrics_json, &m) == 0) push(s, &m);
+    }
+    free(t);
+    snprintf(s->label, sizeof s->label, "search %.8s %s (%s)", row.uuid, winner ? "winner" : "baseline",
+             winner ? row.winner_text : "no winner");
+    if (!objective[0]) snprintf(objective, on, "%s", row.objective);
+    return 0;
+}
+
+static void config_sample(const struct evidence *ev, const char *sel, struct sample *s)
+{
+    for (int i = 0; i < ev->n; i++)
+        if (evidence_config_has(ev->run[i].config_text, sel)) push(s, &ev->run[i].m);
+    snprintf(s->label, sizeof s->label, "%s", sel);
+}
+
+static void kernel_sample(const struct evidence *ev, const char *kernel, struct sample *s)
+{
+    for (int i = 0; i < ev->n; i++)
+        if (strcmp(ev->run[i].kernel, kernel) == 0) push(s, &ev->run[i].m);
+    snprintf(s->label, sizeof s->label, "kernel %s", kernel);
+}
+
+static const char *verdict_text(const struct leader *l)
+{
+    switch (l->verdict) {
+    case VERDICT_WIN: return "B is better than A";
+    case VERDICT_WORSE: return "B is worse than A: a regression";
+    case VERDICT_INFEASIBLE: return "B does not meet the constraints";
+    default: return "within noise: no difference these measurements can tell apart";
+    }
+}
+
+static json_t *comparison_json(const char *a, const char *b, const struct comparison *c)
+{
+    const struct leader *l = &c->l;
+    return json_pack("{s:s,s:s,s:i,s:i,s:o,s:o,s:o,s:o,s:o,s:s}", "a", a, "b", b, "runs_a", c->na, "runs_b", c->nb,
+                     "change", isnan(l->ci.est) ? json_null() : json_real(l->ci.est), "ci",
+                     json_pack("[oo]", isnan(l->ci.lo) ? json_null() : json_real(l->ci.lo),
+                               isnan(l->ci.hi) ? json_null() : json_real(l->ci.hi)),
+                     "p_welch", json_real(l->p_welch), "p_mann_whitney", json_real(l->p_mw), "hedges_g", json_real(l->g),
+                     "verdict", verdict_name(l->verdict));
+}
+
+static void print_side(const char *tag, const struct sample *s, const struct objective *o, const struct eval_metrics *mean)
+{
+    char v[64];
+    report_metric(o, mean, NAN, v, sizeof v);
+    printf("%s: %s: %d runs, %s\n", tag, s->label, s->n, v);
+}
+
+static void print_comparison(const struct comparison *c, const struct objective *o, const char *objtext)
+{
+    const struct leader *l = &c->l;
+    char est[32], lo[32], hi[32];
+    report_pct(l->ci.est, est, sizeof est);
+    report_pct(l->ci.lo, lo, sizeof lo);
+    report_pct(l->ci.hi, hi, sizeof hi);
+    printf("B against A: %s %s [%.3g%% CI %s, %s], Welch p=%.2g, Mann-Whitney p=%.2g, Hedges g %.2f\n", objtext, est,
+           100 * l->ci.level, lo, hi, l->p_welch, l->p_mw, l->g);
+    printf("verdict: %s\n", verdict_text(l));
+}
+
+static int by_kernel(struct cli_ctx *ctx, const struct evidence *ev, int argc, char **argv, const struct objective *o,
+                     const char *objtext, enum search_test test)
+{
+    char kernels[16][128];
+    int nk = 0;
+    if (argc == 2) {
+        snprintf(kernels[0], sizeof kernels[0], "%s", argv[0]);
+        snprintf(kernels[1], sizeof kernels[1], "%s", argv[1]);
+        nk = 2;
+    } else {
+        for (int i = 0; i < ev->n && nk < 16; i++) {
+            bool seen = false;
+            for (int k = 0; k < nk; k++) seen = seen || strcmp(kernels[k], ev->run[i].kernel) == 0;
+            if (!seen) snprintf(kernels[nk++], sizeof kernels[0], "%s", ev->run[i].kernel);
+        }
+    }
+    if (nk < 2) {
+        fprintf(stderr, "sluice: compare --by-kernel needs runs from two kernel releases; found %d\n", nk);
+        return SL_EUSAGE;
+    }
+    struct sample base = { 0 };
+    kernel_sample(ev, kernels[0], &base);
+    if (base.n < 2) {
+        fprintf(stderr, "sluice: kernel %s has %d run(s) of this workload: at least 2 are needed\n", kernels[0], base.n);
+        free(base.m);
+        return SL_EUSAGE;
+    }
+    json_t *arr = ctx->json ? json_array() : NULL;
+    if (!arr) printf("A: %s, %d runs (all configurations pooled)\n", base.label, base.n);
+    int rc = 0;
+    for (int k = 1; k < nk; k++) {
+        struct sample s = { 0 };
+        kernel_sample(ev, kernels[k], &s);
+        if (s.n < 2) {
+            fprintf(stderr, "sluice: kernel %s has %d run(s): at least 2 are needed\n", kernels[k], s.n);
+            rc = SL_EUSAGE;
+        } else {
+            struct comparison c;
+            evidence_compare(o, base.m, base.n, s.m, s.n, 0.05 / (nk - 1), test, &c);
+            if (arr) json_array_append_new(arr, comparison_json(base.label, s.label, &c));
+            else {
+                printf("\nB: %s, %d runs\n", s.label, s.n);
+                print_comparison(&c, o, objtext);
+            }
+        }
+        free(s.m);
+    }
+    if (arr) cli_print_json(arr);
+    else if (nk > 2) printf("(%d comparisons against %s; each at alpha 0.05/%d, Bonferroni)\n", nk - 1, kernels[0], nk - 1);
+    free(base.m);
+    return rc;
+}
+
+static int run_compare(struct cli_ctx *ctx, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "workload", required_argument, NULL, 'w' }, { "objective", required_argument, NULL, 'o' },
+        { "by-kernel", no_argument, NULL, 'k' }, { "test", required_argument, NULL, 't' }, { NULL, 0, NULL, 0 },
+    };
+    char workload[32] = "", objective[160] = "";
+    bool kernel = false;
+    enum search_test test = TEST_WELCH;
+    optind = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'w': snprintf(workload, sizeof workload, "%s", optarg); break;
+        case 'o': snprintf(objective, sizeof objective, "%s", optarg); break;
+        case 'k': kernel = true; break;
+        case 't':
+            if (strcmp(optarg, "welch") == 0) test = TEST_WELCH;
+            else if (strcmp(optarg, "mw") == 0) test = TEST_MW;
+            else return cli_usage("compare", "--test %s: welch or mw", optarg);
+            break;
+        default: return cli_usage("compare", "unknown option");
+        }
+    }
+    int nargs = argc - optind;
+    char **args = argv + optind;
+    if (!kernel && nargs != 2) return cli_usage("compare", "give two things to compare: KNOB=VALUE selectors or search ids");
+    if (kernel && nargs != 0 && nargs != 2) return cli_usage("compare", "--by-kernel takes no argument (every kernel) or two kernel releases");
+    sl_err e;
+    store *st = cli_store(ctx, &e);
+    if (!st) return cli_error(&e);
+    struct sample a = { 0 }, b = { 0 };
+    bool a_search = !kernel && !strchr(args[0], '='), b_search = !kernel && !strchr(args[1], '=');
+    if (a_search && search_sample(st, args[0], &a, objective, sizeof objective, &e) < 0) return cli_error(&e);
+    if (b_search && search_sample(st, args[1], &b, objective, sizeof objective, &e) < 0) { free(a.m); return cli_error(&e); }
+    if (!objective[0]) snprintf(objective, sizeof objective, "throughput");
+    struct objective o;
+    if (objective_parse(objective, &o, &e) < 0) { free(a.m); free(b.m); return cli_usage("compare", "%s", e.msg); }
+    int rc = 0;
+    struct evidence ev = { 0 };
+    if (kernel || !a_search || !b_search) {
+        if (evidence_load(st, workload[0] ? workload : NULL, &ev, &e) < 0) { free(a.m); free(b.m); return cli_error(&e); }
+        if (!workload[0]) {
+            evidence_top_workload(&ev, workload, sizeof workload);
+            struct evidence all = ev;
+            if (evidence_load(st, workload, &ev, &e) < 0) { evidence_free(&all); free(a.m); free(b.m); return cli_error(&e); }
+            evidence_free(&all);
+        }
+        if (ev.n == 0) {
+            fprintf(stderr, "sluice: no stored runs%s%s: record some with 'sluice probe'\n", workload[0] ? " of workload " : "", workload);
+            free(a.m);
+            free(b.m);
+            return SL_EUSAGE;
+        }
+    }
+    if (kernel) {
+        rc = by_kernel(ctx, &ev, nargs, args, &o, objective, test);
+        evidence_free(&ev);
+        return rc;
+    }
+    if (!a_search) config_sample(&ev, args[0], &a);
+    if (!b_search) config_sample(&ev, args[1], &b);
+    evidence_free(&ev);
+    if (a.n < 2 || b.n < 2) {
+        fprintf(stderr, "sluice: %s has %d run(s)%s%s: each side needs at least 2 (record more with 'sluice probe')\n",
+                a.n < 2 ? a.label : b.label, a.n < 2 ? a.n : b.n, workload[0] ? " of workload " : "", workload);
+        free(a.m);
+        free(b.m);
+        return SL_EUSAGE;
+    }
+    struct comparison cmp;
+    evidence_compare(&o, a.m, a.n, b.m, b.n, 0.05, test, &cmp);
+    if (ctx->json) {
+        rc = cli_print_json(comparison_json(a.label, b.label, &cmp));
+    } else {
+        if (workload[0] && (!a_search || !b_search)) printf("workload %s, objective %s\n", workload, objective);
+        print_side("A", &a, &o, &cmp.mean_a);
+        print_side("B", &b, &o, &cmp.mean_b);
+        print_comparison(&cmp, &o, objective);
+    }
+    free(a.m);
+    free(b.m);
+    return rc;
+}
+
+CLI_COMMAND(cmd_compare, "compare", run_compare,
+            "compare A B [--workload W] [--objective O] [--test welch|mw] | compare --by-kernel [KERNEL_A KERNEL_B]",
+            "did B (configuration, search or kernel) beat or regress against A, with confidence", 0);
