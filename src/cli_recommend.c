@@ -152,7 +152,7 @@ static int run_recommend(struct cli_ctx *ctx, int argc, char **argv)
         g[i].mean_score = k ? s / k : -INFINITY;
     }
     /* up to SEARCH_MAX_LEADERS candidates with 2+ runs, best means first, judged together (Holm) */
-    int cand[SEARCH_MAX_LEADERS], nc = 0;
+    int cand[SEARCH_MAX_LEADERS] = { 0 }, nc = 0;
     for (int round = 0; round < SEARCH_MAX_LEADERS; round++) {
         int best = -1;
         for (int i = 0; i < ng; i++) {
