@@ -19,13 +19,14 @@
 #define REDRAW_MS 250       /* the redraw timer while nothing is typed */
 #define WAIT_LIMIT_MS (30 * 60 * 1000)
 
-extern const struct screen_class overview_screen, knobs_screen, probe_screen, results_screen, profiles_screen,
-    share_screen, help_screen;
+extern const struct screen_class overview_screen, knobs_screen, probe_screen, search_screen, results_screen,
+    profiles_screen, share_screen, help_screen;
 
 /* Screens that exist. A capability whose core has not landed has no class
  * here: its F-key is left off the bar and its action says so. */
-static const struct screen_class *const classes[] = { &overview_screen, &knobs_screen, &probe_screen, &results_screen,
-                                                         &profiles_screen, &share_screen, &help_screen };
+static const struct screen_class *const classes[] = { &overview_screen, &knobs_screen, &probe_screen, &search_screen,
+                                                         &results_screen, &profiles_screen, &share_screen,
+                                                         &help_screen };
 #define NCLASSES (int)(sizeof classes / sizeof classes[0])
 
 #define MAX_NOTES 8

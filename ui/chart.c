@@ -112,6 +112,46 @@ void chart_lines(const double *v, int nv, double lo, double hi, int w, int h, bo
     }
 }
 
+/* Render a dot grid (ndots rows of npts columns) into text rows. */
+static void grid_rows(unsigned char (*grid)[LINES_MAX_W * 2], int w, int h, bool utf8, char *rows, size_t rowcap)
+{
+    for (int r = 0; r < h; r++) {
+        char *out = rows + (size_t)r * rowcap;
+        size_t len = 0;
+        out[0] = 0;
+        for (int c = 0; c < w; c++) {
+            if (!utf8) {
+                put(out, rowcap, &len, grid[r][c] ? "*" : " ");
+                continue;
+            }
+            unsigned bits = 0;
+            for (int dx = 0; dx < 2; dx++)
+                for (int dy = 0; dy < 4; dy++)
+                    if (grid[r * 4 + dy][c * 2 + dx]) bits |= dot_bits[dx][dy];
+            char s[4];
+            utf8_braille(bits, s);
+            put(out, rowcap, &len, bits ? s : " ");
+        }
+    }
+}
+
+void chart_scatter(const double *x, const double *y, int n, double x0, double x1, double y0, double y1, int w, int h,
+                   bool utf8, char *rows, size_t rowcap)
+{
+    if (w > LINES_MAX_W) w = LINES_MAX_W;
+    if (h > LINES_MAX_H) h = LINES_MAX_H;
+    if (w <= 0 || h <= 0) return;
+    int npts = w * (utf8 ? 2 : 1), ndots = h * (utf8 ? 4 : 1);
+    static unsigned char grid[LINES_MAX_H * 4][LINES_MAX_W * 2];
+    memset(grid, 0, sizeof grid);
+    for (int i = 0; i < n; i++) {
+        int cx = (int)lround(scaled(x[i], x0, x1) * (npts - 1));
+        int cy = (int)lround(scaled(y[i], y0, y1) * (ndots - 1));
+        grid[ndots - 1 - cy][cx] = 1;
+    }
+    grid_rows(grid, w, h, utf8, rows, rowcap);
+}
+
 double chart_nice_max(double hi)
 {
     if (!(hi > 0)) return 1;

@@ -18,6 +18,11 @@ void chart_spark(const double *v, int nv, double lo, double hi, int width, bool 
  * braille (2x4 dots a cell) in UTF-8, '*' in ASCII. rows is h strings of
  * rowcap bytes each. */
 void chart_lines(const double *v, int nv, double lo, double hi, int w, int h, bool utf8, char *rows, size_t rowcap);
+/* A scatter plot of points (x[i], y[i]) scaled to [x0,x1] x [y0,y1] in h
+ * rows of w cells, row 0 on top: braille dots in UTF-8; in ASCII one cell a
+ * point, marked '*'. rows as for chart_lines. */
+void chart_scatter(const double *x, const double *y, int n, double x0, double x1, double y0, double y1, int w, int h,
+                   bool utf8, char *rows, size_t rowcap);
 /* Round hi up to a 1-2-5 step so axes read well (0 stays 1). */
 double chart_nice_max(double hi);
 

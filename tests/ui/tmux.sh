@@ -143,4 +143,26 @@ else
     [ -z "$failed" ] && { "$sluice" --root "$ROOT" --db "$DB" history | grep -q 'seqwrite.*aborted' || fail "no aborted seqwrite run in the history"; }
 fi
 [ -z "$failed" ] && echo "ok $name"
+
+# 5. a search cancelled from its screen: its session is put back and the
+#    search is left resumable
+name=ui/tmux-search-cancel failed=
+run_sluice
+if ! wait_for F1Help; then fail "the UI did not start again"
+else
+    tm send-keys -t t F5; wait_for 'Search settings'
+    tm send-keys -t t Down Down Down Down Down Down Down Enter C-u "$tmp/scratch" Enter
+    tm send-keys -t t Down Enter C-u 1s Enter Down Enter C-u 0 Enter
+    wait_for '1s' || fail "could not set the search's probe time"
+    tm send-keys -t t s
+    [ -z "$failed" ] && { wait_for 'baseline  ' || fail "no trial appeared"; }
+    tm send-keys -t t x
+    [ -z "$failed" ] && { wait_for 'interrupted after' || fail "x did not stop the search"; }
+    [ -z "$failed" ] && { [ "$(cat "$ROOT/proc/sys/vm/dirty_ratio")" = 20 ] || fail "vm.dirty_ratio not put back after the cancel"; }
+    [ -z "$failed" ] && { "$sluice" --root "$ROOT" --db "$DB" search --list | grep -q interrupted || fail "the search is not marked interrupted"; }
+    [ -z "$failed" ] && [ -n "$(ls -A "$tmp/scratch")" ] && fail "scratch files left after cancelling: $(ls -A "$tmp/scratch")"
+    tm send-keys -t t q
+    [ -z "$failed" ] && { wait_for 'EXIT=0' || fail "q did not quit after the cancelled search"; }
+fi
+[ -z "$failed" ] && echo "ok $name"
 exit 0

@@ -51,6 +51,17 @@ TEST(chart_lines_braille)
     CHECK_STR(rows[1], "*** ");
 }
 
+TEST(chart_scatter_points)
+{
+    double x[] = { 0, 1, 0.5 }, y[] = { 0, 1, 1 };
+    char rows[2][64];
+    chart_scatter(x, y, 3, 0, 1, 0, 1, 3, 2, false, &rows[0][0], sizeof rows[0]);
+    CHECK_STR(rows[0], " **");   /* (0.5,1) rounds to column 1, (1,1) to column 2 */
+    CHECK_STR(rows[1], "*  ");
+    chart_scatter(x, y, 1, 0, 1, 0, 1, 1, 1, true, &rows[0][0], sizeof rows[0]);
+    CHECK_STR(rows[0], "⡀");      /* bottom-left dot 7 */
+}
+
 TEST(chart_nice_max_steps)
 {
     CHECK_NEAR(chart_nice_max(4.8e6), 5e6, 1);

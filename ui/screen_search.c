@@ -1,0 +1,383 @@
+/* screen_search — set up a search, run it on a worker thread through the
+ * same flow as `sluice search` (cli_search_run with a watch: its own
+ * session, trials stored as they happen, resumable), cancel it (knobs put
+ * back), and apply the winner on trial or discard it. */
+#include "app.h"
+#include "search/report.h"
+#include "search_screen.h"
+#include "trial.h"
+#include "units.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const struct screen_class search_screen;
+
+static const struct sfield_def {
+    const char *label, *option, *help;
+    int choice;                         /* 0 text, 1 space, 2 workload, 3 strategy */
+} fields[SS_COUNT] = {
+    [SS_SPACE] = { "Space", "--space", "Which knobs are searched (Left/Right): the shipped spaces.", 1 },
+    [SS_DEVICE] = { "Device", "--device", "The disk whose queue knobs a queue/full space searches (empty: from the directory).", 0 },
+    [SS_WORKLOAD] = { "Workload", "--workload", "The probe workload every evaluation runs (Left/Right).", 2 },
+    [SS_OBJECTIVE] = { "Objective", "--objective", "throughput, p99, stalls, cpu_per_mb, weighted (0.7*throughput+0.3*p99) or constrained (throughput,p99<=20ms).", 0 },
+    [SS_STRATEGY] = { "Strategy", "--strategy", "bo (Bayesian), coord, random (Sobol) or grid (Left/Right).", 3 },
+    [SS_BUDGET] = { "Budget", "--budget", "Evaluations (8 or more) or a wall time such as 10m.", 0 },
+    [SS_ORACLE] = { "Oracle DB", "--oracle", "Replay stored runs from this database instead of measuring (no knob is written).", 0 },
+    [SS_DIR] = { "Directory", "--dir", "Where the probes write (default /var/tmp).", 0 },
+    [SS_TIME] = { "Probe time", "--time", "Measured time of each evaluation.", 0 },
+    [SS_RAMP] = { "Probe ramp", "--ramp", "Warm-up of each evaluation.", 0 },
+    [SS_SEED] = { "Seed", "--seed", "Seed of the strategy and the bootstrap.", 0 },
+};
+
+/* --- the form ----------------------------------------------------------- */
+
+static int choice_count(int kind)
+{
+    return kind == 1 ? space_shipped_count() : kind == 2 ? probe_workload_count() : strategy_count();
+}
+
+static const char *choice_name(int kind, int i)
+{
+    return kind == 1 ? space_shipped_name(i) : kind == 2 ? probe_workload_name(i) : strategy_at(i)->name;
+}
+
+static void cycle(struct search_scr *ss, int f, int dir)
+{
+    int kind = fields[f].choice, n = choice_count(kind), cur = 0;
+    for (int i = 0; i < n; i++)
+        if (strcmp(choice_name(kind, i), ss->value[f]) == 0) cur = i;
+    snprintf(ss->value[f], PATH_MAX, "%s", choice_name(kind, (cur + dir + n) % n));
+}
+
+/* The form as the options `sluice search` would parse. */
+static int build_opts(struct search_scr *ss, struct cli_search_opts *o, sl_err *e)
+{
+    cli_search_defaults(o);
+    struct search_spec *s = &o->spec;
+    snprintf(s->space, sizeof s->space, "%s", ss->value[SS_SPACE]);
+    snprintf(s->device, sizeof s->device, "%s", ss->value[SS_DEVICE]);
+    snprintf(s->workload, sizeof s->workload, "%s", ss->value[SS_WORKLOAD]);
+    if (ss->value[SS_OBJECTIVE][0]) snprintf(s->objective, sizeof s->objective, "%s", ss->value[SS_OBJECTIVE]);
+    snprintf(s->strategy, sizeof s->strategy, "%s", ss->value[SS_STRATEGY]);
+    if (ss->value[SS_BUDGET][0] && cli_search_parse_budget(ss->value[SS_BUDGET], s) < 0)
+        return sl_fail(e, SL_EUSAGE, "--budget %s: give a number of evaluations (8 or more) or a wall time (90s, 10m)",
+                       ss->value[SS_BUDGET]);
+    snprintf(o->oracle, sizeof o->oracle, "%s", ss->value[SS_ORACLE]);
+    if (ss->value[SS_DIR][0]) {
+        snprintf(o->probe.dir[0], PATH_MAX, "%s", ss->value[SS_DIR]);
+        o->probe.ndirs = 1;
+    }
+    for (int f = SS_TIME; f <= SS_RAMP; f++) {
+        if (!ss->value[f][0]) continue;
+        long long ms = units_parse_duration_ms(ss->value[f]);
+        if (ms < 0 || (f == SS_TIME && ms == 0))
+            return sl_fail(e, SL_EUSAGE, "%s %s: give a duration such as 500ms or 5s", fields[f].option, ss->value[f]);
+        if (f == SS_TIME) o->probe.time_ms = (uint64_t)ms;
+        else { o->probe.ramp_ms = (uint64_t)ms; o->probe.ramp_set = 1; }
+    }
+    if (ss->value[SS_SEED][0]) {
+        char *end;
+        s->seed = strtoull(ss->value[SS_SEED], &end, 10);
+        if (*end) return sl_fail(e, SL_EUSAGE, "--seed %s: give a whole number", ss->value[SS_SEED]);
+    }
+    snprintf(o->probe.workload, sizeof o->probe.workload, "%s", s->workload);
+    struct objective ob;
+    if (objective_parse(s->objective, &ob, e) < 0) return -1;
+    struct probe_spec check = o->probe;
+    return o->oracle[0] ? 0 : probe_spec_resolve(&check, e);
+}
+
+static void draw_form(struct search_scr *ss, struct rect r)
+{
+    struct cli_search_opts o;
+    sl_err e;
+    bool ok = build_opts(ss, &o, &e) == 0;
+    draw_text(r.y, r.x, r.w, ROLE_HEADER, "Search settings");
+    draw_text(r.y, r.x + 17, r.w - 17, ROLE_DIM, "(empty: the default, shown dim)");
+    for (int f = 0; f < SS_COUNT && 2 + f < r.h - 3; f++) {
+        int y = r.y + 2 + f;
+        bool sel = f == ss->sel;
+        if (sel) draw_fill(y, r.x, r.w, ROLE_SELECTED);
+        enum role base = sel ? ROLE_SELECTED : ROLE_NORMAL;
+        draw_fmt(y, r.x, 16, base, "  %s", fields[f].label);
+        char shown[PATH_MAX] = "";
+        enum role vr = base;
+        if (ss->value[f][0]) snprintf(shown, sizeof shown, "%s", ss->value[f]);
+        else {
+            vr = sel ? ROLE_SELECTED : ROLE_DIM;
+            switch (f) {
+            case SS_DEVICE: snprintf(shown, sizeof shown, "(from the directory)"); break;
+            case SS_OBJECTIVE: snprintf(shown, sizeof shown, "%s", o.spec.objective); break;
+            case SS_BUDGET: snprintf(shown, sizeof shown, "%d evaluations", o.spec.budget_evals); break;
+            case SS_ORACLE: snprintf(shown, sizeof shown, "(measure with probes)"); break;
+            case SS_DIR: snprintf(shown, sizeof shown, "/var/tmp"); break;
+            case SS_TIME: case SS_RAMP: snprintf(shown, sizeof shown, "the workload's default"); break;
+            case SS_SEED: snprintf(shown, sizeof shown, "0"); break;
+            }
+        }
+        if (sel && ss->editing) {
+            int x = draw_text(y, r.x + 16, r.w - 17, ROLE_PENDING, ss->input);
+            draw_text(y, r.x + 16 + x, 1, ROLE_SELECTED, " ");
+        } else {
+            draw_text(y, r.x + 16, 30, vr, shown);
+        }
+        draw_text(y, r.x + 48, r.w - 48, sel ? ROLE_SELECTED : ROLE_DIM, fields[f].option);
+    }
+    int y = r.y + r.h - 3;
+    draw_hline(y, r.x, r.w, ROLE_DIM);
+    const char *msg = ss->form_error[0] ? ss->form_error : !ok ? e.msg : fields[ss->sel].help;
+    char lines[2][256];
+    int n = draw_wrap(msg, r.w, lines, 2);
+    for (int i = 0; i < n; i++)
+        draw_text(y + 1 + i, r.x, r.w, ss->form_error[0] || !ok ? ROLE_ERROR : ROLE_NORMAL, lines[i]);
+}
+
+/* --- the worker and its watch (these run on the worker thread) --------- */
+
+static void on_started(void *arg, const char *uuid, const struct space *sp)
+{
+    struct search_scr *ss = arg;
+    pthread_mutex_lock(&ss->lock);
+    snprintf(ss->uuid, sizeof ss->uuid, "%s", uuid);
+    ss->space = *sp;
+    ss->have_space = true;
+    pthread_mutex_unlock(&ss->lock);
+}
+
+static void on_progress(void *arg, const struct search_trial *t, const struct history *h)
+{
+    struct search_scr *ss = arg;
+    pthread_mutex_lock(&ss->lock);
+    if (ss->ntrials < SEARCH_UI_MAX_TRIALS) ss->trials[ss->ntrials++] = *t;
+    pthread_mutex_unlock(&ss->lock);
+    job_set_progress(&ss->job, h->nobs, 0);
+}
+
+static int on_cancelled(void *arg) { return job_cancelled(&((struct search_scr *)arg)->job); }
+
+static int search_worker(struct job *j, void *arg, sl_err *e)
+{
+    struct search_scr *ss = arg;
+    memset(&ss->wctx, 0, sizeof ss->wctx);
+    ss->wctx.db_path = ss->db_path;   /* its own store connection */
+    int rc = cli_search_run(&ss->wctx, &ss->opts, &ss->out);
+    store_close(ss->wctx.st);
+    ss->wctx.st = NULL;
+    if (rc != 0 || !ss->out.ok) {
+        *e = ss->out.err;
+        return -1;
+    }
+    return 0;
+}
+
+static void clear_run(struct search_scr *ss)
+{
+    if (ss->have_result) search_result_free(&ss->out.result);
+    ss->have_result = false;
+    pthread_mutex_lock(&ss->lock);
+    ss->ntrials = 0;
+    ss->have_space = false;
+    ss->uuid[0] = 0;
+    pthread_mutex_unlock(&ss->lock);
+    ss->cancelled = false;
+}
+
+static void start(struct search_scr *ss)
+{
+    struct app *app = ss->base.app;
+    sl_err e;
+    if (job_running(&ss->job)) { app_message(app, ROLE_WARN, "a search is running: x cancels it"); return; }
+    if (trial_active()) {
+        app_message(app, ROLE_WARN, "session %.8s is on trial: keep it (K) or revert it (R) before searching", trial_uuid());
+        return;
+    }
+    if (build_opts(ss, &ss->opts, &e) < 0) { snprintf(ss->form_error, sizeof ss->form_error, "%s", e.msg); return; }
+    if (!app_store(app, &e)) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
+    clear_run(ss);
+    objective_parse(ss->opts.spec.objective, &ss->obj, NULL);
+    snprintf(ss->db_path, sizeof ss->db_path, "%s", app_db_path(app));
+    ss->watch = (struct cli_search_watch){ .arg = ss, .started = on_started, .progress = on_progress, .cancelled = on_cancelled };
+    ss->opts.watch = &ss->watch;
+    if (job_start(&ss->job, search_worker, ss, &e) < 0) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
+    ss->ran = true;
+    ss->mode = SM_RUN;
+    app_message(app, ROLE_OK, "search started: x cancels it (knobs are put back)");
+}
+
+/* The winner of the last search, applied on trial (K keeps, R reverts). */
+static void apply_winner(struct search_scr *ss)
+{
+    struct app *app = ss->base.app;
+    sl_err e;
+    if (!ss->have_result || ss->out.result.winner < 0) {
+        app_message(app, ROLE_NORMAL, "no winner to apply: nothing beat the baseline beyond the noise");
+        return;
+    }
+    if (trial_active()) { app_message(app, ROLE_WARN, "session %.8s is still on trial: K or R first", trial_uuid()); return; }
+    struct knobset ks = { 0 };
+    store *st = app_store(app, &e);
+    int rc = st ? space_to_knobset(&ss->out.space, &ss->out.result.leader[ss->out.result.winner].cfg, &ks, &e) : -1;
+    if (rc == 0) rc = knobset_prepare(&ks, &e);
+    if (rc == 0) rc = cli_require_root("applying the winner", &e);
+    if (rc == 0) rc = trial_apply(st, app_db_path(app), &ks, &e);
+    if (rc == 0) app_message(app, ROLE_WARN, "winner applied in session %.8s, on trial: K keeps it, R puts the old values back", trial_uuid());
+    else app_message(app, ROLE_ERROR, "%s", e.msg);
+    knobset_free(&ks);
+}
+
+/* --- screen ops -------------------------------------------------------- */
+
+static struct screen *search_create(struct app *app)
+{
+    struct search_scr *ss = xcalloc(1, sizeof *ss);
+    ss->base.cls = &search_screen;
+    ss->base.app = app;
+    pthread_mutex_init(&ss->lock, NULL);
+    ss->trials = xcalloc(SEARCH_UI_MAX_TRIALS, sizeof *ss->trials);
+    struct cli_search_opts d;
+    cli_search_defaults(&d);
+    snprintf(ss->value[SS_SPACE], PATH_MAX, "%s", d.spec.space);
+    snprintf(ss->value[SS_WORKLOAD], PATH_MAX, "%s", d.spec.workload);
+    snprintf(ss->value[SS_STRATEGY], PATH_MAX, "%s", d.spec.strategy);
+    return &ss->base;
+}
+
+static void search_draw(struct screen *s, struct rect r)
+{
+    struct search_scr *ss = (struct search_scr *)s;
+    if (ss->mode == SM_FORM) draw_form(ss, r);
+    else search_view_draw(ss, r);
+}
+
+static enum handled form_key(struct search_scr *ss, enum action a, int key)
+{
+    if (ss->editing) {
+        size_t len = strlen(ss->input);
+        if (a == ACT_BACK) ss->editing = false;
+        else if (key == '\n') { snprintf(ss->value[ss->sel], PATH_MAX, "%s", ss->input); ss->editing = false; }
+        else if (key == KEY_BACKSPACE || key == 127 || key == 8) { if (len) ss->input[len - 1] = 0; }
+        else if (key == UI_CTRL('U')) ss->input[0] = 0;
+        else if (key >= 32 && key < 127 && len + 1 < sizeof ss->input) { ss->input[len] = (char)key; ss->input[len + 1] = 0; }
+        return H_HANDLED;
+    }
+    ss->form_error[0] = 0;
+    switch (a) {
+    case ACT_UP: if (ss->sel > 0) ss->sel--; return H_HANDLED;
+    case ACT_DOWN: if (ss->sel < SS_COUNT - 1) ss->sel++; return H_HANDLED;
+    case ACT_FIRST: ss->sel = 0; return H_HANDLED;
+    case ACT_LAST: ss->sel = SS_COUNT - 1; return H_HANDLED;
+    case ACT_LEFT: case ACT_RIGHT:
+        if (fields[ss->sel].choice) cycle(ss, ss->sel, a == ACT_LEFT ? -1 : 1);
+        return H_HANDLED;
+    case ACT_EDIT:
+        if (fields[ss->sel].choice) cycle(ss, ss->sel, 1);
+        else { ss->editing = true; snprintf(ss->input, sizeof ss->input, "%s", ss->value[ss->sel]); }
+        return H_HANDLED;
+    case ACT_UNDO: if (!fields[ss->sel].choice) ss->value[ss->sel][0] = 0; return H_HANDLED;
+    case ACT_BACK:
+        if (!ss->ran) return H_IGNORED;
+        ss->mode = SM_RUN;
+        return H_HANDLED;
+    default: return H_IGNORED;
+    }
+}
+
+static enum handled search_key(struct screen *s, enum action a, int key)
+{
+    struct search_scr *ss = (struct search_scr *)s;
+    if (ss->mode == SM_FORM && ss->editing) return form_key(ss, a, key);
+    switch (a) {
+    case ACT_START: start(ss); return H_HANDLED;
+    case ACT_CANCEL:
+        if (!job_running(&ss->job)) { app_message(s->app, ROLE_NORMAL, "no search is running"); return H_HANDLED; }
+        job_cancel(&ss->job);
+        ss->cancelled = true;
+        app_message(s->app, ROLE_WARN, "cancelling after the current evaluation: the knobs are put back");
+        return H_HANDLED;
+    case ACT_APPLY: apply_winner(ss); return H_HANDLED;
+    case ACT_KEEP: case ACT_REVERT: {
+        sl_err e;
+        struct restore_report rep = { 0 };
+        if (!trial_active()) { app_message(s->app, ROLE_NORMAL, "nothing is on trial"); return H_HANDLED; }
+        char id[9];
+        snprintf(id, sizeof id, "%.8s", trial_uuid());
+        int rc = a == ACT_KEEP ? trial_keep(&e) : trial_revert(&rep, &e);
+        if (rc < 0) app_message(s->app, ROLE_ERROR, "%s", e.msg);
+        else app_message(s->app, ROLE_OK, a == ACT_KEEP ? "session %s kept; 'sluice restore' puts the old values back"
+                                                        : "session %s put back: %d knob(s) checked", id, rep.n);
+        restore_report_free(&rep);
+        return H_HANDLED;
+    }
+    default: break;
+    }
+    if (ss->mode == SM_FORM) return form_key(ss, a, key);
+    if (a == ACT_BACK || a == ACT_EDIT) { ss->mode = SM_FORM; return H_HANDLED; }
+    return tv_move(&ss->tv, a);
+}
+
+static void search_tick(struct screen *s, long long now)
+{
+    struct search_scr *ss = (struct search_scr *)s;
+    if (!job_reap(&ss->job)) return;
+    ss->have_result = ss->out.ok;
+    if (!ss->out.ok) search_result_free(&ss->out.result);   /* what a stopped search had gathered */
+    if (ss->job.rc == 0) {
+        char line[512];
+        report_verdict_line(&ss->opts.spec, &ss->out.space, &ss->out.result, line, sizeof line);
+        app_message(s->app, ss->out.result.winner >= 0 ? ROLE_OK : ROLE_NORMAL, "%s", line);
+    } else {
+        app_message(s->app, ss->cancelled ? ROLE_WARN : ROLE_ERROR, "%s", ss->job.err.msg);
+    }
+}
+
+static bool search_busy(struct screen *s)
+{
+    struct search_scr *ss = (struct search_scr *)s;
+    return job_running(&ss->job) || ss->job.joinable;
+}
+
+static void search_cancel(struct screen *s)
+{
+    struct search_scr *ss = (struct search_scr *)s;
+    job_cancel(&ss->job);
+    ss->cancelled = true;
+}
+
+static bool search_hint_on(struct screen *s, enum action a)
+{
+    struct search_scr *ss = (struct search_scr *)s;
+    bool running = job_running(&ss->job);
+    switch (a) {
+    case ACT_START: return !running && !(ss->mode == SM_FORM && ss->editing);
+    case ACT_CANCEL: return running;
+    case ACT_APPLY: return !running && ss->have_result && ss->out.result.winner >= 0 && !trial_active();
+    case ACT_KEEP: case ACT_REVERT: return trial_active();
+    case ACT_EDIT: return ss->mode == SM_FORM && !ss->editing;
+    case ACT_BACK: return ss->mode == SM_RUN || ss->editing;
+    default: return true;
+    }
+}
+
+static void search_resize(struct screen *s, struct rect r) {}
+
+static void search_done(struct screen *s)
+{
+    struct search_scr *ss = (struct search_scr *)s;
+    job_stop(&ss->job);
+    clear_run(ss);
+    pthread_mutex_destroy(&ss->lock);
+    tv_free(&ss->tv);
+    free(ss->trials);
+    free(ss);
+}
+
+static const enum action search_hints[] = { ACT_START, ACT_CANCEL, ACT_EDIT, ACT_APPLY, ACT_KEEP, ACT_REVERT, ACT_BACK,
+                                            ACT_NONE };
+
+const struct screen_class search_screen = {
+    .title = "Search", .open = ACT_SEARCH, .hints = search_hints,
+    .create = search_create, .draw = search_draw, .handle_key = search_key, .resize = search_resize,
+    .done = search_done, .tick = search_tick, .busy = search_busy, .cancel = search_cancel, .hint_on = search_hint_on,
+};

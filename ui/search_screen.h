@@ -1,0 +1,50 @@
+/* search_screen — state shared by the Search screen's files: screen_search.c
+ * (settings, the worker running cli_search_run, apply or discard the
+ * winner) and search_view.c (live trials, best-so-far, the verdict and the
+ * Pareto front). Not a public API. */
+#ifndef SLUICE_UI_SEARCH_SCREEN_H
+#define SLUICE_UI_SEARCH_SCREEN_H
+
+#include <pthread.h>
+#include "cli_search.h"
+#include "job.h"
+#include "screen.h"
+#include "textview.h"
+
+#define SEARCH_UI_MAX_TRIALS 4000
+
+enum sfield2 { SS_SPACE, SS_DEVICE, SS_WORKLOAD, SS_OBJECTIVE, SS_STRATEGY, SS_BUDGET, SS_ORACLE, SS_DIR, SS_TIME,
+               SS_RAMP, SS_SEED, SS_COUNT };
+
+enum smode { SM_FORM, SM_RUN };
+
+struct search_scr {
+    struct screen base;
+    enum smode mode;
+    char value[SS_COUNT][PATH_MAX];
+    int sel;
+    bool editing;
+    char input[PATH_MAX];
+    char form_error[512];
+    /* the run: opts and ctx belong to the worker while it runs */
+    struct cli_search_opts opts;
+    struct cli_search_watch watch;
+    struct cli_ctx wctx;
+    char db_path[PATH_MAX];
+    struct cli_search_outcome out;
+    struct job job;
+    bool ran, cancelled, have_result;
+    pthread_mutex_t lock;              /* guards the fields below */
+    char uuid[37];
+    struct space space;                /* copied when the search starts */
+    bool have_space;
+    struct search_trial *trials;
+    int ntrials;
+    struct objective obj;
+    struct textview tv;
+};
+
+/* search_view.c */
+void search_view_draw(struct search_scr *ss, struct rect r);
+
+#endif
