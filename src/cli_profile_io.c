@@ -3,6 +3,7 @@
 #include "cli_profile.h"
 #include "profile/inilines.h"
 #include "sysfs.h"
+#include "store_search.h"
 
 #include <fnmatch.h>
 #include <stdio.h>
@@ -140,21 +141,26 @@ static void save_globals(struct profile *p, struct notes *nt)
     }
 }
 
-static void save_device(struct profile *p, struct notes *nt, const struct device *d)
+/* A stable id for a disk, cut to its tail when the section name would pass
+ * inih's limit (the serial ends an ATA wwid, so the tail stays unique). */
+static void device_selector(const struct device *d, char *sel, size_t n)
 {
-    /* A stable id, cut to its tail when the section name would pass inih's
-     * limit (the serial ends an ATA wwid, so the tail stays unique). */
-    char sel[PROFILE_SELECTOR_MAX];
     const char *id = d->wwid[0] && !strpbrk(d->wwid, ",=*?[") ? d->wwid : d->serial[0] && !strpbrk(d->serial, ",=*?[") ? d->serial : NULL;
     const char *idkey = id == d->wwid ? "wwid" : "serial";
     size_t room = INI_SECTION_MAX - 2 - strlen("block \"\"") - strlen(idkey) - 1;
-    if (!id) snprintf(sel, sizeof sel, "name=%s", d->name);
-    else if (strlen(id) <= room) snprintf(sel, sizeof sel, "%s=%s", idkey, id);
+    if (!id) snprintf(sel, n, "name=%s", d->name);
+    else if (strlen(id) <= room) snprintf(sel, n, "%s=%s", idkey, id);
     else {
         const char *tail = id + strlen(id) - (room - 1);
         while (*tail == ' ') tail++;
-        snprintf(sel, sizeof sel, "%s=*%s", idkey, tail);
+        snprintf(sel, n, "%s=*%s", idkey, tail);
     }
+}
+
+static void save_device(struct profile *p, struct notes *nt, const struct device *d)
+{
+    char sel[PROFILE_SELECTOR_MAX];
+    device_selector(d, sel, sizeof sel);
     char glob[KNOB_NAME_MAX];
     snprintf(glob, sizeof glob, "block.%s.*", d->name);
     const char *g = glob;
@@ -172,6 +178,52 @@ static void save_device(struct profile *p, struct notes *nt, const struct device
     if (n >= 0) free(list);
 }
 
+/* The winner of a stored search: its knobs only, each disk's under a
+ * selector on its stable id. */
+static int save_from_search(struct cli_ctx *ctx, struct profile *p, struct notes *nt, const char *id, char *comment,
+                            size_t cn, sl_err *e)
+{
+    store *st = cli_store(ctx, e);
+    if (!st) return -1;
+    struct search_row row;
+    if (store_search_get(st, id, &row, e) < 0) return -1;
+    if (strcmp(row.verdict, "win") != 0 || !row.winner_text[0])
+        return sl_fail(e, SL_EUSAGE, "search %.8s has no winner (verdict: %s): nothing better than the baseline to save",
+                       row.uuid, row.verdict[0] ? row.verdict : row.state);
+    const char *file = profile_add_file(p, "(search winner)");
+    snprintf(p->summary, sizeof p->summary, "Winner of search %s: %s %s %+.1f%% [95%% CI %+.1f%%, %+.1f%%] on %s (workload %s)",
+             row.uuid, row.objective, row.objective[0] ? "by" : "", row.improvement * 100, row.ci_lo * 100, row.ci_hi * 100,
+             row.device[0] ? row.device : "this host", row.workload);
+    char text[sizeof row.winner_text];
+    snprintf(text, sizeof text, "%s", row.winner_text);
+    for (char *save, *tok = strtok_r(text, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq) continue;
+        *eq = 0;
+        const char *knob = tok, *value = eq + 1;
+        if (!strncmp(knob, "vm.bdflush.", 11)) save_entry(p, nt, PS_BDFLUSH, "", knob + 11, value);
+        else if (!strncmp(knob, "vm.", 3)) save_entry(p, nt, PS_VM, "", knob + 3, value);
+        else if (!strncmp(knob, "block.", 6) || !strncmp(knob, "bdi.", 4)) {
+            bool bdi = knob[0] == 'b' && knob[1] == 'd';
+            const char *dev = knob + (bdi ? 4 : 6), *dot = strchr(dev, '.');
+            char name[KNOB_DEV_MAX], sel[PROFILE_SELECTOR_MAX], key[PROFILE_KEY_MAX];
+            struct device d;
+            if (!dot) continue;
+            snprintf(name, sizeof name, "%.*s", (int)(dot - dev), dev);
+            if (device_get(name, &d, NULL) == 0) device_selector(&d, sel, sizeof sel);
+            else snprintf(sel, sizeof sel, "name=%s", name);
+            snprintf(key, sizeof key, "%s%s", bdi ? "bdi." : "", dot + 1);
+            save_entry(p, nt, PS_BLOCK, sel, key, value);
+        } else {
+            notes_add(nt, "%s = %s: not a knob a profile holds", knob, value);
+        }
+    }
+    (void)file;
+    snprintf(comment, cn, "; Saved by 'sluice profile save %s --from-search %s': the search's winner, verdict %s, Holm p=%.3g.\n",
+             p->name, row.uuid, row.verdict, row.p_holm);
+    return 0;
+}
+
 int cli_profile_save(struct cli_ctx *ctx, int argc, char **argv)
 {
     struct sub_opts o;
@@ -179,33 +231,36 @@ int cli_profile_save(struct cli_ctx *ctx, int argc, char **argv)
     const char *name = argv[optind];
     if (!profile_name_valid(name)) return cli_usage("profile", "save: \"%s\" is not a profile name (letters, digits, _ . + -)", name);
     sl_err e;
-    if (o.from_search) {
-        sl_fail(&e, SL_EUSAGE, "profile save --from-search is not available yet: this sluice does not store searches. "
-                               "Apply the winner with 'sluice set', then 'sluice profile save %s' captures the current settings", name);
-        return cli_error(&e);
-    }
     struct profile p = { 0 };
     struct notes nt = { 0 };
     struct host_info h;
     if (host_read(&h, NULL) < 0) memset(&h, 0, sizeof h);
-    profile_add_file(&p, "(current settings)");
     snprintf(p.name, sizeof p.name, "%s", name);
-    time_t now = time(NULL);
-    char when[32];
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    if (o.summary) snprintf(p.summary, sizeof p.summary, "%s", o.summary);
-    else snprintf(p.summary, sizeof p.summary, "Settings of %s (kernel %s) saved %s", h.hostname[0] ? h.hostname : "this host",
-                  h.kernel, when);
-    save_globals(&p, &nt);
-    struct device *devs = NULL;
-    int nd = sysfs_is_dir("/sys/block") ? device_list(&devs, NULL) : 0;
-    for (int i = 0; i < nd; i++) {
-        bool want = o.devices ? fnmatch(o.devices, devs[i].name, 0) == 0 : profile_covers(&p, &devs[i], &h);
-        if (want && devs[i].has_queue) save_device(&p, &nt, &devs[i]);
+    char comment[512];
+    if (o.from_search) {
+        if (save_from_search(ctx, &p, &nt, o.from_search, comment, sizeof comment, &e) < 0) {
+            profile_free(&p);
+            notes_free(&nt);
+            return cli_error(&e);
+        }
+    } else {
+        profile_add_file(&p, "(current settings)");
+        time_t now = time(NULL);
+        char when[32];
+        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+        snprintf(p.summary, sizeof p.summary, "Settings of %s (kernel %s) saved %s", h.hostname[0] ? h.hostname : "this host",
+                 h.kernel, when);
+        save_globals(&p, &nt);
+        struct device *devs = NULL;
+        int nd = sysfs_is_dir("/sys/block") ? device_list(&devs, NULL) : 0;
+        for (int i = 0; i < nd; i++) {
+            bool want = o.devices ? fnmatch(o.devices, devs[i].name, 0) == 0 : profile_covers(&p, &devs[i], &h);
+            if (want && devs[i].has_queue) save_device(&p, &nt, &devs[i]);
+        }
+        free(devs);
+        snprintf(comment, sizeof comment, "; Saved by 'sluice profile save %s' from the running kernel.\n", name);
     }
-    free(devs);
-    char comment[256];
-    snprintf(comment, sizeof comment, "; Saved by 'sluice profile save %s' from the running kernel.\n", name);
+    if (o.summary) snprintf(p.summary, sizeof p.summary, "%s", o.summary);
     char *body = profile_render(&p, false), *text = with_header(comment, &nt, body);
     int rc = 0;
     char where[PATH_MAX];
