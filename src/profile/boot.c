@@ -215,7 +215,7 @@ int boot_install(const struct profile *p, const struct plan *pl, const char *exe
         char *mtext = textbuf_take(&mt);
         sl_err me;
         if (sysfs_write_file_atomic(BOOT_MANIFEST, mtext, strlen(mtext), 0644, &me) < 0 && rc == 0) {
-            *e = me;
+            if (e) *e = me;
             rc = -1;
         }
         free(mtext);

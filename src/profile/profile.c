@@ -506,7 +506,10 @@ static int parse_one(struct parse_ctx *c, sl_err *e)
         return sl_fail(e, SL_EUSAGE, "%s:%d: line longer than %d characters", c->file, c->in.long_line, INI_LINES_MAX);
     if (rc > 0 && (!first || rc < first))
         return sl_fail(e, SL_EUSAGE, "%s:%d: syntax error: expected [section] or knob = value", c->file, rc);
-    if (first) { *e = c->err; return -1; }
+    if (first) {
+        if (e) *e = c->err;
+        return -1;
+    }
     return 0;
 }
 

@@ -236,3 +236,13 @@ TEST(plan_resolves_against_a_fixture)
     profile_free(&p);
     sysfs_set_root("", &e);
 }
+
+TEST(profile_load_without_error_struct)
+{
+    /* Callers that only want to know whether a profile loads pass e = NULL. */
+    struct profile p;
+    CHECK_INT(profile_load_text(&no_dirs, "[vm]\ndirty_ratio = 500\n", "t.conf", &p, NULL), -1);
+    profile_free(&p);
+    CHECK_INT(profile_load_text(&no_dirs, "[vm\n", "t.conf", &p, NULL), -1);
+    profile_free(&p);
+}
