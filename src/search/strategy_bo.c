@@ -23,6 +23,8 @@ struct bo_state {
     int ncand;
     uint64_t rng;
     int n_init;
+    struct gp_hyper last;        /* the last fitted hyperparameters */
+    int have_last, nfits;
 };
 
 static void *bo_create(const struct space *sp, uint64_t seed)
@@ -45,8 +47,10 @@ static void *bo_create(const struct space *sp, uint64_t seed)
 }
 
 /* Fit a GP to the history's means. 0, or -1 when there is too little data
- * or no fit. */
-static int fit(const struct space *sp, const struct history *h, struct gp *g)
+ * or no fit. With b, hyperparameters are re-optimised only every 4th fit
+ * once there are 16 points (the likelihood surface moves little by then;
+ * it keeps long searches and benchmarks fast). */
+static int fit(struct bo_state *b, const struct space *sp, const struct history *h, struct gp *g)
 {
     int n = h->n, d = space_numeric_dims(sp), c = sp->ndims - d;
     if (n < 2) return -1;
@@ -63,7 +67,10 @@ static int fit(const struct space *sp, const struct history *h, struct gp *g)
     free(y);
     free(m);
     free(cat);
-    if (gp_optimise(g) < 0) { gp_free(g); return -1; }
+    bool reuse = b && b->have_last && n >= 16 && b->nfits % 4 != 0 && gp_fit(g, &b->last, NULL) == 0;
+    if (b) b->nfits++;
+    if (!reuse && gp_optimise(g) < 0) { gp_free(g); return -1; }
+    if (b) { b->last = g->h; b->have_last = 1; }
     return 0;
 }
 
@@ -116,7 +123,7 @@ static int bo_propose(void *st, const struct history *h, struct search_config *o
     *ei = NAN;
     if (h->n < b->n_init) return strategy_random.propose(b->init, h, out, ei);
     struct gp g;
-    if (fit(sp, h, &g) < 0) return strategy_random.propose(b->init, h, out, ei);
+    if (fit(b, sp, h, &g) < 0) return strategy_random.propose(b->init, h, out, ei);
     double best_mu = -INFINITY;
     int inc = incumbent(sp, h, &g, &best_mu);
     if (inc >= 0 && h->pt[inc].m < 2) {
@@ -145,7 +152,7 @@ static int bo_recommend(void *st, const struct history *h)
 {
     struct bo_state *b = st;
     struct gp g;
-    if (h->n < 3 || fit(b->sp, h, &g) < 0) return history_best(h);
+    if (h->n < 3 || fit(NULL, b->sp, h, &g) < 0) return history_best(h);
     double best_mu = -INFINITY;
     int inc = incumbent(b->sp, h, &g, &best_mu);
     gp_free(&g);

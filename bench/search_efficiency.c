@@ -1,0 +1,211 @@
+/* search_efficiency — replay every strategy over many seeds against
+ * recorded or synthetic grids (oracle mode: the evaluator draws one stored
+ * repetition per evaluation) and report, per strategy:
+ *
+ *   STRATEGY: median_evals_to_5pct=N p90_evals_to_5pct=N final_regret=X% false_claims=Y%
+ *
+ * evals_to_5pct: evaluations (baseline runs included) until the best mean
+ * observed so far is truly within 5% of the grid's optimum (budget+1 when
+ * never: printed as ">B"). final_regret: (f* - f(deployed)) / f*, where
+ * deployed is the verdict's winner, or the baseline when the verdict was
+ * "within noise". false_claims: runs whose verdict claimed a win that is
+ * not truly better than the baseline, over all runs (the flat grids, where
+ * nothing is better, are included on purpose).
+ *
+ * Usage: search_efficiency FIXTURE_ROOT [SEEDS] [BUDGET] [CSV...] */
+#include "search/search.h"
+#include "sysfs.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct grid {
+    const char *name;
+    const char *space;     /* shipped name or file */
+    const char *device;
+    double cv;
+    bool flat;
+    uint64_t shape;
+    const char *csv;       /* recorded grid (CSV) instead of a synthetic landscape */
+};
+
+struct tracker {
+    struct evaluator *ev;
+    const struct space *sp;
+    double fstar, target;
+    int first_hit;
+};
+
+static double truth_of(struct evaluator *ev, const struct space *sp, const struct search_config *c)
+{
+    struct eval_metrics m;
+    if (!ev->ops->truth || ev->ops->truth(ev->ctx, sp, c, &m) < 0) return NAN;
+    return m.v[MET_THROUGHPUT];
+}
+
+static void on_trial(void *arg, const struct search_trial *t, const struct history *h)
+{
+    struct tracker *tr = arg;
+    if (tr->first_hit) return;
+    int best = history_best(h);
+    if (best >= 0 && truth_of(tr->ev, tr->sp, &h->pt[best].cfg) >= tr->target) tr->first_hit = h->nobs;
+}
+
+static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+
+/* CSV: one row per repetition: "config text with ; between knobs",MB/s */
+static int load_csv(struct evaluator *ev, const char *path, uint64_t seed)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    evaluator_table(ev, seed);
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n') continue;
+        char *comma = strrchr(line, ',');
+        if (!comma) continue;
+        *comma = 0;
+        struct eval_metrics m = { 0 };
+        m.v[MET_THROUGHPUT] = atof(comma + 1);
+        m.has[MET_THROUGHPUT] = true;
+        for (char *p = line; *p; p++) if (*p == ';') *p = '\n';
+        size_t n = strlen(line);
+        if (n && line[n - 1] != '\n') { line[n] = '\n'; line[n + 1] = 0; }
+        evaluator_table_add(ev, line, &m);
+    }
+    fclose(f);
+    return 0;
+}
+
+static void make_evaluator(const struct grid *g, struct evaluator *ev, uint64_t seed)
+{
+    if (g->csv) load_csv(ev, g->csv, seed);
+    else evaluator_synthetic(ev, g->shape, seed * 7919 + 1, g->cv, g->flat);
+}
+
+struct totals {
+    int *evals;
+    int n, cap;
+    double regret_sum;
+    int runs, false_claims, claims;
+};
+
+static void add_eval(struct totals *t, int v)
+{
+    if (t->n == t->cap) { t->cap = t->cap ? t->cap * 2 : 256; t->evals = realloc(t->evals, sizeof *t->evals * (size_t)t->cap); }
+    t->evals[t->n++] = v;
+}
+
+static void run_grid(const struct grid *g, const struct space *sp, const char *strategy, int seeds, int budget,
+                     struct totals *tot, struct totals *grid_tot)
+{
+    struct evaluator probe_ev;
+    make_evaluator(g, &probe_ev, 1);
+    double fstar = -INFINITY;
+    struct space_iter it = { 0 };
+    struct search_config c;
+    while (space_next(sp, &it, &c)) {
+        double v = truth_of(&probe_ev, sp, &c);
+        if (!isnan(v) && v > fstar) fstar = v;
+    }
+    int near = 0, all = 0;
+    it = (struct space_iter){ 0 };
+    while (space_next(sp, &it, &c)) {
+        all++;
+        near += truth_of(&probe_ev, sp, &c) >= 0.95 * fstar;
+    }
+    struct search_config b0;
+    space_baseline(sp, &b0);
+    if (!strcmp(strategy, "bo"))
+        fprintf(stderr, "# %s: %d configurations, %.1f%% within 5%% of the best, baseline at %.0f%% of it\n", g->name, all,
+                100.0 * near / all, 100 * truth_of(&probe_ev, sp, &b0) / fstar);
+    evaluator_free(&probe_ev);
+    for (int s = 1; s <= seeds; s++) {
+        struct evaluator ev;
+        make_evaluator(g, &ev, (uint64_t)s);
+        struct search_spec spec;
+        memset(&spec, 0, sizeof spec);
+        search_spec_defaults(&spec);
+        snprintf(spec.objective, sizeof spec.objective, "throughput");
+        snprintf(spec.strategy, sizeof spec.strategy, "%s", strategy);
+        snprintf(spec.workload, sizeof spec.workload, "bench");
+        spec.budget_evals = budget;
+        spec.seed = (uint64_t)s;
+        spec.ei_stop = 0;   /* spend the whole budget: we measure the path */
+        struct tracker tr = { .ev = &ev, .sp = sp, .fstar = fstar, .target = 0.95 * fstar };
+        struct search_hooks hk = { .arg = &tr, .progress = on_trial };
+        struct search_result r;
+        sl_err e;
+        if (search_run(&spec, sp, &ev, &hk, &r, &e) < 0) {
+            fprintf(stderr, "%s/%s seed %d: %s\n", g->name, strategy, s, e.msg);
+            exit(1);
+        }
+        struct search_config base;
+        space_baseline(sp, &base);
+        double fbase = truth_of(&ev, sp, &base);
+        double fdeploy = r.winner >= 0 ? truth_of(&ev, sp, &r.leader[r.winner].cfg) : fbase;
+        int hit = tr.first_hit ? tr.first_hit : budget + 1;
+        bool false_claim = r.winner >= 0 && !(fdeploy > fbase);
+        struct totals *ts[2] = { tot, grid_tot };
+        for (int k = 0; k < 2; k++) {
+            if (!g->flat) add_eval(ts[k], hit);   /* E5 is meaningless on a flat grid */
+            ts[k]->regret_sum += g->flat ? 0 : (fstar - fdeploy) / fstar;
+            ts[k]->runs += !g->flat;
+            ts[k]->claims += r.winner >= 0;
+            ts[k]->false_claims += false_claim;
+        }
+        search_result_free(&r);
+        evaluator_free(&ev);
+    }
+}
+
+static void print_line(const char *label, struct totals *t, int budget, int nruns_all)
+{
+    qsort(t->evals, (size_t)t->n, sizeof *t->evals, cmp_int);
+    int med = t->n ? t->evals[(t->n - 1) / 2] : 0, p90 = t->n ? t->evals[(int)ceil(0.9 * t->n) - 1] : 0;
+    char m[16], p[16];
+    snprintf(m, sizeof m, med > budget ? ">%d" : "%d", med > budget ? budget : med);
+    snprintf(p, sizeof p, p90 > budget ? ">%d" : "%d", p90 > budget ? budget : p90);
+    printf("%s: median_evals_to_5pct=%s p90_evals_to_5pct=%s final_regret=%.1f%% false_claims=%.1f%%\n", label, m, p,
+           t->runs ? 100 * t->regret_sum / t->runs : 0, nruns_all ? 100.0 * t->false_claims / nruns_all : 0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) { fprintf(stderr, "usage: search_efficiency FIXTURE_ROOT [SEEDS] [BUDGET] [real-grid.csv]\n"); return 2; }
+    sl_err e;
+    if (sysfs_set_root(argv[1], &e) < 0) { fprintf(stderr, "%s\n", e.msg); return 2; }
+    int seeds = argc > 2 ? atoi(argv[2]) : 50, budget = argc > 3 ? atoi(argv[3]) : 60;
+    struct grid grids[8] = {
+        { "writeback-cv3", "writeback", NULL, 0.03, false, 1, NULL },
+        { "writeback-cv5", "writeback", NULL, 0.05, false, 2, NULL },
+        { "writeback-cv10", "writeback", NULL, 0.10, false, 3, NULL },
+        { "mixed-cv5", "bench/data/mixed.space", NULL, 0.05, false, 4, NULL },
+        { "flat-cv5", "writeback", NULL, 0.05, true, 5, NULL },
+    };
+    int ng = 5;
+    if (argc > 4) grids[ng++] = (struct grid){ "real", "bench/data/real.space", NULL, 0, false, 0, argv[4] };
+    static const char *const strategies[] = { "bo", "coord", "random", "grid" };
+    struct space sps[8];
+    for (int g = 0; g < ng; g++)
+        if (space_build(grids[g].space, grids[g].device, &sps[g], &e) < 0) { fprintf(stderr, "%s: %s\n", grids[g].name, e.msg); return 2; }
+    for (size_t s = 0; s < 4; s++) {
+        struct totals tot = { 0 };
+        int all = 0;
+        for (int g = 0; g < ng; g++) {
+            struct totals gt = { 0 };
+            run_grid(&grids[g], &sps[g], strategies[s], seeds, budget, &tot, &gt);
+            char label[64];
+            snprintf(label, sizeof label, "  %s/%s", grids[g].name, strategies[s]);
+            print_line(label, &gt, budget, seeds);
+            all += seeds;
+            free(gt.evals);
+        }
+        print_line(strategies[s], &tot, budget, all);
+        fflush(stdout);
+        free(tot.evals);
+    }
+    return 0;
+}
