@@ -53,16 +53,33 @@ run_case() {
     if [ -n "$SLUICE_BLESS" ] && [ -z "$label" ]; then
         cp "$tmp/actual" "$dir/expect"
     fi
+    # One write per case, so parallel cases do not interleave their reports.
     if [ -f "$dir/expect" ] && diff -u "$dir/expect" "$tmp/actual" > "$tmp/diff"; then
         echo "ok $name"
     else
-        echo "FAIL $name"
-        [ -f "$dir/expect" ] && sed 's/^/  /' "$tmp/diff" | head -40 || echo "  no expect file"
+        { echo "FAIL $name"
+          [ -f "$dir/expect" ] && sed 's/^/  /' "$tmp/diff" | head -40 || echo "  no expect file"; } > "$tmp/report"
+        cat "$tmp/report"
     fi
     rm -rf "$tmp"
 }
 
+# SLUICE_CASE_DIR: run just that case (used for parallel runs).
+if [ -n "$SLUICE_CASE_DIR" ]; then run_case "$SLUICE_CASE_DIR"; exit 0; fi
+
+# SLUICE_CASES="a b": only those cases; SLUICE_JOBS=N: N cases at a time.
+list=""
 for dir in "$here"/*/; do
-    [ -f "$dir/cmd" ] && run_case "${dir%/}"
+    [ -f "$dir/cmd" ] || continue
+    n=$(basename "$dir")
+    if [ -n "$SLUICE_CASES" ]; then case " $SLUICE_CASES " in *" $n "*) ;; *) continue ;; esac; fi
+    list="$list ${dir%/}"
 done
+jobs=${SLUICE_JOBS:-2}
+if [ "$jobs" -gt 1 ]; then
+    for d in $list; do echo "$d"; done |
+        xargs -P "$jobs" -I{} env SLUICE_CASE_DIR={} sh "$0" "$1" "$2"
+else
+    for d in $list; do run_case "$d"; done
+fi
 exit 0

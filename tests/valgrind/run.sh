@@ -12,4 +12,4 @@ exec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=d
     --show-leak-kinds=definite "$PWD/sluice" "\$@"
 EOW
 chmod 755 "$wrap"
-sh tests/cases/run.sh "$wrap" valgrind
+SLUICE_CASES=$(grep -v "^#" tests/valgrind/cases.txt | tr "\n" " ") sh tests/cases/run.sh "$wrap" valgrind
