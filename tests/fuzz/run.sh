@@ -8,7 +8,7 @@ if ! command -v "${FUZZ_CC:-clang}" >/dev/null; then
 fi
 log=$(mktemp /tmp/sluice-fuzz.XXXXXX)
 trap 'rm -f "$log"' EXIT
-if ! make -s fuzz-build > "$log" 2>&1; then
+if ! make -s -j2 fuzz-build > "$log" 2>&1; then
     if grep -q "fuzzer" "$log" && grep -qi "cannot find\|no such file" "$log"; then
         echo "skip fuzz: clang lacks the libFuzzer runtime (install libclang-rt-14-dev)"; exit 0
     fi
