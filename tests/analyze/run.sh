@@ -7,15 +7,12 @@ cd "$(dirname "$0")/../.." || exit 2
 cflags="-std=c11 -D_GNU_SOURCE -Isrc -Idb -Iui -Ibuild $(pkg-config --cflags sqlite3 jansson ncursesw libcurl liburing inih gsl uuid libxml-2.0 2>/dev/null)"
 files=$(ls src/*.c src/*/*.c db/*.c ui/*.c 2>/dev/null)
 out=$(mktemp)
-for f in $files; do
-    gcc $cflags -fanalyzer -O1 -c "$f" -o /dev/null > "$out" 2>&1
-    if grep -q 'warning:\|error:' "$out"; then
-        echo "FAIL analyze/gcc-fanalyzer:$f"
-        grep 'warning:\|error:' "$out" | head -5 | sed 's/^/  /'
-    else
-        echo "ok analyze/gcc-fanalyzer:$f"
-    fi
-done
+# One file per job, two at a time; each job prints its verdict in one write.
+export cflags
+echo "$files" | tr ' ' '\n' | xargs -P 2 -I{} sh -c '
+    r=$(gcc $cflags -fanalyzer -O1 -c "{}" -o /dev/null 2>&1 | grep "warning:\|error:" | head -5)
+    if [ -n "$r" ]; then printf "FAIL analyze/gcc-fanalyzer:%s\n%s\n" "{}" "$(echo "$r" | sed "s/^/  /")"
+    else echo "ok analyze/gcc-fanalyzer:{}"; fi'
 if command -v cppcheck >/dev/null; then
     if cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance --std=c11 \
         --inline-suppr -Isrc -Idb -Iui $files > "$out" 2>&1; then
