@@ -15,8 +15,6 @@ BUILD_DEBS = gcc make pkg-config libsqlite3-dev libjansson-dev libncurses-dev \
 TEST_DEBS  = sqlite3 tmux util-linux e2fsprogs fio systemd cppcheck valgrind \
              clang libclang-rt-14-dev dmsetup \
              nginx libnginx-mod-http-dav-ext python3 openssl
-# TuneD's real profiles (/usr/lib/tuned) for the import-tuned tests.
-TEST_DEBS += tuned
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -104,6 +102,7 @@ deps:
 
 test-deps: deps
 	@sh tests/tools/debs.sh $(TEST_DEBS)
+	@sh tests/tools/tuned-profiles.sh
 
 run: deps
 	$(MAKE) sluice
