@@ -34,7 +34,7 @@ static void *bo_create(const struct space *sp, uint64_t seed)
     b->init = strategy_random.create(sp, seed);
     b->rng = seed ^ 0xb0b0ULL;
     int d = sp->ndims;
-    b->n_init = d / 2 + 3 < 4 ? 4 : d / 2 + 3 > 8 ? 8 : d / 2 + 3;
+    b->n_init = d / 2 + 2 < 4 ? 4 : d / 2 + 2 > 8 ? 8 : d / 2 + 2;
     if (space_count(sp, BO_ENUM_MAX * 4) >= 0) {
         struct space_iter it = { 0 };
         struct search_config c;
