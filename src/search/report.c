@@ -27,7 +27,8 @@ void report_pct(double v, char *buf, size_t n)
 void report_metric(const struct objective *o, const struct eval_metrics *m, double score, char *buf, size_t n)
 {
     int k;
-    if (objective_single(o, &k) && m->has[k]) snprintf(buf, n, "%.4g%s%s", m->v[k], metric_table[k].unit[0] ? " " : "", metric_table[k].unit);
+    if (objective_single(o, &k) && m->has[k])
+        snprintf(buf, n, m->v[k] >= 1000 ? "%.0f%s%s" : "%.4g%s%s", m->v[k], metric_table[k].unit[0] ? " " : "", metric_table[k].unit);
     else snprintf(buf, n, "%.4f", score);
 }
 
@@ -95,7 +96,7 @@ void report_print(FILE *out, const struct search_spec *spec, const struct space 
             const struct pareto_point *p = &r->pareto[i];
             char cfg[1024];
             report_config_diff(sp, &p->cfg, cfg, sizeof cfg);
-            fprintf(out, "  %10.4g %-5s %10.4g %-5s %2d runs  %s\n", p->mean.v[m0], metric_table[m0].unit, p->mean.v[m1],
+            fprintf(out, "  %10.6g %-5s %10.4g %-5s %2d runs  %s\n", p->mean.v[m0], metric_table[m0].unit, p->mean.v[m1],
                     metric_table[m1].unit, p->n, cfg);
         }
     }
