@@ -94,6 +94,15 @@ static void map_one(struct mapper *m, const struct raw *r, enum prof_section sec
     }
     /* The written profile must load again: [block "SELECTOR"] has to fit
      * inih's section limit (a long TuneD devices= glob did not; fuzzing). */
+    sl_err se;
+    bool plain = true;
+    for (const unsigned char *c = (const unsigned char *)sel; *c; c++)
+        if (*c < 0x20 || *c >= 0x7f || *c == ']' || *c == '"') plain = false;
+    if (sel[0] && (!plain || selector_check(sel, &se) < 0)) {
+        unmapped(m, r->line, "%s = %s: the devices list does not make a sluice selector (%s)", r->key, value,
+                 plain ? se.msg : "a character a profile section cannot hold");
+        return;
+    }
     if (sel[0] && strlen(sel) + strlen("block \"\"") >= INI_SECTION_MAX - 1) {
         unmapped(m, r->line, "%s = %s: the devices selector %.40s... is longer than a profile section allows (%d characters)",
                  r->key, value, sel, INI_SECTION_MAX - 2);
