@@ -169,4 +169,4 @@ uninstall:
 clean:
 	rm -rf build sluice
 
--include $(shell find build -name '*.d' -type f 2>/dev/null)
+-include $(shell find build/obj build/asan -type f -name '*.d' 2>/dev/null)
