@@ -141,6 +141,31 @@ static int batch_scores(const struct results *rs, const struct run_row *r, doubl
     return n;
 }
 
+/* The search's verdict on B against A (log MB/s): interval, tests, words. */
+static void compare_verdict(struct textview *tv, const double *sa, int na, const double *sb, int nb)
+{
+    struct leader l;
+    memset(&l, 0, sizeof l);
+    l.feasible = true;
+    l.n = nb;
+    const double *scores[1] = { sb };
+    search_judge(&l, scores, &nb, 1, sa, na, 0.05, TEST_WELCH, COMPARE_SEED);
+    tv_line(tv, false, -1);
+    tv_add(tv, ROLE_NORMAL, "B against A: %+.1f%% MB/s, 95%% interval %+.1f%% .. %+.1f%% (bootstrap)", 100 * l.ci.est,
+           100 * l.ci.lo, 100 * l.ci.hi);
+    tv_line(tv, false, -1);
+    tv_add(tv, ROLE_NORMAL, "Welch p = %.3g, Mann-Whitney p = %.3g, Hedges' g = %.2f", l.p_welch, l.p_mw, l.g);
+    tv_line(tv, false, -1);
+    static const char *const words[] = {
+        [VERDICT_WIN] = "Verdict: B is faster than A beyond the noise.",
+        [VERDICT_NOISE] = "Verdict: within noise: no difference this data can show.",
+        [VERDICT_WORSE] = "Verdict: B is slower than A beyond the noise.",
+        [VERDICT_INFEASIBLE] = "Verdict: not comparable.",
+    };
+    tv_add(tv, l.verdict == VERDICT_WIN ? ROLE_OK : l.verdict == VERDICT_WORSE ? ROLE_ERROR : ROLE_WARN, "%s",
+           words[l.verdict]);
+}
+
 static void compare(struct results *rs)
 {
     struct app *app = rs->base.app;
@@ -199,26 +224,7 @@ static void compare(struct results *rs)
         tv_add(tv, ROLE_WARN, "Each side needs at least 2 good repetitions (probe --repeat) for an interval and a verdict.");
         return;
     }
-    struct leader l;
-    memset(&l, 0, sizeof l);
-    l.feasible = true;
-    l.n = nb;
-    const double *scores[1] = { sb };
-    search_judge(&l, scores, &nb, 1, sa, na, 0.05, TEST_WELCH, COMPARE_SEED);
-    tv_line(tv, false, -1);
-    tv_add(tv, ROLE_NORMAL, "B against A: %+.1f%% MB/s, 95%% interval %+.1f%% .. %+.1f%% (bootstrap)", 100 * l.ci.est,
-           100 * l.ci.lo, 100 * l.ci.hi);
-    tv_line(tv, false, -1);
-    tv_add(tv, ROLE_NORMAL, "Welch p = %.3g, Mann-Whitney p = %.3g, Hedges' g = %.2f", l.p_welch, l.p_mw, l.g);
-    tv_line(tv, false, -1);
-    static const char *const words[] = {
-        [VERDICT_WIN] = "Verdict: B is faster than A beyond the noise.",
-        [VERDICT_NOISE] = "Verdict: within noise: no difference this data can show.",
-        [VERDICT_WORSE] = "Verdict: B is slower than A beyond the noise.",
-        [VERDICT_INFEASIBLE] = "Verdict: not comparable.",
-    };
-    tv_add(tv, l.verdict == VERDICT_WIN ? ROLE_OK : l.verdict == VERDICT_WORSE ? ROLE_ERROR : ROLE_WARN, "%s",
-           words[l.verdict]);
+    compare_verdict(tv, sa, na, sb, nb);
 }
 
 /* --- screen ops -------------------------------------------------------- */
