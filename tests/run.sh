@@ -11,7 +11,17 @@ run_suite() {   # name, command...
     case " ${SLUICE_SUITES:-$name} " in *" $name "*) ;; *) return ;; esac
     echo "== $name"
     t0=$(date +%s)
-    "$@" 2>&1 | tee -a "$log" | grep -E '^(FAIL|skip)|^  ' || true
+    out=$(mktemp /tmp/sluice-suite.XXXXXX)
+    "$@" > "$out" 2>&1
+    cat "$out" >> "$log"
+    grep -E '^(FAIL|skip)|^  ' "$out"
+    # A suite that dies before reporting anything must not pass unnoticed:
+    # say so, with the end of what it printed.
+    if ! grep -qE '^(ok|FAIL|skip) ' "$out"; then
+        echo "skip $name: the suite printed no result; its last output:" | tee -a "$log"
+        tail -5 "$out" | sed 's/^/  | /'
+    fi
+    rm -f "$out"
     echo "   ($name: $(( $(date +%s) - t0 )) s)"
 }
 
