@@ -73,6 +73,8 @@ static void utf8_braille(unsigned bits, char s[4])
 #define LINES_MAX_W 512
 #define LINES_MAX_H 64
 
+static void grid_rows(unsigned char (*grid)[LINES_MAX_W * 2], int w, int h, bool utf8, char *rows, size_t rowcap);
+
 void chart_lines(const double *v, int nv, double lo, double hi, int w, int h, bool utf8, char *rows, size_t rowcap)
 {
     if (w > LINES_MAX_W) w = LINES_MAX_W;
@@ -92,24 +94,7 @@ void chart_lines(const double *v, int nv, double lo, double hi, int w, int h, bo
         for (int yy = a; yy <= b; yy++) grid[ndots - 1 - yy][x] = 1;
         prev = y;
     }
-    for (int r = 0; r < h; r++) {
-        char *out = rows + (size_t)r * rowcap;
-        size_t len = 0;
-        out[0] = 0;
-        for (int c = 0; c < w; c++) {
-            if (!utf8) {
-                put(out, rowcap, &len, grid[r][c] ? "*" : " ");
-                continue;
-            }
-            unsigned bits = 0;
-            for (int dx = 0; dx < 2; dx++)
-                for (int dy = 0; dy < 4; dy++)
-                    if (grid[r * 4 + dy][c * 2 + dx]) bits |= dot_bits[dx][dy];
-            char s[4];
-            utf8_braille(bits, s);
-            put(out, rowcap, &len, bits ? s : " ");
-        }
-    }
+    grid_rows(grid, w, h, utf8, rows, rowcap);
 }
 
 /* Render a dot grid (ndots rows of npts columns) into text rows. */
