@@ -36,6 +36,10 @@ int store_fail(store *s, sl_err *e, const char *what);
  * timeout (the caller should give up rather than wait again). */
 bool store_busy(store *s);
 
+/* Copy a text column into a fixed char array (NULL reads as ""), truncating. */
+#define COPY_TEXT(dst, st, col) \
+    snprintf((dst), sizeof(dst), "%s", sqlite3_column_text((st), (col)) ? (const char *)sqlite3_column_text((st), (col)) : "")
+
 /* A random RFC 4122 UUID in text form. */
 void store_uuid(char out[37]);
 

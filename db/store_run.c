@@ -5,9 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define COPY_TEXT(dst, st, col) \
-    snprintf((dst), sizeof(dst), "%s", sqlite3_column_text((st), (col)) ? (const char *)sqlite3_column_text((st), (col)) : "")
-
 unsigned char *store_run_hist_blob(const struct probe_result *r, size_t *len)
 {
     size_t need = 0;

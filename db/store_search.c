@@ -6,9 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define COPY_TEXT(dst, st, col) \
-    snprintf((dst), sizeof(dst), "%s", sqlite3_column_text((st), (col)) ? (const char *)sqlite3_column_text((st), (col)) : "")
-
 static void bind_real_or_null(sqlite3_stmt *st, int i, double v)
 {
     if (isnan(v)) sqlite3_bind_null(st, i);

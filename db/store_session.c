@@ -6,9 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define COPY_TEXT(dst, st, col) \
-    snprintf((dst), sizeof(dst), "%s", sqlite3_column_text((st), (col)) ? (const char *)sqlite3_column_text((st), (col)) : "")
-
 int store_session_create(store *s, int64_t host_id, const char *purpose, const char *root,
                          const struct snapshot_row *snaps, int n, struct session_row *out, sl_err *e)
 {

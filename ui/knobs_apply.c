@@ -84,14 +84,10 @@ void knobs_apply(struct knobs *ks)
 
 void knobs_keep(struct knobs *ks)
 {
-    struct app *app = ks->base.app;
-    sl_err e;
+    struct restore_report unused = { 0 };
     char id[9];
-    snprintf(id, sizeof id, "%.8s", trial_uuid());
-    if (!trial_active()) { app_message(app, ROLE_NORMAL, "nothing is on trial"); return; }
-    if (trial_keep(&e) < 0) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
+    if (trial_decide(ks->base.app, true, &unused, id) < 0) return;
     ks->mode = KM_LIST;
-    app_message(app, ROLE_OK, "session %s kept; 'sluice restore' puts the old values back", id);
     knobs_refresh(ks);
 }
 

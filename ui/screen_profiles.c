@@ -398,19 +398,16 @@ static enum handled profiles_key(struct screen *s, enum action a, int key)
         return H_HANDLED;
     case ACT_BOOT_STATUS: boot_status(pr); return H_HANDLED;
     case ACT_KEEP: case ACT_REVERT: {
-        sl_err e;
         struct restore_report rep = { 0 };
-        if (!trial_active()) { app_message(s->app, ROLE_NORMAL, "nothing is on trial"); return H_HANDLED; }
         char id[9];
-        snprintf(id, sizeof id, "%.8s", trial_uuid());
-        int rc = a == ACT_KEEP ? trial_keep(&e) : trial_revert(&rep, &e);
-        if (rc < 0) app_message(s->app, ROLE_ERROR, "%s", e.msg);
-        else if (a == ACT_KEEP) { app_message(s->app, ROLE_OK, "session %s kept; 'sluice restore' puts the old values back", id); pr->mode = PR_LIST; }
-        else {
-            char title[96];
-            snprintf(title, sizeof title, "Reverted session %s", id);
-            open_view(pr, title);
-            setview_restore(&pr->view, &rep);
+        if (trial_decide(s->app, a == ACT_KEEP, &rep, id) == 0) {
+            if (a == ACT_KEEP) pr->mode = PR_LIST;
+            else {
+                char title[96];
+                snprintf(title, sizeof title, "Reverted session %s", id);
+                open_view(pr, title);
+                setview_restore(&pr->view, &rep);
+            }
         }
         restore_report_free(&rep);
         pr->planned = -2;

@@ -298,15 +298,10 @@ static enum handled search_key(struct screen *s, enum action a, int key)
         return H_HANDLED;
     case ACT_APPLY: apply_winner(ss); return H_HANDLED;
     case ACT_KEEP: case ACT_REVERT: {
-        sl_err e;
         struct restore_report rep = { 0 };
-        if (!trial_active()) { app_message(s->app, ROLE_NORMAL, "nothing is on trial"); return H_HANDLED; }
         char id[9];
-        snprintf(id, sizeof id, "%.8s", trial_uuid());
-        int rc = a == ACT_KEEP ? trial_keep(&e) : trial_revert(&rep, &e);
-        if (rc < 0) app_message(s->app, ROLE_ERROR, "%s", e.msg);
-        else app_message(s->app, ROLE_OK, a == ACT_KEEP ? "session %s kept; 'sluice restore' puts the old values back"
-                                                        : "session %s put back: %d knob(s) checked", id, rep.n);
+        if (trial_decide(s->app, a == ACT_KEEP, &rep, id) == 0 && a == ACT_REVERT)
+            app_message(s->app, ROLE_OK, "session %s put back: %d knob(s) checked", id, rep.n);
         restore_report_free(&rep);
         return H_HANDLED;
     }

@@ -1,5 +1,6 @@
 /* trial — one open session owned by the UI, kept or put back on request. */
 #include "trial.h"
+#include "app.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -48,4 +49,17 @@ void trial_emergency(void)
     if (rep.failed) fprintf(stderr, "sluice: %d knob(s) of session %.8s could not be put back: run 'sluice restore'\n",
                             rep.failed, uuid);
     restore_report_free(&rep);
+}
+
+int trial_decide(struct app *app, bool keep, struct restore_report *rep, char id[9])
+{
+    if (!trial_active()) { app_message(app, ROLE_NORMAL, "nothing is on trial"); return -1; }
+    snprintf(id, 9, "%.8s", trial_uuid());
+    sl_err e;
+    if ((keep ? trial_keep(&e) : trial_revert(rep, &e)) < 0) {
+        app_message(app, ROLE_ERROR, "%s", e.msg);
+        return -1;
+    }
+    if (keep) app_message(app, ROLE_OK, "session %s kept; 'sluice restore' puts the old values back", id);
+    return 0;
 }

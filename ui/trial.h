@@ -20,6 +20,13 @@ int trial_knobs(void);
 int trial_keep(sl_err *e);
 /* Put the snapshot back; rep (caller frees) says knob by knob. */
 int trial_revert(struct restore_report *rep, sl_err *e);
+/* The UI's answer to K (keep) or R (revert), shared by every screen that puts
+ * changes on trial: "nothing is on trial" and errors go to the message line,
+ * a keep is confirmed there. Returns 0 when done (for a revert, rep says what
+ * was put back and the caller shows it), -1 otherwise. id gets the session's
+ * short id. */
+struct app;
+int trial_decide(struct app *app, bool keep, struct restore_report *rep, char id[9]);
 /* From a fatal path: put back whatever is on trial, best effort. */
 void trial_emergency(void);
 
