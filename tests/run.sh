@@ -18,7 +18,7 @@ run_suite() {   # name, command...
     # A suite that dies before reporting anything must not pass unnoticed:
     # say so, with the end of what it printed.
     if ! grep -qE '^(ok|FAIL|skip) ' "$out"; then
-        echo "skip $name: the suite printed no result; its last output:" | tee -a "$log"
+        echo "FAIL $name: the suite printed no result; its last output:" | tee -a "$log"
         tail -5 "$out" | sed 's/^/  | /'
     fi
     rm -f "$out"
