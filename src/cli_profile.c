@@ -1,5 +1,6 @@
 /* cli_profile — `profile list|show|diff|verify|save|import-tuned|export`. */
 #include "cli_profile.h"
+#include "profile/save.h"
 #include "sysfs.h"
 
 #include <getopt.h>
@@ -8,11 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int cli_require_root_etc(const char *what, sl_err *e)
-{
-    if (geteuid() == 0 || !sysfs_is_real_root()) return 0;
-    return sl_fail(e, SL_EPERM, "%s writes under /etc and needs root: run it with sudo (or use --root DIR)", what);
-}
+int cli_require_root_etc(const char *what, sl_err *e) { return profile_require_root_etc(what, e); }
 
 int cli_profile_plan(const char *dirs_opt, const char *name, struct profile *p, struct plan *pl, sl_err *e)
 {

@@ -252,10 +252,21 @@ static int write_all(int fd, const char *data, size_t len)
 
 int sysfs_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode, sl_err *e)
 {
-    char full[PATH_MAX], tmp[PATH_MAX + 32];
+    char full[PATH_MAX];
     if (sysfs_path(full, sizeof full, path) != 0) return sl_fail(e, SL_EFAIL, "%s: path too long", path);
     if (write_fault_injected(path)) return sl_fail_errno(e, SL_EFAIL, EIO, "writing %s", full);
-    char *slash = strrchr(full, '/');
+    return sysfs_write_local_atomic(full, data, len, mode, e);
+}
+
+int sysfs_write_local_atomic(const char *full, const char *data, size_t len, mode_t mode, sl_err *e)
+{
+    char tmp[PATH_MAX + 32];
+    const char *slash = strrchr(full, '/');
+    if (!slash) {
+        char rel[PATH_MAX];
+        if (snprintf(rel, sizeof rel, "./%s", full) >= (int)sizeof rel) return sl_fail(e, SL_EFAIL, "%s: path too long", full);
+        return sysfs_write_local_atomic(rel, data, len, mode, e);
+    }
     int fd = -1;
     for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
         snprintf(tmp, sizeof tmp, "%.*s/.%s.%d.%d.tmp", (int)(slash - full), full, slash + 1, (int)getpid(), attempt);

@@ -54,6 +54,9 @@
     GROUP("Profiles")                                                                                       \
     ACT(BOOT_INSTALL, "boot-install", 'I', 0, "Boot", "Install the profile for boot: sysctl.d, udev rules, sluice-apply.service") \
     ACT(BOOT_STATUS, "boot-status", 'B', 0, "Status", "What is installed for boot, file by file, and its drift")  \
+    ACT(SAVE, "save", 'S', 0, "Save", "Save the settings in force now as a new profile in /etc/sluice/profiles") \
+    ACT(IMPORT_TUNED, "import-tuned", 'T', 0, "Import", "Import a TuneD profile (a name or a directory) as a sluice profile") \
+    ACT(EXPORT, "export", 'E', 0, "Export", "Write the selected profile as sysctl.d lines, udev rules or a TuneD profile to a file") \
     GROUP("Results")                                                                                        \
     ACT(MARK, "mark", 'm', 0, "Mark", "Mark a run as A (the baseline) for a comparison; again to unmark")   \
     ACT(COMPARE, "compare", 'c', 0, "Compare", "Compare the batch of the run under the cursor with the marked one") \

@@ -3,6 +3,7 @@
  * install one for boot, and see what boot has installed. */
 #include "app.h"
 #include "cli_profile.h"
+#include "profiles_screen.h"
 #include "profile/boot.h"
 #include "profile/profile.h"
 #include "setview.h"
@@ -15,29 +16,6 @@
 
 extern const struct screen_class profiles_screen;
 
-struct prow {
-    char name[PROFILE_NAME_MAX];
-    char fits[16];                     /* any, yes, no, invalid */
-    char summary[1100];
-};
-
-enum prmode { PR_LIST, PR_VIEW, PR_CONFIRM };
-
-struct profiles {
-    struct screen base;
-    struct prow *rows;
-    int n;
-    struct textview list, diff, view;
-    enum prmode mode;
-    char view_title[160];
-    int planned;                       /* row whose plan is below, -1 none */
-    struct profile p;
-    struct plan pl;
-    bool have_plan;
-    char plan_err[1024];
-    char boot[PROFILE_NAME_MAX];       /* installed for boot, "" none */
-};
-
 static void drop_plan(struct profiles *pr)
 {
     if (pr->have_plan) {
@@ -49,7 +27,7 @@ static void drop_plan(struct profiles *pr)
     pr->plan_err[0] = 0;
 }
 
-static void profiles_refresh(struct profiles *pr)
+void profiles_refresh(struct profiles *pr)
 {
     struct profile_dirs dirs;
     profile_dirs_init(&dirs, NULL);
@@ -92,7 +70,7 @@ static void profiles_refresh(struct profiles *pr)
 }
 
 /* Plan the selected profile against this machine (reads every knob it names). */
-static void plan_selected(struct profiles *pr)
+void profiles_plan_selected(struct profiles *pr)
 {
     int sel = tv_selected_tag(&pr->list);
     if (sel == pr->planned || sel < 0) return;
@@ -175,7 +153,7 @@ static void diff_lines(struct profiles *pr, struct textview *tv, int width, bool
     }
 }
 
-static void open_view(struct profiles *pr, const char *title)
+void profiles_open_view(struct profiles *pr, const char *title)
 {
     pr->mode = PR_VIEW;
     snprintf(pr->view_title, sizeof pr->view_title, "%s", title);
@@ -187,7 +165,7 @@ static void apply_selected(struct profiles *pr)
 {
     struct app *app = pr->base.app;
     sl_err e;
-    plan_selected(pr);
+    profiles_plan_selected(pr);
     if (!pr->have_plan) { app_message(app, ROLE_ERROR, "%s", pr->plan_err[0] ? pr->plan_err : "no profile selected"); return; }
     if (trial_active()) {
         app_message(app, ROLE_WARN, "session %.8s is still on trial: keep it (K) or revert it (R) before applying more", trial_uuid());
@@ -204,21 +182,21 @@ static void apply_selected(struct profiles *pr)
     char title[160];
     snprintf(title, sizeof title, "Apply profile %s", pr->p.name);
     if (!st || plan_knobset(&pr->pl, &ks, &e) < 0 || cli_require_root("applying a profile", &e) < 0) {
-        open_view(pr, title);
+        profiles_open_view(pr, title);
         setview_error(&pr->view, e.msg, 76);
         knobset_free(&ks);
         return;
     }
     if (trial_apply(st, app_db_path(app), &ks, &e) == 0) {
         snprintf(title, sizeof title, "Applied profile %s: on trial until you keep (K) or revert (R) it", pr->p.name);
-        open_view(pr, title);
+        profiles_open_view(pr, title);
         setview_changes(&pr->view, &ks, false);
         tv_line(&pr->view, false, -1);
         tv_line(&pr->view, false, -1);
         tv_add(&pr->view, ROLE_WARN, "Session %.8s is on trial. K keeps the values; R, quitting or a crash puts them back.",
                trial_uuid());
     } else {
-        open_view(pr, setview_started(&ks) ? "Apply failed: rolled back" : "Apply refused: nothing was written");
+        profiles_open_view(pr, setview_started(&ks) ? "Apply failed: rolled back" : "Apply refused: nothing was written");
         if (setview_started(&ks)) setview_changes(&pr->view, &ks, false);
         setview_error(&pr->view, e.msg, 76);
     }
@@ -230,7 +208,7 @@ static void boot_install_selected(struct profiles *pr)
 {
     struct app *app = pr->base.app;
     sl_err e;
-    plan_selected(pr);
+    profiles_plan_selected(pr);
     pr->mode = PR_LIST;
     if (!pr->have_plan) { app_message(app, ROLE_ERROR, "%s", pr->plan_err); return; }
     if (cli_require_root_etc("installing a boot profile", &e) < 0) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
@@ -239,7 +217,7 @@ static void boot_install_selected(struct profiles *pr)
     struct notes nt = { 0 };
     int rc = boot_install(&pr->p, &pr->pl, exe, false, &nt, &e);
     snprintf(title, sizeof title, rc == 0 ? "Installed profile %s for boot" : "Boot install of %s refused", pr->p.name);
-    open_view(pr, title);
+    profiles_open_view(pr, title);
     if (rc < 0) setview_error(&pr->view, e.msg, 76);
     else {
         struct boot_manifest m;
@@ -274,7 +252,7 @@ static void boot_status(struct profiles *pr)
     if (rc == 1) { app_message(pr->base.app, ROLE_NORMAL, "no profile installed for boot (I installs the selected one)"); return; }
     char title[160];
     snprintf(title, sizeof title, "Boot profile %s", m.profile);
-    open_view(pr, title);
+    profiles_open_view(pr, title);
     struct textview *tv = &pr->view;
     tv_line(tv, false, -1);
     tv_cell(tv, ROLE_HEADER, 50, "FILE");
@@ -344,7 +322,7 @@ static void profiles_draw(struct screen *s, struct rect r)
     int lh = pr->n + 1 < r.h / 3 ? pr->n + 1 : r.h / 3;
     if (lh < 3) lh = 3;
     tv_draw(&pr->list, (struct rect){ r.y + 1, r.x, lh, r.w });
-    plan_selected(pr);
+    profiles_plan_selected(pr);
     int y = r.y + 1 + lh;
     draw_hline(y, r.x, r.w, ROLE_DIM);
     int sel = tv_selected_tag(&pr->list);
@@ -362,11 +340,13 @@ static void profiles_draw(struct screen *s, struct rect r)
         draw_text(b.y + 2, b.x + 2, b.w - 4, ROLE_DIALOG, "Writes sysctl.d, udev rules and sluice-apply.service.");
         draw_text(b.y + 4, b.x + 2, b.w - 4, ROLE_DIALOG, "y  install      any other key  cancel");
     }
+    if (pr->prompt.open) prompt_draw(&pr->prompt, r);
 }
 
 static enum handled profiles_key(struct screen *s, enum action a, int key)
 {
     struct profiles *pr = (struct profiles *)s;
+    if (pr->prompt.open) { profiles_io_key(pr, a, key); return H_HANDLED; }
     if (pr->mode == PR_CONFIRM) {
         if (key == 'y' || key == 'Y') boot_install_selected(pr);
         else { pr->mode = PR_LIST; app_message(s->app, ROLE_NORMAL, "boot install cancelled"); }
@@ -383,12 +363,12 @@ static enum handled profiles_key(struct screen *s, enum action a, int key)
     case ACT_UP: case ACT_DOWN: case ACT_FIRST: case ACT_LAST: return tv_move(&pr->list, a);
     case ACT_PAGE_UP: case ACT_PAGE_DOWN: return tv_move(&pr->diff, a == ACT_PAGE_UP ? ACT_PAGE_UP : ACT_PAGE_DOWN);
     case ACT_EDIT: case ACT_DIFF: {
-        plan_selected(pr);
+        profiles_plan_selected(pr);
         int sel = tv_selected_tag(&pr->list);
         if (sel < 0) return H_HANDLED;
         char title[160];
         snprintf(title, sizeof title, "Profile %s against this machine (a applies it)", pr->rows[sel].name);
-        open_view(pr, title);
+        profiles_open_view(pr, title);
         diff_lines(pr, &pr->view, 76, false);
         return H_HANDLED;
     }
@@ -397,6 +377,7 @@ static enum handled profiles_key(struct screen *s, enum action a, int key)
         if (tv_selected_tag(&pr->list) >= 0) pr->mode = PR_CONFIRM;
         return H_HANDLED;
     case ACT_BOOT_STATUS: boot_status(pr); return H_HANDLED;
+    case ACT_SAVE: case ACT_IMPORT_TUNED: case ACT_EXPORT: profiles_io_start(pr, a); return H_HANDLED;
     case ACT_KEEP: case ACT_REVERT: {
         struct restore_report rep = { 0 };
         char id[9];
@@ -405,7 +386,7 @@ static enum handled profiles_key(struct screen *s, enum action a, int key)
             else {
                 char title[96];
                 snprintf(title, sizeof title, "Reverted session %s", id);
-                open_view(pr, title);
+                profiles_open_view(pr, title);
                 setview_restore(&pr->view, &rep);
             }
         }
@@ -423,11 +404,12 @@ static void profiles_show(struct screen *s) { profiles_refresh((struct profiles 
 static bool profiles_hint_on(struct screen *s, enum action a)
 {
     struct profiles *pr = (struct profiles *)s;
+    if (pr->prompt.open) return false;
     switch (a) {
     case ACT_KEEP: case ACT_REVERT: return trial_active();
     case ACT_BACK: return pr->mode == PR_VIEW;
     case ACT_APPLY: return pr->n > 0 && !trial_active();
-    case ACT_BOOT_INSTALL: case ACT_DIFF: return pr->mode == PR_LIST && pr->n > 0;
+    case ACT_BOOT_INSTALL: case ACT_DIFF: case ACT_EXPORT: return pr->mode == PR_LIST && pr->n > 0;
     default: return pr->mode == PR_LIST;
     }
 }
@@ -438,6 +420,7 @@ static void profiles_done(struct screen *s)
 {
     struct profiles *pr = (struct profiles *)s;
     drop_plan(pr);
+    profiles_io_done(pr);
     tv_free(&pr->list);
     tv_free(&pr->diff);
     tv_free(&pr->view);
@@ -446,7 +429,7 @@ static void profiles_done(struct screen *s)
 }
 
 static const enum action profiles_hints[] = { ACT_DIFF, ACT_APPLY, ACT_KEEP, ACT_REVERT, ACT_BOOT_INSTALL, ACT_BOOT_STATUS,
-                                              ACT_BACK, ACT_NONE };
+                                              ACT_SAVE, ACT_IMPORT_TUNED, ACT_EXPORT, ACT_BACK, ACT_NONE };
 
 const struct screen_class profiles_screen = {
     .title = "Profiles", .open = ACT_PROFILES, .hints = profiles_hints,
