@@ -33,6 +33,10 @@ struct probe_scr {
     char db_path[PATH_MAX];
     struct job job;
     struct probe_progress pg;          /* the probe publishes, the UI polls */
+    struct probe_live live;            /* pg.live: the histogram as it grows */
+    struct hist live_lat;              /* the UI's copy of it, taken on the timer */
+    uint64_t live_seq;                 /* of that copy (0: none yet) */
+    int live_rep;
     pthread_mutex_t lock;              /* guards res and nres */
     struct probe_result *res[PROBE_UI_MAX_RESULTS];
     int nres;
@@ -48,5 +52,7 @@ struct probe_scr {
 /* probe_view.c */
 void probe_view_draw(struct probe_scr *ps, struct rect r);
 void probe_view_sample(struct probe_scr *ps);
+/* Copy the live histogram when the probe published a newer one. */
+void probe_view_take_live(struct probe_scr *ps);
 
 #endif

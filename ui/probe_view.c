@@ -19,8 +19,18 @@ static const char *const state_names[] = {
     [PROBE_RAMP] = "ramp", [PROBE_MEASURE] = "measuring", [PROBE_DONE] = "done",
 };
 
+void probe_view_take_live(struct probe_scr *ps)
+{
+    /* The copy is 17 KiB under the probe's lock: only when it changed. */
+    pthread_mutex_lock(&ps->live.mu);
+    bool newer = ps->live.seq != ps->live_seq;
+    pthread_mutex_unlock(&ps->live.mu);
+    if (newer) ps->live_seq = probe_live_copy(&ps->live, &ps->live_lat, &ps->live_rep);
+}
+
 void probe_view_sample(struct probe_scr *ps)
 {
+    probe_view_take_live(ps);
     int st = atomic_load(&ps->pg.state);
     if (st != PROBE_RAMP && st != PROBE_MEASURE) return;
     if (ps->nseries == PROBE_UI_SERIES) {
@@ -166,42 +176,62 @@ static void results_table(struct probe_scr *ps, struct textview *tv, int width)
     pthread_mutex_unlock(&ps->lock);
 }
 
-/* The last repetition's latency distribution in a few log-spaced rows
- * (each row one or more powers of two), and its canary stalls. */
+/* A latency distribution in a few log-spaced rows (each one or more
+ * powers of two). */
+static void hist_rows(struct textview *tv, const struct hist *h, int width)
+{
+    int lo = h->min_ns ? 63 - __builtin_clzll(h->min_ns) : 0, top = 63 - __builtin_clzll(h->max_ns | 1) + 1;
+    int span = top - lo, step = (span + HIST_ROWS - 1) / HIST_ROWS;
+    if (step < 1) step = 1;
+    for (int e = lo; e < top; e += step) {
+        uint64_t from = 1ull << e, to = e + step >= 64 ? UINT64_MAX : 1ull << (e + step), cnt = 0;
+        for (unsigned i = 0; i < HIST_NR; i++)
+            if (h->bucket[i]) {
+                uint64_t v = hist_value(i);
+                if (v >= from && v < to) cnt += h->bucket[i];
+            }
+        char a[32], b[32], bar[512];
+        fmt_ns(from, a, sizeof a);
+        fmt_ns(to, b, sizeof b);
+        double frac = (double)cnt / (double)h->n;
+        chart_bar(frac, width - 36 > 10 ? width - 36 : 10, term_glyphs()->utf8, bar, sizeof bar);
+        tv_line(tv, false, -1);
+        char range[64];
+        snprintf(range, sizeof range, "%s - %s", a, b);
+        tv_cell(tv, ROLE_NORMAL, 22, range);
+        tv_add(tv, ROLE_GRAPH, "%s", bar);
+        tv_add(tv, ROLE_NORMAL, " %5.1f%%", 100 * frac);
+    }
+}
+
+/* The latency histogram of the repetition running (as the probe last
+ * published it) or, once over, of the last one; and the canary's stalls:
+ * its live counters while it runs, the stored summary after. */
 static void latency_histogram(struct probe_scr *ps, struct textview *tv, int width)
 {
+    bool running = job_running(&ps->job);
+    const struct hist *h = &ps->live_lat;
+    if (ps->live_seq && h->n) {
+        tv_line(tv, false, -1);
+        tv_line(tv, false, -1);
+        tv_add(tv, ROLE_HEADER, "Latency of run %d%s (%llu reads and writes)", ps->live_rep + 1, running ? " so far" : "",
+               (unsigned long long)h->n);
+        hist_rows(tv, h, width);
+    }
+    if (running) {
+        if (!ps->spec.canary) return;
+        const struct probe_live *l = &ps->live;
+        char mx[32];
+        fmt_ns(atomic_load(&l->canary_max_ns), mx, sizeof mx);
+        unsigned long long over = atomic_load(&l->canary_over_100ms);
+        tv_line(tv, false, -1);
+        tv_add(tv, over ? ROLE_WARN : ROLE_NORMAL, "Canary so far: %llu ticks, stall max %s; >100 ms %llu, >1 s %llu, >2 s %llu",
+               (unsigned long long)atomic_load(&l->canary_ticks), mx, over, (unsigned long long)atomic_load(&l->canary_over_1s),
+               (unsigned long long)atomic_load(&l->canary_over_2s));
+        return;
+    }
     pthread_mutex_lock(&ps->lock);
     const struct probe_result *res = ps->nres ? ps->res[ps->nres - 1] : NULL;
-    const char *opname = "";
-    const struct probe_op_result *op = res ? main_op(res, &opname) : NULL;
-    if (op && op->hist.n) {
-        const struct hist *h = &op->hist;
-        int lo = h->min_ns ? 63 - __builtin_clzll(h->min_ns) : 0, top = 63 - __builtin_clzll(h->max_ns | 1) + 1;
-        int span = top - lo, step = (span + HIST_ROWS - 1) / HIST_ROWS;
-        if (step < 1) step = 1;
-        tv_line(tv, false, -1);
-        tv_line(tv, false, -1);
-        tv_add(tv, ROLE_HEADER, "Latency of %s, run %d (%llu I/Os)", opname, res->rep + 1, (unsigned long long)h->n);
-        for (int e = lo; e < top; e += step) {
-            uint64_t from = 1ull << e, to = e + step >= 64 ? UINT64_MAX : 1ull << (e + step), cnt = 0;
-            for (unsigned i = 0; i < HIST_NR; i++)
-                if (h->bucket[i]) {
-                    uint64_t v = hist_value(i);
-                    if (v >= from && v < to) cnt += h->bucket[i];
-                }
-            char a[32], b[32], bar[512];
-            fmt_ns(from, a, sizeof a);
-            fmt_ns(to, b, sizeof b);
-            double frac = (double)cnt / (double)h->n;
-            chart_bar(frac, width - 36 > 10 ? width - 36 : 10, term_glyphs()->utf8, bar, sizeof bar);
-            tv_line(tv, false, -1);
-            char range[64];
-            snprintf(range, sizeof range, "%s - %s", a, b);
-            tv_cell(tv, ROLE_NORMAL, 22, range);
-            tv_add(tv, ROLE_GRAPH, "%s", bar);
-            tv_add(tv, ROLE_NORMAL, " %5.1f%%", 100 * frac);
-        }
-    }
     if (res && res->canary.enabled) {
         char mx[32], p99[32];
         fmt_ns(res->canary.max_ns, mx, sizeof mx);

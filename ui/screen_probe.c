@@ -222,6 +222,8 @@ static void start(struct probe_scr *ps)
     snprintf(ps->db_path, sizeof ps->db_path, "%s", app_db_path(app));
     clear_results(ps);
     memset(&ps->pg, 0, sizeof ps->pg);
+    ps->pg.live = &ps->live;
+    ps->live_seq = 0;
     atomic_store(&ps->pg.state, PROBE_LAYOUT);
     atomic_store(&ps->pg.reps, ps->spec.repeat);
     if (job_start(&ps->job, probe_worker, ps, &e) < 0) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
@@ -269,6 +271,7 @@ static struct screen *probe_create(struct app *app)
     ps->base.cls = &probe_screen;
     ps->base.app = app;
     pthread_mutex_init(&ps->lock, NULL);
+    probe_live_init(&ps->live);
     snprintf(ps->value[PF_WORKLOAD], PATH_MAX, "%s", probe_workload_name(0));
     return &ps->base;
 }
@@ -348,6 +351,7 @@ static void probe_tick(struct screen *s, long long now)
         ps->last_sample_ms = now;
     }
     if (job_reap(&ps->job)) {
+        probe_view_take_live(ps);
         int n;
         pthread_mutex_lock(&ps->lock);
         n = ps->nres;
@@ -390,6 +394,7 @@ static void probe_done(struct screen *s)
     job_stop(&ps->job);
     clear_results(ps);
     pthread_mutex_destroy(&ps->lock);
+    probe_live_destroy(&ps->live);
     tv_free(&ps->tv);
     free(ps);
 }

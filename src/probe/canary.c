@@ -61,6 +61,14 @@ static void record(struct canary *k, uint64_t late_ns, uint64_t read_ns)
     k->over_100ms += stall > 100000000ull;
     k->over_1s += stall > 1000000000ull;
     k->over_2s += stall > 2000000000ull;
+    struct probe_live *l = k->c->progress ? k->c->progress->live : NULL;
+    if (l) {
+        atomic_store(&l->canary_ticks, k->stall.n);
+        atomic_store(&l->canary_max_ns, k->stall.max_ns);
+        atomic_store(&l->canary_over_100ms, k->over_100ms);
+        atomic_store(&l->canary_over_1s, k->over_1s);
+        atomic_store(&l->canary_over_2s, k->over_2s);
+    }
 }
 
 static void *canary_main(void *arg)

@@ -194,6 +194,7 @@ static void sample_loop(struct probe_ctx *c, struct phase *ph, struct probe_thre
             atomic_store(&pg->bytes, bytes);
             atomic_store(&pg->mb_s_milli, (uint64_t)(mb_s * 1000));
         }
+        probe_live_publish(c, th, n);
         last_bytes = bytes;
         last_t = now;
         while (next <= now) next += SAMPLE_NS;
@@ -308,10 +309,13 @@ static int alloc_threads(struct probe_ctx *c, int n, struct probe_thread **out, 
         t->nthreads = n;
         probe_seed_rng(t->rng, c->seed + 0x1000003ull * (uint64_t)(i + 1));
         for (int op = 0; op < PROBE_OP_NR; op++) hist_init(&t->hist[op]);
+        hist_init(&t->pub);
+        pthread_mutex_init(&t->pub_mu, NULL);
         void *buf;
         int rc = posix_memalign(&buf, 4096, buflen);
         if (rc) {
             for (int j = 0; j < i; j++) free(th[j].buf);
+            for (int j = 0; j <= i; j++) pthread_mutex_destroy(&th[j].pub_mu);
             free(th);
             return sl_fail_errno(e, SL_EFAIL, rc, "allocating %zu-byte I/O buffers", buflen);
         }
@@ -357,6 +361,7 @@ int probe_phase_run(struct probe_ctx *c, int n, int (*fn)(struct probe_thread *)
         sample_loop(c, &ph, th, n, t0, ramp_end);
         for (int i = 0; i < n; i++) pthread_join(tids[i], NULL);
         merge_threads(c, th, n, ramp_end, ps);
+        probe_live_publish(c, NULL, 0);
         for (int i = 0; i < n && rc == 0; i++)
             if (th[i].err) {
                 rc = sl_fail(e, SL_EFAIL, "%s", th[i].errmsg[0] ? th[i].errmsg : "a probe thread failed");
@@ -367,7 +372,10 @@ int probe_phase_run(struct probe_ctx *c, int n, int (*fn)(struct probe_thread *)
     pthread_mutex_destroy(&ph.mu);
     pthread_cond_destroy(&ph.ready_cv);
     pthread_cond_destroy(&ph.go_cv);
-    for (int i = 0; i < n; i++) free(th[i].buf);
+    for (int i = 0; i < n; i++) {
+        free(th[i].buf);
+        pthread_mutex_destroy(&th[i].pub_mu);
+    }
     free(th);
     free(args);
     free(tids);

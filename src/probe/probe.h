@@ -26,6 +26,7 @@
 #define SLUICE_PROBE_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -176,7 +177,26 @@ struct probe_progress {
     _Atomic uint64_t mb_s_milli;     /* over the last 100 ms */
     _Atomic uint64_t nr_dirty, nr_writeback;
     _Atomic int stop;
+    struct probe_live *live;         /* optional: the histogram as it grows */
 };
+
+/* The repetition being measured, published while it runs (a UI polls it on
+ * its timer; nothing here waits on the workers). Each worker copies its own
+ * histogram aside every 100 ms under its own lock; the sampling thread
+ * merges those copies (never the histograms the workers are adding to) into
+ * `lat` under `mu`, and once more, complete, when the phase ends. The
+ * canary's counters are atomics it stores at every tick. */
+struct probe_live {
+    pthread_mutex_t mu;
+    uint64_t seq;                    /* publishes so far; guarded by mu */
+    int rep;                         /* the repetition lat belongs to; guarded by mu */
+    struct hist lat;                 /* reads and writes so far; guarded by mu */
+    _Atomic uint64_t canary_ticks, canary_max_ns, canary_over_100ms, canary_over_1s, canary_over_2s;
+};
+void probe_live_init(struct probe_live *l);
+void probe_live_destroy(struct probe_live *l);
+/* Copy the histogram out under the lock; returns seq (0: nothing yet). */
+uint64_t probe_live_copy(struct probe_live *l, struct hist *lat, int *rep);
 
 struct probe;
 

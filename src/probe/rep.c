@@ -154,6 +154,7 @@ int probe_rep(struct probe *p, int rep, struct probe_result *r, struct probe_pro
         atomic_store(&progress->bytes, 0);
         atomic_store(&progress->state, PROBE_DRAIN);
     }
+    probe_live_begin(c, rep);
     fill_identity(p, rep, r);
     sl_err err;
     sl_err_clear(&err);

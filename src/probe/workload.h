@@ -77,6 +77,9 @@ struct probe_thread {
     uint64_t done_bytes;               /* everything, ramp included */
     _Atomic uint64_t pub_bytes;        /* done_bytes for the sampler */
     uint64_t done_ns;
+    uint64_t pub_next_ns;              /* when to copy hist aside for the live view */
+    pthread_mutex_t pub_mu;            /* guards pub */
+    struct hist pub;                   /* reads + writes as of the last copy */
     struct rusage ru0, ru1;
     int err;
     char errmsg[256];
@@ -139,6 +142,14 @@ void probe_seed_rng(uint64_t rng[4], uint64_t seed);
 uint64_t probe_splitmix(uint64_t *state);
 
 void probe_begin_measure(struct probe_thread *t);
+/* live.c: copy the thread's histograms aside for the live view (every
+ * 100 ms; never again when nobody watches). */
+void probe_thread_publish(struct probe_thread *t, uint64_t now_ns);
+/* The sampling thread: the result so far plus the workers' copies into
+ * progress->live (th NULL: the result alone, complete). */
+void probe_live_publish(struct probe_ctx *c, struct probe_thread *th, int n);
+/* A repetition starts: empty histogram, canary counters zero. */
+void probe_live_begin(struct probe_ctx *c, int rep);
 
 /* Account one finished I/O: the only per-I/O bookkeeping (one histogram
  * increment, a few adds, a relaxed store for the sampler). I/Os that end in
@@ -153,6 +164,7 @@ static inline void probe_account(struct probe_thread *t, enum probe_op op, uint6
     hist_add(&t->hist[op], end_ns - start_ns);
     t->ios[op]++;
     t->bytes[op] += bytes;
+    if (end_ns >= t->pub_next_ns) probe_thread_publish(t, end_ns);
 }
 
 /* True when the thread should stop: time is up or the run was stopped. */
