@@ -1,75 +1,16 @@
 /* cli_compare — `sluice compare A B`: two configurations (KNOB=VALUE
  * selectors over stored runs), two searches (their winners, or baselines),
  * or runs grouped by kernel release (--by-kernel: did kernel B regress
- * against A?), with effect size, interval and verdict. */
+ * against A?), with effect size, interval and verdict. The sides and the
+ * lines come from search/compare.c, which the Results screen shares. */
 #include "cli.h"
-#include "search/evidence.h"
-#include "search/report.h"
-#include "store_search.h"
+#include "search/compare.h"
 
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct sample {
-    char label[512];
-    struct eval_metrics *m;
-    int n;
-};
-
-static void push(struct sample *s, const struct eval_metrics *m)
-{
-    if (s->n % 32 == 0) s->m = xrealloc(s->m, sizeof *s->m * (size_t)(s->n + 32));
-    s->m[s->n++] = *m;
-}
-
-/* A search's winner (race trials), or its baseline when nothing won. */
-static int search_sample(store *st, const char *id, struct sample *s, char *objective, size_t on, sl_err *e)
-{
-    struct search_row row;
-    if (store_search_get(st, id, &row, e) < 0) return -1;
-    struct trial_row *t;
-    int n = store_search_trials(st, row.id, &t, e);
-    if (n < 0) return -1;
-    bool winner = row.winner_text[0] != 0;
-    for (int i = 0; i < n; i++) {
-        bool take = winner ? strcmp(t[i].role, "race") == 0 && strcmp(t[i].config_text, row.winner_text) == 0
-                           : strcmp(t[i].role, "baseline") == 0;
-        struct eval_metrics m;
-        if (take && search_metrics_parse(t[i].metrics_json, &m) == 0) push(s, &m);
-    }
-    free(t);
-    snprintf(s->label, sizeof s->label, "search %.8s %s (%s)", row.uuid, winner ? "winner" : "baseline",
-             winner ? row.winner_text : "no winner");
-    if (!objective[0]) snprintf(objective, on, "%s", row.objective);
-    return 0;
-}
-
-static void config_sample(const struct evidence *ev, const char *sel, struct sample *s)
-{
-    for (int i = 0; i < ev->n; i++)
-        if (evidence_config_has(ev->run[i].config_text, sel)) push(s, &ev->run[i].m);
-    snprintf(s->label, sizeof s->label, "%s", sel);
-}
-
-static void kernel_sample(const struct evidence *ev, const char *kernel, struct sample *s)
-{
-    for (int i = 0; i < ev->n; i++)
-        if (strcmp(ev->run[i].kernel, kernel) == 0) push(s, &ev->run[i].m);
-    snprintf(s->label, sizeof s->label, "kernel %s", kernel);
-}
-
-static const char *verdict_text(const struct leader *l)
-{
-    switch (l->verdict) {
-    case VERDICT_WIN: return "B is better than A";
-    case VERDICT_WORSE: return "B is worse than A: a regression";
-    case VERDICT_INFEASIBLE: return "B does not meet the constraints";
-    default: return "within noise: no difference these measurements can tell apart";
-    }
-}
 
 static json_t *comparison_json(const char *a, const char *b, const struct comparison *c)
 {
@@ -82,23 +23,18 @@ static json_t *comparison_json(const char *a, const char *b, const struct compar
                      "verdict", verdict_name(l->verdict));
 }
 
-static void print_side(const char *tag, const struct sample *s, const struct objective *o, const struct eval_metrics *mean)
+static void print_side(const char *tag, const struct compare_side *s, const struct objective *o, const struct eval_metrics *mean)
 {
-    char v[64];
-    report_metric(o, mean, NAN, v, sizeof v);
-    printf("%s: %s: %d runs, %s\n", tag, s->label, s->n, v);
+    char line[1024];
+    compare_side_line(tag, s, o, mean, line, sizeof line);
+    printf("%s\n", line);
 }
 
-static void print_comparison(const struct comparison *c, const struct objective *o, const char *objtext)
+static void print_comparison(const struct comparison *c, const char *objtext)
 {
-    const struct leader *l = &c->l;
-    char est[32], lo[32], hi[32];
-    report_pct(l->ci.est, est, sizeof est);
-    report_pct(l->ci.lo, lo, sizeof lo);
-    report_pct(l->ci.hi, hi, sizeof hi);
-    printf("B against A: %s %s [%.3g%% CI %s, %s], Welch p=%.2g, Mann-Whitney p=%.2g, Hedges g %.2f\n", objtext, est,
-           100 * l->ci.level, lo, hi, l->p_welch, l->p_mw, l->g);
-    printf("verdict: %s\n", verdict_text(l));
+    char line[512];
+    compare_result_line(c, objtext, line, sizeof line);
+    printf("%s\nverdict: %s\n", line, compare_verdict_text(&c->l));
 }
 
 static int by_kernel(struct cli_ctx *ctx, const struct evidence *ev, int argc, char **argv, const struct objective *o,
@@ -111,29 +47,25 @@ static int by_kernel(struct cli_ctx *ctx, const struct evidence *ev, int argc, c
         snprintf(kernels[1], sizeof kernels[1], "%s", argv[1]);
         nk = 2;
     } else {
-        for (int i = 0; i < ev->n && nk < 16; i++) {
-            bool seen = false;
-            for (int k = 0; k < nk; k++) seen = seen || strcmp(kernels[k], ev->run[i].kernel) == 0;
-            if (!seen) snprintf(kernels[nk++], sizeof kernels[0], "%s", ev->run[i].kernel);
-        }
+        nk = compare_kernels(ev, kernels, 16);
     }
     if (nk < 2) {
         fprintf(stderr, "sluice: compare --by-kernel needs runs from two kernel releases; found %d\n", nk);
         return SL_EUSAGE;
     }
-    struct sample base = { 0 };
-    kernel_sample(ev, kernels[0], &base);
+    struct compare_side base = { 0 };
+    compare_kernel_side(ev, kernels[0], &base);
     if (base.n < 2) {
         fprintf(stderr, "sluice: kernel %s has %d run(s) of this workload: at least 2 are needed\n", kernels[0], base.n);
-        free(base.m);
+        compare_side_free(&base);
         return SL_EUSAGE;
     }
     json_t *arr = ctx->json ? json_array() : NULL;
     if (!arr) printf("A: %s, %d runs (all configurations pooled)\n", base.label, base.n);
     int rc = 0;
     for (int k = 1; k < nk; k++) {
-        struct sample s = { 0 };
-        kernel_sample(ev, kernels[k], &s);
+        struct compare_side s = { 0 };
+        compare_kernel_side(ev, kernels[k], &s);
         if (s.n < 2) {
             fprintf(stderr, "sluice: kernel %s has %d run(s): at least 2 are needed\n", kernels[k], s.n);
             rc = SL_EUSAGE;
@@ -143,14 +75,14 @@ static int by_kernel(struct cli_ctx *ctx, const struct evidence *ev, int argc, c
             if (arr) json_array_append_new(arr, comparison_json(base.label, s.label, &c));
             else {
                 printf("\nB: %s, %d runs\n", s.label, s.n);
-                print_comparison(&c, o, objtext);
+                print_comparison(&c, objtext);
             }
         }
-        free(s.m);
+        compare_side_free(&s);
     }
     if (arr) cli_print_json(arr);
     else if (nk > 2) printf("(%d comparisons against %s; each at alpha 0.05/%d, Bonferroni)\n", nk - 1, kernels[0], nk - 1);
-    free(base.m);
+    compare_side_free(&base);
     return rc;
 }
 
@@ -185,27 +117,29 @@ static int run_compare(struct cli_ctx *ctx, int argc, char **argv)
     sl_err e;
     store *st = cli_store(ctx, &e);
     if (!st) return cli_error(&e);
-    struct sample a = { 0 }, b = { 0 };
+    struct compare_side a = { 0 }, b = { 0 };
     bool a_search = !kernel && !strchr(args[0], '='), b_search = !kernel && !strchr(args[1], '=');
-    if (a_search && search_sample(st, args[0], &a, objective, sizeof objective, &e) < 0) return cli_error(&e);
-    if (b_search && search_sample(st, args[1], &b, objective, sizeof objective, &e) < 0) { free(a.m); return cli_error(&e); }
+    if (a_search && compare_search_side(st, args[0], &a, objective, sizeof objective, &e) < 0) return cli_error(&e);
+    if (b_search && compare_search_side(st, args[1], &b, objective, sizeof objective, &e) < 0) { compare_side_free(&a); return cli_error(&e); }
     if (!objective[0]) snprintf(objective, sizeof objective, "throughput");
     struct objective o;
-    if (objective_parse(objective, &o, &e) < 0) { free(a.m); free(b.m); return cli_usage("compare", "%s", e.msg); }
+    if (objective_parse(objective, &o, &e) < 0) {
+        compare_side_free(&a);
+        compare_side_free(&b);
+        return cli_usage("compare", "%s", e.msg);
+    }
     int rc = 0;
     struct evidence ev = { 0 };
     if (kernel || !a_search || !b_search) {
-        if (evidence_load(st, workload[0] ? workload : NULL, &ev, &e) < 0) { free(a.m); free(b.m); return cli_error(&e); }
-        if (!workload[0]) {
-            evidence_top_workload(&ev, workload, sizeof workload);
-            struct evidence all = ev;
-            if (evidence_load(st, workload, &ev, &e) < 0) { evidence_free(&all); free(a.m); free(b.m); return cli_error(&e); }
-            evidence_free(&all);
+        if (compare_load(st, workload, sizeof workload, &ev, &e) < 0) {
+            compare_side_free(&a);
+            compare_side_free(&b);
+            return cli_error(&e);
         }
         if (ev.n == 0) {
             fprintf(stderr, "sluice: no stored runs%s%s: record some with 'sluice probe'\n", workload[0] ? " of workload " : "", workload);
-            free(a.m);
-            free(b.m);
+            compare_side_free(&a);
+            compare_side_free(&b);
             return SL_EUSAGE;
         }
     }
@@ -214,14 +148,14 @@ static int run_compare(struct cli_ctx *ctx, int argc, char **argv)
         evidence_free(&ev);
         return rc;
     }
-    if (!a_search) config_sample(&ev, args[0], &a);
-    if (!b_search) config_sample(&ev, args[1], &b);
+    if (!a_search) compare_config_side(&ev, args[0], &a);
+    if (!b_search) compare_config_side(&ev, args[1], &b);
     evidence_free(&ev);
     if (a.n < 2 || b.n < 2) {
         fprintf(stderr, "sluice: %s has %d run(s)%s%s: each side needs at least 2 (record more with 'sluice probe')\n",
                 a.n < 2 ? a.label : b.label, a.n < 2 ? a.n : b.n, workload[0] ? " of workload " : "", workload);
-        free(a.m);
-        free(b.m);
+        compare_side_free(&a);
+        compare_side_free(&b);
         return SL_EUSAGE;
     }
     struct comparison cmp;
@@ -232,10 +166,10 @@ static int run_compare(struct cli_ctx *ctx, int argc, char **argv)
         if (workload[0] && (!a_search || !b_search)) printf("workload %s, objective %s\n", workload, objective);
         print_side("A", &a, &o, &cmp.mean_a);
         print_side("B", &b, &o, &cmp.mean_b);
-        print_comparison(&cmp, &o, objective);
+        print_comparison(&cmp, objective);
     }
-    free(a.m);
-    free(b.m);
+    compare_side_free(&a);
+    compare_side_free(&b);
     return rc;
 }
 

@@ -60,6 +60,7 @@
     GROUP("Results")                                                                                        \
     ACT(MARK, "mark", 'm', 0, "Mark", "Mark a run as A (the baseline) for a comparison; again to unmark")   \
     ACT(COMPARE, "compare", 'c', 0, "Compare", "Compare the batch of the run under the cursor with the marked one") \
+    ACT(COMPARE_BY, "compare-by", 'C', 0, "Groups", "Compare groups of runs: two configurations, two searches, or each kernel release") \
     GROUP("Share")                                                                                          \
     ACT(PUSH, "push", 'P', 0, "Push", "Upload a snapshot of the results to the URL")                        \
     ACT(PULL, "pull", 'L', 0, "Pull", "Fetch the databases of this host's hardware classes and merge them") \

@@ -3,6 +3,7 @@
  * repetitions compared with the search's own verdict (Welch with Holm, a
  * bootstrap interval of the improvement; "within noise" is never a win). */
 #include "app.h"
+#include "results_screen.h"
 #include "probe/probe.h"
 #include "search/search.h"
 #include "store_run.h"
@@ -17,19 +18,6 @@ extern const struct screen_class results_screen;
 
 #define RUNS_MAX 2000
 #define COMPARE_SEED 20240601
-
-enum rmode { RM_LIST, RM_FILTER, RM_VIEW };
-
-struct results {
-    struct screen base;
-    struct run_row *runs;
-    int n;
-    struct textview list, view;
-    enum rmode mode;
-    char filter[64], input[64];
-    char view_title[160];
-    char marked[37];                 /* uuid of run A, "" none */
-};
 
 static void results_refresh(struct results *rs)
 {
@@ -97,8 +85,9 @@ static void build_list(struct results *rs)
     if (keep >= 0) tv_select_tag(tv, keep);
 }
 
-static void open_view(struct results *rs, const char *fmt, const char *arg)
+void results_open_view(struct results *rs, const char *fmt, const char *arg)
 {
+    rs->view_back = rs->mode == RM_GROUPS ? RM_GROUPS : RM_LIST;
     rs->mode = RM_VIEW;
     snprintf(rs->view_title, sizeof rs->view_title, fmt, arg);
     tv_clear(&rs->view);
@@ -111,7 +100,7 @@ static void show_run(struct results *rs, const struct run_row *r)
     sl_err e;
     store *st = app_store(rs->base.app, &e);
     json_t *j = st ? store_run_metrics(st, r->uuid, &e) : NULL;
-    open_view(rs, "Run %s (Esc back)", r->uuid);
+    results_open_view(rs, "Run %s (Esc back)", r->uuid);
     if (!j) {
         tv_line(&rs->view, false, -1);
         tv_add(&rs->view, ROLE_ERROR, "%s", e.msg);
@@ -178,7 +167,7 @@ static void compare(struct results *rs)
     int na = batch_scores(rs, a, sa, RUNS_MAX), nb = batch_scores(rs, b, sb, RUNS_MAX);
     char title[64];
     snprintf(title, sizeof title, "%.8s", b->uuid);
-    open_view(rs, "Compare: B = %s against A (MB/s, Esc back)", title);
+    results_open_view(rs, "Compare: B = %s against A (MB/s, Esc back)", title);
     struct textview *tv = &rs->view;
     struct sample_summary ma, mb;
     double ea[RUNS_MAX], eb[RUNS_MAX];
@@ -242,6 +231,7 @@ static struct screen *results_create(struct app *app)
 static void results_draw(struct screen *s, struct rect r)
 {
     struct results *rs = (struct results *)s;
+    if (rs->mode == RM_GROUPS) { results_groups_draw(rs, r); return; }
     if (rs->mode == RM_VIEW) {
         draw_text(r.y, r.x, r.w, ROLE_HEADER, rs->view_title);
         tv_draw(&rs->view, (struct rect){ r.y + 1, r.x, r.h - 1, r.w });
@@ -284,8 +274,9 @@ static enum handled results_key(struct screen *s, enum action a, int key)
         else if (key >= 32 && key < 127 && len + 1 < sizeof rs->input) { rs->input[len] = (char)key; rs->input[len + 1] = 0; }
         return H_HANDLED;
     }
+    if (rs->mode == RM_GROUPS) return results_groups_key(rs, a, key);
     if (rs->mode == RM_VIEW) {
-        if (a == ACT_BACK) { rs->mode = RM_LIST; return H_HANDLED; }
+        if (a == ACT_BACK) { rs->mode = rs->view_back; return H_HANDLED; }
         return tv_move(&rs->view, a);
     }
     int sel = tv_selected_tag(&rs->list);
@@ -305,6 +296,7 @@ static enum handled results_key(struct screen *s, enum action a, int key)
         else snprintf(rs->marked, sizeof rs->marked, "%s", rs->runs[sel].uuid);
         return H_HANDLED;
     case ACT_COMPARE: compare(rs); return H_HANDLED;
+    case ACT_COMPARE_BY: results_groups_open(rs); return H_HANDLED;
     case ACT_REFRESH: results_refresh(rs); return H_IGNORED;
     default: return tv_move(&rs->list, a);
     }
@@ -317,6 +309,7 @@ static bool results_hint_on(struct screen *s, enum action a)
     struct results *rs = (struct results *)s;
     if (rs->mode == RM_FILTER) return false;
     if (rs->mode == RM_VIEW) return a == ACT_BACK;
+    if (rs->mode == RM_GROUPS) return a == ACT_BACK || a == ACT_MARK || a == ACT_COMPARE;
     if (a == ACT_COMPARE) return rs->marked[0] != 0;
     return a != ACT_BACK;
 }
@@ -328,11 +321,12 @@ static void results_done(struct screen *s)
     struct results *rs = (struct results *)s;
     tv_free(&rs->list);
     tv_free(&rs->view);
+    results_groups_free(rs);
     free(rs->runs);
     free(rs);
 }
 
-static const enum action results_hints[] = { ACT_EDIT, ACT_FILTER, ACT_MARK, ACT_COMPARE, ACT_BACK, ACT_NONE };
+static const enum action results_hints[] = { ACT_EDIT, ACT_FILTER, ACT_MARK, ACT_COMPARE, ACT_COMPARE_BY, ACT_BACK, ACT_NONE };
 
 const struct screen_class results_screen = {
     .title = "Results", .open = ACT_RESULTS, .hints = results_hints,

@@ -19,6 +19,7 @@ static int add(void *arg, const struct stored_run *r)
     snprintf(s->host_uuid, sizeof s->host_uuid, "%s", r->host_uuid ? r->host_uuid : "");
     snprintf(s->hw_class, sizeof s->hw_class, "%s", r->hw_class ? r->hw_class : "");
     snprintf(s->workload, sizeof s->workload, "%s", r->workload ? r->workload : "");
+    snprintf(s->config_hash, sizeof s->config_hash, "%s", r->config_hash ? r->config_hash : "");
     objective_metrics_from_run(r, &s->m);
     return 0;
 }

@@ -12,6 +12,7 @@
 struct run_sample {
     char *config_text;        /* "knob=value\n" sorted */
     char kernel[128], host_uuid[37], hw_class[256], workload[32];
+    char config_hash[65];
     struct eval_metrics m;
 };
 

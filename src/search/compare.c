@@ -1,0 +1,115 @@
+/* compare — the sides of a comparison and its report lines (compare.h). */
+#include "search/compare.h"
+#include "search/report.h"
+#include "store_search.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void compare_side_free(struct compare_side *s)
+{
+    free(s->m);
+    s->m = NULL;
+    s->n = 0;
+}
+
+static void push(struct compare_side *s, const struct eval_metrics *m)
+{
+    if (s->n % 32 == 0) s->m = xrealloc(s->m, sizeof *s->m * (size_t)(s->n + 32));
+    s->m[s->n++] = *m;
+}
+
+int compare_search_side(store *st, const char *id, struct compare_side *s, char *objective, size_t on, sl_err *e)
+{
+    struct search_row row;
+    if (store_search_get(st, id, &row, e) < 0) return -1;
+    struct trial_row *t;
+    int n = store_search_trials(st, row.id, &t, e);
+    if (n < 0) return -1;
+    bool winner = row.winner_text[0] != 0;
+    for (int i = 0; i < n; i++) {
+        bool take = winner ? strcmp(t[i].role, "race") == 0 && strcmp(t[i].config_text, row.winner_text) == 0
+                           : strcmp(t[i].role, "baseline") == 0;
+        struct eval_metrics m;
+        if (take && search_metrics_parse(t[i].metrics_json, &m) == 0) push(s, &m);
+    }
+    free(t);
+    snprintf(s->label, sizeof s->label, "search %.8s %s (%s)", row.uuid, winner ? "winner" : "baseline",
+             winner ? row.winner_text : "no winner");
+    if (!objective[0]) snprintf(objective, on, "%s", row.objective);
+    return 0;
+}
+
+void compare_config_side(const struct evidence *ev, const char *sel, struct compare_side *s)
+{
+    for (int i = 0; i < ev->n; i++)
+        if (evidence_config_has(ev->run[i].config_text, sel)) push(s, &ev->run[i].m);
+    snprintf(s->label, sizeof s->label, "%s", sel);
+}
+
+void compare_hash_side(const struct evidence *ev, const char *hash, struct compare_side *s)
+{
+    for (int i = 0; i < ev->n; i++)
+        if (hash[0] && strncmp(ev->run[i].config_hash, hash, strlen(hash)) == 0) push(s, &ev->run[i].m);
+    snprintf(s->label, sizeof s->label, "config %.8s", hash);
+}
+
+void compare_kernel_side(const struct evidence *ev, const char *kernel, struct compare_side *s)
+{
+    for (int i = 0; i < ev->n; i++)
+        if (strcmp(ev->run[i].kernel, kernel) == 0) push(s, &ev->run[i].m);
+    snprintf(s->label, sizeof s->label, "kernel %s", kernel);
+}
+
+int compare_kernels(const struct evidence *ev, char (*kernels)[128], int max)
+{
+    int nk = 0;
+    for (int i = 0; i < ev->n && nk < max; i++) {
+        bool seen = false;
+        for (int k = 0; k < nk; k++) seen = seen || strcmp(kernels[k], ev->run[i].kernel) == 0;
+        if (!seen) snprintf(kernels[nk++], sizeof kernels[0], "%s", ev->run[i].kernel);
+    }
+    return nk;
+}
+
+int compare_load(store *st, char *workload, size_t wn, struct evidence *ev, sl_err *e)
+{
+    if (evidence_load(st, workload[0] ? workload : NULL, ev, e) < 0) return -1;
+    if (workload[0]) return 0;
+    evidence_top_workload(ev, workload, wn);
+    struct evidence all = *ev;
+    int rc = evidence_load(st, workload, ev, e);
+    evidence_free(&all);
+    return rc;
+}
+
+const char *compare_verdict_text(const struct leader *l)
+{
+    switch (l->verdict) {
+    case VERDICT_WIN: return "B is better than A";
+    case VERDICT_WORSE: return "B is worse than A: a regression";
+    case VERDICT_INFEASIBLE: return "B does not meet the constraints";
+    default: return "within noise: no difference these measurements can tell apart";
+    }
+}
+
+void compare_side_line(const char *tag, const struct compare_side *s, const struct objective *o,
+                       const struct eval_metrics *mean, char *buf, size_t n)
+{
+    char v[64];
+    report_metric(o, mean, NAN, v, sizeof v);
+    snprintf(buf, n, "%s: %s: %d runs, %s", tag, s->label, s->n, v);
+}
+
+void compare_result_line(const struct comparison *c, const char *objtext, char *buf, size_t n)
+{
+    const struct leader *l = &c->l;
+    char est[32], lo[32], hi[32];
+    report_pct(l->ci.est, est, sizeof est);
+    report_pct(l->ci.lo, lo, sizeof lo);
+    report_pct(l->ci.hi, hi, sizeof hi);
+    snprintf(buf, n, "B against A: %s %s [%.3g%% CI %s, %s], Welch p=%.2g, Mann-Whitney p=%.2g, Hedges g %.2f", objtext, est,
+             100 * l->ci.level, lo, hi, l->p_welch, l->p_mw, l->g);
+}

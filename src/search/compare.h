@@ -1,0 +1,42 @@
+/* compare — two groups of stored runs judged against each other: two
+ * configurations (KNOB=VALUE selectors or config hashes), two searches
+ * (their winners, or baselines), or kernel releases; the sides, the
+ * verdict's words and the report lines. `sluice compare` and the Results
+ * screen both use it; the statistics are evidence_compare's. */
+#ifndef SLUICE_COMPARE_H
+#define SLUICE_COMPARE_H
+
+#include "search/evidence.h"
+
+struct compare_side {
+    char label[512];
+    struct eval_metrics *m;
+    int n;
+};
+void compare_side_free(struct compare_side *s);
+
+/* A search's winner (its race trials), or its baseline when nothing won.
+ * objective is filled with the search's when empty. */
+int compare_search_side(store *st, const char *id, struct compare_side *s, char *objective, size_t on, sl_err *e);
+/* Runs whose configuration holds every knob=value of sel. */
+void compare_config_side(const struct evidence *ev, const char *sel, struct compare_side *s);
+/* Runs whose configuration hash starts with hash (label "config HASH8"). */
+void compare_hash_side(const struct evidence *ev, const char *hash, struct compare_side *s);
+/* Runs on one kernel release, all configurations pooled. */
+void compare_kernel_side(const struct evidence *ev, const char *kernel, struct compare_side *s);
+/* The kernel releases of ev in the order first seen; returns the count. */
+int compare_kernels(const struct evidence *ev, char (*kernels)[128], int max);
+
+/* Successful runs of a workload; with *workload empty, of the workload with
+ * the most runs (written back into workload). */
+int compare_load(store *st, char *workload, size_t wn, struct evidence *ev, sl_err *e);
+
+/* "B is better than A", "within noise: ..." */
+const char *compare_verdict_text(const struct leader *l);
+/* "A: LABEL: N runs, VALUE" */
+void compare_side_line(const char *tag, const struct compare_side *s, const struct objective *o,
+                       const struct eval_metrics *mean, char *buf, size_t n);
+/* "B against A: OBJ +x% [95% CI lo, hi], Welch p=..., Mann-Whitney p=..., Hedges g ..." */
+void compare_result_line(const struct comparison *c, const char *objtext, char *buf, size_t n);
+
+#endif
