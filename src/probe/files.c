@@ -102,8 +102,16 @@ void probe_fio_global(const struct probe_spec *s, FILE *out, const char *rw)
     fprintf(out, "rw=%s\nbs=%llu\n", rw, (unsigned long long)s->bs);
     fprintf(out, "size=%llu\n", (unsigned long long)(s->size_bytes / (uint64_t)(s->threads ? s->threads : 1)));
     fprintf(out, "numjobs=%d\n", s->threads);
-    if (s->direct && s->iodepth > 1) fprintf(out, "ioengine=io_uring\niodepth=%d\n", s->iodepth);
-    else fprintf(out, "ioengine=psync\n");
+    /* sluice's loops are these engines' loops, and its latency is one of
+     * fio's intervals: say which, so a comparison compares like with like. */
+    if (s->direct && s->iodepth > 1)
+        fprintf(out, "ioengine=io_uring\niodepth=%d\niodepth_batch_submit=1\niodepth_batch_complete_min=1\n"
+                     "; sluice's latency runs from just before submission to reaping: fio's lat (slat + clat)\n",
+                s->iodepth);
+    else
+        fprintf(out, "ioengine=psync\n; sluice's latency is the read or write call itself: fio's clat for sync engines\n");
+    /* sluice's I/O buffers are page-aligned; fio aligns buffered ones only when asked */
+    fprintf(out, "iomem_align=4096\n");
     fprintf(out, "direct=%d\n", s->direct ? 1 : 0);
     fprintf(out, "time_based=1\nruntime=%llums\nramp_time=%llums\n", (unsigned long long)s->time_ms,
             (unsigned long long)s->ramp_ms);

@@ -53,6 +53,13 @@ if s probe randread --dir "$scratch" --direct --size 1M --time 10ms --ramp 0 --n
     rc=$? status=$(field status < "$work/uring.json") ios=$(field ios < "$work/uring.json")
     if [ $rc -eq 0 ] && [ "$status" = ok ] && [ "${ios:-0}" -gt 0 ] && no_scratch "$scratch"; then ok io_uring-direct-depth8
     else fail io_uring-direct-depth8 "exit $rc, status '$status', ios '$ios'"; fi
+    # reads and writes mixed in one ring: both kinds complete and are accounted
+    s --json probe randrw --dir "$scratch" --direct --iodepth 4 --size 8M --time 200ms --ramp 0 --no-store > "$work/uring-rw.json"
+    rc=$?
+    r=$(sed -n '/^      "read": {/{n;s/[^0-9]//gp;}' "$work/uring-rw.json")
+    w=$(sed -n '/^      "write": {/{n;s/[^0-9]//gp;}' "$work/uring-rw.json")
+    if [ $rc -eq 0 ] && [ "${r:-0}" -gt 0 ] && [ "${w:-0}" -gt 0 ] && no_scratch "$scratch"; then ok io_uring-direct-randrw
+    else fail io_uring-direct-randrw "exit $rc, read ios '$r', write ios '$w'"; fi
 else
     echo "skip probe/io_uring-direct-depth8: $scratch refuses O_DIRECT"
 fi
