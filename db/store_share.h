@@ -58,27 +58,39 @@ struct share_report {
 
 long long share_report_added(const struct share_report *r);
 
-/* Check an untrusted database file before anything reads its rows: SQLite
+/* An untrusted database file read whole into memory (share_image_read):
+ * the check and the merge see the same bytes, which nothing outside this
+ * process can change in between, and no private copy is written to disk.
+ * SQLite reads it in place (sqlite3_deserialize, read-only). */
+struct share_image {
+    unsigned char *bytes;
+    size_t len;
+};
+
+/* Check an untrusted database image before anything reads its rows: SQLite
  * header, opened read-only in defensive mode with trusted_schema=OFF,
  * triggers and views disabled; no trigger or view that is not identical to
  * one in the local schema; no table the local schema does not have (a file
  * of our schema version or older has only our tables); no column the local
  * table lacks; schema version between 1 and ours; PRAGMA integrity_check and
  * foreign_key_check clean.
- * `path` must be a private copy nobody else can write (see share_private_copy):
- * when its header says WAL, the two journal-mode bytes are rewritten to
- * rollback mode so it opens read-only without a -wal/-shm beside it.
+ * When the header says WAL, its two journal-mode bytes are rewritten in the
+ * image to rollback mode (an image has no -wal beside it).
  * Returns 0, or -1 with a message naming `label` (what the user calls the
  * file) and the reason; nothing in the local store is touched. */
-int store_share_check(store *s, const char *path, const char *label, sl_err *e);
+int store_share_check(store *s, struct share_image *img, const char *label, sl_err *e);
+/* For db/store_share_*.c: the header check (and WAL-byte rewrite) alone, and
+ * the image made the database `schema` of db (an SQLite result code). */
+int store_share_header(struct share_image *img, const char *label, sl_err *e);
+int store_share_open_image(sqlite3 *db, const char *schema, struct share_image *img, bool read_only);
 
-/* Merge a file that passed store_share_check into the local store in one
+/* Merge an image that passed store_share_check into the local store in one
  * transaction: rows are inserted when their identity (UUID or content hash)
  * is new, foreign keys are remapped through the parents' identities (local
  * ids differ between databases), local-only references become NULL. On
- * error the transaction is rolled back and the store is unchanged.
- * Returns 0 and fills *r, or -1 with e. */
-int store_share_merge(store *s, const char *path, struct share_report *r, sl_err *e);
+ * error the transaction is rolled back and the store file is byte-for-byte
+ * what it was. Returns 0 and fills *r, or -1 with e. */
+int store_share_merge(store *s, struct share_image *img, struct share_report *r, sl_err *e);
 
 /* Write a consistent snapshot of the store to out_path (SQLite online
  * backup), then scrub it: local-only tables emptied, references to them

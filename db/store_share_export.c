@@ -87,6 +87,29 @@ static int empty_local_tables(sqlite3 *db, const char *path, sl_err *e)
     return rc;
 }
 
+/* Secondary indexes (CREATE INDEX, not UNIQUE constraints) serve queries on
+ * a store, not a snapshot: the merge reads every row of it anyway. Left out,
+ * the file is smaller and its integrity_check, which verifies every index
+ * entry against its row, takes about a third of the time. */
+static int drop_indexes(sqlite3 *db, const char *path, sl_err *e)
+{
+    sqlite3_stmt *st;
+    const char *q = "SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL";
+    if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK) return dst_fail(db, path, "listing indexes", e);
+    char names[64][128];
+    int n = 0, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW && n < 64)
+        snprintf(names[n++], sizeof names[0], "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    if (step != SQLITE_DONE && step != SQLITE_ROW) return dst_fail(db, path, "listing indexes", e);
+    for (int i = 0; i < n; i++) {
+        char sql[192];
+        snprintf(sql, sizeof sql, "DROP INDEX \"%s\"", names[i]);
+        if (run(db, path, sql, e) < 0) return -1;
+    }
+    return 0;
+}
+
 static int scrub(sqlite3 *db, const char *path, const char *only_host_uuid, sl_err *e)
 {
     if (run(db, path, "PRAGMA journal_mode=DELETE; PRAGMA foreign_keys=OFF; BEGIN", e) < 0) return -1;
@@ -124,6 +147,7 @@ static int scrub(sqlite3 *db, const char *path, const char *only_host_uuid, sl_e
                      (const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
     if (rc < 0) return -1;
+    if (drop_indexes(db, path, e) < 0) return -1;
     /* VACUUM drops the freed pages: what was deleted does not travel. */
     return run(db, path, "VACUUM", e);
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define SRC "share_src"
 #define MAX_COLS 128
@@ -301,18 +302,6 @@ static int merge_table(store *s, const struct share_table *t, struct sql *q, str
     return 0;
 }
 
-/* A URI that opens the file read-only: SQLite is built with URI names on. */
-static void uri_for(const char *path, char *buf, size_t n)
-{
-    size_t j = (size_t)snprintf(buf, n, "file:");
-    for (const unsigned char *c = (const unsigned char *)path; *c && j + 4 < n; c++) {
-        if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || strchr("/._-", *c))
-            buf[j++] = (char)*c;
-        else j += (size_t)snprintf(buf + j, n - j, "%%%02X", *c);
-    }
-    snprintf(buf + j, n - j, "?mode=ro");
-}
-
 static void drop_maps(store *s)
 {
     char sql[160];
@@ -322,42 +311,88 @@ static void drop_maps(store *s)
     }
 }
 
-int store_share_merge(store *s, const char *path, struct share_report *rep, sl_err *e)
+/* The source image as schema SRC of the store's connection: an empty
+ * in-memory database attached, then replaced by the image. Not flagged
+ * read-only, because the merge's BEGIN IMMEDIATE takes a write lock on every
+ * attached database that SQLite does not know to be read-only; nothing is
+ * written to it (all our SQL writes main and temp), and if anything were,
+ * it would land in this process's private copy in memory, never in a file,
+ * and could not grow it. */
+static int attach_image(store *s, struct share_image *img, sl_err *e)
+{
+    if (store_share_header(img, "the file to merge", e) < 0) return -1;
+    if (sqlite3_exec(store_db(s), "ATTACH ':memory:' AS " SRC, NULL, NULL, NULL) != SQLITE_OK)
+        return store_fail(s, e, "attaching the file to merge");
+    if (store_share_open_image(store_db(s), SRC, img, false) != SQLITE_OK) {
+        store_fail(s, e, "opening the file to merge");
+        sqlite3_exec(store_db(s), "DETACH " SRC, NULL, NULL, NULL);
+        return -1;
+    }
+    return 0;
+}
+
+static int merge_in_transaction(store *s, struct share_report *rep, sl_err *e)
+{
+    if (store_begin(s, e) < 0) return -1;
+    struct sql q = { 0 };
+    int rc = 0;
+    for (int i = 0; i < share_table_count && rc == 0; i++) rc = merge_table(s, &share_tables[i], &q, rep, e);
+    free(q.p);
+    if (rc == 0) rc = store_commit(s, e);
+    if (rc < 0) store_rollback(s);
+    drop_maps(s);
+    return rc;
+}
+
+/* PRAGMA main.journal_mode=X; true when the store is now in mode X. */
+static bool journal_mode(store *s, const char *mode)
+{
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA main.journal_mode=%s", mode);
+    sqlite3_stmt *st;
+    bool ok = false;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return false;
+    if (sqlite3_step(st) == SQLITE_ROW) ok = strcasecmp((const char *)sqlite3_column_text(st, 0), mode) == 0;
+    sqlite3_finalize(st);
+    return ok;
+}
+
+/* A merge brings megabytes of new rows. In WAL mode each new page is written
+ * twice (to the log, then by the checkpoint); with a rollback journal a page
+ * appended to the file is written once and only the pages that existed are
+ * journaled. So when no other connection has the store open (SQLite refuses
+ * to leave WAL otherwise, at once, without waiting) the merge runs with a
+ * rollback journal and the store goes back to WAL after it; with a tuning
+ * session or the UI reading it, the merge stays in WAL. Either way the
+ * transaction is atomic and durable (synchronous=FULL). A larger page cache
+ * keeps the journal from being synced in the middle of the transaction. */
+static int merge_tables(store *s, struct share_report *rep, sl_err *e)
+{
+    bool rollback = journal_mode(s, "truncate");
+    sqlite3_exec(store_db(s), "PRAGMA main.cache_size=-65536", NULL, NULL, NULL);
+    int rc = merge_in_transaction(s, rep, e);
+    sqlite3_exec(store_db(s), "PRAGMA main.cache_size=-2000", NULL, NULL, NULL);
+    /* Not being able to go back is no merge failure: the next store_open
+     * sets WAL again. */
+    if (rollback) journal_mode(s, "wal");
+    return rc;
+}
+
+int store_share_merge(store *s, struct share_image *img, struct share_report *rep, sl_err *e)
 {
     sqlite3 *db = store_db(s);
     memset(rep, 0, sizeof *rep);
-    char uri[8192];
-    uri_for(path, uri, sizeof uri);
-    /* The attached file is only read; defensive mode and an untrusted schema
-     * keep whatever it declares from running with our privileges. */
+    /* The attached image is only read; defensive mode and an untrusted
+     * schema keep whatever it declares from running with our privileges. */
     int was_defensive = 0;
     sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, -1, &was_defensive);
     sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
     sqlite3_exec(db, "PRAGMA trusted_schema=OFF; PRAGMA temp_store=MEMORY", NULL, NULL, NULL);
-    sqlite3_stmt *st;
-    int rc = -1;
-    if (sqlite3_prepare_v2(db, "ATTACH ? AS " SRC, -1, &st, NULL) != SQLITE_OK) {
-        store_fail(s, e, "attaching the file to merge");
-        goto out;
+    int rc = attach_image(s, img, e);
+    if (rc == 0) {
+        rc = merge_tables(s, rep, e);
+        sqlite3_exec(db, "DETACH " SRC, NULL, NULL, NULL);
     }
-    sqlite3_bind_text(st, 1, uri, -1, SQLITE_STATIC);
-    int step = sqlite3_step(st);
-    sqlite3_finalize(st);
-    if (step != SQLITE_DONE) {
-        store_fail(s, e, "attaching the file to merge");
-        goto out;
-    }
-    if (store_begin(s, e) == 0) {
-        struct sql q = { 0 };
-        rc = 0;
-        for (int i = 0; i < share_table_count && rc == 0; i++) rc = merge_table(s, &share_tables[i], &q, rep, e);
-        free(q.p);
-        if (rc == 0) rc = store_commit(s, e);
-        if (rc < 0) store_rollback(s);
-        drop_maps(s);
-    }
-    sqlite3_exec(db, "DETACH " SRC, NULL, NULL, NULL);
-out:
     sqlite3_exec(db, "PRAGMA trusted_schema=ON", NULL, NULL, NULL);
     sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, was_defensive, NULL);
     return rc;

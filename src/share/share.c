@@ -1,6 +1,7 @@
 /* share — picking a transport for a URL, and the local file chores every
  * transport shares: private temporary directories, capped copies, names. */
 #include "share.h"
+#include "store_share.h"
 
 #include <curl/curl.h>
 
@@ -98,6 +99,64 @@ bool share_name_valid(const char *name)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("._-", *p)))
             return false;
     return true;
+}
+
+static int too_big(const char *path, long long size, long long max_bytes, sl_err *e)
+{
+    return sl_fail(e, SL_EFAIL, "%s is %lld bytes, more than the %lld-byte cap: raise --max-size if it is "
+                   "really a sluice database; nothing merged", path, size, max_bytes);
+}
+
+static int grew(const char *path, long long max_bytes, sl_err *e)
+{
+    return sl_fail(e, SL_EFAIL, "%s grew past the %lld-byte cap while being read; nothing merged", path, max_bytes);
+}
+
+int share_image_read(const char *path, long long max_bytes, struct share_image *img, sl_err *e)
+{
+    memset(img, 0, sizeof *img);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return sl_fail_errno(e, errno == ENOENT ? SL_EUSAGE : SL_EFAIL, errno, "%s", path);
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return sl_fail(e, SL_EUSAGE, "%s is not a regular file: give a database file to merge", path);
+    }
+    if (st.st_size > max_bytes) {
+        close(fd);
+        return too_big(path, (long long)st.st_size, max_bytes, e);
+    }
+    /* One byte more than the size: reading it means the file grew. */
+    size_t cap = (size_t)st.st_size + 1, len = 0;
+    unsigned char *buf = xmalloc(cap);
+    int rc = 0;
+    for (;;) {
+        if (len == cap) {
+            if ((long long)cap > max_bytes) { rc = grew(path, max_bytes, e); break; }
+            buf = xrealloc(buf, cap = cap * 2 > (size_t)max_bytes + 1 ? (size_t)max_bytes + 1 : cap * 2);
+        }
+        ssize_t r = read(fd, buf + len, cap - len);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) { rc = sl_fail_errno(e, SL_EFAIL, errno, "reading %s", path); break; }
+        if (r == 0) break;
+        len += (size_t)r;
+    }
+    close(fd);
+    if (rc == 0 && (long long)len > max_bytes) rc = grew(path, max_bytes, e);
+    if (rc < 0) {
+        free(buf);
+        return -1;
+    }
+    img->bytes = buf;
+    img->len = len;
+    return 0;
+}
+
+void share_image_free(struct share_image *img)
+{
+    free(img->bytes);
+    img->bytes = NULL;
+    img->len = 0;
 }
 
 void share_random_hex(char *buf, size_t n)

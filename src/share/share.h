@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include "err.h"
 
+struct share_image;   /* db/store_share.h */
+
 #define SHARE_SUFFIX ".sluicedb"
 /* Default cap on a downloaded or merged file (--max-size). */
 #define SHARE_DEFAULT_MAX_BYTES (512LL << 20)
@@ -86,6 +88,10 @@ int share_tmpdir(char *buf, size_t n, sl_err *e);
 void share_tmpdir_remove(const char *dir);
 /* Copy a local file into a private one, refusing more than max_bytes. */
 int share_private_copy(const char *src, const char *dst, long long max_bytes, sl_err *e);
+/* Read a local file whole into memory, refusing more than max_bytes: the
+ * image the check and the merge work on (free with share_image_free). */
+int share_image_read(const char *path, long long max_bytes, struct share_image *img, sl_err *e);
+void share_image_free(struct share_image *img);
 /* A random lowercase hex string of n-1 characters, for temporary names. */
 void share_random_hex(char *buf, size_t n);
 

@@ -18,13 +18,11 @@ static void emit(share_event_fn fn, void *arg, int kind, const char *name, const
 
 int share_merge_file(store *s, const char *file, long long max_bytes, struct share_report *rep, sl_err *e)
 {
-    char dir[4096], copy[4200];
-    if (share_tmpdir(dir, sizeof dir, e) < 0) return -1;
-    snprintf(copy, sizeof copy, "%s/incoming" SHARE_SUFFIX, dir);
-    int rc = share_private_copy(file, copy, max_bytes, e);
-    if (rc == 0) rc = store_share_check(s, copy, file, e);
-    if (rc == 0) rc = store_share_merge(s, copy, rep, e);
-    share_tmpdir_remove(dir);
+    struct share_image img;
+    if (share_image_read(file, max_bytes, &img, e) < 0) return -1;
+    int rc = store_share_check(s, &img, file, e);
+    if (rc == 0) rc = store_share_merge(s, &img, rep, e);
+    share_image_free(&img);
     return rc;
 }
 
@@ -242,8 +240,11 @@ long long share_pull(store *s, struct share_remote *r, const struct share_pull_o
         sl_err fe;
         char label[2600];
         snprintf(label, sizeof label, "%s/%s", r->shown, c[i].key);
+        struct share_image img = { 0 };
         int rc = r->ops->get(r, c[i].key, c[i].path, &fe);
-        if (rc == 0) rc = store_share_check(s, c[i].path, label, &fe);
+        if (rc == 0) rc = share_image_read(c[i].path, r->opts.max_bytes, &img, &fe);
+        if (rc == 0) rc = store_share_check(s, &img, label, &fe);
+        share_image_free(&img);
         c[i].ok = rc == 0;
         if (rc == 0) {
             emit(fn, arg, SHARE_FETCHED, c[i].key, NULL, NULL, -1);
@@ -262,8 +263,13 @@ long long share_pull(store *s, struct share_remote *r, const struct share_pull_o
     }
     for (int i = 0; rc == 0 && i < n; i++) {
         if (!c[i].ok) continue;
+        /* Read again from our private download: checked files are not all
+         * held in memory at once. */
         struct share_report rep;
-        rc = store_share_merge(s, c[i].path, &rep, e);
+        struct share_image img;
+        rc = share_image_read(c[i].path, r->opts.max_bytes, &img, e);
+        if (rc == 0) rc = store_share_merge(s, &img, &rep, e);
+        share_image_free(&img);
         if (rc == 0) {
             added += share_report_added(&rep);
             emit(fn, arg, SHARE_MERGED, c[i].key, &rep, NULL, -1);

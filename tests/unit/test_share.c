@@ -252,7 +252,7 @@ TEST(share_merge_refuses_hostile_files_and_changes_nothing)
     store_close(local);
 }
 
-TEST(share_check_rewrites_wal_header_of_private_copy)
+TEST(share_check_rewrites_wal_header_in_memory_only)
 {
     store *a = fresh_store("wal-a.db"), *b = fresh_store("wal-b.db");
     int64_t id;
@@ -261,11 +261,65 @@ TEST(share_check_rewrites_wal_header_of_private_copy)
     char path[512];
     snprintf(path, sizeof path, "%s", store_path(a));
     store_close(a);
+    size_t n0, n1;
+    char *before = slurp(path, &n0);
+    CHECK(n0 > 100 && before[18] == 2);
     struct share_report rep;
     sl_err e;
     CHECK(merge(b, path, &rep, &e) == 0);
     CHECK_INT(share_report_added(&rep), 2);
+    /* The file merged is only read. */
+    char *after = slurp(path, &n1);
+    CHECK(n0 == n1 && memcmp(before, after, n0) == 0);
+    free(before);
+    free(after);
     store_close(b);
+}
+
+/* The merge leaves WAL only while nobody else has the store open, and the
+ * store is in WAL mode again after it either way. */
+TEST(share_merge_journal_mode_with_and_without_other_readers)
+{
+    store *a = fresh_store("jm-a.db"), *b = fresh_store("jm-b.db");
+    int64_t id;
+    add_host(a, "jm1", 2, &id);
+    char out[512];
+    export_to(a, "jm.sluicedb", NULL, out, sizeof out);
+    struct share_report rep;
+    sl_err e;
+    CHECK(merge(b, out, &rep, &e) == 0);
+    CHECK_INT(share_report_added(&rep), 3);
+    CHECK_INT(count(b, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"), 1);
+    /* Another connection (a tuning session, the UI) holds the store open. */
+    sqlite3 *other;
+    CHECK(sqlite3_open(store_path(b), &other) == SQLITE_OK);
+    CHECK(sqlite3_exec(other, "SELECT count(*) FROM hosts", NULL, NULL, NULL) == SQLITE_OK);
+    add_host(a, "jm2", 1, &id);
+    export_to(a, "jm2.sluicedb", NULL, out, sizeof out);
+    CHECK(merge(b, out, &rep, &e) == 0);
+    CHECK_INT(share_report_added(&rep), 2);
+    CHECK_INT(count(b, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"), 1);
+    sqlite3_close(other);
+    store_close(a);
+    store_close(b);
+}
+
+/* A snapshot carries no CREATE INDEX of its own: UNIQUE keys only. */
+TEST(share_export_has_no_secondary_indexes)
+{
+    store *s = fresh_store("noidx.db");
+    int64_t id;
+    add_host(s, "noidx", 1, &id);
+    CHECK(count(s, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL") > 0);
+    char out[512];
+    export_to(s, "noidx.sluicedb", NULL, out, sizeof out);
+    store *x;
+    sl_err e;
+    CHECK(store_open_existing(out, &x, &e) == 0);
+    CHECK_INT(count(x, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL"), 0);
+    CHECK(count(x, "SELECT count(*) FROM sqlite_schema WHERE type = 'index'") > 0);
+    store_close(x);
+    store_close(s);
 }
 
 TEST(share_export_mine_keeps_only_this_host_and_no_sessions)
