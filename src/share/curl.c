@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -108,6 +109,11 @@ static int curl_fail(struct attempt *a, CURLcode c, const char *detail, int trie
         return sl_fail(e, SL_EFAIL, "%s: the transfer with %s was cut short %d time%s (%s): nothing merged from it",
                        what, url, tries, tries == 1 ? "" : "s", d);
     case CURLE_PEER_FAILED_VERIFICATION:
+        if (strncasecmp(url, "sftp:", 5) == 0)
+            return sl_fail(e, SL_EFAIL, "%s: the identity of %s could not be verified: its SSH host key is not in "
+                           "~/.ssh/known_hosts, or is not the key recorded there (%s); check the key's fingerprint "
+                           "with the server's owner, then add it (ssh-keyscan -p PORT HOST >> ~/.ssh/known_hosts); "
+                           "only on a network you trust, --insecure skips the check", what, url, d);
         return sl_fail(e, SL_EFAIL, "%s: the identity of %s could not be verified (%s): install its CA certificate or "
                        "known_hosts entry; only on a network you trust, --insecure skips the check", what, url, d);
     case CURLE_SSL_CONNECT_ERROR: case CURLE_SSL_CERTPROBLEM: case CURLE_SSL_CIPHER: case CURLE_SSL_CACERT_BADFILE:

@@ -9,11 +9,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct sftp {
     char known_hosts[1024];
+    char key[1024];           /* private key file, "" for libcurl's default */
     struct curl_slist *quote;
 };
+
+/* libcurl tries one key file, by default ~/.ssh/id_rsa only; and libssh2
+ * before 1.11 signs with an RSA key the SHA-1 way (ssh-rsa), which OpenSSH
+ * servers refuse since 8.8. So the first of the keys ssh-keygen makes today
+ * that exists is the one offered; none: libcurl's default (and the agent). */
+static void pick_key(const char *home, char *buf, size_t n)
+{
+    static const char *const names[] = { "id_ed25519", "id_ecdsa", "id_rsa" };
+    buf[0] = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(buf, n, "%s/.ssh/%s", home, names[i]);
+        if (access(buf, R_OK) == 0) return;
+    }
+    buf[0] = 0;
+}
 
 static int sftp_check(struct share_remote *r, sl_err *e)
 {
@@ -27,6 +44,7 @@ static int sftp_check(struct share_remote *r, sl_err *e)
         struct sftp *s = xcalloc(1, sizeof *s);
         const char *home = getenv("HOME");
         snprintf(s->known_hosts, sizeof s->known_hosts, "%s/.ssh/known_hosts", home && *home ? home : "/root");
+        pick_key(home && *home ? home : "/root", s->key, sizeof s->key);
         r->priv = s;
     }
     return 0;
@@ -39,6 +57,7 @@ static void setup(CURL *h, void *arg)
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "sftp");
     curl_easy_setopt(h, CURLOPT_SSH_AUTH_TYPES, (long)(CURLSSH_AUTH_PUBLICKEY | CURLSSH_AUTH_PASSWORD |
                                                        CURLSSH_AUTH_AGENT | CURLSSH_AUTH_KEYBOARD));
+    if (s->key[0]) curl_easy_setopt(h, CURLOPT_SSH_PRIVATE_KEYFILE, s->key);
     if (!r->opts.insecure) curl_easy_setopt(h, CURLOPT_SSH_KNOWNHOSTS, s->known_hosts);
     curl_easy_setopt(h, CURLOPT_FTP_CREATE_MISSING_DIRS, (long)CURLFTP_CREATE_DIR_RETRY);
     if (s->quote) curl_easy_setopt(h, CURLOPT_POSTQUOTE, s->quote);

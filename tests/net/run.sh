@@ -1,8 +1,8 @@
 #!/bin/sh
 # Network tests for push/pull: real servers on 127.0.0.1, started and stopped
-# here: nginx with WebDAV (plain and TLS), s3rver (npm) for S3, a python3
-# fault-injecting proxy (500 once, 500 always, truncated bodies), and
-# file://. After every failure the local database must be byte-for-byte
+# here: nginx with WebDAV (plain and TLS), s3rver (npm) for S3, OpenSSH's
+# sshd for SFTP, a python3 fault-injecting proxy (500 once, 500 always,
+# truncated bodies), and file://. After every failure the local database must be byte-for-byte
 # what it was.
 cd "$(dirname "$0")/../.." || exit 2
 top=$(pwd)
@@ -12,7 +12,7 @@ pids=""
 cleanup() {
     for p in $pids; do kill "$p" 2>/dev/null; done
     for p in $pids; do wait "$p" 2>/dev/null; done
-    rm -rf "$tmp"
+    [ -n "$SLUICE_NET_KEEP" ] || rm -rf "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
@@ -213,10 +213,112 @@ else
     fi
 fi
 
-# --- SFTP -----------------------------------------------------------------
-if curl -V 2>/dev/null | grep -q '^Protocols:.* sftp'; then
-    echo "skip net/sftp: libcurl has SFTP, but no SSH server is started by this suite yet"
-else
+# --- SFTP (OpenSSH's sshd, not the system's) --------------------------------
+# Our own sshd in the foreground on 127.0.0.1 and a free port, with a host key
+# and a client key made here, key-only logins, internal-sftp: nothing in
+# /etc/ssh is read or changed and no service is started (make test-deps keeps
+# the package's ssh.service disabled). Host keys are checked: the client's
+# known_hosts (in $HOME/.ssh, where sluice reads it) names this server's key.
+if ! curl -V 2>/dev/null | grep -q '^Protocols:.* sftp'; then
     echo "skip net/sftp: libcurl was built without SFTP"
+elif [ ! -x /usr/sbin/sshd ] || ! command -v ssh-keygen > /dev/null; then
+    echo "skip net/sftp: openssh-server is not installed (make test-deps)"
+else
+    sd=$tmp/sshd
+    mkdir -p "$sd" "$tmp/home/.ssh" "$tmp/sftp"
+    chmod 700 "$tmp/home/.ssh"
+    ssh-keygen -q -t ed25519 -N '' -C sluice-test-host -f "$sd/host_ed25519" < /dev/null
+    ssh-keygen -q -t ed25519 -N '' -C sluice-test-other -f "$sd/other_ed25519" < /dev/null
+    # The client's key where sluice looks for it, of the type ssh-keygen makes.
+    ssh-keygen -q -t ed25519 -N '' -C sluice-test-client -f "$tmp/home/.ssh/id_ed25519" < /dev/null
+    cp "$tmp/home/.ssh/id_ed25519.pub" "$sd/authorized_keys"
+    sshport=$(free_port)
+    {
+        echo "Port $sshport"
+        echo "ListenAddress 127.0.0.1"
+        echo "HostKey $sd/host_ed25519"
+        echo "PidFile none"
+        echo "AuthorizedKeysFile $sd/authorized_keys"
+        echo "PubkeyAuthentication yes"
+        echo "PasswordAuthentication no"
+        echo "KbdInteractiveAuthentication no"
+        echo "PermitRootLogin prohibit-password"
+        echo "UsePAM no"
+        echo "StrictModes no"
+        echo "AllowTcpForwarding no"
+        echo "X11Forwarding no"
+        echo "Subsystem sftp internal-sftp"
+        echo "LogLevel VERBOSE"
+    } > "$sd/sshd_config"
+    # sshd insists on its privilege-separation directory (as the package's
+    # service would create it): /run is runtime state, not configuration.
+    [ -d /run/sshd ] || mkdir -p -m 755 /run/sshd
+    /usr/sbin/sshd -D -e -f "$sd/sshd_config" > "$sd/log" 2>&1 &
+    pids="$pids $!"
+    if ! wait_port "$sshport"; then echo "FAIL net/sftp-start"; sed 's/^/  /' "$sd/log" | tail -5; else
+        user=$(id -un)
+        sftp_url() { echo "sftp://$user@127.0.0.1:$1$tmp/$2"; }
+        su=$(sftp_url "$sshport" sftp)
+        kh=$tmp/home/.ssh/known_hosts
+        printf '[127.0.0.1]:%s %s\n' "$sshport" "$(cut -d' ' -f1-2 "$sd/host_ed25519.pub")" > "$kh"
+        t_sftp() {
+            reset_b
+            push_then_pull "$su" || return 1
+            [ -f "$tmp/sftp/$class/$(sqlite3 "$tmp/a.db" "SELECT uuid FROM hosts").sluicedb" ] ||
+                { echo "object not where expected"; find "$tmp/sftp"; return 1; }
+            ! find "$tmp/sftp" -name '.*tmp-*' | grep -q . || { echo "temporary upload left behind"; return 1; }
+            # A second push replaces the object (removed, then renamed into place).
+            A push "$su" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+            [ "$(find "$tmp/sftp" -type f | wc -l)" = 1 ] || { find "$tmp/sftp"; return 1; }
+        }
+        check sftp-push-pull t_sftp
+        with_known_hosts() {   # file, command...: run with that known_hosts, then put ours back
+            cp "$kh" "$kh.saved"
+            if [ -n "$1" ]; then cp "$1" "$kh"; else rm -f "$kh"; fi
+            shift
+            "$@"; rc=$?
+            mv "$kh.saved" "$kh"
+            return $rc
+        }
+        t_unknown() { with_known_hosts '' expect_fail 'SSH host key is not in' B pull "$su"; }
+        check sftp-unknown-host-refused t_unknown
+        printf '[127.0.0.1]:%s %s\n' "$sshport" "$(cut -d' ' -f1-2 "$sd/other_ed25519.pub")" > "$sd/other_kh"
+        t_changed() { with_known_hosts "$sd/other_kh" expect_fail 'SSH host key is not in' B pull "$su"; }
+        check sftp-changed-host-key-refused t_changed
+        t_insecure() {
+            reset_b
+            with_known_hosts '' B pull "$su" --insecure > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+            grep -q 'warning: --insecure' "$tmp/o" && grep -q '+1 hosts' "$tmp/o" || { cat "$tmp/o"; return 1; }
+        }
+        check sftp-insecure-warns t_insecure
+        t_key_refused() {
+            mv "$tmp/home/.ssh/id_ed25519" "$sd/id.saved"
+            ssh-keygen -q -t ed25519 -N '' -f "$sd/stranger" < /dev/null
+            cp "$sd/stranger" "$tmp/home/.ssh/id_ed25519"
+            expect_fail 'refused the login' B pull "$su"; rc=$?
+            mv -f "$sd/id.saved" "$tmp/home/.ssh/id_ed25519"
+            return $rc
+        }
+        check sftp-key-not-authorized t_key_refused
+        t_sftp_404() { expect_fail 'does not exist' B pull "$(sftp_url "$sshport" no-such-dir)" --class all; }
+        check sftp-404 t_sftp_404
+        t_sftp_down() {
+            expect_fail 'cannot connect .* after 2 tries' B pull "$(sftp_url "$(free_port)" sftp)" --retries 1
+        }
+        check sftp-server-down t_sftp_down
+        t_sftp_bad() {   # SQL or "truncate" to spoil a copy of A's snapshot, expected message
+            d=$tmp/sftp-bad/$class
+            rm -rf "$tmp/sftp-bad"; mkdir -p "$d"
+            cp "$tmp/sftp/$class/"*.sluicedb "$d/0000aaaa-bad.sluicedb"
+            if [ "$1" = truncate ]; then truncate -s 8192 "$d/0000aaaa-bad.sluicedb"
+            else sqlite3 "$d/0000aaaa-bad.sluicedb" "$1"; fi
+            reset_b
+            expect_fail "$2" B pull "$(sftp_url "$sshport" sftp-bad)"
+        }
+        check sftp-refuse-truncated t_sftp_bad truncate 'corrupt or not a sluice database'
+        check sftp-refuse-newer-schema t_sftp_bad 'PRAGMA user_version = 999' 'newer than this sluice'
+        check sftp-refuse-trigger t_sftp_bad 'CREATE TRIGGER t AFTER INSERT ON hosts BEGIN DELETE FROM devices; END' \
+            'carries a trigger'
+    fi
 fi
 exit 0
