@@ -40,4 +40,12 @@ void share_req_free(struct share_req *q);
 /* "x y" -> "x%20y": every byte but unreserved ones escaped (RFC 3986). */
 void share_escape(const char *in, char *out, size_t n);
 
+/* How s3.c has libcurl sign a request with AWS Signature V4 for S3 in
+ * `region` (exposed so that a unit test can hold it to AWS's published
+ * examples): the CURLOPT_AWS_SIGV4 parameter, then the options set on each
+ * attempt. key_id and secret may be NULL (unsigned). */
+void share_s3_sigv4_param(const char *region, char *buf, size_t n);
+void share_s3_sign(CURL *h, const char *sigv4_param, const char *key_id, const char *secret,
+                   struct curl_slist *headers);
+
 #endif

@@ -65,7 +65,7 @@ static int s3_setup(struct share_remote *r, sl_err *e)
         while (n && s->endpoint[n - 1] == '/') s->endpoint[--n] = 0;
     } else
         snprintf(s->endpoint, sizeof s->endpoint, "https://s3.%s.amazonaws.com", region);
-    snprintf(s->sigv4, sizeof s->sigv4, "aws:amz:%s:s3", region);
+    share_s3_sigv4_param(region, s->sigv4, sizeof s->sigv4);
     /* Only from the environment (or ~/.netrc for the endpoint): never argv. */
     s->key_id = getenv("AWS_ACCESS_KEY_ID");
     s->secret = getenv("AWS_SECRET_ACCESS_KEY");
@@ -82,14 +82,22 @@ static int s3_setup(struct share_remote *r, sl_err *e)
     return 0;
 }
 
+void share_s3_sigv4_param(const char *region, char *buf, size_t n) { snprintf(buf, n, "aws:amz:%s:s3", region); }
+
+void share_s3_sign(CURL *h, const char *sigv4_param, const char *key_id, const char *secret,
+                   struct curl_slist *headers)
+{
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_AWS_SIGV4, sigv4_param);
+    if (key_id && *key_id) curl_easy_setopt(h, CURLOPT_USERNAME, key_id);
+    if (secret && *secret) curl_easy_setopt(h, CURLOPT_PASSWORD, secret);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+}
+
 static void sign(CURL *h, void *arg)
 {
     struct s3 *s = arg;
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_AWS_SIGV4, s->sigv4);
-    if (s->key_id && *s->key_id) curl_easy_setopt(h, CURLOPT_USERNAME, s->key_id);
-    if (s->secret && *s->secret) curl_easy_setopt(h, CURLOPT_PASSWORD, s->secret);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, s->headers);
+    share_s3_sign(h, s->sigv4, s->key_id, s->secret, s->headers);
 }
 
 static void object_url(struct s3 *s, const char *key, char *buf, size_t n)

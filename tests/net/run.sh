@@ -191,8 +191,15 @@ else
         mkdir -p "$tmp/s3"
         node "$s3rver" -d "$tmp/s3" -a 127.0.0.1 -p "$sport" -s --configure-bucket fleet > "$tmp/s3.log" 2>&1 &
         pids="$pids $!"
-        if ! wait_port "$sport"; then echo "FAIL net/s3-start"; sed 's/^/  /' "$tmp/s3.log" | tail -5; else
-            ep=http://127.0.0.1:$sport
+        # s3rver knows key ids but does not compute V4 signatures: in front
+        # of it, a python3 proxy checks them as S3 does (tests/net/sigv4proxy.py).
+        vport=$(free_port)
+        python3 tests/net/sigv4proxy.py "$vport" "$sport" S3RVER:S3RVER > "$tmp/sigv4.log" 2>&1 &
+        pids="$pids $!"
+        if ! wait_port "$sport"; then echo "FAIL net/s3-start"; sed 's/^/  /' "$tmp/s3.log" | tail -5
+        elif ! wait_port "$vport"; then echo "FAIL net/s3-sigv4-proxy-start"; sed 's/^/  /' "$tmp/sigv4.log" | tail -5
+        else
+            ep=http://127.0.0.1:$vport
             export AWS_REGION=eu-west-1
             t_s3() {
                 reset_b
@@ -204,6 +211,15 @@ else
                     B pull s3://fleet/results --endpoint "$ep"
             }
             check s3-403 t_s3_403
+            t_s3_bad_secret() {
+                AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=not-the-secret \
+                    expect_fail 'refused access (403: SignatureDoesNotMatch' B pull s3://fleet/results --endpoint "$ep" ||
+                    return 1
+                AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=not-the-secret A push s3://fleet/results \
+                    --endpoint "$ep" > "$tmp/o" 2>&1 && { cat "$tmp/o"; echo "push with a wrong secret worked"; return 1; }
+                grep -q 'SignatureDoesNotMatch' "$tmp/o" || { cat "$tmp/o"; return 1; }
+            }
+            check s3-wrong-secret-403 t_s3_bad_secret
             t_s3_404() {
                 AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=S3RVER expect_fail 'NoSuchBucket' \
                     B pull s3://nobucket/results --endpoint "$ep"
