@@ -344,15 +344,16 @@ static int merge_in_transaction(store *s, struct share_report *rep, sl_err *e)
     return rc;
 }
 
-/* PRAGMA main.journal_mode=X; true when the store is now in mode X. */
-static bool journal_mode(store *s, const char *mode)
+/* Switch the store's journal mode (wal or truncate); true when it is now in
+ * that mode. */
+static bool journal_mode(store *s, bool wal)
 {
-    char sql[64];
-    snprintf(sql, sizeof sql, "PRAGMA main.journal_mode=%s", mode);
     sqlite3_stmt *st;
     bool ok = false;
+    const char *sql = wal ? "PRAGMA main.journal_mode=WAL" : "PRAGMA main.journal_mode=TRUNCATE";
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return false;
-    if (sqlite3_step(st) == SQLITE_ROW) ok = strcasecmp((const char *)sqlite3_column_text(st, 0), mode) == 0;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        ok = strcasecmp((const char *)sqlite3_column_text(st, 0), wal ? "wal" : "truncate") == 0;
     sqlite3_finalize(st);
     return ok;
 }
@@ -368,13 +369,13 @@ static bool journal_mode(store *s, const char *mode)
  * keeps the journal from being synced in the middle of the transaction. */
 static int merge_tables(store *s, struct share_report *rep, sl_err *e)
 {
-    bool rollback = journal_mode(s, "truncate");
+    bool rollback = journal_mode(s, false);
     sqlite3_exec(store_db(s), "PRAGMA main.cache_size=-65536", NULL, NULL, NULL);
     int rc = merge_in_transaction(s, rep, e);
     sqlite3_exec(store_db(s), "PRAGMA main.cache_size=-2000", NULL, NULL, NULL);
     /* Not being able to go back is no merge failure: the next store_open
      * sets WAL again. */
-    if (rollback) journal_mode(s, "wal");
+    if (rollback) journal_mode(s, true);
     return rc;
 }
 
