@@ -1,7 +1,9 @@
 /* screen_share — push and pull result databases (the same share_push and
  * share_pull as the CLI) on a worker thread; every event the transfer
  * reports (pushed, fetched, merged with per-table counts, refused) is
- * logged as it happens. */
+ * logged as it happens. x cancels a running transfer: the job's cancel flag
+ * is the transfer's (curl's progress callback returns non-zero on it), and
+ * a cancelled pull merges nothing. */
 #include "app.h"
 #include "job.h"
 #include "share/sync.h"
@@ -45,6 +47,18 @@ static void short_name(const char *name, char *buf, size_t n)
     snprintf(buf, n, "%.*s/%.8s", (int)(slash - name), name, slash + 1);
 }
 
+/* One line at the end of the log (either thread). */
+static void log_line(struct share_scr *ss, const char *line)
+{
+    pthread_mutex_lock(&ss->lock);
+    if (ss->nlog == LOG_MAX) {
+        memmove(ss->log, ss->log + 1, sizeof ss->log[0] * (LOG_MAX - 1));
+        ss->nlog--;
+    }
+    snprintf(ss->log[ss->nlog++], sizeof ss->log[0], "%s", line);
+    pthread_mutex_unlock(&ss->lock);
+}
+
 /* On the worker thread: one line per event. */
 static void on_event(const struct share_event *ev, void *arg)
 {
@@ -71,20 +85,15 @@ static void on_event(const struct share_event *ev, void *arg)
     case SHARE_REFUSED: snprintf(line, sizeof line, "REFUSED %s: %s", name, ev->msg); break;
     case SHARE_NOTE: snprintf(line, sizeof line, "note    %s: %s", name, ev->msg); break;
     }
-    pthread_mutex_lock(&ss->lock);
-    if (ss->nlog == LOG_MAX) {
-        memmove(ss->log, ss->log + 1, sizeof ss->log[0] * (LOG_MAX - 1));
-        ss->nlog--;
-    }
-    snprintf(ss->log[ss->nlog++], sizeof ss->log[0], "%s", line);
-    pthread_mutex_unlock(&ss->lock);
+    log_line(ss, line);
     job_set_progress(&ss->job, atomic_load(&ss->job.done) + 1, 0);
 }
 
 static int share_worker(struct job *j, void *arg, sl_err *e)
 {
     struct share_scr *ss = arg;
-    struct share_opts o = { .retries = 4, .retry_base_ms = 500, .max_bytes = SHARE_DEFAULT_MAX_BYTES, .progress = false };
+    struct share_opts o = { .retries = 4, .retry_base_ms = 500, .max_bytes = SHARE_DEFAULT_MAX_BYTES, .progress = false,
+                            .cancel = &j->cancel };
     const char *env = getenv("SLUICE_SHARE_RETRY_MS");
     if (env && *env) o.retry_base_ms = atol(env);
     store *st = NULL;
@@ -217,6 +226,13 @@ static enum handled share_key(struct screen *s, enum action a, int key)
         else cycle(ss);
         return H_HANDLED;
     case ACT_PUSH: start(ss, true); return H_HANDLED;
+    case ACT_CANCEL:
+        if (!job_running(&ss->job)) app_message(s->app, ROLE_NORMAL, "no transfer is running");
+        else {
+            job_cancel(&ss->job);
+            app_message(s->app, ROLE_WARN, "cancelling the %s: nothing more is transferred or merged", ss->pushing ? "push" : "pull");
+        }
+        return H_HANDLED;
     case ACT_PULL: start(ss, false); return H_HANDLED;
     default: return H_IGNORED;
     }
@@ -226,7 +242,13 @@ static void share_tick(struct screen *s, long long now)
 {
     struct share_scr *ss = (struct share_scr *)s;
     if (!job_reap(&ss->job)) return;
-    if (ss->job.rc < 0) app_message(s->app, ROLE_ERROR, "%s failed: %s", ss->pushing ? "push" : "pull", ss->job.err.msg);
+    if (ss->job.rc < 0 && job_cancelled(&ss->job)) {
+        /* Where it stopped (listing, between objects, mid-transfer) depends
+         * on timing; what it means does not. */
+        log_line(ss, ss->pushing ? "CANCELLED push: objects already uploaded stay, no more are sent"
+                                 : "CANCELLED pull: nothing was merged; this database is as it was");
+        app_message(s->app, ROLE_WARN, "%s cancelled", ss->pushing ? "push" : "pull");
+    } else if (ss->job.rc < 0) app_message(s->app, ROLE_ERROR, "%s failed: %s", ss->pushing ? "push" : "pull", ss->job.err.msg);
     else if (ss->pushing) app_message(s->app, ROLE_OK, "push done: %lld object(s) uploaded", (long long)atomic_load(&ss->job.done));
     else app_message(s->app, ROLE_OK, "pull done: %lld row(s) added (F6 Results lists new runs)", ss->added);
 }
@@ -237,14 +259,14 @@ static bool share_busy(struct screen *s)
     return job_running(&ss->job) || ss->job.joinable;
 }
 
-/* Transfers have no stop point: quitting waits for the current one. */
-static void share_cancel(struct screen *s) {}
+static void share_cancel(struct screen *s) { job_cancel(&((struct share_scr *)s)->job); }
 
 static bool share_hint_on(struct screen *s, enum action a)
 {
     struct share_scr *ss = (struct share_scr *)s;
     if (ss->editing) return false;
     if (a == ACT_PUSH || a == ACT_PULL) return !job_running(&ss->job);
+    if (a == ACT_CANCEL) return job_running(&ss->job);
     return true;
 }
 
@@ -260,7 +282,7 @@ static void share_done(struct screen *s)
     free(ss);
 }
 
-static const enum action share_hints[] = { ACT_EDIT, ACT_PUSH, ACT_PULL, ACT_NONE };
+static const enum action share_hints[] = { ACT_EDIT, ACT_PUSH, ACT_PULL, ACT_CANCEL, ACT_NONE };
 
 const struct screen_class share_screen = {
     .title = "Share", .open = ACT_SHARE, .hints = share_hints,

@@ -60,8 +60,10 @@ static size_t on_write(char *data, size_t size, size_t n, void *arg)
 static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
 {
     struct attempt *a = arg;
+    /* Non-zero makes curl stop with CURLE_ABORTED_BY_CALLBACK. */
+    if (share_cancelled(a->r)) return 1;
     curl_off_t total = ultotal ? ultotal : dltotal, now = ultotal ? ulnow : dlnow;
-    if (total <= 0) return 0;
+    if (!a->r->opts.progress || !(a->q->upload_path || a->q->download_path) || total <= 0) return 0;
     char done[32], all[32];
     units_format_bytes((unsigned long long)now, done, sizeof done);
     units_format_bytes((unsigned long long)total, all, sizeof all);
@@ -98,6 +100,8 @@ static int curl_fail(struct attempt *a, CURLcode c, const char *detail, int trie
                        what, url, a->r->opts.max_bytes);
     if (a->io_error) return sl_fail_errno(e, SL_EFAIL, a->io_errno, "%s: writing %s", what, a->q->download_path);
     switch (c) {
+    case CURLE_ABORTED_BY_CALLBACK:
+        return share_fail_cancelled(e, what);
     case CURLE_COULDNT_CONNECT:
         return sl_fail(e, SL_EFAIL, "%s: cannot connect to %s after %d tr%s (%s): is the server up and the port right?",
                        what, url, tries, tries == 1 ? "y" : "ies", d);
@@ -134,9 +138,14 @@ static void backoff(struct share_remote *r, int attempt, const char *why, const 
 {
     long ms = r->opts.retry_base_ms << (attempt < 5 ? attempt : 5);
     if (ms > 8000) ms = 8000;
-    fprintf(stderr, "sluice: %s: %s; retry %d of %d in %.1f s\n", what, why, attempt + 1, r->opts.retries, ms / 1000.0);
-    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+    if (!r->opts.cancel)
+        fprintf(stderr, "sluice: %s: %s; retry %d of %d in %.1f s\n", what, why, attempt + 1, r->opts.retries, ms / 1000.0);
+    /* In slices, so a cancel does not wait out the backoff. */
+    for (long left = ms; left > 0 && !share_cancelled(r); left -= 100) {
+        long slice = left < 100 ? left : 100;
+        struct timespec ts = { 0, slice * 1000000L };
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+    }
 }
 
 /* One attempt. Returns the curl code; HTTP status in q->http_code. */
@@ -163,7 +172,7 @@ static CURLcode attempt_once(struct attempt *a, char *detail)
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, a);
     curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->opts.max_bytes);
-    if (r->opts.progress && (q->upload_path || q->download_path)) {
+    if ((r->opts.progress && (q->upload_path || q->download_path)) || r->opts.cancel) {
         curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
         curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
         curl_easy_setopt(h, CURLOPT_XFERINFODATA, a);
@@ -228,6 +237,7 @@ int share_curl(struct share_remote *r, struct share_req *q, sl_err *e)
         }
         if (retry && i < r->opts.retries) {
             backoff(r, i, why, q->what);
+            if (share_cancelled(r)) return share_fail_cancelled(e, q->what);
             continue;
         }
         if (c != CURLE_OK) return curl_fail(&a, c, detail, i + 1, e);

@@ -1,8 +1,11 @@
 /* share/fake — fake://anything: objects kept in memory, with failures on
- * demand, so unit tests drive push and pull without a server. */
+ * demand, so unit tests drive push and pull without a server. fake://stall
+ * never finishes an operation until the caller cancels it (opts.cancel): a
+ * transfer that is still running, for testing cancel without timing. */
 #include "share.h"
 
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +42,17 @@ static int injected(const char *op, sl_err *e)
     return sl_fail(e, SL_EFAIL, "fake %s: %s", op, failure.msg);
 }
 
+/* fake://stall: wait for the cancel; without a cancel flag, go on. */
+static int stalled(struct share_remote *r, const char *op, sl_err *e)
+{
+    if (!r->opts.cancel || strncmp(r->url, "fake://stall", 12) != 0) return 0;
+    while (!share_cancelled(r)) {
+        struct timespec ts = { 0, 10000000L };
+        nanosleep(&ts, NULL);
+    }
+    return share_fail_cancelled(e, op);
+}
+
 static struct fake_object *find(const char *key)
 {
     for (int i = 0; i < nobjects; i++)
@@ -48,7 +62,7 @@ static struct fake_object *find(const char *key)
 
 static int fake_put(struct share_remote *r, const char *key, const char *local_path, sl_err *e)
 {
-    if (injected("put", e) < 0) return -1;
+    if (injected("put", e) < 0 || stalled(r, "fake put", e) < 0) return -1;
     FILE *f = fopen(local_path, "rb");
     if (!f) return sl_fail(e, SL_EFAIL, "fake put: cannot read %s", local_path);
     size_t len = 0, cap = 65536, got;
@@ -73,7 +87,7 @@ static int fake_put(struct share_remote *r, const char *key, const char *local_p
 
 static int fake_list(struct share_remote *r, const char *dir, struct share_list *out, sl_err *e)
 {
-    if (injected("list", e) < 0) return -1;
+    if (injected("list", e) < 0 || stalled(r, "fake list", e) < 0) return -1;
     size_t dl = strlen(dir);
     for (int i = 0; i < nobjects; i++) {
         const char *k = objects[i].key;
@@ -91,7 +105,7 @@ static int fake_list(struct share_remote *r, const char *dir, struct share_list 
 
 static int fake_get(struct share_remote *r, const char *key, const char *local_path, sl_err *e)
 {
-    if (injected("get", e) < 0) return -1;
+    if (injected("get", e) < 0 || stalled(r, "fake get", e) < 0) return -1;
     struct fake_object *o = find(key);
     if (!o) return sl_fail(e, SL_EFAIL, "fake get %s: not found", key);
     if ((long long)o->len > r->opts.max_bytes) return sl_fail(e, SL_EFAIL, "fake get %s: over the cap", key);

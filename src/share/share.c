@@ -242,3 +242,10 @@ int share_private_copy(const char *src, const char *dst, long long max_bytes, sl
     if (close(out) != 0 && rc == 0) rc = sl_fail_errno(e, SL_EFAIL, errno, "writing %s", dst);
     return rc;
 }
+
+bool share_cancelled(const struct share_remote *r) { return r->opts.cancel && atomic_load(r->opts.cancel); }
+
+int share_fail_cancelled(sl_err *e, const char *what)
+{
+    return sl_fail(e, SL_EFAIL, "%s: cancelled", what);
+}

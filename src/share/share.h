@@ -5,6 +5,7 @@
 #ifndef SLUICE_SHARE_H
 #define SLUICE_SHARE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include "err.h"
@@ -23,6 +24,8 @@ struct share_opts {
     long retry_base_ms;       /* first backoff; doubles each time */
     long long max_bytes;      /* cap on a download */
     bool progress;            /* progress lines on stderr (a terminal) */
+    const atomic_bool *cancel;/* set from another thread to stop: the transfer
+                               * ends as a failure, the store as it was */
 };
 
 /* One entry of a one-level listing: a class folder or an object in it. */
@@ -79,6 +82,9 @@ void share_list_free(struct share_list *l);
 /* Names that may be a path component of a key: [A-Za-z0-9._-], not "." "..",
  * no leading dot (temporary uploads start with one). */
 bool share_name_valid(const char *name);
+/* Whether the caller asked to stop (opts.cancel), and the error saying so. */
+bool share_cancelled(const struct share_remote *r);
+int share_fail_cancelled(sl_err *e, const char *what);
 /* "user:pw@" dropped from a URL, for anything printed. */
 void share_redact(const char *url, char *buf, size_t n);
 

@@ -149,7 +149,7 @@ int share_push(store *s, struct share_remote *r, const struct share_push_opts *p
     for (int i = 0; rc == 0 && i < nc; i++) {
         char key[512];
         snprintf(key, sizeof key, "%s/%s" SHARE_SUFFIX, classes[i], uuid);
-        rc = r->ops->put(r, key, snap, e);
+        rc = share_cancelled(r) ? share_fail_cancelled(e, "push") : r->ops->put(r, key, snap, e);
         if (rc == 0) {
             emit(fn, arg, SHARE_PUSHED, key, NULL, NULL, -1);
             pushed++;
@@ -241,7 +241,7 @@ long long share_pull(store *s, struct share_remote *r, const struct share_pull_o
         char label[2600];
         snprintf(label, sizeof label, "%s/%s", r->shown, c[i].key);
         struct share_image img = { 0 };
-        int rc = r->ops->get(r, c[i].key, c[i].path, &fe);
+        int rc = share_cancelled(r) ? share_fail_cancelled(&fe, "pull") : r->ops->get(r, c[i].key, c[i].path, &fe);
         if (rc == 0) rc = share_image_read(c[i].path, r->opts.max_bytes, &img, &fe);
         if (rc == 0) rc = store_share_check(s, &img, label, &fe);
         share_image_free(&img);
@@ -253,7 +253,7 @@ long long share_pull(store *s, struct share_remote *r, const struct share_pull_o
         /* Without --keep-going the first refusal is the command's error. */
         if (po->keep_going) emit(fn, arg, SHARE_REFUSED, c[i].key, NULL, fe.msg, -1);
         if (!bad++) first = fe;
-        if (!po->keep_going) break;
+        if (!po->keep_going || share_cancelled(r)) break;
     }
     long long added = 0;
     int rc = 0;
@@ -261,6 +261,8 @@ long long share_pull(store *s, struct share_remote *r, const struct share_pull_o
         *e = first;
         rc = -1;
     }
+    /* A cancel stops every merge, --keep-going or not. */
+    if (rc == 0 && share_cancelled(r)) rc = share_fail_cancelled(e, "pull");
     for (int i = 0; rc == 0 && i < n; i++) {
         if (!c[i].ok) continue;
         /* Read again from our private download: checked files are not all
