@@ -410,7 +410,11 @@ int cli_search_run(struct cli_ctx *ctx, struct cli_search_opts *o, struct cli_se
             return fail(o, out, &e);
         }
         bool apply = o->apply;
-        if (spec_parse(row.spec_json, o, &e) < 0) return fail(o, out, &e);
+        /* The stored spec replaces the options, not who is watching. */
+        const struct cli_search_watch *watch = o->watch;
+        int prc = spec_parse(row.spec_json, o, &e);
+        o->watch = watch;
+        if (prc < 0) return fail(o, out, &e);
         o->apply = o->apply || apply;
         if ((nstored = store_search_trials(st, row.id, &stored, &e)) < 0) return fail(o, out, &e);
     }

@@ -51,6 +51,7 @@
     ACT(START, "start", 's', 0, "Start", "Run the probe with these settings; every repetition is stored")   \
     ACT(CANCEL, "cancel", 'x', 0, "Cancel", "Stop the running work; the repetition is stored as aborted")   \
     ACT(FIO_JOB, "fio-job", 'J', 0, "fio job", "Show the equivalent fio job file, to check a number with fio") \
+    ACT(RESUME, "resume", 'r', 0, "Resume", "Search: list the interrupted searches and continue one where it stopped") \
     GROUP("Profiles")                                                                                       \
     ACT(BOOT_INSTALL, "boot-install", 'I', 0, "Boot", "Install the profile for boot: sysctl.d, udev rules, sluice-apply.service") \
     ACT(BOOT_STATUS, "boot-status", 'B', 0, "Status", "What is installed for boot, file by file, and its drift")  \

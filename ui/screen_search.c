@@ -1,7 +1,8 @@
 /* screen_search — set up a search, run it on a worker thread through the
  * same flow as `sluice search` (cli_search_run with a watch: its own
  * session, trials stored as they happen, resumable), cancel it (knobs put
- * back), and apply the winner on trial or discard it. */
+ * back), resume an interrupted one (r: what `search --resume ID` does), and
+ * apply the winner on trial or discard it. */
 #include "app.h"
 #include "search/report.h"
 #include "search_screen.h"
@@ -184,6 +185,18 @@ static void clear_run(struct search_scr *ss)
     ss->cancelled = false;
 }
 
+static void launch(struct search_scr *ss, const char *msg)
+{
+    struct app *app = ss->base.app;
+    sl_err e;
+    ss->watch = (struct cli_search_watch){ .arg = ss, .started = on_started, .progress = on_progress, .cancelled = on_cancelled };
+    ss->opts.watch = &ss->watch;
+    if (job_start(&ss->job, search_worker, ss, &e) < 0) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
+    ss->ran = true;
+    ss->mode = SM_RUN;
+    app_message(app, ROLE_OK, "%s", msg);
+}
+
 static void start(struct search_scr *ss)
 {
     struct app *app = ss->base.app;
@@ -198,12 +211,90 @@ static void start(struct search_scr *ss)
     clear_run(ss);
     objective_parse(ss->opts.spec.objective, &ss->obj, NULL);
     snprintf(ss->db_path, sizeof ss->db_path, "%s", app_db_path(app));
-    ss->watch = (struct cli_search_watch){ .arg = ss, .started = on_started, .progress = on_progress, .cancelled = on_cancelled };
-    ss->opts.watch = &ss->watch;
-    if (job_start(&ss->job, search_worker, ss, &e) < 0) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
-    ss->ran = true;
-    ss->mode = SM_RUN;
-    app_message(app, ROLE_OK, "search started: x cancels it (knobs are put back)");
+    ss->shown = ss->opts.spec;
+    launch(ss, "search started: x cancels it (knobs are put back)");
+}
+
+/* The searches a cancel, a signal or a crash stopped: r lists them. */
+static void list_resumable(struct search_scr *ss)
+{
+    struct app *app = ss->base.app;
+    sl_err e;
+    if (job_running(&ss->job)) { app_message(app, ROLE_WARN, "a search is running: x cancels it"); return; }
+    store *st = app_store(app, &e);
+    struct search_row *rows = NULL;
+    int n = st ? store_search_list(st, NULL, &rows, &e) : -1;
+    if (n < 0) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
+    free(ss->resumable);
+    ss->resumable = NULL;
+    ss->nresumable = 0;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(rows[i].state, "interrupted") || !strcmp(rows[i].state, "running")) {
+            ss->resumable = xrealloc(ss->resumable, sizeof *ss->resumable * (size_t)(ss->nresumable + 1));
+            ss->resumable[ss->nresumable++] = rows[i];
+        }
+    free(rows);
+    if (ss->nresumable == 0) { app_message(app, ROLE_NORMAL, "no interrupted search to resume"); return; }
+    ss->mode = SM_RESUME;
+    ss->resume_tv.use_cursor = true;
+    ss->resume_tv.cursor = -1;
+    ss->resume_tv.top = 0;
+}
+
+static void draw_resumable(struct search_scr *ss, struct rect r)
+{
+    draw_text(r.y, r.x, r.w, ROLE_HEADER, "Interrupted searches: Enter resumes the one under the cursor where it stopped");
+    struct textview *tv = &ss->resume_tv;
+    int keep = tv_selected_tag(tv);
+    tv_clear(tv);
+    tv_line(tv, false, -1);
+    static const char *const heads[] = { "SEARCH", "STARTED", "STATE", "SPACE", "WORKLOAD", "STRATEGY", "BUDGET", "OBJECTIVE" };
+    static const int widths[] = { 8, 16, 11, 10, 8, 8, 6, 10 };
+    for (int c = 0; c < 8; c++) tv_cell(tv, ROLE_HEADER, widths[c], heads[c]);
+    for (int i = 0; i < ss->nresumable; i++) {
+        const struct search_row *row = &ss->resumable[i];
+        char id[9], when[17], budget[16];
+        snprintf(id, sizeof id, "%.8s", row->uuid);
+        snprintf(when, sizeof when, "%.16s", row->started);
+        if (row->budget_evals > 0) snprintf(budget, sizeof budget, "%lld", (long long)row->budget_evals);
+        else snprintf(budget, sizeof budget, "%llds", (long long)(row->budget_ms / 1000));
+        const char *cells[] = { id, when, row->state, row->space, row->workload, row->strategy, budget, row->objective };
+        tv_line(tv, true, i);
+        for (int c = 0; c < 8; c++) tv_cell(tv, c == 2 ? ROLE_WARN : ROLE_NORMAL, widths[c], cells[c]);
+    }
+    if (keep >= 0) tv_select_tag(tv, keep);
+    tv_draw(tv, (struct rect){ r.y + 2, r.x, r.h - 2, r.w });
+}
+
+/* What `sluice search --resume ID` does: its stored spec, its trials
+ * replayed, then on to its budget. */
+static void resume_selected(struct search_scr *ss)
+{
+    struct app *app = ss->base.app;
+    sl_err e;
+    int sel = tv_selected_tag(&ss->resume_tv);
+    if (sel < 0) { app_message(app, ROLE_WARN, "put the cursor on a search (Up/Down), then Enter"); return; }
+    if (trial_active()) {
+        app_message(app, ROLE_WARN, "session %.8s is on trial: keep it (K) or revert it (R) before searching", trial_uuid());
+        return;
+    }
+    if (!app_store(app, &e)) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
+    const struct search_row *row = &ss->resumable[sel];
+    clear_run(ss);
+    cli_search_defaults(&ss->opts);
+    snprintf(ss->opts.resume, sizeof ss->opts.resume, "%s", row->uuid);
+    /* The view's copy from the row; the worker reads the full spec itself. */
+    ss->shown = ss->opts.spec;
+    snprintf(ss->shown.space, sizeof ss->shown.space, "%s", row->space);
+    snprintf(ss->shown.workload, sizeof ss->shown.workload, "%s", row->workload);
+    snprintf(ss->shown.objective, sizeof ss->shown.objective, "%s", row->objective);
+    snprintf(ss->shown.strategy, sizeof ss->shown.strategy, "%s", row->strategy);
+    ss->shown.budget_evals = (int)row->budget_evals;
+    if (objective_parse(row->objective, &ss->obj, &e) < 0) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
+    snprintf(ss->db_path, sizeof ss->db_path, "%s", app_db_path(app));
+    char msg[96];
+    snprintf(msg, sizeof msg, "resuming search %.8s: x cancels it again", row->uuid);
+    launch(ss, msg);
 }
 
 /* The winner of the last search, applied on trial (K keeps, R reverts). */
@@ -248,6 +339,7 @@ static void search_draw(struct screen *s, struct rect r)
 {
     struct search_scr *ss = (struct search_scr *)s;
     if (ss->mode == SM_FORM) draw_form(ss, r);
+    else if (ss->mode == SM_RESUME) draw_resumable(ss, r);
     else search_view_draw(ss, r);
 }
 
@@ -288,7 +380,15 @@ static enum handled search_key(struct screen *s, enum action a, int key)
 {
     struct search_scr *ss = (struct search_scr *)s;
     if (ss->mode == SM_FORM && ss->editing) return form_key(ss, a, key);
+    if (ss->mode == SM_RESUME) {
+        switch (a) {
+        case ACT_BACK: ss->mode = SM_FORM; return H_HANDLED;
+        case ACT_EDIT: case ACT_RESUME: resume_selected(ss); return H_HANDLED;
+        default: return tv_move(&ss->resume_tv, a);
+        }
+    }
     switch (a) {
+    case ACT_RESUME: list_resumable(ss); return H_HANDLED;
     case ACT_START: start(ss); return H_HANDLED;
     case ACT_CANCEL:
         if (!job_running(&ss->job)) { app_message(s->app, ROLE_NORMAL, "no search is running"); return H_HANDLED; }
@@ -345,12 +445,13 @@ static bool search_hint_on(struct screen *s, enum action a)
     struct search_scr *ss = (struct search_scr *)s;
     bool running = job_running(&ss->job);
     switch (a) {
-    case ACT_START: return !running && !(ss->mode == SM_FORM && ss->editing);
+    case ACT_START: return !running && !(ss->mode == SM_FORM && ss->editing) && ss->mode != SM_RESUME;
     case ACT_CANCEL: return running;
     case ACT_APPLY: return !running && ss->have_result && ss->out.result.winner >= 0 && !trial_active();
     case ACT_KEEP: case ACT_REVERT: return trial_active();
-    case ACT_EDIT: return ss->mode == SM_FORM && !ss->editing;
-    case ACT_BACK: return ss->mode == SM_RUN || ss->editing;
+    case ACT_EDIT: return (ss->mode == SM_FORM && !ss->editing) || ss->mode == SM_RESUME;
+    case ACT_BACK: return ss->mode == SM_RUN || ss->mode == SM_RESUME || ss->editing;
+    case ACT_RESUME: return !running && ss->mode != SM_RESUME && !ss->editing;
     default: return true;
     }
 }
@@ -364,12 +465,14 @@ static void search_done(struct screen *s)
     clear_run(ss);
     pthread_mutex_destroy(&ss->lock);
     tv_free(&ss->tv);
+    tv_free(&ss->resume_tv);
+    free(ss->resumable);
     free(ss->trials);
     free(ss);
 }
 
-static const enum action search_hints[] = { ACT_START, ACT_CANCEL, ACT_EDIT, ACT_APPLY, ACT_KEEP, ACT_REVERT, ACT_BACK,
-                                            ACT_NONE };
+static const enum action search_hints[] = { ACT_START, ACT_CANCEL, ACT_EDIT, ACT_RESUME, ACT_APPLY, ACT_KEEP, ACT_REVERT,
+                                            ACT_BACK, ACT_NONE };
 
 const struct screen_class search_screen = {
     .title = "Search", .open = ACT_SEARCH, .hints = search_hints,

@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include "cli_search.h"
+#include "store_search.h"
 #include "job.h"
 #include "screen.h"
 #include "textview.h"
@@ -16,7 +17,7 @@
 enum sfield2 { SS_SPACE, SS_DEVICE, SS_WORKLOAD, SS_OBJECTIVE, SS_STRATEGY, SS_BUDGET, SS_ORACLE, SS_DIR, SS_TIME,
                SS_RAMP, SS_SEED, SS_COUNT };
 
-enum smode { SM_FORM, SM_RUN };
+enum smode { SM_FORM, SM_RUN, SM_RESUME };
 
 struct search_scr {
     struct screen base;
@@ -28,6 +29,10 @@ struct search_scr {
     char form_error[512];
     /* the run: opts and ctx belong to the worker while it runs */
     struct cli_search_opts opts;
+    struct search_spec shown;          /* the UI's copy of what runs: the view reads this */
+    struct search_row *resumable;      /* interrupted searches (SM_RESUME) */
+    int nresumable;
+    struct textview resume_tv;
     struct cli_search_watch watch;
     struct cli_ctx wctx;
     char db_path[PATH_MAX];

@@ -31,15 +31,15 @@ static void header(struct search_scr *ss, struct rect r)
     snprintf(id, sizeof id, "%.8s", ss->uuid[0] ? ss->uuid : "--------");
     int x = draw_fmt(r.y, r.x, r.w, ROLE_HEADER, "search %s  ", id);
     x += draw_fmt(r.y, r.x + x, r.w - x, ROLE_NORMAL, "%s (%d knobs) %s %s %s  %d evaluations  ",
-                  ss->have_space ? ss->space.name : ss->opts.spec.space, ss->have_space ? ss->space.ndims : 0,
-                  ss->opts.spec.workload, ss->opts.spec.objective, ss->opts.spec.strategy, ss->ntrials);
+                  ss->have_space ? ss->space.name : ss->shown.space, ss->have_space ? ss->space.ndims : 0,
+                  ss->shown.workload, ss->shown.objective, ss->shown.strategy, ss->ntrials);
     pthread_mutex_unlock(&ss->lock);
     const char *state = running ? (ss->cancelled ? "cancelling" : "running") : ss->job.rc == 0 ? "done" : ss->cancelled ? "cancelled" : "failed";
     enum role sr = running ? ROLE_WARN : ss->job.rc == 0 ? ROLE_OK : ROLE_ERROR;
-    if (running && ss->opts.spec.budget_evals > 0) {
+    if (running && ss->shown.budget_evals > 0) {
         char bar[128];
         long long done = atomic_load(&ss->job.done);
-        chart_bar((double)done / ss->opts.spec.budget_evals, 12, term_glyphs()->utf8, bar, sizeof bar);
+        chart_bar((double)done / ss->shown.budget_evals, 12, term_glyphs()->utf8, bar, sizeof bar);
         x += draw_text(r.y, r.x + x, 12, ROLE_GRAPH, bar);
         x += draw_text(r.y, r.x + x, 1, ROLE_NORMAL, " ");
     }
@@ -103,7 +103,7 @@ static void verdict_lines(struct search_scr *ss, struct textview *tv, int width)
     const struct search_result *r = &ss->out.result;
     const struct space *sp = &ss->out.space;
     char line[1024], lines[4][256];
-    report_verdict_line(&ss->opts.spec, sp, r, line, sizeof line);
+    report_verdict_line(&ss->shown, sp, r, line, sizeof line);
     int n = draw_wrap(line, width, lines, 4);
     tv_line(tv, false, -1);
     for (int i = 0; i < n; i++) {
