@@ -91,6 +91,10 @@ int store_share_open_image(sqlite3 *db, const char *schema, struct share_image *
  * error the transaction is rolled back and the store file is byte-for-byte
  * what it was. Returns 0 and fills *r, or -1 with e. */
 int store_share_merge(store *s, struct share_image *img, struct share_report *r, sl_err *e);
+/* After the last store_share_merge of a batch (one or many files): the
+ * store back in WAL mode, which merges leave while they have it to
+ * themselves (db/store_share_merge.c). */
+void store_share_merge_done(store *s);
 
 /* Write a consistent snapshot of the store to out_path (SQLite online
  * backup), then scrub it: local-only tables emptied, references to them

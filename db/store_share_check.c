@@ -30,8 +30,15 @@ int store_share_open_image(sqlite3 *db, const char *schema, struct share_image *
 {
     /* Not SQLite's to free or grow: the caller keeps the image until the
      * connection (or the attached schema) is gone. */
-    return sqlite3_deserialize(db, schema, img->bytes, (sqlite3_int64)img->len, (sqlite3_int64)img->len,
-                               read_only ? SQLITE_DESERIALIZE_READONLY : 0);
+    int rc = sqlite3_deserialize(db, schema, img->bytes, (sqlite3_int64)img->len, (sqlite3_int64)img->len,
+                                 read_only ? SQLITE_DESERIALIZE_READONLY : 0);
+    if (rc != SQLITE_OK) return rc;
+    /* Pages are read in place instead of being copied into SQLite's cache:
+     * the image is this process's own memory, so none of the hazards of
+     * mapping a file that others can change apply. */
+    char sql[96];
+    snprintf(sql, sizeof sql, "PRAGMA \"%s\".mmap_size=%lld", schema, (long long)img->len);
+    return sqlite3_exec(db, sql, NULL, NULL, NULL);
 }
 
 static int open_hostile(struct share_image *img, const char *label, sqlite3 **out, sl_err *e)

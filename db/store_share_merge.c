@@ -200,6 +200,25 @@ static void insert_sql(struct sql *q, const struct table_plan *p, const char *wh
     sql_add(q, " FROM " SRC ".\"%s\" s WHERE %s", p->t->name, where);
 }
 
+/* Whether a shared table has a foreign key to `name`: 1, 0, or -1. */
+static int has_children(store *s, const char *name)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), "SELECT 1 FROM pragma_foreign_key_list(?1) WHERE \"table\" = ?2", -1, &st,
+                           NULL) != SQLITE_OK) return -1;
+    int found = 0;
+    for (int i = 0; i < share_table_count && !found; i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_text(st, 1, share_tables[i].name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+        int rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) found = 1;
+        else if (rc != SQLITE_DONE) found = -1;
+    }
+    sqlite3_finalize(st);
+    return found;
+}
+
 /* A table whose rows have an identity and an integer id that children use. */
 static int merge_mapped(store *s, struct table_plan *p, struct sql *q, long long total, long long r[3], sl_err *e)
 {
@@ -223,6 +242,14 @@ static int merge_mapped(store *s, struct table_plan *p, struct sql *q, long long
     sql_reset(q);
     insert_sql(q, p, where);
     if (exec_changes(s, q->p, name, &r[0], e) < 0) return -1;
+    /* The new rows' local ids matter only to tables that point at this one
+     * (runs: none); without such, what was not added was skipped. */
+    int kids = has_children(s, name);
+    if (kids < 0) return db_fail(s, e, "foreign keys", name);
+    if (!kids) {
+        r[2] = total - r[1] - r[0];
+        return 0;
+    }
     sql_reset(q);
     sql_add(q, "INSERT OR IGNORE INTO temp.\"share_map_%s\" SELECT s.\"%s\", l.\"%s\", 1 FROM " SRC ".\"%s\" s "
                "JOIN main.\"%s\" l ON ", name, id, id, name, name);
@@ -362,21 +389,33 @@ static bool journal_mode(store *s, bool wal)
  * twice (to the log, then by the checkpoint); with a rollback journal a page
  * appended to the file is written once and only the pages that existed are
  * journaled. So when no other connection has the store open (SQLite refuses
- * to leave WAL otherwise, at once, without waiting) the merge runs with a
- * rollback journal and the store goes back to WAL after it; with a tuning
- * session or the UI reading it, the merge stays in WAL. Either way the
- * transaction is atomic and durable (synchronous=FULL). A larger page cache
- * keeps the journal from being synced in the middle of the transaction. */
+ * to leave WAL otherwise, at once, without waiting) merges run with a
+ * rollback journal, and store_share_merge_done puts the store back in WAL
+ * after the last file of a batch; with a tuning session or the UI reading
+ * it, the merge stays in WAL. Either way each transaction is atomic and
+ * durable (synchronous=FULL). A larger page cache keeps the journal from
+ * being synced in the middle of a transaction. */
 static int merge_tables(store *s, struct share_report *rep, sl_err *e)
 {
-    bool rollback = journal_mode(s, false);
-    sqlite3_exec(store_db(s), "PRAGMA main.cache_size=-65536", NULL, NULL, NULL);
+    sqlite3 *db = store_db(s);
+    sqlite3_stmt *st;
+    bool wal = false;
+    if (sqlite3_prepare_v2(db, "PRAGMA main.journal_mode", -1, &st, NULL) == SQLITE_OK) {
+        wal = sqlite3_step(st) == SQLITE_ROW && strcasecmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
+        sqlite3_finalize(st);
+    }
+    if (wal) journal_mode(s, false);
+    sqlite3_exec(db, "PRAGMA main.cache_size=-65536", NULL, NULL, NULL);
     int rc = merge_in_transaction(s, rep, e);
-    sqlite3_exec(store_db(s), "PRAGMA main.cache_size=-2000", NULL, NULL, NULL);
-    /* Not being able to go back is no merge failure: the next store_open
-     * sets WAL again. */
-    if (rollback) journal_mode(s, true);
+    sqlite3_exec(db, "PRAGMA main.cache_size=-2000", NULL, NULL, NULL);
     return rc;
+}
+
+void store_share_merge_done(store *s)
+{
+    /* Not being able to go back is no merge failure: every store_open sets
+     * WAL again. */
+    journal_mode(s, true);
 }
 
 int store_share_merge(store *s, struct share_image *img, struct share_report *rep, sl_err *e)

@@ -23,7 +23,9 @@ struct share_args {
     struct share_opts o;
     bool mine, keep_going;
     const char *hw_class;
-    const char *arg;          /* URL or FILE */
+    const char *arg;          /* URL or the first FILE */
+    char *const *files;       /* merge: every FILE */
+    int nfiles;
 };
 
 /* Parse the options every sharing command accepts; `allowed` lists the
@@ -63,9 +65,12 @@ static int parse(const char *cmd, int argc, char **argv, const int *allowed, str
         case OPT_KEEP_GOING: a->keep_going = true; break;
         }
     }
-    if (optind >= argc) return cli_usage(cmd, "missing %s", strcmp(cmd, "merge") ? "URL" : "FILE");
-    if (optind + 1 < argc) return cli_usage(cmd, "unexpected argument %s", argv[optind + 1]);
+    bool many = strcmp(cmd, "merge") == 0;
+    if (optind >= argc) return cli_usage(cmd, "missing %s", many ? "FILE" : "URL");
+    if (!many && optind + 1 < argc) return cli_usage(cmd, "unexpected argument %s", argv[optind + 1]);
     a->arg = argv[optind];
+    a->files = argv + optind;
+    a->nfiles = argc - optind;
     if (a->o.insecure)
         fprintf(stderr, "sluice: warning: --insecure: the server's identity is not verified; anyone on the path "
                         "can read and replace what is transferred\n");
@@ -150,6 +155,11 @@ static int run_merge(struct cli_ctx *ctx, int argc, char **argv)
     sl_err e;
     store *s = cli_store(ctx, &e);
     if (!s) return cli_error(&e);
+    if (a.nfiles > 1) {
+        struct printer p = { ctx->json, ctx->json ? json_array() : NULL };
+        rc = share_merge_files(s, a.files, a.nfiles, a.o.max_bytes, on_event, &p, &e);
+        return finish(&p, rc, &e);
+    }
     struct share_report rep;
     if (share_merge_file(s, a.arg, a.o.max_bytes, &rep, &e) < 0) return cli_error(&e);
     if (ctx->json) return cli_print_json(report_json(a.arg, &rep));
@@ -208,8 +218,8 @@ static int run_pull(struct cli_ctx *ctx, int argc, char **argv)
     return finish(&p, added < 0 ? -1 : 0, &e);
 }
 
-CLI_COMMAND(cmd_merge, "merge", run_merge, "merge FILE [--max-size SIZE]",
-            "check a result database file and merge its runs into this one", 0);
+CLI_COMMAND(cmd_merge, "merge", run_merge, "merge FILE... [--max-size SIZE]",
+            "check result database files (all before the first merge) and merge their runs into this one", 0);
 CLI_COMMAND(cmd_push, "push", run_push,
             "push URL [--mine] [--class CLASS] [--endpoint URL] [--region R] [--insecure] [--retries N]",
             "upload a snapshot of the results to URL/CLASS/HOST-UUID.sluicedb", 0);

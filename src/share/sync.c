@@ -23,6 +23,43 @@ int share_merge_file(store *s, const char *file, long long max_bytes, struct sha
     int rc = store_share_check(s, &img, file, e);
     if (rc == 0) rc = store_share_merge(s, &img, rep, e);
     share_image_free(&img);
+    store_share_merge_done(s);
+    return rc;
+}
+
+/* Checked images kept in memory between the check and the merge, up to this
+ * much in all; past it, a file is read and checked again to be merged. */
+#define KEEP_CHECKED_BYTES (1LL << 30)
+
+int share_merge_files(store *s, char *const *files, int n, long long max_bytes, share_event_fn fn, void *arg,
+                      sl_err *e)
+{
+    /* Every file is read and checked before the first merge, as pull does:
+     * one bad file leaves the store as it was. */
+    struct share_image *img = xcalloc((size_t)n, sizeof *img);
+    long long kept = 0;
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        rc = share_image_read(files[i], max_bytes, &img[i], e);
+        if (rc == 0) rc = store_share_check(s, &img[i], files[i], e);
+        if (rc == 0 && kept + (long long)img[i].len <= KEEP_CHECKED_BYTES) kept += (long long)img[i].len;
+        else share_image_free(&img[i]);
+    }
+    for (int i = 0; i < n && rc == 0; i++) {
+        /* Not kept: read again, and checked again, so that what is merged
+         * is exactly what passed even if the file changed since. */
+        if (!img[i].bytes) {
+            rc = share_image_read(files[i], max_bytes, &img[i], e);
+            if (rc == 0) rc = store_share_check(s, &img[i], files[i], e);
+        }
+        struct share_report rep;
+        if (rc == 0) rc = store_share_merge(s, &img[i], &rep, e);
+        share_image_free(&img[i]);
+        if (rc == 0) emit(fn, arg, SHARE_MERGED, files[i], &rep, NULL, -1);
+    }
+    for (int i = 0; i < n; i++) share_image_free(&img[i]);
+    free(img);
+    store_share_merge_done(s);
     return rc;
 }
 
@@ -277,6 +314,7 @@ long long share_pull(store *s, struct share_remote *r, const struct share_pull_o
             emit(fn, arg, SHARE_MERGED, c[i].key, &rep, NULL, -1);
         }
     }
+    store_share_merge_done(s);
     share_tmpdir_remove(dir);
     free(c);
     if (rc == 0 && bad)

@@ -19,6 +19,12 @@ typedef void (*share_event_fn)(const struct share_event *ev, void *arg);
 /* Check a local file (copied privately first, at most max_bytes) and merge
  * it in one transaction. -1 with e: the store is unchanged. */
 int share_merge_file(store *s, const char *file, long long max_bytes, struct share_report *rep, sl_err *e);
+/* Several local files: all read and checked first (any refusal: -1 with the
+ * store unchanged), then each merged in its own transaction, reported
+ * through fn as SHARE_MERGED. -1 with e if a merge fails: the files before
+ * it stay merged, that one and the rest are not. */
+int share_merge_files(store *s, char *const *files, int n, long long max_bytes, share_event_fn fn, void *arg,
+                      sl_err *e);
 
 struct share_push_opts {
     bool mine;                /* only this host's rows */

@@ -451,3 +451,48 @@ TEST(share_runs_merge_with_their_host_and_device_remapped)
     store_close(a);
     store_close(b);
 }
+
+static void count_merged(const struct share_event *ev, void *arg)
+{
+    if (ev->kind == SHARE_MERGED) *(int *)arg += 1;
+}
+
+/* merge FILE...: every file is checked before the first merge, so one bad
+ * file leaves the store byte-for-byte as it was; good files each merge. */
+TEST(share_merge_files_all_checked_before_the_first_merge)
+{
+    store *a = fresh_store("many-a.db"), *b = fresh_store("many-b.db"), *local = fresh_store("many-local.db");
+    int64_t id;
+    add_host(a, "many1", 2, &id);
+    add_host(b, "many2", 1, &id);
+    add_host(local, "here", 1, &id);
+    char fa[512], fb[512], bad[512], cmd[1200];
+    export_to(a, "many-a.sluicedb", NULL, fa, sizeof fa);
+    export_to(b, "many-b.sluicedb", NULL, fb, sizeof fb);
+    tmp_path(bad, sizeof bad, "many-bad.sluicedb");
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s' && sqlite3 '%s' 'PRAGMA user_version = 999'", fb, bad, bad);
+    CHECK(system(cmd) == 0);
+    CHECK(sqlite3_exec(store_db(local), "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL) == SQLITE_OK);
+    size_t n0, n1;
+    char *before = slurp(store_path(local), &n0);
+    char *files[] = { fa, bad, fb };
+    int merged = 0;
+    sl_err e;
+    CHECK(share_merge_files(local, files, 3, SHARE_DEFAULT_MAX_BYTES, count_merged, &merged, &e) == -1);
+    CHECK_CONTAINS(e.msg, "newer than this sluice");
+    CHECK_INT(merged, 0);
+    char *after = slurp(store_path(local), &n1);
+    CHECK(n0 == n1 && memcmp(before, after, n0) == 0);
+    free(before);
+    free(after);
+    files[1] = fb;
+    files[2] = fa;  /* again: already here, adds nothing */
+    CHECK(share_merge_files(local, files, 3, SHARE_DEFAULT_MAX_BYTES, count_merged, &merged, &e) == 0);
+    CHECK_INT(merged, 3);
+    CHECK_INT(count(local, "SELECT count(*) FROM hosts"), 3);
+    CHECK_INT(count(local, "SELECT count(*) FROM devices"), 4);
+    CHECK_INT(count(local, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"), 1);
+    store_close(a);
+    store_close(b);
+    store_close(local);
+}
