@@ -192,9 +192,13 @@ static int reap(struct loop *l, struct io_uring *ring, struct slot *slots, int *
     return ndone;
 }
 
-/* fio's loop at iodepth=N, iodepth_batch_complete_min=1, iodepth_low=N:
- * fill every slot, then reap what is there (waiting for one completion
- * only when nothing is), refill the reaped slots, and so on. */
+/* fio's loop at iodepth=N, iodepth_batch_complete_min=1,
+ * iodepth_batch_complete_max=N, iodepth_low=N: fill every slot, then reap
+ * what is there (waiting for one completion only when nothing is), refill
+ * the reaped slots, and so on. fio's default max is 1: one completion per
+ * pass, the others left in the ring until later passes, which adds about
+ * one I/O's share of the queue to every latency (at depth 16 on a virtio
+ * disk, p50 +10%); reaping all stamps each when it is first seen. */
 static int loop_uring(struct loop *l)
 {
     struct probe_thread *t = l->t;

@@ -106,8 +106,10 @@ void probe_fio_global(const struct probe_spec *s, FILE *out, const char *rw)
      * fio's intervals: say which, so a comparison compares like with like. */
     if (s->direct && s->iodepth > 1)
         fprintf(out, "ioengine=io_uring\niodepth=%d\niodepth_batch_submit=1\niodepth_batch_complete_min=1\n"
+                     "; sluice reaps every completion there is (fio's default reaps one per pass)\n"
+                     "iodepth_batch_complete_max=%d\n"
                      "; sluice's latency runs from just before submission to reaping: fio's lat (slat + clat)\n",
-                s->iodepth);
+                s->iodepth, s->iodepth);
     else
         fprintf(out, "ioengine=psync\n; sluice's latency is the read or write call itself: fio's clat for sync engines\n");
     /* sluice's I/O buffers are page-aligned; fio aligns buffered ones only when asked */

@@ -8,8 +8,12 @@ static const struct fileio_cfg cfg = { .random = false, .read_pct = 0 };
 static void fio_job(const struct probe_spec *s, FILE *out)
 {
     probe_fio_global(s, out, "write");
-    /* sluice writes a fresh file each run: no preallocated extents */
-    fprintf(out, "fallocate=none\n");
+    /* sluice writes a fresh file each run: no preallocated extents. A
+     * time-based fio job that comes to the end of the file drops the file's
+     * cached pages before the next pass (POSIX_FADV_DONTNEED, which also
+     * starts writeback of the dirty ones) unless invalidate=0; sluice just
+     * carries on writing from the start, so the job must not invalidate. */
+    fprintf(out, "fallocate=none\ninvalidate=0\n");
     if (!s->direct) fprintf(out, "end_fsync=1\n");
     if (s->sync_every) fprintf(out, "fsync=%d\n", s->sync_every);
     fprintf(out, "\n[seqwrite]\n");
