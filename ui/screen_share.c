@@ -119,7 +119,7 @@ static void start(struct share_scr *ss, bool push)
 {
     struct app *app = ss->base.app;
     sl_err e;
-    if (job_running(&ss->job)) { app_message(app, ROLE_WARN, "a transfer is running: wait for it"); return; }
+    if (job_running(&ss->job)) { app_message(app, ROLE_WARN, "a transfer is running: wait for it, or x cancels it"); return; }
     if (!ss->url[0]) { app_message(app, ROLE_WARN, "give a URL first (Enter on URL): file://DIR, https://, s3://, sftp://"); return; }
     if (!app_store(app, &e)) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
     snprintf(ss->db_path, sizeof ss->db_path, "%s", app_db_path(app));
