@@ -143,7 +143,7 @@ static int insert_run(store *s, const struct probe_result *r, int64_t host_id, c
     bind_opt_int(st, 38, k->enabled, (int64_t)k->over_1s);
     bind_opt_int(st, 39, k->enabled, (int64_t)k->over_2s);
     bind_opt_int(st, 40, r->vm.available, (int64_t)r->vm.max_dirty_pages);
-    bind_opt_int(st, 41, r->vm.available && r->vm.buffered_writes, r->vm.reached_threshold);
+    bind_opt_int(st, 41, probe_threshold_reached(r) >= 0, probe_threshold_reached(r));
     sqlite3_bind_text(st, 42, metrics, -1, SQLITE_STATIC);
     sqlite3_bind_blob(st, 43, blob, (int)blob_len, SQLITE_STATIC);
     sqlite3_bind_text(st, 44, series_text, -1, SQLITE_STATIC);
@@ -185,7 +185,7 @@ int store_run_list(store *s, const char *workload, int limit, struct run_row **o
         "SELECT r.id, r.uuid, r.batch_uuid, r.rep, r.started, r.workload, r.device_name, r.status, r.config_hash, "
         " r.workload_hash, r.kernel, COALESCE(h.hostname, ''), r.seed, r.wall_s, r.mb_s, r.iops, r.cpu_usr_pct, "
         " r.cpu_sys_pct, COALESCE(r.lat_p50_ns, -1), COALESCE(r.lat_p99_ns, -1), COALESCE(r.lat_max_ns, -1), "
-        " COALESCE(r.canary_max_ns, -1), r.note "
+        " COALESCE(r.canary_max_ns, -1), r.note, COALESCE(r.reached_dirty_threshold, -1) "
         "FROM runs r LEFT JOIN hosts h ON h.uuid = r.host_uuid "
         "WHERE (?1 IS NULL OR r.workload = ?1) ORDER BY r.started DESC, r.id DESC LIMIT ?2";
     sqlite3_stmt *st;
@@ -222,6 +222,7 @@ int store_run_list(store *s, const char *workload, int limit, struct run_row **o
         r->lat_max_ns = sqlite3_column_int64(st, 20);
         r->canary_max_ns = sqlite3_column_int64(st, 21);
         COPY_TEXT(r->note, st, 22);
+        r->reached_threshold = sqlite3_column_int(st, 23);
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {

@@ -29,6 +29,7 @@ struct run_row {
     int64_t lat_p50_ns, lat_p99_ns, lat_max_ns;   /* -1 when no I/O */
     int64_t canary_max_ns;                        /* -1 without a canary */
     char note[512];
+    int reached_threshold;    /* probe_threshold_reached: 1, 0 (flagged), -1 n/a */
 };
 /* Newest first; workload NULL for all, limit <= 0 for no limit. Caller
  * frees *out. Returns the count or -1. */

@@ -37,6 +37,8 @@ static json_t *row_json(const struct run_row *r)
     json_object_set_new(o, "workload_hash", json_string(r->workload_hash));
     json_object_set_new(o, "kernel", json_string(r->kernel));
     json_object_set_new(o, "hostname", json_string(r->hostname));
+    json_object_set_new(o, "dirty_threshold_reached",
+                        r->reached_threshold < 0 ? json_null() : json_boolean(r->reached_threshold));
     json_object_set_new(o, "note", json_string(r->note));
     return o;
 }
@@ -60,7 +62,7 @@ static void csv_field(const char *s, bool last)
 static void print_csv(const struct run_row *rows, int n)
 {
     printf("uuid,batch,rep,started,workload,device,status,mb_s,iops,lat_p50_ns,lat_p99_ns,lat_max_ns,canary_max_ns,"
-           "cpu_usr_pct,cpu_sys_pct,seed,config_hash,workload_hash,kernel,hostname,note\n");
+           "cpu_usr_pct,cpu_sys_pct,seed,config_hash,workload_hash,kernel,hostname,note,dirty_threshold_reached\n");
     for (int i = 0; i < n; i++) {
         const struct run_row *r = &rows[i];
         char rep[16], mb[32], iops[32], p50[32], p99[32], mx[32], can[32], usr[32], sys[32], seed[32];
@@ -77,7 +79,8 @@ static void print_csv(const struct run_row *rows, int n)
         const char *f[] = { r->uuid, r->batch, rep, r->started, r->workload, r->device, r->status, mb, iops,
                             r->lat_p50_ns < 0 ? "" : p50, r->lat_p99_ns < 0 ? "" : p99, r->lat_max_ns < 0 ? "" : mx,
                             r->canary_max_ns < 0 ? "" : can, usr, sys, seed, r->config_hash, r->workload_hash,
-                            r->kernel, r->hostname, r->note };
+                            r->kernel, r->hostname, r->note,
+                            r->reached_threshold < 0 ? "" : r->reached_threshold ? "yes" : "no" };
         int nf = (int)(sizeof f / sizeof f[0]);
         for (int k = 0; k < nf; k++) csv_field(f[k], k == nf - 1);
     }

@@ -243,6 +243,11 @@ void probe_result_print(const struct probe_result *r, FILE *out);
 /* A JSON real rounded to 6 significant digits (metrics are measurements;
  * print with JSON_REAL_PRECISION(12) to avoid float noise). */
 json_t *probe_json_real(double v);
+/* Whether a run that dirtied the page cache with buffered writes got
+ * nr_dirty + nr_writeback into the throttling zone: 1 yes, 0 no (the dirty
+ * limits were not exercised: the run is flagged), -1 not applicable
+ * (no buffered writes, O_DIRECT, or no thresholds in /proc/vmstat). */
+int probe_threshold_reached(const struct probe_result *r);
 /* "850 ns", "12.3 us", "4.56 ms", "1.23 s" */
 void probe_format_ns(double ns, char *buf, size_t n);
 

@@ -169,6 +169,8 @@ json_t *probe_result_json(const struct probe_result *r)
     json_object_set_new(o, "config_hash", json_string(r->config_hash));
     json_object_set_new(o, "workload_hash", json_string(r->workload_hash));
     json_object_set_new(o, "cold", json_boolean(r->cold));
+    int reached = probe_threshold_reached(r);
+    json_object_set_new(o, "dirty_threshold_reached", reached < 0 ? json_null() : json_boolean(reached));
     json_object_set_new(o, "wall_s", probe_json_real(r->wall_s));
     json_object_set_new(o, "ramp_s", probe_json_real(r->ramp_s));
     json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
@@ -192,6 +194,12 @@ json_t *probe_result_json(const struct probe_result *r)
     json_object_set_new(o, "phases", phases_json(r));
     json_object_set_new(o, "series", series_json(&r->series));
     return o;
+}
+
+int probe_threshold_reached(const struct probe_result *r)
+{
+    if (!r->vm.available || !r->vm.buffered_writes || !r->vm.dirty_threshold_pages) return -1;
+    return r->vm.reached_threshold ? 1 : 0;
 }
 
 /* --- human summary ---------------------------------------------------- */
@@ -270,10 +278,11 @@ void probe_result_print(const struct probe_result *r, FILE *out)
     if (s->ndirs) fprintf(out, " in %s%s%s%s", s->dir[0], r->disk.available ? " (" : "", r->disk.name,
                           r->disk.available ? ")" : "");
     for (int i = 1; i < s->ndirs; i++) fprintf(out, ", %s", s->dir[i]);
-    fprintf(out, ": %d thread%s, bs %s, size %s, %g s + %g s ramp%s%s, seed %llu, run %d/%d: %s\n", s->threads,
+    fprintf(out, ": %d thread%s, bs %s, size %s, %g s + %g s ramp%s%s, seed %llu, run %d/%d: %s%s\n", s->threads,
             s->threads == 1 ? "" : "s", bs, size, (double)s->time_ms / 1000, (double)s->ramp_ms / 1000,
             s->direct ? ", O_DIRECT" : "", s->iodepth > 1 ? ", io_uring" : "", (unsigned long long)r->seed, r->rep + 1,
-            r->reps, probe_status_name(r->status));
+            r->reps, probe_status_name(r->status),
+            probe_threshold_reached(r) == 0 ? ", dirty threshold NOT reached" : "");
     if (strcmp(s->workload, "dbench") == 0)
         fprintf(out, "  Throughput %g MB/sec %d clients\n", round(r->mb_s * 1000) / 1000, s->threads);
     fprintf(out, "  total  %10.1f MB/s %10.0f IOPS   in %.3f s%s\n", r->mb_s, r->iops, r->wall_s, r->cold ? ", cold cache" : "");

@@ -110,7 +110,7 @@ static void fill_identity(struct probe *p, int rep, struct probe_result *r)
     r->vm.available = c->vm0.ok;
     r->vm.dirty_threshold_pages = c->vm0.thresh;
     r->vm.bg_threshold_pages = c->vm0.bg_thresh;
-    r->vm.buffered_writes = (c->ops->flags & WL_BUFFERED_SIZED) && !c->spec.direct;
+    r->vm.buffered_writes = (c->ops->flags & (WL_BUFFERED_SIZED | WL_DIRTIES)) && !c->spec.direct;
     if (probe_size_note(p)[0]) note_add(r, "%s", probe_size_note(p));
 }
 
@@ -131,8 +131,11 @@ static void finish(struct probe_ctx *c, struct probe_result *r)
     probe_result_compute(r);
     if (r->vm.available && r->vm.buffered_writes && !r->vm.reached_threshold && r->status != PROBE_ABORTED &&
         r->status != PROBE_FAILED)
-        note_add(r, "%s", "dirty data never reached the throttling zone ((nr_dirty_threshold + background) / 2): "
-                          "the dirty limits were not exercised; give a larger --size or a longer --time");
+        note_add(r, "%s", c->spec.sync_every
+                              ? "dirty data never reached the throttling zone ((nr_dirty_threshold + background) / 2): "
+                                "the dirty limits were not exercised: --sync-every syncs it before it can build up"
+                              : "dirty data never reached the throttling zone ((nr_dirty_threshold + background) / 2): "
+                                "the dirty limits were not exercised; give a larger --size or a longer --time");
     if (!c->has_disk && c->spec.ndirs > 0) note_add(r, "%s", "device metrics unavailable: no block device under --dir "
                                                              "(tmpfs, a virtual filesystem, or no /sys/dev)");
 }

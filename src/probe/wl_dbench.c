@@ -166,6 +166,6 @@ static void fio_job(const struct probe_spec *s, FILE *out)
 
 const struct probe_workload_ops workload_dbench = {
     .name = "dbench", .summary = "dbench: per-client trees, NetBench mix (read/write/open/stat/readdir/unlink/rename/fsync)",
-    .flags = WL_READS | WL_WRITES, .def_threads = 4, .def_bs = MAX_WRITE, .def_size = 64u << 20,
+    .flags = WL_READS | WL_WRITES | WL_DIRTIES, .def_threads = 4, .def_bs = MAX_WRITE, .def_size = 64u << 20,
     .validate = validate, .layout = layout, .thread = dbench_thread, .fio_job = fio_job,
 };

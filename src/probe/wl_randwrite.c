@@ -1,5 +1,8 @@
 /* randwrite — random block-aligned overwrites of laid-out files, one per
- * thread, the final fsync inside the measured time. */
+ * thread, the final fsync inside the measured time. Buffered, the files are
+ * sized from nr_dirty_threshold (twice it): random writes only build up as
+ * many dirty pages as the files have, so smaller files could never reach
+ * the dirty limits this probe is meant to exercise. */
 #include "fileio.h"
 
 static const struct fileio_cfg cfg = { .random = true, .read_pct = 0 };
@@ -14,6 +17,7 @@ static void fio_job(const struct probe_spec *s, FILE *out)
 
 const struct probe_workload_ops workload_randwrite = {
     .name = "randwrite", .summary = "random overwrites, a file per thread, final fsync timed",
-    .flags = WL_WRITES | WL_DIRECT_OK | WL_IODEPTH_OK, .def_threads = 1, .def_bs = 4096, .def_size = 256u << 20,
+    .flags = WL_WRITES | WL_BUFFERED_SIZED | WL_DIRECT_OK | WL_IODEPTH_OK, .def_threads = 1, .def_bs = 4096,
+    .def_size = 256u << 20,   /* with --direct; buffered: from the dirty threshold */
     .layout = fileio_layout, .thread = fileio_thread, .fio_job = fio_job, .priv = &cfg,
 };

@@ -117,6 +117,6 @@ static void fio_job(const struct probe_spec *s, FILE *out)
 
 const struct probe_workload_ops workload_tiobench = {
     .name = "tiobench", .summary = "tiobench: seq/random write/read phases at 1, 2, 4, 8 threads, with CPU%",
-    .flags = WL_READS | WL_WRITES, .def_threads = 8, .def_bs = 4096, .def_size = 64u << 20,
+    .flags = WL_READS | WL_WRITES | WL_BUFFERED_SIZED, .def_threads = 8, .def_bs = 4096, .def_size = 64u << 20,
     .validate = validate, .layout = layout, .run = tio_run, .fio_job = fio_job, .cleanup = cleanup,
 };

@@ -17,10 +17,14 @@ enum workload_flag {
     WL_NO_IO = 1 << 0,       /* no directory, no files (null) */
     WL_READS = 1 << 1,       /* reads file data: wants cold caches */
     WL_WRITES = 1 << 2,      /* writes: canary on by default */
-    WL_BUFFERED_SIZED = 1 << 3, /* buffered writes sized from nr_dirty_threshold */
+    WL_BUFFERED_SIZED = 1 << 3, /* buffered writes sized from nr_dirty_threshold;
+                                 * the run says whether the threshold was reached */
     WL_DIRECT_OK = 1 << 4,   /* --direct supported */
     WL_IODEPTH_OK = 1 << 5,  /* --iodepth > 1 supported (with --direct) */
     WL_MULTI_DIR = 1 << 6,   /* several --dir */
+    WL_DIRTIES = 1 << 7,     /* buffered writes whose volume the workload sets
+                              * itself (dbench's loadfile): not sized, but the
+                              * run still says whether the threshold was reached */
 };
 
 struct probe_ctx;

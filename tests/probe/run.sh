@@ -7,8 +7,14 @@
 cd "$(dirname "$0")/../.." || exit 2
 SLUICE=${SLUICE:-$PWD/sluice}
 work=$(mktemp -d /var/tmp/sluice-probe-test.XXXXXX)
-loop="" mnt="" ram=""
+loop="" mnt="" ram="" vmsave=""
 cleanup() {
+    # put back the dirty limits the threshold test lowered (bytes or ratio, whichever was in force)
+    if [ -n "$vmsave" ]; then
+        set -- $vmsave
+        if [ "$1" != 0 ]; then echo "$1" > /proc/sys/vm/dirty_bytes; else echo "$3" > /proc/sys/vm/dirty_ratio; fi
+        if [ "$2" != 0 ]; then echo "$2" > /proc/sys/vm/dirty_background_bytes; else echo "$4" > /proc/sys/vm/dirty_background_ratio; fi
+    fi
     [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
     [ -n "$ram" ] && umount "$ram" 2>/dev/null
     [ -n "$mnt" ] && umount "$mnt" 2>/dev/null
@@ -47,6 +53,23 @@ s probe dbench --dir "$scratch" --size 8M --time 200ms --ramp 0 --threads 3 --no
 rows=$(s --json probe tiobench --dir "$scratch" --size 8M --time 400ms --threads 4 --no-store | grep -c '"name": "\(seq\|random\) ')
 [ "$rows" = 12 ] && ok tiobench-phases || fail tiobench-phases "expected 12 phase rows (4 phases x 1,2,4 threads), got $rows"
 
+# every buffered write workload says whether the dirty threshold was reached
+# (8M in 200 ms on this scratch dir never gets near it): JSON, summary, history
+for w in randwrite randrw tiobench dbench; do
+    s --json probe $w --dir "$scratch" --size 8M --time 200ms --ramp 50ms --seed 5 > "$work/$w.flag.json" 2>&1
+    got=$(field dirty_threshold_reached < "$work/$w.flag.json")
+    hist=$(s history --csv --limit 1 | tail -1 | awk -F, '{print $NF}')
+    if [ "$got" = false ] && [ "$hist" = no ] && grep -q '"note": ".*never reached the throttling zone' "$work/$w.flag.json"; then
+        ok "threshold-flag-$w"
+    else
+        fail "threshold-flag-$w" "dirty_threshold_reached '$got', history '$hist'"
+    fi
+done
+s probe randwrite --dir "$scratch" --size 8M --time 100ms --ramp 0 --no-store | grep -q '^randwrite .*: ok, dirty threshold NOT reached$' \
+    && ok threshold-flag-summary || fail threshold-flag-summary "no 'dirty threshold NOT reached' on the summary line"
+got=$(s --json probe fsync --dir "$scratch" --size 8M --time 100ms --ramp 0 --no-store | field dirty_threshold_reached)
+[ "$got" = null ] && ok threshold-flag-fsync-na || fail threshold-flag-fsync-na "fsync: dirty_threshold_reached '$got', want null"
+
 # io_uring at depth > 1 with O_DIRECT (where the filesystem takes O_DIRECT)
 if s probe randread --dir "$scratch" --direct --size 1M --time 10ms --ramp 0 --no-store > /dev/null 2>&1; then
     s --json probe randread --dir "$scratch" --direct --iodepth 8 --size 8M --time 200ms --ramp 50ms --no-store > "$work/uring.json"
@@ -83,6 +106,20 @@ name=$(sed -n '/"disk": {/,/}/s/.*"name": "\([^"]*\)".*/\1/p' "$work/live.json")
 wios=$(sed -n '/"disk": {/,/}/s/.*"write_ios": \([0-9]*\).*/\1/p' "$work/live.json")
 if [ "$name" = "$dev" ] && [ "${wios:-0}" -gt 0 ] && no_scratch "$mnt"; then ok live-loop-ext4-device-metrics
 else fail live-loop-ext4-device-metrics "disk '$name' (want $dev), write_ios '$wios'"; fi
+
+# 2b. with the dirty limits lowered to 16M/8M, buffered random writes over
+# 24M do reach the throttling zone, and the run says so
+vmsave="$(cat /proc/sys/vm/dirty_bytes) $(cat /proc/sys/vm/dirty_background_bytes) $(cat /proc/sys/vm/dirty_ratio) $(cat /proc/sys/vm/dirty_background_ratio)"
+echo 16777216 > /proc/sys/vm/dirty_bytes && echo 8388608 > /proc/sys/vm/dirty_background_bytes
+s --json probe randwrite --dir "$mnt" --size 24M --time 500ms --ramp 0 > "$work/reach.json"
+got=$(field dirty_threshold_reached < "$work/reach.json")
+set -- $vmsave
+if [ "$1" != 0 ]; then echo "$1" > /proc/sys/vm/dirty_bytes; else echo "$3" > /proc/sys/vm/dirty_ratio; fi
+if [ "$2" != 0 ]; then echo "$2" > /proc/sys/vm/dirty_background_bytes; else echo "$4" > /proc/sys/vm/dirty_background_ratio; fi
+vmsave=""
+hist=$(s history --csv --limit 1 | tail -1 | awk -F, '{print $NF}')
+if [ "$got" = true ] && [ "$hist" = yes ] && no_scratch "$mnt"; then ok threshold-reached-live
+else fail threshold-reached-live "dirty_threshold_reached '$got', history '$hist'" "$(grep -A6 '"vm"' "$work/reach.json")"; fi
 
 # 3. ENOSPC: refused up front, naming the size; and hit mid-run (space check bypassed)
 out=$(s probe seqwrite --dir "$mnt" --size 200M --time 200ms 2>&1); rc=$?
