@@ -19,6 +19,7 @@ struct probe {
     struct probe_ctx c;
     char batch[37];
     char size_note[256];
+    char reap_note[1024];    /* stale scratch directories removed at open */
 };
 
 void probe_uuid(char out[37])
@@ -161,11 +162,8 @@ static int make_scratch(struct probe *p, sl_err *e)
     struct probe_spec *s = &p->c.spec;
     for (int i = 0; i < s->ndirs; i++) {
         char *dst = i == 0 ? p->c.scratch : p->c.scratch_extra[i];
-        /* mkdtemp gives 0700; a name that says whose it is if a SIGKILL leaves it. */
-        snprintf(dst, PATH_MAX, "%s/.sluice-probe.XXXXXX", s->dir[i]);
-        if (!mkdtemp(dst)) {
+        if (probe_scratch_create(s->dir[i], dst, PATH_MAX) < 0) {
             int err = errno;
-            dst[0] = 0;
             return sl_fail_errno(e, err == EROFS || err == EACCES ? SL_EUSAGE : SL_EFAIL, err,
                                  "creating a scratch directory in %s", s->dir[i]);
         }
@@ -204,6 +202,8 @@ int probe_open(const struct probe_spec *spec, struct probe **out, sl_err *e)
         free(p);
         return -1;
     }
+    /* Before the space check: what a killed probe left holds space. */
+    for (int i = 0; i < p->c.spec.ndirs; i++) probe_scratch_reap(p->c.spec.dir[i], p->reap_note, sizeof p->reap_note);
     size_spec(p);
     if (check_space(p, e) < 0) {
         free(p);
@@ -265,4 +265,5 @@ void probe_fio_job(const struct probe_spec *spec, FILE *out)
 
 const char *probe_batch(const struct probe *p) { return p->batch; }
 const char *probe_size_note(const struct probe *p) { return p->size_note; }
+const char *probe_reap_note(const struct probe *p) { return p->reap_note; }
 struct probe_ctx *probe_ctx_of(struct probe *p) { return &p->c; }

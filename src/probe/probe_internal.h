@@ -22,9 +22,18 @@ void probe_uuid(char out[37]);
 struct probe;
 const char *probe_batch(const struct probe *p);
 const char *probe_size_note(const struct probe *p);
+const char *probe_reap_note(const struct probe *p);
 struct probe_ctx *probe_ctx_of(struct probe *p);
 
-/* scratch.c: remove a scratch directory tree we created (no symlinks followed). */
+/* scratch.c */
+/* Create a 0700 scratch directory inside dir named after this process
+ * (".sluice-probe.PID.XXXXXX") into out; -1 with errno. */
+int probe_scratch_create(const char *dir, char *out, size_t n);
+/* Remove a scratch directory tree (no symlinks followed). */
 void probe_scratch_remove(const char *dir);
+/* Remove the scratch directories in dir whose owner process no longer runs
+ * (a SIGKILLed probe cannot clean up), appending what was removed to note
+ * ("; "-separated). Returns how many. */
+int probe_scratch_reap(const char *dir, char *note, size_t n);
 
 #endif

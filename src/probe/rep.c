@@ -112,6 +112,7 @@ static void fill_identity(struct probe *p, int rep, struct probe_result *r)
     r->vm.bg_threshold_pages = c->vm0.bg_thresh;
     r->vm.buffered_writes = (c->ops->flags & (WL_BUFFERED_SIZED | WL_DIRTIES)) && !c->spec.direct;
     if (probe_size_note(p)[0]) note_add(r, "%s", probe_size_note(p));
+    if (rep == 0 && probe_reap_note(p)[0]) note_add(r, "%s", probe_reap_note(p));
 }
 
 static int run_default(struct probe_ctx *c, struct probe_result *r, sl_err *e)

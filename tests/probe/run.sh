@@ -70,6 +70,37 @@ s probe randwrite --dir "$scratch" --size 8M --time 100ms --ramp 0 --no-store | 
 got=$(s --json probe fsync --dir "$scratch" --size 8M --time 100ms --ramp 0 --no-store | field dirty_threshold_reached)
 [ "$got" = null ] && ok threshold-flag-fsync-na || fail threshold-flag-fsync-na "fsync: dirty_threshold_reached '$got', want null"
 
+# SIGKILL cannot be trapped: the killed probe's scratch directory stays, and
+# the next probe in that directory removes it, saying so; a running probe's
+# directory is left alone
+wait_scratch() {   # wait_scratch NOT: print a scratch dir other than NOT
+    i=0
+    while [ $i -lt 100 ]; do
+        d=$(ls -A "$scratch" | grep sluice-probe | grep -vx "${1:-/}" | head -1)
+        [ -n "$d" ] && { echo "$d"; return; }
+        sleep 0.05; i=$((i+1))
+    done
+}
+"$SLUICE" --db "$db" probe seqwrite --dir "$scratch" --size 64M --time 20s --ramp 0 --no-store > /dev/null 2>&1 &
+pid=$!
+dead=$(wait_scratch)
+kill -9 $pid; wait $pid 2>/dev/null
+[ -n "$dead" ] && [ -d "$scratch/$dead" ] && left=1 || left=0
+"$SLUICE" --db "$db" probe seqwrite --dir "$scratch" --size 64M --time 20s --ramp 0 --no-store > "$work/reap.out" 2>&1 &
+pid=$!
+alive=$(wait_scratch "$dead")
+s probe fsync --dir "$scratch" --size 1M --time 50ms --ramp 0 --no-store > /dev/null 2>&1
+[ -n "$alive" ] && [ -d "$scratch/$alive" ] && kept=1 || kept=0
+kill -INT $pid; wait $pid; pid=""
+if [ $left = 1 ] && [ ! -e "$scratch/$dead" ] && [ $kept = 1 ] &&
+   grep -q "note: removed $scratch/$dead, left behind by probe process [0-9]*, which no longer runs" "$work/reap.out"; then
+    ok sigkill-scratch-reaped
+else
+    fail sigkill-scratch-reaped "killed probe's dir '$dead' (left: $left), running probe's dir '$alive' (kept by the next probe: $kept)" \
+        "$(ls -A "$scratch")" "$(grep note "$work/reap.out")"
+fi
+no_scratch "$scratch" && ok sigkill-then-clean || fail sigkill-then-clean "left: $(ls -A "$scratch")"
+
 # io_uring at depth > 1 with O_DIRECT (where the filesystem takes O_DIRECT)
 if s probe randread --dir "$scratch" --direct --size 1M --time 10ms --ramp 0 --no-store > /dev/null 2>&1; then
     s --json probe randread --dir "$scratch" --direct --iodepth 8 --size 8M --time 200ms --ramp 50ms --no-store > "$work/uring.json"
