@@ -283,7 +283,9 @@ void probe_result_print(const struct probe_result *r, FILE *out)
             s->direct ? ", O_DIRECT" : "", s->iodepth > 1 ? ", io_uring" : "", (unsigned long long)r->seed, r->rep + 1,
             r->reps, probe_status_name(r->status),
             probe_threshold_reached(r) == 0 ? ", dirty threshold NOT reached" : "");
-    if (strcmp(s->workload, "dbench") == 0)
+    const struct probe_workload_ops *ops = workload_find(s->workload);
+    if (ops && ops->print) ops->print(r, out);
+    else if (strcmp(s->workload, "dbench") == 0)
         fprintf(out, "  Throughput %g MB/sec %d clients\n", round(r->mb_s * 1000) / 1000, s->threads);
     fprintf(out, "  total  %10.1f MB/s %10.0f IOPS   in %.3f s%s\n", r->mb_s, r->iops, r->wall_s, r->cold ? ", cold cache" : "");
     for (int op = 0; op < PROBE_OP_NR; op++)

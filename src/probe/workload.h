@@ -50,6 +50,9 @@ struct probe_workload_ops {
     int (*run)(struct probe_ctx *c, struct probe_result *r, sl_err *e);
     /* Adjust the result after merging (null: synthetic values). */
     void (*finish)(struct probe_ctx *c, struct probe_result *r);
+    /* Workload-specific lines of the human summary, after its first line
+     * (tiobench's table, dbench's Throughput line); may be NULL. */
+    void (*print)(const struct probe_result *r, FILE *out);
     /* The equivalent fio job file. */
     void (*fio_job)(const struct probe_spec *s, FILE *out);
     void (*cleanup)(struct probe_ctx *c);

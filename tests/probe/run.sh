@@ -52,6 +52,17 @@ s probe dbench --dir "$scratch" --size 8M --time 200ms --ramp 0 --threads 3 --no
     && ok dbench-throughput-line || fail dbench-throughput-line "no 'Throughput X MB/sec 3 clients' line"
 rows=$(s --json probe tiobench --dir "$scratch" --size 8M --time 400ms --threads 4 --no-store | grep -c '"name": "\(seq\|random\) ')
 [ "$rows" = 12 ] && ok tiobench-phases || fail tiobench-phases "expected 12 phase rows (4 phases x 1,2,4 threads), got $rows"
+# tiobench's sizes: --size is the total, each of T threads has its own file
+# of size/T, so every full sequential phase moves --size at every thread
+# count; the random phases do 4000/T requests per thread, 4000 in all
+s --json probe tiobench --dir "$scratch" --size 2M --time 3s --threads 4 --no-store > "$work/tio.json"
+got=$(awk '/"phases"/{p=1} /"series"/{p=0} p&&/"(name|threads|ios|bytes)"/{sub(/^ *"[a-z]*": /,""); gsub(/[",]/,""); printf "%s|", $0} p&&/^ *}/{print ""}' "$work/tio.json" |
+      sed -n 's/^\(seq [a-z]*\)|\([0-9]*\)|[0-9]*|2097152|$/ok/p; s/^\(random [a-z]*\)|\([0-9]*\)|4000|[0-9]*|$/ok/p' | grep -c ok)
+[ "$got" = 12 ] && ok tiobench-sizes || fail tiobench-sizes "expected 12 phases with tiobench's sizes, got $got" \
+    "$(awk '/"phases"/{p=1} /"series"/{p=0} p&&/"(name|threads|ios|bytes)"/' "$work/tio.json" | head -8)"
+lines=$(s probe tiobench --dir "$scratch" --size 2M --time 400ms --threads 4 --no-store |
+        grep -cE '^ +dir +2 +4096 +(1|2|4)( +[0-9.]+ +[0-9.]+%){4}$')
+[ "$lines" = 3 ] && ok tiobench-table || fail tiobench-table "expected the tiobench -T table with rows for 1, 2, 4 threads, got $lines"
 
 # every buffered write workload says whether the dirty threshold was reached
 # (8M in 200 ms on this scratch dir never gets near it): JSON, summary, history
@@ -139,10 +150,10 @@ if [ "$name" = "$dev" ] && [ "${wios:-0}" -gt 0 ] && no_scratch "$mnt"; then ok 
 else fail live-loop-ext4-device-metrics "disk '$name' (want $dev), write_ios '$wios'"; fi
 
 # 2b. with the dirty limits lowered to 16M/8M, buffered random writes over
-# 24M do reach the throttling zone, and the run says so
+# 24M for a second do reach the throttling zone, and the run says so
 vmsave="$(cat /proc/sys/vm/dirty_bytes) $(cat /proc/sys/vm/dirty_background_bytes) $(cat /proc/sys/vm/dirty_ratio) $(cat /proc/sys/vm/dirty_background_ratio)"
 echo 16777216 > /proc/sys/vm/dirty_bytes && echo 8388608 > /proc/sys/vm/dirty_background_bytes
-s --json probe randwrite --dir "$mnt" --size 24M --time 500ms --ramp 0 > "$work/reach.json"
+s --json probe randwrite --dir "$mnt" --size 24M --time 1s --ramp 0 > "$work/reach.json"
 got=$(field dirty_threshold_reached < "$work/reach.json")
 set -- $vmsave
 if [ "$1" != 0 ]; then echo "$1" > /proc/sys/vm/dirty_bytes; else echo "$3" > /proc/sys/vm/dirty_ratio; fi
