@@ -73,6 +73,13 @@ build/obj/src/profile/profile.o build/asan/src/profile/profile.o: build/paths.h
 .PHONY: FORCE
 FORCE:
 
+# dbench's built-in loadfile is embedded the same way (a C string).
+build/dbench_load.h: loadfiles/dbench-office.load
+	@mkdir -p build
+	$(Q){ echo '/* generated from $< by the Makefile — do not edit */'; echo 'static const char dbench_load_text[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $<; echo '    ;'; } > $@
+build/obj/src/probe/loadfile.o build/asan/src/probe/loadfile.o: build/dbench_load.h
+
 # Migrations are embedded so the binary never depends on files at run time.
 build/migrations.c: $(MIGRATIONS) db/embed.sh
 	@mkdir -p build

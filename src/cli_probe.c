@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 enum { O_DIR = 256, O_THREADS, O_BS, O_SIZE, O_TIME, O_RAMP, O_DIRECT, O_IODEPTH, O_SYNC_EVERY, O_REPEAT, O_SEED,
-       O_CANARY, O_NO_CANARY, O_FIO_JOB, O_NO_STORE };
+       O_CANARY, O_NO_CANARY, O_FIO_JOB, O_NO_STORE, O_LOADFILE };
 
 static int parse_int(const char *opt, const char *arg, int lo, int hi, int *out)
 {
@@ -53,7 +53,8 @@ static int parse_opts(int argc, char **argv, struct probe_spec *s, bool *fio_job
         { "sync-every", required_argument, NULL, O_SYNC_EVERY }, { "repeat", required_argument, NULL, O_REPEAT },
         { "seed", required_argument, NULL, O_SEED }, { "canary", no_argument, NULL, O_CANARY },
         { "no-canary", no_argument, NULL, O_NO_CANARY }, { "fio-job", no_argument, NULL, O_FIO_JOB },
-        { "no-store", no_argument, NULL, O_NO_STORE }, { NULL, 0, NULL, 0 },
+        { "no-store", no_argument, NULL, O_NO_STORE }, { "loadfile", required_argument, NULL, O_LOADFILE },
+        { NULL, 0, NULL, 0 },
     };
     memset(s, 0, sizeof *s);
     s->canary = -1;
@@ -88,6 +89,10 @@ static int parse_opts(int argc, char **argv, struct probe_spec *s, bool *fio_job
         case O_NO_CANARY: s->canary = 0; break;
         case O_FIO_JOB: *fio_job = true; break;
         case O_NO_STORE: *no_store = true; break;
+        case O_LOADFILE:
+            if (!*optarg || strlen(optarg) >= sizeof s->loadfile) return cli_usage("probe", "--loadfile: give a file name");
+            snprintf(s->loadfile, sizeof s->loadfile, "%s", optarg);
+            break;
         default: return cli_usage("probe", "unknown option");
         }
     }
@@ -202,5 +207,5 @@ static int run_probe(struct cli_ctx *ctx, int argc, char **argv)
 
 CLI_COMMAND(cmd_probe, "probe", run_probe,
             "probe WORKLOAD [--dir D] [--threads N] [--bs B] [--size S] [--time T] [--ramp T] [--direct] "
-            "[--iodepth N] [--sync-every N] [--repeat N] [--seed N] [--canary|--no-canary] [--fio-job] [--no-store]",
+            "[--iodepth N] [--sync-every N] [--repeat N] [--seed N] [--canary|--no-canary] [--loadfile FILE] [--fio-job] [--no-store]",
             "run a probe workload, store and print its metrics", 0);

@@ -87,5 +87,8 @@ void probe_workload_text(const struct probe_spec *s, char *buf, size_t n, char h
              (unsigned long long)s->bs, s->direct ? 1 : 0, s->ndirs, s->iodepth, (unsigned long long)s->ramp_ms,
              (unsigned long long)s->size_bytes, s->sync_every, s->threads, (unsigned long long)s->time_ms,
              s->workload);
+    /* dbench: the loadfile is the workload; its content, not its name. */
+    size_t l = strlen(buf);
+    if (s->loadfile_hash[0] && l < n) snprintf(buf + l, n - l, "loadfile_sha256=%s\n", s->loadfile_hash);
     probe_sha256_hex(buf, hash);
 }

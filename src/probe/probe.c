@@ -85,6 +85,8 @@ static int resolve_spec(struct probe_spec *s, const struct probe_workload_ops *o
         for (int i = 0; i < s->ndirs; i++)
             if (check_dir(s->dir[i], e) < 0) return -1;
     }
+    if (s->loadfile[0] && !(ops->flags & WL_LOADFILE))
+        return sl_fail(e, SL_EUSAGE, "--loadfile: only dbench replays a loadfile, not %s", ops->name);
     if (s->canary < 0) s->canary = (ops->flags & WL_WRITES) ? 1 : 0;
     if (!s->seed_set) {
         uint64_t st = (uint64_t)probe_now_ns() ^ ((uint64_t)getpid() << 32);

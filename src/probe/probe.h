@@ -66,6 +66,8 @@ struct probe_spec {
     uint64_t seed;           /* base seed; each repetition derives its own */
     bool seed_set;
     int canary;              /* -1 default (on for write workloads), 0, 1 */
+    char loadfile[PATH_MAX]; /* dbench: a NetBench loadfile; "" the built-in one */
+    char loadfile_hash[65];  /* dbench: sha256 of the loadfile's text (resolved) */
 };
 
 /* Latency summary of one histogram (derived; the histogram is the truth). */
@@ -246,7 +248,8 @@ json_t *probe_json_real(double v);
 /* Whether a run that dirtied the page cache with buffered writes got
  * nr_dirty + nr_writeback into the throttling zone: 1 yes, 0 no (the dirty
  * limits were not exercised: the run is flagged), -1 not applicable
- * (no buffered writes, O_DIRECT, or no thresholds in /proc/vmstat). */
+ * (no buffered writes, O_DIRECT, no thresholds in /proc/vmstat, or the
+ * run was aborted or failed). */
 int probe_threshold_reached(const struct probe_result *r);
 /* "850 ns", "12.3 us", "4.56 ms", "1.23 s" */
 void probe_format_ns(double ns, char *buf, size_t n);

@@ -51,6 +51,10 @@ static json_t *spec_json(const struct probe_spec *s)
     json_object_set_new(o, "iodepth", json_integer(s->iodepth));
     json_object_set_new(o, "sync_every", json_integer(s->sync_every));
     json_object_set_new(o, "canary", json_boolean(s->canary > 0));
+    if (s->loadfile_hash[0]) {
+        json_object_set_new(o, "loadfile", json_string(s->loadfile[0] ? s->loadfile : "(built-in)"));
+        json_object_set_new(o, "loadfile_sha256", json_string(s->loadfile_hash));
+    }
     return o;
 }
 
@@ -199,6 +203,7 @@ json_t *probe_result_json(const struct probe_result *r)
 int probe_threshold_reached(const struct probe_result *r)
 {
     if (!r->vm.available || !r->vm.buffered_writes || !r->vm.dirty_threshold_pages) return -1;
+    if (r->status == PROBE_ABORTED || r->status == PROBE_FAILED) return -1;   /* cut short: no verdict */
     return r->vm.reached_threshold ? 1 : 0;
 }
 
@@ -284,13 +289,11 @@ void probe_result_print(const struct probe_result *r, FILE *out)
             r->reps, probe_status_name(r->status),
             probe_threshold_reached(r) == 0 ? ", dirty threshold NOT reached" : "");
     const struct probe_workload_ops *ops = workload_find(s->workload);
-    if (ops && ops->print) ops->print(r, out);
-    else if (strcmp(s->workload, "dbench") == 0)
-        fprintf(out, "  Throughput %g MB/sec %d clients\n", round(r->mb_s * 1000) / 1000, s->threads);
+    bool phases_done = ops && ops->print && ops->print(r, out);
     fprintf(out, "  total  %10.1f MB/s %10.0f IOPS   in %.3f s%s\n", r->mb_s, r->iops, r->wall_s, r->cold ? ", cold cache" : "");
     for (int op = 0; op < PROBE_OP_NR; op++)
         if (r->op[op].ios) print_op(&r->op[op], probe_op_name(op), out);
-    print_phases(r, out);
+    if (!phases_done) print_phases(r, out);
     print_system(r, out);
     fprintf(out, "  config %.12s  workload %.12s  kernel %s\n", r->config_hash, r->workload_hash, r->kernel);
     if (r->note[0]) fprintf(out, "  note: %s\n", r->note);

@@ -132,7 +132,11 @@ static void finish(struct probe_ctx *c, struct probe_result *r)
     probe_result_compute(r);
     if (r->vm.available && r->vm.buffered_writes && !r->vm.reached_threshold && r->status != PROBE_ABORTED &&
         r->status != PROBE_FAILED)
-        note_add(r, "%s", c->spec.sync_every
+        note_add(r, "%s", (c->ops->flags & WL_LOADFILE)
+                              ? "dirty data never reached the throttling zone ((nr_dirty_threshold + background) / 2): "
+                                "the dirty limits were not exercised: the loadfile writes too little between its "
+                                "Flush lines, or --time is too short"
+                          : c->spec.sync_every
                               ? "dirty data never reached the throttling zone ((nr_dirty_threshold + background) / 2): "
                                 "the dirty limits were not exercised: --sync-every syncs it before it can build up"
                               : "dirty data never reached the throttling zone ((nr_dirty_threshold + background) / 2): "

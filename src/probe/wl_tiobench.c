@@ -220,7 +220,7 @@ static const struct probe_phase *find_row(const struct probe_result *r, const ch
 }
 
 /* The table of the seed mails (tiobench.pl -T). */
-static void print_table(const struct probe_result *r, FILE *out)
+static bool print_table(const struct probe_result *r, FILE *out)
 {
     static const int col_phase[T_NR] = { T_SEQ_READ, T_RAND_READ, T_SEQ_WRITE, T_RAND_WRITE };
     const struct probe_spec *s = &r->spec;
@@ -261,6 +261,7 @@ static void print_table(const struct probe_result *r, FILE *out)
         fputc('\n', out);
     }
     fputc('\n', out);
+    return false;   /* the phase rows follow with their latencies */
 }
 
 static void fio_job(const struct probe_spec *s, FILE *out)

@@ -22,6 +22,7 @@ enum workload_flag {
     WL_DIRECT_OK = 1 << 4,   /* --direct supported */
     WL_IODEPTH_OK = 1 << 5,  /* --iodepth > 1 supported (with --direct) */
     WL_MULTI_DIR = 1 << 6,   /* several --dir */
+    WL_LOADFILE = 1 << 8,    /* replays --loadfile (dbench) */
     WL_DIRTIES = 1 << 7,     /* buffered writes whose volume the workload sets
                               * itself (dbench's loadfile): not sized, but the
                               * run still says whether the threshold was reached */
@@ -51,8 +52,9 @@ struct probe_workload_ops {
     /* Adjust the result after merging (null: synthetic values). */
     void (*finish)(struct probe_ctx *c, struct probe_result *r);
     /* Workload-specific lines of the human summary, after its first line
-     * (tiobench's table, dbench's Throughput line); may be NULL. */
-    void (*print)(const struct probe_result *r, FILE *out);
+     * (tiobench's table, dbench's Throughput line and latency table); may
+     * be NULL. */
+    bool (*print)(const struct probe_result *r, FILE *out);   /* true: it printed the phases too */
     /* The equivalent fio job file. */
     void (*fio_job)(const struct probe_spec *s, FILE *out);
     void (*cleanup)(struct probe_ctx *c);

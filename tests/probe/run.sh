@@ -50,6 +50,11 @@ n=$(s history --csv --workload dbench | grep -c ',dbench,')
 [ "$n" = 1 ] && ok history-stored || fail history-stored "expected one dbench run stored, found $n"
 s probe dbench --dir "$scratch" --size 8M --time 200ms --ramp 0 --threads 3 --no-store 2>&1 | grep -q '^  Throughput [0-9.]* MB/sec 3 clients$' \
     && ok dbench-throughput-line || fail dbench-throughput-line "no 'Throughput X MB/sec 3 clients' line"
+# the built-in loadfile replayed: dbench's per-operation rows, every client in its own tree
+s --json probe dbench --dir "$scratch" --time 300ms --ramp 0 --threads 2 --no-store > "$work/db.json"
+n=$(grep -cE '"name": "(NTCreateX|Close|ReadX|WriteX|Flush|Unlink|Rename|Qpathinfo|Qfileinfo|Find)"' "$work/db.json")
+[ "$n" = 10 ] && grep -q '"loadfile": "(built-in)"' "$work/db.json" && no_scratch "$scratch" && ok dbench-loadfile-replay \
+    || fail dbench-loadfile-replay "expected 10 of dbench's operation rows from the built-in loadfile, got $n"
 rows=$(s --json probe tiobench --dir "$scratch" --size 8M --time 400ms --threads 4 --no-store | grep -c '"name": "\(seq\|random\) ')
 [ "$rows" = 12 ] && ok tiobench-phases || fail tiobench-phases "expected 12 phase rows (4 phases x 1,2,4 threads), got $rows"
 # tiobench's sizes: --size is the total, each of T threads has its own file
