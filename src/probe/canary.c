@@ -1,7 +1,14 @@
 /* canary — the stall canary (probes.md §a "delay"): a thread that every
  * 100 ms sleeps on an absolute clock, records how late it woke, then does an
  * ioping-style uncached 4 KiB read. A tick's stall is the larger of the two:
- * what an interactive task would have felt while the workload ran. */
+ * what an interactive task would have felt while the workload ran.
+ *
+ * Beside it an "editor save" thread: every 500 ms it rewrites a 4 KiB file
+ * in the scratch directory and fsyncs it (open, truncate, write, fsync,
+ * close: what an editor does on save), timed from open to close. That is
+ * the stall the seed mails complain of: fsync of one small file waiting
+ * behind the heavy writer's writeback on the same filesystem. A thread of
+ * its own, so a long save never delays the sleep/read ticks. */
 #include "probe_internal.h"
 
 #include <errno.h>
@@ -16,6 +23,8 @@
 #define TICK_NS 100000000ull
 #define CANARY_FILE_BYTES (1u << 20)
 #define CANARY_IO 4096
+#define SAVE_NS 500000000ull
+#define SAVE_FIRST_NS 100000000ull
 
 struct canary {
     struct probe_ctx *c;
@@ -28,6 +37,13 @@ struct canary {
     uint64_t rng;
     struct hist stall;
     uint64_t sleep_max, read_max, over_100ms, over_1s, over_2s;
+    /* the editor save */
+    pthread_t save_tid;
+    bool saving;            /* the save thread runs */
+    char save_path[PATH_MAX];
+    unsigned char *save_buf;
+    struct hist save;
+    uint64_t save_over_100ms, save_over_1s;
 };
 
 static int make_file(struct canary *k, sl_err *e)
@@ -95,6 +111,53 @@ static void *canary_main(void *arg)
     return NULL;
 }
 
+/* One save, open to close; false when it failed (nothing recorded: a
+ * failing save measures the error path, not the stall). */
+static bool save_once(struct canary *k, uint64_t *ns)
+{
+    uint64_t t0 = probe_now_ns();
+    int fd = open(k->save_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return false;
+    bool ok = pwrite(fd, k->save_buf, CANARY_IO, 0) == CANARY_IO && fsync(fd) == 0;
+    ok = close(fd) == 0 && ok;
+    *ns = probe_now_ns() - t0;
+    return ok;
+}
+
+static void *save_main(void *arg)
+{
+    struct canary *k = arg;
+    uint64_t next = probe_now_ns() + SAVE_FIRST_NS;
+    while (!atomic_load(&k->stop)) {
+        struct timespec ts = { (time_t)(next / 1000000000ull), (long)(next % 1000000000ull) };
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
+        if (atomic_load(&k->stop)) break;
+        uint64_t ns;
+        if (save_once(k, &ns) && atomic_load(&k->c->window_open)) {
+            hist_add(&k->save, ns);
+            k->save_over_100ms += ns > 100000000ull;
+            k->save_over_1s += ns > 1000000000ull;
+        }
+        next += SAVE_NS;
+        uint64_t now = probe_now_ns();
+        while (next <= now) next += SAVE_NS;   /* a save longer than the period is one save */
+    }
+    return NULL;
+}
+
+/* The save thread, where there is a scratch directory; without it the
+ * canary runs on (noted by the absence of saves). */
+static void save_start(struct canary *k)
+{
+    hist_init(&k->save);
+    if (!k->c->scratch[0]) return;
+    static _Atomic int serial;
+    snprintf(k->save_path, sizeof k->save_path, "%s/editor-save.%d", k->c->scratch, atomic_fetch_add(&serial, 1));
+    k->save_buf = xmalloc(CANARY_IO);
+    probe_fill_random(k->save_buf, CANARY_IO, k->rng ^ 0x5a7e);
+    k->saving = pthread_create(&k->save_tid, NULL, save_main, k) == 0;
+}
+
 struct canary *canary_start(struct probe_ctx *c, sl_err *e)
 {
     struct canary *k = xcalloc(1, sizeof *k);
@@ -115,6 +178,7 @@ struct canary *canary_start(struct probe_ctx *c, sl_err *e)
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
     int rc = pthread_create(&k->tid, NULL, canary_main, k);
+    if (rc == 0) save_start(k);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc) {
         sl_fail_errno(e, SL_EFAIL, rc, "starting the canary thread");
@@ -131,7 +195,13 @@ void canary_stop(struct canary *k, struct probe_canary *out)
 {
     atomic_store(&k->stop, 1);
     pthread_join(k->tid, NULL);
+    if (k->saving) pthread_join(k->save_tid, NULL);
     out->enabled = true;
+    out->save = k->save;
+    out->save_over_100ms = k->save_over_100ms;
+    out->save_over_1s = k->save_over_1s;
+    if (k->save_path[0]) unlink(k->save_path);
+    free(k->save_buf);
     out->stall = k->stall;
     out->sleep_max_ns = k->sleep_max;
     out->read_max_ns = k->read_max;

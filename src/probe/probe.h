@@ -117,6 +117,11 @@ struct probe_canary {
     uint64_t sleep_max_ns, read_max_ns;
     uint64_t over_100ms, over_1s, over_2s;
     struct hist stall;
+    /* Editor save (the seed mails' "saving a small file stalls during
+     * writeback"): every 500 ms a 4 KiB file in the scratch directory is
+     * rewritten and fsynced; open to close is one save. */
+    uint64_t saves, save_max_ns, save_p99_ns, save_over_100ms, save_over_1s;
+    struct hist save;
 };
 
 /* A sub-result: a tiobench phase at a thread count, a multidisk writer. */

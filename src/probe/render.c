@@ -111,6 +111,13 @@ static json_t *system_json(const struct probe_result *r, json_t *o)
         json_object_set_new(can, "over_100ms", json_integer((json_int_t)k->over_100ms));
         json_object_set_new(can, "over_1s", json_integer((json_int_t)k->over_1s));
         json_object_set_new(can, "over_2s", json_integer((json_int_t)k->over_2s));
+        json_t *save = json_object();
+        json_object_set_new(save, "count", json_integer((json_int_t)k->saves));
+        json_object_set_new(save, "max_ns", json_integer((json_int_t)k->save_max_ns));
+        json_object_set_new(save, "p99_ns", json_integer((json_int_t)k->save_p99_ns));
+        json_object_set_new(save, "over_100ms", json_integer((json_int_t)k->save_over_100ms));
+        json_object_set_new(save, "over_1s", json_integer((json_int_t)k->save_over_1s));
+        json_object_set_new(can, "editor_save", save);
     }
     json_object_set_new(o, "canary", can);
     return o;
@@ -258,6 +265,13 @@ static void print_system(const struct probe_result *r, FILE *out)
         fprintf(out, "  canary %llu ticks  stall max %s p99 %s  >100ms %llu  >1s %llu  >2s %llu\n",
                 (unsigned long long)k->ticks, mx, p99, (unsigned long long)k->over_100ms,
                 (unsigned long long)k->over_1s, (unsigned long long)k->over_2s);
+        if (k->saves) {
+            probe_format_ns((double)k->save_max_ns, mx, sizeof mx);
+            probe_format_ns((double)k->save_p99_ns, p99, sizeof p99);
+            fprintf(out, "  save   %llu editor saves (4 KiB write + fsync every 0.5 s)  max %s p99 %s  >100ms %llu  "
+                         ">1s %llu\n", (unsigned long long)k->saves, mx, p99, (unsigned long long)k->save_over_100ms,
+                    (unsigned long long)k->save_over_1s);
+        }
     }
 }
 

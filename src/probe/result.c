@@ -28,6 +28,7 @@ void probe_result_reset(struct probe_result *r)
     memset(r, 0, sizeof *r);
     for (int op = 0; op < PROBE_OP_NR; op++) hist_init(&r->op[op].hist);
     hist_init(&r->canary.stall);
+    hist_init(&r->canary.save);
 }
 
 void probe_result_free(struct probe_result *r)
@@ -77,6 +78,9 @@ void probe_result_compute(struct probe_result *r)
         k->max_ns = k->stall.n ? k->stall.max_ns : 0;
         k->p99_ns = hist_percentile(&k->stall, 99);
         /* over_* are counted exactly by the canary itself */
+        k->saves = k->save.n;
+        k->save_max_ns = k->save.n ? k->save.max_ns : 0;
+        k->save_p99_ns = hist_percentile(&k->save, 99);
     }
 }
 

@@ -117,6 +117,13 @@ else
 fi
 no_scratch "$scratch" && ok sigkill-then-clean || fail sigkill-then-clean "left: $(ls -A "$scratch")"
 
+# the editor-save canary: a 4 KiB rewrite + fsync every 0.5 s beside the writer, reported with the canary
+s --json probe seqwrite --dir "$scratch" --size 64M --time 700ms --ramp 0 --no-store > "$work/save.json"
+n=$(sed -n '/"editor_save": {/,/}/s/.*"count": \([0-9]*\).*/\1/p' "$work/save.json")
+mx=$(sed -n '/"editor_save": {/,/}/s/.*"max_ns": \([0-9]*\).*/\1/p' "$work/save.json")
+if [ "${n:-0}" -gt 0 ] && [ "${mx:-0}" -gt 0 ] && no_scratch "$scratch"; then ok canary-editor-save
+else fail canary-editor-save "editor saves '$n', max '$mx'" "$(grep -A7 '"editor_save"' "$work/save.json")"; fi
+
 # io_uring at depth > 1 with O_DIRECT (where the filesystem takes O_DIRECT)
 if s probe randread --dir "$scratch" --direct --size 1M --time 10ms --ramp 0 --no-store > /dev/null 2>&1; then
     s --json probe randread --dir "$scratch" --direct --iodepth 8 --size 8M --time 200ms --ramp 50ms --no-store > "$work/uring.json"
