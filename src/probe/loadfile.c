@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,10 +73,14 @@ struct ctx {
     sl_err *e;
 };
 
-static int bad(struct ctx *x, const char *fmt, const char *a, const char *b)
+static int bad(struct ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int bad(struct ctx *x, const char *fmt, ...)
 {
     char what[512];
-    snprintf(what, sizeof what, fmt, a, b);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
     return sl_fail(x->e, SL_EUSAGE, "--loadfile %s line %d: %s", x->file, x->line, what);
 }
 
@@ -84,20 +89,20 @@ static int bad(struct ctx *x, const char *fmt, const char *a, const char *b)
 static int map_path(struct ctx *x, const char *tok, char **out)
 {
     char p[1024];
-    if (strlen(tok) >= sizeof p) return bad(x, "path %.60s... is too long", tok, "");
+    if (strlen(tok) >= sizeof p) return bad(x, "path %.60s... is too long", tok);
     snprintf(p, sizeof p, "%s", tok);
     for (char *c = p; *c; c++)
         if (*c == '\\') *c = '/';
     size_t rl = strlen(CLIENT_ROOT);
     if (strncasecmp(p, CLIENT_ROOT, rl) != 0 || (p[rl] && p[rl] != '/'))
         return bad(x, "path \"%s\" is not under \\clients\\client1 (each client replays the file in its own "
-                      "\\clients\\clientN)", tok, "");
+                      "\\clients\\clientN)", tok);
     const char *rest = p + rl;
     for (const char *c = rest; *c;) {
         while (*c == '/') c++;
         size_t len = strcspn(c, "/");
         if ((len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
-            return bad(x, "path \"%s\" has a \".\" or \"..\" component: give paths inside \\clients\\client1", tok, "");
+            return bad(x, "path \"%s\" has a \".\" or \"..\" component: give paths inside \\clients\\client1", tok);
         c += len;
     }
     *out = xstrdup(rest);
@@ -120,12 +125,12 @@ static int check_values(struct ctx *x, struct nb_op *o, const char *name)
     if (o->kind == NB_READX || o->kind == NB_WRITEX) {
         if (o->p[1] < 0 || o->p[2] < 0 || o->p[3] < 0 || o->p[2] > (int64_t)NB_MAX_IO || o->p[3] > o->p[2])
             return bad(x, "%s: offset, size and returned size must be 0 or more, size at most 16M and the "
-                          "returned size at most the size", name, "");
+                          "returned size at most the size", name);
     }
     if ((o->kind == NB_LOCKX || o->kind == NB_UNLOCKX) && (o->p[1] < 0 || o->p[2] < 0))
-        return bad(x, "%s: offset and size must be 0 or more", name, "");
+        return bad(x, "%s: offset and size must be 0 or more", name);
     if (o->kind == NB_SLEEP && (o->p[0] < 0 || o->p[0] > 10000000))
-        return bad(x, "Sleep: give 0 to 10000000 microseconds", "", "");
+        return bad(x, "Sleep: give 0 to 10000000 microseconds");
     return 0;
 }
 
@@ -133,29 +138,29 @@ static int parse_line(struct ctx *x, char *line, struct nb_load *l)
 {
     char *tok[MAX_TOKENS + 1];
     int n = tokenize(line, tok);
-    if (n < 0) return bad(x, "a quoted path has no closing quote", "", "");
+    if (n < 0) return bad(x, "a quoted path has no closing quote");
     if (n == 0 || tok[0][0] == '#') return 0;
-    if (n > MAX_TOKENS) return bad(x, "more than %s fields", "16", "");
+    if (n > MAX_TOKENS) return bad(x, "more than %d fields", MAX_TOKENS);
     struct nb_op o = { .line = x->line, .at_s = -1 };
     int i = 0;
     if (isdigit((unsigned char)tok[0][0])) {
         char *end;
         o.at_s = strtod(tok[0], &end);
-        if (*end || o.at_s < 0) return bad(x, "\"%s\" is neither a time in seconds nor an operation", tok[0], "");
+        if (*end || o.at_s < 0) return bad(x, "\"%s\" is neither a time in seconds nor an operation", tok[0]);
         i++;
     }
-    if (i >= n) return bad(x, "a time and nothing else", "", "");
+    if (i >= n) return bad(x, "a time and nothing else");
     int k = 0;
     while (k < NB_KIND_NR && strcasecmp(tok[i], ops[k].name) != 0) k++;
     if (k == NB_KIND_NR)
         return bad(x, "unknown operation \"%s\" (give NTCreateX, Close, ReadX, WriteX, Flush, Unlink, Rename, Mkdir, "
                       "Rmdir, Deltree, QUERY_PATH_INFORMATION, QUERY_FILE_INFORMATION, QUERY_FS_INFORMATION, "
-                      "SET_FILE_INFORMATION, FIND_FIRST, LockX, UnlockX or Sleep)", tok[i], "");
+                      "SET_FILE_INFORMATION, FIND_FIRST, LockX, UnlockX or Sleep)", tok[i]);
     o.kind = (enum nb_kind)k;
     const char *name = ops[k].name, *status = tok[n - 1];
     if (n - 1 <= i || (strncmp(status, "NT_STATUS_", 10) != 0 && strncmp(status, "0x", 2) != 0))
         return bad(x, "%s: no status at the end of the line (NT_STATUS_OK, or the NT_STATUS_... error it should "
-                      "end with)", name, "");
+                      "end with)", name);
     o.expect_ok = strcmp(status, "NT_STATUS_OK") == 0 || (status[0] == '0' && strtoull(status, NULL, 16) == 0);
     int a = i + 1, nargs = n - 1 - a, np = 0, got = 0;
     const char *spec = ops[k].args;
@@ -198,7 +203,7 @@ int loadfile_parse(const char *path, struct nb_load *out, sl_err *e)
     int rc = 0;
     while (rc == 0 && getline(&line, &cap, f) >= 0) {
         x.line++;
-        if (strlen(line) > 4096) rc = bad(&x, "line longer than %s characters", "4096", "");
+        if (strlen(line) > 4096) rc = bad(&x, "line longer than %d characters", 4096);
         else rc = parse_line(&x, line, out);
     }
     if (rc == 0 && ferror(f)) rc = sl_fail_errno(e, SL_EUSAGE, errno, "reading --loadfile %s", out->name);

@@ -50,7 +50,8 @@ static int thread_counts(int threads, int counts[MAX_SETS + 1])
 {
     int n = 0;
     for (int t = 1; t <= threads && n <= MAX_SETS; t *= 2) counts[n++] = t;
-    if (counts[n - 1] != threads && n <= MAX_SETS) counts[n++] = threads;
+    if (n > 0 && counts[n - 1] == threads) return n;
+    if (n <= MAX_SETS) counts[n++] = threads;
     return n;
 }
 
