@@ -135,11 +135,14 @@ static void handle_drop(struct client *cl, int i)
 
 static int nt_create(struct probe_thread *t, struct client *cl, const struct nb_op *o, const char *path)
 {
+    /* FILE_SUPERSEDE, OPEN, CREATE, OPEN_IF, OVERWRITE, OVERWRITE_IF */
     static const int disp_flags[] = { O_CREAT | O_TRUNC, 0, O_CREAT | O_EXCL, O_CREAT, O_TRUNC, O_CREAT | O_TRUNC };
+    static const bool disp_creates[] = { true, false, true, true, false, true };
     int64_t disp = o->p[1], fnum = o->p[2];
-    int flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC | (disp >= 0 && disp <= 5 ? disp_flags[disp] : 0);
+    bool known = disp >= 0 && disp <= 5;
+    int flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC | (known ? disp_flags[disp] : 0);
     if (o->p[0] & 1) {   /* FILE_DIRECTORY_FILE: dbench mkdirs, then opens the directory */
-        if ((flags & O_CREAT) && mkdir(path, 0700) != 0 && errno != EEXIST && o->expect_ok)
+        if (known && disp_creates[disp] && mkdir(path, 0700) != 0 && errno != EEXIST && o->expect_ok)
             return op_fail(t, o, rel_path(t, o, path), errno);
         flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
     }
