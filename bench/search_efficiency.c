@@ -98,8 +98,8 @@ static void add_eval(struct totals *t, int v)
     t->evals[t->n++] = v;
 }
 
-static void run_grid(const struct grid *g, const struct space *sp, const char *strategy, int seeds, int budget,
-                     struct totals *tot, struct totals *grid_tot)
+static void run_grid(const struct grid *g, const struct space *sp, const char *strategy, bool first_strategy, int seeds,
+                     int budget, struct totals *tot, struct totals *grid_tot)
 {
     struct evaluator probe_ev;
     make_evaluator(g, &probe_ev, 1);
@@ -118,11 +118,12 @@ static void run_grid(const struct grid *g, const struct space *sp, const char *s
     }
     struct search_config b0;
     space_baseline(sp, &b0);
-    if (!strcmp(strategy, "bo"))
+    if (first_strategy)
         fprintf(stderr, "# %s: %d configurations, %.1f%% within 5%% of the best, baseline at %.0f%% of it\n", g->name, all,
                 100.0 * near / all, 100 * truth_of(&probe_ev, sp, &b0) / fstar);
     evaluator_free(&probe_ev);
-    for (int s = 1; s <= seeds; s++) {
+    int s0 = getenv("SEED_OFFSET") ? atoi(getenv("SEED_OFFSET")) : 0;   /* a held-out set of seeds */
+    for (int s = s0 + 1; s <= s0 + seeds; s++) {
         struct evaluator ev;
         make_evaluator(g, &ev, (uint64_t)s);
         struct search_spec spec;
@@ -187,16 +188,24 @@ int main(int argc, char **argv)
     };
     int ng = 5;
     if (argc > 4) grids[ng++] = (struct grid){ "real", "bench/data/real.space", NULL, 0, false, 0, argv[4] };
-    static const char *const strategies[] = { "bo", "coord", "random", "grid" };
+    /* STRATEGIES="bo random" runs a subset (default: all four) */
+    const char *strategies[4] = { "bo", "coord", "random", "grid" };
+    size_t nstrat = 4;
+    char want[64] = "";
+    if (getenv("STRATEGIES")) {
+        snprintf(want, sizeof want, "%s", getenv("STRATEGIES"));
+        nstrat = 0;
+        for (char *tok = strtok(want, " ,"); tok && nstrat < 4; tok = strtok(NULL, " ,")) strategies[nstrat++] = tok;
+    }
     struct space sps[8];
     for (int g = 0; g < ng; g++)
         if (space_build(grids[g].space, grids[g].device, &sps[g], &e) < 0) { fprintf(stderr, "%s: %s\n", grids[g].name, e.msg); return 2; }
-    for (size_t s = 0; s < 4; s++) {
+    for (size_t s = 0; s < nstrat; s++) {
         struct totals tot = { 0 };
         int all = 0;
         for (int g = 0; g < ng; g++) {
             struct totals gt = { 0 };
-            run_grid(&grids[g], &sps[g], strategies[s], seeds, budget, &tot, &gt);
+            run_grid(&grids[g], &sps[g], strategies[s], s == 0, seeds, budget, &tot, &gt);
             char label[64];
             snprintf(label, sizeof label, "  %s/%s", grids[g].name, strategies[s]);
             print_line(label, &gt, budget, seeds);

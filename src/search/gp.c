@@ -140,9 +140,15 @@ static double neg_lml(const gsl_vector *p, void *arg)
     unpack(g, p, &h);
     double lml;
     if (gp_fit(g, &h, &lml) < 0) return 1e30;
-    /* weak priors keep length-scales and noise sensible with few points */
+    /* Priors keep length-scales and noise sensible with few points. Knob
+     * levels are spaced so that neighbours differ by a comparable step, so
+     * a length-scale near half the level span is the likely one: log ls ~
+     * N(log 0.5, 0.5) (95% in [0.13, 2]). A vaguer prior (variance 4) let
+     * the first 5-10 points fit very short or very long scales, and bo
+     * wandered (bench/search-efficiency: median 15 evaluations to 5%
+     * instead of 10; the same on held-out seeds). */
     double pen = 0;
-    for (int i = 0; i < g->d; i++) pen += 0.5 * pow(log(h.ls[i] / 0.5), 2) / 4;
+    for (int i = 0; i < g->d; i++) pen += 0.5 * pow(log(h.ls[i] / 0.5), 2) / 0.5;
     pen += 0.5 * pow(log(h.sn2 / 0.05), 2) / 9;
     return -lml + pen;
 }

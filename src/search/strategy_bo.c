@@ -3,8 +3,12 @@
  * for the scheduler, hyperparameters by marginal likelihood) refitted every
  * step; the next point maximises expected improvement over the best
  * posterior mean among observed points (a plug-in incumbent, robust to a
- * lucky noisy measurement); an incumbent seen only once is re-measured
- * first (Metis' rule). */
+ * lucky noisy measurement). The incumbent is re-measured where it counts:
+ * it is bo's recommendation, so it leads the final race and is measured
+ * afresh there (search.c). Re-measuring it during exploration as well
+ * (Metis' rule: an incumbent seen once is measured again first) spent an
+ * evaluation on each new incumbent and only delayed finding better points;
+ * the GP already weighs a single noisy measurement by its noise. */
 #include "search/gp.h"
 #include "search/strategy.h"
 
@@ -125,12 +129,7 @@ static int bo_propose(void *st, const struct history *h, struct search_config *o
     struct gp g;
     if (fit(b, sp, h, &g) < 0) return strategy_random.propose(b->init, h, out, ei);
     double best_mu = -INFINITY;
-    int inc = incumbent(sp, h, &g, &best_mu);
-    if (inc >= 0 && h->pt[inc].m < 2) {
-        *out = h->pt[inc].cfg;
-        gp_free(&g);
-        return 0;
-    }
+    incumbent(sp, h, &g, &best_mu);
     struct search_config *cand;
     int n = gather(b, h, &cand), arg = -1;
     double best_ei = -1;
