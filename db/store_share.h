@@ -88,8 +88,12 @@ int store_share_open_image(sqlite3 *db, const char *schema, struct share_image *
  * transaction: rows are inserted when their identity (UUID or content hash)
  * is new, foreign keys are remapped through the parents' identities (local
  * ids differ between databases), local-only references become NULL. On
- * error the transaction is rolled back and the store file is byte-for-byte
- * what it was. Returns 0 and fills *r, or -1 with e. */
+ * error the transaction is rolled back: every row and page is as it was.
+ * (A refusal by the checks, before any merge starts, leaves the file
+ * byte-for-byte as it was. A failure inside the transaction (disk full, I/O
+ * error) after the switch to a rollback journal also restores every page,
+ * but the switch itself has moved the header's change counter.)
+ * Returns 0 and fills *r, or -1 with e. */
 int store_share_merge(store *s, struct share_image *img, struct share_report *r, sl_err *e);
 /* After the last store_share_merge of a batch (one or many files): the
  * store back in WAL mode, which merges leave while they have it to
