@@ -62,6 +62,30 @@ void report_verdict_line(const struct search_spec *spec, const struct space *sp,
              spec->objective, est, 100 * l->ci.level, lo, hi, l->p_adj, test_name(spec->test), l->n, r->nbase);
 }
 
+static void interval(double lo, double hi, char *buf, size_t n)
+{
+    if (isnan(lo) || isnan(hi)) snprintf(buf, n, "[?]");
+    else snprintf(buf, n, "[%.4g, %.4g]", lo, hi);
+}
+
+static void print_pareto(FILE *out, const struct space *sp, const struct search_result *r)
+{
+    int m0 = r->pareto_metric[0], m1 = r->pareto_metric[1];
+    fprintf(out, "\nPareto front (%s vs %s, 95%% intervals; left out only when another configuration is better on both beyond noise):\n",
+            metric_table[m0].name, metric_table[m1].name);
+    for (int i = 0; i < r->npareto; i++) {
+        const struct pareto_point *p = &r->pareto[i];
+        char cfg[1024], i0[64], i1[64];
+        report_config_diff(sp, &p->cfg, cfg, sizeof cfg);
+        interval(p->lo[0], p->hi[0], i0, sizeof i0);
+        interval(p->lo[1], p->hi[1], i1, sizeof i1);
+        fprintf(out, "  %10.6g %-5s %-20s %10.4g %-5s %-22s %2d runs  %s\n", p->mean.v[m0], metric_table[m0].unit, i0,
+                p->mean.v[m1], metric_table[m1].unit, i1, p->n, cfg);
+    }
+    if (r->pareto_size > r->npareto)
+        fprintf(out, "  (%d more within noise of these, not listed)\n", r->pareto_size - r->npareto);
+}
+
 void report_print(FILE *out, const struct search_spec *spec, const struct space *sp, const struct search_result *r)
 {
     struct objective o;
@@ -89,17 +113,7 @@ void report_print(FILE *out, const struct search_spec *spec, const struct space 
                     verdict_name(l->verdict), cfg);
         }
     }
-    if (r->npareto) {
-        int m0 = r->pareto_metric[0], m1 = r->pareto_metric[1];
-        fprintf(out, "\nPareto front (%s vs %s):\n", metric_table[m0].name, metric_table[m1].name);
-        for (int i = 0; i < r->npareto; i++) {
-            const struct pareto_point *p = &r->pareto[i];
-            char cfg[1024];
-            report_config_diff(sp, &p->cfg, cfg, sizeof cfg);
-            fprintf(out, "  %10.6g %-5s %10.4g %-5s %2d runs  %s\n", p->mean.v[m0], metric_table[m0].unit, p->mean.v[m1],
-                    metric_table[m1].unit, p->n, cfg);
-        }
-    }
+    if (r->npareto) print_pareto(out, sp, r);
     report_verdict_line(spec, sp, r, buf, sizeof buf);
     fprintf(out, "\nverdict: %s\n", buf);
     if (r->winner >= 0 && r->winner_note[0]) fprintf(out, "  (%s)\n", r->winner_note);
@@ -163,8 +177,14 @@ json_t *report_json(const struct search_spec *spec, const struct space *sp, cons
         json_object_set_new(x, "changes", json_string(diff));
         json_object_set_new(x, "runs", json_integer(r->pareto[i].n));
         json_object_set_new(x, "mean", metrics_obj(&r->pareto[i].mean));
+        json_t *ci = json_object();
+        for (int k = 0; k < 2; k++)
+            json_object_set_new(ci, metric_table[r->pareto_metric[k]].name,
+                                json_pack("[oo]", num_or_null(r->pareto[i].lo[k]), num_or_null(r->pareto[i].hi[k])));
+        json_object_set_new(x, "ci", ci);
         json_array_append_new(pf, x);
     }
     json_object_set_new(o, "pareto", pf);
+    json_object_set_new(o, "pareto_size", json_integer(r->pareto_size));
     return o;
 }

@@ -230,9 +230,13 @@ static int race(struct loop *L, int *idx, int nl, sl_err *e)
     return 0;
 }
 
-static void mean_metrics(const struct loop *L, const struct search_config *c, struct eval_metrics *mean, int *n)
+/* Per-metric means (and, with sd, sample standard deviations: 0 for one
+ * run) over the trials of configuration c. */
+static void metrics_of(const struct loop *L, const struct search_config *c, struct eval_metrics *mean,
+                       struct eval_metrics *sd, int *n)
 {
     int cnt[MET_NR] = { 0 };
+    double sumsq[MET_NR] = { 0 };
     memset(mean, 0, sizeof *mean);
     *n = 0;
     for (int t = 0; t < L->ntr; t++) {
@@ -245,6 +249,21 @@ static void mean_metrics(const struct loop *L, const struct search_config *c, st
         mean->has[k] = cnt[k] > 0;
         if (cnt[k]) mean->v[k] /= cnt[k];
     }
+    if (!sd) return;
+    for (int t = 0; t < L->ntr; t++)
+        if (space_config_equal(L->sp, &L->tr[t].cfg, c))
+            for (int k = 0; k < MET_NR; k++)
+                if (L->tr[t].m.has[k]) sumsq[k] += pow(L->tr[t].m.v[k] - mean->v[k], 2);
+    memset(sd, 0, sizeof *sd);
+    for (int k = 0; k < MET_NR; k++) {
+        sd->has[k] = cnt[k] > 0;
+        sd->v[k] = cnt[k] > 1 ? sqrt(sumsq[k] / (cnt[k] - 1)) : 0;
+    }
+}
+
+static void mean_metrics(const struct loop *L, const struct search_config *c, struct eval_metrics *mean, int *n)
+{
+    metrics_of(L, c, mean, NULL, n);
 }
 
 static bool point_feasible(const struct loop *L, int idx, struct eval_metrics *mean, char *why, size_t n)
@@ -315,8 +334,6 @@ static void judge(struct loop *L, int *idx, int nl, struct search_result *r)
     }
 }
 
-static bool better(int metric, double a, double b) { return metric_table[metric].dir > 0 ? a > b : a < b; }
-
 static void pareto(struct loop *L, struct search_result *r)
 {
     int m[2] = { -1, -1 }, nm = 0;
@@ -331,29 +348,14 @@ static void pareto(struct loop *L, struct search_result *r)
     struct pareto_point *all = xmalloc(sizeof *all * (size_t)(L->h.n + 1));
     int n = 0;
     for (int i = 0; i < L->h.n; i++) {
+        memset(&all[n], 0, sizeof all[n]);
         all[n].cfg = L->h.pt[i].cfg;
-        mean_metrics(L, &all[n].cfg, &all[n].mean, &all[n].n);
+        metrics_of(L, &all[n].cfg, &all[n].mean, &all[n].sd, &all[n].n);
         if (all[n].mean.has[m[0]] && all[n].mean.has[m[1]]) n++;
     }
-    r->npareto = 0;
-    for (int i = 0; i < n && r->npareto < SEARCH_MAX_PARETO; i++) {
-        bool dominated = false;
-        for (int j = 0; j < n && !dominated; j++) {
-            if (j == i) continue;
-            double a0 = all[j].mean.v[m[0]], a1 = all[j].mean.v[m[1]], b0 = all[i].mean.v[m[0]], b1 = all[i].mean.v[m[1]];
-            bool ge0 = !better(m[0], b0, a0), ge1 = !better(m[1], b1, a1);
-            dominated = ge0 && ge1 && (better(m[0], a0, b0) || better(m[1], a1, b1));
-        }
-        if (!dominated) r->pareto[r->npareto++] = all[i];
-    }
+    r->pareto_size = search_pareto_front(all, n, m, r->pareto, SEARCH_MAX_PARETO);
+    r->npareto = r->pareto_size < SEARCH_MAX_PARETO ? r->pareto_size : SEARCH_MAX_PARETO;
     free(all);
-    /* best first on the first metric */
-    for (int i = 1; i < r->npareto; i++)
-        for (int j = i; j > 0 && better(m[0], r->pareto[j].mean.v[m[0]], r->pareto[j - 1].mean.v[m[0]]); j--) {
-            struct pareto_point t = r->pareto[j];
-            r->pareto[j] = r->pareto[j - 1];
-            r->pareto[j - 1] = t;
-        }
 }
 
 int search_run(const struct search_spec *spec, const struct space *sp, struct evaluator *ev,

@@ -72,8 +72,21 @@ struct leader {
 struct pareto_point {
     struct search_config cfg;
     struct eval_metrics mean;
+    struct eval_metrics sd;      /* sample sd of its runs (0 with one run) */
     int n;
+    double lo[2], hi[2];         /* 95% interval of the mean on the front's two metrics */
 };
+
+/* The noise-aware Pareto front of pts[0..n-1] on metrics m[0], m[1]: a
+ * configuration is left out only when another is better on both metrics
+ * beyond noise, that is by more than a two-sided 5% pooled t-test allows
+ * (the noise sd pooled over every configuration measured more than once:
+ * the spread of repeated runs is the machine's, so the one-run points get
+ * it too). Members are written to front[] best first on m[0], with their
+ * intervals, at most max of them; returns how many are on the front (can
+ * exceed max). Without any repeated measurement the noise is unknown and
+ * nothing is left out. */
+int search_pareto_front(const struct pareto_point *pts, int n, const int m[2], struct pareto_point *front, int max);
 
 struct search_result {
     int nevals;
@@ -88,7 +101,8 @@ struct search_result {
     int winner;                  /* index into leader[], -1: nothing beat the baseline */
     char winner_note[256];
     int pareto_metric[2];
-    int npareto;
+    int npareto;                 /* members listed in pareto[] */
+    int pareto_size;             /* members in all (more than listed when the front is wide) */
     struct pareto_point pareto[SEARCH_MAX_PARETO];
     struct search_trial *trials;
     int ntrials;
