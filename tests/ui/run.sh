@@ -37,6 +37,9 @@ run_test() {
     fixture=modern
     [ -f "$dir/fixture" ] && fixture=$(cat "$dir/fixture")
     cp -a "$fixtures/$fixture" "$tmp/root"
+    # The shipped profiles from a path of fixed length: screens show it, and
+    # an 80-column line must cut it at the same place in any checkout.
+    cp -a "$top/profiles" "$tmp/profiles"
     mkdir "$tmp/bin"
     printf '#!/bin/sh\nexec "%s" --root "%s" --db "%s" "$@"\n' "$sluice" "$tmp/root" "$tmp/sluice.db" > "$tmp/bin/sluice"
     chmod 755 "$tmp/bin/sluice"
@@ -45,7 +48,7 @@ run_test() {
         ROOT=$tmp/root DB=$tmp/sluice.db TMP=$tmp PATH="$tmp/bin:$PATH"
         export ROOT DB TMP PATH
         [ -f "$dir/setup" ] && sh -e "$dir/setup" > "$tmp/setup.out" 2>&1
-        env LANG=C.UTF-8 LC_ALL=C.UTF-8 SLUICE_HEADLESS=1 SLUICE_PROFILES="$top/profiles" SLUICE_SHARE_URL="file://$tmp/share" SLUICE_SIZE=80x24 TERM=xterm-256color \
+        env LANG=C.UTF-8 LC_ALL=C.UTF-8 SLUICE_HEADLESS=1 SLUICE_PROFILES="$tmp/profiles" SLUICE_SHARE_URL="file://$tmp/share" SLUICE_SIZE=80x24 TERM=xterm-256color \
             $( [ -f "$dir/env" ] && grep -v '^#' "$dir/env" ) \
             SLUICE_KEYS="$dir/keys" SLUICE_DUMP="$tmp/dump" \
             timeout 60 sluice ui > "$tmp/stdout" 2> "$tmp/stderr" < /dev/null
