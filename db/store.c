@@ -257,7 +257,11 @@ int store_host_upsert(store *s, const struct host_info *h, int64_t *id, char uui
         "INSERT INTO hosts (uuid, machine_key, hostname, kernel, cpu_model, cpus, mem_bytes, virt) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
         "ON CONFLICT(machine_key) DO UPDATE SET hostname = ?3, kernel = ?4, cpu_model = ?5, cpus = ?6, "
-        "mem_bytes = ?7, virt = ?8, last_seen = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')";
+        "mem_bytes = ?7, virt = ?8, last_seen = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') "
+        /* Facts unchanged: no write at all, so a push that fails afterwards
+         * leaves the file as it was, byte for byte. last_seen is the last
+         * time the host's facts were seen to change. */
+        "WHERE (hostname, kernel, cpu_model, cpus, mem_bytes, virt) IS NOT (?3, ?4, ?5, ?6, ?7, ?8)";
     if (sqlite3_prepare_v2(s->db, upsert, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "saving the host");
     sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
@@ -274,6 +278,21 @@ int store_host_upsert(store *s, const struct host_info *h, int64_t *id, char uui
     return 0;
 }
 
+static int device_id(store *s, int64_t host_id, const struct device *d, int64_t *id, sl_err *e)
+{
+    sqlite3_stmt *st;
+    const char *q = "SELECT id FROM devices WHERE host_id = ? AND name = ? AND serial = ? AND wwid = ?";
+    if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "finding a device");
+    sqlite3_bind_int64(st, 1, host_id);
+    sqlite3_bind_text(st, 2, d->name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, d->serial, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, d->wwid, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) *id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : store_fail(s, e, "finding a device");
+}
+
 int store_device_upsert(store *s, int64_t host_id, const struct device *d, int64_t *id, sl_err *e)
 {
     char hw_class[256], uuid[37];
@@ -286,6 +305,9 @@ int store_device_upsert(store *s, int64_t host_id, const struct device *d, int64
         "ON CONFLICT(host_id, name, serial, wwid) DO UPDATE SET transport = ?4, vendor = ?5, model = ?6, "
         " rotational = ?9, size_bytes = ?10, logical_block_size = ?11, physical_block_size = ?12, "
         " hw_queues = ?13, queue_depth = ?14, max_hw_sectors_kb = ?15, hw_class = ?16 "
+        /* As for hosts: a device whose facts are unchanged is not written. */
+        "WHERE (transport, vendor, model, rotational, size_bytes, logical_block_size, physical_block_size, "
+        " hw_queues, queue_depth, max_hw_sectors_kb, hw_class) IS NOT (?4, ?5, ?6, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) "
         "RETURNING id";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "saving a device");
@@ -308,6 +330,7 @@ int store_device_upsert(store *s, int64_t host_id, const struct device *d, int64
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) *id = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
+    if (rc == SQLITE_DONE) return device_id(s, host_id, d, id, e); /* known and unchanged */
     if (rc != SQLITE_ROW) return store_fail(s, e, "saving a device");
     return 0;
 }
