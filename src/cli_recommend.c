@@ -84,153 +84,239 @@ static int fallback(struct cli_ctx *ctx, const struct host_info *h, const struct
     return 0;
 }
 
-static int run_recommend(struct cli_ctx *ctx, int argc, char **argv)
+/* What the steps of one recommend share. */
+struct rec {
+    struct cli_ctx *ctx;
+    char workload[32], objective[160];
+    struct objective o;
+    struct host_info h;
+    char host_uuid[37];
+    struct device *devs;
+    int nd;
+    char (*classes)[256];
+    struct evidence ev;
+    struct group *g;
+    int ng, base;
+    int cand[SEARCH_MAX_LEADERS], nc;   /* groups judged against base */
+    struct leader l[SEARCH_MAX_LEADERS];
+    double *sc[SEARCH_MAX_LEADERS], *bs;
+    int nsc[SEARCH_MAX_LEADERS], nbs;
+    int win;                            /* index into l[], -1: none */
+};
+
+/* 0, or the exit status of a usage error. */
+static int parse_args(struct rec *R, int argc, char **argv)
 {
     static const struct option opts[] = {
         { "workload", required_argument, NULL, 'w' }, { "objective", required_argument, NULL, 'o' }, { NULL, 0, NULL, 0 },
     };
-    char workload[32] = "", objective[160] = "throughput";
+    snprintf(R->objective, sizeof R->objective, "throughput");
     optind = 0;
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'w') snprintf(workload, sizeof workload, "%s", optarg);
-        else if (c == 'o') snprintf(objective, sizeof objective, "%s", optarg);
+        if (c == 'w') snprintf(R->workload, sizeof R->workload, "%s", optarg);
+        else if (c == 'o') snprintf(R->objective, sizeof R->objective, "%s", optarg);
         else return cli_usage("recommend", "unknown option");
     }
     if (optind < argc) return cli_usage("recommend", "unexpected argument %s", argv[optind]);
     sl_err e;
-    struct objective o;
-    if (objective_parse(objective, &o, &e) < 0) return cli_usage("recommend", "%s", e.msg);
-    store *st = cli_store(ctx, &e);
-    if (!st) return cli_error(&e);
-    struct host_info h;
-    if (host_read(&h, &e) < 0) return cli_error(&e);
+    if (objective_parse(R->objective, &R->o, &e) < 0) return cli_usage("recommend", "%s", e.msg);
+    return 0;
+}
+
+/* This host (stored, for its uuid), its disks and their hardware classes. */
+static int read_hardware(struct rec *R, store *st, sl_err *e)
+{
     int64_t host_id;
-    char host_uuid[37];
-    if (store_host_upsert(st, &h, &host_id, host_uuid, &e) < 0) return cli_error(&e);
-    struct device *devs = NULL;
-    int nd = device_list(&devs, NULL);
-    if (nd < 0) nd = 0;
-    char (*classes)[256] = xcalloc((size_t)nd + 1, sizeof *classes);
-    for (int i = 0; i < nd; i++) device_class(&devs[i], classes[i], sizeof classes[i]);
-    struct evidence ev;
-    if (evidence_load(st, workload[0] ? workload : NULL, &ev, &e) < 0) { free(devs); free(classes); return cli_error(&e); }
-    /* keep the runs that match this hardware */
+    if (host_read(&R->h, e) < 0) return -1;
+    if (store_host_upsert(st, &R->h, &host_id, R->host_uuid, e) < 0) return -1;
+    R->nd = device_list(&R->devs, NULL);
+    if (R->nd < 0) R->nd = 0;
+    R->classes = xcalloc((size_t)R->nd + 1, sizeof *R->classes);
+    for (int i = 0; i < R->nd; i++) device_class(&R->devs[i], R->classes[i], sizeof R->classes[i]);
+    return 0;
+}
+
+/* Keep the runs from this host or its hardware classes, then group those of
+ * the workload (the most measured one when none was named) by config. */
+static void group_matching_runs(struct rec *R)
+{
+    struct evidence *ev = &R->ev;
     int m = 0;
-    for (int i = 0; i < ev.n; i++) {
-        bool ok = strcmp(ev.run[i].host_uuid, host_uuid) == 0 || class_of_host(ev.run[i].hw_class, classes, nd);
-        if (ok) ev.run[m++] = ev.run[i];
-        else free(ev.run[i].config_text);
+    for (int i = 0; i < ev->n; i++) {
+        bool ok = strcmp(ev->run[i].host_uuid, R->host_uuid) == 0 || class_of_host(ev->run[i].hw_class, R->classes, R->nd);
+        if (ok) ev->run[m++] = ev->run[i];
+        else free(ev->run[i].config_text);
     }
-    ev.n = m;
-    if (!workload[0]) evidence_top_workload(&ev, workload, sizeof workload);
-    struct group *g = NULL;
-    int ng = 0;
-    for (int i = 0; i < ev.n; i++) {
-        if (strcmp(ev.run[i].workload, workload) != 0) continue;
-        int gi = group_of(&g, &ng, ev.run[i].config_text);   /* may move g */
-        struct group *x = &g[gi];
+    ev->n = m;
+    if (!R->workload[0]) evidence_top_workload(ev, R->workload, sizeof R->workload);
+    for (int i = 0; i < ev->n; i++) {
+        if (strcmp(ev->run[i].workload, R->workload) != 0) continue;
+        int gi = group_of(&R->g, &R->ng, ev->run[i].config_text);   /* may move g */
+        struct group *x = &R->g[gi];
         if (x->n % 16 == 0) x->m = xrealloc(x->m, sizeof *x->m * (size_t)(x->n + 16));
-        x->m[x->n++] = ev.run[i].m;
-        if (strcmp(ev.run[i].host_uuid, host_uuid) == 0) x->from_host++;
+        x->m[x->n++] = ev->run[i].m;
+        if (strcmp(ev->run[i].host_uuid, R->host_uuid) == 0) x->from_host++;
         else x->from_class++;
     }
-    int rc = 0;
-    if (ng == 0) {
-        rc = fallback(ctx, &h, devs, nd, objective, workload);
-        goto out;
+}
+
+/* Objective scores of runs m[0..n-1] into out (skipping unscorable ones). */
+static int scores_of(const struct objective *o, const struct eval_metrics *m, int n, double *out)
+{
+    int k = 0;
+    for (int j = 0; j < n; j++) {
+        double v = objective_score(o, &m[j]);
+        if (!isnan(v)) out[k++] = v;
     }
-    /* the defaults: the group closest to the catalogue defaults, then the
-     * one with most runs */
-    int base = 0;
+    return k;
+}
+
+/* The defaults (the group closest to the catalogue defaults, then the one
+ * with most runs) and up to SEARCH_MAX_LEADERS candidates with 2+ runs,
+ * best means first. */
+static void pick_base_and_candidates(struct rec *R)
+{
+    struct group *g = R->g;
+    int ng = R->ng, base = 0;
     for (int i = 1; i < ng; i++)
         if (g[i].changes < g[base].changes || (g[i].changes == g[base].changes && g[i].n > g[base].n)) base = i;
+    R->base = base;
     for (int i = 0; i < ng; i++) {
         double s = 0;
         int k = 0;
-        for (int j = 0; j < g[i].n; j++) { double v = objective_score(&o, &g[i].m[j]); if (!isnan(v)) { s += v; k++; } }
+        for (int j = 0; j < g[i].n; j++) { double v = objective_score(&R->o, &g[i].m[j]); if (!isnan(v)) { s += v; k++; } }
         g[i].mean_score = k ? s / k : -INFINITY;
     }
-    /* up to SEARCH_MAX_LEADERS candidates with 2+ runs, best means first, judged together (Holm) */
-    int cand[SEARCH_MAX_LEADERS] = { 0 }, nc = 0;
+    R->nc = 0;
     for (int round = 0; round < SEARCH_MAX_LEADERS; round++) {
         int best = -1;
         for (int i = 0; i < ng; i++) {
             bool taken = i == base || g[i].n < 2;
-            for (int j = 0; j < nc; j++) taken = taken || cand[j] == i;
+            for (int j = 0; j < R->nc; j++) taken = taken || R->cand[j] == i;
             if (!taken && (best < 0 || g[i].mean_score > g[best].mean_score)) best = i;
         }
         if (best < 0) break;
-        cand[nc++] = best;
+        R->cand[R->nc++] = best;
     }
-    struct leader l[SEARCH_MAX_LEADERS];
-    double *sc[SEARCH_MAX_LEADERS], *bs = xmalloc(sizeof *bs * (size_t)g[base].n);
-    int nsc[SEARCH_MAX_LEADERS], nbs = 0;
-    for (int j = 0; j < g[base].n; j++) { double v = objective_score(&o, &g[base].m[j]); if (!isnan(v)) bs[nbs++] = v; }
-    for (int i = 0; i < nc; i++) {
-        struct group *x = &g[cand[i]];
-        memset(&l[i], 0, sizeof l[i]);
-        sc[i] = xmalloc(sizeof *sc[i] * (size_t)x->n);
-        nsc[i] = 0;
-        for (int j = 0; j < x->n; j++) { double v = objective_score(&o, &x->m[j]); if (!isnan(v)) sc[i][nsc[i]++] = v; }
-        l[i].n = nsc[i];
-        evidence_mean(x->m, x->n, &l[i].mean);
-        l[i].feasible = objective_feasible(&o, &l[i].mean, NULL, 0);
+}
+
+/* The candidates judged together against the defaults (Holm); the winner
+ * is the significant one with the best lower bound. */
+static void judge_candidates(struct rec *R)
+{
+    const struct group *b = &R->g[R->base];
+    R->bs = xmalloc(sizeof *R->bs * (size_t)b->n);
+    R->nbs = scores_of(&R->o, b->m, b->n, R->bs);
+    for (int i = 0; i < R->nc; i++) {
+        struct group *x = &R->g[R->cand[i]];
+        memset(&R->l[i], 0, sizeof R->l[i]);
+        R->sc[i] = xmalloc(sizeof *R->sc[i] * (size_t)x->n);
+        R->nsc[i] = scores_of(&R->o, x->m, x->n, R->sc[i]);
+        R->l[i].n = R->nsc[i];
+        evidence_mean(x->m, x->n, &R->l[i].mean);
+        R->l[i].feasible = objective_feasible(&R->o, &R->l[i].mean, NULL, 0);
     }
-    if (nc) search_judge(l, (const double *const *)sc, nsc, nc, bs, nbs, 0.05, TEST_WELCH, 1);
-    int win = -1;
-    for (int i = 0; i < nc; i++)
-        if (l[i].verdict == VERDICT_WIN && (win < 0 || l[i].ci.lo > l[win].ci.lo)) win = i;
-    struct eval_metrics bmean;
-    evidence_mean(g[base].m, g[base].n, &bmean);
-    char basev[64], diff[2048] = "";
-    report_metric(&o, &bmean, NAN, basev, sizeof basev);
-    if (win >= 0) evidence_config_diff(g[base].config, g[cand[win]].config, diff, sizeof diff);
-    int match = 1;
-    if (win >= 0) match = g[cand[win]].from_host ? 2 : 1;
-    if (ctx->json) {
-        json_t *j = json_pack("{s:s,s:s,s:i,s:i}", "workload", workload, "objective", objective, "runs", ev.n, "configurations", ng);
-        json_object_set_new(j, "baseline_runs", json_integer(g[base].n));
-        if (win >= 0) {
-            json_object_set_new(j, "recommended", json_string(diff));
-            json_object_set_new(j, "runs_recommended", json_integer(l[win].n));
-            json_object_set_new(j, "improvement", json_real(l[win].ci.est));
-            json_object_set_new(j, "ci", json_pack("[ff]", l[win].ci.lo, l[win].ci.hi));
-            json_object_set_new(j, "p_holm", json_real(l[win].p_adj));
-            json_object_set_new(j, "match", json_string(match_names[match]));
-        } else {
-            json_object_set_new(j, "recommended", json_null());
-        }
-        rc = cli_print_json(j);
+    if (R->nc) search_judge(R->l, (const double *const *)R->sc, R->nsc, R->nc, R->bs, R->nbs, 0.05, TEST_WELCH, 1);
+    R->win = -1;
+    for (int i = 0; i < R->nc; i++)
+        if (R->l[i].verdict == VERDICT_WIN && (R->win < 0 || R->l[i].ci.lo > R->l[R->win].ci.lo)) R->win = i;
+}
+
+static int print_json(const struct rec *R, const char *diff, int match)
+{
+    const struct leader *w = R->win >= 0 ? &R->l[R->win] : NULL;
+    json_t *j = json_pack("{s:s,s:s,s:i,s:i}", "workload", R->workload, "objective", R->objective, "runs", R->ev.n,
+                          "configurations", R->ng);
+    json_object_set_new(j, "baseline_runs", json_integer(R->g[R->base].n));
+    if (w) {
+        json_object_set_new(j, "recommended", json_string(diff));
+        json_object_set_new(j, "runs_recommended", json_integer(w->n));
+        json_object_set_new(j, "improvement", json_real(w->ci.est));
+        json_object_set_new(j, "ci", json_pack("[ff]", w->ci.lo, w->ci.hi));
+        json_object_set_new(j, "p_holm", json_real(w->p_adj));
+        json_object_set_new(j, "match", json_string(match_names[match]));
     } else {
-        int nh = 0, ncl = 0;
-        for (int i = 0; i < ng; i++) { nh += g[i].from_host; ncl += g[i].from_class; }
-        printf("host %s, kernel %s, %d CPUs; workload %s, objective %s\n", h.hostname, h.kernel, h.cpus, workload, objective);
-        printf("evidence: %d runs in %d configurations (%d from this host, %d from the same hardware class)\n", nh + ncl, ng, nh, ncl);
-        printf("defaults: %d runs, %s%s\n", g[base].n, basev, g[base].changes ? " (the stored configuration closest to the kernel defaults)" : "");
-        if (win >= 0) {
-            char est[32], lo[32], hi[32], val[64];
-            report_pct(l[win].ci.est, est, sizeof est);
-            report_pct(l[win].ci.lo, lo, sizeof lo);
-            report_pct(l[win].ci.hi, hi, sizeof hi);
-            report_metric(&o, &l[win].mean, NAN, val, sizeof val);
-            printf("recommended: %s\n", diff[0] ? diff : "(same knobs as the defaults)");
-            printf("  %s against %s: %s [95%% CI %s, %s], Holm p=%.2g, %d vs %d runs\n", val, basev, est, lo, hi, l[win].p_adj,
-                   l[win].n, nbs);
-            printf("  hardware match: %s\n", match_names[match]);
-            if (diff[0]) printf("  apply with: sluice set %s\n", diff);
-        } else {
-            printf("within noise: no stored configuration beats the defaults by more than the measurements can tell apart; keep them\n");
-        }
+        json_object_set_new(j, "recommended", json_null());
     }
-    for (int i = 0; i < nc; i++) free(sc[i]);
-    free(bs);
-out:
-    for (int i = 0; i < ng; i++) free(g[i].m);
-    free(g);
-    evidence_free(&ev);
-    free(devs);
-    free(classes);
+    return cli_print_json(j);
+}
+
+static void print_text(const struct rec *R, const char *basev, const char *diff, int match)
+{
+    const struct group *b = &R->g[R->base];
+    int nh = 0, ncl = 0;
+    for (int i = 0; i < R->ng; i++) { nh += R->g[i].from_host; ncl += R->g[i].from_class; }
+    printf("host %s, kernel %s, %d CPUs; workload %s, objective %s\n", R->h.hostname, R->h.kernel, R->h.cpus, R->workload, R->objective);
+    printf("evidence: %d runs in %d configurations (%d from this host, %d from the same hardware class)\n", nh + ncl, R->ng, nh, ncl);
+    printf("defaults: %d runs, %s%s\n", b->n, basev, b->changes ? " (the stored configuration closest to the kernel defaults)" : "");
+    if (R->win < 0) {
+        printf("within noise: no stored configuration beats the defaults by more than the measurements can tell apart; keep them\n");
+        return;
+    }
+    const struct leader *w = &R->l[R->win];
+    char est[32], lo[32], hi[32], val[64];
+    report_pct(w->ci.est, est, sizeof est);
+    report_pct(w->ci.lo, lo, sizeof lo);
+    report_pct(w->ci.hi, hi, sizeof hi);
+    report_metric(&R->o, &w->mean, NAN, val, sizeof val);
+    printf("recommended: %s\n", diff[0] ? diff : "(same knobs as the defaults)");
+    printf("  %s against %s: %s [95%% CI %s, %s], Holm p=%.2g, %d vs %d runs\n", val, basev, est, lo, hi, w->p_adj, w->n, R->nbs);
+    printf("  hardware match: %s\n", match_names[match]);
+    if (diff[0]) printf("  apply with: sluice set %s\n", diff);
+}
+
+/* The verdict on the stored evidence, as JSON or text. */
+static int report(struct rec *R)
+{
+    pick_base_and_candidates(R);
+    judge_candidates(R);
+    const struct group *b = &R->g[R->base];
+    struct eval_metrics bmean;
+    evidence_mean(b->m, b->n, &bmean);
+    char basev[64], diff[2048] = "";
+    report_metric(&R->o, &bmean, NAN, basev, sizeof basev);
+    int match = 1;
+    if (R->win >= 0) {
+        evidence_config_diff(b->config, R->g[R->cand[R->win]].config, diff, sizeof diff);
+        match = R->g[R->cand[R->win]].from_host ? 2 : 1;
+    }
+    if (R->ctx->json) return print_json(R, diff, match);
+    print_text(R, basev, diff, match);
+    return 0;
+}
+
+static void rec_free(struct rec *R)
+{
+    for (int i = 0; i < R->nc; i++) free(R->sc[i]);
+    free(R->bs);
+    for (int i = 0; i < R->ng; i++) free(R->g[i].m);
+    free(R->g);
+    evidence_free(&R->ev);
+    free(R->devs);
+    free(R->classes);
+}
+
+static int run_recommend(struct cli_ctx *ctx, int argc, char **argv)
+{
+    struct rec R;
+    memset(&R, 0, sizeof R);
+    R.ctx = ctx;
+    int rc = parse_args(&R, argc, argv);
+    if (rc) return rc;
+    sl_err e;
+    store *st = cli_store(ctx, &e);
+    if (!st) return cli_error(&e);
+    if (read_hardware(&R, st, &e) < 0) return cli_error(&e);   /* fails before it allocates */
+    if (evidence_load(st, R.workload[0] ? R.workload : NULL, &R.ev, &e) < 0) {
+        free(R.devs);
+        free(R.classes);
+        return cli_error(&e);
+    }
+    group_matching_runs(&R);
+    if (R.ng == 0) rc = fallback(ctx, &R.h, R.devs, R.nd, R.objective, R.workload);
+    else rc = report(&R);
+    rec_free(&R);
     return rc;
 }
 

@@ -392,151 +392,225 @@ static int fail(const struct cli_search_opts *o, struct cli_search_outcome *out,
     return cli_error(e);
 }
 
+/* What the steps of one cli_search_run share. */
+struct run {
+    struct cli_ctx *ctx;
+    struct cli_search_opts *o;
+    struct cli_search_outcome *out;
+    store *st;
+    struct search_row row;
+    struct trial_row *stored;
+    int nstored;
+    bool resuming, probe_mode, quiet;
+    struct space *sp;
+    struct evaluator ev;
+    struct session *s;
+    struct objective obj;
+};
+
+/* --resume: the stored spec replaces the options, not who is watching (and
+ * --apply given now still counts); the stored trials are read for replay. */
+static int load_resume(struct run *R, sl_err *e)
+{
+    struct cli_search_opts *o = R->o;
+    if (store_search_get(R->st, o->resume, &R->row, e) < 0) return -1;
+    if (strcmp(R->row.state, "running") != 0 && strcmp(R->row.state, "interrupted") != 0)
+        return sl_fail(e, SL_EUSAGE, "search %.8s is %s: only an interrupted search can be resumed", R->row.uuid, R->row.state);
+    bool apply = o->apply;
+    const struct cli_search_watch *watch = o->watch;
+    int prc = spec_parse(R->row.spec_json, o, e);
+    o->watch = watch;
+    if (prc < 0) return -1;
+    o->apply = o->apply || apply;
+    R->nstored = store_search_trials(R->st, R->row.id, &R->stored, e);
+    return R->nstored < 0 ? -1 : 0;
+}
+
+/* Probing needs root, and changing knobs needs no crashed session around. */
+static int check_ready(struct run *R, sl_err *e)
+{
+    if (R->probe_mode && cli_require_root("search", e) < 0) return -1;
+    if ((R->probe_mode || R->o->apply) && settle_crashed(R->st, R->resuming ? R->row.session_id : -1, e) < 0) return -1;
+    return 0;
+}
+
+/* Probe mode: the search's session over every knob it may touch, and the
+ * probe evaluator measuring inside it. */
+static int begin_probe_session(struct run *R, sl_err *e)
+{
+    int lock_fd;
+    struct knob *touched = NULL;
+    int nt = space_touched(R->sp, &touched, e);
+    int rc = nt < 0 ? -1 : session_lock_acquire(store_path(R->st), &lock_fd, e);
+    if (rc == 0) rc = session_begin(R->st, "search", touched, nt, lock_fd, &R->s, e);
+    free(touched);
+    if (rc == 0) {
+        R->row.session_id = R->s->row.id;
+        snprintf(R->row.state, sizeof R->row.state, "running");
+        rc = store_search_update(R->st, &R->row, NULL, e);
+    }
+    if (rc == 0) rc = evaluator_probe(&R->ev, &R->o->probe, R->s, R->st, R->o->spec.seed, e);
+    return rc;
+}
+
+/* The space, the evaluator, the stored search row and (probing) the session. */
+static int prepare(struct run *R, sl_err *e)
+{
+    struct cli_search_opts *o = R->o;
+    int rc = space_build(o->spec.space, o->spec.device[0] ? o->spec.device : NULL, R->sp, e);
+    if (rc == 0 && R->probe_mode) {
+        struct probe_spec check = o->probe;
+        rc = probe_spec_resolve(&check, e);
+    }
+    if (rc == 0 && !R->probe_mode) rc = evaluator_oracle(&R->ev, o->oracle, o->spec.workload, o->spec.seed, e);
+    if (rc == 0 && !R->resuming) {
+        fill_row(&R->row, o, R->sp, R->st);
+        rc = store_search_create(R->st, &R->row, e);
+    }
+    if (rc == 0 && R->probe_mode) rc = begin_probe_session(R, e);
+    return rc;
+}
+
+/* prepare failed: undo what it did. */
+static void abandon(struct run *R)
+{
+    evaluator_free(&R->ev);
+    if (R->s) { sl_err se; end_session(R->s, false, &se); }
+    /* a resumed search stays resumable; a new one that never ran failed */
+    if (R->row.id > 0 && !R->resuming) {
+        snprintf(R->row.state, sizeof R->row.state, "failed");
+        store_search_update(R->st, &R->row, NULL, NULL);
+    }
+}
+
+static void announce(struct run *R)
+{
+    const struct cli_search_opts *o = R->o;
+    const struct space *sp = R->sp;
+    if (o->watch && o->watch->started) o->watch->started(o->watch->arg, R->row.uuid, sp);
+    if (!R->quiet)
+        printf("search %s: space %s (%d knob%s%s%s), workload %s, objective %s, strategy %s, %s\n", R->row.uuid, sp->name,
+               sp->ndims, sp->ndims == 1 ? "" : "s", sp->device[0] ? " on " : "", sp->device, o->spec.workload, o->spec.objective, o->spec.strategy,
+               R->probe_mode ? "measured by probes" : "answered by the oracle");
+    if (R->resuming && !R->quiet) printf("resuming after %d stored evaluations\n", R->nstored);
+    fflush(stdout);
+}
+
+/* The search itself, its trials stored as they come (batched commits). */
+static int explore_and_judge(struct run *R, struct hook_ctx *hc, sl_err *e)
+{
+    objective_parse(R->o->spec.objective, &R->obj, NULL);
+    *hc = (struct hook_ctx){ .watch = R->o->watch, .st = R->st, .row = &R->row, .sp = R->sp, .stored = R->stored,
+                             .nstored = R->nstored, .tty = !R->quiet && isatty(STDERR_FILENO), .obj = &R->obj };
+    struct search_hooks hk = { .arg = hc, .record = hook_record, .replay = hook_replay, .progress = hook_progress,
+                               .interrupted = hook_interrupted };
+    if (!R->o->watch) session_trap_signals();
+    store_search_durability(R->st, false, NULL);
+    int rc = search_run(&R->o->spec, R->sp, &R->ev, &hk, &R->out->result, e);
+    store_search_durability(R->st, true, NULL);
+    if (hc->tty) fputs("\r\033[K", stderr);
+    evaluator_free(&R->ev);
+    return rc;
+}
+
+/* The search stopped early: knobs back, the row marked resumable or failed. */
+static int finish_stopped(struct run *R, struct hook_ctx *hc, const sl_err *e)
+{
+    struct search_row *row = &R->row;
+    int nevals = R->out->result.nevals;
+    bool interrupted = session_interrupted != 0 || hook_interrupted(hc);
+    snprintf(row->state, sizeof row->state, interrupted ? "interrupted" : "failed");
+    sl_err se;
+    if (R->s && end_session(R->s, false, &se) < 0) fprintf(stderr, "sluice: %s\n", se.msg);
+    store_search_update(R->st, row, NULL, NULL);
+    if (interrupted)
+        sl_fail(&R->out->err, SL_EFAIL, "search %.8s interrupted after %d evaluations; knobs put back (it can be resumed)",
+                row->uuid, nevals);
+    else
+        R->out->err = *e;
+    if (R->o->watch)
+        ; /* the caller reports out->err */
+    else if (interrupted)
+        fprintf(stderr, "sluice: search %.8s interrupted after %d evaluations; knobs put back. Continue it with 'sluice search --resume %.8s'\n",
+                row->uuid, nevals, row->uuid);
+    else
+        cli_error(e);
+    return interrupted ? SL_EFAIL : (e->status ? e->status : SL_EFAIL);
+}
+
+static void print_report(const struct run *R, bool applied)
+{
+    const struct search_result *r = &R->out->result;
+    report_print(stdout, &R->o->spec, R->sp, r);
+    char cfg[2048];
+    if (r->winner >= 0) report_config_diff(R->sp, &r->leader[r->winner].cfg, cfg, sizeof cfg);
+    if (applied) printf("applied the winner; 'sluice restore' puts the old values back\n");
+    else if (R->o->apply && r->winner < 0) printf("nothing applied: no configuration beat the baseline beyond noise\n");
+    else if (r->winner >= 0) printf("%s; to apply the winner: sluice set %s\n", R->probe_mode ? "knobs put back as they were" : "no knob was changed (oracle)", cfg);
+    else if (R->probe_mode) printf("knobs put back as they were\n");
+}
+
+/* The search finished: the winner applied when asked, the session ended,
+ * the verdict and report stored and shown. */
+static int finish_done(struct run *R)
+{
+    const struct search_result *r = &R->out->result;
+    int status = 0;
+    sl_err e;
+    fill_verdict(&R->row, R->sp, r);
+    bool applied = false;
+    if (R->o->apply && r->winner >= 0) {
+        if (apply_winner(R->st, R->s, R->sp, &r->leader[r->winner].cfg, &e) < 0) fprintf(stderr, "sluice: applying the winner: %s\n", e.msg);
+        else applied = true;
+    }
+    R->row.applied = applied;
+    sl_err se;
+    if (R->s && end_session(R->s, applied, &se) < 0) { fprintf(stderr, "sluice: %s\n", se.msg); status = se.status; }
+    json_t *j = report_json(&R->o->spec, R->sp, r);
+    json_object_set_new(j, "search", json_string(R->row.uuid));
+    json_object_set_new(j, "applied", json_boolean(applied));
+    char *jt = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(10));
+    if (store_search_update(R->st, &R->row, jt, &se) < 0) fprintf(stderr, "sluice: %s\n", se.msg);
+    free(jt);
+    if (R->ctx->json) {
+        cli_print_json(j);
+    } else {
+        json_decref(j);
+        if (!R->o->watch) print_report(R, applied);
+    }
+    R->out->applied = applied;
+    return status;
+}
+
 int cli_search_run(struct cli_ctx *ctx, struct cli_search_opts *o, struct cli_search_outcome *out)
 {
     sl_err e;
     memset(out, 0, sizeof *out);
-    store *st = cli_store(ctx, &e);
-    if (!st) return fail(o, out, &e);
-    struct search_row row;
-    memset(&row, 0, sizeof row);
-    struct trial_row *stored = NULL;
-    int nstored = 0;
-    bool resuming = o->resume[0] != 0;
-    if (resuming) {
-        if (store_search_get(st, o->resume, &row, &e) < 0) return fail(o, out, &e);
-        if (strcmp(row.state, "running") != 0 && strcmp(row.state, "interrupted") != 0) {
-            sl_fail(&e, SL_EUSAGE, "search %.8s is %s: only an interrupted search can be resumed", row.uuid, row.state);
-            return fail(o, out, &e);
-        }
-        bool apply = o->apply;
-        /* The stored spec replaces the options, not who is watching. */
-        const struct cli_search_watch *watch = o->watch;
-        int prc = spec_parse(row.spec_json, o, &e);
-        o->watch = watch;
-        if (prc < 0) return fail(o, out, &e);
-        o->apply = o->apply || apply;
-        if ((nstored = store_search_trials(st, row.id, &stored, &e)) < 0) return fail(o, out, &e);
-    }
+    struct run R = { .ctx = ctx, .o = o, .out = out, .resuming = o->resume[0] != 0 };
+    R.st = cli_store(ctx, &e);
+    if (!R.st) return fail(o, out, &e);
+    if (R.resuming && load_resume(&R, &e) < 0) return fail(o, out, &e);
     pick_device(o, &e);
-    bool probe_mode = !o->oracle[0];
-    if (probe_mode && cli_require_root("search", &e) < 0) { free(stored); return fail(o, out, &e); }
-    if ((probe_mode || o->apply) && settle_crashed(st, resuming ? row.session_id : -1, &e) < 0) { free(stored); return fail(o, out, &e); }
-    struct space *sp = xcalloc(1, sizeof *sp);
-    struct evaluator ev = { 0 };
-    struct session *s = NULL;
-    int rc = space_build(o->spec.space, o->spec.device[0] ? o->spec.device : NULL, sp, &e);
-    if (rc == 0 && probe_mode) {
-        struct probe_spec check = o->probe;
-        rc = probe_spec_resolve(&check, &e);
-    }
-    if (rc == 0 && !probe_mode) rc = evaluator_oracle(&ev, o->oracle, o->spec.workload, o->spec.seed, &e);
-    if (rc == 0 && !resuming) {
-        fill_row(&row, o, sp, st);
-        rc = store_search_create(st, &row, &e);
-    }
-    if (rc == 0 && probe_mode) {
-        int lock_fd;
-        struct knob *touched = NULL;
-        int nt = space_touched(sp, &touched, &e);
-        rc = nt < 0 ? -1 : session_lock_acquire(store_path(st), &lock_fd, &e);
-        if (rc == 0) rc = session_begin(st, "search", touched, nt, lock_fd, &s, &e);
-        free(touched);
-        if (rc == 0) {
-            row.session_id = s->row.id;
-            snprintf(row.state, sizeof row.state, "running");
-            rc = store_search_update(st, &row, NULL, &e);
-        }
-        if (rc == 0) rc = evaluator_probe(&ev, &o->probe, s, st, o->spec.seed, &e);
-    }
-    if (rc < 0) {
-        evaluator_free(&ev);
-        if (s) { sl_err se; end_session(s, false, &se); }
-        /* a resumed search stays resumable; a new one that never ran failed */
-        if (row.id > 0 && !resuming) { snprintf(row.state, sizeof row.state, "failed"); store_search_update(st, &row, NULL, NULL); }
-        free(sp);
-        free(stored);
+    R.probe_mode = !o->oracle[0];
+    if (check_ready(&R, &e) < 0) { free(R.stored); return fail(o, out, &e); }
+    R.sp = xcalloc(1, sizeof *R.sp);
+    if (prepare(&R, &e) < 0) {
+        abandon(&R);
+        free(R.sp);
+        free(R.stored);
         return fail(o, out, &e);
     }
-    if (o->watch && o->watch->started) o->watch->started(o->watch->arg, row.uuid, sp);
-    bool quiet = ctx->json || o->watch;
-    if (!quiet)
-        printf("search %s: space %s (%d knob%s%s%s), workload %s, objective %s, strategy %s, %s\n", row.uuid, sp->name,
-               sp->ndims, sp->ndims == 1 ? "" : "s", sp->device[0] ? " on " : "", sp->device, o->spec.workload, o->spec.objective, o->spec.strategy,
-               probe_mode ? "measured by probes" : "answered by the oracle");
-    if (resuming && !quiet) printf("resuming after %d stored evaluations\n", nstored);
-    fflush(stdout);
-    struct objective obj;
-    objective_parse(o->spec.objective, &obj, NULL);
-    struct hook_ctx hc = { .watch = o->watch, .st = st, .row = &row, .sp = sp, .stored = stored, .nstored = nstored,
-                           .tty = !quiet && isatty(STDERR_FILENO), .obj = &obj };
-    struct search_hooks hk = { .arg = &hc, .record = hook_record, .replay = hook_replay, .progress = hook_progress,
-                               .interrupted = hook_interrupted };
-    if (!o->watch) session_trap_signals();
-    struct search_result *r = &out->result;
-    store_search_durability(st, false, NULL);
-    rc = search_run(&o->spec, sp, &ev, &hk, r, &e);
-    store_search_durability(st, true, NULL);
-    if (hc.tty) fputs("\r\033[K", stderr);
-    evaluator_free(&ev);
-    int status = 0;
-    if (rc < 0) {
-        bool interrupted = session_interrupted != 0 || hook_interrupted(&hc);
-        snprintf(row.state, sizeof row.state, interrupted ? "interrupted" : "failed");
-        sl_err se;
-        if (s && end_session(s, false, &se) < 0) fprintf(stderr, "sluice: %s\n", se.msg);
-        store_search_update(st, &row, NULL, NULL);
-        if (interrupted)
-            sl_fail(&out->err, SL_EFAIL, "search %.8s interrupted after %d evaluations; knobs put back (it can be resumed)",
-                    row.uuid, r->nevals);
-        else
-            out->err = e;
-        if (o->watch)
-            ; /* the caller reports out->err */
-        else if (interrupted)
-            fprintf(stderr, "sluice: search %.8s interrupted after %d evaluations; knobs put back. Continue it with 'sluice search --resume %.8s'\n",
-                    row.uuid, r->nevals, row.uuid);
-        else
-            cli_error(&e);
-        status = interrupted ? SL_EFAIL : (e.status ? e.status : SL_EFAIL);
-    } else {
-        fill_verdict(&row, sp, r);
-        bool applied = false;
-        if (o->apply && r->winner >= 0) {
-            if (apply_winner(st, s, sp, &r->leader[r->winner].cfg, &e) < 0) fprintf(stderr, "sluice: applying the winner: %s\n", e.msg);
-            else applied = true;
-        }
-        row.applied = applied;
-        sl_err se;
-        if (s && end_session(s, applied, &se) < 0) { fprintf(stderr, "sluice: %s\n", se.msg); status = se.status; }
-        json_t *j = report_json(&o->spec, sp, r);
-        json_object_set_new(j, "search", json_string(row.uuid));
-        json_object_set_new(j, "applied", json_boolean(applied));
-        char *jt = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(10));
-        if (store_search_update(st, &row, jt, &se) < 0) fprintf(stderr, "sluice: %s\n", se.msg);
-        free(jt);
-        if (ctx->json) {
-            cli_print_json(j);
-        } else if (o->watch) {
-            json_decref(j);
-        } else {
-            json_decref(j);
-            report_print(stdout, &o->spec, sp, r);
-            char cfg[2048];
-            if (r->winner >= 0) report_config_diff(sp, &r->leader[r->winner].cfg, cfg, sizeof cfg);
-            if (applied) printf("applied the winner; 'sluice restore' puts the old values back\n");
-            else if (o->apply && r->winner < 0) printf("nothing applied: no configuration beat the baseline beyond noise\n");
-            else if (r->winner >= 0) printf("%s; to apply the winner: sluice set %s\n", probe_mode ? "knobs put back as they were" : "no knob was changed (oracle)", cfg);
-            else if (probe_mode) printf("knobs put back as they were\n");
-        }
-        out->applied = applied;
-    }
+    R.quiet = ctx->json || o->watch;
+    announce(&R);
+    struct hook_ctx hc;
+    int rc = explore_and_judge(&R, &hc, &e);
+    int status = rc < 0 ? finish_stopped(&R, &hc, &e) : finish_done(&R);
     if (!o->watch) session_untrap_signals();
-    snprintf(out->uuid, sizeof out->uuid, "%s", row.uuid);
-    out->space = *sp;
+    snprintf(out->uuid, sizeof out->uuid, "%s", R.row.uuid);
+    out->space = *R.sp;
     out->ok = rc == 0;
-    free(sp);
-    free(stored);
+    free(R.sp);
+    free(R.stored);
     return status;
 }
 
