@@ -177,12 +177,20 @@ static void pareto(struct search_scr *ss, struct textview *tv, int width)
     }
     tv_line(tv, false, -1);
     tv_add(tv, ROLE_DIM, "%9s %s0%*s%.4g %s", "", term_glyphs()->bl, w - 8, "", x1, metric_table[mx].unit);
+    /* each member with the half-width of its 95% interval */
     for (int i = 0; i < r->npareto; i++) {
-        char cfg[1024];
-        report_config_diff(&ss->out.space, &r->pareto[i].cfg, cfg, sizeof cfg);
+        const struct pareto_point *p = &r->pareto[i];
+        char cfg[1024], hx[32], hy[32];
+        report_config_diff(&ss->out.space, &p->cfg, cfg, sizeof cfg);
+        snprintf(hx, sizeof hx, isnan(p->hi[0]) ? "+/-?" : "+/-%.2g", (p->hi[0] - p->lo[0]) / 2);
+        snprintf(hy, sizeof hy, isnan(p->hi[1]) ? "+/-?" : "+/-%.2g", (p->hi[1] - p->lo[1]) / 2);
         tv_line(tv, false, -1);
-        tv_add(tv, ROLE_NORMAL, "  %10.4g %-6s %10.4g %-6s %3d runs  %s", x[i], metric_table[mx].unit, y[i],
-               metric_table[my].unit, r->pareto[i].n, cfg);
+        tv_add(tv, ROLE_NORMAL, "%8.4g %s %-8s %9.4g %s %-10s %d runs  %s", x[i], metric_table[mx].unit, hx, y[i],
+               metric_table[my].unit, hy, p->n, cfg);
+    }
+    if (r->pareto_size > r->npareto) {
+        tv_line(tv, false, -1);
+        tv_add(tv, ROLE_DIM, "  (%d more within noise of these, not listed)", r->pareto_size - r->npareto);
     }
 }
 
