@@ -78,6 +78,9 @@ struct share_image {
  * image to rollback mode (an image has no -wal beside it).
  * Returns 0, or -1 with a message naming `label` (what the user calls the
  * file) and the reason; nothing in the local store is touched. */
+/* Whether store_share_check may run on several threads at once with the
+ * same store (SQLite built in serialized mode). */
+bool store_share_check_concurrent(void);
 int store_share_check(store *s, struct share_image *img, const char *label, sl_err *e);
 /* For db/store_share_*.c: the header check (and WAL-byte rewrite) alone, and
  * the image made the database `schema` of db (an SQLite result code). */

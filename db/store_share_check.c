@@ -232,3 +232,5 @@ int store_share_check(store *s, struct share_image *img, const char *label, sl_e
     sqlite3_close(db);
     return rc;
 }
+
+bool store_share_check_concurrent(void) { return sqlite3_threadsafe() == 1; }

@@ -4,9 +4,12 @@
 #include "device.h"
 #include "sysfs.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void emit(share_event_fn fn, void *arg, int kind, const char *name, const struct share_report *rep,
                  const char *msg, long long size)
@@ -30,21 +33,96 @@ int share_merge_file(store *s, const char *file, long long max_bytes, struct sha
 /* Checked images kept in memory between the check and the merge, up to this
  * much in all; past it, a file is read and checked again to be merged. */
 #define KEEP_CHECKED_BYTES (1LL << 30)
+#define CHECK_THREADS_MAX 4
+
+/* Reading a file into fresh memory and its integrity_check are most of a
+ * merge's CPU, and files are independent: they are checked on up to one
+ * thread per CPU. The store's connection is only read while checking, and
+ * SQLite serialises calls on it (serialized threading mode, checked). */
+struct check_pool {
+    store *s;
+    char *const *files;
+    int n;
+    long long max_bytes;
+    struct share_image *img;
+    sl_err *err;
+    int *rc;            /* per file: 0 checked, -1 refused, 1 not reached */
+    atomic_int next;
+    atomic_bool stop;
+    pthread_mutex_t lock;
+    long long kept;
+};
+
+static void check_one(struct check_pool *p, int i)
+{
+    int rc = share_image_read(p->files[i], p->max_bytes, &p->img[i], &p->err[i]);
+    if (rc == 0) rc = store_share_check(p->s, &p->img[i], p->files[i], &p->err[i]);
+    bool keep = false;
+    if (rc == 0) {
+        pthread_mutex_lock(&p->lock);
+        if (p->kept + (long long)p->img[i].len <= KEEP_CHECKED_BYTES) {
+            p->kept += (long long)p->img[i].len;
+            keep = true;
+        }
+        pthread_mutex_unlock(&p->lock);
+    }
+    if (!keep) share_image_free(&p->img[i]);
+    p->rc[i] = rc;
+    if (rc < 0) atomic_store(&p->stop, true);
+}
+
+static void *check_worker(void *arg)
+{
+    struct check_pool *p = arg;
+    for (;;) {
+        int i = atomic_fetch_add(&p->next, 1);
+        if (i >= p->n || atomic_load(&p->stop)) return NULL;
+        check_one(p, i);
+    }
+}
+
+static int check_threads(int n)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int t = cpus < 1 ? 1 : cpus > CHECK_THREADS_MAX ? CHECK_THREADS_MAX : (int)cpus;
+    if (!store_share_check_concurrent()) t = 1;
+    return t < n ? t : n;
+}
+
+/* Check every file; the first refusal in the order given is the error.
+ * Files are handed out in order, so every file before a refused one was
+ * checked. */
+static int check_all(struct check_pool *p, sl_err *e)
+{
+    pthread_t tid[CHECK_THREADS_MAX];
+    int nt = check_threads(p->n), started = 0;
+    for (int i = 1; i < nt; i++)
+        if (pthread_create(&tid[started], NULL, check_worker, p) == 0) started++;
+    check_worker(p);
+    for (int i = 0; i < started; i++) pthread_join(tid[i], NULL);
+    for (int i = 0; i < p->n; i++)
+        if (p->rc[i] < 0) {
+            if (e) *e = p->err[i];
+            return -1;
+        }
+    return 0;
+}
 
 int share_merge_files(store *s, char *const *files, int n, long long max_bytes, share_event_fn fn, void *arg,
                       sl_err *e)
 {
     /* Every file is read and checked before the first merge, as pull does:
      * one bad file leaves the store as it was. */
-    struct share_image *img = xcalloc((size_t)n, sizeof *img);
-    long long kept = 0;
-    int rc = 0;
-    for (int i = 0; i < n && rc == 0; i++) {
-        rc = share_image_read(files[i], max_bytes, &img[i], e);
-        if (rc == 0) rc = store_share_check(s, &img[i], files[i], e);
-        if (rc == 0 && kept + (long long)img[i].len <= KEEP_CHECKED_BYTES) kept += (long long)img[i].len;
-        else share_image_free(&img[i]);
-    }
+    struct check_pool p = { .s = s, .files = files, .n = n, .max_bytes = max_bytes };
+    p.img = xcalloc((size_t)n, sizeof *p.img);
+    p.err = xcalloc((size_t)n, sizeof *p.err);
+    p.rc = xcalloc((size_t)n, sizeof *p.rc);
+    for (int i = 0; i < n; i++) p.rc[i] = 1;
+    atomic_init(&p.next, 0);
+    atomic_init(&p.stop, false);
+    pthread_mutex_init(&p.lock, NULL);
+    int rc = check_all(&p, e);
+    struct share_image *img = p.img;
     for (int i = 0; i < n && rc == 0; i++) {
         /* Not kept: read again, and checked again, so that what is merged
          * is exactly what passed even if the file changed since. */
@@ -58,7 +136,10 @@ int share_merge_files(store *s, char *const *files, int n, long long max_bytes, 
         if (rc == 0) emit(fn, arg, SHARE_MERGED, files[i], &rep, NULL, -1);
     }
     for (int i = 0; i < n; i++) share_image_free(&img[i]);
-    free(img);
+    pthread_mutex_destroy(&p.lock);
+    free(p.img);
+    free(p.err);
+    free(p.rc);
     store_share_merge_done(s);
     return rc;
 }
