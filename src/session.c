@@ -53,10 +53,14 @@ static int try_lock(const char *db_path, int *fd_out, bool *busy, sl_err *e)
     return 0;
 }
 
+/* Every command looks for crashed sessions at start (lock_is_free), which
+ * holds the lock file for an instant: a short grace keeps that instant from
+ * being reported as another sluice tuning. */
+#define LOCK_GRACE_MS 500
+
 int session_lock_acquire(const char *db_path, int *fd, sl_err *e)
 {
-    bool busy;
-    return try_lock(db_path, fd, &busy, e);
+    return session_lock_wait(db_path, LOCK_GRACE_MS, fd, e);
 }
 
 int session_lock_wait(const char *db_path, int timeout_ms, int *fd, sl_err *e)
@@ -254,6 +258,19 @@ int session_end(struct session *s, bool keep, struct restore_report *rep, sl_err
     return rc;
 }
 
+/* Whether anyone holds the tuning lock, found with a shared lock taken and
+ * dropped at once: unlike try_lock, it writes nothing into the file. */
+static bool lock_is_free(const char *db_path)
+{
+    char path[PATH_MAX];
+    lock_path(db_path, path, sizeof path);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT;
+    bool is_free = flock(fd, LOCK_SH | LOCK_NB) == 0;
+    close(fd);
+    return is_free;
+}
+
 static bool process_alive(int pid)
 {
     return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
@@ -264,10 +281,7 @@ int session_find_crashed(store *st, struct session_row **out, sl_err *e)
     struct session_row *open_rows;
     int n = store_session_list(st, "open", &open_rows, e);
     if (n < 0) return -1;
-    int lock_fd = -1;
-    bool busy = false;
-    bool lock_free = try_lock(store_path(st), &lock_fd, &busy, NULL) == 0;
-    session_lock_release(lock_fd);
+    bool lock_free = lock_is_free(store_path(st));
     int m = 0;
     for (int i = 0; i < n; i++) {
         const struct session_row *r = &open_rows[i];
