@@ -24,9 +24,9 @@ static int try_lock(const char *db_path, int *fd_out, bool *busy, sl_err *e)
 {
     char path[PATH_MAX];
     lock_path(db_path, path, sizeof path);
+    *busy = false;
     int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return sl_fail_errno(e, SL_EFAIL, errno, "tuning lock %s", path);
-    *busy = false;
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         int err = errno;
         if (err != EWOULDBLOCK) {
