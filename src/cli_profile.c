@@ -172,7 +172,7 @@ static int run_list(struct cli_ctx *ctx, int argc, char **argv)
         struct profile p;
         sl_err pe;
         bool ok = profile_load(&dirs, names[i], &p, &pe) == 0;
-        const char *fits = !ok ? "invalid" : p.nmatch == 0 ? "any" : profile_host_matches(&p, devs, nd, &h) ? "yes" : "no";
+        const char *fits = profile_fit(&p, ok, devs, nd, &h);
         char summary[1100];
         snprintf(summary, sizeof summary, "%s", ok ? p.summary : pe.msg);
         if (arr) {

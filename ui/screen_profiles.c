@@ -51,7 +51,7 @@ void profiles_refresh(struct profiles *pr)
         sl_err pe;
         bool ok = profile_load(&dirs, names[i], &p, &pe) == 0;
         snprintf(r->name, sizeof r->name, "%s", names[i]);
-        snprintf(r->fits, sizeof r->fits, "%s", !ok ? "invalid" : p.nmatch == 0 ? "any" : profile_host_matches(&p, devs, nd, &h) ? "yes" : "no");
+        snprintf(r->fits, sizeof r->fits, "%s", profile_fit(&p, ok, devs, nd, &h));
         snprintf(r->summary, sizeof r->summary, "%s", ok ? p.summary : pe.msg);
         profile_free(&p);
         free(names[i]);

@@ -108,6 +108,11 @@ bool profile_covers(const struct profile *p, const struct device *d, const struc
  * host (virt=, kernel=) or one of its disks; true without rules. */
 bool profile_host_matches(const struct profile *p, const struct device *devs, int ndevs, const struct host_info *h);
 
+/* The FOR THIS HOST column of a profile listing: "invalid" (p did not load),
+ * "any" (no match rules), "yes" or "no". */
+const char *profile_fit(const struct profile *p, bool loaded, const struct device *devs, int ndevs,
+                        const struct host_info *h);
+
 const char *prof_section_name(enum prof_section s);
 /* The entry's full catalogue name for device dev: vm.dirty_ratio,
  * vm.bdflush.nfract, block.sda.scheduler, block.sda.iosched.fifo_batch,
