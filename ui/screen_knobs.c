@@ -2,6 +2,7 @@
  * disk's queue, iosched and bdi), with edits kept as pending changes until
  * they are applied; the selected knob's help below the list. */
 #include "app.h"
+#include "prompt.h"
 #include "device.h"
 #include "knobs_screen.h"
 #include "sysfs.h"
@@ -17,7 +18,7 @@ extern const struct screen_class knobs_screen;
 
 #define REFRESH_MS 5000
 #define DETAIL_LINES 5
-#define PROMPT_LINES 9      /* the edit box: prompt, input, 2 error lines, 3 help lines, border */
+#define EDIT_BOX_LINES 9      /* the edit box: prompt, input, 2 error lines, 3 help lines, border */
 #define NAME_W 27
 #define VALUE_W 14
 #define DEFAULT_W 10
@@ -271,12 +272,12 @@ static void knobs_draw(struct screen *s, struct rect r)
             x += widths[c] + 1;
         }
     bool prompting = ks->mode == KM_EDIT || ks->mode == KM_FILTER;
-    int below = prompting ? PROMPT_LINES : DETAIL_LINES + 1;
+    int below = prompting ? EDIT_BOX_LINES : DETAIL_LINES + 1;
     struct rect lr = { r.y + 1, r.x, r.h - below - 1, r.w };
     tv_draw(&ks->list, lr);
     int sep = lr.y + lr.h;
     if (prompting) {
-        draw_prompt(ks, (struct rect){ sep, r.x, PROMPT_LINES, r.w });
+        draw_prompt(ks, (struct rect){ sep, r.x, EDIT_BOX_LINES, r.w });
         return;
     }
     draw_hline(sep, r.x, r.w, ROLE_DIM);
@@ -346,14 +347,6 @@ static void next_choice(struct knobs *ks, const struct krow *row)
     snprintf(ks->input, sizeof ks->input, "%s", tok ? tok : first ? first : "");
 }
 
-static void line_edit(char *buf, size_t n, int key)
-{
-    size_t len = strlen(buf);
-    if (key == KEY_BACKSPACE || key == 127 || key == 8) { if (len) buf[len - 1] = 0; }
-    else if (key == UI_CTRL('U')) buf[0] = 0;
-    else if (key >= 32 && key < 127 && len + 1 < n) { buf[len] = (char)key; buf[len + 1] = 0; }
-}
-
 static enum handled edit_key(struct knobs *ks, enum action a, int key)
 {
     const struct krow *row = ks->edit_row >= 0 ? &ks->rows[ks->edit_row] : NULL;
@@ -377,7 +370,7 @@ static enum handled edit_key(struct knobs *ks, enum action a, int key)
     }
     if (key == '\t' && ks->mode == KM_EDIT && row) { next_choice(ks, row); return H_HANDLED; }
     ks->edit_error[0] = 0;
-    line_edit(ks->input, ks->mode == KM_FILTER ? sizeof ks->filter : sizeof ks->input, key);
+    prompt_line_edit(ks->input, ks->mode == KM_FILTER ? sizeof ks->filter : sizeof ks->input, key);
     return H_HANDLED;
 }
 

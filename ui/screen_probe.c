@@ -2,6 +2,7 @@
  * thread (the UI polls the probe's atomic progress), cancel it, and see
  * every repetition as it is stored. */
 #include "app.h"
+#include "prompt.h"
 #include "probe/probe_store.h"
 #include "probe_screen.h"
 #include "units.h"
@@ -289,14 +290,11 @@ static void probe_draw(struct screen *s, struct rect r)
 static enum handled form_key(struct probe_scr *ps, enum action a, int key)
 {
     if (ps->editing) {
-        size_t len = strlen(ps->input);
         if (a == ACT_BACK) ps->editing = false;
         else if (key == '\n') {
             snprintf(ps->value[ps->sel], PATH_MAX, "%s", ps->input);
             ps->editing = false;
-        } else if (key == KEY_BACKSPACE || key == 127 || key == 8) { if (len) ps->input[len - 1] = 0; }
-        else if (key == UI_CTRL('U')) ps->input[0] = 0;
-        else if (key >= 32 && key < 127 && len + 1 < sizeof ps->input) { ps->input[len] = (char)key; ps->input[len + 1] = 0; }
+        } else prompt_line_edit(ps->input, sizeof ps->input, key);
         return H_HANDLED;
     }
     ps->form_error[0] = 0;

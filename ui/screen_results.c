@@ -3,6 +3,7 @@
  * repetitions compared with the search's own verdict (Welch with Holm, a
  * bootstrap interval of the improvement; "within noise" is never a win). */
 #include "app.h"
+#include "prompt.h"
 #include "results_screen.h"
 #include "probe/probe.h"
 #include "search/search.h"
@@ -266,12 +267,9 @@ static enum handled results_key(struct screen *s, enum action a, int key)
 {
     struct results *rs = (struct results *)s;
     if (rs->mode == RM_FILTER) {
-        size_t len = strlen(rs->input);
         if (a == ACT_BACK) rs->mode = RM_LIST;
         else if (key == '\n') { snprintf(rs->filter, sizeof rs->filter, "%s", rs->input); rs->mode = RM_LIST; rs->list.cursor = -1; }
-        else if (key == KEY_BACKSPACE || key == 127 || key == 8) { if (len) rs->input[len - 1] = 0; }
-        else if (key == UI_CTRL('U')) rs->input[0] = 0;
-        else if (key >= 32 && key < 127 && len + 1 < sizeof rs->input) { rs->input[len] = (char)key; rs->input[len + 1] = 0; }
+        else prompt_line_edit(rs->input, sizeof rs->input, key);
         return H_HANDLED;
     }
     if (rs->mode == RM_GROUPS) return results_groups_key(rs, a, key);

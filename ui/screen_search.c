@@ -4,6 +4,7 @@
  * back), resume an interrupted one (r: what `search --resume ID` does), and
  * apply the winner on trial or discard it. */
 #include "app.h"
+#include "prompt.h"
 #include "search/report.h"
 #include "search_screen.h"
 #include "trial.h"
@@ -346,12 +347,9 @@ static void search_draw(struct screen *s, struct rect r)
 static enum handled form_key(struct search_scr *ss, enum action a, int key)
 {
     if (ss->editing) {
-        size_t len = strlen(ss->input);
         if (a == ACT_BACK) ss->editing = false;
         else if (key == '\n') { snprintf(ss->value[ss->sel], PATH_MAX, "%s", ss->input); ss->editing = false; }
-        else if (key == KEY_BACKSPACE || key == 127 || key == 8) { if (len) ss->input[len - 1] = 0; }
-        else if (key == UI_CTRL('U')) ss->input[0] = 0;
-        else if (key >= 32 && key < 127 && len + 1 < sizeof ss->input) { ss->input[len] = (char)key; ss->input[len + 1] = 0; }
+        else prompt_line_edit(ss->input, sizeof ss->input, key);
         return H_HANDLED;
     }
     ss->form_error[0] = 0;

@@ -5,6 +5,7 @@
  * is the transfer's (curl's progress callback returns non-zero on it), and
  * a cancelled pull merges nothing. */
 #include "app.h"
+#include "prompt.h"
 #include "job.h"
 #include "share/sync.h"
 #include "textview.h"
@@ -209,12 +210,9 @@ static enum handled share_key(struct screen *s, enum action a, int key)
 {
     struct share_scr *ss = (struct share_scr *)s;
     if (ss->editing) {
-        size_t len = strlen(ss->input);
         if (a == ACT_BACK) ss->editing = false;
         else if (key == '\n') { snprintf(ss->url, sizeof ss->url, "%s", ss->input); ss->editing = false; }
-        else if (key == KEY_BACKSPACE || key == 127 || key == 8) { if (len) ss->input[len - 1] = 0; }
-        else if (key == UI_CTRL('U')) ss->input[0] = 0;
-        else if (key >= 32 && key < 127 && len + 1 < sizeof ss->input) { ss->input[len] = (char)key; ss->input[len + 1] = 0; }
+        else prompt_line_edit(ss->input, sizeof ss->input, key);
         return H_HANDLED;
     }
     switch (a) {
