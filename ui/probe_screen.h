@@ -6,6 +6,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include "form.h"
 #include "job.h"
 #include "probe/probe.h"
 #include "screen.h"
@@ -22,12 +23,7 @@ enum pmode { PM_FORM, PM_RUN, PM_TEXT };
 struct probe_scr {
     struct screen base;
     enum pmode mode;
-    /* the form: what the user typed ("" = the workload's default) */
-    char value[PF_COUNT][PATH_MAX];
-    int sel;
-    bool editing;
-    char input[PATH_MAX];
-    char form_error[512];
+    struct form form;                  /* the settings ("" = the workload's default) */
     /* the run */
     struct probe_spec spec;            /* resolved, read by the worker */
     char db_path[PATH_MAX];

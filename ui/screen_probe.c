@@ -2,7 +2,7 @@
  * thread (the UI polls the probe's atomic progress), cancel it, and see
  * every repetition as it is stored. */
 #include "app.h"
-#include "prompt.h"
+#include "form.h"
 #include "probe/probe_store.h"
 #include "probe_screen.h"
 #include "units.h"
@@ -15,79 +15,53 @@ extern const struct screen_class probe_screen;
 
 #define SAMPLE_MS 100
 
+static const char *const yes_no[] = { "", "yes", NULL };
+static const char *const canary_choices[] = { "", "on", "off", NULL };
+
+static const char *workload_at(int i) { return i < probe_workload_count() ? probe_workload_name(i) : NULL; }
+
 /* The form, one row per option: the CLI's --options by another face. */
-static const struct pfield_def {
-    const char *label, *option, *help;
-    bool choice;
-} fields[PF_COUNT] = {
-    [PF_WORKLOAD] = { "Workload", "WORKLOAD", "Left/Right or Enter choose the workload.", true },
-    [PF_DIR] = { "Directory", "--dir", "Where the scratch files go: a directory on the disk to measure (default /var/tmp).", false },
-    [PF_THREADS] = { "Threads", "--threads", "Worker threads (or dbench clients).", false },
-    [PF_BS] = { "Block size", "--bs", "Bytes per I/O: 4k, 64k, 1M.", false },
-    [PF_SIZE] = { "Size", "--size", "Total file size over all threads; buffered writes default to the dirty threshold.", false },
-    [PF_TIME] = { "Time", "--time", "Measured time: 500ms, 5s, 2m.", false },
-    [PF_RAMP] = { "Ramp", "--ramp", "Unmeasured warm-up before the measured time.", false },
-    [PF_REPEAT] = { "Repeat", "--repeat", "Repetitions; each is stored as its own run.", false },
-    [PF_DIRECT] = { "Direct I/O", "--direct", "O_DIRECT: bypass the page cache (yes/no).", true },
-    [PF_IODEPTH] = { "I/O depth", "--iodepth", "With direct I/O, above 1 uses io_uring.", false },
-    [PF_SYNC_EVERY] = { "Sync every", "--sync-every", "fsync every N writes (randrw: all dirty files).", false },
-    [PF_SEED] = { "Seed", "--seed", "Base random seed; each repetition derives its own (empty: random).", false },
-    [PF_CANARY] = { "Canary", "--canary", "Stall canary: default (on for write workloads), on or off.", true },
+static const struct form_field fields[PF_COUNT] = {
+    [PF_WORKLOAD] = { "Workload", "WORKLOAD", "Left/Right or Enter choose the workload.", FORM_CHOICE, .choice_at = workload_at },
+    [PF_DIR] = { "Directory", "--dir", "Where the scratch files go: a directory on the disk to measure (default /var/tmp).", FORM_TEXT },
+    [PF_THREADS] = { "Threads", "--threads", "Worker threads (or dbench clients).", FORM_NUMBER, .lo = 1, .hi = PROBE_MAX_THREADS },
+    [PF_BS] = { "Block size", "--bs", "Bytes per I/O: 4k, 64k, 1M.", FORM_TEXT },
+    [PF_SIZE] = { "Size", "--size", "Total file size over all threads; buffered writes default to the dirty threshold.", FORM_TEXT },
+    [PF_TIME] = { "Time", "--time", "Measured time: 500ms, 5s, 2m.", FORM_TEXT },
+    [PF_RAMP] = { "Ramp", "--ramp", "Unmeasured warm-up before the measured time.", FORM_TEXT },
+    [PF_REPEAT] = { "Repeat", "--repeat", "Repetitions; each is stored as its own run.", FORM_NUMBER, .lo = 1, .hi = PROBE_UI_MAX_RESULTS },
+    [PF_DIRECT] = { "Direct I/O", "--direct", "O_DIRECT: bypass the page cache (yes/no).", FORM_CHOICE, yes_no },
+    [PF_IODEPTH] = { "I/O depth", "--iodepth", "With direct I/O, above 1 uses io_uring.", FORM_NUMBER, .lo = 1, .hi = 1024 },
+    [PF_SYNC_EVERY] = { "Sync every", "--sync-every", "fsync every N writes (randrw: all dirty files).", FORM_NUMBER, .lo = 0, .hi = 1 << 30 },
+    [PF_SEED] = { "Seed", "--seed", "Base random seed; each repetition derives its own (empty: random).", FORM_NUMBER, .lo = 0, .hi = INT64_MAX },
+    [PF_CANARY] = { "Canary", "--canary", "Stall canary: default (on for write workloads), on or off.", FORM_CHOICE, canary_choices },
 };
 
-static const char *const yes_no[] = { "", "yes" };
-static const char *const canary_choices[] = { "", "on", "off" };
-
 /* --- the form --------------------------------------------------------- */
-
-static void cycle(struct probe_scr *ps, int f, int dir)
-{
-    char *v = ps->value[f];
-    if (f == PF_WORKLOAD) {
-        int n = probe_workload_count(), cur = 0;
-        for (int i = 0; i < n; i++)
-            if (strcmp(probe_workload_name(i), v) == 0) cur = i;
-        snprintf(v, PATH_MAX, "%s", probe_workload_name((cur + dir + n) % n));
-        return;
-    }
-    const char *const *set = f == PF_DIRECT ? yes_no : canary_choices;
-    int n = f == PF_DIRECT ? 2 : 3, cur = 0;
-    for (int i = 0; i < n; i++)
-        if (strcmp(set[i], v) == 0) cur = i;
-    snprintf(v, PATH_MAX, "%s", set[(cur + dir + n) % n]);
-}
-
-static int parse_int_field(int f, const char *text, long long lo, long long hi, long long *out, sl_err *e)
-{
-    char *end;
-    long long v = strtoll(text, &end, 10);
-    if (end == text || *end || v < lo || v > hi)
-        return sl_fail(e, SL_EUSAGE, "%s %s: give a whole number from %lld to %lld", fields[f].option, text, lo, hi);
-    *out = v;
-    return 0;
-}
 
 /* The form as a probe_spec, then the probe's own validation (the same
  * function `sluice probe --fio-job` runs): nothing is created. */
 static int build_spec(struct probe_scr *ps, struct probe_spec *s, sl_err *e)
 {
+    const struct form *fm = &ps->form;
     memset(s, 0, sizeof *s);
     s->canary = -1;
-    snprintf(s->workload, sizeof s->workload, "%s", ps->value[PF_WORKLOAD]);
-    if (ps->value[PF_DIR][0]) {
-        snprintf(s->dir[0], sizeof s->dir[0], "%s", ps->value[PF_DIR]);
+    snprintf(s->workload, sizeof s->workload, "%s", fm->value[PF_WORKLOAD]);
+    if (fm->value[PF_DIR][0]) {
+        snprintf(s->dir[0], sizeof s->dir[0], "%s", fm->value[PF_DIR]);
         s->ndirs = 1;
     }
     for (int f = PF_THREADS; f < PF_COUNT; f++) {
-        const char *t = ps->value[f];
+        const char *t = fm->value[f];
         long long v = 0;
         if (!t[0]) continue;
+        if (fields[f].kind == FORM_NUMBER && form_number(fm, f, &v, e) < 0) return -1;
         switch (f) {
-        case PF_THREADS: if (parse_int_field(f, t, 1, PROBE_MAX_THREADS, &v, e) < 0) return -1; s->threads = (int)v; break;
-        case PF_REPEAT: if (parse_int_field(f, t, 1, PROBE_UI_MAX_RESULTS, &v, e) < 0) return -1; s->repeat = (int)v; break;
-        case PF_IODEPTH: if (parse_int_field(f, t, 1, 1024, &v, e) < 0) return -1; s->iodepth = (int)v; break;
-        case PF_SYNC_EVERY: if (parse_int_field(f, t, 0, 1 << 30, &v, e) < 0) return -1; s->sync_every = (int)v; break;
-        case PF_SEED: if (parse_int_field(f, t, 0, INT64_MAX, &v, e) < 0) return -1; s->seed = (uint64_t)v; s->seed_set = true; break;
+        case PF_THREADS: s->threads = (int)v; break;
+        case PF_REPEAT: s->repeat = (int)v; break;
+        case PF_IODEPTH: s->iodepth = (int)v; break;
+        case PF_SYNC_EVERY: s->sync_every = (int)v; break;
+        case PF_SEED: s->seed = (uint64_t)v; s->seed_set = true; break;
         case PF_BS: case PF_SIZE:
             v = units_parse_size(t);
             if (v <= 0) return sl_fail(e, SL_EUSAGE, "%s %s: give a size such as 4k, 1M or 2G", fields[f].option, t);
@@ -110,64 +84,54 @@ static int build_spec(struct probe_scr *ps, struct probe_spec *s, sl_err *e)
     return probe_spec_resolve(s, e);
 }
 
+/* What an empty field stands for: the resolved spec's value. */
+struct form_defaults {
+    const struct probe_spec *resolved;
+    bool ok;
+    const char *workload;              /* as chosen, resolved or not */
+};
+
+static void empty_value(void *arg, int f, char *shown, size_t n)
+{
+    const struct form_defaults *d = arg;
+    const struct probe_spec *r = d->resolved;
+    if (!d->ok) { snprintf(shown, n, "default"); return; }
+    switch (f) {
+    case PF_DIR: snprintf(shown, n, "%s", r->ndirs ? r->dir[0] : "(no files)"); break;
+    case PF_THREADS: snprintf(shown, n, "%d", r->threads); break;
+    case PF_BS: units_format_bytes(r->bs, shown, n); break;
+    case PF_SIZE:
+        if (r->size_bytes) units_format_bytes(r->size_bytes, shown, n);
+        else snprintf(shown, n, "from the dirty threshold");
+        break;
+    case PF_TIME: snprintf(shown, n, "%g s", (double)r->time_ms / 1000); break;
+    case PF_RAMP: snprintf(shown, n, "%g s", (double)r->ramp_ms / 1000); break;
+    case PF_REPEAT: snprintf(shown, n, "%d", r->repeat); break;
+    case PF_DIRECT: snprintf(shown, n, "no"); break;
+    case PF_IODEPTH: snprintf(shown, n, "%d", r->iodepth ? r->iodepth : 1); break;
+    case PF_SYNC_EVERY: snprintf(shown, n, "%d", r->sync_every); break;
+    case PF_SEED: snprintf(shown, n, "random"); break;
+    case PF_CANARY: snprintf(shown, n, "%s", r->canary ? "on" : "off"); break;
+    default: break;
+    }
+}
+
+/* The workload's row says what the workload does. */
+static const char *aside(void *arg, int f)
+{
+    const struct form_defaults *d = arg;
+    if (f != PF_WORKLOAD) return NULL;
+    const char *sum = probe_workload_summary(d->workload);
+    return sum ? sum : "";
+}
+
 static void draw_form(struct probe_scr *ps, struct rect r)
 {
     struct probe_spec resolved;
     sl_err e;
-    bool ok = build_spec(ps, &resolved, &e) == 0;
-    draw_text(r.y, r.x, r.w, ROLE_HEADER, "Probe settings");
-    draw_text(r.y, r.x + 16, r.w - 16, ROLE_DIM, "(empty: the workload's default, shown dim)");
-    for (int f = 0; f < PF_COUNT && 2 + f < r.h - 3; f++) {
-        int y = r.y + 2 + f;
-        bool sel = f == ps->sel;
-        if (sel) draw_fill(y, r.x, r.w, ROLE_SELECTED);
-        enum role base = sel ? ROLE_SELECTED : ROLE_NORMAL;
-        draw_fmt(y, r.x, 16, base, "  %s", fields[f].label);
-        char shown[PATH_MAX + 32] = "";
-        enum role vr = base;
-        if (ps->value[f][0]) snprintf(shown, sizeof shown, "%s", ps->value[f]);
-        else {
-            vr = sel ? ROLE_SELECTED : ROLE_DIM;
-            if (!ok) snprintf(shown, sizeof shown, "default");
-            else switch (f) {
-                case PF_DIR: snprintf(shown, sizeof shown, "%s", resolved.ndirs ? resolved.dir[0] : "(no files)"); break;
-                case PF_THREADS: snprintf(shown, sizeof shown, "%d", resolved.threads); break;
-                case PF_BS: units_format_bytes(resolved.bs, shown, sizeof shown); break;
-                case PF_SIZE:
-                    if (resolved.size_bytes) units_format_bytes(resolved.size_bytes, shown, sizeof shown);
-                    else snprintf(shown, sizeof shown, "from the dirty threshold");
-                    break;
-                case PF_TIME: snprintf(shown, sizeof shown, "%g s", (double)resolved.time_ms / 1000); break;
-                case PF_RAMP: snprintf(shown, sizeof shown, "%g s", (double)resolved.ramp_ms / 1000); break;
-                case PF_REPEAT: snprintf(shown, sizeof shown, "%d", resolved.repeat); break;
-                case PF_DIRECT: snprintf(shown, sizeof shown, "no"); break;
-                case PF_IODEPTH: snprintf(shown, sizeof shown, "%d", resolved.iodepth ? resolved.iodepth : 1); break;
-                case PF_SYNC_EVERY: snprintf(shown, sizeof shown, "%d", resolved.sync_every); break;
-                case PF_SEED: snprintf(shown, sizeof shown, "random"); break;
-                case PF_CANARY: snprintf(shown, sizeof shown, "%s", resolved.canary ? "on" : "off"); break;
-                default: break;
-            }
-        }
-        if (sel && ps->editing) {
-            int x = draw_fmt(y, r.x + 16, r.w - 16, ROLE_PENDING, "%s", ps->input);
-            draw_text(y, r.x + 16 + x, 1, ROLE_SELECTED, " ");
-        } else {
-            draw_text(y, r.x + 16, 30, vr, shown);
-        }
-        if (f == PF_WORKLOAD) {
-            const char *sum = probe_workload_summary(ps->value[PF_WORKLOAD]);
-            draw_text(y, r.x + 47, r.w - 47, sel ? ROLE_SELECTED : ROLE_DIM, sum ? sum : "");
-        } else {
-            draw_text(y, r.x + 47, r.w - 47, sel ? ROLE_SELECTED : ROLE_DIM, fields[f].option);
-        }
-    }
-    int y = r.y + r.h - 3;
-    draw_hline(y, r.x, r.w, ROLE_DIM);
-    const char *msg = ps->form_error[0] ? ps->form_error : !ok ? e.msg : fields[ps->sel].help;
-    char lines[2][256];
-    int n = draw_wrap(msg, r.w, lines, 2);
-    for (int i = 0; i < n; i++)
-        draw_text(y + 1 + i, r.x, r.w, ps->form_error[0] || !ok ? ROLE_ERROR : ROLE_NORMAL, lines[i]);
+    struct form_defaults d = { &resolved, build_spec(ps, &resolved, &e) == 0, ps->form.value[PF_WORKLOAD] };
+    const struct form_look look = { "Probe settings", "(empty: the workload's default, shown dim)", 16, 47, empty_value, aside, &d };
+    form_draw(&ps->form, &look, d.ok ? NULL : e.msg, r);
 }
 
 /* --- the worker -------------------------------------------------------- */
@@ -215,7 +179,7 @@ static void start(struct probe_scr *ps)
     sl_err e;
     if (job_running(&ps->job)) { app_message(app, ROLE_WARN, "a probe is running: x cancels it"); return; }
     if (build_spec(ps, &ps->spec, &e) < 0) {
-        snprintf(ps->form_error, sizeof ps->form_error, "%s", e.msg);
+        snprintf(ps->form.error, sizeof ps->form.error, "%s", e.msg);
         ps->mode = PM_FORM;
         return;
     }
@@ -273,7 +237,8 @@ static struct screen *probe_create(struct app *app)
     ps->base.app = app;
     pthread_mutex_init(&ps->lock, NULL);
     probe_live_init(&ps->live);
-    snprintf(ps->value[PF_WORKLOAD], PATH_MAX, "%s", probe_workload_name(0));
+    form_init(&ps->form, fields, PF_COUNT);
+    snprintf(ps->form.value[PF_WORKLOAD], PATH_MAX, "%s", probe_workload_name(0));
     return &ps->base;
 }
 
@@ -287,45 +252,18 @@ static void probe_draw(struct screen *s, struct rect r)
     } else probe_view_draw(ps, r);
 }
 
-static enum handled form_key(struct probe_scr *ps, enum action a, int key)
+static enum handled settings_key(struct probe_scr *ps, enum action a, int key)
 {
-    if (ps->editing) {
-        if (a == ACT_BACK) ps->editing = false;
-        else if (key == '\n') {
-            snprintf(ps->value[ps->sel], PATH_MAX, "%s", ps->input);
-            ps->editing = false;
-        } else prompt_line_edit(ps->input, sizeof ps->input, key);
-        return H_HANDLED;
-    }
-    ps->form_error[0] = 0;
-    switch (a) {
-    case ACT_UP: if (ps->sel > 0) ps->sel--; return H_HANDLED;
-    case ACT_DOWN: if (ps->sel < PF_COUNT - 1) ps->sel++; return H_HANDLED;
-    case ACT_FIRST: ps->sel = 0; return H_HANDLED;
-    case ACT_LAST: ps->sel = PF_COUNT - 1; return H_HANDLED;
-    case ACT_LEFT: case ACT_RIGHT:
-        if (fields[ps->sel].choice) cycle(ps, ps->sel, a == ACT_LEFT ? -1 : 1);
-        return H_HANDLED;
-    case ACT_EDIT:
-        if (fields[ps->sel].choice) cycle(ps, ps->sel, 1);
-        else {
-            ps->editing = true;
-            snprintf(ps->input, sizeof ps->input, "%s", ps->value[ps->sel]);
-        }
-        return H_HANDLED;
-    case ACT_UNDO: ps->value[ps->sel][0] = 0; return H_HANDLED;
-    case ACT_BACK:
-        if (!ps->ran) return H_IGNORED;
-        ps->mode = PM_RUN;
-        return H_HANDLED;
-    default: return H_IGNORED;
-    }
+    if (form_key(&ps->form, a, key) == H_HANDLED) return H_HANDLED;
+    if (a != ACT_BACK || !ps->ran) return H_IGNORED;
+    ps->mode = PM_RUN;
+    return H_HANDLED;
 }
 
 static enum handled probe_key(struct screen *s, enum action a, int key)
 {
     struct probe_scr *ps = (struct probe_scr *)s;
-    if (ps->mode == PM_FORM && ps->editing) return form_key(ps, a, key);
+    if (ps->mode == PM_FORM && ps->form.editing) return settings_key(ps, a, key);
     switch (a) {
     case ACT_START: start(ps); return H_HANDLED;
     case ACT_CANCEL:
@@ -335,7 +273,7 @@ static enum handled probe_key(struct screen *s, enum action a, int key)
     case ACT_FIO_JOB: show_fio_job(ps); return H_HANDLED;
     default: break;
     }
-    if (ps->mode == PM_FORM) return form_key(ps, a, key);
+    if (ps->mode == PM_FORM) return settings_key(ps, a, key);
     if (ps->mode == PM_TEXT && a == ACT_BACK) { ps->mode = ps->ran ? PM_RUN : PM_FORM; return H_HANDLED; }
     if (a == ACT_BACK || a == ACT_EDIT) { ps->mode = PM_FORM; return H_HANDLED; }
     return tv_move(&ps->tv, a);
@@ -377,9 +315,9 @@ static bool probe_hint_on(struct screen *s, enum action a)
     switch (a) {
     case ACT_START: return !running;
     case ACT_CANCEL: return running;
-    case ACT_EDIT: return ps->mode == PM_FORM && !ps->editing;
-    case ACT_UNDO: return ps->mode == PM_FORM && !ps->editing && ps->value[ps->sel][0] && ps->sel != PF_WORKLOAD;
-    case ACT_BACK: return ps->mode != PM_FORM || ps->editing || ps->ran;
+    case ACT_EDIT: return ps->mode == PM_FORM && !ps->form.editing;
+    case ACT_UNDO: return ps->mode == PM_FORM && form_can_clear(&ps->form);
+    case ACT_BACK: return ps->mode != PM_FORM || ps->form.editing || ps->ran;
     default: return true;
     }
 }

@@ -4,7 +4,7 @@
  * back), resume an interrupted one (r: what `search --resume ID` does), and
  * apply the winner on trial or discard it. */
 #include "app.h"
-#include "prompt.h"
+#include "form.h"
 #include "search/report.h"
 #include "search_screen.h"
 #include "trial.h"
@@ -16,73 +16,58 @@
 
 extern const struct screen_class search_screen;
 
-static const struct sfield_def {
-    const char *label, *option, *help;
-    int choice;                         /* 0 text, 1 space, 2 workload, 3 strategy */
-} fields[SS_COUNT] = {
-    [SS_SPACE] = { "Space", "--space", "Which knobs are searched (Left/Right): the shipped spaces.", 1 },
-    [SS_DEVICE] = { "Device", "--device", "The disk whose queue knobs a queue/full space searches (empty: from the directory).", 0 },
-    [SS_WORKLOAD] = { "Workload", "--workload", "The probe workload every evaluation runs (Left/Right).", 2 },
-    [SS_OBJECTIVE] = { "Objective", "--objective", "throughput, p99, stalls, cpu_per_mb, weighted (0.7*throughput+0.3*p99) or constrained (throughput,p99<=20ms).", 0 },
-    [SS_STRATEGY] = { "Strategy", "--strategy", "bo (Bayesian), coord, random (Sobol) or grid (Left/Right).", 3 },
-    [SS_BUDGET] = { "Budget", "--budget", "Evaluations (8 or more) or a wall time such as 10m.", 0 },
-    [SS_ORACLE] = { "Oracle DB", "--oracle", "Replay stored runs from this database instead of measuring (no knob is written).", 0 },
-    [SS_DIR] = { "Directory", "--dir", "Where the probes write (default /var/tmp).", 0 },
-    [SS_TIME] = { "Probe time", "--time", "Measured time of each evaluation.", 0 },
-    [SS_RAMP] = { "Probe ramp", "--ramp", "Warm-up of each evaluation.", 0 },
-    [SS_SEED] = { "Seed", "--seed", "Seed of the strategy and the bootstrap.", 0 },
+static const char *space_at(int i) { return i < space_shipped_count() ? space_shipped_name(i) : NULL; }
+static const char *workload_at(int i) { return i < probe_workload_count() ? probe_workload_name(i) : NULL; }
+static const char *strategy_name_at(int i) { return i < strategy_count() ? strategy_at(i)->name : NULL; }
+
+static const struct form_field fields[SS_COUNT] = {
+    [SS_SPACE] = { "Space", "--space", "Which knobs are searched (Left/Right): the shipped spaces.", FORM_CHOICE, .choice_at = space_at },
+    [SS_DEVICE] = { "Device", "--device", "The disk whose queue knobs a queue/full space searches (empty: from the directory).", FORM_TEXT },
+    [SS_WORKLOAD] = { "Workload", "--workload", "The probe workload every evaluation runs (Left/Right).", FORM_CHOICE, .choice_at = workload_at },
+    [SS_OBJECTIVE] = { "Objective", "--objective", "throughput, p99, stalls, cpu_per_mb, weighted (0.7*throughput+0.3*p99) or constrained (throughput,p99<=20ms).", FORM_TEXT },
+    [SS_STRATEGY] = { "Strategy", "--strategy", "bo (Bayesian), coord, random (Sobol) or grid (Left/Right).", FORM_CHOICE, .choice_at = strategy_name_at },
+    [SS_BUDGET] = { "Budget", "--budget", "Evaluations (8 or more) or a wall time such as 10m.", FORM_TEXT },
+    [SS_ORACLE] = { "Oracle DB", "--oracle", "Replay stored runs from this database instead of measuring (no knob is written).", FORM_TEXT },
+    [SS_DIR] = { "Directory", "--dir", "Where the probes write (default /var/tmp).", FORM_TEXT },
+    [SS_TIME] = { "Probe time", "--time", "Measured time of each evaluation.", FORM_TEXT },
+    [SS_RAMP] = { "Probe ramp", "--ramp", "Warm-up of each evaluation.", FORM_TEXT },
+    /* text: parsed as `search --seed` parses it, any unsigned 64-bit number */
+    [SS_SEED] = { "Seed", "--seed", "Seed of the strategy and the bootstrap.", FORM_TEXT },
 };
 
 /* --- the form ----------------------------------------------------------- */
 
-static int choice_count(int kind)
-{
-    return kind == 1 ? space_shipped_count() : kind == 2 ? probe_workload_count() : strategy_count();
-}
-
-static const char *choice_name(int kind, int i)
-{
-    return kind == 1 ? space_shipped_name(i) : kind == 2 ? probe_workload_name(i) : strategy_at(i)->name;
-}
-
-static void cycle(struct search_scr *ss, int f, int dir)
-{
-    int kind = fields[f].choice, n = choice_count(kind), cur = 0;
-    for (int i = 0; i < n; i++)
-        if (strcmp(choice_name(kind, i), ss->value[f]) == 0) cur = i;
-    snprintf(ss->value[f], PATH_MAX, "%s", choice_name(kind, (cur + dir + n) % n));
-}
-
 /* The form as the options `sluice search` would parse. */
 static int build_opts(struct search_scr *ss, struct cli_search_opts *o, sl_err *e)
 {
+    char (*v)[PATH_MAX] = ss->form.value;
     cli_search_defaults(o);
     struct search_spec *s = &o->spec;
-    snprintf(s->space, sizeof s->space, "%s", ss->value[SS_SPACE]);
-    snprintf(s->device, sizeof s->device, "%s", ss->value[SS_DEVICE]);
-    snprintf(s->workload, sizeof s->workload, "%s", ss->value[SS_WORKLOAD]);
-    if (ss->value[SS_OBJECTIVE][0]) snprintf(s->objective, sizeof s->objective, "%s", ss->value[SS_OBJECTIVE]);
-    snprintf(s->strategy, sizeof s->strategy, "%s", ss->value[SS_STRATEGY]);
-    if (ss->value[SS_BUDGET][0] && cli_search_parse_budget(ss->value[SS_BUDGET], s) < 0)
+    snprintf(s->space, sizeof s->space, "%s", v[SS_SPACE]);
+    snprintf(s->device, sizeof s->device, "%s", v[SS_DEVICE]);
+    snprintf(s->workload, sizeof s->workload, "%s", v[SS_WORKLOAD]);
+    if (v[SS_OBJECTIVE][0]) snprintf(s->objective, sizeof s->objective, "%s", v[SS_OBJECTIVE]);
+    snprintf(s->strategy, sizeof s->strategy, "%s", v[SS_STRATEGY]);
+    if (v[SS_BUDGET][0] && cli_search_parse_budget(v[SS_BUDGET], s) < 0)
         return sl_fail(e, SL_EUSAGE, "--budget %s: give a number of evaluations (8 or more) or a wall time (90s, 10m)",
-                       ss->value[SS_BUDGET]);
-    snprintf(o->oracle, sizeof o->oracle, "%s", ss->value[SS_ORACLE]);
-    if (ss->value[SS_DIR][0]) {
-        snprintf(o->probe.dir[0], PATH_MAX, "%s", ss->value[SS_DIR]);
+                       v[SS_BUDGET]);
+    snprintf(o->oracle, sizeof o->oracle, "%s", v[SS_ORACLE]);
+    if (v[SS_DIR][0]) {
+        snprintf(o->probe.dir[0], PATH_MAX, "%s", v[SS_DIR]);
         o->probe.ndirs = 1;
     }
     for (int f = SS_TIME; f <= SS_RAMP; f++) {
-        if (!ss->value[f][0]) continue;
-        long long ms = units_parse_duration_ms(ss->value[f]);
+        if (!v[f][0]) continue;
+        long long ms = units_parse_duration_ms(v[f]);
         if (ms < 0 || (f == SS_TIME && ms == 0))
-            return sl_fail(e, SL_EUSAGE, "%s %s: give a duration such as 500ms or 5s", fields[f].option, ss->value[f]);
+            return sl_fail(e, SL_EUSAGE, "%s %s: give a duration such as 500ms or 5s", fields[f].option, v[f]);
         if (f == SS_TIME) o->probe.time_ms = (uint64_t)ms;
         else { o->probe.ramp_ms = (uint64_t)ms; o->probe.ramp_set = 1; }
     }
-    if (ss->value[SS_SEED][0]) {
+    if (v[SS_SEED][0]) {
         char *end;
-        s->seed = strtoull(ss->value[SS_SEED], &end, 10);
-        if (*end) return sl_fail(e, SL_EUSAGE, "--seed %s: give a whole number", ss->value[SS_SEED]);
+        s->seed = strtoull(v[SS_SEED], &end, 10);
+        if (*end) return sl_fail(e, SL_EUSAGE, "--seed %s: give a whole number", v[SS_SEED]);
     }
     snprintf(o->probe.workload, sizeof o->probe.workload, "%s", s->workload);
     struct objective ob;
@@ -91,49 +76,28 @@ static int build_opts(struct search_scr *ss, struct cli_search_opts *o, sl_err *
     return o->oracle[0] ? 0 : probe_spec_resolve(&check, e);
 }
 
+/* What an empty field stands for. */
+static void empty_value(void *arg, int f, char *shown, size_t n)
+{
+    const struct cli_search_opts *o = arg;
+    switch (f) {
+    case SS_DEVICE: snprintf(shown, n, "(from the directory)"); break;
+    case SS_OBJECTIVE: snprintf(shown, n, "%s", o->spec.objective); break;
+    case SS_BUDGET: snprintf(shown, n, "%d evaluations", o->spec.budget_evals); break;
+    case SS_ORACLE: snprintf(shown, n, "(measure with probes)"); break;
+    case SS_DIR: snprintf(shown, n, "/var/tmp"); break;
+    case SS_TIME: case SS_RAMP: snprintf(shown, n, "the workload's default"); break;
+    case SS_SEED: snprintf(shown, n, "0"); break;
+    }
+}
+
 static void draw_form(struct search_scr *ss, struct rect r)
 {
     struct cli_search_opts o;
     sl_err e;
     bool ok = build_opts(ss, &o, &e) == 0;
-    draw_text(r.y, r.x, r.w, ROLE_HEADER, "Search settings");
-    draw_text(r.y, r.x + 17, r.w - 17, ROLE_DIM, "(empty: the default, shown dim)");
-    for (int f = 0; f < SS_COUNT && 2 + f < r.h - 3; f++) {
-        int y = r.y + 2 + f;
-        bool sel = f == ss->sel;
-        if (sel) draw_fill(y, r.x, r.w, ROLE_SELECTED);
-        enum role base = sel ? ROLE_SELECTED : ROLE_NORMAL;
-        draw_fmt(y, r.x, 16, base, "  %s", fields[f].label);
-        char shown[PATH_MAX] = "";
-        enum role vr = base;
-        if (ss->value[f][0]) snprintf(shown, sizeof shown, "%s", ss->value[f]);
-        else {
-            vr = sel ? ROLE_SELECTED : ROLE_DIM;
-            switch (f) {
-            case SS_DEVICE: snprintf(shown, sizeof shown, "(from the directory)"); break;
-            case SS_OBJECTIVE: snprintf(shown, sizeof shown, "%s", o.spec.objective); break;
-            case SS_BUDGET: snprintf(shown, sizeof shown, "%d evaluations", o.spec.budget_evals); break;
-            case SS_ORACLE: snprintf(shown, sizeof shown, "(measure with probes)"); break;
-            case SS_DIR: snprintf(shown, sizeof shown, "/var/tmp"); break;
-            case SS_TIME: case SS_RAMP: snprintf(shown, sizeof shown, "the workload's default"); break;
-            case SS_SEED: snprintf(shown, sizeof shown, "0"); break;
-            }
-        }
-        if (sel && ss->editing) {
-            int x = draw_text(y, r.x + 16, r.w - 17, ROLE_PENDING, ss->input);
-            draw_text(y, r.x + 16 + x, 1, ROLE_SELECTED, " ");
-        } else {
-            draw_text(y, r.x + 16, 30, vr, shown);
-        }
-        draw_text(y, r.x + 48, r.w - 48, sel ? ROLE_SELECTED : ROLE_DIM, fields[f].option);
-    }
-    int y = r.y + r.h - 3;
-    draw_hline(y, r.x, r.w, ROLE_DIM);
-    const char *msg = ss->form_error[0] ? ss->form_error : !ok ? e.msg : fields[ss->sel].help;
-    char lines[2][256];
-    int n = draw_wrap(msg, r.w, lines, 2);
-    for (int i = 0; i < n; i++)
-        draw_text(y + 1 + i, r.x, r.w, ss->form_error[0] || !ok ? ROLE_ERROR : ROLE_NORMAL, lines[i]);
+    const struct form_look look = { "Search settings", "(empty: the default, shown dim)", 17, 48, empty_value, NULL, &o };
+    form_draw(&ss->form, &look, ok ? NULL : e.msg, r);
 }
 
 /* --- the worker and its watch (these run on the worker thread) --------- */
@@ -207,7 +171,7 @@ static void start(struct search_scr *ss)
         app_message(app, ROLE_WARN, "session %.8s is on trial: keep it (K) or revert it (R) before searching", trial_uuid());
         return;
     }
-    if (build_opts(ss, &ss->opts, &e) < 0) { snprintf(ss->form_error, sizeof ss->form_error, "%s", e.msg); return; }
+    if (build_opts(ss, &ss->opts, &e) < 0) { snprintf(ss->form.error, sizeof ss->form.error, "%s", e.msg); return; }
     if (!app_store(app, &e)) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
     clear_run(ss);
     objective_parse(ss->opts.spec.objective, &ss->obj, NULL);
@@ -330,9 +294,10 @@ static struct screen *search_create(struct app *app)
     ss->trials = xcalloc(SEARCH_UI_MAX_TRIALS, sizeof *ss->trials);
     struct cli_search_opts d;
     cli_search_defaults(&d);
-    snprintf(ss->value[SS_SPACE], PATH_MAX, "%s", d.spec.space);
-    snprintf(ss->value[SS_WORKLOAD], PATH_MAX, "%s", d.spec.workload);
-    snprintf(ss->value[SS_STRATEGY], PATH_MAX, "%s", d.spec.strategy);
+    form_init(&ss->form, fields, SS_COUNT);
+    snprintf(ss->form.value[SS_SPACE], PATH_MAX, "%s", d.spec.space);
+    snprintf(ss->form.value[SS_WORKLOAD], PATH_MAX, "%s", d.spec.workload);
+    snprintf(ss->form.value[SS_STRATEGY], PATH_MAX, "%s", d.spec.strategy);
     return &ss->base;
 }
 
@@ -344,40 +309,18 @@ static void search_draw(struct screen *s, struct rect r)
     else search_view_draw(ss, r);
 }
 
-static enum handled form_key(struct search_scr *ss, enum action a, int key)
+static enum handled settings_key(struct search_scr *ss, enum action a, int key)
 {
-    if (ss->editing) {
-        if (a == ACT_BACK) ss->editing = false;
-        else if (key == '\n') { snprintf(ss->value[ss->sel], PATH_MAX, "%s", ss->input); ss->editing = false; }
-        else prompt_line_edit(ss->input, sizeof ss->input, key);
-        return H_HANDLED;
-    }
-    ss->form_error[0] = 0;
-    switch (a) {
-    case ACT_UP: if (ss->sel > 0) ss->sel--; return H_HANDLED;
-    case ACT_DOWN: if (ss->sel < SS_COUNT - 1) ss->sel++; return H_HANDLED;
-    case ACT_FIRST: ss->sel = 0; return H_HANDLED;
-    case ACT_LAST: ss->sel = SS_COUNT - 1; return H_HANDLED;
-    case ACT_LEFT: case ACT_RIGHT:
-        if (fields[ss->sel].choice) cycle(ss, ss->sel, a == ACT_LEFT ? -1 : 1);
-        return H_HANDLED;
-    case ACT_EDIT:
-        if (fields[ss->sel].choice) cycle(ss, ss->sel, 1);
-        else { ss->editing = true; snprintf(ss->input, sizeof ss->input, "%s", ss->value[ss->sel]); }
-        return H_HANDLED;
-    case ACT_UNDO: if (!fields[ss->sel].choice) ss->value[ss->sel][0] = 0; return H_HANDLED;
-    case ACT_BACK:
-        if (!ss->ran) return H_IGNORED;
-        ss->mode = SM_RUN;
-        return H_HANDLED;
-    default: return H_IGNORED;
-    }
+    if (form_key(&ss->form, a, key) == H_HANDLED) return H_HANDLED;
+    if (a != ACT_BACK || !ss->ran) return H_IGNORED;
+    ss->mode = SM_RUN;
+    return H_HANDLED;
 }
 
 static enum handled search_key(struct screen *s, enum action a, int key)
 {
     struct search_scr *ss = (struct search_scr *)s;
-    if (ss->mode == SM_FORM && ss->editing) return form_key(ss, a, key);
+    if (ss->mode == SM_FORM && ss->form.editing) return settings_key(ss, a, key);
     if (ss->mode == SM_RESUME) {
         switch (a) {
         case ACT_BACK: ss->mode = SM_FORM; return H_HANDLED;
@@ -405,7 +348,7 @@ static enum handled search_key(struct screen *s, enum action a, int key)
     }
     default: break;
     }
-    if (ss->mode == SM_FORM) return form_key(ss, a, key);
+    if (ss->mode == SM_FORM) return settings_key(ss, a, key);
     if (a == ACT_BACK || a == ACT_EDIT) { ss->mode = SM_FORM; return H_HANDLED; }
     return tv_move(&ss->tv, a);
 }
@@ -443,13 +386,13 @@ static bool search_hint_on(struct screen *s, enum action a)
     struct search_scr *ss = (struct search_scr *)s;
     bool running = job_running(&ss->job);
     switch (a) {
-    case ACT_START: return !running && !(ss->mode == SM_FORM && ss->editing) && ss->mode != SM_RESUME;
+    case ACT_START: return !running && !(ss->mode == SM_FORM && ss->form.editing) && ss->mode != SM_RESUME;
     case ACT_CANCEL: return running;
     case ACT_APPLY: return !running && ss->have_result && ss->out.result.winner >= 0 && !trial_active();
     case ACT_KEEP: case ACT_REVERT: return trial_active();
-    case ACT_EDIT: return (ss->mode == SM_FORM && !ss->editing) || ss->mode == SM_RESUME;
-    case ACT_BACK: return ss->mode == SM_RUN || ss->mode == SM_RESUME || ss->editing;
-    case ACT_RESUME: return !running && ss->mode != SM_RESUME && !ss->editing;
+    case ACT_EDIT: return (ss->mode == SM_FORM && !ss->form.editing) || ss->mode == SM_RESUME;
+    case ACT_BACK: return ss->mode == SM_RUN || ss->mode == SM_RESUME || ss->form.editing;
+    case ACT_RESUME: return !running && ss->mode != SM_RESUME && !ss->form.editing;
     default: return true;
     }
 }

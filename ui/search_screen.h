@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include "cli_search.h"
 #include "store_search.h"
+#include "form.h"
 #include "job.h"
 #include "screen.h"
 #include "textview.h"
@@ -22,11 +23,7 @@ enum smode { SM_FORM, SM_RUN, SM_RESUME };
 struct search_scr {
     struct screen base;
     enum smode mode;
-    char value[SS_COUNT][PATH_MAX];
-    int sel;
-    bool editing;
-    char input[PATH_MAX];
-    char form_error[512];
+    struct form form;                  /* the settings ("" = the default) */
     /* the run: opts and ctx belong to the worker while it runs */
     struct cli_search_opts opts;
     struct search_spec shown;          /* the UI's copy of what runs: the view reads this */

@@ -1,0 +1,134 @@
+/* form — a settings form (see form.h). */
+#include "form.h"
+#include "prompt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void form_init(struct form *fm, const struct form_field *field, int n)
+{
+    memset(fm, 0, sizeof *fm);
+    fm->field = field;
+    fm->n = n < FORM_MAX_FIELDS ? n : FORM_MAX_FIELDS;
+}
+
+bool form_shown(const struct form *fm, int f)
+{
+    return !fm->field[f].shown || fm->field[f].shown(fm);
+}
+
+static const char *choice(const struct form_field *fd, int i)
+{
+    return fd->choices ? fd->choices[i] : fd->choice_at(i);
+}
+
+/* The choice after (dir 1) or before (-1) the value; from the first when
+ * the value is none of them. */
+static void cycle(struct form *fm, int f, int dir)
+{
+    const struct form_field *fd = &fm->field[f];
+    int n = 0, cur = 0;
+    for (const char *c; (c = choice(fd, n)); n++)
+        if (strcmp(c, fm->value[f]) == 0) cur = n;
+    if (n) snprintf(fm->value[f], sizeof fm->value[f], "%s", choice(fd, (cur + dir + n) % n));
+}
+
+bool form_can_clear(const struct form *fm)
+{
+    const struct form_field *fd = &fm->field[fm->sel];
+    if (fm->editing || !fm->value[fm->sel][0]) return false;
+    if (fd->kind != FORM_CHOICE) return true;
+    for (int i = 0; choice(fd, i); i++)
+        if (!choice(fd, i)[0]) return true;
+    return false;
+}
+
+/* The next shown field from f in steps of dir; f itself when none is. */
+static int step(const struct form *fm, int f, int dir)
+{
+    for (int g = f + dir; g >= 0 && g < fm->n; g += dir)
+        if (form_shown(fm, g)) return g;
+    return f;
+}
+
+enum handled form_key(struct form *fm, enum action a, int key)
+{
+    if (fm->editing) {
+        if (a == ACT_BACK) fm->editing = false;
+        else if (key == '\n') {
+            snprintf(fm->value[fm->sel], sizeof fm->value[fm->sel], "%s", fm->input);
+            fm->editing = false;
+        } else prompt_line_edit(fm->input, sizeof fm->input, key);
+        return H_HANDLED;
+    }
+    fm->error[0] = 0;
+    const struct form_field *fd = &fm->field[fm->sel];
+    switch (a) {
+    case ACT_UP: fm->sel = step(fm, fm->sel, -1); return H_HANDLED;
+    case ACT_DOWN: fm->sel = step(fm, fm->sel, 1); return H_HANDLED;
+    case ACT_FIRST: if (step(fm, -1, 1) >= 0) fm->sel = step(fm, -1, 1); return H_HANDLED;
+    case ACT_LAST: if (step(fm, fm->n, -1) < fm->n) fm->sel = step(fm, fm->n, -1); return H_HANDLED;
+    case ACT_LEFT: case ACT_RIGHT:
+        if (fd->kind == FORM_CHOICE) cycle(fm, fm->sel, a == ACT_LEFT ? -1 : 1);
+        return H_HANDLED;
+    case ACT_EDIT:
+        if (fd->kind == FORM_CHOICE) cycle(fm, fm->sel, 1);
+        else {
+            fm->editing = true;
+            snprintf(fm->input, sizeof fm->input, "%s", fm->value[fm->sel]);
+        }
+        return H_HANDLED;
+    case ACT_UNDO:
+        if (form_can_clear(fm)) fm->value[fm->sel][0] = 0;
+        return H_HANDLED;
+    default: return H_IGNORED;
+    }
+}
+
+int form_number(const struct form *fm, int f, long long *out, sl_err *e)
+{
+    const struct form_field *fd = &fm->field[f];
+    const char *text = fm->value[f];
+    char *end;
+    long long v = strtoll(text, &end, 10);
+    if (end == text || *end || v < fd->lo || v > fd->hi)
+        return sl_fail(e, SL_EUSAGE, "%s %s: give a whole number from %lld to %lld", fd->option, text, fd->lo, fd->hi);
+    *out = v;
+    return 0;
+}
+
+void form_draw(const struct form *fm, const struct form_look *look, const char *problem, struct rect r)
+{
+    draw_text(r.y, r.x, r.w, ROLE_HEADER, look->title);
+    draw_text(r.y, r.x + look->note_x, r.w - look->note_x, ROLE_DIM, look->note);
+    int row = 0;
+    for (int f = 0; f < fm->n && 2 + row < r.h - 3; f++) {
+        if (!form_shown(fm, f)) continue;
+        int y = r.y + 2 + row++;
+        bool sel = f == fm->sel;
+        if (sel) draw_fill(y, r.x, r.w, ROLE_SELECTED);
+        enum role base = sel ? ROLE_SELECTED : ROLE_NORMAL;
+        draw_fmt(y, r.x, 16, base, "  %s", fm->field[f].label);
+        if (sel && fm->editing) {
+            int x = draw_text(y, r.x + 16, r.w - 17, ROLE_PENDING, fm->input);
+            draw_text(y, r.x + 16 + x, 1, ROLE_SELECTED, " ");
+        } else if (fm->value[f][0]) {
+            draw_text(y, r.x + 16, 30, base, fm->value[f]);
+        } else {
+            char shown[PATH_MAX + 32] = "";
+            look->empty(look->arg, f, shown, sizeof shown);
+            draw_text(y, r.x + 16, 30, sel ? ROLE_SELECTED : ROLE_DIM, shown);
+        }
+        const char *aside = look->aside ? look->aside(look->arg, f) : NULL;
+        draw_text(y, r.x + look->aside_x, r.w - look->aside_x, sel ? ROLE_SELECTED : ROLE_DIM,
+                  aside ? aside : fm->field[f].option);
+    }
+    int y = r.y + r.h - 3;
+    draw_hline(y, r.x, r.w, ROLE_DIM);
+    bool bad = fm->error[0] || problem;
+    const char *msg = fm->error[0] ? fm->error : problem ? problem : fm->field[fm->sel].help;
+    char lines[2][256];
+    int n = draw_wrap(msg, r.w, lines, 2);
+    for (int i = 0; i < n; i++) draw_text(y + 1 + i, r.x, r.w, bad ? ROLE_ERROR : ROLE_NORMAL, lines[i]);
+}

@@ -1,0 +1,68 @@
+/* form — a settings form (the Probe and Search screens'): one row per
+ * field from a table (label, the value typed, what an empty value means
+ * shown dim, the option it stands for), a cursor; Enter edits a text field
+ * in place with prompt_line_edit or steps a choice, Left/Right cycle the
+ * choices, u clears. Values are what the user typed: "" is the default,
+ * which the screen says when it builds its options from the form. */
+#ifndef SLUICE_UI_FORM_H
+#define SLUICE_UI_FORM_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include "err.h"
+#include "screen.h"
+
+#define FORM_MAX_FIELDS 16
+
+enum form_kind { FORM_TEXT, FORM_NUMBER, FORM_CHOICE };
+
+struct form;
+
+struct form_field {
+    const char *label, *option, *help;
+    enum form_kind kind;
+    const char *const *choices;           /* FORM_CHOICE: a NULL-terminated list, or */
+    const char *(*choice_at)(int i);      /* the i-th choice, NULL past the last */
+    long long lo, hi;                     /* FORM_NUMBER: what form_number accepts */
+    bool (*shown)(const struct form *fm); /* NULL: always; a hidden field is skipped */
+};
+
+struct form {
+    const struct form_field *field;
+    int n;
+    char value[FORM_MAX_FIELDS][PATH_MAX];
+    int sel;
+    bool editing;
+    char input[PATH_MAX];
+    char error[512];                      /* the screen's last refusal; any key clears it */
+};
+
+/* How a screen lays its form out and says what empty values mean. */
+struct form_look {
+    const char *title, *note;             /* the header line */
+    int note_x, aside_x;                  /* columns of the note and of the right-hand text */
+    /* What field f shows dim while empty (its default). */
+    void (*empty)(void *arg, int f, char *buf, size_t n);
+    /* The right-hand text of field f; NULL (or a NULL aside) shows its option. */
+    const char *(*aside)(void *arg, int f);
+    void *arg;
+};
+
+/* n fields (at most FORM_MAX_FIELDS), every value empty. */
+void form_init(struct form *fm, const struct form_field *field, int n);
+/* Cursor, editing and choices. H_IGNORED for what a form does not take
+ * (Esc when not editing, s, ...): the screen's own keys. */
+enum handled form_key(struct form *fm, enum action a, int key);
+/* Into r: the header, the shown fields, a rule and under it fm->error, else
+ * problem (what is wrong with the values now; NULL: nothing), else the
+ * help of the field under the cursor. */
+void form_draw(const struct form *fm, const struct form_look *look, const char *problem, struct rect r);
+bool form_shown(const struct form *fm, int f);
+/* Whether u would clear the field under the cursor ("" is one of its values). */
+bool form_can_clear(const struct form *fm);
+/* Field f's value as a whole number in its range; -1 with a message naming
+ * the option otherwise. */
+int form_number(const struct form *fm, int f, long long *out, sl_err *e);
+
+#endif
