@@ -1,9 +1,10 @@
 /* Unit tests of the UI's curses-free parts: charts, key scripts, the action
- * table, text wrapping, the worker framework. */
+ * table, text wrapping, the worker framework, the settings form. */
 #include "harness.h"
 #include "action.h"
 #include "chart.h"
 #include "draw.h"
+#include "form.h"
 #include "input.h"
 #include "job.h"
 
@@ -188,4 +189,59 @@ TEST(job_progress_and_cancel)
     CHECK(!job_running(&j));
     CHECK_INT(j.rc, -1);
     CHECK_CONTAINS(j.err.msg, "cancelled after");
+}
+
+static const char *const test_modes[] = { "", "fast", "slow", NULL };
+static bool test_extra_shown(const struct form *fm) { return strcmp(fm->value[1], "slow") == 0; }
+static const struct form_field test_fields[] = {
+    [0] = { "Name", "--name", "a name", FORM_TEXT },
+    [1] = { "Mode", "--mode", "a mode", FORM_CHOICE, test_modes },
+    [2] = { "Extra", "--extra", "only when slow", FORM_TEXT, .shown = test_extra_shown },
+    [3] = { "Count", "--count", "1 to 9", FORM_NUMBER, .lo = 1, .hi = 9 },
+};
+
+TEST(form_cursor_choices_editing)
+{
+    struct form fm;
+    sl_err e;
+    long long n = 0;
+    form_init(&fm, test_fields, 4);
+    CHECK(form_key(&fm, ACT_EDIT, '\n') == H_HANDLED && fm.editing);
+    form_key(&fm, ACT_NONE, 'a');
+    form_key(&fm, ACT_NONE, 'b');
+    form_key(&fm, ACT_NONE, KEY_BACKSPACE);
+    form_key(&fm, ACT_NONE, '\n');
+    CHECK(!fm.editing);
+    CHECK_STR(fm.value[0], "a");
+    /* Esc while editing keeps the old value */
+    form_key(&fm, ACT_EDIT, '\n');
+    form_key(&fm, ACT_NONE, 'z');
+    form_key(&fm, ACT_BACK, 27);
+    CHECK_STR(fm.value[0], "a");
+    CHECK(form_key(&fm, ACT_BACK, 27) == H_IGNORED);   /* the screen's */
+    /* the hidden field is skipped until Mode is slow */
+    form_key(&fm, ACT_DOWN, 0);
+    form_key(&fm, ACT_DOWN, 0);
+    CHECK(fm.sel == 3);
+    form_key(&fm, ACT_UP, 0);
+    CHECK(fm.sel == 1);
+    form_key(&fm, ACT_LEFT, 0);                        /* "" -> slow (wraps) */
+    CHECK_STR(fm.value[1], "slow");
+    CHECK(form_shown(&fm, 2));
+    form_key(&fm, ACT_DOWN, 0);
+    CHECK(fm.sel == 2);
+    form_key(&fm, ACT_FIRST, 0);
+    form_key(&fm, ACT_DOWN, 0);
+    /* u: a choice with "" among its values clears, then there is nothing to clear */
+    CHECK(form_can_clear(&fm));
+    form_key(&fm, ACT_UNDO, 'u');
+    CHECK_STR(fm.value[1], "");
+    CHECK(!form_can_clear(&fm));
+    form_key(&fm, ACT_LAST, 0);
+    CHECK(fm.sel == 3);
+    snprintf(fm.value[3], sizeof fm.value[3], "12");
+    CHECK(form_number(&fm, 3, &n, &e) < 0);
+    CHECK_STR(e.msg, "--count 12: give a whole number from 1 to 9");
+    snprintf(fm.value[3], sizeof fm.value[3], "7");
+    CHECK(form_number(&fm, 3, &n, &e) == 0 && n == 7);
 }
