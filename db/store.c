@@ -241,7 +241,23 @@ int store_begin(store *s, sl_err *e) { return exec(s, "BEGIN IMMEDIATE", e); }
 int store_commit(store *s, sl_err *e) { return exec(s, "COMMIT", e); }
 void store_rollback(store *s) { sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL); }
 
+store *store_wrap(sqlite3 *db, const char *path)
+{
+    store *s = xcalloc(1, sizeof *s);
+    s->db = db;
+    snprintf(s->path, sizeof s->path, "%s", path);
+    return s;
+}
+
+void store_unwrap(store *s) { free(s); }
+
 int store_host_upsert(store *s, const struct host_info *h, int64_t *id, char uuid[37], sl_err *e)
+{
+    return store_host_upsert_as(s, h, NULL, id, uuid, e);
+}
+
+int store_host_upsert_as(store *s, const struct host_info *h, const char *new_uuid, int64_t *id, char uuid[37],
+                         sl_err *e)
 {
     const char *key = h->machine_id[0] ? h->machine_id : h->hostname;
     sqlite3_stmt *st;
@@ -256,7 +272,8 @@ int store_host_upsert(store *s, const struct host_info *h, int64_t *id, char uui
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) return store_fail(s, e, "finding the host");
-    if (!found) store_uuid(uuid);
+    if (!found && new_uuid) snprintf(uuid, 37, "%s", new_uuid);
+    else if (!found) store_uuid(uuid);
     const char *upsert =
         "INSERT INTO hosts (uuid, machine_key, hostname, kernel, cpu_model, cpus, mem_bytes, virt) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
@@ -299,9 +316,16 @@ static int device_id(store *s, int64_t host_id, const struct device *d, int64_t 
 
 int store_device_upsert(store *s, int64_t host_id, const struct device *d, int64_t *id, sl_err *e)
 {
+    return store_device_upsert_as(s, host_id, d, NULL, id, e);
+}
+
+int store_device_upsert_as(store *s, int64_t host_id, const struct device *d, const char *new_uuid, int64_t *id,
+                           sl_err *e)
+{
     char hw_class[256], uuid[37];
     device_class(d, hw_class, sizeof hw_class);
-    store_uuid(uuid);
+    if (new_uuid) snprintf(uuid, sizeof uuid, "%s", new_uuid);
+    else store_uuid(uuid);
     const char *sql =
         "INSERT INTO devices (uuid, host_id, name, transport, vendor, model, serial, wwid, rotational, size_bytes, "
         " logical_block_size, physical_block_size, hw_queues, queue_depth, max_hw_sectors_kb, hw_class) "
@@ -336,5 +360,18 @@ int store_device_upsert(store *s, int64_t host_id, const struct device *d, int64
     sqlite3_finalize(st);
     if (rc == SQLITE_DONE) return device_id(s, host_id, d, id, e); /* known and unchanged */
     if (rc != SQLITE_ROW) return store_fail(s, e, "saving a device");
+    return 0;
+}
+
+int store_host_record(store *s, const struct host_record *r, sl_err *e)
+{
+    int64_t host_id;
+    char uuid[37];
+    if (store_host_upsert_as(s, r->h, r->uuid, &host_id, uuid, e) < 0) return -1;
+    for (int i = 0; i < r->ndev; i++) {
+        int64_t id;
+        if (store_device_upsert_as(s, host_id, &r->dev[i], r->dev_uuid ? r->dev_uuid[i] : NULL, &id, e) < 0)
+            return -1;
+    }
     return 0;
 }

@@ -107,13 +107,18 @@ void store_share_merge_done(store *s);
  * backup), then scrub it: local-only tables emptied, references to them
  * NULL, private columns replaced, and with only_host_uuid set, only that
  * host's rows (and rows hanging off them) kept; rollback journal, vacuumed.
+ * With rec, that host and its disks are upserted into the snapshot first
+ * (with rec's UUIDs where they are new); the store itself is only read.
  * -1 with e (out_path may be left behind: the caller owns it). */
-int store_share_export(store *s, const char *out_path, const char *only_host_uuid, sl_err *e);
+int store_share_export(store *s, const char *out_path, const char *only_host_uuid, const struct host_record *rec,
+                       sl_err *e);
 
 /* Distinct hardware classes of this host's devices that results were
  * measured on (none until the runs table exists). Returns the count and a
  * malloc'ed array of malloc'ed strings (free with share_classes_free), or -1. */
 int store_share_run_classes(store *s, const char *host_uuid, char ***out, sl_err *e);
+/* The same, read from a snapshot file store_share_export wrote. */
+int store_share_snapshot_classes(const char *path, const char *host_uuid, char ***out, sl_err *e);
 void share_classes_free(char **v, int n);
 
 /* This host's UUID if the store knows it (found by machine-id, else hostname,

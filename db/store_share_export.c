@@ -110,10 +110,29 @@ static int drop_indexes(sqlite3 *db, const char *path, sl_err *e)
     return 0;
 }
 
-static int scrub(sqlite3 *db, const char *path, const char *only_host_uuid, sl_err *e)
+/* The host and its disks go into the snapshot, not into the store: a push
+ * that fails afterwards has changed nothing (src/share/sync.c records them
+ * in the store once an upload succeeded). Before the scrub, so that the
+ * host's machine_key is replaced like every other. */
+static int record_host(sqlite3 *db, const char *path, const struct host_record *rec, sl_err *e)
+{
+    store *w = store_wrap(db, path);
+    int rc = store_host_record(w, rec, e);
+    store_unwrap(w);
+    if (rc < 0 && e) {
+        char msg[sizeof e->msg];
+        snprintf(msg, sizeof msg, "%s", e->msg);
+        sl_fail(e, SL_EFAIL, "snapshot %s: recording this host: %s", path, msg);
+    }
+    return rc;
+}
+
+static int scrub(sqlite3 *db, const char *path, const char *only_host_uuid, const struct host_record *rec,
+                 sl_err *e)
 {
     if (run(db, path, "PRAGMA journal_mode=DELETE; PRAGMA foreign_keys=OFF; BEGIN", e) < 0) return -1;
-    int rc = empty_local_tables(db, path, e);
+    int rc = rec ? record_host(db, path, rec, e) : 0;
+    if (rc == 0) rc = empty_local_tables(db, path, e);
     if (rc == 0 && only_host_uuid) {
         sqlite3_stmt *st;
         if (sqlite3_prepare_v2(db, "DELETE FROM hosts WHERE uuid IS NOT ?", -1, &st, NULL) != SQLITE_OK)
@@ -152,7 +171,8 @@ static int scrub(sqlite3 *db, const char *path, const char *only_host_uuid, sl_e
     return run(db, path, "VACUUM", e);
 }
 
-int store_share_export(store *s, const char *out_path, const char *only_host_uuid, sl_err *e)
+int store_share_export(store *s, const char *out_path, const char *only_host_uuid, const struct host_record *rec,
+                       sl_err *e)
 {
     sqlite3 *dst = NULL;
     if (sqlite3_open_v2(out_path, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW, NULL)
@@ -162,7 +182,7 @@ int store_share_export(store *s, const char *out_path, const char *only_host_uui
         return -1;
     }
     int rc = backup(s, dst, out_path, e);
-    if (rc == 0) rc = scrub(dst, out_path, only_host_uuid, e);
+    if (rc == 0) rc = scrub(dst, out_path, only_host_uuid, rec, e);
     if (sqlite3_close(dst) != SQLITE_OK && rc == 0) rc = sl_fail(e, SL_EFAIL, "snapshot %s: closing", out_path);
     return rc;
 }
@@ -193,6 +213,21 @@ int store_share_run_classes(store *s, const char *host_uuid, char ***out, sl_err
         return store_fail(s, e, "reading runs");
     }
     *out = v;
+    return n;
+}
+
+int store_share_snapshot_classes(const char *path, const char *host_uuid, char ***out, sl_err *e)
+{
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
+        sl_fail(e, SL_EFAIL, "snapshot %s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
+        sqlite3_close(db);
+        return -1;
+    }
+    store *w = store_wrap(db, path);
+    int n = store_share_run_classes(w, host_uuid, out, e);
+    store_unwrap(w);
+    sqlite3_close(db);
     return n;
 }
 

@@ -211,58 +211,94 @@ int share_main_class(char *buf, size_t n, sl_err *e)
     return 0;
 }
 
-/* The snapshot carries this host and its disks, so that whoever pulls it
- * knows the hardware its results come from. One transaction. */
-static int register_host(store *s, const struct host_info *h, int64_t *host_id, char uuid[37], sl_err *e)
+/* The push decides this host's UUIDs up front (the one the store knows,
+ * else a new one) and writes the host and its disks into the snapshot only.
+ * The store learns them once an upload succeeded, with the same UUIDs, so a
+ * push that fails (server down, refused, cancelled) changes nothing, first
+ * push included, and the object already uploaded keeps its name next time. */
+struct push_host {
+    struct host_info h;
+    struct device *dev;
+    struct host_record rec;
+};
+
+static int push_host_read(store *s, struct push_host *p, sl_err *e)
 {
-    struct device *v;
-    int n = device_list(&v, e);
+    memset(p, 0, sizeof *p);
+    if (host_read(&p->h, e) < 0) return -1;
+    int n = device_list(&p->dev, e);
     if (n < 0) return -1;
+    p->rec.h = &p->h;
+    p->rec.dev = p->dev;
+    p->rec.ndev = n;
+    p->rec.dev_uuid = xcalloc((size_t)n + 1, sizeof *p->rec.dev_uuid);
+    for (int i = 0; i < n; i++) store_uuid(p->rec.dev_uuid[i]);
+    int known = store_share_host_uuid(s, &p->h, p->rec.uuid, e);
+    if (known == 1) store_uuid(p->rec.uuid);
+    return known < 0 ? -1 : 0;
+}
+
+static void push_host_free(struct push_host *p)
+{
+    free(p->dev);
+    free(p->rec.dev_uuid);
+}
+
+/* In the store, in one transaction. A host whose facts are unchanged is not
+ * written at all. */
+static int push_host_record(store *s, const struct push_host *p, int pushed, sl_err *e)
+{
     int rc = store_begin(s, e);
-    if (rc == 0) rc = store_host_upsert(s, h, host_id, uuid, e);
-    for (int i = 0; rc == 0 && i < n; i++) {
-        int64_t id;
-        rc = store_device_upsert(s, *host_id, &v[i], &id, e);
-    }
+    if (rc == 0) rc = store_host_record(s, &p->rec, e);
     if (rc == 0) rc = store_commit(s, e);
     else store_rollback(s);
-    free(v);
+    if (rc < 0 && e) {
+        char msg[sizeof e->msg];
+        snprintf(msg, sizeof msg, "%s", e->msg);
+        sl_fail(e, SL_EFAIL, "%d object%s uploaded as host %s, but recording this host in %s failed: %s; the next "
+                "push will upload under a new host UUID if this host is still unknown there",
+                pushed, pushed == 1 ? "" : "s", p->rec.uuid, store_path(s), msg);
+    }
     return rc;
+}
+
+/* The classes a snapshot is filed under: --class, else those of this host's
+ * runs (as the snapshot has its disks now), else the main disk's. */
+static int push_classes(const struct share_push_opts *po, const char *snap, const char *uuid, char ***out,
+                        sl_err *e)
+{
+    int nc = 0;
+    if (!po->hw_class) nc = store_share_snapshot_classes(snap, uuid, out, e);
+    if (nc != 0) return nc;
+    char c[256];
+    if (po->hw_class) snprintf(c, sizeof c, "%s", po->hw_class);
+    else if (share_main_class(c, sizeof c, e) < 0) return -1;
+    *out = xcalloc(1, sizeof **out);
+    (*out)[0] = xstrdup(c);
+    return 1;
 }
 
 int share_push(store *s, struct share_remote *r, const struct share_push_opts *po, share_event_fn fn, void *arg,
                sl_err *e)
 {
-    struct host_info h;
-    int64_t host_id;
-    char uuid[37];
-    if (host_read(&h, e) < 0 || register_host(s, &h, &host_id, uuid, e) < 0) return -1;
-    char **classes = NULL;
-    int nc;
-    if (po->hw_class) {
-        if (!share_name_valid(po->hw_class))
-            return sl_fail(e, SL_EUSAGE, "--class %s: a class is letters, digits, '.', '_' and '-'", po->hw_class);
-        classes = xcalloc(1, sizeof *classes);
-        classes[0] = xstrdup(po->hw_class);
-        nc = 1;
-    } else {
-        nc = store_share_run_classes(s, uuid, &classes, e);
-        if (nc < 0) return -1;
-        if (nc == 0) {
-            char c[256];
-            if (share_main_class(c, sizeof c, e) < 0) return -1;
-            classes = xcalloc(1, sizeof *classes);
-            classes[0] = xstrdup(c);
-            nc = 1;
-        }
+    if (po->hw_class && !share_name_valid(po->hw_class))
+        return sl_fail(e, SL_EUSAGE, "--class %s: a class is letters, digits, '.', '_' and '-'", po->hw_class);
+    struct push_host ph;
+    if (push_host_read(s, &ph, e) < 0) {
+        push_host_free(&ph);
+        return -1;
     }
+    const char *uuid = ph.rec.uuid;
     char dir[4096], snap[4200];
     if (share_tmpdir(dir, sizeof dir, e) < 0) {
-        share_classes_free(classes, nc);
+        push_host_free(&ph);
         return -1;
     }
     snprintf(snap, sizeof snap, "%s/%s" SHARE_SUFFIX, dir, uuid);
-    int rc = store_share_export(s, snap, po->mine ? uuid : NULL, e);
+    char **classes = NULL;
+    int nc = 0;
+    int rc = store_share_export(s, snap, po->mine ? uuid : NULL, &ph.rec, e);
+    if (rc == 0 && (nc = push_classes(po, snap, uuid, &classes, e)) < 0) rc = -1;
     int pushed = 0;
     for (int i = 0; rc == 0 && i < nc; i++) {
         char key[512];
@@ -274,7 +310,17 @@ int share_push(store *s, struct share_remote *r, const struct share_push_opts *p
         }
     }
     share_tmpdir_remove(dir);
-    share_classes_free(classes, nc);
+    share_classes_free(classes, nc > 0 ? nc : 0);
+    /* An object carries this host's UUID now: the store keeps it, even if a
+     * later class's upload failed (that failure stays the error). */
+    if (pushed > 0) {
+        sl_err re;
+        if (push_host_record(s, &ph, pushed, &re) < 0 && rc == 0) {
+            if (e) *e = re;
+            rc = -1;
+        }
+    }
+    push_host_free(&ph);
     return rc < 0 ? -1 : pushed;
 }
 

@@ -77,7 +77,7 @@ static void export_to(store *s, const char *name, const char *only, char *path, 
     tmp_path(path, n, name);
     unlink(path);
     sl_err e;
-    if (store_share_export(s, path, only, &e) != 0) harness_fail(__FILE__, __LINE__, "export: %s", e.msg);
+    if (store_share_export(s, path, only, NULL, &e) != 0) harness_fail(__FILE__, __LINE__, "export: %s", e.msg);
 }
 
 static int merge(store *s, const char *path, struct share_report *rep, sl_err *e)
@@ -386,6 +386,51 @@ TEST(share_push_and_pull_through_the_fake_transport)
     share_fake_reset();
     store_close(a);
     store_close(b);
+    CHECK(sysfs_set_root(NULL, &e) == 0);
+}
+
+/* A host's first push: a failed or cancelled upload records nothing in the
+ * store; the first that succeeds records the host under the UUID its object
+ * is named by. */
+TEST(share_first_push_records_the_host_only_after_an_upload)
+{
+    const char *root = harness_fixture_copy("modern");
+    sl_err e;
+    CHECK(sysfs_set_root(root, &e) == 0);
+    share_fake_reset();
+    store *s = fresh_store("first-push.db");
+    struct share_opts o = { .retries = 0, .max_bytes = SHARE_DEFAULT_MAX_BYTES };
+    struct share_remote *r;
+    CHECK(share_open("fake://bucket", &o, &r, &e) == 0);
+    struct share_push_opts po = { .hw_class = "c" };
+    share_fake_fail("put", 1, "403 Forbidden");
+    CHECK(share_push(s, r, &po, NULL, NULL, &e) == -1);
+    CHECK_CONTAINS(e.msg, "403 Forbidden");
+    CHECK_INT(count(s, "SELECT count(*) FROM hosts"), 0);
+    CHECK_INT(count(s, "SELECT count(*) FROM devices"), 0);
+    share_close(r);
+    atomic_bool cancel = true;
+    o.cancel = &cancel;
+    CHECK(share_open("fake://bucket", &o, &r, &e) == 0);
+    CHECK(share_push(s, r, &po, NULL, NULL, &e) == -1);
+    CHECK_INT(count(s, "SELECT count(*) FROM hosts"), 0);
+    CHECK_INT(share_fake_count(), 0);
+    share_close(r);
+    o.cancel = NULL;
+    CHECK(share_open("fake://bucket", &o, &r, &e) == 0);
+    CHECK_INT(share_push(s, r, &po, NULL, NULL, &e), 1);
+    CHECK_INT(count(s, "SELECT count(*) FROM hosts"), 1);
+    CHECK(count(s, "SELECT count(*) FROM devices") > 0);
+    struct share_list l = { 0 };
+    CHECK(r->ops->list(r, "c", &l, &e) == 0);
+    CHECK_INT(l.n, 1);
+    char q[512];
+    snprintf(q, sizeof q, "SELECT count(*) FROM hosts WHERE uuid || '.sluicedb' = '%s'", l.n ? l.v[0].name : "");
+    CHECK_INT(count(s, q), 1);
+    share_list_free(&l);
+    share_close(r);
+    share_fake_reset();
+    store_close(s);
     CHECK(sysfs_set_root(NULL, &e) == 0);
 }
 
