@@ -111,6 +111,19 @@ else
         check webdav-netrc-401 t_auth
         t_403() { expect_fail 'refused access (403)' B pull "http://127.0.0.1:$port/forbidden/x"; }
         check webdav-403 t_403
+        # A brand-new database (this host never recorded) whose first push
+        # is refused is left byte for byte as it was.
+        t_first_push_403() {
+            rm -f "$tmp/c.db"
+            "$sluice" --root "$tmp/rootA" --db "$tmp/c.db" history > /dev/null || return 1
+            sha256sum < "$tmp/c.db" > "$tmp/c.sum"
+            if "$sluice" --root "$tmp/rootA" --db "$tmp/c.db" push "http://127.0.0.1:$port/forbidden/x" > "$tmp/f.out" 2>&1
+            then cat "$tmp/f.out"; echo "expected a failure"; return 1; fi
+            grep -q 'refused access (403)' "$tmp/f.out" || { cat "$tmp/f.out"; echo "expected a 403 message"; return 1; }
+            sha256sum < "$tmp/c.db" | cmp -s - "$tmp/c.sum" || { echo "c.db changed after a failed first push"; return 1; }
+            [ "$(sqlite3 "$tmp/c.db" "SELECT count(*) FROM hosts")" = 0 ] || { echo "host recorded"; return 1; }
+        }
+        check webdav-first-push-403 t_first_push_403
         t_404() { expect_fail 'does not exist (404)' B pull "http://127.0.0.1:$port/dav/none" --class all; }
         check webdav-404 t_404
         t_tls() {
