@@ -171,7 +171,7 @@ static int run_probe(struct cli_ctx *ctx, int argc, char **argv)
     session_trap_signals();
     atomic_store(&pl->pg.state, PROBE_LAYOUT);
     if (tty) pthread_create(&pl->tid, NULL, progress_main, pl);
-    rc = probe_open(&spec, &p, &e);
+    rc = probe_open_recorded(&spec, st, &p, &e);
     int nres = 0;
     double *mb_s = NULL;   /* results are freed as they are printed: keep what the summary needs */
     json_t *arr = ctx->json ? json_array() : NULL;

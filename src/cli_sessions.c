@@ -1,5 +1,6 @@
 /* cli_sessions — `sessions` and `restore`: what sluice changed, and undoing it. */
 #include "cli.h"
+#include "probe/scratch.h"
 #include "session.h"
 #include "sysfs.h"
 
@@ -100,6 +101,24 @@ static int restore_one(struct cli_ctx *ctx, store *st, struct session_row *r, js
     return rc < 0 ? cli_error(&e) : 0;
 }
 
+/* Scratch directories killed probes left: one line each on stdout (stderr
+ * with --json, whose stdout is the sessions' array); a failure also sets
+ * the exit status. */
+static int sweep_scratch(store *st, bool json)
+{
+    struct scratch_report rep;
+    sl_err e;
+    if (probe_scratch_sweep(st, &rep, &e) < 0) return cli_error(&e);
+    for (int i = 0; i < rep.n; i++) {
+        const struct scratch_item *it = &rep.items[i];
+        if (it->result == SCRATCH_FAILED) fprintf(stderr, "sluice: %s\n", it->msg);
+        else if (it->msg[0]) fprintf(json ? stderr : stdout, "%s\n", it->msg);
+    }
+    int rc = rep.failed ? SL_EFAIL : 0;
+    scratch_report_free(&rep);
+    return rc;
+}
+
 static int run_restore(struct cli_ctx *ctx, int argc, char **argv)
 {
     static const struct option opts[] = { { "crashed", no_argument, NULL, 'c' }, { NULL, 0, NULL, 0 } };
@@ -137,10 +156,12 @@ static int run_restore(struct cli_ctx *ctx, int argc, char **argv)
         else if (strcmp(r.state, "restored") == 0) { if (!out) printf("session %.8s was already restored\n", r.uuid); }
         else rc = restore_one(ctx, st, &r, out);
     }
+    int swept = sweep_scratch(st, out != NULL);
+    if (swept && !rc) rc = swept;
     session_lock_release(lock_fd);
     if (out) cli_print_json(out);
     return rc;
 }
 
 CLI_COMMAND(cmd_restore, "restore", run_restore, "restore [SESSION] [--crashed]",
-            "put back the values a session changed (the newest by default)", CLI_WRITES | CLI_NO_CRASH_CHECK);
+            "put back the values a session changed (the newest by default) and remove what killed probes left", CLI_WRITES | CLI_NO_CRASH_CHECK);

@@ -1,5 +1,6 @@
 /* main — global options, the crashed-session notice, command dispatch. */
 #include "cli.h"
+#include "probe/scratch.h"
 #include "session.h"
 #include "sysfs.h"
 
@@ -28,7 +29,8 @@ static void usage(FILE *out)
 }
 
 /* A session left open by a killed sluice means knobs are still changed:
- * every command says so until it is restored. */
+ * every command says so until it is restored. So does a scratch directory a
+ * killed probe left (it holds disk space). */
 static void notice_crashed_sessions(struct cli_ctx *ctx)
 {
     store *st;
@@ -46,6 +48,14 @@ static void notice_crashed_sessions(struct cli_ctx *ctx)
                         "are still changed. Run 'sluice restore --crashed' to put them back.\n",
                 rows[i].uuid, rows[i].purpose, rows[i].pid, rows[i].started);
     if (n >= 0) free(rows);
+    char first[PATH_MAX];
+    int left = probe_scratch_left(st, first, sizeof first);
+    if (left == 1)
+        fprintf(stderr, "sluice: probe scratch directory %s was left behind by a probe that was killed. Run 'sluice "
+                        "restore --crashed' to remove it.\n", first);
+    else if (left > 1)
+        fprintf(stderr, "sluice: %d probe scratch directories (%s, ...) were left behind by probes that were killed. "
+                        "Run 'sluice restore --crashed' to remove them.\n", left, first);
     store_close(st);
 }
 

@@ -4,6 +4,7 @@
 #include "chart.h"
 #include "device.h"
 #include "knob.h"
+#include "probe/scratch.h"
 #include "session.h"
 #include "sysfs.h"
 #include "textview.h"
@@ -51,6 +52,7 @@ struct overview {
     int nknobs;
     struct session_row *crashed;
     int ncrashed;
+    int nscratch;               /* scratch directories killed probes left */
     char problem[512];          /* a read that failed, shown in the view */
     /* dirty memory meter, bytes */
     bool have_vmstat;
@@ -124,6 +126,7 @@ static void read_crashed(struct overview *o)
     sl_err e;
     store *st = app_store(o->base.app, &e);
     if (!st) { snprintf(o->problem, sizeof o->problem, "database: %s", e.msg); return; }
+    o->nscratch = probe_scratch_left(st, NULL, 0);
     int n = session_find_crashed(st, &o->crashed, &e);
     if (n < 0) { snprintf(o->problem, sizeof o->problem, "sessions: %s", e.msg); o->crashed = NULL; return; }
     o->ncrashed = n;
@@ -186,6 +189,12 @@ static void build_sessions(struct overview *o, int width)
         const struct session_row *r = &o->crashed[i];
         snprintf(text, sizeof text, "Session %.8s (%s, pid %d, started %s) was left open by a sluice that died: "
                  "its knobs are still changed. X puts them back.", r->uuid, r->purpose, r->pid, r->started);
+        warn_lines(tv, width, text);
+    }
+    if (o->nscratch) {
+        snprintf(text, sizeof text, "%d probe scratch director%s left behind by a probe that was killed hold%s disk "
+                 "space. X removes %s.", o->nscratch, o->nscratch == 1 ? "y" : "ies", o->nscratch == 1 ? "s" : "",
+                 o->nscratch == 1 ? "it" : "them");
         warn_lines(tv, width, text);
     }
     if (trial_active()) {
@@ -325,13 +334,35 @@ static void overview_draw(struct screen *s, struct rect r)
     tv_draw(&o->tv, r);
 }
 
+/* Scratch directories killed probes left, through the same sweep as
+ * `sluice restore`: a summary in *msg; false when one could not be removed. */
+static bool sweep_scratch(store *st, char *msg, size_t n)
+{
+    struct scratch_report rep;
+    sl_err e;
+    msg[0] = 0;
+    if (probe_scratch_sweep(st, &rep, &e) < 0) {
+        snprintf(msg, n, "%s", e.msg);
+        return false;
+    }
+    bool ok = rep.failed == 0;
+    for (int i = 0; i < rep.n && !ok; i++)
+        if (rep.items[i].result == SCRATCH_FAILED) { snprintf(msg, n, "%s", rep.items[i].msg); break; }
+    if (ok && rep.removed) snprintf(msg, n, "removed %d probe scratch director%s", rep.removed, rep.removed == 1 ? "y" : "ies");
+    scratch_report_free(&rep);
+    return ok;
+}
+
 static void restore_crashed(struct overview *o)
 {
     struct app *app = o->base.app;
     sl_err e;
     store *st = app_store(app, &e);
     int lock_fd = -1;
-    if (o->ncrashed == 0) { app_message(app, ROLE_NORMAL, "no crashed session: nothing to put back"); return; }
+    if (o->ncrashed == 0 && o->nscratch == 0) {
+        app_message(app, ROLE_NORMAL, "no crashed session: nothing to put back");
+        return;
+    }
     if (!st || cli_require_root("putting a session back", &e) < 0 || session_lock_acquire(app_db_path(app), &lock_fd, &e) < 0) {
         app_message(app, ROLE_ERROR, "%s", e.msg);
         return;
@@ -346,9 +377,15 @@ static void restore_crashed(struct overview *o)
         restore_report_free(&rep);
     }
     if (n >= 0) free(rows);
+    char swept[PATH_MAX + 512];
+    bool swept_ok = sweep_scratch(st, swept, sizeof swept);
     session_lock_release(lock_fd);
     if (n < 0 || failed) app_message(app, ROLE_ERROR, "%s", e.msg);
-    else app_message(app, ROLE_OK, "put back %d session(s): %d knob(s) written back", done, knobs);
+    else if (!swept_ok) app_message(app, ROLE_ERROR, "%s", swept);
+    else if (done || !swept[0])
+        app_message(app, ROLE_OK, "put back %d session(s): %d knob(s) written back%s%s", done, knobs, swept[0] ? "; " : "",
+                    swept);
+    else app_message(app, ROLE_OK, "%s", swept);
     refresh_all(o);
 }
 
@@ -376,7 +413,8 @@ static void overview_tick(struct screen *s, long long now)
 
 static bool overview_hint_on(struct screen *s, enum action a)
 {
-    return a != ACT_RESTORE_CRASHED || ((struct overview *)s)->ncrashed > 0;
+    const struct overview *o = (const struct overview *)s;
+    return a != ACT_RESTORE_CRASHED || o->ncrashed > 0 || o->nscratch > 0;
 }
 
 static void overview_resize(struct screen *s, struct rect r) {}

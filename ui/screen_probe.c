@@ -144,7 +144,7 @@ static int probe_worker(struct job *j, void *arg, sl_err *e)
     /* Its own connection: SQLite's WAL lets the UI read while it writes. */
     if (store_open(ps->db_path, &st, e) < 0) return -1;
     struct probe *p = NULL;
-    int rc = probe_open(&ps->spec, &p, e);
+    int rc = probe_open_recorded(&ps->spec, st, &p, e);
     for (int i = 0; rc == 0 && i < probe_spec_resolved(p)->repeat && !job_cancelled(j); i++) {
         struct probe_result *r = probe_result_new();
         rc = probe_rep(p, i, r, &ps->pg, e);

@@ -2,6 +2,7 @@
  * life of a probe across repetitions. */
 #include "probe_internal.h"
 #include "device.h"
+#include "store_scratch.h"
 #include "sysfs.h"
 #include "units.h"
 
@@ -20,6 +21,8 @@ struct probe {
     char batch[37];
     char size_note[256];
     char reap_note[1024];    /* stale scratch directories removed at open */
+    store *st;               /* records the scratch directories (NULL: none) */
+    char recorded[PROBE_MAX_DIRS][PATH_MAX];   /* as recorded, to forget them */
 };
 
 void probe_uuid(char out[37])
@@ -169,6 +172,12 @@ static int make_scratch(struct probe *p, sl_err *e)
             return sl_fail_errno(e, err == EROFS || err == EACCES ? SL_EUSAGE : SL_EFAIL, err,
                                  "creating a scratch directory in %s", s->dir[i]);
         }
+        /* Right after mkdtemp: a SIGKILL in between leaves a directory only
+         * the next probe there removes (as with --no-store). */
+        if (p->st && probe_scratch_record(p->st, dst, p->recorded[i], e) < 0) {
+            p->recorded[i][0] = 0;
+            return -1;
+        }
     }
     snprintf(p->c.scratch_extra[0], PATH_MAX, "%s", p->c.scratch);
     return 0;
@@ -184,6 +193,11 @@ static void find_disk(struct probe *p)
 
 int probe_open(const struct probe_spec *spec, struct probe **out, sl_err *e)
 {
+    return probe_open_recorded(spec, NULL, out, e);
+}
+
+int probe_open_recorded(const struct probe_spec *spec, store *st, struct probe **out, sl_err *e)
+{
     const struct probe_workload_ops *ops = workload_find(spec->workload);
     if (!ops) {
         char names[512] = "";
@@ -196,6 +210,7 @@ int probe_open(const struct probe_spec *spec, struct probe **out, sl_err *e)
     struct probe *p = xcalloc(1, sizeof *p);
     p->c.spec = *spec;
     p->c.ops = ops;
+    p->st = st;
     p->c.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
     atomic_init(&p->c.stop, 0);
     sample_vmstat_read(&p->c.vm0);
@@ -236,7 +251,10 @@ void probe_close(struct probe *p)
     free(p->c.files);
     for (int i = 0; i < p->c.spec.ndirs; i++) {
         const char *dir = i == 0 ? p->c.scratch : p->c.scratch_extra[i];
-        if (dir[0]) probe_scratch_remove(dir);
+        sl_err e;
+        /* A record whose directory is gone is dropped by the next restore. */
+        if (dir[0] && probe_scratch_remove(dir) == 0 && p->recorded[i][0])
+            (void)store_scratch_forget(p->st, p->recorded[i], &e);
     }
     free(p);
 }

@@ -214,6 +214,11 @@ struct probe;
  * nothing is left behind on failure. The caller frees *out with
  * probe_close. The spec is copied. */
 int probe_open(const struct probe_spec *spec, struct probe **out, sl_err *e);
+/* probe_open, recording each scratch directory in st (NULL: none) while it
+ * exists, so `sluice restore` can remove what a SIGKILL leaves (scratch.h);
+ * -1 also when the record cannot be written. st must outlive the probe. */
+struct store;
+int probe_open_recorded(const struct probe_spec *spec, struct store *st, struct probe **out, sl_err *e);
 /* Fill in defaults and validate, creating nothing (for --fio-job and
  * callers that want to show what will run). -1 with a message as probe_open. */
 int probe_spec_resolve(struct probe_spec *spec, sl_err *e);

@@ -3,6 +3,7 @@
 #define SLUICE_PROBE_INTERNAL_H
 
 #include "workload.h"
+#include "store.h"
 
 /* config.c */
 void probe_sha256_hex(const char *text, char out[65]);
@@ -29,8 +30,13 @@ struct probe_ctx *probe_ctx_of(struct probe *p);
 /* Create a 0700 scratch directory inside dir named after this process
  * (".sluice-probe.PID.XXXXXX") into out; -1 with errno. */
 int probe_scratch_create(const char *dir, char *out, size_t n);
-/* Remove a scratch directory tree (no symlinks followed). */
-void probe_scratch_remove(const char *dir);
+/* Remove a scratch directory tree (no symlinks followed, no other
+ * filesystem entered); -1 with errno of the first failure (EBUSY: something
+ * is mounted inside). */
+int probe_scratch_remove(const char *dir);
+/* Record a scratch directory just created in the store, as its absolute
+ * path (into abs, for store_scratch_forget once it is removed). */
+int probe_scratch_record(store *st, const char *path, char abs[PATH_MAX], sl_err *e);
 /* Remove the scratch directories in dir whose owner process no longer runs
  * (a SIGKILLed probe cannot clean up), appending what was removed to note
  * ("; "-separated). Returns how many. */

@@ -1,7 +1,11 @@
 /* scratch — the scratch directory a probe works in: its name carries the
  * owner's pid, so what a SIGKILLed probe (which no handler can clean up
- * after) leaves behind is recognised and removed by the next probe. */
+ * after) leaves behind is recognised and removed: by `sluice restore` from
+ * the record the probe keeps in the database, else by the next probe in the
+ * same directory. Both go through reap_entry. */
 #include "probe_internal.h"
+#include "scratch.h"
+#include "store_scratch.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,20 +20,36 @@
 
 #define SCRATCH_PREFIX ".sluice-probe."
 
+/* nftw's callback takes no argument: the first failure of this thread's walk. */
+static _Thread_local int remove_errno;
+
 static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
     (void)sb;
     (void)ftw;
-    if (type == FTW_DP) rmdir(path);
-    else unlink(path);   /* files, and symlinks themselves (FTW_PHYS never follows them) */
+    /* files, and symlinks themselves (FTW_PHYS never follows them) */
+    int rc = type == FTW_DP ? rmdir(path) : unlink(path);
+    if (rc != 0 && errno != ENOENT && !remove_errno) remove_errno = errno;
     return 0;
 }
 
-void probe_scratch_remove(const char *dir)
+int probe_scratch_remove(const char *dir)
 {
     /* Only ever called on a directory we created with mkdtemp (0700), or one
-     * probe_scratch_reap found to be a dead probe's. */
-    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+     * reap_entry found to be a dead probe's. */
+    remove_errno = 0;
+    if (nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0 && errno != ENOENT && !remove_errno)
+        remove_errno = errno;
+    if (remove_errno) {
+        errno = remove_errno;
+        return -1;
+    }
+    /* FTW_MOUNT skips what is mounted inside; the rmdir then fails quietly */
+    if (access(dir, F_OK) == 0) {
+        errno = EBUSY;
+        return -1;
+    }
+    return 0;
 }
 
 int probe_scratch_create(const char *dir, char *out, size_t n)
@@ -41,6 +61,13 @@ int probe_scratch_create(const char *dir, char *out, size_t n)
     out[0] = 0;
     errno = err;
     return -1;
+}
+
+int probe_scratch_record(store *st, const char *path, char abs[PATH_MAX], sl_err *e)
+{
+    /* Absolute and without symlinks: restore runs from any directory. */
+    if (!realpath(path, abs)) return sl_fail_errno(e, SL_EFAIL, errno, "resolving scratch directory %s", path);
+    return store_scratch_add(st, abs, (long)getpid(), (long)geteuid(), e);
 }
 
 /* The owner pid in ".sluice-probe.PID.XXXXXX", or 0 when the name is not one
@@ -57,30 +84,177 @@ static long owner_pid(const char *name)
     return pid;
 }
 
+static bool runs(long pid)
+{
+    /* A live owner (or one we may not signal: EPERM) is still running. A
+     * recycled pid keeps its directory: left over, never wrongly removed. */
+    return pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH;
+}
+
+/* The entry `name` in the open directory fd (at path parent): removed when
+ * it is the scratch directory of probe process want_pid, which no longer
+ * runs, owned by want_uid (< 0: by us, or anyone's as root). why says why it
+ * failed (then *err is the errno) or why it is not ours. */
+static enum scratch_result reap_entry(int fd, const char *parent, const char *name, long want_pid, long want_uid,
+                                      char *why, size_t whyn, int *err)
+{
+    long pid = owner_pid(name);
+    struct stat st;
+    if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (errno == ENOENT) return SCRATCH_GONE;
+        *err = errno;
+        snprintf(why, whyn, "%s", strerror(errno));
+        return SCRATCH_FAILED;
+    }
+    if (!pid || (want_pid > 0 && pid != want_pid)) {
+        snprintf(why, whyn, "its name is not that of probe process %ld's scratch directory", want_pid);
+        return SCRATCH_NOT_OURS;
+    }
+    if (runs(pid)) return SCRATCH_RUNNING;
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(why, whyn, "it is %s, not a directory", S_ISLNK(st.st_mode) ? "a symlink" : "a file");
+        return SCRATCH_NOT_OURS;
+    }
+    bool owner_ok = want_uid >= 0 ? (long)st.st_uid == want_uid : st.st_uid == geteuid() || geteuid() == 0;
+    if (!owner_ok || (st.st_mode & 077)) {
+        snprintf(why, whyn, "it is owned by uid %ld with mode %04o, not the probe's 0700 directory", (long)st.st_uid,
+                 (unsigned)(st.st_mode & 07777));
+        return SCRATCH_NOT_OURS;
+    }
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", parent, name);
+    if (probe_scratch_remove(path) < 0) {
+        *err = errno;
+        snprintf(why, whyn, "%s", strerror(errno));
+        return SCRATCH_FAILED;
+    }
+    return SCRATCH_REMOVED;
+}
+
 int probe_scratch_reap(const char *dir, char *note, size_t n)
 {
     DIR *d = opendir(dir);
     if (!d) return 0;
     int fd = dirfd(d), reaped = 0;
     struct dirent *de;
+    char why[256];
+    int err;
     while ((de = readdir(d))) {
         long pid = owner_pid(de->d_name);
-        /* A live owner (or one we may not signal: EPERM) is still running. A
-         * recycled pid keeps its directory: left over, never wrongly removed. */
-        if (!pid || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
-        struct stat st;
-        if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) continue;
-        if (st.st_uid != geteuid() && geteuid() != 0) continue;
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-        probe_scratch_remove(path);
-        if (access(path, F_OK) == 0) continue;   /* not ours to remove after all */
+        if (!pid || reap_entry(fd, dir, de->d_name, pid, -1, why, sizeof why, &err) != SCRATCH_REMOVED) continue;
         size_t l = strlen(note);
         if (l && l + 2 < n) { note[l++] = ';'; note[l++] = ' '; note[l] = 0; }
-        snprintf(note + l, n - l, "removed %s, left behind by probe process %ld, which no longer runs (killed?)", path,
-                 pid);
+        snprintf(note + l, n - l, "removed %s/%s, left behind by probe process %ld, which no longer runs (killed?)", dir,
+                 de->d_name, pid);
         reaped++;
     }
     closedir(d);
     return reaped;
+}
+
+/* One record: split into its directory and name, and reap that entry. */
+static enum scratch_result reap_recorded(const struct scratch_row *r, char *why, size_t whyn, int *err)
+{
+    const char *slash = strrchr(r->path, '/');
+    if (!slash || !slash[1]) {
+        snprintf(why, whyn, "the record is not a path to a scratch directory");
+        return SCRATCH_NOT_OURS;
+    }
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%.*s", slash == r->path ? 1 : (int)(slash - r->path), r->path);
+    int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT || errno == ENOTDIR) return SCRATCH_GONE;
+        *err = errno;
+        snprintf(why, whyn, "%s: %s", parent, strerror(errno));
+        return SCRATCH_FAILED;
+    }
+    enum scratch_result res = reap_entry(fd, strcmp(parent, "/") ? parent : "", slash + 1, r->pid, r->uid, why, whyn, err);
+    close(fd);
+    return res;
+}
+
+/* What the administrator does about a failed removal. */
+static const char *fix_for(int err)
+{
+    switch (err) {
+    case EROFS: return "remount that filesystem read-write";
+    case EBUSY: return "unmount what is mounted inside it";
+    case EPERM:
+    case EACCES: return "check the permissions and attributes (lsattr -d) of it and its parent, or remove it by hand";
+    default: return "remove it by hand";
+    }
+}
+
+static void describe(struct scratch_item *it, const char *why, int err)
+{
+    switch (it->result) {
+    case SCRATCH_REMOVED:
+        snprintf(it->msg, sizeof it->msg, "removed %s, left behind by probe process %ld, which no longer runs", it->path,
+                 it->pid);
+        break;
+    case SCRATCH_RUNNING:
+        snprintf(it->msg, sizeof it->msg, "kept %s: probe process %ld still runs", it->path, it->pid);
+        break;
+    case SCRATCH_NOT_OURS:
+        snprintf(it->msg, sizeof it->msg, "left %s alone: %s; its record is dropped", it->path, why);
+        break;
+    case SCRATCH_FAILED:
+        snprintf(it->msg, sizeof it->msg,
+                 "could not remove %s, left behind by probe process %ld: %s: %s, then run 'sluice restore --crashed' "
+                 "again (its record stays)", it->path, it->pid, why, fix_for(err));
+        break;
+    case SCRATCH_GONE: it->msg[0] = 0; break;
+    }
+}
+
+int probe_scratch_sweep(store *st, struct scratch_report *rep, sl_err *e)
+{
+    memset(rep, 0, sizeof *rep);
+    struct scratch_row *rows;
+    int n = store_scratch_list(st, &rows, e);
+    if (n < 0) return -1;
+    rep->items = n ? xcalloc((size_t)n, sizeof *rep->items) : NULL;
+    for (int i = 0; i < n; i++) {
+        struct scratch_item *it = &rep->items[rep->n++];
+        char why[PATH_MAX];
+        int err = 0;
+        snprintf(it->path, sizeof it->path, "%s", rows[i].path);
+        it->pid = rows[i].pid;
+        it->result = reap_recorded(&rows[i], why, sizeof why, &err);
+        describe(it, why, err);
+        if (it->result == SCRATCH_REMOVED) rep->removed++;
+        if (it->result == SCRATCH_FAILED) rep->failed++;
+        if (it->result == SCRATCH_REMOVED || it->result == SCRATCH_GONE || it->result == SCRATCH_NOT_OURS) {
+            sl_err fe;
+            /* the directory is gone (or was never ours): a record left is retried harmlessly */
+            if (store_scratch_forget(st, rows[i].path, &fe) < 0 && it->result != SCRATCH_GONE) {
+                size_t l = strlen(it->msg);
+                snprintf(it->msg + l, sizeof it->msg - l, " (its record stays: %s)", fe.msg);
+            }
+        }
+    }
+    free(rows);
+    return 0;
+}
+
+int probe_scratch_left(store *st, char *first, size_t n)
+{
+    struct scratch_row *rows;
+    sl_err e;
+    int count = store_scratch_list(st, &rows, &e), left = 0;
+    if (count < 0) return 0;
+    for (int i = 0; i < count; i++) {
+        struct stat sb;
+        if (runs(rows[i].pid) || lstat(rows[i].path, &sb) != 0) continue;
+        if (!left++ && first) snprintf(first, n, "%s", rows[i].path);
+    }
+    free(rows);
+    return left;
+}
+
+void scratch_report_free(struct scratch_report *r)
+{
+    free(r->items);
+    memset(r, 0, sizeof *r);
 }

@@ -76,7 +76,7 @@ static int probe_evaluate(void *ctx, const struct space *sp, const struct search
     spec.seed = pe->seed * 1000003ULL + (uint64_t)pe->nrun++;
     spec.seed_set = true;
     struct probe *p;
-    if (probe_open(&spec, &p, e) < 0) return -1;
+    if (probe_open_recorded(&spec, pe->st, &p, e) < 0) return -1;
     struct probe_result *r = probe_result_new();
     int rc = probe_rep(p, 0, r, NULL, e);
     sl_err se;

@@ -7,7 +7,7 @@
 cd "$(dirname "$0")/../.." || exit 2
 SLUICE=${SLUICE:-$PWD/sluice}
 work=$(mktemp -d /var/tmp/sluice-probe-test.XXXXXX)
-loop="" mnt="" ram="" vmsave=""
+loop="" mnt="" ram="" vmsave="" immutable=""
 cleanup() {
     # put back the dirty limits the threshold test lowered (bytes or ratio, whichever was in force)
     if [ -n "$vmsave" ]; then
@@ -16,6 +16,7 @@ cleanup() {
         if [ "$2" != 0 ]; then echo "$2" > /proc/sys/vm/dirty_background_bytes; else echo "$4" > /proc/sys/vm/dirty_background_ratio; fi
     fi
     [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
+    [ -n "$immutable" ] && chattr -i "$immutable" 2>/dev/null
     [ -n "$ram" ] && umount "$ram" 2>/dev/null
     [ -n "$mnt" ] && umount "$mnt" 2>/dev/null
     [ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
@@ -116,6 +117,45 @@ else
         "$(ls -A "$scratch")" "$(grep note "$work/reap.out")"
 fi
 no_scratch "$scratch" && ok sigkill-then-clean || fail sigkill-then-clean "left: $(ls -A "$scratch")"
+
+# a killed probe with a database recorded its directory; when 'restore'
+# cannot remove it (the parent made immutable) it names it, says why and
+# what to do, exits non-zero and keeps the record; once it can, it removes it
+records() { sqlite3 "$db" 'SELECT count(*) FROM probe_scratch' 2>/dev/null; }
+if [ "$(id -u)" = 0 ] && command -v chattr > /dev/null && command -v sqlite3 > /dev/null; then
+    "$SLUICE" --db "$db" probe seqwrite --dir "$scratch" --size 64M --time 30s --ramp 0 > /dev/null 2>&1 &
+    pid=$!
+    i=0
+    while [ "$(records)" != 1 ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
+    dead=$(ls -A "$scratch" | grep sluice-probe | head -1)
+    kill -9 $pid; wait $pid 2>/dev/null; pid=""
+    if [ -n "$dead" ] && chattr +i "$scratch" 2>/dev/null; then
+        immutable=$scratch
+        s restore --crashed > "$work/rofs.out" 2> "$work/rofs.err"
+        rc=$?
+        chattr -i "$scratch"; immutable=""
+        kept=$(records)
+        if [ $rc -ne 0 ] && [ -d "$scratch/$dead" ] && [ "$kept" = 1 ] &&
+           grep -q "^sluice: could not remove $scratch/$dead, left behind by probe process [0-9]*: Operation not permitted: check the permissions.*then run 'sluice restore --crashed' again (its record stays)$" "$work/rofs.err"; then
+            ok restore-scratch-failed-kept
+        else
+            fail restore-scratch-failed-kept "exit $rc, dir '$dead' kept: $([ -d "$scratch/$dead" ] && echo yes || echo no), records $kept" "$(cat "$work/rofs.err")"
+        fi
+        s restore --crashed > "$work/rofs.out" 2>&1
+        rc=$?
+        if [ $rc -eq 0 ] && no_scratch "$scratch" && [ "$(records)" = 0 ] &&
+           grep -q "^removed $scratch/$dead, left behind by probe process [0-9]*, which no longer runs$" "$work/rofs.out"; then
+            ok restore-scratch-retry
+        else
+            fail restore-scratch-retry "exit $rc, records $(records)" "$(cat "$work/rofs.out")" "$(ls -A "$scratch")"
+        fi
+    else
+        echo "skip probe/restore-scratch-failed-kept: chattr +i does not work on $scratch (or no scratch dir '$dead')"
+        rm -rf "$scratch/$dead"
+    fi
+else
+    echo "skip probe/restore-scratch-failed-kept: needs root, chattr and sqlite3"
+fi
 
 # the editor-save canary: a 4 KiB rewrite + fsync every 0.5 s beside the writer, reported with the canary
 s --json probe seqwrite --dir "$scratch" --size 64M --time 700ms --ramp 0 --no-store > "$work/save.json"
