@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define FORM_MSG_LINES 4
+
 void form_init(struct form *fm, const struct form_field *field, int n)
 {
     memset(fm, 0, sizeof *fm);
@@ -102,8 +104,15 @@ void form_draw(const struct form *fm, const struct form_look *look, const char *
 {
     draw_text(r.y, r.x, r.w, ROLE_HEADER, look->title);
     draw_text(r.y, r.x + look->note_x, r.w - look->note_x, ROLE_DIM, look->note);
+    /* A long message (a loadfile's error names file, line and what to give)
+     * takes up to four lines under the rule; the rule moves up for it. */
+    bool bad = fm->error[0] || problem;
+    const char *msg = fm->error[0] ? fm->error : problem ? problem : fm->field[fm->sel].help;
+    char lines[FORM_MSG_LINES][256];
+    int n = draw_wrap(msg, r.w, lines, FORM_MSG_LINES);
+    int rule = r.y + r.h - 1 - (n > 2 ? n : 2);
     int row = 0;
-    for (int f = 0; f < fm->n && 2 + row < r.h - 3; f++) {
+    for (int f = 0; f < fm->n && r.y + 2 + row < rule; f++) {
         if (!form_shown(fm, f)) continue;
         int y = r.y + 2 + row++;
         bool sel = f == fm->sel;
@@ -124,11 +133,6 @@ void form_draw(const struct form *fm, const struct form_look *look, const char *
         draw_text(y, r.x + look->aside_x, r.w - look->aside_x, sel ? ROLE_SELECTED : ROLE_DIM,
                   aside ? aside : fm->field[f].option);
     }
-    int y = r.y + r.h - 3;
-    draw_hline(y, r.x, r.w, ROLE_DIM);
-    bool bad = fm->error[0] || problem;
-    const char *msg = fm->error[0] ? fm->error : problem ? problem : fm->field[fm->sel].help;
-    char lines[2][256];
-    int n = draw_wrap(msg, r.w, lines, 2);
-    for (int i = 0; i < n; i++) draw_text(y + 1 + i, r.x, r.w, bad ? ROLE_ERROR : ROLE_NORMAL, lines[i]);
+    draw_hline(rule, r.x, r.w, ROLE_DIM);
+    for (int i = 0; i < n; i++) draw_text(rule + 1 + i, r.x, r.w, bad ? ROLE_ERROR : ROLE_NORMAL, lines[i]);
 }

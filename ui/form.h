@@ -54,9 +54,9 @@ void form_init(struct form *fm, const struct form_field *field, int n);
 /* Cursor, editing and choices. H_IGNORED for what a form does not take
  * (Esc when not editing, s, ...): the screen's own keys. */
 enum handled form_key(struct form *fm, enum action a, int key);
-/* Into r: the header, the shown fields, a rule and under it fm->error, else
- * problem (what is wrong with the values now; NULL: nothing), else the
- * help of the field under the cursor. */
+/* Into r: the header, the shown fields, a rule and under it (two to four
+ * lines) fm->error, else problem (what is wrong with the values now; NULL:
+ * nothing), else the help of the field under the cursor. */
 void form_draw(const struct form *fm, const struct form_look *look, const char *problem, struct rect r);
 bool form_shown(const struct form *fm, int f);
 /* Whether u would clear the field under the cursor ("" is one of its values). */

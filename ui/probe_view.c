@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -245,6 +246,31 @@ static void latency_histogram(struct probe_scr *ps, struct textview *tv, int wid
     pthread_mutex_unlock(&ps->lock);
 }
 
+/* The last repetition's report in its workload's own words, where the
+ * workload writes one (dbench: each operation's count and latency, its
+ * throughput and the loadfile it replayed), as `sluice probe` prints it. */
+static void own_report(struct probe_scr *ps, struct textview *tv)
+{
+    char *text = NULL;
+    size_t len = 0;
+    pthread_mutex_lock(&ps->lock);
+    const struct probe_result *res = ps->nres ? ps->res[ps->nres - 1] : NULL;
+    int rep = res ? res->rep : 0;
+    FILE *f = res ? open_memstream(&text, &len) : NULL;
+    bool any = f && probe_result_print_own(res, f);
+    pthread_mutex_unlock(&ps->lock);
+    if (f && fclose(f) == 0 && any) {
+        tv_line(tv, false, -1);
+        tv_line(tv, false, -1);
+        tv_add(tv, ROLE_HEADER, "Run %d as %s reports it", rep + 1, ps->spec.workload);
+        for (char *save, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+            tv_line(tv, false, -1);
+            tv_add(tv, ROLE_NORMAL, "%s", line);
+        }
+    }
+    free(text);
+}
+
 void probe_view_draw(struct probe_scr *ps, struct rect r)
 {
     if (!job_running(&ps->job)) series_of_last(ps);
@@ -255,5 +281,6 @@ void probe_view_draw(struct probe_scr *ps, struct rect r)
     tv_clear(&ps->tv);
     results_table(ps, &ps->tv, r.w);
     latency_histogram(ps, &ps->tv, r.w);
+    own_report(ps, &ps->tv);
     tv_draw(&ps->tv, (struct rect){ r.y + 2 + gh, r.x, r.h - 2 - gh, r.w });
 }

@@ -19,10 +19,14 @@ static const char *const yes_no[] = { "", "yes", NULL };
 static const char *const canary_choices[] = { "", "on", "off", NULL };
 
 static const char *workload_at(int i) { return i < probe_workload_count() ? probe_workload_name(i) : NULL; }
+/* The Loadfile row is there only for the workload that replays one. */
+static bool takes_loadfile(const struct form *fm) { return probe_workload_takes_loadfile(fm->value[PF_WORKLOAD]); }
 
 /* The form, one row per option: the CLI's --options by another face. */
 static const struct form_field fields[PF_COUNT] = {
     [PF_WORKLOAD] = { "Workload", "WORKLOAD", "Left/Right or Enter choose the workload.", FORM_CHOICE, .choice_at = workload_at },
+    [PF_LOADFILE] = { "Loadfile", "--loadfile", "A NetBench loadfile (dbench's client.txt format) each client replays; empty: the built-in office mix.",
+                      FORM_TEXT, .shown = takes_loadfile },
     [PF_DIR] = { "Directory", "--dir", "Where the scratch files go: a directory on the disk to measure (default /var/tmp).", FORM_TEXT },
     [PF_THREADS] = { "Threads", "--threads", "Worker threads (or dbench clients).", FORM_NUMBER, .lo = 1, .hi = PROBE_MAX_THREADS },
     [PF_BS] = { "Block size", "--bs", "Bytes per I/O: 4k, 64k, 1M.", FORM_TEXT },
@@ -47,6 +51,8 @@ static int build_spec(struct probe_scr *ps, struct probe_spec *s, sl_err *e)
     memset(s, 0, sizeof *s);
     s->canary = -1;
     snprintf(s->workload, sizeof s->workload, "%s", fm->value[PF_WORKLOAD]);
+    /* as `probe --loadfile` takes it; kept, but not passed, for another workload */
+    if (form_shown(fm, PF_LOADFILE)) snprintf(s->loadfile, sizeof s->loadfile, "%s", fm->value[PF_LOADFILE]);
     if (fm->value[PF_DIR][0]) {
         snprintf(s->dir[0], sizeof s->dir[0], "%s", fm->value[PF_DIR]);
         s->ndirs = 1;
@@ -97,6 +103,7 @@ static void empty_value(void *arg, int f, char *shown, size_t n)
     const struct probe_spec *r = d->resolved;
     if (!d->ok) { snprintf(shown, n, "default"); return; }
     switch (f) {
+    case PF_LOADFILE: snprintf(shown, n, "(built-in)"); break;
     case PF_DIR: snprintf(shown, n, "%s", r->ndirs ? r->dir[0] : "(no files)"); break;
     case PF_THREADS: snprintf(shown, n, "%d", r->threads); break;
     case PF_BS: units_format_bytes(r->bs, shown, n); break;

@@ -252,6 +252,9 @@ void probe_result_compute(struct probe_result *r);
  * caller owns the reference) and the human summary. */
 json_t *probe_result_json(const struct probe_result *r);
 void probe_result_print(const struct probe_result *r, FILE *out);
+/* The part of that summary the workload writes itself (dbench: its
+ * operation table, throughput and loadfile); false when it writes none. */
+bool probe_result_print_own(const struct probe_result *r, FILE *out);
 /* A JSON real rounded to 6 significant digits (metrics are measurements;
  * print with JSON_REAL_PRECISION(12) to avoid float noise). */
 json_t *probe_json_real(double v);
@@ -269,5 +272,7 @@ void probe_format_ns(double ns, char *buf, size_t n);
 const char *probe_workload_summary(const char *name);
 int probe_workload_count(void);
 const char *probe_workload_name(int i);
+/* Whether the workload replays a --loadfile (dbench). */
+bool probe_workload_takes_loadfile(const char *name);
 
 #endif

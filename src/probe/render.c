@@ -287,6 +287,12 @@ static void print_phases(const struct probe_result *r, FILE *out)
     }
 }
 
+bool probe_result_print_own(const struct probe_result *r, FILE *out)
+{
+    const struct probe_workload_ops *ops = workload_find(r->spec.workload);
+    return ops && ops->print && ops->print(r, out);
+}
+
 void probe_result_print(const struct probe_result *r, FILE *out)
 {
     const struct probe_spec *s = &r->spec;
@@ -302,8 +308,7 @@ void probe_result_print(const struct probe_result *r, FILE *out)
             s->direct ? ", O_DIRECT" : "", s->iodepth > 1 ? ", io_uring" : "", (unsigned long long)r->seed, r->rep + 1,
             r->reps, probe_status_name(r->status),
             probe_threshold_reached(r) == 0 ? ", dirty threshold NOT reached" : "");
-    const struct probe_workload_ops *ops = workload_find(s->workload);
-    bool phases_done = ops && ops->print && ops->print(r, out);
+    bool phases_done = probe_result_print_own(r, out);
     fprintf(out, "  total  %10.1f MB/s %10.0f IOPS   in %.3f s%s\n", r->mb_s, r->iops, r->wall_s, r->cold ? ", cold cache" : "");
     for (int op = 0; op < PROBE_OP_NR; op++)
         if (r->op[op].ios) print_op(&r->op[op], probe_op_name(op), out);

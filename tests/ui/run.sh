@@ -8,6 +8,8 @@
 #   env       extra environment, one VAR=value a line (SLUICE_SIZE, SLUICE_ASCII, ...)
 #   setup     shell lines run before sluice starts ($ROOT, $DB, $TMP, sluice on PATH)
 #   after     shell lines run after it ended; their output is compared too
+#   normalise a sed -E script for what a real run measures (numbers, graphs),
+#             applied to what the run printed after the common normalisation
 # sluice runs headless (SLUICE_HEADLESS=1) in C.UTF-8 unless env says else.
 # Then tmux.sh drives the real terminal. Usage: run.sh [SLUICE] [LABEL];
 # SLUICE_BLESS=1 rewrites the expect files.
@@ -36,6 +38,8 @@ run_test() {
     tmp=$(mktemp -d /tmp/sluice-ui.XXXXXX)
     fixture=modern
     [ -f "$dir/fixture" ] && fixture=$(cat "$dir/fixture")
+    extra=
+    [ -f "$dir/normalise" ] && extra=$dir/normalise
     cp -a "$fixtures/$fixture" "$tmp/root"
     # The shipped profiles from a path of fixed length: screens show it, and
     # an 80-column line must cut it at the same place in any checkout.
@@ -61,7 +65,7 @@ run_test() {
         if [ -s "$tmp/stderr" ]; then echo "--- stderr ---"; cat "$tmp/stderr"; fi
         # tables printed by commands: column widths follow pids, so runs of blanks count as two
         if [ -s "$tmp/after.out" ]; then echo "--- after ---"; sed -E 's/([^ ])   +/\1  /g' "$tmp/after.out"; fi
-    } | normalise > "$tmp/actual"
+    } | normalise | sed -E -f "${extra:-/dev/null}" > "$tmp/actual"
     if [ -n "$SLUICE_BLESS" ] && [ -z "$label" ]; then cp "$tmp/actual" "$dir/expect"; fi
     if [ -f "$dir/expect" ] && diff -u "$dir/expect" "$tmp/actual" > "$tmp/diff"; then
         echo "ok $name"
