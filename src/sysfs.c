@@ -357,3 +357,32 @@ int sysfs_self_exe(char *buf, size_t n)
     buf[len] = 0;
     return 0;
 }
+
+int sysfs_process(long pid, char *state, double *start_epoch_s)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "re");
+    if (!f) return -1;
+    size_t len = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[len] = 0;
+    /* "pid (comm) state ..." where comm may hold spaces and parentheses:
+     * the fields start after the last ')'. starttime is field 22. */
+    char *p = strrchr(buf, ')');
+    unsigned long long start_ticks = 0;
+    if (!p || sscanf(p + 1, " %c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu", state,
+                     &start_ticks) != 2)
+        return -1;
+    f = fopen("/proc/stat", "re");
+    if (!f) return -1;
+    unsigned long long btime = 0;
+    char line[256];
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "btime %llu", &btime) == 1) break;
+    fclose(f);
+    long tck = sysconf(_SC_CLK_TCK);
+    if (!btime || tck <= 0) return -1;
+    *start_epoch_s = (double)btime + (double)start_ticks / (double)tck;
+    return 0;
+}

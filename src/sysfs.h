@@ -67,5 +67,11 @@ bool sysfs_is_symlink(const char *path);
 /* Where the running sluice binary lives on the real system (not the root):
  * what a generated unit must run. -1 when unknown. */
 int sysfs_self_exe(char *buf, size_t n);
+/* A process of this real system (not the root, like sysfs_self_exe): its
+ * state letter from /proc/PID/stat ('Z': exited, not yet waited for) and
+ * when it started, in seconds since the epoch (to within a second: the boot
+ * time /proc/stat gives is whole seconds). -1 when there is no such process
+ * or its stat cannot be read. */
+int sysfs_process(long pid, char *state, double *start_epoch_s);
 
 #endif

@@ -6,6 +6,7 @@
 #include "probe_internal.h"
 #include "scratch.h"
 #include "store_scratch.h"
+#include "sysfs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SCRATCH_PREFIX ".sluice-probe."
@@ -84,11 +86,39 @@ static long owner_pid(const char *name)
     return pid;
 }
 
-static bool runs(long pid)
+/* How far /proc's start time (the boot time is whole seconds) and a
+ * directory's timestamps may disagree about one moment. */
+#define START_SLACK_S 2.0
+
+/* Whether probe process pid still runs. A live owner (or one we may not
+ * signal: EPERM) does, unless /proc says otherwise: a zombie has exited and
+ * only waits for its parent; a process that started after the directory
+ * was created (made_by: a time the creation cannot be later than; 0 when
+ * unknown) has a recycled pid and is not the probe. When /proc cannot
+ * tell, the directory is kept: left over, never wrongly removed. */
+static bool runs(long pid, time_t made_by)
 {
-    /* A live owner (or one we may not signal: EPERM) is still running. A
-     * recycled pid keeps its directory: left over, never wrongly removed. */
-    return pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH;
+    if (pid == (long)getpid()) return true;
+    if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) return false;
+    char state;
+    double start_s;
+    if (sysfs_process(pid, &state, &start_s) < 0) return true;
+    if (state == 'Z' || state == 'X') return false;
+    return !(made_by > 0 && start_s > (double)made_by + START_SLACK_S);
+}
+
+/* The record's time (UTC, "YYYY-MM-DDTHH:MM:SSZ"), 0 when unreadable. */
+static time_t recorded_at(const struct scratch_row *r)
+{
+    struct tm tm = { 0 };
+    const char *end = strptime(r->created, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return end && !*end ? timegm(&tm) : 0;
+}
+
+/* The earlier of two upper bounds on when a directory was made (0: unknown). */
+static time_t earlier(time_t a, time_t b)
+{
+    return !a ? b : !b ? a : a < b ? a : b;
 }
 
 /* The entry `name` in the open directory fd (at path parent): removed when
@@ -96,7 +126,7 @@ static bool runs(long pid)
  * runs, owned by want_uid (< 0: by us, or anyone's as root). why says why it
  * failed (then *err is the errno) or why it is not ours. */
 static enum scratch_result reap_entry(int fd, const char *parent, const char *name, long want_pid, long want_uid,
-                                      char *why, size_t whyn, int *err)
+                                      time_t recorded, char *why, size_t whyn, int *err)
 {
     long pid = owner_pid(name);
     struct stat st;
@@ -110,7 +140,8 @@ static enum scratch_result reap_entry(int fd, const char *parent, const char *na
         snprintf(why, whyn, "its name is not that of probe process %ld's scratch directory", want_pid);
         return SCRATCH_NOT_OURS;
     }
-    if (runs(pid)) return SCRATCH_RUNNING;
+    /* The directory changed last (ctime) no earlier than it was made. */
+    if (runs(pid, earlier(st.st_ctim.tv_sec, recorded))) return SCRATCH_RUNNING;
     if (!S_ISDIR(st.st_mode)) {
         snprintf(why, whyn, "it is %s, not a directory", S_ISLNK(st.st_mode) ? "a symlink" : "a file");
         return SCRATCH_NOT_OURS;
@@ -141,7 +172,7 @@ int probe_scratch_reap(const char *dir, char *note, size_t n)
     int err;
     while ((de = readdir(d))) {
         long pid = owner_pid(de->d_name);
-        if (!pid || reap_entry(fd, dir, de->d_name, pid, -1, why, sizeof why, &err) != SCRATCH_REMOVED) continue;
+        if (!pid || reap_entry(fd, dir, de->d_name, pid, -1, 0, why, sizeof why, &err) != SCRATCH_REMOVED) continue;
         size_t l = strlen(note);
         if (l && l + 2 < n) { note[l++] = ';'; note[l++] = ' '; note[l] = 0; }
         snprintf(note + l, n - l, "removed %s/%s, left behind by probe process %ld, which no longer runs (killed?)", dir,
@@ -169,7 +200,8 @@ static enum scratch_result reap_recorded(const struct scratch_row *r, char *why,
         snprintf(why, whyn, "%s: %s", parent, strerror(errno));
         return SCRATCH_FAILED;
     }
-    enum scratch_result res = reap_entry(fd, strcmp(parent, "/") ? parent : "", slash + 1, r->pid, r->uid, why, whyn, err);
+    enum scratch_result res = reap_entry(fd, strcmp(parent, "/") ? parent : "", slash + 1, r->pid, r->uid, recorded_at(r), why,
+                                              whyn, err);
     close(fd);
     return res;
 }
@@ -246,7 +278,8 @@ int probe_scratch_left(store *st, char *first, size_t n)
     if (count < 0) return 0;
     for (int i = 0; i < count; i++) {
         struct stat sb;
-        if (runs(rows[i].pid) || lstat(rows[i].path, &sb) != 0) continue;
+        if (lstat(rows[i].path, &sb) != 0 || runs(rows[i].pid, earlier(sb.st_ctim.tv_sec, recorded_at(&rows[i]))))
+            continue;
         if (!left++ && first) snprintf(first, n, "%s", rows[i].path);
     }
     free(rows);
