@@ -101,20 +101,16 @@ bool share_name_valid(const char *name)
     return true;
 }
 
-static int too_big(const char *path, long long size, long long max_bytes, sl_err *e)
-{
-    return sl_fail(e, SL_EFAIL, "%s is %lld bytes, more than the %lld-byte cap: raise --max-size if it is "
-                   "really a sluice database; nothing merged", path, size, max_bytes);
-}
-
 static int grew(const char *path, long long max_bytes, sl_err *e)
 {
     return sl_fail(e, SL_EFAIL, "%s grew past the %lld-byte cap while being read; nothing merged", path, max_bytes);
 }
 
-int share_image_read(const char *path, long long max_bytes, struct share_image *img, sl_err *e)
+/* A file to merge, opened for reading: a regular file of at most max_bytes
+ * now (it may still grow while being read: see grew). Returns the
+ * descriptor, its size in *size_bytes unless NULL, or -1 with e. */
+static int open_capped(const char *path, long long max_bytes, long long *size_bytes, sl_err *e)
 {
-    memset(img, 0, sizeof *img);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return sl_fail_errno(e, errno == ENOENT ? SL_EUSAGE : SL_EFAIL, errno, "%s", path);
     struct stat st;
@@ -124,10 +120,21 @@ int share_image_read(const char *path, long long max_bytes, struct share_image *
     }
     if (st.st_size > max_bytes) {
         close(fd);
-        return too_big(path, (long long)st.st_size, max_bytes, e);
+        return sl_fail(e, SL_EFAIL, "%s is %lld bytes, more than the %lld-byte cap: raise --max-size if it is "
+                       "really a sluice database; nothing merged", path, (long long)st.st_size, max_bytes);
     }
+    if (size_bytes) *size_bytes = (long long)st.st_size;
+    return fd;
+}
+
+int share_image_read(const char *path, long long max_bytes, struct share_image *img, sl_err *e)
+{
+    memset(img, 0, sizeof *img);
+    long long size_bytes;
+    int fd = open_capped(path, max_bytes, &size_bytes, e);
+    if (fd < 0) return -1;
     /* One byte more than the size: reading it means the file grew. */
-    size_t cap = (size_t)st.st_size + 1, len = 0;
+    size_t cap = (size_t)size_bytes + 1, len = 0;
     unsigned char *buf = xmalloc(cap);
     int rc = 0;
     for (;;) {
@@ -201,18 +208,8 @@ void share_tmpdir_remove(const char *dir)
 
 int share_private_copy(const char *src, const char *dst, long long max_bytes, sl_err *e)
 {
-    int in = open(src, O_RDONLY | O_CLOEXEC);
-    if (in < 0) return sl_fail_errno(e, errno == ENOENT ? SL_EUSAGE : SL_EFAIL, errno, "%s", src);
-    struct stat st;
-    if (fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(in);
-        return sl_fail(e, SL_EUSAGE, "%s is not a regular file: give a database file to merge", src);
-    }
-    if (st.st_size > max_bytes) {
-        close(in);
-        return sl_fail(e, SL_EFAIL, "%s is %lld bytes, more than the %lld-byte cap: raise --max-size if it is "
-                       "really a sluice database; nothing merged", src, (long long)st.st_size, max_bytes);
-    }
+    int in = open_capped(src, max_bytes, NULL, e);
+    if (in < 0) return -1;
     int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (out < 0) {
         close(in);
@@ -227,7 +224,7 @@ int share_private_copy(const char *src, const char *dst, long long max_bytes, sl
         if (r < 0) { rc = sl_fail_errno(e, SL_EFAIL, errno, "reading %s", src); break; }
         if (r == 0) break;
         if ((total += r) > max_bytes) {
-            rc = sl_fail(e, SL_EFAIL, "%s grew past the %lld-byte cap while being read; nothing merged", src, max_bytes);
+            rc = grew(src, max_bytes, e);
             break;
         }
         for (ssize_t off = 0; off < r;) {
