@@ -172,6 +172,31 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
+/* A file's bytes, taken to show later that nothing changed them. */
+struct file_bytes {
+    char *p;
+    size_t len;
+};
+
+static struct file_bytes file_take(const char *path)
+{
+    struct file_bytes b = { 0 };
+    b.p = slurp(path, &b.len);
+    return b;
+}
+
+/* Whether path still holds exactly the bytes taken (which are freed). */
+static bool file_unchanged(const char *path, struct file_bytes *before)
+{
+    size_t n;
+    char *now = slurp(path, &n);
+    bool same = before->p && now && n == before->len && memcmp(before->p, now, n) == 0;
+    free(now);
+    free(before->p);
+    before->p = NULL;
+    return same;
+}
+
 /* Run SQL on a copy of a good export with the sqlite3 API (as an attacker
  * would with any tool), then merge: refused, local file byte-identical. */
 static void check_refused(store *local, const char *good, const char *name, const char *sql, const char *expect)
@@ -187,16 +212,12 @@ static void check_refused(store *local, const char *good, const char *name, cons
         if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) harness_fail(__FILE__, __LINE__, "%s: %s", sql, msg);
         sqlite3_close(db);
     }
-    size_t n0, n1;
-    char *before = slurp(store_path(local), &n0);
+    struct file_bytes before = file_take(store_path(local));
     struct share_report rep;
     sl_err e = { 0 };
     CHECK(merge(local, bad, &rep, &e) == -1);
     CHECK_CONTAINS(e.msg, expect);
-    char *after = slurp(store_path(local), &n1);
-    CHECK(before && after && n0 == n1 && memcmp(before, after, n0) == 0);
-    free(before);
-    free(after);
+    CHECK(file_unchanged(store_path(local), &before));
 }
 
 TEST(share_merge_refuses_hostile_files_and_changes_nothing)
@@ -229,16 +250,12 @@ TEST(share_merge_refuses_hostile_files_and_changes_nothing)
         for (int i = 0; i < 12; i++) fputc(0x5a, f);
     }
     fclose(f);
-    size_t n0, n1;
-    char *before = slurp(store_path(local), &n0);
+    struct file_bytes before = file_take(store_path(local));
     struct share_report rep;
     sl_err e;
     CHECK(merge(local, bad, &rep, &e) == -1);
     CHECK(strstr(e.msg, "corrupt") || strstr(e.msg, "integrity"));
-    char *after = slurp(store_path(local), &n1);
-    CHECK(n0 == n1 && memcmp(before, after, n0) == 0);
-    free(before);
-    free(after);
+    CHECK(file_unchanged(store_path(local), &before));
     /* Not SQLite at all, and too big. */
     tmp_path(bad, sizeof bad, "text.sluicedb");
     f = fopen(bad, "w");
@@ -261,18 +278,14 @@ TEST(share_check_rewrites_wal_header_in_memory_only)
     char path[512];
     snprintf(path, sizeof path, "%s", store_path(a));
     store_close(a);
-    size_t n0, n1;
-    char *before = slurp(path, &n0);
-    CHECK(n0 > 100 && before[18] == 2);
+    struct file_bytes before = file_take(path);
+    CHECK(before.len > 100 && before.p[18] == 2);
     struct share_report rep;
     sl_err e;
     CHECK(merge(b, path, &rep, &e) == 0);
     CHECK_INT(share_report_added(&rep), 2);
     /* The file merged is only read. */
-    char *after = slurp(path, &n1);
-    CHECK(n0 == n1 && memcmp(before, after, n0) == 0);
-    free(before);
-    free(after);
+    CHECK(file_unchanged(path, &before));
     store_close(b);
 }
 
@@ -518,18 +531,14 @@ TEST(share_merge_files_all_checked_before_the_first_merge)
     snprintf(cmd, sizeof cmd, "cp '%s' '%s' && sqlite3 '%s' 'PRAGMA user_version = 999'", fb, bad, bad);
     CHECK(system(cmd) == 0);
     CHECK(sqlite3_exec(store_db(local), "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL) == SQLITE_OK);
-    size_t n0, n1;
-    char *before = slurp(store_path(local), &n0);
+    struct file_bytes before = file_take(store_path(local));
     char *files[] = { fa, bad, fb };
     int merged = 0;
     sl_err e;
     CHECK(share_merge_files(local, files, 3, SHARE_DEFAULT_MAX_BYTES, count_merged, &merged, &e) == -1);
     CHECK_CONTAINS(e.msg, "newer than this sluice");
     CHECK_INT(merged, 0);
-    char *after = slurp(store_path(local), &n1);
-    CHECK(n0 == n1 && memcmp(before, after, n0) == 0);
-    free(before);
-    free(after);
+    CHECK(file_unchanged(store_path(local), &before));
     files[1] = fb;
     files[2] = fa;  /* again: already here, adds nothing */
     CHECK(share_merge_files(local, files, 3, SHARE_DEFAULT_MAX_BYTES, count_merged, &merged, &e) == 0);
