@@ -10,9 +10,11 @@ The first path segment picks the fault, the rest goes to the upstream:
                  Content-Length and the connection closed
 WebDAV Destination headers are rewritten to the upstream.
 """
-import http.client
 import http.server
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the tests
+from proxyutil import read_body, relay  # noqa: E402
 
 LISTEN, UPSTREAM = int(sys.argv[1]), int(sys.argv[2])
 seen = set()
@@ -25,8 +27,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def handle_any(self):
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else b""
+        body = read_body(self)
         parts = self.path.split("/", 2)
         mode, rest = (parts[1], "/" + (parts[2] if len(parts) > 2 else "")) if len(parts) > 1 else ("pass", "/")
         if mode == "always" or (mode == "once" and (self.command, rest) not in seen):
@@ -35,22 +36,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
-        headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
+        headers = dict(self.headers.items())
         if "Destination" in headers:
             dest = headers["Destination"]
             prefix = "http://127.0.0.1:%d/%s" % (LISTEN, mode)
             if dest.startswith(prefix):
                 headers["Destination"] = "http://127.0.0.1:%d%s" % (UPSTREAM, dest[len(prefix):])
-        conn = http.client.HTTPConnection("127.0.0.1", UPSTREAM, timeout=10)
-        conn.request(self.command, rest, body=body, headers=headers)
-        resp = conn.getresponse()
-        data = resp.read()
-        self.send_response(resp.status)
-        for k, v in resp.getheaders():
-            if k.lower() not in ("content-length", "connection", "transfer-encoding"):
-                self.send_header(k, v)
-        self.send_header("Content-Length", str(len(data)))
-        if mode == "truncate" and self.command == "GET" and resp.status == 200:
+        status, data = relay(self, UPSTREAM, rest, body, headers.items())
+        if mode == "truncate" and self.command == "GET" and status == 200:
             self.send_header("Connection", "close")
             self.end_headers()
             self.wfile.write(data[: len(data) // 2])

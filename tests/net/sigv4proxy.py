@@ -18,10 +18,12 @@ proxy refuses to start unless it computes their signatures.
 """
 import hashlib
 import hmac
-import http.client
 import http.server
 import sys
 from urllib.parse import quote, unquote
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the tests
+from proxyutil import read_body, relay  # noqa: E402
 
 
 def uri_encode(s, keep_slash=False):
@@ -137,8 +139,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def handle_any(self):
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else b""
+        body = read_body(self)
         headers = list(self.headers.items())
         verdict = check(self.command, self.path, headers, body, self.secrets)
         if verdict:
@@ -150,16 +151,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if self.command != "HEAD":
                 self.wfile.write(data)
             return
-        fwd = {k: v for k, v in headers if k.lower() not in ("host", "connection")}
-        conn = http.client.HTTPConnection("127.0.0.1", self.upstream, timeout=10)
-        conn.request(self.command, self.path, body=body, headers=fwd)
-        resp = conn.getresponse()
-        data = resp.read()
-        self.send_response(resp.status)
-        for k, v in resp.getheaders():
-            if k.lower() not in ("content-length", "connection", "transfer-encoding"):
-                self.send_header(k, v)
-        self.send_header("Content-Length", str(len(data)))
+        _, data = relay(self, self.upstream, self.path, body, headers)
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(data)
