@@ -65,6 +65,16 @@ push_then_pull() {   # URL [options]: A pushes, B pulls twice (adds, then nothin
     grep -q 'nothing new' "$tmp/p2" || { cat "$tmp/p2"; echo "second pull was not a no-op"; return 1; }
 }
 reset_b() { rm -f "$tmp/b.db"; B pull "file://$tmp/nothing-here" > /dev/null 2>&1; }
+# URL, the server's directory for it, [the server's whole tree]: a fresh B
+# round-trips through URL, A's object is DIR/CLASS/HOST-UUID.sluicedb, and
+# no temporary upload is left in the tree (default DIR).
+push_pull_stored() {
+    reset_b
+    push_then_pull "$1" || return 1
+    [ -f "$2/$class/$(sqlite3 "$tmp/a.db" "SELECT uuid FROM hosts").sluicedb" ] ||
+        { echo "object not where expected"; find "${3:-$2}"; return 1; }
+    ! find "${3:-$2}" -name '.*tmp-*' | grep -q . || { echo "temporary upload left behind"; return 1; }
+}
 
 # --- file:// -------------------------------------------------------------
 t_file() { push_then_pull "file://$tmp/share" && ! ls -a "$tmp/share/$class" | grep -q '\.tmp-'; }
@@ -87,13 +97,7 @@ else
         echo "FAIL net/webdav-start"; sed 's/^/  /' "$ng/error.log" "$ng/stdout" | tail -5
     else
         dav=http://127.0.0.1:$port/dav/fleet
-        t_dav() {
-            reset_b
-            push_then_pull "$dav" || return 1
-            [ -f "$ng/www/dav/fleet/$class/$(sqlite3 "$tmp/a.db" "SELECT uuid FROM hosts").sluicedb" ] ||
-                { echo "object not where expected"; find "$ng/www"; return 1; }
-            ! find "$ng/www" -name '.*tmp-*' | grep -q . || { echo "temporary upload left behind"; return 1; }
-        }
+        t_dav() { push_pull_stored "$dav" "$ng/www/dav/fleet" "$ng/www"; }
         check webdav-push-pull t_dav
         t_all() { B pull "$dav" --class all | grep -q 'nothing new'; }
         check webdav-pull-class-all t_all
@@ -291,11 +295,7 @@ else
         kh=$tmp/home/.ssh/known_hosts
         printf '[127.0.0.1]:%s %s\n' "$sshport" "$(cut -d' ' -f1-2 "$sd/host_ed25519.pub")" > "$kh"
         t_sftp() {
-            reset_b
-            push_then_pull "$su" || return 1
-            [ -f "$tmp/sftp/$class/$(sqlite3 "$tmp/a.db" "SELECT uuid FROM hosts").sluicedb" ] ||
-                { echo "object not where expected"; find "$tmp/sftp"; return 1; }
-            ! find "$tmp/sftp" -name '.*tmp-*' | grep -q . || { echo "temporary upload left behind"; return 1; }
+            push_pull_stored "$su" "$tmp/sftp" || return 1
             # A second push replaces the object (removed, then renamed into place).
             A push "$su" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
             [ "$(find "$tmp/sftp" -type f | wc -l)" = 1 ] || { find "$tmp/sftp"; return 1; }
