@@ -1,7 +1,7 @@
 /* store_share_merge — merge a checked database into the local store, driven
  * by share_tables: rows are named by identity (UUID or content hash), never
  * by integer id, which differs from one database to the next. Each table
- * becomes a handful of INSERT ... SELECT statements over the attached file,
+ * becomes a handful of INSERT ... SELECT statements over the attached image,
  * with a temporary map (source id -> local id) per parent table.
  * The SQL is composed from identifiers only, and only from our side: table
  * names from share_tables, column names from the local schema's pragmas.

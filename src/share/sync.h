@@ -16,8 +16,8 @@ struct share_event {
 };
 typedef void (*share_event_fn)(const struct share_event *ev, void *arg);
 
-/* Check a local file (copied privately first, at most max_bytes) and merge
- * it in one transaction. -1 with e: the store is unchanged. */
+/* Check a local file (read into memory, at most max_bytes) and merge it in
+ * one transaction. -1 with e: the store is unchanged. */
 int share_merge_file(store *s, const char *file, long long max_bytes, struct share_report *rep, sl_err *e);
 /* Several local files: all read and checked first (any refusal: -1 with the
  * store unchanged), then each merged in its own transaction, reported
