@@ -87,13 +87,29 @@ static void record(struct canary *k, uint64_t late_ns, uint64_t read_ns)
     }
 }
 
+/* Both threads keep their period on an absolute clock, so how late a
+ * wakeup is stays measurable and never shifts the ticks after it. */
+static void sleep_until(uint64_t ns)
+{
+    struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
+}
+
+/* The tick after next that is still ahead of now: ticks missed while
+ * stalled are part of that stall, not new ones. */
+static uint64_t next_tick(uint64_t next, uint64_t period_ns, uint64_t now)
+{
+    next += period_ns;
+    while (next <= now) next += period_ns;
+    return next;
+}
+
 static void *canary_main(void *arg)
 {
     struct canary *k = arg;
     uint64_t next = probe_now_ns() + TICK_NS;
     while (!atomic_load(&k->stop)) {
-        struct timespec ts = { (time_t)(next / 1000000000ull), (long)(next % 1000000000ull) };
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
+        sleep_until(next);
         uint64_t woke = probe_now_ns(), done = woke;
         uint64_t late = woke > next ? woke - next : 0;
         if (k->fd >= 0) {
@@ -104,9 +120,7 @@ static void *canary_main(void *arg)
             (void)got;   /* a failed read still measured how long the kernel kept us */
         }
         if (atomic_load(&k->c->window_open)) record(k, late, done - woke);
-        /* Ticks missed while stalled are part of that stall, not new ones. */
-        next += TICK_NS;
-        while (next <= done) next += TICK_NS;
+        next = next_tick(next, TICK_NS, done);
     }
     return NULL;
 }
@@ -129,8 +143,7 @@ static void *save_main(void *arg)
     struct canary *k = arg;
     uint64_t next = probe_now_ns() + SAVE_FIRST_NS;
     while (!atomic_load(&k->stop)) {
-        struct timespec ts = { (time_t)(next / 1000000000ull), (long)(next % 1000000000ull) };
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
+        sleep_until(next);
         if (atomic_load(&k->stop)) break;
         uint64_t ns;
         if (save_once(k, &ns) && atomic_load(&k->c->window_open)) {
@@ -138,9 +151,7 @@ static void *save_main(void *arg)
             k->save_over_100ms += ns > 100000000ull;
             k->save_over_1s += ns > 1000000000ull;
         }
-        next += SAVE_NS;
-        uint64_t now = probe_now_ns();
-        while (next <= now) next += SAVE_NS;   /* a save longer than the period is one save */
+        next = next_tick(next, SAVE_NS, probe_now_ns());   /* a save longer than the period is one save */
     }
     return NULL;
 }
