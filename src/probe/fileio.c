@@ -150,8 +150,10 @@ static int ring_init(struct io_uring *ring, unsigned depth)
 /* Queue one I/O in slot i and submit it on its own, collecting whatever has
  * completed meanwhile (fio's iodepth_batch_submit=1: one io_uring_enter
  * with GETEVENTS per I/O). Submitting each at once rather than a batch
- * per wakeup keeps the device's queue as full as fio keeps it; batching
- * lost 10-20% of the IOPS of a virtio disk at depth 16. Latency starts
+ * per wakeup keeps the device's queue as full as fio keeps it (a one-off
+ * comparison on the development VM's virtio disk at depth 16 had the
+ * batching loop behind fio on IOPS; no bench here reruns the batching
+ * loop). Latency starts
  * here, before the SQE is prepared (fio's lat: from the I/O unit's
  * creation). Returns a negative errno when the ring refuses. */
 static int submit_slot(struct loop *l, struct io_uring *ring, struct slot *s, int i)
@@ -196,9 +198,10 @@ static int reap(struct loop *l, struct io_uring *ring, struct slot *slots, int *
  * iodepth_batch_complete_max=N, iodepth_low=N: fill every slot, then reap
  * what is there (waiting for one completion only when nothing is), refill
  * the reaped slots, and so on. fio's default max is 1: one completion per
- * pass, the others left in the ring until later passes, which adds about
- * one I/O's share of the queue to every latency (at depth 16 on a virtio
- * disk, p50 +10%); reaping all stamps each when it is first seen. */
+ * pass, the others left in the ring until later passes, so their latency
+ * also counts the passes they waited (fio's p50 came out higher with it in
+ * a one-off run at depth 16 on a virtio disk); reaping all stamps each
+ * when it is first seen. --fio-job sets max=N so the two compare. */
 static int loop_uring(struct loop *l)
 {
     struct probe_thread *t = l->t;
