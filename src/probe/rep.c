@@ -130,17 +130,14 @@ static void finish(struct probe_ctx *c, struct probe_result *r)
     r->cpu_sys_s = c->cpu_sys_s;
     if (c->ops->finish) c->ops->finish(c, r);
     probe_result_compute(r);
-    if (r->vm.available && r->vm.buffered_writes && !r->vm.reached_threshold && r->status != PROBE_ABORTED &&
-        r->status != PROBE_FAILED)
-        note_add(r, "%s", (c->ops->flags & WL_LOADFILE)
-                              ? "dirty data never reached the throttling zone ((nr_dirty_threshold + background) / 2): "
-                                "the dirty limits were not exercised: the loadfile writes too little between its "
-                                "Flush lines, or --time is too short"
-                          : c->spec.sync_every
-                              ? "dirty data never reached the throttling zone ((nr_dirty_threshold + background) / 2): "
-                                "the dirty limits were not exercised: --sync-every syncs it before it can build up"
-                              : "dirty data never reached the throttling zone ((nr_dirty_threshold + background) / 2): "
-                                "the dirty limits were not exercised; give a larger --size or a longer --time");
+    /* what keeps this workload under the zone, and so what to change */
+    if (probe_threshold_reached(r) == 0)
+        note_add(r, "dirty data never reached the throttling zone ((nr_dirty_threshold + background) / 2): "
+                    "the dirty limits were not exercised%s",
+                 (c->ops->flags & WL_LOADFILE) ? ": the loadfile writes too little between its Flush lines, or --time "
+                                                 "is too short"
+                 : c->spec.sync_every ? ": --sync-every syncs it before it can build up"
+                                      : "; give a larger --size or a longer --time");
     if (!c->has_disk && c->spec.ndirs > 0) note_add(r, "%s", "device metrics unavailable: no block device under --dir "
                                                              "(tmpfs, a virtual filesystem, or no /sys/dev)");
 }
