@@ -2,6 +2,7 @@
  * Strict: a line that cannot be replayed as written is an error naming its
  * number, so a typo never turns into a silently different workload. */
 #include "loadfile.h"
+#include "probe_internal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -42,7 +43,6 @@ static const struct {
 };
 
 const char *loadfile_kind_name(enum nb_kind k) { return k < NB_KIND_NR ? ops[k].table_name : "?"; }
-const char *loadfile_builtin(void) { return dbench_load_text; }
 
 /* Split on blanks; a double-quoted token may hold blanks. Returns the count
  * or -1 for an unterminated quote. */
@@ -152,10 +152,14 @@ static int parse_line(struct ctx *x, char *line, struct nb_load *l)
     if (i >= n) return bad(x, "a time and nothing else");
     int k = 0;
     while (k < NB_KIND_NR && strcasecmp(tok[i], ops[k].name) != 0) k++;
-    if (k == NB_KIND_NR)
-        return bad(x, "unknown operation \"%s\" (give NTCreateX, Close, ReadX, WriteX, Flush, Unlink, Rename, Mkdir, "
-                      "Rmdir, Deltree, QUERY_PATH_INFORMATION, QUERY_FILE_INFORMATION, QUERY_FS_INFORMATION, "
-                      "SET_FILE_INFORMATION, FIND_FIRST, LockX, UnlockX or Sleep)", tok[i]);
+    if (k == NB_KIND_NR) {
+        char names[512] = "";
+        for (int j = 0; j < NB_KIND_NR; j++) {
+            size_t used = strlen(names);
+            snprintf(names + used, sizeof names - used, "%s%s", j == 0 ? "" : j == NB_KIND_NR - 1 ? " or " : ", ", ops[j].name);
+        }
+        return bad(x, "unknown operation \"%s\" (give %s)", tok[i], names);
+    }
     o.kind = (enum nb_kind)k;
     const char *name = ops[k].name, *status = tok[n - 1];
     if (n - 1 <= i || (strncmp(status, "NT_STATUS_", 10) != 0 && strncmp(status, "0x", 2) != 0))
@@ -169,8 +173,7 @@ static int parse_line(struct ctx *x, char *line, struct nb_load *l)
     if (nargs < required || nargs > allowed) {
         char want[64];
         snprintf(want, sizeof want, required == allowed ? "%d" : "%d to %d", required, allowed);
-        int rc = bad(x, "%s: wrong number of arguments: give %s before the status", name, want);
-        return rc;
+        return bad(x, "%s: wrong number of arguments: give %s before the status", name, want);
     }
     for (const char *s = spec; *s && got < nargs; s++) {
         if (*s == '|') continue;
@@ -191,12 +194,44 @@ static int parse_line(struct ctx *x, char *line, struct nb_load *l)
     return 0;
 }
 
+/* The whole file, NUL-terminated, into *text (malloc'ed), its length into *len. */
+static int read_text(const char *path, char **text, size_t *len, sl_err *e)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return sl_fail_errno(e, SL_EUSAGE, errno, "--loadfile %s", path);
+    size_t cap = 4096, n = 0, got;
+    char *buf = xmalloc(cap);
+    while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (n + 1 == cap) buf = xrealloc(buf, cap *= 2);
+    }
+    int err = ferror(f) ? errno : 0;
+    fclose(f);
+    buf[n] = 0;
+    if (err) {
+        free(buf);
+        return sl_fail_errno(e, SL_EUSAGE, err, "reading --loadfile %s", path);
+    }
+    *text = buf;
+    *len = n;
+    return 0;
+}
+
 int loadfile_parse(const char *path, struct nb_load *out, sl_err *e)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->name, sizeof out->name, "%s", path ? path : "(built-in)");
-    FILE *f = path ? fopen(path, "r") : fmemopen((void *)dbench_load_text, strlen(dbench_load_text), "r");
-    if (!f) return sl_fail_errno(e, SL_EUSAGE, errno, "--loadfile %s", path ? path : "(built-in)");
+    /* Read once: the lines parsed are the text hashed. */
+    char *text = NULL;
+    size_t len = strlen(dbench_load_text);
+    if (path && read_text(path, &text, &len, e) < 0) return -1;
+    const char *src = path ? text : dbench_load_text;
+    probe_sha256_hex(src, out->sha256);
+    FILE *f = fmemopen((void *)src, len, "r");
+    if (!f) {
+        free(text);
+        return sl_fail_errno(e, SL_EUSAGE, errno, "--loadfile %s", out->name);
+    }
     struct ctx x = { .file = out->name, .e = e };
     char *line = NULL;
     size_t cap = 0;
@@ -206,9 +241,9 @@ int loadfile_parse(const char *path, struct nb_load *out, sl_err *e)
         if (strlen(line) > 4096) rc = bad(&x, "line longer than %d characters", 4096);
         else rc = parse_line(&x, line, out);
     }
-    if (rc == 0 && ferror(f)) rc = sl_fail_errno(e, SL_EUSAGE, errno, "reading --loadfile %s", out->name);
     free(line);
     fclose(f);
+    free(text);
     if (rc == 0 && out->n == 0)
         rc = sl_fail(e, SL_EUSAGE, "--loadfile %s: no operations in it (dbench's NetBench format: \"[time] "
                                    "Operation args... NT_STATUS_OK\" a line)", out->name);

@@ -38,14 +38,13 @@ struct nb_load {
     struct nb_op *ops;
     int n;
     uint64_t max_io;        /* largest ReadX/WriteX size */
-    char name[256];         /* the file, or "built-in" */
+    char name[256];         /* the file, or "(built-in)" */
+    char sha256[65];        /* of the text parsed: the workload's identity */
 };
 
 /* Parse the file at path (NULL: the built-in loadfile). -1 with a message
  * naming the file, the line and what is wrong (SL_EUSAGE). */
 int loadfile_parse(const char *path, struct nb_load *out, sl_err *e);
 void loadfile_free(struct nb_load *l);
-/* The built-in loadfile's text (loadfiles/dbench-office.load). */
-const char *loadfile_builtin(void);
 
 #endif

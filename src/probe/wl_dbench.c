@@ -45,25 +45,6 @@ struct dbench {
     int nclients;
 };
 
-static int read_text(const char *path, char **out, sl_err *e)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return sl_fail_errno(e, SL_EUSAGE, errno, "--loadfile %s", path);
-    size_t cap = 4096, n = 0;
-    char *buf = xmalloc(cap);
-    size_t got;
-    while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += got;
-        if (n + 1 == cap) buf = xrealloc(buf, cap *= 2);
-    }
-    int bad = ferror(f);
-    fclose(f);
-    buf[n] = 0;
-    if (bad) { free(buf); return sl_fail(e, SL_EUSAGE, "--loadfile %s: read error", path); }
-    *out = buf;
-    return 0;
-}
-
 /* Parse the loadfile now, so a bad one is refused before anything is
  * created, and size the I/O buffer for its largest request. */
 static int validate(struct probe_spec *s, sl_err *e)
@@ -72,12 +53,9 @@ static int validate(struct probe_spec *s, sl_err *e)
     const char *path = s->loadfile[0] ? s->loadfile : NULL;
     if (loadfile_parse(path, &l, e) < 0) return -1;
     uint64_t need = l.max_io > DEF_BUF ? (l.max_io + 4095) / 4096 * 4096 : DEF_BUF;
+    snprintf(s->loadfile_hash, sizeof s->loadfile_hash, "%s", l.sha256);
     loadfile_free(&l);
     if (s->bs < need) s->bs = need;
-    char *text = NULL;
-    if (path && read_text(path, &text, e) < 0) return -1;
-    probe_sha256_hex(path ? text : loadfile_builtin(), s->loadfile_hash);
-    free(text);
     return 0;
 }
 
@@ -111,10 +89,9 @@ static int op_fail(struct probe_thread *t, const struct nb_op *o, const char *wh
 }
 
 /* A path as the user can place it: relative to the scratch directory. */
-static const char *rel_path(struct probe_thread *t, const struct nb_op *o, const char *path)
+static const char *rel_path(struct probe_thread *t, const char *path)
 {
     size_t l = strlen(t->ctx->scratch);
-    (void)o;
     return strncmp(path, t->ctx->scratch, l) == 0 && path[l] == '/' ? path + l + 1 : path;
 }
 
@@ -143,11 +120,11 @@ static int nt_create(struct probe_thread *t, struct client *cl, const struct nb_
     int flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC | (known ? disp_flags[disp] : 0);
     if (o->p[0] & 1) {   /* FILE_DIRECTORY_FILE: dbench mkdirs, then opens the directory */
         if (known && disp_creates[disp] && mkdir(path, 0700) != 0 && errno != EEXIST && o->expect_ok)
-            return op_fail(t, o, rel_path(t, o, path), errno);
+            return op_fail(t, o, rel_path(t, path), errno);
         flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
     }
     int fd = open(path, flags, 0600);
-    if (fd < 0) return o->expect_ok ? op_fail(t, o, rel_path(t, o, path), errno) : 0;
+    if (fd < 0) return o->expect_ok ? op_fail(t, o, rel_path(t, path), errno) : 0;
     if (fnum == -1) { close(fd); return 0; }
     if (handle_find(cl, fnum) >= 0 || cl->nopen == MAX_HANDLES) {
         close(fd);
@@ -257,7 +234,7 @@ static int do_op(struct probe_thread *t, struct client *cl, const struct nb_op *
     }
     default: return 0;
     }
-    return rc != 0 && o->expect_ok ? op_fail(t, o, o->path ? rel_path(t, o, path) : "", errno) : 0;
+    return rc != 0 && o->expect_ok ? op_fail(t, o, o->path ? rel_path(t, path) : "", errno) : 0;
 }
 
 static enum probe_op op_class(enum nb_kind k)
