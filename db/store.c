@@ -370,8 +370,7 @@ int store_host_record(store *s, const struct host_record *r, sl_err *e)
     if (store_host_upsert_as(s, r->h, r->uuid, &host_id, uuid, e) < 0) return -1;
     for (int i = 0; i < r->ndev; i++) {
         int64_t id;
-        if (store_device_upsert_as(s, host_id, &r->dev[i], r->dev_uuid ? r->dev_uuid[i] : NULL, &id, e) < 0)
-            return -1;
+        if (store_device_upsert_as(s, host_id, &r->dev[i], r->dev_uuid[i], &id, e) < 0) return -1;
     }
     return 0;
 }

@@ -62,7 +62,7 @@ struct host_record {
     const struct device *dev;
     int ndev;
     char uuid[37];
-    char (*dev_uuid)[37];     /* ndev of them, or NULL: fresh ones */
+    char (*dev_uuid)[37];     /* ndev of them */
 };
 /* Upsert the host and every disk, inside the caller's transaction. */
 int store_host_record(store *s, const struct host_record *r, sl_err *e);
