@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #define SRC "share_src"
 #define MAX_COLS 128
@@ -371,18 +370,13 @@ static int merge_in_transaction(store *s, struct share_report *rep, sl_err *e)
     return rc;
 }
 
-/* Switch the store's journal mode (wal or truncate); true when it is now in
- * that mode. */
-static bool journal_mode(store *s, bool wal)
+/* Switch the store's journal mode (WAL or TRUNCATE). Not switching is no
+ * failure (see merge_tables and store_share_merge_done), so neither caller
+ * asks whether it did. */
+static void journal_mode(store *s, bool wal)
 {
-    sqlite3_stmt *st;
-    bool ok = false;
     const char *sql = wal ? "PRAGMA main.journal_mode=WAL" : "PRAGMA main.journal_mode=TRUNCATE";
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return false;
-    if (sqlite3_step(st) == SQLITE_ROW)
-        ok = strcasecmp((const char *)sqlite3_column_text(st, 0), wal ? "wal" : "truncate") == 0;
-    sqlite3_finalize(st);
-    return ok;
+    sqlite3_exec(store_db(s), sql, NULL, NULL, NULL);
 }
 
 /* A merge brings megabytes of new rows. In WAL mode each new page is written
@@ -398,13 +392,8 @@ static bool journal_mode(store *s, bool wal)
 static int merge_tables(store *s, struct share_report *rep, sl_err *e)
 {
     sqlite3 *db = store_db(s);
-    sqlite3_stmt *st;
-    bool wal = false;
-    if (sqlite3_prepare_v2(db, "PRAGMA main.journal_mode", -1, &st, NULL) == SQLITE_OK) {
-        wal = sqlite3_step(st) == SQLITE_ROW && strcasecmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
-        sqlite3_finalize(st);
-    }
-    if (wal) journal_mode(s, false);
+    /* From WAL, or already TRUNCATE from the batch's previous file (a no-op). */
+    journal_mode(s, false);
     sqlite3_exec(db, "PRAGMA main.cache_size=-65536", NULL, NULL, NULL);
     int rc = merge_in_transaction(s, rep, e);
     sqlite3_exec(db, "PRAGMA main.cache_size=-2000", NULL, NULL, NULL);
