@@ -8,13 +8,16 @@ cd "$(dirname "$0")/../.." || exit 2
 SLUICE=${SLUICE:-$PWD/sluice}
 work=$(mktemp -d /var/tmp/sluice-probe-test.XXXXXX)
 loop="" mnt="" ram="" vmsave="" immutable=""
+# put back the dirty limits the threshold test lowered (bytes or ratio, whichever was in force)
+vm_put_back() {
+    [ -n "$vmsave" ] || return 0
+    set -- $vmsave
+    if [ "$1" != 0 ]; then echo "$1" > /proc/sys/vm/dirty_bytes; else echo "$3" > /proc/sys/vm/dirty_ratio; fi
+    if [ "$2" != 0 ]; then echo "$2" > /proc/sys/vm/dirty_background_bytes; else echo "$4" > /proc/sys/vm/dirty_background_ratio; fi
+    vmsave=""
+}
 cleanup() {
-    # put back the dirty limits the threshold test lowered (bytes or ratio, whichever was in force)
-    if [ -n "$vmsave" ]; then
-        set -- $vmsave
-        if [ "$1" != 0 ]; then echo "$1" > /proc/sys/vm/dirty_bytes; else echo "$3" > /proc/sys/vm/dirty_ratio; fi
-        if [ "$2" != 0 ]; then echo "$2" > /proc/sys/vm/dirty_background_bytes; else echo "$4" > /proc/sys/vm/dirty_background_ratio; fi
-    fi
+    vm_put_back
     [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
     [ -n "$immutable" ] && chattr -i "$immutable" 2>/dev/null
     [ -n "$ram" ] && umount "$ram" 2>/dev/null
@@ -211,10 +214,7 @@ for try in 1 2; do
     got=$(field dirty_threshold_reached < "$work/reach.json")
     [ "$got" = true ] && break
 done
-set -- $vmsave
-if [ "$1" != 0 ]; then echo "$1" > /proc/sys/vm/dirty_bytes; else echo "$3" > /proc/sys/vm/dirty_ratio; fi
-if [ "$2" != 0 ]; then echo "$2" > /proc/sys/vm/dirty_background_bytes; else echo "$4" > /proc/sys/vm/dirty_background_ratio; fi
-vmsave=""
+vm_put_back
 hist=$(s history --csv --limit 1 | tail -1 | awk -F, '{print $NF}')
 if [ "$got" = true ] && [ "$hist" = yes ] && no_scratch "$mnt"; then ok threshold-reached-live
 else fail threshold-reached-live "dirty_threshold_reached '$got', history '$hist'" "$(grep -A6 '"vm"' "$work/reach.json")"; fi
