@@ -22,10 +22,10 @@ enum workload_flag {
     WL_DIRECT_OK = 1 << 4,   /* --direct supported */
     WL_IODEPTH_OK = 1 << 5,  /* --iodepth > 1 supported (with --direct) */
     WL_MULTI_DIR = 1 << 6,   /* several --dir */
-    WL_LOADFILE = 1 << 8,    /* replays --loadfile (dbench) */
     WL_DIRTIES = 1 << 7,     /* buffered writes whose volume the workload sets
                               * itself (dbench's loadfile): not sized, but the
                               * run still says whether the threshold was reached */
+    WL_LOADFILE = 1 << 8,    /* replays --loadfile (dbench) */
 };
 
 struct probe_ctx;
