@@ -1,9 +1,9 @@
-/* pread_loop — the reference instrument of bench/probe-vs-fio --explain: the
- * psync random-read job with nothing around the call. THREADS threads, each
- * with its own file of SIZE/THREADS bytes in DIR, read BS at a time at
- * uniformly random aligned offsets for TIME seconds after RAMP seconds; the
- * interval is the pread call (clock_gettime on both sides, as sluice), kept
- * in 1 ns buckets, so the percentiles are exact.
+/* pread_loop — the reference instrument bench/probe-vs-fio runs each round
+ * of its psync job: the random reads with nothing around the call. THREADS
+ * threads, each with its own file of SIZE/THREADS bytes in DIR, read BS at
+ * a time at uniformly random aligned offsets for TIME seconds after RAMP
+ * seconds; the interval is the pread call (clock_gettime on both sides,
+ * as sluice), kept in 1 ns buckets, so the percentiles are exact.
  * Usage: pread_loop DIR THREADS SIZE_BYTES BS TIME_S RAMP_S
  * Prints: ios=N p50_ns=X p99_ns=Y */
 #define _GNU_SOURCE
