@@ -49,99 +49,121 @@ void cli_search_defaults(struct cli_search_opts *o)
     o->probe.canary = -1;
 }
 
-static int parse_opts(const char *cmd, int argc, char **argv, struct cli_search_opts *o)
+static const struct option search_options[] = {
+    { "space", required_argument, NULL, O_SPACE }, { "device", required_argument, NULL, O_DEVICE },
+    { "workload", required_argument, NULL, O_WORKLOAD }, { "objective", required_argument, NULL, O_OBJECTIVE },
+    { "strategy", required_argument, NULL, O_STRATEGY }, { "budget", required_argument, NULL, O_BUDGET },
+    { "oracle", required_argument, NULL, O_ORACLE }, { "apply", no_argument, NULL, O_APPLY },
+    { "resume", required_argument, NULL, O_RESUME }, { "seed", required_argument, NULL, O_SEED },
+    { "dir", required_argument, NULL, O_DIR }, { "time", required_argument, NULL, O_TIME },
+    { "ramp", required_argument, NULL, O_RAMP }, { "threads", required_argument, NULL, O_THREADS },
+    { "alpha", required_argument, NULL, O_ALPHA }, { "leaders", required_argument, NULL, O_LEADERS },
+    { "race", required_argument, NULL, O_RACE }, { "test", required_argument, NULL, O_TEST },
+    { "list", no_argument, NULL, O_LIST }, { "ei-stop", required_argument, NULL, O_EI_STOP },
+    { NULL, 0, NULL, 0 },
+};
+
+/* Option id's value (NULL for a flag) into o; -1 with a message naming it. */
+static int set_option(struct cli_search_opts *o, int id, const char *arg, sl_err *e)
 {
-    static const struct option opts[] = {
-        { "space", required_argument, NULL, O_SPACE }, { "device", required_argument, NULL, O_DEVICE },
-        { "workload", required_argument, NULL, O_WORKLOAD }, { "objective", required_argument, NULL, O_OBJECTIVE },
-        { "strategy", required_argument, NULL, O_STRATEGY }, { "budget", required_argument, NULL, O_BUDGET },
-        { "oracle", required_argument, NULL, O_ORACLE }, { "apply", no_argument, NULL, O_APPLY },
-        { "resume", required_argument, NULL, O_RESUME }, { "seed", required_argument, NULL, O_SEED },
-        { "dir", required_argument, NULL, O_DIR }, { "time", required_argument, NULL, O_TIME },
-        { "ramp", required_argument, NULL, O_RAMP }, { "threads", required_argument, NULL, O_THREADS },
-        { "alpha", required_argument, NULL, O_ALPHA }, { "leaders", required_argument, NULL, O_LEADERS },
-        { "race", required_argument, NULL, O_RACE }, { "test", required_argument, NULL, O_TEST },
-        { "list", no_argument, NULL, O_LIST }, { "ei-stop", required_argument, NULL, O_EI_STOP },
-        { NULL, 0, NULL, 0 },
-    };
     struct search_spec *s = &o->spec;
-    optind = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        char *end;
-        switch (c) {
-        case O_SPACE: snprintf(s->space, sizeof s->space, "%s", optarg); break;
-        case O_DEVICE: snprintf(s->device, sizeof s->device, "%s", optarg); break;
-        case O_WORKLOAD:
-            if (!probe_workload_summary(optarg)) return cli_usage(cmd, "unknown workload %s (see 'sluice probe')", optarg);
-            snprintf(s->workload, sizeof s->workload, "%s", optarg);
-            break;
-        case O_OBJECTIVE: snprintf(s->objective, sizeof s->objective, "%s", optarg); break;
-        case O_STRATEGY: snprintf(s->strategy, sizeof s->strategy, "%s", optarg); break;
-        case O_BUDGET:
-            if (cli_search_parse_budget(optarg, s) < 0)
-                return cli_usage(cmd, "--budget %s: give a number of evaluations (8 or more, e.g. 40) or a wall time (90s, 10m)", optarg);
-            break;
-        case O_ORACLE: snprintf(o->oracle, sizeof o->oracle, "%s", optarg); break;
-        case O_APPLY: o->apply = true; break;
-        case O_RESUME: snprintf(o->resume, sizeof o->resume, "%s", optarg); break;
-        case O_SEED:
-            s->seed = strtoull(optarg, &end, 10);
-            if (end == optarg || *end) return cli_usage(cmd, "--seed %s: give a whole number", optarg);
-            break;
-        case O_DIR:
-            if (strlen(optarg) >= PATH_MAX - 64) return cli_usage(cmd, "--dir: path too long");
-            snprintf(o->probe.dir[0], PATH_MAX, "%s", optarg);
-            o->probe.ndirs = 1;
-            break;
-        case O_TIME: case O_RAMP: {
-            long long ms = units_parse_duration_ms(optarg);
-            if (ms < 0 || (c == O_TIME && ms == 0)) return cli_usage(cmd, "%s %s: give a duration such as 500ms or 5s", c == O_TIME ? "--time" : "--ramp", optarg);
-            if (c == O_TIME) o->probe.time_ms = (uint64_t)ms;
-            else { o->probe.ramp_ms = (uint64_t)ms; o->probe.ramp_set = 1; }
-            break;
-        }
-        case O_THREADS:
-            o->probe.threads = (int)strtol(optarg, &end, 10);
-            if (end == optarg || *end || o->probe.threads < 1 || o->probe.threads > PROBE_MAX_THREADS)
-                return cli_usage(cmd, "--threads %s: give 1 to %d", optarg, PROBE_MAX_THREADS);
-            break;
-        case O_ALPHA:
-            s->alpha = strtod(optarg, &end);
-            if (end == optarg || *end || s->alpha <= 0 || s->alpha >= 0.5) return cli_usage(cmd, "--alpha %s: give a level such as 0.05", optarg);
-            break;
-        case O_LEADERS:
-            s->leaders = (int)strtol(optarg, &end, 10);
-            if (end == optarg || *end || s->leaders < 1 || s->leaders > SEARCH_MAX_LEADERS) return cli_usage(cmd, "--leaders: 1 to %d", SEARCH_MAX_LEADERS);
-            break;
-        case O_RACE:
-            s->race_reps = (int)strtol(optarg, &end, 10);
-            if (end == optarg || *end || s->race_reps < 2 || s->race_reps > 100) return cli_usage(cmd, "--race: 2 to 100 runs per leader");
-            break;
-        case O_TEST:
-            if (strcmp(optarg, "welch") == 0) s->test = TEST_WELCH;
-            else if (strcmp(optarg, "mw") == 0 || strcmp(optarg, "mann-whitney") == 0) s->test = TEST_MW;
-            else return cli_usage(cmd, "--test %s: welch or mw", optarg);
-            break;
-        case O_EI_STOP:
-            s->ei_stop = strtod(optarg, &end);
-            if (end == optarg || *end || s->ei_stop < 0) return cli_usage(cmd, "--ei-stop %s: give a relative improvement such as 0.002", optarg);
-            s->ei_stop = log1p(s->ei_stop);
-            break;
-        case O_LIST: o->list = true; break;
-        default: return cli_usage(cmd, "unknown option");
-        }
+    char *end;
+    switch (id) {
+    case O_SPACE: snprintf(s->space, sizeof s->space, "%s", arg); break;
+    case O_DEVICE: snprintf(s->device, sizeof s->device, "%s", arg); break;
+    case O_WORKLOAD:
+        if (!probe_workload_summary(arg)) return sl_fail(e, SL_EUSAGE, "unknown workload %s (see 'sluice probe')", arg);
+        snprintf(s->workload, sizeof s->workload, "%s", arg);
+        break;
+    case O_OBJECTIVE: snprintf(s->objective, sizeof s->objective, "%s", arg); break;
+    case O_STRATEGY: snprintf(s->strategy, sizeof s->strategy, "%s", arg); break;
+    case O_BUDGET:
+        if (cli_search_parse_budget(arg, s) < 0)
+            return sl_fail(e, SL_EUSAGE, "--budget %s: give a number of evaluations (8 or more, e.g. 40) or a wall time (90s, 10m)", arg);
+        break;
+    case O_ORACLE: snprintf(o->oracle, sizeof o->oracle, "%s", arg); break;
+    case O_APPLY: o->apply = true; break;
+    case O_RESUME: snprintf(o->resume, sizeof o->resume, "%s", arg); break;
+    case O_SEED:
+        s->seed = strtoull(arg, &end, 10);
+        if (end == arg || *end) return sl_fail(e, SL_EUSAGE, "--seed %s: give a whole number", arg);
+        break;
+    case O_DIR:
+        if (strlen(arg) >= PATH_MAX - 64) return sl_fail(e, SL_EUSAGE, "--dir: path too long");
+        snprintf(o->probe.dir[0], PATH_MAX, "%s", arg);
+        o->probe.ndirs = 1;
+        break;
+    case O_TIME: case O_RAMP: {
+        long long ms = units_parse_duration_ms(arg);
+        if (ms < 0 || (id == O_TIME && ms == 0))
+            return sl_fail(e, SL_EUSAGE, "%s %s: give a duration such as 500ms or 5s", id == O_TIME ? "--time" : "--ramp", arg);
+        if (id == O_TIME) o->probe.time_ms = (uint64_t)ms;
+        else { o->probe.ramp_ms = (uint64_t)ms; o->probe.ramp_set = 1; }
+        break;
     }
-    if (optind < argc) return cli_usage(cmd, "unexpected argument %s", argv[optind]);
+    case O_THREADS:
+        o->probe.threads = (int)strtol(arg, &end, 10);
+        if (end == arg || *end || o->probe.threads < 1 || o->probe.threads > PROBE_MAX_THREADS)
+            return sl_fail(e, SL_EUSAGE, "--threads %s: give 1 to %d", arg, PROBE_MAX_THREADS);
+        break;
+    case O_ALPHA:
+        s->alpha = strtod(arg, &end);
+        if (end == arg || *end || s->alpha <= 0 || s->alpha >= 0.5) return sl_fail(e, SL_EUSAGE, "--alpha %s: give a level such as 0.05", arg);
+        break;
+    case O_LEADERS:
+        s->leaders = (int)strtol(arg, &end, 10);
+        if (end == arg || *end || s->leaders < 1 || s->leaders > SEARCH_MAX_LEADERS) return sl_fail(e, SL_EUSAGE, "--leaders: 1 to %d", SEARCH_MAX_LEADERS);
+        break;
+    case O_RACE:
+        s->race_reps = (int)strtol(arg, &end, 10);
+        if (end == arg || *end || s->race_reps < 2 || s->race_reps > 100) return sl_fail(e, SL_EUSAGE, "--race: 2 to 100 runs per leader");
+        break;
+    case O_TEST:
+        if (strcmp(arg, "welch") == 0) s->test = TEST_WELCH;
+        else if (strcmp(arg, "mw") == 0 || strcmp(arg, "mann-whitney") == 0) s->test = TEST_MW;
+        else return sl_fail(e, SL_EUSAGE, "--test %s: welch or mw", arg);
+        break;
+    case O_EI_STOP:
+        s->ei_stop = strtod(arg, &end);
+        if (end == arg || *end || s->ei_stop < 0) return sl_fail(e, SL_EUSAGE, "--ei-stop %s: give a relative improvement such as 0.002", arg);
+        s->ei_stop = log1p(s->ei_stop);
+        break;
+    case O_LIST: o->list = true; break;
+    default: return sl_fail(e, SL_EUSAGE, "unknown option");
+    }
+    return 0;
+}
+
+int cli_search_set(struct cli_search_opts *o, const char *option, const char *arg, sl_err *e)
+{
+    for (const struct option *p = search_options; p->name && !strncmp(option, "--", 2); p++)
+        if (strcmp(p->name, option + 2) == 0) return set_option(o, p->val, arg, e);
+    return sl_fail(e, SL_EUSAGE, "%s is not an option of search", option);
+}
+
+int cli_search_check(struct cli_search_opts *o, sl_err *e)
+{
+    struct search_spec *s = &o->spec;
     if (!strategy_find(s->strategy)) {
         char names[128];
         strategy_names(names, sizeof names);
-        return cli_usage(cmd, "unknown strategy %s (strategies: %s)", s->strategy, names);
+        return sl_fail(e, SL_EUSAGE, "unknown strategy %s (strategies: %s)", s->strategy, names);
     }
     struct objective ob;
-    sl_err e;
-    if (objective_parse(s->objective, &ob, &e) < 0) return cli_usage(cmd, "%s", e.msg);
+    if (objective_parse(s->objective, &ob, e) < 0) return -1;
     snprintf(o->probe.workload, sizeof o->probe.workload, "%s", s->workload);
+    return 0;
+}
+
+static int parse_opts(const char *cmd, int argc, char **argv, struct cli_search_opts *o)
+{
+    sl_err e;
+    optind = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", search_options, NULL)) != -1)
+        if (set_option(o, c, optarg, &e) < 0) return cli_usage(cmd, "%s", e.msg);
+    if (optind < argc) return cli_usage(cmd, "unexpected argument %s", argv[optind]);
+    if (cli_search_check(o, &e) < 0) return cli_usage(cmd, "%s", e.msg);
     return 0;
 }
 

@@ -40,6 +40,13 @@ struct cli_search_outcome {
 void cli_search_defaults(struct cli_search_opts *o);
 /* "40" (evaluations, at least 8) or "90s"/"10m" (wall time); -1 when bad. */
 int cli_search_parse_budget(const char *arg, struct search_spec *s);
+/* One option of `search` as typed ("--budget") with its text (NULL
+ * for a flag) into o, checked as the command line checks it; -1 with a
+ * message naming the option. The Search screen's form goes through it. */
+int cli_search_set(struct cli_search_opts *o, const char *option, const char *arg, sl_err *e);
+/* The options as a whole, after the last one: a known strategy, an
+ * objective that parses; the probes run the search's workload. */
+int cli_search_check(struct cli_search_opts *o, sl_err *e);
 /* Run (or resume) a search as `search` does, printing its report; returns
  * the exit status. out->result is filled when out->ok. */
 int cli_search_run(struct cli_ctx *ctx, struct cli_search_opts *o, struct cli_search_outcome *out);

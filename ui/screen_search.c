@@ -8,7 +8,6 @@
 #include "search/report.h"
 #include "search_screen.h"
 #include "trial.h"
-#include "units.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,41 +36,14 @@ static const struct form_field fields[SS_COUNT] = {
 
 /* --- the form ----------------------------------------------------------- */
 
-/* The form as the options `sluice search` would parse. */
+/* The form as the options `sluice search` would parse: each field given
+ * as its option (an empty one is the default), checked by the same code. */
 static int build_opts(struct search_scr *ss, struct cli_search_opts *o, sl_err *e)
 {
-    char (*v)[PATH_MAX] = ss->form.value;
     cli_search_defaults(o);
-    struct search_spec *s = &o->spec;
-    snprintf(s->space, sizeof s->space, "%s", v[SS_SPACE]);
-    snprintf(s->device, sizeof s->device, "%s", v[SS_DEVICE]);
-    snprintf(s->workload, sizeof s->workload, "%s", v[SS_WORKLOAD]);
-    if (v[SS_OBJECTIVE][0]) snprintf(s->objective, sizeof s->objective, "%s", v[SS_OBJECTIVE]);
-    snprintf(s->strategy, sizeof s->strategy, "%s", v[SS_STRATEGY]);
-    if (v[SS_BUDGET][0] && cli_search_parse_budget(v[SS_BUDGET], s) < 0)
-        return sl_fail(e, SL_EUSAGE, "--budget %s: give a number of evaluations (8 or more) or a wall time (90s, 10m)",
-                       v[SS_BUDGET]);
-    snprintf(o->oracle, sizeof o->oracle, "%s", v[SS_ORACLE]);
-    if (v[SS_DIR][0]) {
-        snprintf(o->probe.dir[0], PATH_MAX, "%s", v[SS_DIR]);
-        o->probe.ndirs = 1;
-    }
-    for (int f = SS_TIME; f <= SS_RAMP; f++) {
-        if (!v[f][0]) continue;
-        long long ms = units_parse_duration_ms(v[f]);
-        if (ms < 0 || (f == SS_TIME && ms == 0))
-            return sl_fail(e, SL_EUSAGE, "%s %s: give a duration such as 500ms or 5s", fields[f].option, v[f]);
-        if (f == SS_TIME) o->probe.time_ms = (uint64_t)ms;
-        else { o->probe.ramp_ms = (uint64_t)ms; o->probe.ramp_set = 1; }
-    }
-    if (v[SS_SEED][0]) {
-        char *end;
-        s->seed = strtoull(v[SS_SEED], &end, 10);
-        if (*end) return sl_fail(e, SL_EUSAGE, "--seed %s: give a whole number", v[SS_SEED]);
-    }
-    snprintf(o->probe.workload, sizeof o->probe.workload, "%s", s->workload);
-    struct objective ob;
-    if (objective_parse(s->objective, &ob, e) < 0) return -1;
+    for (int f = 0; f < SS_COUNT; f++)
+        if (ss->form.value[f][0] && cli_search_set(o, fields[f].option, ss->form.value[f], e) < 0) return -1;
+    if (cli_search_check(o, e) < 0) return -1;
     struct probe_spec check = o->probe;
     return o->oracle[0] ? 0 : probe_spec_resolve(&check, e);
 }
