@@ -299,13 +299,13 @@ static void hook_progress(void *arg, const struct search_trial *t, const struct 
 
 /* --- the flow ------------------------------------------------------------ */
 
-static int pick_device(struct cli_search_opts *o, sl_err *e)
+/* A queue space without --device: the disk under --dir, if any. */
+static void pick_device(struct cli_search_opts *o)
 {
     struct search_spec *s = &o->spec;
-    if (s->device[0] || strcmp(s->space, "writeback") == 0 || strcmp(s->space, "bdflush") == 0) return 0;
-    if (o->probe.ndirs && device_for_path(o->probe.dir[0], s->device, sizeof s->device, NULL) == 0) return 0;
+    if (s->device[0] || strcmp(s->space, "writeback") == 0 || strcmp(s->space, "bdflush") == 0) return;
+    if (o->probe.ndirs && device_for_path(o->probe.dir[0], s->device, sizeof s->device, NULL) == 0) return;
     s->device[0] = 0;
-    return 0;
 }
 
 static void fill_row(struct search_row *row, const struct cli_search_opts *o, const struct space *sp, store *st)
@@ -354,8 +354,6 @@ static void fill_verdict(struct search_row *row, const struct space *sp, const s
     }
 }
 
-/* Put the winner in place (probe mode: inside the search session; oracle
- * mode: a session of its own, kept). */
 /* session_end with a report, which it requires. */
 static int end_session(struct session *s, bool keep, sl_err *e)
 {
@@ -365,6 +363,8 @@ static int end_session(struct session *s, bool keep, sl_err *e)
     return rc;
 }
 
+/* Put the winner in place (probe mode: inside the search session; oracle
+ * mode: a session of its own, kept). */
 static int apply_winner(store *st, struct session *s, const struct space *sp, const struct search_config *c, sl_err *e)
 {
     struct knobset ks = { 0 };
@@ -612,7 +612,7 @@ int cli_search_run(struct cli_ctx *ctx, struct cli_search_opts *o, struct cli_se
     R.st = cli_store(ctx, &e);
     if (!R.st) return fail(o, out, &e);
     if (R.resuming && load_resume(&R, &e) < 0) return fail(o, out, &e);
-    pick_device(o, &e);
+    pick_device(o);
     R.probe_mode = !o->oracle[0];
     if (check_ready(&R, &e) < 0) { free(R.stored); return fail(o, out, &e); }
     R.sp = xcalloc(1, sizeof *R.sp);
