@@ -30,11 +30,12 @@ static void add_group(struct results *rs, const char *key, const char *fmt, ...)
     va_end(ap);
 }
 
-static void mean_mb_s(const struct compare_side *s, double *out)
+/* The side's mean MB/s (evidence_mean: over the runs that measured it). */
+static double mean_mb_s(const struct compare_side *s)
 {
-    double sum = 0;
-    for (int i = 0; i < s->n; i++) sum += s->m[i].v[MET_THROUGHPUT];
-    *out = s->n ? sum / s->n : 0;
+    struct eval_metrics mean;
+    evidence_mean(s->m, s->n, &mean);
+    return mean.v[MET_THROUGHPUT];
 }
 
 /* Configurations in the order first measured; each shows what it changes
@@ -48,12 +49,10 @@ static void config_groups(struct results *rs)
         if (seen) continue;
         struct compare_side s = { 0 };
         compare_hash_side(ev, ev->run[i].config_hash, &s);
-        double mean;
-        mean_mb_s(&s, &mean);
         char diff[200] = "";
         if (rs->ng) evidence_config_diff(ev->run[0].config_text, ev->run[i].config_text, diff, sizeof diff);
         for (char *nl = diff; (nl = strchr(nl, '\n'));) *nl = ' ';
-        add_group(rs, ev->run[i].config_hash, "%.8s  %3d runs  %8.1f MB/s  %s", ev->run[i].config_hash, s.n, mean,
+        add_group(rs, ev->run[i].config_hash, "%.8s  %3d runs  %8.1f MB/s  %s", ev->run[i].config_hash, s.n, mean_mb_s(&s),
                   rs->ng ? diff : "(the first measured)");
         compare_side_free(&s);
     }
@@ -79,9 +78,7 @@ static void kernel_groups(struct results *rs)
     for (int k = 0; k < nk; k++) {
         struct compare_side s = { 0 };
         compare_kernel_side(&rs->ev, kernels[k], &s);
-        double mean;
-        mean_mb_s(&s, &mean);
-        add_group(rs, kernels[k], "%-24s %3d runs  %8.1f MB/s (all configurations)", kernels[k], s.n, mean);
+        add_group(rs, kernels[k], "%-24s %3d runs  %8.1f MB/s (all configurations)", kernels[k], s.n, mean_mb_s(&s));
         compare_side_free(&s);
     }
 }
