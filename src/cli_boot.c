@@ -2,6 +2,7 @@
  * reboots with sysctl.d, udev rules and the sluice-apply.service unit. */
 #include "cli_profile.h"
 #include "profile/boot.h"
+#include "profile/save.h"
 #include "sysfs.h"
 
 #include <getopt.h>
@@ -17,7 +18,7 @@ static void print_notes(const struct notes *nt, const char *prefix)
 static int boot_install_cmd(struct cli_ctx *ctx, const struct sub_opts *o, const char *name)
 {
     sl_err e;
-    if (cli_require_root_etc("sluice boot install", &e) < 0) return cli_error(&e);
+    if (profile_require_root_etc("sluice boot install", &e) < 0) return cli_error(&e);
     struct profile p;
     struct plan pl;
     if (cli_profile_plan(o->dirs, name, &p, &pl, &e) < 0) return cli_error(&e);
@@ -90,7 +91,7 @@ static int boot_status_cmd(struct cli_ctx *ctx, const struct sub_opts *o)
 static int boot_remove_cmd(struct cli_ctx *ctx, const struct sub_opts *o)
 {
     sl_err e;
-    if (cli_require_root_etc("sluice boot remove", &e) < 0) return cli_error(&e);
+    if (profile_require_root_etc("sluice boot remove", &e) < 0) return cli_error(&e);
     struct boot_manifest m = { 0 };
     enum boot_state states[16];
     bool removed[16];

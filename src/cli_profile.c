@@ -1,15 +1,11 @@
 /* cli_profile — `profile list|show|diff|verify|save|import-tuned|export`. */
 #include "cli_profile.h"
-#include "profile/save.h"
 #include "sysfs.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-int cli_require_root_etc(const char *what, sl_err *e) { return profile_require_root_etc(what, e); }
 
 int cli_profile_plan(const char *dirs_opt, const char *name, struct profile *p, struct plan *pl, sl_err *e)
 {

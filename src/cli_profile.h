@@ -39,7 +39,4 @@ int cli_profile_save(struct cli_ctx *ctx, int argc, char **argv);
 int cli_profile_import_tuned(struct cli_ctx *ctx, int argc, char **argv);
 int cli_profile_export(struct cli_ctx *ctx, int argc, char **argv);
 
-/* Writing under /etc needs root on the real system. */
-int cli_require_root_etc(const char *what, sl_err *e);
-
 #endif

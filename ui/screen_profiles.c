@@ -2,10 +2,10 @@
  * this machine (the plan `sluice profile diff` prints); apply one on trial,
  * install one for boot, and see what boot has installed. */
 #include "app.h"
-#include "cli_profile.h"
 #include "profiles_screen.h"
 #include "profile/boot.h"
 #include "profile/profile.h"
+#include "profile/save.h"
 #include "setview.h"
 #include "sysfs.h"
 #include "trial.h"
@@ -211,7 +211,7 @@ static void boot_install_selected(struct profiles *pr)
     profiles_plan_selected(pr);
     pr->mode = PR_LIST;
     if (!pr->have_plan) { app_message(app, ROLE_ERROR, "%s", pr->plan_err); return; }
-    if (cli_require_root_etc("installing a boot profile", &e) < 0) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
+    if (profile_require_root_etc("installing a boot profile", &e) < 0) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
     char exe[512], title[160];
     if (sysfs_self_exe(exe, sizeof exe) < 0) snprintf(exe, sizeof exe, "/usr/local/sbin/sluice");
     struct notes nt = { 0 };
