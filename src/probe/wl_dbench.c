@@ -77,15 +77,17 @@ static int layout(struct probe_ctx *c, sl_err *e)
     return 0;
 }
 
+/* The loadfile as messages name it. */
+static const char *load_name(const struct probe_thread *t) { return ((const struct dbench *)t->ctx->wl)->load.name; }
+
 static int op_fail(struct probe_thread *t, const struct nb_op *o, const char *what, int err)
 {
-    const struct dbench *d = t->ctx->wl;
     if (err == ENOSPC || err == EDQUOT)
         return probe_thread_fail(t, 0, "the filesystem under %s filled up (%s) replaying %s line %d: give a smaller "
-                                       "loadfile or free some space", t->ctx->spec.dir[0], strerror(err), d->load.name,
+                                       "loadfile or free some space", t->ctx->spec.dir[0], strerror(err), load_name(t),
                                  o->line);
     return probe_thread_fail(t, err, "dbench: %s line %d: %s %s failed (the loadfile expects NT_STATUS_OK)",
-                             d->load.name, o->line, loadfile_kind_name(o->kind), what);
+                             load_name(t), o->line, loadfile_kind_name(o->kind), what);
 }
 
 /* A path as the user can place it: relative to the scratch directory. */
@@ -128,8 +130,7 @@ static int nt_create(struct probe_thread *t, struct client *cl, const struct nb_
     if (fnum == -1) { close(fd); return 0; }
     if (handle_find(cl, fnum) >= 0 || cl->nopen == MAX_HANDLES) {
         close(fd);
-        return probe_thread_fail(t, 0, "dbench: %s line %d: handle %lld %s", ((struct dbench *)t->ctx->wl)->load.name,
-                                 o->line, (long long)fnum,
+        return probe_thread_fail(t, 0, "dbench: %s line %d: handle %lld %s", load_name(t), o->line, (long long)fnum,
                                  cl->nopen == MAX_HANDLES ? "would be one more than 256 open files" : "is already open");
     }
     cl->fnum[cl->nopen] = fnum;
@@ -155,8 +156,7 @@ static int fd_of(struct probe_thread *t, struct client *cl, const struct nb_op *
     int i = handle_find(cl, o->p[0]);
     if (i < 0)
         return probe_thread_fail(t, 0, "dbench: %s line %d: %s on handle %lld, which is not open",
-                                 ((struct dbench *)t->ctx->wl)->load.name, o->line, loadfile_kind_name(o->kind),
-                                 (long long)o->p[0]);
+                                 load_name(t), o->line, loadfile_kind_name(o->kind), (long long)o->p[0]);
     if (slot) *slot = i;
     return cl->fd[i];
 }
@@ -183,7 +183,7 @@ static int do_op(struct probe_thread *t, struct client *cl, const struct nb_op *
         if (r < 0) return o->expect_ok ? op_fail(t, o, "read", errno) : 0;
         if (r != o->p[3] && o->expect_ok)
             return probe_thread_fail(t, 0, "dbench: %s line %d: ReadX returned %zd bytes, the loadfile expects %lld",
-                                     ((struct dbench *)t->ctx->wl)->load.name, o->line, r, (long long)o->p[3]);
+                                     load_name(t), o->line, r, (long long)o->p[3]);
         *bytes = (uint64_t)r;
         return 0;
     }
