@@ -6,7 +6,6 @@
 #include "app.h"
 #include "profile/save.h"
 #include "profiles_screen.h"
-#include "sysfs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,15 +28,13 @@ static void drop_import(struct profiles *pr)
  * (saving never replaces a profile from the UI). */
 static bool name_ok(struct profiles *pr, const char *name)
 {
-    char rel[PATH_MAX], where[PATH_MAX];
+    char where[PATH_MAX];
     if (!profile_name_valid(name)) {
         prompt_error(&pr->prompt, "\"%s\" is not a profile name: letters, digits, _ . + - (not starting with .), at most %d",
                      name, PROFILE_NAME_MAX - 1);
         return false;
     }
-    snprintf(rel, sizeof rel, "%s/%s.conf", PROFILE_ETC_DIR, name);
-    sysfs_path(where, sizeof where, rel);
-    if (sysfs_exists(rel)) {
+    if (profile_saved_exists(name, where, sizeof where)) {
         prompt_error(&pr->prompt, "%s exists: choose another name (nothing was written)", where);
         return false;
     }

@@ -19,13 +19,26 @@ int profile_require_root_etc(const char *what, sl_err *e)
     return sl_fail(e, SL_EPERM, "%s writes under /etc and needs root: run it with sudo (or use --root DIR)", what);
 }
 
+/* rel: the file under the root; where: its full path. */
+static void saved_path(const char *name, char *rel, size_t rn, char *where, size_t wn)
+{
+    snprintf(rel, rn, "%s/%s.conf", PROFILE_ETC_DIR, name);
+    sysfs_path(where, wn, rel);
+}
+
+bool profile_saved_exists(const char *name, char *where, size_t wn)
+{
+    char rel[PATH_MAX];
+    saved_path(name, rel, sizeof rel, where, wn);
+    return sysfs_exists(rel);
+}
+
 int profile_write(const char *name, const char *text, bool force, char *where, size_t wn, sl_err *e)
 {
     struct profile back;
     struct profile_dirs none = { .n = 0 };
-    char rel[256];
-    snprintf(rel, sizeof rel, "%s/%s.conf", PROFILE_ETC_DIR, name);
-    sysfs_path(where, wn, rel);
+    char rel[PATH_MAX];
+    saved_path(name, rel, sizeof rel, where, wn);
     int rc = profile_load_text(&none, text, where, &back, e);
     profile_free(&back);
     if (rc < 0) return -1;

@@ -35,6 +35,8 @@ char *profile_file_text(const struct profile *p, const char *comment, const stru
  * /etc/sluice/profiles/NAME.conf under the root (where: the full path).
  * Refuses an existing file unless force; needs root on the real system. */
 int profile_write(const char *name, const char *text, bool force, char *where, size_t wn, sl_err *e);
+/* Whether profile NAME is saved already (where: the file's full path). */
+bool profile_saved_exists(const char *name, char *where, size_t wn);
 /* Writing under /etc needs root on the real system (not under --root). */
 int profile_require_root_etc(const char *what, sl_err *e);
 
