@@ -86,88 +86,110 @@ static int by_kernel(struct cli_ctx *ctx, const struct evidence *ev, int argc, c
     return rc;
 }
 
-static int run_compare(struct cli_ctx *ctx, int argc, char **argv)
+struct compare_opts {
+    char workload[32], objective[160];  /* "": the most measured one; the searches' or throughput */
+    bool kernel;
+    enum search_test test;
+    int nargs;
+    char **args;
+};
+
+/* 0, or the exit status of a usage error. */
+static int parse_args(int argc, char **argv, struct compare_opts *co)
 {
     static const struct option opts[] = {
         { "workload", required_argument, NULL, 'w' }, { "objective", required_argument, NULL, 'o' },
         { "by-kernel", no_argument, NULL, 'k' }, { "test", required_argument, NULL, 't' }, { NULL, 0, NULL, 0 },
     };
-    char workload[32] = "", objective[160] = "";
-    bool kernel = false;
-    enum search_test test = TEST_WELCH;
+    memset(co, 0, sizeof *co);
+    co->test = TEST_WELCH;
     optind = 0;
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case 'w': snprintf(workload, sizeof workload, "%s", optarg); break;
-        case 'o': snprintf(objective, sizeof objective, "%s", optarg); break;
-        case 'k': kernel = true; break;
+        case 'w': snprintf(co->workload, sizeof co->workload, "%s", optarg); break;
+        case 'o': snprintf(co->objective, sizeof co->objective, "%s", optarg); break;
+        case 'k': co->kernel = true; break;
         case 't':
-            if (strcmp(optarg, "welch") == 0) test = TEST_WELCH;
-            else if (strcmp(optarg, "mw") == 0) test = TEST_MW;
+            if (strcmp(optarg, "welch") == 0) co->test = TEST_WELCH;
+            else if (strcmp(optarg, "mw") == 0) co->test = TEST_MW;
             else return cli_usage("compare", "--test %s: welch or mw", optarg);
             break;
         default: return cli_usage("compare", "unknown option");
         }
     }
-    int nargs = argc - optind;
-    char **args = argv + optind;
-    if (!kernel && nargs != 2) return cli_usage("compare", "give two things to compare: KNOB=VALUE selectors or search ids");
-    if (kernel && nargs != 0 && nargs != 2) return cli_usage("compare", "--by-kernel takes no argument (every kernel) or two kernel releases");
+    co->nargs = argc - optind;
+    co->args = argv + optind;
+    if (!co->kernel && co->nargs != 2) return cli_usage("compare", "give two things to compare: KNOB=VALUE selectors or search ids");
+    if (co->kernel && co->nargs != 0 && co->nargs != 2)
+        return cli_usage("compare", "--by-kernel takes no argument (every kernel) or two kernel releases");
+    return 0;
+}
+
+/* B against A at 5%, as JSON or the report lines (with the workload when
+ * stored runs, not only searches, made a side). */
+static int report(struct cli_ctx *ctx, const struct compare_opts *co, const struct compare_side *a,
+                  const struct compare_side *b, const struct objective *o, bool from_runs)
+{
+    struct comparison cmp;
+    evidence_compare(o, a->m, a->n, b->m, b->n, 0.05, co->test, &cmp);
+    if (ctx->json) return cli_print_json(comparison_json(a->label, b->label, &cmp));
+    if (co->workload[0] && from_runs) printf("workload %s, objective %s\n", co->workload, co->objective);
+    print_side("A", a, o, &cmp.mean_a);
+    print_side("B", b, o, &cmp.mean_b);
+    print_comparison(&cmp, co->objective);
+    return 0;
+}
+
+static int run_compare(struct cli_ctx *ctx, int argc, char **argv)
+{
+    struct compare_opts co;
+    int rc = parse_args(argc, argv, &co);
+    if (rc) return rc;
     sl_err e;
     store *st = cli_store(ctx, &e);
     if (!st) return cli_error(&e);
     struct compare_side a = { 0 }, b = { 0 };
-    bool a_search = !kernel && !strchr(args[0], '='), b_search = !kernel && !strchr(args[1], '=');
-    if (a_search && compare_search_side(st, args[0], &a, objective, sizeof objective, &e) < 0) return cli_error(&e);
-    if (b_search && compare_search_side(st, args[1], &b, objective, sizeof objective, &e) < 0) { compare_side_free(&a); return cli_error(&e); }
-    if (!objective[0]) snprintf(objective, sizeof objective, "throughput");
-    struct objective o;
-    if (objective_parse(objective, &o, &e) < 0) {
-        compare_side_free(&a);
-        compare_side_free(&b);
-        return cli_usage("compare", "%s", e.msg);
-    }
-    int rc = 0;
     struct evidence ev = { 0 };
-    if (kernel || !a_search || !b_search) {
-        if (compare_load(st, workload, sizeof workload, &ev, &e) < 0) {
-            compare_side_free(&a);
-            compare_side_free(&b);
-            return cli_error(&e);
+    struct objective o;
+    bool a_search = !co.kernel && !strchr(co.args[0], '='), b_search = !co.kernel && !strchr(co.args[1], '=');
+    if ((a_search && compare_search_side(st, co.args[0], &a, co.objective, sizeof co.objective, &e) < 0) ||
+        (b_search && compare_search_side(st, co.args[1], &b, co.objective, sizeof co.objective, &e) < 0)) {
+        rc = cli_error(&e);
+        goto out;
+    }
+    if (!co.objective[0]) snprintf(co.objective, sizeof co.objective, "throughput");
+    if (objective_parse(co.objective, &o, &e) < 0) {
+        rc = cli_usage("compare", "%s", e.msg);
+        goto out;
+    }
+    if (co.kernel || !a_search || !b_search) {
+        if (compare_load(st, co.workload, sizeof co.workload, &ev, &e) < 0) {
+            rc = cli_error(&e);
+            goto out;
         }
         if (ev.n == 0) {
-            fprintf(stderr, "sluice: no stored runs%s%s: record some with 'sluice probe'\n", workload[0] ? " of workload " : "", workload);
-            compare_side_free(&a);
-            compare_side_free(&b);
-            return SL_EUSAGE;
+            fprintf(stderr, "sluice: no stored runs%s%s: record some with 'sluice probe'\n", co.workload[0] ? " of workload " : "",
+                    co.workload);
+            rc = SL_EUSAGE;
+            goto out;
         }
     }
-    if (kernel) {
-        rc = by_kernel(ctx, &ev, nargs, args, &o, objective, test);
-        evidence_free(&ev);
-        return rc;
+    if (co.kernel) {
+        rc = by_kernel(ctx, &ev, co.nargs, co.args, &o, co.objective, co.test);
+        goto out;
     }
-    if (!a_search) compare_config_side(&ev, args[0], &a);
-    if (!b_search) compare_config_side(&ev, args[1], &b);
-    evidence_free(&ev);
+    if (!a_search) compare_config_side(&ev, co.args[0], &a);
+    if (!b_search) compare_config_side(&ev, co.args[1], &b);
     if (a.n < 2 || b.n < 2) {
         fprintf(stderr, "sluice: %s has %d run(s)%s%s: each side needs at least 2 (record more with 'sluice probe')\n",
-                a.n < 2 ? a.label : b.label, a.n < 2 ? a.n : b.n, workload[0] ? " of workload " : "", workload);
-        compare_side_free(&a);
-        compare_side_free(&b);
-        return SL_EUSAGE;
+                a.n < 2 ? a.label : b.label, a.n < 2 ? a.n : b.n, co.workload[0] ? " of workload " : "", co.workload);
+        rc = SL_EUSAGE;
+        goto out;
     }
-    struct comparison cmp;
-    evidence_compare(&o, a.m, a.n, b.m, b.n, 0.05, test, &cmp);
-    if (ctx->json) {
-        rc = cli_print_json(comparison_json(a.label, b.label, &cmp));
-    } else {
-        if (workload[0] && (!a_search || !b_search)) printf("workload %s, objective %s\n", workload, objective);
-        print_side("A", &a, &o, &cmp.mean_a);
-        print_side("B", &b, &o, &cmp.mean_b);
-        print_comparison(&cmp, objective);
-    }
+    rc = report(ctx, &co, &a, &b, &o, !a_search || !b_search);
+out:
+    evidence_free(&ev);
     compare_side_free(&a);
     compare_side_free(&b);
     return rc;
