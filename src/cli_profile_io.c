@@ -68,8 +68,8 @@ int cli_profile_save(struct cli_ctx *ctx, int argc, char **argv)
     struct sub_opts o;
     if (cli_profile_opts("save", argc, argv, &o, 1, 1)) return SL_EUSAGE;
     const char *name = argv[optind];
-    if (!profile_name_valid(name)) return cli_usage("profile", "save: \"%s\" is not a profile name (letters, digits, _ . + -)", name);
     sl_err e;
+    if (profile_name_check(name, &e) < 0) return cli_usage("profile", "save: %s", e.msg);
     struct profile p;
     struct notes nt = { 0 };
     char comment[512];

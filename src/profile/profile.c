@@ -53,6 +53,12 @@ bool profile_name_valid(const char *name)
     return true;
 }
 
+int profile_name_check(const char *name, sl_err *e)
+{
+    if (profile_name_valid(name)) return 0;
+    return sl_fail(e, SL_EUSAGE, "\"%s\" is not a profile name (letters, digits, _ . + -)", name);
+}
+
 static void dirs_text(const struct profile_dirs *d, char *buf, size_t n)
 {
     buf[0] = 0;
@@ -65,8 +71,7 @@ static void dirs_text(const struct profile_dirs *d, char *buf, size_t n)
 
 int profile_find(const struct profile_dirs *d, const char *name, char *path, size_t n, sl_err *e)
 {
-    if (!profile_name_valid(name))
-        return sl_fail(e, SL_EUSAGE, "\"%s\" is not a profile name (letters, digits, _ . + -)", name);
+    if (profile_name_check(name, e) < 0) return -1;
     for (int i = 0; i < d->n; i++) {
         snprintf(path, n, "%s/%s.conf", d->dir[i], name);
         struct stat st;

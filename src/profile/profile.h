@@ -57,6 +57,8 @@ void profile_dirs_init(struct profile_dirs *d, const char *option_dir);
 
 /* Profile names: [A-Za-z0-9_.+-], not starting with '.', at most 63 chars. */
 bool profile_name_valid(const char *name);
+/* 0, or -1 (SL_EUSAGE) saying what a profile name may hold. */
+int profile_name_check(const char *name, sl_err *e);
 /* Path of profile NAME.conf in the search path. -1 (SL_EUSAGE) naming the
  * directories searched when it is nowhere. */
 int profile_find(const struct profile_dirs *d, const char *name, char *path, size_t n, sl_err *e);

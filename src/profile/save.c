@@ -66,9 +66,9 @@ char *profile_file_text(const struct profile *p, const char *comment, const stru
 int profile_import_tuned_as(const char *name_or_path, const char *as, struct profile *p, struct notes *unmapped,
                             char *comment, size_t cn, sl_err *e)
 {
-    if (as && !profile_name_valid(as)) {
+    if (as && profile_name_check(as, e) < 0) {
         memset(p, 0, sizeof *p);
-        return sl_fail(e, SL_EUSAGE, "\"%s\" is not a profile name (letters, digits, _ . + -)", as);
+        return -1;
     }
     if (profile_import_tuned(name_or_path, p, unmapped, e) < 0) return -1;
     if (as) snprintf(p->name, sizeof p->name, "%s", as);
