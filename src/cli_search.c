@@ -430,13 +430,18 @@ struct run {
     struct objective obj;
 };
 
+bool cli_search_resumable(const struct search_row *row)
+{
+    return strcmp(row->state, "running") == 0 || strcmp(row->state, "interrupted") == 0;
+}
+
 /* --resume: the stored spec replaces the options, not who is watching (and
  * --apply given now still counts); the stored trials are read for replay. */
 static int load_resume(struct run *R, sl_err *e)
 {
     struct cli_search_opts *o = R->o;
     if (store_search_get(R->st, o->resume, &R->row, e) < 0) return -1;
-    if (strcmp(R->row.state, "running") != 0 && strcmp(R->row.state, "interrupted") != 0)
+    if (!cli_search_resumable(&R->row))
         return sl_fail(e, SL_EUSAGE, "search %.8s is %s: only an interrupted search can be resumed", R->row.uuid, R->row.state);
     bool apply = o->apply;
     const struct cli_search_watch *watch = o->watch;

@@ -47,6 +47,10 @@ int cli_search_set(struct cli_search_opts *o, const char *option, const char *ar
 /* The options as a whole, after the last one: a known strategy, an
  * objective that parses; the probes run the search's workload. */
 int cli_search_check(struct cli_search_opts *o, sl_err *e);
+/* Whether --resume takes this stored search: "interrupted" (a cancel or a
+ * signal stopped it) or still "running" (what a crash leaves). */
+struct search_row;
+bool cli_search_resumable(const struct search_row *row);
 /* Run (or resume) a search as `search` does, printing its report; returns
  * the exit status. out->result is filled when out->ok. */
 int cli_search_run(struct cli_ctx *ctx, struct cli_search_opts *o, struct cli_search_outcome *out);

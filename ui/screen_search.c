@@ -166,7 +166,7 @@ static void list_resumable(struct search_scr *ss)
     ss->resumable = NULL;
     ss->nresumable = 0;
     for (int i = 0; i < n; i++)
-        if (!strcmp(rows[i].state, "interrupted") || !strcmp(rows[i].state, "running")) {
+        if (cli_search_resumable(&rows[i])) {
             ss->resumable = xrealloc(ss->resumable, sizeof *ss->resumable * (size_t)(ss->nresumable + 1));
             ss->resumable[ss->nresumable++] = rows[i];
         }
