@@ -3,7 +3,6 @@
 #include "probe/probe.h"
 #include "probe/probe_store.h"
 #include "session.h"
-#include "units.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -27,20 +26,11 @@ static int parse_int(const char *opt, const char *arg, int lo, int hi, int *out)
     return 0;
 }
 
-static int parse_size(const char *opt, const char *arg, uint64_t *out)
+/* --bs, --size, --time, --ramp: checked as the Probe screen checks them. */
+static int parse_spec_opt(struct probe_spec *s, const char *opt, const char *arg)
 {
-    long long v = units_parse_size(arg);
-    if (v <= 0) return cli_usage("probe", "%s %s: give a size such as 4k, 1M or 2G", opt, arg);
-    *out = (uint64_t)v;
-    return 0;
-}
-
-static int parse_time(const char *opt, const char *arg, uint64_t *out)
-{
-    long long v = units_parse_duration_ms(arg);
-    if (v < 0) return cli_usage("probe", "%s %s: give a duration such as 500ms, 5s or 2m", opt, arg);
-    *out = (uint64_t)v;
-    return 0;
+    sl_err e;
+    return probe_spec_set(s, opt, arg, &e) < 0 ? cli_usage("probe", "%s", e.msg) : 0;
 }
 
 static int parse_opts(int argc, char **argv, struct probe_spec *s, bool *fio_job, bool *no_store)
@@ -68,10 +58,10 @@ static int parse_opts(int argc, char **argv, struct probe_spec *s, bool *fio_job
             snprintf(s->dir[s->ndirs++], PATH_MAX, "%s", optarg);
             break;
         case O_THREADS: rc = parse_int("--threads", optarg, 1, PROBE_MAX_THREADS, &s->threads); break;
-        case O_BS: rc = parse_size("--bs", optarg, &s->bs); break;
-        case O_SIZE: rc = parse_size("--size", optarg, &s->size_bytes); break;
-        case O_TIME: rc = parse_time("--time", optarg, &s->time_ms); if (!rc && !s->time_ms) rc = cli_usage("probe", "--time must be above 0"); break;
-        case O_RAMP: rc = parse_time("--ramp", optarg, &s->ramp_ms); s->ramp_set = 1; break;
+        case O_BS: rc = parse_spec_opt(s, "--bs", optarg); break;
+        case O_SIZE: rc = parse_spec_opt(s, "--size", optarg); break;
+        case O_TIME: rc = parse_spec_opt(s, "--time", optarg); break;
+        case O_RAMP: rc = parse_spec_opt(s, "--ramp", optarg); break;
         case O_DIRECT: s->direct = true; break;
         case O_IODEPTH: rc = parse_int("--iodepth", optarg, 1, 1024, &s->iodepth); break;
         case O_SYNC_EVERY: rc = parse_int("--sync-every", optarg, 0, INT_MAX, &s->sync_every); break;

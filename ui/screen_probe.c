@@ -68,18 +68,8 @@ static int build_spec(struct probe_scr *ps, struct probe_spec *s, sl_err *e)
         case PF_IODEPTH: s->iodepth = (int)v; break;
         case PF_SYNC_EVERY: s->sync_every = (int)v; break;
         case PF_SEED: s->seed = (uint64_t)v; s->seed_set = true; break;
-        case PF_BS: case PF_SIZE:
-            v = units_parse_size(t);
-            if (v <= 0) return sl_fail(e, SL_EUSAGE, "%s %s: give a size such as 4k, 1M or 2G", fields[f].option, t);
-            if (f == PF_BS) s->bs = (uint64_t)v;
-            else s->size_bytes = (uint64_t)v;
-            break;
-        case PF_TIME: case PF_RAMP:
-            v = units_parse_duration_ms(t);
-            if (v < 0 || (f == PF_TIME && v == 0))
-                return sl_fail(e, SL_EUSAGE, "%s %s: give a duration such as 500ms, 5s or 2m", fields[f].option, t);
-            if (f == PF_TIME) s->time_ms = (uint64_t)v;
-            else { s->ramp_ms = (uint64_t)v; s->ramp_set = 1; }
+        case PF_BS: case PF_SIZE: case PF_TIME: case PF_RAMP:
+            if (probe_spec_set(s, fields[f].option, t, e) < 0) return -1;
             break;
         case PF_DIRECT: s->direct = true; break;
         case PF_CANARY: s->canary = strcmp(t, "on") == 0; break;

@@ -222,6 +222,10 @@ int probe_open_recorded(const struct probe_spec *spec, struct store *st, struct 
 /* Fill in defaults and validate, creating nothing (for --fio-job and
  * callers that want to show what will run). -1 with a message as probe_open. */
 int probe_spec_resolve(struct probe_spec *spec, sl_err *e);
+/* Set --bs or --size (a size such as 4k) or --time or --ramp (a duration
+ * such as 5s; --time above 0) from text: the one check the command line and
+ * the Probe screen share. -1 with a message naming the option and value. */
+int probe_spec_set(struct probe_spec *s, const char *option, const char *text, sl_err *e);
 /* The equivalent fio job file for a resolved spec. */
 void probe_fio_job(const struct probe_spec *spec, FILE *out);
 /* The spec with defaults filled in. */

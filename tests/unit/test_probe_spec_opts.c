@@ -1,0 +1,41 @@
+/* probe_spec_set: the size and duration options as `sluice probe` and the
+ * Probe screen's form both set them. */
+#include "harness.h"
+#include "probe/probe.h"
+
+#include <string.h>
+
+TEST(probe_spec_set_sets_sizes_and_durations)
+{
+    struct probe_spec s;
+    sl_err e;
+    memset(&s, 0, sizeof s);
+    CHECK_INT(probe_spec_set(&s, "--bs", "4k", &e), 0);
+    CHECK_INT((int)s.bs, 4096);
+    CHECK_INT(probe_spec_set(&s, "--size", "2M", &e), 0);
+    CHECK_INT((int)s.size_bytes, 2 << 20);
+    CHECK_INT(probe_spec_set(&s, "--time", "250ms", &e), 0);
+    CHECK_INT((int)s.time_ms, 250);
+    CHECK_INT(s.ramp_set, 0);
+    CHECK_INT(probe_spec_set(&s, "--ramp", "0", &e), 0);
+    CHECK_INT((int)s.ramp_ms, 0);
+    CHECK_INT(s.ramp_set, 1);
+}
+
+TEST(probe_spec_set_refuses_with_the_option_and_value)
+{
+    struct probe_spec s;
+    sl_err e;
+    memset(&s, 0, sizeof s);
+    CHECK_INT(probe_spec_set(&s, "--bs", "1x", &e), -1);
+    CHECK_STR(e.msg, "--bs 1x: give a size such as 4k, 1M or 2G");
+    CHECK_INT(probe_spec_set(&s, "--size", "0", &e), -1);
+    CHECK_INT(probe_spec_set(&s, "--ramp", "abc", &e), -1);
+    CHECK_STR(e.msg, "--ramp abc: give a duration such as 500ms, 5s or 2m");
+    CHECK_INT(probe_spec_set(&s, "--time", "0", &e), -1);
+    CHECK_STR(e.msg, "--time must be above 0");
+    CHECK_INT(probe_spec_set(&s, "--threads", "2", &e), -1);
+    CHECK_INT((int)s.bs, 0);
+    CHECK_INT((int)s.size_bytes, 0);
+    CHECK_INT((int)s.time_ms, 0);
+}
