@@ -160,10 +160,8 @@ static int migrate(store *s, sl_err *e)
         char pragma[64];
         snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", m->version);
         if (exec(s, m->sql, e) < 0 || exec(s, pragma, e) < 0) {
-            char msg[sizeof e->msg];
-            snprintf(msg, sizeof msg, "%s", e ? e->msg : "");
             sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-            return sl_fail(e, SL_EFAIL, "migration %s failed: %s", m->name, msg);
+            return sl_prefix(e, SL_EFAIL, "migration %s failed", m->name);
         }
         if (exec(s, "COMMIT", e) < 0) return -1;
     }

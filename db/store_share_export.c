@@ -120,12 +120,7 @@ static int record_host(sqlite3 *db, const char *path, const struct host_record *
     store *w = store_wrap(db, path);
     int rc = store_host_record(w, rec, e);
     store_unwrap(w);
-    if (rc < 0 && e) {
-        char msg[sizeof e->msg];
-        snprintf(msg, sizeof msg, "%s", e->msg);
-        sl_fail(e, SL_EFAIL, "snapshot %s: recording this host: %s", path, msg);
-    }
-    return rc;
+    return rc < 0 ? sl_prefix(e, SL_EFAIL, "snapshot %s: recording this host", path) : 0;
 }
 
 static int scrub(sqlite3 *db, const char *path, const char *only_host_uuid, const struct host_record *rec,

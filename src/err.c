@@ -22,6 +22,20 @@ int sl_fail(sl_err *e, int status, const char *fmt, ...)
     return -1;
 }
 
+int sl_prefix(sl_err *e, int status, const char *fmt, ...)
+{
+    if (!e) return -1;
+    char below[sizeof e->msg];
+    snprintf(below, sizeof below, "%s", e->msg);
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && (size_t)n < sizeof e->msg) snprintf(e->msg + n, sizeof e->msg - (size_t)n, ": %s", below);
+    e->status = status;
+    return -1;
+}
+
 int sl_fail_errno(sl_err *e, int status, int errnum, const char *fmt, ...)
 {
     if (!e) return -1;

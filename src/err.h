@@ -27,6 +27,10 @@ int sl_fail(sl_err *e, int status, const char *fmt, ...)
 /* Like sl_fail, appending ": <strerror(errnum)>" and recording errnum. */
 int sl_fail_errno(sl_err *e, int status, int errnum, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Put "PREFIX: " before e's message (say where a failure from below
+ * happened), setting status; -1, so callers write `return sl_prefix(...)`. */
+int sl_prefix(sl_err *e, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 void sl_err_clear(sl_err *e);
 
 /* Out-of-memory and broken invariants are not recoverable: these abort after

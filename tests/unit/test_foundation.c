@@ -234,3 +234,13 @@ TEST(devices_from_proc_partitions_on_24)
     CHECK_STR(h.kernel, "2.4.19-pre3");
     CHECK_INT(h.cpus, 1);
 }
+
+TEST(sl_prefix_says_where_a_failure_from_below_happened)
+{
+    sl_err e;
+    sl_fail(&e, SL_EUSAGE, "no such table: hosts");
+    CHECK_INT(sl_prefix(&e, SL_EFAIL, "migration %s failed", "004_x"), -1);
+    CHECK_STR(e.msg, "migration 004_x failed: no such table: hosts");
+    CHECK_INT(e.status, SL_EFAIL);
+    CHECK_INT(sl_prefix(NULL, SL_EFAIL, "ignored"), -1);
+}
