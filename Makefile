@@ -24,12 +24,12 @@ CFLAGS  ?= -O2 -g
 # Installed data (shipped profiles) are found here when no --profiles DIR,
 # $SLUICE_PROFILES or /etc/sluice/profiles has them.
 DATADIR ?= $(PREFIX)/share/sluice
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Isrc -Idb -Iui -Ibuild $(PKG_CFLAGS)
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Isrc -Isrc/core -Isrc/cli -Idb -Iui -Ibuild $(PKG_CFLAGS)
 LDLIBS   = $(PKG_LIBS) -lpthread -lm
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-CORE_SRC = $(sort $(wildcard src/*.c src/*/*.c db/*.c ui/*.c))
-LIB_SRC  = $(filter-out src/main.c,$(CORE_SRC))
+CORE_SRC = $(sort $(wildcard src/*/*.c db/*.c ui/*.c))
+LIB_SRC  = $(filter-out src/cli/main.c,$(CORE_SRC))
 UNIT_SRC = $(sort $(wildcard tests/unit/*.c))
 MIGRATIONS = $(sort $(wildcard db/migrations/*.sql))
 
@@ -130,7 +130,7 @@ check-long: test-deps
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_SAN     = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-FUZZ_CFLAGS  = -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wno-unused-parameter -Isrc -Idb -Iui -Ibuild \
+FUZZ_CFLAGS  = -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wno-unused-parameter -Isrc -Isrc/core -Isrc/cli -Idb -Iui -Ibuild \
                $(PKG_CFLAGS) $(FUZZ_SAN) -DFUZZ_FIXTURES='"$(CURDIR)/tests/fixtures"' -DFUZZ_PROFILES='"$(CURDIR)/profiles"'
 FUZZ_LIB     = $(patsubst %.c,build/fuzz/obj/%.o,$(LIB_SRC)) build/fuzz/obj/migrations.o
 FUZZ_TARGETS = $(patsubst tests/fuzz/%.c,build/fuzz/%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))

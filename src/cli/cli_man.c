@@ -27,7 +27,7 @@ static const struct { enum knob_scope scope; const char *title; const char *pref
 
 static int run_man_knobs(struct cli_ctx *ctx, int argc, char **argv)
 {
-    printf(".SH KNOBS\nGenerated from the knob catalogue (src/knob_table.c). Ranges are sluice's safe ranges.\n");
+    printf(".SH KNOBS\nGenerated from the knob catalogue (src/core/knob_table.c). Ranges are sluice's safe ranges.\n");
     for (size_t s = 0; s < sizeof scopes / sizeof scopes[0]; s++) {
         printf(".SS ");
         roff(scopes[s].title);
