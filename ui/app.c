@@ -32,7 +32,7 @@ static const struct screen_class *const classes[] = { &overview_screen, &knobs_s
 #define MAX_NOTES 8
 
 struct app {
-    struct cli_ctx *ctx;
+    const char *db_path;
     store *st;
     sl_err st_err;
     struct host_info host;
@@ -63,7 +63,7 @@ store *app_store(struct app *a, sl_err *e)
     return a->st;
 }
 
-const char *app_db_path(const struct app *a) { return a->ctx->db_path; }
+const char *app_db_path(const struct app *a) { return a->db_path; }
 
 long long app_now_ms(const struct app *a)
 {
@@ -418,26 +418,26 @@ static void app_free(struct app *a)
         if (a->screens[i]) classes[i]->done(a->screens[i]);
 }
 
-int app_run(struct cli_ctx *ctx)
+int app_run(const char *db_path, sl_err *e)
 {
     struct app a;
     memset(&a, 0, sizeof a);
-    a.ctx = ctx;
-    sl_err e;
+    a.db_path = db_path;
     const char *keys = getenv("SLUICE_KEYS");
     /* Headless without a script: draw once, dump, leave (nothing could type). */
     if ((!keys || !*keys) && getenv("SLUICE_HEADLESS") && strcmp(getenv("SLUICE_HEADLESS"), "0") != 0) keys = "/dev/null";
-    if (input_open(keys, &e) < 0) return cli_error(&e);
-    a.st = cli_store(ctx, &a.st_err);
+    if (input_open(keys, e) < 0) return -1;
+    if (store_open(db_path, &a.st, &a.st_err) < 0) a.st = NULL;
     host_read(&a.host, NULL);
     /* Our handlers go in before curses starts, so curses keeps its hands
      * off SIGINT/SIGTERM and the loop can restore the session itself. */
     session_trap_signals();
     sl_on_emergency(emergency);
-    if (term_open(&e) < 0) {
+    if (term_open(e) < 0) {
         input_close();
         session_untrap_signals();
-        return cli_error(&e);
+        store_close(a.st);
+        return -1;
     }
     app_show(&a, ACT_OVERVIEW);
     int rc = loop(&a);
@@ -448,6 +448,7 @@ int app_run(struct cli_ctx *ctx)
     if (term_headless() && getenv("SLUICE_DUMP")) dump_screen(&a);
     term_close();
     app_free(&a);
+    store_close(a.st);
     input_close();
     session_untrap_signals();
     for (int i = 0; i < a.nnotes; i++)

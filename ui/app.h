@@ -5,15 +5,18 @@
 #ifndef SLUICE_UI_APP_H
 #define SLUICE_UI_APP_H
 
-#include "cli.h"
+#include "err.h"
+#include "store.h"
 #include "screen.h"
 #include "term.h"
 
 struct app;
 
-/* Run the UI until the user quits, the key script ends or a signal comes.
- * Returns the exit status (128+signal after SIGINT/SIGTERM/SIGHUP). */
-int app_run(struct cli_ctx *ctx);
+/* Run the UI on the database at db_path until the user quits, the key
+ * script ends or a signal comes. Returns the exit status (128+signal after
+ * SIGINT/SIGTERM/SIGHUP), or -1 with e filled when the terminal or the
+ * key script could not be opened. */
+int app_run(const char *db_path, sl_err *e);
 
 /* For screens. */
 /* One line on the message line until the next key. */

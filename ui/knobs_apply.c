@@ -5,6 +5,7 @@
 #include "knobs_screen.h"
 #include "knobset.h"
 #include "setview.h"
+#include "sysfs.h"
 #include "trial.h"
 
 #include <stdio.h>
@@ -58,7 +59,7 @@ void knobs_apply(struct knobs *ks)
         return;
     }
     store *st = app_store(app, &e);
-    if (!st || build_set(ks, &set, &e) < 0 || cli_require_root("applying knobs", &e) < 0) {
+    if (!st || build_set(ks, &set, &e) < 0 || sysfs_require_root("applying knobs", &e) < 0) {
         if (st) knobset_free(&set);
         open_view(ks, "Apply refused: nothing was written", false);
         view_error(ks, e.msg);

@@ -363,7 +363,7 @@ static void restore_crashed(struct overview *o)
         app_message(app, ROLE_NORMAL, "no crashed session: nothing to put back");
         return;
     }
-    if (!st || cli_require_root("putting a session back", &e) < 0 || session_lock_acquire(app_db_path(app), &lock_fd, &e) < 0) {
+    if (!st || sysfs_require_root("putting a session back", &e) < 0 || session_lock_acquire(app_db_path(app), &lock_fd, &e) < 0) {
         app_message(app, ROLE_ERROR, "%s", e.msg);
         return;
     }

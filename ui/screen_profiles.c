@@ -181,7 +181,7 @@ static void apply_selected(struct profiles *pr)
     store *st = app_store(app, &e);
     char title[160];
     snprintf(title, sizeof title, "Apply profile %s", pr->p.name);
-    if (!st || plan_knobset(&pr->pl, &ks, &e) < 0 || cli_require_root("applying a profile", &e) < 0) {
+    if (!st || plan_knobset(&pr->pl, &ks, &e) < 0 || sysfs_require_root("applying a profile", &e) < 0) {
         profiles_open_view(pr, title);
         setview_error(&pr->view, e.msg, 76);
         knobset_free(&ks);

@@ -1,5 +1,5 @@
 /* screen_search — set up a search, run it on a worker thread through the
- * same flow as `sluice search` (cli_search_run with a watch: its own
+ * same flow as `sluice search` (search_flow_run with an observer: its own
  * session, trials stored as they happen, resumable), cancel it (knobs put
  * back), resume an interrupted one (r: what `search --resume ID` does), and
  * apply the winner on trial or discard it. */
@@ -7,6 +7,7 @@
 #include "form.h"
 #include "search/report.h"
 #include "search_screen.h"
+#include "sysfs.h"
 #include "trial.h"
 
 #include <stdio.h>
@@ -38,12 +39,12 @@ static const struct form_field fields[SS_COUNT] = {
 
 /* The form as the options `sluice search` would parse: each field given
  * as its option (an empty one is the default), checked by the same code. */
-static int build_opts(struct search_scr *ss, struct cli_search_opts *o, sl_err *e)
+static int build_opts(struct search_scr *ss, struct search_flow_opts *o, sl_err *e)
 {
-    cli_search_defaults(o);
+    search_flow_defaults(o);
     for (int f = 0; f < SS_COUNT; f++)
-        if (ss->form.value[f][0] && cli_search_set(o, fields[f].option, ss->form.value[f], e) < 0) return -1;
-    if (cli_search_check(o, e) < 0) return -1;
+        if (ss->form.value[f][0] && search_flow_set(o, fields[f].option, ss->form.value[f], e) < 0) return -1;
+    if (search_flow_check(o, e) < 0) return -1;
     struct probe_spec check = o->probe;
     return o->oracle[0] ? 0 : probe_spec_resolve(&check, e);
 }
@@ -51,7 +52,7 @@ static int build_opts(struct search_scr *ss, struct cli_search_opts *o, sl_err *
 /* What an empty field stands for. */
 static void empty_value(void *arg, int f, char *shown, size_t n)
 {
-    const struct cli_search_opts *o = arg;
+    const struct search_flow_opts *o = arg;
     switch (f) {
     case SS_DEVICE: snprintf(shown, n, "(from the directory)"); break;
     case SS_OBJECTIVE: snprintf(shown, n, "%s", o->spec.objective); break;
@@ -65,16 +66,16 @@ static void empty_value(void *arg, int f, char *shown, size_t n)
 
 static void draw_form(struct search_scr *ss, struct rect r)
 {
-    struct cli_search_opts o;
+    struct search_flow_opts o;
     sl_err e;
     bool ok = build_opts(ss, &o, &e) == 0;
     const struct form_look look = { "Search settings", "(empty: the default, shown dim)", 17, 48, empty_value, NULL, &o };
     form_draw(&ss->form, &look, ok ? NULL : e.msg, r);
 }
 
-/* --- the worker and its watch (these run on the worker thread) --------- */
+/* --- the worker and its observer (these run on the worker thread) --------- */
 
-static void on_started(void *arg, const char *uuid, const struct space *sp)
+static void on_started(void *arg, const char *uuid, const struct space *sp, bool resuming, int nstored)
 {
     struct search_scr *ss = arg;
     pthread_mutex_lock(&ss->lock);
@@ -98,11 +99,14 @@ static int on_cancelled(void *arg) { return job_cancelled(&((struct search_scr *
 static int search_worker(struct job *j, void *arg, sl_err *e)
 {
     struct search_scr *ss = arg;
-    memset(&ss->wctx, 0, sizeof ss->wctx);
-    ss->wctx.db_path = ss->db_path;   /* its own store connection */
-    int rc = cli_search_run(&ss->wctx, &ss->opts, &ss->out);
-    store_close(ss->wctx.st);
-    ss->wctx.st = NULL;
+    store *st;   /* its own connection */
+    if (store_open(ss->db_path, &st, e) < 0) {
+        memset(&ss->out, 0, sizeof ss->out);
+        ss->out.err = *e;
+        return -1;
+    }
+    int rc = search_flow_run(st, &ss->opts, &ss->out);
+    store_close(st);
     if (rc != 0 || !ss->out.ok) {
         *e = ss->out.err;
         return -1;
@@ -126,8 +130,8 @@ static void launch(struct search_scr *ss, const char *msg)
 {
     struct app *app = ss->base.app;
     sl_err e;
-    ss->watch = (struct cli_search_watch){ .arg = ss, .started = on_started, .progress = on_progress, .cancelled = on_cancelled };
-    ss->opts.watch = &ss->watch;
+    ss->observer = (struct search_observer){ .arg = ss, .started = on_started, .progress = on_progress, .cancelled = on_cancelled };
+    ss->opts.observer = &ss->observer;
     if (job_start(&ss->job, search_worker, ss, &e) < 0) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
     ss->ran = true;
     ss->mode = SM_RUN;
@@ -166,7 +170,7 @@ static void list_resumable(struct search_scr *ss)
     ss->resumable = NULL;
     ss->nresumable = 0;
     for (int i = 0; i < n; i++)
-        if (cli_search_resumable(&rows[i])) {
+        if (search_flow_resumable(&rows[i])) {
             ss->resumable = xrealloc(ss->resumable, sizeof *ss->resumable * (size_t)(ss->nresumable + 1));
             ss->resumable[ss->nresumable++] = rows[i];
         }
@@ -218,7 +222,7 @@ static void resume_selected(struct search_scr *ss)
     if (!app_store(app, &e)) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
     const struct search_row *row = &ss->resumable[sel];
     clear_run(ss);
-    cli_search_defaults(&ss->opts);
+    search_flow_defaults(&ss->opts);
     snprintf(ss->opts.resume, sizeof ss->opts.resume, "%s", row->uuid);
     /* The view's copy from the row; the worker reads the full spec itself. */
     ss->shown = ss->opts.spec;
@@ -248,7 +252,7 @@ static void apply_winner(struct search_scr *ss)
     store *st = app_store(app, &e);
     int rc = st ? space_to_knobset(&ss->out.space, &ss->out.result.leader[ss->out.result.winner].cfg, &ks, &e) : -1;
     if (rc == 0) rc = knobset_prepare(&ks, &e);
-    if (rc == 0) rc = cli_require_root("applying the winner", &e);
+    if (rc == 0) rc = sysfs_require_root("applying the winner", &e);
     if (rc == 0) rc = trial_apply(st, app_db_path(app), &ks, &e);
     if (rc == 0) app_message(app, ROLE_WARN, "winner applied in session %.8s, on trial: K keeps it, R puts the old values back", trial_uuid());
     else app_message(app, ROLE_ERROR, "%s", e.msg);
@@ -264,8 +268,8 @@ static struct screen *search_create(struct app *app)
     ss->base.app = app;
     pthread_mutex_init(&ss->lock, NULL);
     ss->trials = xcalloc(SEARCH_UI_MAX_TRIALS, sizeof *ss->trials);
-    struct cli_search_opts d;
-    cli_search_defaults(&d);
+    struct search_flow_opts d;
+    search_flow_defaults(&d);
     form_init(&ss->form, fields, SS_COUNT);
     snprintf(ss->form.value[SS_SPACE], PATH_MAX, "%s", d.spec.space);
     snprintf(ss->form.value[SS_WORKLOAD], PATH_MAX, "%s", d.spec.workload);

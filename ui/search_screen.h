@@ -1,12 +1,12 @@
 /* search_screen — state shared by the Search screen's files: screen_search.c
- * (settings, the worker running cli_search_run, apply or discard the
+ * (settings, the worker running search_flow_run, apply or discard the
  * winner) and search_view.c (live trials, best-so-far, the verdict and the
  * Pareto front). Not a public API. */
 #ifndef SLUICE_UI_SEARCH_SCREEN_H
 #define SLUICE_UI_SEARCH_SCREEN_H
 
 #include <pthread.h>
-#include "cli_search.h"
+#include "search/run.h"
 #include "store_search.h"
 #include "form.h"
 #include "job.h"
@@ -24,16 +24,15 @@ struct search_scr {
     struct screen base;
     enum smode mode;
     struct form form;                  /* the settings ("" = the default) */
-    /* the run: opts and ctx belong to the worker while it runs */
-    struct cli_search_opts opts;
+    /* the run: opts belongs to the worker while it runs */
+    struct search_flow_opts opts;
     struct search_spec shown;          /* the UI's copy of what runs: the view reads this */
     struct search_row *resumable;      /* interrupted searches (SM_RESUME) */
     int nresumable;
     struct textview resume_tv;
-    struct cli_search_watch watch;
-    struct cli_ctx wctx;
+    struct search_observer observer;
     char db_path[PATH_MAX];
-    struct cli_search_outcome out;
+    struct search_flow_outcome out;
     struct job job;
     bool ran, cancelled, have_result;
     pthread_mutex_t lock;              /* guards the fields below */

@@ -1,6 +1,5 @@
 /* cli — command registry, shared options, output helpers. */
 #include "cli.h"
-#include "sysfs.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -65,12 +64,6 @@ int cli_print_json(json_t *v)
     fputc('\n', stdout);
     json_decref(v);
     return rc == 0 ? 0 : SL_EFAIL;
-}
-
-int cli_require_root(const char *what, sl_err *e)
-{
-    if (geteuid() == 0 || !sysfs_is_real_root()) return 0;
-    return sl_fail(e, SL_EPERM, "%s changes kernel settings and needs root: run it with sudo", what);
 }
 
 /* --- table ------------------------------------------------------------- */

@@ -47,8 +47,6 @@ int cli_error(const sl_err *e);
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print a JSON value to stdout (indented) and free it. */
 int cli_print_json(json_t *v);
-/* Refuse writes to the real system without root. */
-int cli_require_root(const char *what, sl_err *e);
 
 /* A plain text table: add a header then rows of strings, print aligned. */
 struct table;

@@ -109,7 +109,7 @@ static int run_apply(struct cli_ctx *ctx, int argc, char **argv)
         else { cli_knobset_print(&ks, true); print_kept(&pl); }
         goto done;
     }
-    if (cli_require_root("sluice apply", &e) < 0) { rc = cli_error(&e); goto done; }
+    if (sysfs_require_root("sluice apply", &e) < 0) { rc = cli_error(&e); goto done; }
     store *st = cli_store(ctx, &e);
     struct session *s = NULL;
     if (!st || knobset_run_session(st, &ks, boot ? "apply --boot" : "apply", (int)wait_ms, &s, &e) < 0) {

@@ -230,7 +230,7 @@ static int run_set(struct cli_ctx *ctx, int argc, char **argv)
     int rc = 0;
     for (int i = optind; i < argc && rc == 0; i++) rc = knobset_add_assignment(&ks, argv[i], &e);
     if (rc == 0) rc = knobset_prepare(&ks, &e);
-    if (rc == 0 && !dry_run) rc = cli_require_root("sluice set", &e);
+    if (rc == 0 && !dry_run) rc = sysfs_require_root("sluice set", &e);
     if (rc < 0) { knobset_free(&ks); return cli_error(&e); }
     if (dry_run) {
         if (ctx->json) cli_print_json(cli_knobset_json(&ks, NULL, true));

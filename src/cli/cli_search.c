@@ -1,644 +1,105 @@
-/* cli_search — `sluice search`: a search inside one tuning session, its
- * trials stored as they happen (so --resume continues after SIGKILL), the
- * verdict and report, and --apply. The flow is shared with `tune`. */
-#include "cli.h"
+/* cli_search — `sluice search`: the options, then the search flow
+ * (src/search/run.c) followed on the terminal: the announcement, a
+ * progress line on a tty, the report or --json. Shared with `tune`. */
 #include "cli_search.h"
-#include "device.h"
-#include "search/eval_probe.h"
 #include "search/report.h"
-#include "session.h"
 #include "store_search.h"
-#include "units.h"
 
-#include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-enum { O_SPACE = 256, O_DEVICE, O_WORKLOAD, O_OBJECTIVE, O_STRATEGY, O_BUDGET, O_ORACLE, O_APPLY, O_RESUME, O_SEED,
-       O_DIR, O_TIME, O_RAMP, O_THREADS, O_ALPHA, O_LEADERS, O_RACE, O_TEST, O_LIST, O_EI_STOP };
-
-int cli_search_parse_budget(const char *arg, struct search_spec *s)
-{
-    char *end;
-    long v = strtol(arg, &end, 10);
-    if (end != arg && !*end) {
-        if (v < 8 || v > 100000) return -1;
-        s->budget_evals = (int)v;
-        s->budget_ms = 0;
-        return 0;
-    }
-    long long ms = units_parse_duration_ms(arg);
-    if (ms <= 0) return -1;
-    s->budget_ms = ms;
-    s->budget_evals = 0;
-    return 0;
-}
-
-void cli_search_defaults(struct cli_search_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    search_spec_defaults(&o->spec);
-    snprintf(o->spec.space, sizeof o->spec.space, "writeback");
-    snprintf(o->spec.workload, sizeof o->spec.workload, "seqwrite");
-    snprintf(o->spec.objective, sizeof o->spec.objective, "throughput");
-    snprintf(o->spec.strategy, sizeof o->spec.strategy, "bo");
-    o->spec.budget_evals = 40;
-    o->probe.canary = -1;
-}
-
-static const struct option search_options[] = {
-    { "space", required_argument, NULL, O_SPACE }, { "device", required_argument, NULL, O_DEVICE },
-    { "workload", required_argument, NULL, O_WORKLOAD }, { "objective", required_argument, NULL, O_OBJECTIVE },
-    { "strategy", required_argument, NULL, O_STRATEGY }, { "budget", required_argument, NULL, O_BUDGET },
-    { "oracle", required_argument, NULL, O_ORACLE }, { "apply", no_argument, NULL, O_APPLY },
-    { "resume", required_argument, NULL, O_RESUME }, { "seed", required_argument, NULL, O_SEED },
-    { "dir", required_argument, NULL, O_DIR }, { "time", required_argument, NULL, O_TIME },
-    { "ramp", required_argument, NULL, O_RAMP }, { "threads", required_argument, NULL, O_THREADS },
-    { "alpha", required_argument, NULL, O_ALPHA }, { "leaders", required_argument, NULL, O_LEADERS },
-    { "race", required_argument, NULL, O_RACE }, { "test", required_argument, NULL, O_TEST },
-    { "list", no_argument, NULL, O_LIST }, { "ei-stop", required_argument, NULL, O_EI_STOP },
-    { NULL, 0, NULL, 0 },
+/* What the terminal observer knows. */
+struct term_watch {
+    const struct search_flow_opts *o;
+    bool quiet, tty, line_shown;
+    const struct space *sp;
+    struct objective obj;
 };
 
-/* Option id's value (NULL for a flag) into o; -1 with a message naming it. */
-static int set_option(struct cli_search_opts *o, int id, const char *arg, sl_err *e)
+static void clear_line(struct term_watch *w)
 {
-    struct search_spec *s = &o->spec;
-    char *end;
-    switch (id) {
-    case O_SPACE: snprintf(s->space, sizeof s->space, "%s", arg); break;
-    case O_DEVICE: snprintf(s->device, sizeof s->device, "%s", arg); break;
-    case O_WORKLOAD:
-        if (!probe_workload_summary(arg)) return sl_fail(e, SL_EUSAGE, "unknown workload %s (see 'sluice probe')", arg);
-        snprintf(s->workload, sizeof s->workload, "%s", arg);
-        break;
-    case O_OBJECTIVE: snprintf(s->objective, sizeof s->objective, "%s", arg); break;
-    case O_STRATEGY: snprintf(s->strategy, sizeof s->strategy, "%s", arg); break;
-    case O_BUDGET:
-        if (cli_search_parse_budget(arg, s) < 0)
-            return sl_fail(e, SL_EUSAGE, "--budget %s: give a number of evaluations (8 or more, e.g. 40) or a wall time (90s, 10m)", arg);
-        break;
-    case O_ORACLE: snprintf(o->oracle, sizeof o->oracle, "%s", arg); break;
-    case O_APPLY: o->apply = true; break;
-    case O_RESUME: snprintf(o->resume, sizeof o->resume, "%s", arg); break;
-    case O_SEED:
-        s->seed = strtoull(arg, &end, 10);
-        if (end == arg || *end) return sl_fail(e, SL_EUSAGE, "--seed %s: give a whole number", arg);
-        break;
-    case O_DIR:
-        if (strlen(arg) >= PATH_MAX - 64) return sl_fail(e, SL_EUSAGE, "--dir: path too long");
-        snprintf(o->probe.dir[0], PATH_MAX, "%s", arg);
-        o->probe.ndirs = 1;
-        break;
-    case O_TIME: case O_RAMP: {
-        long long ms = units_parse_duration_ms(arg);
-        if (ms < 0 || (id == O_TIME && ms == 0))
-            return sl_fail(e, SL_EUSAGE, "%s %s: give a duration such as 500ms or 5s", id == O_TIME ? "--time" : "--ramp", arg);
-        if (id == O_TIME) o->probe.time_ms = (uint64_t)ms;
-        else { o->probe.ramp_ms = (uint64_t)ms; o->probe.ramp_set = 1; }
-        break;
-    }
-    case O_THREADS:
-        o->probe.threads = (int)strtol(arg, &end, 10);
-        if (end == arg || *end || o->probe.threads < 1 || o->probe.threads > PROBE_MAX_THREADS)
-            return sl_fail(e, SL_EUSAGE, "--threads %s: give 1 to %d", arg, PROBE_MAX_THREADS);
-        break;
-    case O_ALPHA:
-        s->alpha = strtod(arg, &end);
-        if (end == arg || *end || s->alpha <= 0 || s->alpha >= 0.5) return sl_fail(e, SL_EUSAGE, "--alpha %s: give a level such as 0.05", arg);
-        break;
-    case O_LEADERS:
-        s->leaders = (int)strtol(arg, &end, 10);
-        if (end == arg || *end || s->leaders < 1 || s->leaders > SEARCH_MAX_LEADERS) return sl_fail(e, SL_EUSAGE, "--leaders: 1 to %d", SEARCH_MAX_LEADERS);
-        break;
-    case O_RACE:
-        s->race_reps = (int)strtol(arg, &end, 10);
-        if (end == arg || *end || s->race_reps < 2 || s->race_reps > 100) return sl_fail(e, SL_EUSAGE, "--race: 2 to 100 runs per leader");
-        break;
-    case O_TEST:
-        if (strcmp(arg, "welch") == 0) s->test = TEST_WELCH;
-        else if (strcmp(arg, "mw") == 0 || strcmp(arg, "mann-whitney") == 0) s->test = TEST_MW;
-        else return sl_fail(e, SL_EUSAGE, "--test %s: welch or mw", arg);
-        break;
-    case O_EI_STOP:
-        s->ei_stop = strtod(arg, &end);
-        if (end == arg || *end || s->ei_stop < 0) return sl_fail(e, SL_EUSAGE, "--ei-stop %s: give a relative improvement such as 0.002", arg);
-        s->ei_stop = log1p(s->ei_stop);
-        break;
-    case O_LIST: o->list = true; break;
-    default: return sl_fail(e, SL_EUSAGE, "unknown option");
-    }
-    return 0;
+    if (w->line_shown) fputs("\r\033[K", stderr);
+    w->line_shown = false;
 }
 
-int cli_search_set(struct cli_search_opts *o, const char *option, const char *arg, sl_err *e)
+static void on_started(void *arg, const char *uuid, const struct space *sp, bool resuming, int nstored)
 {
-    for (const struct option *p = search_options; p->name && !strncmp(option, "--", 2); p++)
-        if (strcmp(p->name, option + 2) == 0) return set_option(o, p->val, arg, e);
-    return sl_fail(e, SL_EUSAGE, "%s is not an option of search", option);
+    struct term_watch *w = arg;
+    const struct search_spec *s = &w->o->spec;
+    w->sp = sp;
+    objective_parse(s->objective, &w->obj, NULL);
+    if (w->quiet) return;
+    printf("search %s: space %s (%d knob%s%s%s), workload %s, objective %s, strategy %s, %s\n", uuid, sp->name, sp->ndims,
+           sp->ndims == 1 ? "" : "s", sp->device[0] ? " on " : "", sp->device, s->workload, s->objective, s->strategy,
+           w->o->oracle[0] ? "answered by the oracle" : "measured by probes");
+    if (resuming) printf("resuming after %d stored evaluations\n", nstored);
+    fflush(stdout);
 }
 
-int cli_search_check(struct cli_search_opts *o, sl_err *e)
+static void on_progress(void *arg, const struct search_trial *t, const struct history *h)
 {
-    struct search_spec *s = &o->spec;
-    if (!strategy_find(s->strategy)) {
-        char names[128];
-        strategy_names(names, sizeof names);
-        return sl_fail(e, SL_EUSAGE, "unknown strategy %s (strategies: %s)", s->strategy, names);
-    }
-    struct objective ob;
-    if (objective_parse(s->objective, &ob, e) < 0) return -1;
-    snprintf(o->probe.workload, sizeof o->probe.workload, "%s", s->workload);
-    return 0;
+    struct term_watch *w = arg;
+    if (!w->tty) return;
+    char cfg[256], val[64];
+    report_config_diff(w->sp, &t->cfg, cfg, sizeof cfg);
+    report_metric(&w->obj, &t->m, t->score, val, sizeof val);
+    fprintf(stderr, "\r\033[K  %3d %-8s %-12s %.60s", t->seq + 1, trial_role_name(t->role), val, cfg);
+    w->line_shown = true;
 }
 
-static int parse_opts(const char *cmd, int argc, char **argv, struct cli_search_opts *o)
+static void on_note(void *arg, const char *msg)
+{
+    clear_line(arg);
+    fprintf(stderr, "sluice: %s\n", msg);
+}
+
+static void print_report(const struct search_flow_opts *o, const struct search_flow_outcome *out)
+{
+    const struct search_result *r = &out->result;
+    report_print(stdout, &o->spec, &out->space, r);
+    char cfg[2048];
+    if (r->winner >= 0) report_config_diff(&out->space, &r->leader[r->winner].cfg, cfg, sizeof cfg);
+    if (out->applied) printf("applied the winner; 'sluice restore' puts the old values back\n");
+    else if (o->apply && r->winner < 0) printf("nothing applied: no configuration beat the baseline beyond noise\n");
+    else if (r->winner >= 0) printf("%s; to apply the winner: sluice set %s\n", out->probe_mode ? "knobs put back as they were" : "no knob was changed (oracle)", cfg);
+    else if (out->probe_mode) printf("knobs put back as they were\n");
+}
+
+int cli_search_run(struct cli_ctx *ctx, struct search_flow_opts *o, struct search_flow_outcome *out)
+{
+    sl_err e;
+    memset(out, 0, sizeof *out);
+    store *st = cli_store(ctx, &e);
+    if (!st) return cli_error(&e);
+    struct term_watch w = { .o = o, .quiet = ctx->json };
+    w.tty = !w.quiet && isatty(STDERR_FILENO);
+    const struct search_observer obs = { .arg = &w, .started = on_started, .progress = on_progress, .note = on_note };
+    o->observer = &obs;
+    o->trap_signals = true;
+    int status = search_flow_run(st, o, out);
+    o->observer = NULL;
+    clear_line(&w);
+    if (out->ok && ctx->json) cli_print_json(search_flow_report_json(o, out));
+    else if (out->ok) print_report(o, out);
+    else if (out->interrupted)
+        fprintf(stderr, "sluice: search %.8s interrupted after %d evaluations; knobs put back. Continue it with 'sluice search --resume %.8s'\n",
+                out->uuid, out->result.nevals, out->uuid);
+    else cli_error(&out->err);
+    return status;
+}
+
+static int parse_opts(const char *cmd, int argc, char **argv, struct search_flow_opts *o)
 {
     sl_err e;
     optind = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "", search_options, NULL)) != -1)
-        if (set_option(o, c, optarg, &e) < 0) return cli_usage(cmd, "%s", e.msg);
+    while ((c = getopt_long(argc, argv, "", search_flow_options, NULL)) != -1)
+        if (search_flow_set_id(o, c, optarg, &e) < 0) return cli_usage(cmd, "%s", e.msg);
     if (optind < argc) return cli_usage(cmd, "unexpected argument %s", argv[optind]);
-    if (cli_search_check(o, &e) < 0) return cli_usage(cmd, "%s", e.msg);
+    if (search_flow_check(o, &e) < 0) return cli_usage(cmd, "%s", e.msg);
     return 0;
-}
-
-/* --- spec <-> JSON (what --resume needs) -------------------------------- */
-
-static void spec_json(const struct cli_search_opts *o, char *buf, size_t n)
-{
-    const struct search_spec *s = &o->spec;
-    json_t *j = json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:i,s:i,s:i,s:f,s:f,s:i,s:s,s:s,s:I,s:I,s:i,s:b,s:i}",
-                          "space", s->space, "device", s->device, "workload", s->workload, "objective", s->objective,
-                          "strategy", s->strategy, "budget_evals", (json_int_t)s->budget_evals, "budget_ms",
-                          (json_int_t)s->budget_ms, "seed", (json_int_t)s->seed, "baseline_reps", s->baseline_reps,
-                          "race_reps", s->race_reps, "leaders", s->leaders, "alpha", s->alpha, "ei_stop", s->ei_stop,
-                          "test", (int)s->test, "oracle", o->oracle, "dir", o->probe.ndirs ? o->probe.dir[0] : "",
-                          "time_ms", (json_int_t)o->probe.time_ms, "ramp_ms", (json_int_t)o->probe.ramp_ms,
-                          "ramp_set", o->probe.ramp_set, "apply", o->apply, "threads", o->probe.threads);
-    char *t = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    snprintf(buf, n, "%s", t ? t : "{}");
-    free(t);
-    json_decref(j);
-}
-
-static int spec_parse(const char *text, struct cli_search_opts *o, sl_err *e)
-{
-    cli_search_defaults(o);
-    json_error_t je;
-    json_t *j = json_loads(text, 0, &je);
-    const char *space, *device, *workload, *objective, *strategy, *oracle, *dir;
-    json_int_t be, bm, seed, tms, rms;
-    int br, rr, ld, test, rset, apply, threads;
-    double alpha, ei;
-    if (!j || json_unpack(j, "{s:s,s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:i,s:i,s:i,s:F,s:F,s:i,s:s,s:s,s:I,s:I,s:i,s:b,s:i}",
-                          "space", &space, "device", &device, "workload", &workload, "objective", &objective,
-                          "strategy", &strategy, "budget_evals", &be, "budget_ms", &bm, "seed", &seed, "baseline_reps",
-                          &br, "race_reps", &rr, "leaders", &ld, "alpha", &alpha, "ei_stop", &ei, "test", &test, "oracle",
-                          &oracle, "dir", &dir, "time_ms", &tms, "ramp_ms", &rms, "ramp_set", &rset, "apply", &apply,
-                          "threads", &threads) < 0) {
-        json_decref(j);
-        return sl_fail(e, SL_EFAIL, "the stored search settings are unreadable: start a new search");
-    }
-    struct search_spec *s = &o->spec;
-    snprintf(s->space, sizeof s->space, "%s", space);
-    snprintf(s->device, sizeof s->device, "%s", device);
-    snprintf(s->workload, sizeof s->workload, "%s", workload);
-    snprintf(s->objective, sizeof s->objective, "%s", objective);
-    snprintf(s->strategy, sizeof s->strategy, "%s", strategy);
-    s->budget_evals = (int)be;
-    s->budget_ms = bm;
-    s->seed = (uint64_t)seed;
-    s->baseline_reps = br;
-    s->race_reps = rr;
-    s->leaders = ld;
-    s->alpha = alpha;
-    s->ei_stop = ei;
-    s->test = (enum search_test)test;
-    snprintf(o->oracle, sizeof o->oracle, "%s", oracle);
-    snprintf(o->probe.workload, sizeof o->probe.workload, "%s", workload);
-    if (dir[0]) { snprintf(o->probe.dir[0], PATH_MAX, "%s", dir); o->probe.ndirs = 1; }
-    o->probe.time_ms = (uint64_t)tms;
-    o->probe.ramp_ms = (uint64_t)rms;
-    o->probe.ramp_set = rset;
-    o->probe.threads = threads;
-    o->apply = o->apply || apply;
-    json_decref(j);
-    return 0;
-}
-
-/* --- hooks: trials into the store, replay on resume, signals ------------- */
-
-struct hook_ctx {
-    const struct cli_search_watch *watch;
-    store *st;
-    const struct search_row *row;
-    const struct space *sp;
-    struct trial_row *stored;
-    int nstored;
-    bool tty;
-    const struct objective *obj;
-};
-
-static int hook_record(void *arg, const struct search_trial *t, sl_err *e)
-{
-    struct hook_ctx *h = arg;
-    if (!h->st) return 0;
-    struct trial_row r;
-    memset(&r, 0, sizeof r);
-    r.seq = t->seq;
-    snprintf(r.role, sizeof r.role, "%s", trial_role_name(t->role));
-    space_config_hash(h->sp, &t->cfg, r.config_hash);
-    space_config_text(h->sp, &t->cfg, r.config_text, sizeof r.config_text);
-    r.score = t->score;
-    search_metrics_json(&t->m, r.metrics_json, sizeof r.metrics_json);
-    snprintf(r.run_uuid, sizeof r.run_uuid, "%s", t->m.run_uuid);
-    r.elapsed_ms = t->elapsed_ms;
-    return store_search_trial_add(h->st, h->row->id, &r, e);
-}
-
-static int hook_replay(void *arg, int seq, struct search_trial *t)
-{
-    struct hook_ctx *h = arg;
-    if (seq >= h->nstored) return 0;
-    const struct trial_row *r = &h->stored[seq];
-    memset(t, 0, sizeof *t);
-    t->seq = r->seq;
-    int role = trial_role_parse(r->role);
-    t->role = role < 0 ? TRIAL_EXPLORE : (enum trial_role)role;
-    if (space_config_parse(h->sp, r->config_text, &t->cfg, NULL) < 0) {
-        /* cannot happen unless the space changed: make the loop refuse */
-        memset(&t->cfg, 0xff, sizeof t->cfg);
-    }
-    search_metrics_parse(r->metrics_json, &t->m);
-    t->score = r->score;
-    t->elapsed_ms = r->elapsed_ms;
-    return 1;
-}
-
-static int hook_interrupted(void *arg)
-{
-    struct hook_ctx *h = arg;
-    return session_interrupted != 0 || (h->watch && h->watch->cancelled && h->watch->cancelled(h->watch->arg));
-}
-
-static void hook_progress(void *arg, const struct search_trial *t, const struct history *hist)
-{
-    struct hook_ctx *h = arg;
-    if (h->watch && h->watch->progress) h->watch->progress(h->watch->arg, t, hist);
-    if (!h->tty) return;
-    char cfg[256], val[64];
-    report_config_diff(h->sp, &t->cfg, cfg, sizeof cfg);
-    report_metric(h->obj, &t->m, t->score, val, sizeof val);
-    fprintf(stderr, "\r\033[K  %3d %-8s %-12s %.60s", t->seq + 1, trial_role_name(t->role), val, cfg);
-}
-
-/* --- the flow ------------------------------------------------------------ */
-
-/* A queue space without --device: the disk under --dir, if any. */
-static void pick_device(struct cli_search_opts *o)
-{
-    struct search_spec *s = &o->spec;
-    if (s->device[0] || strcmp(s->space, "writeback") == 0 || strcmp(s->space, "bdflush") == 0) return;
-    if (o->probe.ndirs && device_for_path(o->probe.dir[0], s->device, sizeof s->device, NULL) == 0) return;
-    s->device[0] = 0;
-}
-
-static void fill_row(struct search_row *row, const struct cli_search_opts *o, const struct space *sp, store *st)
-{
-    memset(row, 0, sizeof *row);
-    const struct search_spec *s = &o->spec;
-    snprintf(row->space, sizeof row->space, "%s", sp->name);
-    snprintf(row->device, sizeof row->device, "%s", sp->device);
-    snprintf(row->workload, sizeof row->workload, "%s", s->workload);
-    snprintf(row->objective, sizeof row->objective, "%s", s->objective);
-    snprintf(row->strategy, sizeof row->strategy, "%s", s->strategy);
-    snprintf(row->evaluator, sizeof row->evaluator, "%s", o->oracle[0] ? "oracle" : "probe");
-    row->budget_evals = s->budget_evals;
-    row->budget_ms = s->budget_ms;
-    row->seed = (int64_t)s->seed;
-    spec_json(o, row->spec_json, sizeof row->spec_json);
-    struct host_info h;
-    char uuid[37];
-    if (host_read(&h, NULL) == 0) {
-        snprintf(row->kernel, sizeof row->kernel, "%s", h.kernel);
-        if (store_host_upsert(st, &h, &row->host_id, uuid, NULL) != 0) row->host_id = 0;
-    }
-    struct device d;
-    if (sp->device[0] && device_get(sp->device, &d, NULL) == 0) device_class(&d, row->hw_class, sizeof row->hw_class);
-    row->improvement = row->ci_lo = row->ci_hi = row->p_holm = NAN;
-}
-
-static void fill_verdict(struct search_row *row, const struct space *sp, const struct search_result *r)
-{
-    snprintf(row->state, sizeof row->state, "done");
-    row->n_baseline = r->nbase;
-    if (r->winner >= 0) {
-        const struct leader *l = &r->leader[r->winner];
-        snprintf(row->verdict, sizeof row->verdict, "win");
-        space_config_text(sp, &l->cfg, row->winner_text, sizeof row->winner_text);
-        space_config_hash(sp, &l->cfg, row->winner_hash);
-        row->improvement = l->ci.est;
-        row->ci_lo = l->ci.lo;
-        row->ci_hi = l->ci.hi;
-        row->p_holm = l->p_adj;
-        row->n_winner = l->n;
-    } else {
-        bool infeasible = r->nleaders > 0;
-        for (int i = 0; i < r->nleaders; i++) infeasible = infeasible && r->leader[i].verdict == VERDICT_INFEASIBLE;
-        snprintf(row->verdict, sizeof row->verdict, "%s", r->nleaders == 0 ? "none" : infeasible ? "infeasible" : "noise");
-    }
-}
-
-/* session_end with a report, which it requires. */
-static int end_session(struct session *s, bool keep, sl_err *e)
-{
-    struct restore_report rep = { 0 };
-    int rc = session_end(s, keep, &rep, e);
-    restore_report_free(&rep);
-    return rc;
-}
-
-/* Put the winner in place (probe mode: inside the search session; oracle
- * mode: a session of its own, kept). */
-static int apply_winner(store *st, struct session *s, const struct space *sp, const struct search_config *c, sl_err *e)
-{
-    struct knobset ks = { 0 };
-    int rc = space_to_knobset(sp, c, &ks, e);
-    if (rc == 0) rc = knobset_prepare(&ks, e);
-    if (rc == 0 && s) {
-        rc = knobset_apply(&ks, s, e);
-    } else if (rc == 0) {
-        struct session *own;
-        rc = knobset_run_session(st, &ks, "search", 0, &own, e);
-        if (rc == 0) rc = end_session(own, true, e);
-    }
-    knobset_free(&ks);
-    return rc;
-}
-
-/* A crashed session blocks a new search: its knobs are still changed, so a
- * baseline measured now would be wrong. The one of the resumed search is
- * put back first. */
-static int settle_crashed(store *st, int64_t own_session, sl_err *e)
-{
-    struct session_row *rows;
-    int n = session_find_crashed(st, &rows, e);
-    if (n < 0) return -1;
-    int rc = 0;
-    for (int i = 0; i < n && rc == 0; i++) {
-        if (rows[i].id == own_session) {
-            struct restore_report rep = { 0 };
-            rc = session_restore(st, &rows[i], &rep, e);
-            restore_report_free(&rep);
-            if (rc == 0) fprintf(stderr, "sluice: put back the knobs of the interrupted search's session %.8s\n", rows[i].uuid);
-        } else {
-            rc = sl_fail(e, SL_EBUSY, "session %.8s (%s) was left open by a sluice that died and its knobs are still changed: "
-                         "run 'sluice restore --crashed' first (or 'sluice search --resume' for an interrupted search)",
-                         rows[i].uuid, rows[i].purpose);
-        }
-    }
-    free(rows);
-    return rc;
-}
-
-/* An error: printed for the terminal, kept in the outcome for a watch. */
-static int fail(const struct cli_search_opts *o, struct cli_search_outcome *out, const sl_err *e)
-{
-    out->err = *e;
-    if (o->watch) return e->status ? e->status : SL_EFAIL;
-    return cli_error(e);
-}
-
-/* What the steps of one cli_search_run share. */
-struct run {
-    struct cli_ctx *ctx;
-    struct cli_search_opts *o;
-    struct cli_search_outcome *out;
-    store *st;
-    struct search_row row;
-    struct trial_row *stored;
-    int nstored;
-    bool resuming, probe_mode, quiet;
-    struct space *sp;
-    struct evaluator ev;
-    struct session *s;
-    struct objective obj;
-};
-
-bool cli_search_resumable(const struct search_row *row)
-{
-    return strcmp(row->state, "running") == 0 || strcmp(row->state, "interrupted") == 0;
-}
-
-/* --resume: the stored spec replaces the options, not who is watching (and
- * --apply given now still counts); the stored trials are read for replay. */
-static int load_resume(struct run *R, sl_err *e)
-{
-    struct cli_search_opts *o = R->o;
-    if (store_search_get(R->st, o->resume, &R->row, e) < 0) return -1;
-    if (!cli_search_resumable(&R->row))
-        return sl_fail(e, SL_EUSAGE, "search %.8s is %s: only an interrupted search can be resumed", R->row.uuid, R->row.state);
-    bool apply = o->apply;
-    const struct cli_search_watch *watch = o->watch;
-    int prc = spec_parse(R->row.spec_json, o, e);
-    o->watch = watch;
-    if (prc < 0) return -1;
-    o->apply = o->apply || apply;
-    R->nstored = store_search_trials(R->st, R->row.id, &R->stored, e);
-    return R->nstored < 0 ? -1 : 0;
-}
-
-/* Probing needs root, and changing knobs needs no crashed session around. */
-static int check_ready(struct run *R, sl_err *e)
-{
-    if (R->probe_mode && cli_require_root("search", e) < 0) return -1;
-    if ((R->probe_mode || R->o->apply) && settle_crashed(R->st, R->resuming ? R->row.session_id : -1, e) < 0) return -1;
-    return 0;
-}
-
-/* Probe mode: the search's session over every knob it may touch, and the
- * probe evaluator measuring inside it. */
-static int begin_probe_session(struct run *R, sl_err *e)
-{
-    int lock_fd;
-    struct knob *touched = NULL;
-    int nt = space_touched(R->sp, &touched, e);
-    int rc = nt < 0 ? -1 : session_lock_acquire(store_path(R->st), &lock_fd, e);
-    if (rc == 0) rc = session_begin(R->st, "search", touched, nt, lock_fd, &R->s, e);
-    free(touched);
-    if (rc == 0) {
-        R->row.session_id = R->s->row.id;
-        snprintf(R->row.state, sizeof R->row.state, "running");
-        rc = store_search_update(R->st, &R->row, NULL, e);
-    }
-    if (rc == 0) rc = evaluator_probe(&R->ev, &R->o->probe, R->s, R->st, R->o->spec.seed, e);
-    return rc;
-}
-
-/* The space, the evaluator, the stored search row and (probing) the session. */
-static int prepare(struct run *R, sl_err *e)
-{
-    struct cli_search_opts *o = R->o;
-    int rc = space_build(o->spec.space, o->spec.device[0] ? o->spec.device : NULL, R->sp, e);
-    if (rc == 0 && R->probe_mode) {
-        struct probe_spec check = o->probe;
-        rc = probe_spec_resolve(&check, e);
-    }
-    if (rc == 0 && !R->probe_mode) rc = evaluator_oracle(&R->ev, o->oracle, o->spec.workload, o->spec.seed, e);
-    if (rc == 0 && !R->resuming) {
-        fill_row(&R->row, o, R->sp, R->st);
-        rc = store_search_create(R->st, &R->row, e);
-    }
-    if (rc == 0 && R->probe_mode) rc = begin_probe_session(R, e);
-    return rc;
-}
-
-/* prepare failed: undo what it did. */
-static void abandon(struct run *R)
-{
-    evaluator_free(&R->ev);
-    if (R->s) { sl_err se; end_session(R->s, false, &se); }
-    /* a resumed search stays resumable; a new one that never ran failed */
-    if (R->row.id > 0 && !R->resuming) {
-        snprintf(R->row.state, sizeof R->row.state, "failed");
-        store_search_update(R->st, &R->row, NULL, NULL);
-    }
-}
-
-static void announce(struct run *R)
-{
-    const struct cli_search_opts *o = R->o;
-    const struct space *sp = R->sp;
-    if (o->watch && o->watch->started) o->watch->started(o->watch->arg, R->row.uuid, sp);
-    if (!R->quiet)
-        printf("search %s: space %s (%d knob%s%s%s), workload %s, objective %s, strategy %s, %s\n", R->row.uuid, sp->name,
-               sp->ndims, sp->ndims == 1 ? "" : "s", sp->device[0] ? " on " : "", sp->device, o->spec.workload, o->spec.objective, o->spec.strategy,
-               R->probe_mode ? "measured by probes" : "answered by the oracle");
-    if (R->resuming && !R->quiet) printf("resuming after %d stored evaluations\n", R->nstored);
-    fflush(stdout);
-}
-
-/* The search itself, its trials stored as they come (batched commits). */
-static int explore_and_judge(struct run *R, struct hook_ctx *hc, sl_err *e)
-{
-    objective_parse(R->o->spec.objective, &R->obj, NULL);
-    *hc = (struct hook_ctx){ .watch = R->o->watch, .st = R->st, .row = &R->row, .sp = R->sp, .stored = R->stored,
-                             .nstored = R->nstored, .tty = !R->quiet && isatty(STDERR_FILENO), .obj = &R->obj };
-    struct search_hooks hk = { .arg = hc, .record = hook_record, .replay = hook_replay, .progress = hook_progress,
-                               .interrupted = hook_interrupted };
-    if (!R->o->watch) session_trap_signals();
-    store_search_durability(R->st, false, NULL);
-    int rc = search_run(&R->o->spec, R->sp, &R->ev, &hk, &R->out->result, e);
-    store_search_durability(R->st, true, NULL);
-    if (hc->tty) fputs("\r\033[K", stderr);
-    evaluator_free(&R->ev);
-    return rc;
-}
-
-/* The search stopped early: knobs back, the row marked resumable or failed. */
-static int finish_stopped(struct run *R, struct hook_ctx *hc, const sl_err *e)
-{
-    struct search_row *row = &R->row;
-    int nevals = R->out->result.nevals;
-    bool interrupted = session_interrupted != 0 || hook_interrupted(hc);
-    snprintf(row->state, sizeof row->state, interrupted ? "interrupted" : "failed");
-    sl_err se;
-    if (R->s && end_session(R->s, false, &se) < 0) fprintf(stderr, "sluice: %s\n", se.msg);
-    store_search_update(R->st, row, NULL, NULL);
-    if (interrupted)
-        sl_fail(&R->out->err, SL_EFAIL, "search %.8s interrupted after %d evaluations; knobs put back (it can be resumed)",
-                row->uuid, nevals);
-    else
-        R->out->err = *e;
-    if (R->o->watch)
-        ; /* the caller reports out->err */
-    else if (interrupted)
-        fprintf(stderr, "sluice: search %.8s interrupted after %d evaluations; knobs put back. Continue it with 'sluice search --resume %.8s'\n",
-                row->uuid, nevals, row->uuid);
-    else
-        cli_error(e);
-    return interrupted ? SL_EFAIL : (e->status ? e->status : SL_EFAIL);
-}
-
-static void print_report(const struct run *R, bool applied)
-{
-    const struct search_result *r = &R->out->result;
-    report_print(stdout, &R->o->spec, R->sp, r);
-    char cfg[2048];
-    if (r->winner >= 0) report_config_diff(R->sp, &r->leader[r->winner].cfg, cfg, sizeof cfg);
-    if (applied) printf("applied the winner; 'sluice restore' puts the old values back\n");
-    else if (R->o->apply && r->winner < 0) printf("nothing applied: no configuration beat the baseline beyond noise\n");
-    else if (r->winner >= 0) printf("%s; to apply the winner: sluice set %s\n", R->probe_mode ? "knobs put back as they were" : "no knob was changed (oracle)", cfg);
-    else if (R->probe_mode) printf("knobs put back as they were\n");
-}
-
-/* The search finished: the winner applied when asked, the session ended,
- * the verdict and report stored and shown. */
-static int finish_done(struct run *R)
-{
-    const struct search_result *r = &R->out->result;
-    int status = 0;
-    sl_err e;
-    fill_verdict(&R->row, R->sp, r);
-    bool applied = false;
-    if (R->o->apply && r->winner >= 0) {
-        if (apply_winner(R->st, R->s, R->sp, &r->leader[r->winner].cfg, &e) < 0) fprintf(stderr, "sluice: applying the winner: %s\n", e.msg);
-        else applied = true;
-    }
-    R->row.applied = applied;
-    sl_err se;
-    if (R->s && end_session(R->s, applied, &se) < 0) { fprintf(stderr, "sluice: %s\n", se.msg); status = se.status; }
-    json_t *j = report_json(&R->o->spec, R->sp, r);
-    json_object_set_new(j, "search", json_string(R->row.uuid));
-    json_object_set_new(j, "applied", json_boolean(applied));
-    char *jt = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(10));
-    if (store_search_update(R->st, &R->row, jt, &se) < 0) fprintf(stderr, "sluice: %s\n", se.msg);
-    free(jt);
-    if (R->ctx->json) {
-        cli_print_json(j);
-    } else {
-        json_decref(j);
-        if (!R->o->watch) print_report(R, applied);
-    }
-    R->out->applied = applied;
-    return status;
-}
-
-int cli_search_run(struct cli_ctx *ctx, struct cli_search_opts *o, struct cli_search_outcome *out)
-{
-    sl_err e;
-    memset(out, 0, sizeof *out);
-    struct run R = { .ctx = ctx, .o = o, .out = out, .resuming = o->resume[0] != 0 };
-    R.st = cli_store(ctx, &e);
-    if (!R.st) return fail(o, out, &e);
-    if (R.resuming && load_resume(&R, &e) < 0) return fail(o, out, &e);
-    pick_device(o);
-    R.probe_mode = !o->oracle[0];
-    if (check_ready(&R, &e) < 0) { free(R.stored); return fail(o, out, &e); }
-    R.sp = xcalloc(1, sizeof *R.sp);
-    if (prepare(&R, &e) < 0) {
-        abandon(&R);
-        free(R.sp);
-        free(R.stored);
-        return fail(o, out, &e);
-    }
-    R.quiet = ctx->json || o->watch;
-    announce(&R);
-    struct hook_ctx hc;
-    int rc = explore_and_judge(&R, &hc, &e);
-    int status = rc < 0 ? finish_stopped(&R, &hc, &e) : finish_done(&R);
-    if (!o->watch) session_untrap_signals();
-    snprintf(out->uuid, sizeof out->uuid, "%s", R.row.uuid);
-    out->space = *R.sp;
-    out->ok = rc == 0;
-    free(R.sp);
-    free(R.stored);
-    return status;
 }
 
 static int list_searches(struct cli_ctx *ctx)
@@ -663,12 +124,12 @@ static int list_searches(struct cli_ctx *ctx)
 
 static int run_search(struct cli_ctx *ctx, int argc, char **argv)
 {
-    struct cli_search_opts o;
-    cli_search_defaults(&o);
+    struct search_flow_opts o;
+    search_flow_defaults(&o);
     int rc = parse_opts("search", argc, argv, &o);
     if (rc) return rc;
     if (o.list) return list_searches(ctx);
-    struct cli_search_outcome out;
+    struct search_flow_outcome out;
     rc = cli_search_run(ctx, &o, &out);
     search_result_free(&out.result);
     return rc;

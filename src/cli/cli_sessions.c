@@ -131,7 +131,7 @@ static int run_restore(struct cli_ctx *ctx, int argc, char **argv)
     if (argc - optind > 1 || (crashed && optind < argc))
         return cli_usage("restore", "give one SESSION, or --crashed");
     sl_err e;
-    if (cli_require_root("sluice restore", &e) < 0) return cli_error(&e);
+    if (sysfs_require_root("sluice restore", &e) < 0) return cli_error(&e);
     store *st = cli_store(ctx, &e);
     int lock_fd = -1;
     if (!st || session_lock_acquire(ctx->db_path, &lock_fd, &e) < 0) return cli_error(&e);

@@ -22,8 +22,8 @@ static int run_tune(struct cli_ctx *ctx, int argc, char **argv)
         { "objective", required_argument, NULL, 'o' }, { "yes", no_argument, NULL, 'y' },
         { "budget", required_argument, NULL, 'b' }, { "seed", required_argument, NULL, 's' }, { NULL, 0, NULL, 0 },
     };
-    struct cli_search_opts o;
-    cli_search_defaults(&o);
+    struct search_flow_opts o;
+    search_flow_defaults(&o);
     bool quick = false, yes = false;
     /* quick: 3 s probes after a 1 s ramp, at most 40 evaluations or 4 minutes */
     o.spec.budget_evals = 40;
@@ -54,7 +54,7 @@ static int run_tune(struct cli_ctx *ctx, int argc, char **argv)
         case 'y': yes = true; break;
         case 'b': {
             struct search_spec tmp = o.spec;
-            if (cli_search_parse_budget(optarg, &tmp) < 0)
+            if (search_flow_parse_budget(optarg, &tmp) < 0)
                 return cli_usage("tune", "--budget %s: give evaluations (8 or more) or a wall time (90s, 4m)", optarg);
             if (tmp.budget_evals) o.spec.budget_evals = tmp.budget_evals;
             if (tmp.budget_ms) o.spec.budget_ms = tmp.budget_ms;
@@ -67,7 +67,7 @@ static int run_tune(struct cli_ctx *ctx, int argc, char **argv)
     if (!quick) return cli_usage("tune", "only the quick mode exists: sluice tune --quick (a full search is 'sluice search')");
     if (optind < argc) return cli_usage("tune", "unexpected argument %s", argv[optind]);
     snprintf(o.probe.workload, sizeof o.probe.workload, "%s", o.spec.workload);
-    struct cli_search_outcome out;
+    struct search_flow_outcome out;
     int rc = cli_search_run(ctx, &o, &out);
     if (rc != 0 || !out.ok) { search_result_free(&out.result); return rc; }
     const struct search_result *r = &out.result;

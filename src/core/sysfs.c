@@ -32,6 +32,12 @@ int sysfs_set_root(const char *root, sl_err *e)
 const char *sysfs_root(void) { return root_prefix; }
 bool sysfs_is_real_root(void) { return root_prefix[0] == 0; }
 
+int sysfs_require_root(const char *what, sl_err *e)
+{
+    if (geteuid() == 0 || !sysfs_is_real_root()) return 0;
+    return sl_fail(e, SL_EPERM, "%s changes kernel settings and needs root: run it with sudo", what);
+}
+
 int sysfs_path(char *buf, size_t n, const char *path)
 {
     int len = snprintf(buf, n, "%s%s", root_prefix, path);

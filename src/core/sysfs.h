@@ -15,6 +15,9 @@ int sysfs_set_root(const char *root, sl_err *e);
 /* The prefix in force: "" for the real system, else an absolute path. */
 const char *sysfs_root(void);
 bool sysfs_is_real_root(void);
+/* Refuse writes to the real system without root: -1 with a message naming
+ * what (a command or an action) needs it; 0 under a fixture root. */
+int sysfs_require_root(const char *what, sl_err *e);
 
 /* root + path into buf; -1 if it does not fit. */
 int sysfs_path(char *buf, size_t n, const char *path);

@@ -5,7 +5,7 @@
  * the improvement, where "within noise" is never a win. Stops on an
  * evaluation or wall-time budget, or when expected improvement stays below
  * a threshold. Evaluations go through an evaluator (evaluator.h);
- * persistence and resume through hooks (cli_search.c stores trials). */
+ * persistence and resume through hooks (run.c stores trials). */
 #ifndef SLUICE_SEARCH_H
 #define SLUICE_SEARCH_H
 

@@ -1,39 +1,39 @@
 /* The options of `sluice search` one at a time, as the command line and the
- * Search screen's form both set them (cli_search_set, cli_search_check). */
+ * Search screen's form both set them (search_flow_set, search_flow_check). */
 #include "harness.h"
-#include "cli_search.h"
+#include "search/run.h"
 
 TEST(search_option_sets_what_the_command_line_sets)
 {
-    struct cli_search_opts o;
+    struct search_flow_opts o;
     sl_err e;
-    cli_search_defaults(&o);
-    CHECK_INT(cli_search_set(&o, "--budget", "20", &e), 0);
+    search_flow_defaults(&o);
+    CHECK_INT(search_flow_set(&o, "--budget", "20", &e), 0);
     CHECK_INT(o.spec.budget_evals, 20);
-    CHECK_INT(cli_search_set(&o, "--time", "250ms", &e), 0);
+    CHECK_INT(search_flow_set(&o, "--time", "250ms", &e), 0);
     CHECK_INT((int)o.probe.time_ms, 250);
-    CHECK_INT(cli_search_set(&o, "--workload", "null", &e), 0);
-    CHECK_INT(cli_search_set(&o, "--apply", NULL, &e), 0);
+    CHECK_INT(search_flow_set(&o, "--workload", "null", &e), 0);
+    CHECK_INT(search_flow_set(&o, "--apply", NULL, &e), 0);
     CHECK(o.apply);
-    CHECK_INT(cli_search_check(&o, &e), 0);
+    CHECK_INT(search_flow_check(&o, &e), 0);
     CHECK_STR(o.probe.workload, "null");
 }
 
 TEST(search_option_refuses_what_the_command_line_refuses)
 {
-    struct cli_search_opts o;
+    struct search_flow_opts o;
     sl_err e;
-    cli_search_defaults(&o);
-    CHECK_INT(cli_search_set(&o, "--budget", "3", &e), -1);
+    search_flow_defaults(&o);
+    CHECK_INT(search_flow_set(&o, "--budget", "3", &e), -1);
     CHECK_CONTAINS(e.msg, "--budget 3: give a number of evaluations");
-    CHECK_INT(cli_search_set(&o, "--time", "0", &e), -1);
+    CHECK_INT(search_flow_set(&o, "--time", "0", &e), -1);
     CHECK_CONTAINS(e.msg, "--time 0");
-    CHECK_INT(cli_search_set(&o, "--seed", "12x", &e), -1);
+    CHECK_INT(search_flow_set(&o, "--seed", "12x", &e), -1);
     CHECK_CONTAINS(e.msg, "--seed 12x");
-    CHECK_INT(cli_search_set(&o, "--nosuch", "1", &e), -1);
+    CHECK_INT(search_flow_set(&o, "--nosuch", "1", &e), -1);
     CHECK_CONTAINS(e.msg, "--nosuch is not an option");
-    CHECK_INT(cli_search_set(&o, "budget", "20", &e), -1);
-    CHECK_INT(cli_search_set(&o, "--strategy", "annealing", &e), 0);
-    CHECK_INT(cli_search_check(&o, &e), -1);
+    CHECK_INT(search_flow_set(&o, "budget", "20", &e), -1);
+    CHECK_INT(search_flow_set(&o, "--strategy", "annealing", &e), 0);
+    CHECK_INT(search_flow_check(&o, &e), -1);
     CHECK_CONTAINS(e.msg, "unknown strategy annealing");
 }

@@ -5,7 +5,9 @@
 static int run_ui(struct cli_ctx *ctx, int argc, char **argv)
 {
     if (argc > 1) return cli_usage("ui", "unexpected argument %s", argv[1]);
-    return app_run(ctx);
+    sl_err e;
+    int rc = app_run(ctx->db_path, &e);
+    return rc < 0 ? cli_error(&e) : rc;
 }
 
 /* No crash notice on stderr: the Overview screen shows crashed sessions. */

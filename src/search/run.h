@@ -1,0 +1,80 @@
+/* run — one search as `sluice search`, `sluice tune` and the Search screen
+ * run it: inside a tuning session, its trials stored as they happen (so a
+ * resume continues after SIGKILL), the verdict stored, the winner applied
+ * when asked. Prints nothing: the front end follows it through an observer
+ * and renders the outcome. */
+#ifndef SLUICE_SEARCH_RUN_H
+#define SLUICE_SEARCH_RUN_H
+
+#include <getopt.h>
+#include <jansson.h>
+#include "probe/probe.h"
+#include "search/search.h"
+#include "store.h"
+
+/* What a front end hears while a search runs. Every member may be NULL;
+ * the callbacks run on the thread that runs the search. */
+struct search_observer {
+    void *arg;
+    /* The search row exists (new or resumed, nstored trials to replay) and
+     * the session is open. */
+    void (*started)(void *arg, const char *uuid, const struct space *sp, bool resuming, int nstored);
+    /* After each trial, new or replayed. */
+    void (*progress)(void *arg, const struct search_trial *t, const struct history *h);
+    /* True to stop now, like SIGINT: knobs put back, the search resumable. */
+    int (*cancelled)(void *arg);
+    /* Something the user should read that does not stop the search (a
+     * crashed session put back, a failed clean-up). */
+    void (*note)(void *arg, const char *msg);
+};
+
+struct search_flow_opts {
+    struct search_spec spec;
+    struct probe_spec probe;
+    char oracle[PATH_MAX];
+    bool apply, list;
+    char resume[64];
+    /* Catch SIGINT/SIGTERM while searching (a command; the UI traps its own). */
+    bool trap_signals;
+    const struct search_observer *observer;   /* NULL: nobody listens */
+};
+
+struct search_flow_outcome {
+    bool ok, applied;
+    bool interrupted;              /* a cancel or a signal stopped it: resumable */
+    bool probe_mode;               /* measured by probes (else the oracle) */
+    char uuid[37];
+    struct space space;
+    struct search_result result;   /* free with search_result_free */
+    sl_err err;                    /* why it failed or stopped */
+};
+
+/* The options of `search` for getopt_long; their ids go to search_flow_set_id. */
+extern const struct option search_flow_options[];
+
+void search_flow_defaults(struct search_flow_opts *o);
+/* "40" (evaluations, at least 8) or "90s"/"10m" (wall time); -1 when bad. */
+int search_flow_parse_budget(const char *arg, struct search_spec *s);
+/* One option of `search` as typed ("--budget") with its text (NULL
+ * for a flag) into o, checked as the command line checks it; -1 with a
+ * message naming the option. The Search screen's form goes through it. */
+int search_flow_set(struct search_flow_opts *o, const char *option, const char *arg, sl_err *e);
+/* The same by getopt id (the val of a search_flow_options row). */
+int search_flow_set_id(struct search_flow_opts *o, int id, const char *arg, sl_err *e);
+/* The options as a whole, after the last one: a known strategy, an
+ * objective that parses; the probes run the search's workload. */
+int search_flow_check(struct search_flow_opts *o, sl_err *e);
+/* Whether a resume takes this stored search: "interrupted" (a cancel or a
+ * signal stopped it) or still "running" (what a crash leaves). */
+struct search_row;
+bool search_flow_resumable(const struct search_row *row);
+/* Run (or resume, o->resume) a search with the store st. Returns the exit
+ * status (0 when it finished and everything after it worked); out->err
+ * says why otherwise. out->result is filled even when stopped: free it
+ * with search_result_free. */
+int search_flow_run(store *st, struct search_flow_opts *o, struct search_flow_outcome *out);
+/* The report of a finished search as stored and as --json prints it
+ * (caller decrefs). */
+json_t *search_flow_report_json(const struct search_flow_opts *o, const struct search_flow_outcome *out);
+
+#endif
