@@ -5,34 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-unsigned char *store_run_hist_blob(const struct probe_result *r, size_t *len)
-{
-    size_t need = 0;
-    for (int op = 0; op < PROBE_OP_NR; op++)
-        if (r->op[op].hist.n) need += 1 + hist_encoded_size(&r->op[op].hist);
-    unsigned char *blob = xmalloc(need ? need : 1), *p = blob;
-    for (int op = 0; op < PROBE_OP_NR; op++) {
-        if (!r->op[op].hist.n) continue;
-        *p++ = (unsigned char)op;
-        p += hist_encode(&r->op[op].hist, p);
-    }
-    *len = (size_t)(p - blob);
-    return blob;
-}
-
-int store_run_hist_decode(const unsigned char *blob, size_t len, struct probe_result *r)
-{
-    size_t off = 0;
-    while (off < len) {
-        unsigned op = blob[off++];
-        if (op >= PROBE_OP_NR) return -1;
-        size_t used = hist_decode(&r->op[op].hist, blob + off, len - off);
-        if (!used) return -1;
-        off += used;
-    }
-    return 0;
-}
-
 static int exec_text2(store *s, const char *sql, const char *a, const char *b, const char *c, sl_err *e)
 {
     sqlite3_stmt *st;
@@ -57,14 +29,6 @@ static int device_uuid(store *s, int64_t id, char out[37], sl_err *e)
     return rc == SQLITE_ROW ? 0 : store_fail(s, e, "finding the device");
 }
 
-/* Read + write latency in one histogram: what "the" latency of a run is. */
-static void rw_hist(const struct probe_result *r, struct hist *h)
-{
-    hist_init(h);
-    hist_merge(h, &r->op[PROBE_READ].hist);
-    hist_merge(h, &r->op[PROBE_WRITE].hist);
-}
-
 static void bind_opt_int(sqlite3_stmt *st, int col, bool have, int64_t v)
 {
     if (have) sqlite3_bind_int64(st, col, v);
@@ -86,77 +50,63 @@ static const char insert_sql[] =
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
     " ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44)";
 
-static int insert_run(store *s, const struct probe_result *r, int64_t host_id, const char *host_uuid,
+static void bind_text(sqlite3_stmt *st, int col, const char *v) { sqlite3_bind_text(st, col, v ? v : "", -1, SQLITE_STATIC); }
+
+static int insert_run(store *s, const struct run_record *r, int64_t host_id, const char *host_uuid,
                       int64_t dev_id, const char *dev_uuid, const char *hw_class, sl_err *e)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), insert_sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "saving a run");
-    struct hist h;
-    rw_hist(r, &h);
-    json_t *j = probe_result_json(r);
-    json_t *series = json_incref(json_object_get(j, "series"));
-    json_object_del(j, "series");
-    char *metrics = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    char *series_text = json_dumps(series, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    json_decref(j);
-    json_decref(series);
-    size_t blob_len;
-    unsigned char *blob = store_run_hist_blob(r, &blob_len);
-    sqlite3_bind_text(st, 1, r->uuid, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, r->batch, -1, SQLITE_STATIC);
+    bind_text(st, 1, r->uuid);
+    bind_text(st, 2, r->batch);
     sqlite3_bind_int(st, 3, r->rep);
-    sqlite3_bind_text(st, 4, host_uuid, -1, SQLITE_STATIC);
+    bind_text(st, 4, host_uuid);
     sqlite3_bind_int64(st, 5, host_id);
-    if (dev_uuid) sqlite3_bind_text(st, 6, dev_uuid, -1, SQLITE_STATIC); else sqlite3_bind_null(st, 6);
+    if (dev_uuid) bind_text(st, 6, dev_uuid); else sqlite3_bind_null(st, 6);
     bind_opt_int(st, 7, dev_uuid != NULL, dev_id);
-    sqlite3_bind_text(st, 8, r->disk.available ? r->disk.name : "", -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 9, hw_class, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 10, r->kernel, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 11, r->spec.workload, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 12, r->workload_hash, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 13, r->config_hash, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 14, r->spec.ndirs ? r->spec.dir[0] : "", -1, SQLITE_STATIC);
+    bind_text(st, 8, r->device_name);
+    bind_text(st, 9, hw_class);
+    bind_text(st, 10, r->kernel);
+    bind_text(st, 11, r->workload);
+    bind_text(st, 12, r->workload_hash);
+    bind_text(st, 13, r->config_hash);
+    bind_text(st, 14, r->dir);
     sqlite3_bind_int64(st, 15, (sqlite3_int64)r->seed);
-    sqlite3_bind_text(st, 16, r->started, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 17, probe_status_name(r->status), -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 18, r->note, -1, SQLITE_STATIC);
+    bind_text(st, 16, r->started);
+    bind_text(st, 17, r->status);
+    bind_text(st, 18, r->note);
     sqlite3_bind_double(st, 19, r->wall_s);
     sqlite3_bind_double(st, 20, r->mb_s);
     sqlite3_bind_double(st, 21, r->iops);
-    sqlite3_bind_double(st, 22, r->op[PROBE_READ].mb_s);
-    sqlite3_bind_double(st, 23, r->op[PROBE_WRITE].mb_s);
-    bind_opt_real(st, 24, h.n > 0, h.mean_ns);
-    bind_opt_int(st, 25, h.n > 0, (int64_t)hist_percentile(&h, 50));
-    bind_opt_int(st, 26, h.n > 0, (int64_t)hist_percentile(&h, 99));
-    bind_opt_int(st, 27, h.n > 0, (int64_t)hist_percentile(&h, 99.9));
-    bind_opt_int(st, 28, h.n > 0, (int64_t)h.max_ns);
+    sqlite3_bind_double(st, 22, r->read_mb_s);
+    sqlite3_bind_double(st, 23, r->write_mb_s);
+    bind_opt_real(st, 24, r->have_lat, r->lat_mean_ns);
+    bind_opt_int(st, 25, r->have_lat, r->lat_p50_ns);
+    bind_opt_int(st, 26, r->have_lat, r->lat_p99_ns);
+    bind_opt_int(st, 27, r->have_lat, r->lat_p999_ns);
+    bind_opt_int(st, 28, r->have_lat, r->lat_max_ns);
     sqlite3_bind_double(st, 29, r->cpu_usr_pct);
     sqlite3_bind_double(st, 30, r->cpu_sys_pct);
-    sqlite3_bind_int64(st, 31, (sqlite3_int64)r->ctx_switches);
-    bind_opt_real(st, 32, r->disk.available, r->disk.util_pct);
-    bind_opt_real(st, 33, r->disk.available, r->disk.await_ms);
-    bind_opt_real(st, 34, r->psi.available, r->psi.some_pct);
-    const struct probe_canary *k = &r->canary;
-    bind_opt_int(st, 35, k->enabled, (int64_t)k->max_ns);
-    bind_opt_int(st, 36, k->enabled, (int64_t)k->p99_ns);
-    bind_opt_int(st, 37, k->enabled, (int64_t)k->over_100ms);
-    bind_opt_int(st, 38, k->enabled, (int64_t)k->over_1s);
-    bind_opt_int(st, 39, k->enabled, (int64_t)k->over_2s);
-    bind_opt_int(st, 40, r->vm.available, (int64_t)r->vm.max_dirty_pages);
-    bind_opt_int(st, 41, probe_threshold_reached(r) >= 0, probe_threshold_reached(r));
-    sqlite3_bind_text(st, 42, metrics, -1, SQLITE_STATIC);
-    sqlite3_bind_blob(st, 43, blob, (int)blob_len, SQLITE_STATIC);
-    sqlite3_bind_text(st, 44, series_text, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 31, r->ctx_switches);
+    bind_opt_real(st, 32, r->have_disk, r->dev_util_pct);
+    bind_opt_real(st, 33, r->have_disk, r->dev_await_ms);
+    bind_opt_real(st, 34, r->have_psi, r->psi_some_pct);
+    bind_opt_int(st, 35, r->have_canary, r->canary_max_ns);
+    bind_opt_int(st, 36, r->have_canary, r->canary_p99_ns);
+    bind_opt_int(st, 37, r->have_canary, r->stalls_100ms);
+    bind_opt_int(st, 38, r->have_canary, r->stalls_1s);
+    bind_opt_int(st, 39, r->have_canary, r->stalls_2s);
+    bind_opt_int(st, 40, r->have_vm, r->max_dirty_pages);
+    bind_opt_int(st, 41, r->reached_threshold >= 0, r->reached_threshold);
+    bind_text(st, 42, r->metrics_json);
+    sqlite3_bind_blob(st, 43, r->hist ? (const void *)r->hist : "", (int)r->hist_len, SQLITE_STATIC);
+    bind_text(st, 44, r->series_json);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
-    free(metrics);
-    free(series_text);
-    free(blob);
     return rc == SQLITE_DONE ? 0 : store_fail(s, e, "saving a run");
 }
 
-int store_run_save(store *s, const struct probe_result *r, const struct host_info *h, const struct device *d,
-                   sl_err *e)
+int store_run_save(store *s, const struct run_record *r, const struct host_info *h, const struct device *d, sl_err *e)
 {
     if (store_begin(s, e) < 0) return -1;
     int64_t host_id, dev_id = 0;
@@ -169,7 +119,7 @@ int store_run_save(store *s, const struct probe_result *r, const struct host_inf
     if (exec_text2(s, "INSERT OR IGNORE INTO configs (hash, text) VALUES (?1, ?2)", r->config_hash,
                    r->config_text ? r->config_text : "", NULL, e) < 0 ||
         exec_text2(s, "INSERT OR IGNORE INTO workloads (hash, workload, spec) VALUES (?1, ?3, ?2)", r->workload_hash,
-                   r->workload_text, r->spec.workload, e) < 0)
+                   r->workload_text, r->workload, e) < 0)
         goto fail;
     if (insert_run(s, r, host_id, host_uuid, dev_id, d ? dev_uuid : NULL, hw_class, e) < 0) goto fail;
     if (store_commit(s, e) < 0) goto fail;

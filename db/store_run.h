@@ -3,14 +3,43 @@
 #ifndef SLUICE_STORE_RUN_H
 #define SLUICE_STORE_RUN_H
 
+#include <jansson.h>
 #include "store.h"
-#include "probe/probe.h"
+
+/* One repetition as the store keeps it: the caller (src/probe) renders the
+ * result into these values; the store only binds them. The have_* flags
+ * say whether a measurement exists (else the column is NULL). Strings are
+ * borrowed; NULL text is stored as "". */
+struct run_record {
+    const char *uuid, *batch;
+    int rep;
+    const char *device_name, *kernel, *workload, *workload_hash, *workload_text, *config_hash, *config_text;
+    const char *dir, *started, *status, *note;
+    uint64_t seed;
+    double wall_s, mb_s, iops, read_mb_s, write_mb_s;
+    bool have_lat;                 /* read + write latency */
+    double lat_mean_ns;
+    int64_t lat_p50_ns, lat_p99_ns, lat_p999_ns, lat_max_ns;
+    double cpu_usr_pct, cpu_sys_pct;
+    int64_t ctx_switches;
+    bool have_disk;
+    double dev_util_pct, dev_await_ms;
+    bool have_psi;
+    double psi_some_pct;
+    bool have_canary;
+    int64_t canary_max_ns, canary_p99_ns, stalls_100ms, stalls_1s, stalls_2s;
+    bool have_vm;
+    int64_t max_dirty_pages;
+    int reached_threshold;         /* 1, 0 (flagged), -1 n/a (NULL) */
+    const char *metrics_json, *series_json;
+    const unsigned char *hist;     /* encoded latency histograms */
+    size_t hist_len;
+};
 
 /* Save one repetition (any status) with its host and device (NULL when the
  * directory has no block device), all in one transaction. -1 with a message
  * naming the database on error; nothing is saved then. */
-int store_run_save(store *s, const struct probe_result *r, const struct host_info *h, const struct device *d,
-                   sl_err *e);
+int store_run_save(store *s, const struct run_record *r, const struct host_info *h, const struct device *d, sl_err *e);
 
 /* A stored run as `history` lists it. */
 struct run_row {
@@ -29,17 +58,12 @@ struct run_row {
     int64_t lat_p50_ns, lat_p99_ns, lat_max_ns;   /* -1 when no I/O */
     int64_t canary_max_ns;                        /* -1 without a canary */
     char note[512];
-    int reached_threshold;    /* probe_threshold_reached: 1, 0 (flagged), -1 n/a */
+    int reached_threshold;    /* the dirty threshold: 1, 0 (flagged), -1 n/a */
 };
 /* Newest first; workload NULL for all, limit <= 0 for no limit. Caller
  * frees *out. Returns the count or -1. */
 int store_run_list(store *s, const char *workload, int limit, struct run_row **out, sl_err *e);
 /* The stored JSON of a run (caller frees with json_decref), or NULL. */
 json_t *store_run_metrics(store *s, const char *uuid, sl_err *e);
-
-/* Histogram blob of a result: per op with samples, one byte op then
- * hist_encode. Decoding fills r->op[].hist. Caller frees the blob. */
-unsigned char *store_run_hist_blob(const struct probe_result *r, size_t *len);
-int store_run_hist_decode(const unsigned char *blob, size_t len, struct probe_result *r);
 
 #endif

@@ -1,7 +1,122 @@
-/* probe_store — a result plus host and device facts into the store. */
+/* probe_store — a result plus host and device facts into the store: the
+ * result rendered into the store's neutral run record. */
 #include "probe_store.h"
 #include "device.h"
 #include "store_run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+unsigned char *probe_hist_blob(const struct probe_result *r, size_t *len)
+{
+    size_t need = 0;
+    for (int op = 0; op < PROBE_OP_NR; op++)
+        if (r->op[op].hist.n) need += 1 + hist_encoded_size(&r->op[op].hist);
+    unsigned char *blob = xmalloc(need ? need : 1), *p = blob;
+    for (int op = 0; op < PROBE_OP_NR; op++) {
+        if (!r->op[op].hist.n) continue;
+        *p++ = (unsigned char)op;
+        p += hist_encode(&r->op[op].hist, p);
+    }
+    *len = (size_t)(p - blob);
+    return blob;
+}
+
+int probe_hist_decode(const unsigned char *blob, size_t len, struct probe_result *r)
+{
+    size_t off = 0;
+    while (off < len) {
+        unsigned op = blob[off++];
+        if (op >= PROBE_OP_NR) return -1;
+        size_t used = hist_decode(&r->op[op].hist, blob + off, len - off);
+        if (!used) return -1;
+        off += used;
+    }
+    return 0;
+}
+
+/* Read + write latency in one histogram: what "the" latency of a run is. */
+static void rw_hist(const struct probe_result *r, struct hist *h)
+{
+    hist_init(h);
+    hist_merge(h, &r->op[PROBE_READ].hist);
+    hist_merge(h, &r->op[PROBE_WRITE].hist);
+}
+
+/* The measured values of r, the text columns borrowed from r. */
+static void fill_measures(struct run_record *rec, const struct probe_result *r)
+{
+    rec->uuid = r->uuid;
+    rec->batch = r->batch;
+    rec->rep = r->rep;
+    rec->device_name = r->disk.available ? r->disk.name : "";
+    rec->kernel = r->kernel;
+    rec->workload = r->spec.workload;
+    rec->workload_hash = r->workload_hash;
+    rec->workload_text = r->workload_text;
+    rec->config_hash = r->config_hash;
+    rec->config_text = r->config_text;
+    rec->dir = r->spec.ndirs ? r->spec.dir[0] : "";
+    rec->seed = r->seed;
+    rec->started = r->started;
+    rec->status = probe_status_name(r->status);
+    rec->note = r->note;
+    rec->wall_s = r->wall_s;
+    rec->mb_s = r->mb_s;
+    rec->iops = r->iops;
+    rec->read_mb_s = r->op[PROBE_READ].mb_s;
+    rec->write_mb_s = r->op[PROBE_WRITE].mb_s;
+    rec->cpu_usr_pct = r->cpu_usr_pct;
+    rec->cpu_sys_pct = r->cpu_sys_pct;
+    rec->ctx_switches = (int64_t)r->ctx_switches;
+    rec->have_disk = r->disk.available;
+    rec->dev_util_pct = r->disk.util_pct;
+    rec->dev_await_ms = r->disk.await_ms;
+    rec->have_psi = r->psi.available;
+    rec->psi_some_pct = r->psi.some_pct;
+    const struct probe_canary *k = &r->canary;
+    rec->have_canary = k->enabled;
+    rec->canary_max_ns = (int64_t)k->max_ns;
+    rec->canary_p99_ns = (int64_t)k->p99_ns;
+    rec->stalls_100ms = (int64_t)k->over_100ms;
+    rec->stalls_1s = (int64_t)k->over_1s;
+    rec->stalls_2s = (int64_t)k->over_2s;
+    rec->have_vm = r->vm.available;
+    rec->max_dirty_pages = (int64_t)r->vm.max_dirty_pages;
+    rec->reached_threshold = probe_threshold_reached(r);
+}
+
+static void fill_latency(struct run_record *rec, const struct probe_result *r)
+{
+    struct hist h;
+    rw_hist(r, &h);
+    rec->have_lat = h.n > 0;
+    rec->lat_mean_ns = h.mean_ns;
+    rec->lat_p50_ns = (int64_t)hist_percentile(&h, 50);
+    rec->lat_p99_ns = (int64_t)hist_percentile(&h, 99);
+    rec->lat_p999_ns = (int64_t)hist_percentile(&h, 99.9);
+    rec->lat_max_ns = (int64_t)h.max_ns;
+}
+
+/* r as the store's record; free the three rendered parts after saving. */
+static void render_record(struct run_record *rec, const struct probe_result *r, char **metrics, char **series_text,
+                          unsigned char **blob)
+{
+    memset(rec, 0, sizeof *rec);
+    fill_measures(rec, r);
+    fill_latency(rec, r);
+    json_t *j = probe_result_json(r);
+    json_t *series = json_incref(json_object_get(j, "series"));
+    json_object_del(j, "series");
+    *metrics = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    *series_text = json_dumps(series, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(j);
+    json_decref(series);
+    *blob = probe_hist_blob(r, &rec->hist_len);
+    rec->metrics_json = *metrics;
+    rec->series_json = *series_text;
+    rec->hist = *blob;
+}
 
 int probe_store(store *st, const struct probe_result *r, sl_err *e)
 {
@@ -9,5 +124,13 @@ int probe_store(store *st, const struct probe_result *r, sl_err *e)
     if (host_read(&h, e) < 0) return -1;
     struct device d;
     bool have = r->disk.available && device_get(r->disk.name, &d, NULL) == 0;
-    return store_run_save(st, r, &h, have ? &d : NULL, e);
+    struct run_record rec;
+    char *metrics, *series;
+    unsigned char *blob;
+    render_record(&rec, r, &metrics, &series, &blob);
+    int rc = store_run_save(st, &rec, &h, have ? &d : NULL, e);
+    free(metrics);
+    free(series);
+    free(blob);
+    return rc;
 }

@@ -4,7 +4,7 @@
 #include "probe/probe.h"
 #include "probe/sample.h"
 #include "probe/workload.h"
-#include "store_run.h"
+#include "probe/probe_store.h"
 #include "sysfs.h"
 
 #include <stdlib.h>
@@ -137,12 +137,12 @@ TEST(probe_result_arithmetic)
     CHECK_INT(r->op[PROBE_READ].lat.max_ns, 1000000);
     /* the histogram blob round-trips */
     size_t len;
-    unsigned char *blob = store_run_hist_blob(r, &len);
+    unsigned char *blob = probe_hist_blob(r, &len);
     struct probe_result *back = probe_result_new();
-    CHECK_INT(store_run_hist_decode(blob, len, back), 0);
+    CHECK_INT(probe_hist_decode(blob, len, back), 0);
     CHECK_INT(back->op[PROBE_READ].hist.n, 1000);
     CHECK(memcmp(back->op[PROBE_READ].hist.bucket, r->op[PROBE_READ].hist.bucket, sizeof r->op[0].hist.bucket) == 0);
-    CHECK_INT(store_run_hist_decode(blob, len - 3, back), -1);
+    CHECK_INT(probe_hist_decode(blob, len - 3, back), -1);
     free(blob);
     probe_result_free(back);
     probe_result_free(r);
