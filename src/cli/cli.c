@@ -33,6 +33,102 @@ const struct cli_command *cli_find(const char *name)
 int cli_command_count(void) { return ncommands; }
 const struct cli_command *cli_command_at(int i) { return commands[i]; }
 
+/* --- options --------------------------------------------------------------- */
+
+static const struct cli_opt global_rows[] = {
+    { "root", 0, OPT_TEXT, "DIR", 0, 0, NULL, "read and write kernel files under DIR (also SLUICE_ROOT)",
+      OPT_PTR(struct cli_globals, root), NULL, COMPLETE_DIR },
+    { "db", 0, OPT_TEXT, "PATH", 0, 0, NULL, "results database (also SLUICE_DB; default /var/lib/sluice/sluice.db as root)",
+      OPT_PTR(struct cli_globals, db), NULL, COMPLETE_FILE },
+    { "json", 0, OPT_FLAG, NULL, 0, 0, NULL, "machine-readable output", OPT_AT(struct cli_globals, json), NULL, NULL },
+    { "help", 'h', OPT_FLAG, NULL, 0, 0, NULL, "what the command does and its options", OPT_AT(struct cli_globals, help), NULL, NULL },
+    { "version", 0, OPT_FLAG, NULL, 0, 0, NULL, "print the version", OPT_AT(struct cli_globals, version), NULL, NULL },
+    { NULL },
+};
+const struct cli_opts cli_global_opts = { sizeof(struct cli_globals), NULL, { { global_rows, 0 } }, NULL, NULL };
+
+/* The row for arg ("--name", "--name=value" or "-n") in t; NULL if none. */
+static const struct cli_opt *match(const struct cli_opts *t, const char *arg, size_t *base)
+{
+    if (!t) return NULL;
+    if (arg[1] != '-') {
+        for (int g = 0; g < CLI_OPT_GROUPS_MAX && t->groups[g].rows; g++)
+            for (const struct cli_opt *o = t->groups[g].rows; o->name; o++)
+                if (o->short_name && o->short_name == arg[1] && !arg[2]) {
+                    *base = t->groups[g].base;
+                    return o;
+                }
+        return NULL;
+    }
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+    return cli_opt_find(t, name, base);
+}
+
+/* One option at argv[*i] into its place; *i moves past its value. */
+static int take_option(const struct cli_opt *o, void *at, int argc, char **argv, int *i, sl_err *e)
+{
+    const char *eq = argv[*i][1] == '-' ? strchr(argv[*i], '=') : NULL;
+    if (!o->arg) {
+        if (eq) return sl_fail(e, SL_EUSAGE, "--%s takes no value", o->name);
+        return cli_opt_store(o, at, NULL, e);
+    }
+    const char *text = eq ? eq + 1 : *i + 1 < argc ? argv[++*i] : NULL;
+    if (!text) return sl_fail(e, SL_EUSAGE, "--%s needs a value (%s)", o->name, o->arg);
+    return cli_opt_store(o, at, text, e);
+}
+
+int cli_parse_line(const struct cli_opts *t, void *opts, struct cli_globals *g, bool pass_unknown, int argc,
+                   char **argv, char **args, sl_err *e)
+{
+    int n = 0;
+    bool only_args = false;
+    args[n++] = argv[0];
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_args || a[0] != '-' || !a[1]) { args[n++] = argv[i]; continue; }
+        if (strcmp(a, "--") == 0) {
+            if (pass_unknown) args[n++] = argv[i];
+            only_args = true;
+            continue;
+        }
+        size_t base = 0;
+        const struct cli_opt *o = match(t, a, &base);
+        void *at = o ? (char *)opts + base + o->offset : NULL;
+        if (!o && (o = match(&cli_global_opts, a, &base))) at = (char *)g + o->offset;
+        if (!o && pass_unknown) { args[n++] = argv[i]; continue; }
+        if (!o) return sl_fail(e, SL_EUSAGE, "unknown option %s", a);
+        if (take_option(o, at, argc, argv, &i, e) < 0) return -1;
+    }
+    args[n] = NULL;
+    return n;
+}
+
+void cli_command_synopsis(const struct cli_command *c, char *buf, size_t n)
+{
+    if (!c->opts) {
+        snprintf(buf, n, "%s", c->synopsis);
+        return;
+    }
+    char opts[1024];
+    cli_opt_synopsis(c->opts, opts, sizeof opts);
+    snprintf(buf, n, "%s%s%s%s", c->name, c->opts->args ? " " : "", c->opts->args ? c->opts->args : "", opts);
+}
+
+void cli_command_help(const struct cli_command *c, FILE *out)
+{
+    char syn[1200];
+    cli_command_synopsis(c, syn, sizeof syn);
+    fprintf(out, "usage: sluice %s\n%s\n", syn, c->summary);
+    if (c->opts && c->opts->groups[0].rows && c->opts->groups[0].rows->name) {
+        fprintf(out, "\noptions:\n");
+        cli_opt_help(c->opts, out);
+    }
+    fprintf(out, "\nglobal options (before or after the command):\n");
+    cli_opt_help(&cli_global_opts, out);
+    fprintf(out, "\n'man 8 sluice' describes every command in full.\n");
+}
+
 store *cli_store(struct cli_ctx *ctx, sl_err *e)
 {
     if (!ctx->st && store_open(ctx->db_path, &ctx->st, e) < 0) return NULL;
@@ -53,7 +149,9 @@ int cli_usage(const char *cmd, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     const struct cli_command *c = cli_find(cmd);
-    if (c) fprintf(stderr, "\nusage: sluice %s\n", c->synopsis);
+    char syn[1200];
+    if (c) cli_command_synopsis(c, syn, sizeof syn);
+    if (c) fprintf(stderr, "\nusage: sluice %s\n", syn);
     else fputc('\n', stderr);
     return SL_EUSAGE;
 }

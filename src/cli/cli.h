@@ -4,7 +4,9 @@
 #define SLUICE_CLI_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <jansson.h>
+#include "cli_opt.h"
 #include "err.h"
 #include "store.h"
 
@@ -13,14 +15,18 @@ struct cli_ctx {
     bool json;              /* --json */
     bool quiet;
     store *st;              /* opened by cli_store() */
+    void *opts;             /* the command's option struct, filled from its table (NULL without one) */
 };
 
 struct cli_command {
     const char *name;
     int (*run)(struct cli_ctx *ctx, int argc, char **argv);
-    const char *synopsis;   /* "set KNOB=VALUE... [--dry-run]" */
+    const char *synopsis;   /* without a table: "set KNOB=VALUE... [--dry-run]" */
     const char *summary;    /* one line for help and the man page */
     unsigned flags;
+    /* The option table. With one, main parses the whole line: the command
+     * gets its non-option arguments in argv and its options in ctx->opts. */
+    const struct cli_opts *opts;
 };
 
 enum cli_flag {
@@ -37,8 +43,30 @@ int cli_command_count(void);
 const struct cli_command *cli_command_at(int i);
 
 #define CLI_COMMAND(var, name, fn, synopsis, summary, flags)                        \
-    static const struct cli_command var = { name, fn, synopsis, summary, flags };   \
+    static const struct cli_command var = { name, fn, synopsis, summary, flags, NULL };   \
     __attribute__((constructor)) static void var##_register(void) { cli_register(&var); }
+/* A command with an option table: its usage line is made from the table. */
+#define CLI_COMMAND_OPTS(var, name, fn, table, summary, flags)                      \
+    static const struct cli_command var = { name, fn, NULL, summary, flags, &table }; \
+    __attribute__((constructor)) static void var##_register(void) { cli_register(&var); }
+
+/* "set KNOB=VALUE... [--dry-run] [--for DURATION]" */
+void cli_command_synopsis(const struct cli_command *c, char *buf, size_t n);
+/* What `sluice CMD --help` and `sluice help CMD` print. */
+void cli_command_help(const struct cli_command *c, FILE *out);
+/* The options every command takes, before or after its name. */
+struct cli_globals {
+    const char *root, *db;
+    bool json, help, version;
+};
+extern const struct cli_opts cli_global_opts;
+/* Split argv[1..argc) into options (the command's table t, which may be
+ * NULL, into opts; the global ones into g) and the other arguments, kept in
+ * order in args[1..] after args[0] = argv[0]. With pass_unknown an option
+ * not in either table is kept as an argument (commands that parse their own).
+ * Returns the new argc, or -1 with a message naming the option. */
+int cli_parse_line(const struct cli_opts *t, void *opts, struct cli_globals *g, bool pass_unknown, int argc,
+                   char **argv, char **args, sl_err *e);
 
 /* The store, opened (and created/migrated) on first use. NULL + e on error. */
 store *cli_store(struct cli_ctx *ctx, sl_err *e);

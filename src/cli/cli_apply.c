@@ -8,7 +8,6 @@
 #include "sysfs.h"
 #include "units.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,39 +53,43 @@ static int verify_after(const struct profile *p, bool json, json_t *out)
     return drift;
 }
 
+struct apply_opts {
+    bool dry_run, boot;
+    const char *dirs;
+    long long wait_ms;   /* -1: the default for --boot or not */
+};
+
+static void apply_defaults(void *p) { ((struct apply_opts *)p)->wait_ms = -1; }
+
+static const struct cli_opt apply_rows[] = {
+    { "dry-run", 'n', OPT_FLAG, NULL, 0, 0, NULL, "print the plan and what would be written; write nothing",
+      OPT_AT(struct apply_opts, dry_run), NULL, NULL },
+    { "profiles", 0, OPT_TEXT, "DIR", 0, 0, NULL, "look for profiles in DIR first (colon-separated list)",
+      OPT_PTR(struct apply_opts, dirs), NULL, COMPLETE_DIR },
+    { "boot", 0, OPT_FLAG, NULL, 0, 0, NULL, "apply the profile 'boot install' installed (what sluice-apply.service runs)",
+      OPT_AT(struct apply_opts, boot), NULL, NULL },
+    { "wait", 0, OPT_DURATION, "DURATION", 0, 0, "60s with --boot, else 0", "wait this long for the tuning lock",
+      OPT_AT(struct apply_opts, wait_ms), NULL, NULL },
+    { NULL },
+};
+static const struct cli_opts apply_table = { sizeof(struct apply_opts), apply_defaults, { { apply_rows, 0 } },
+                                             "[PROFILE]", COMPLETE_PROFILE };
+
 static int run_apply(struct cli_ctx *ctx, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        { "dry-run", no_argument, NULL, 'n' }, { "boot", no_argument, NULL, 'b' },
-        { "profiles", required_argument, NULL, 'p' }, { "wait", required_argument, NULL, 'w' },
-        { NULL, 0, NULL, 0 },
-    };
-    bool dry_run = false, boot = false;
-    const char *dirs = NULL;
-    long long wait_ms = -1;
-    int c;
-    optind = 0; /* full getopt reset: main parsed its options in "+" (stop at the command) mode */
-    while ((c = getopt_long(argc, argv, "n", opts, NULL)) != -1) {
-        switch (c) {
-        case 'n': dry_run = true; break;
-        case 'b': boot = true; break;
-        case 'p': dirs = optarg; break;
-        case 'w':
-            wait_ms = units_parse_duration_ms(optarg);
-            if (wait_ms < 0) return cli_usage("apply", "--wait %s: expected a duration such as 30s", optarg);
-            break;
-        default: return cli_usage("apply", "unknown option");
-        }
-    }
-    if (argc - optind > 1) return cli_usage("apply", "give one PROFILE");
-    if (optind == argc && !boot) return cli_usage("apply", "give a PROFILE (or --boot for the installed one)");
+    const struct apply_opts *o = ctx->opts;
+    bool dry_run = o->dry_run, boot = o->boot;
+    const char *dirs = o->dirs;
+    long long wait_ms = o->wait_ms;
+    if (argc > 2) return cli_usage("apply", "give one PROFILE");
+    if (argc == 1 && !boot) return cli_usage("apply", "give a PROFILE (or --boot for the installed one)");
     if (wait_ms < 0) wait_ms = boot ? BOOT_LOCK_WAIT_MS : 0;
 
     struct profile p;
     struct plan pl;
     struct knobset ks = { 0 };
     sl_err e;
-    if (cli_profile_plan(dirs, optind < argc ? argv[optind] : NULL, &p, &pl, &e) < 0) return cli_error(&e);
+    if (cli_profile_plan(dirs, argc > 1 ? argv[1] : NULL, &p, &pl, &e) < 0) return cli_error(&e);
     int counts[4];
     plan_counts(&pl, counts);
     json_t *out = ctx->json ? cli_plan_json(&p, &pl, VIEW_DIFF) : NULL;
@@ -139,5 +142,5 @@ done:
     return rc;
 }
 
-CLI_COMMAND(cmd_apply, "apply", run_apply, "apply PROFILE [--dry-run] [--profiles DIR] | apply --boot [--wait DURATION]",
+CLI_COMMAND_OPTS(cmd_apply, "apply", run_apply, apply_table,
             "apply a profile now as one journaled session, then verify", CLI_WRITES);

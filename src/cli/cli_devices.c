@@ -4,7 +4,6 @@
 #include "sysfs.h"
 #include "units.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,16 +78,21 @@ static void print_devices(const struct host_info *h, const struct device *v, int
         printf("\nthis kernel has no /sys (2.4?): disks come from /proc/partitions and block knobs are unavailable\n");
 }
 
+struct devices_opts {
+    const char *for_path;
+};
+
+static const struct cli_opt devices_rows[] = {
+    { "for", 0, OPT_TEXT, "PATH", 0, 0, NULL, "only the whole disk that holds PATH (a file, partition or device)",
+      OPT_PTR(struct devices_opts, for_path), NULL, COMPLETE_FILE },
+    { NULL },
+};
+static const struct cli_opts devices_table = { sizeof(struct devices_opts), NULL, { { devices_rows, 0 } }, NULL, NULL };
+
 static int run_devices(struct cli_ctx *ctx, int argc, char **argv)
 {
-    static const struct option opts[] = { { "for", required_argument, NULL, 'f' }, { NULL, 0, NULL, 0 } };
-    const char *for_path = NULL;
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'f') for_path = optarg;
-        else return cli_usage("devices", "unknown option");
-    }
-    if (optind < argc) return cli_usage("devices", "unexpected argument %s", argv[optind]);
+    const char *for_path = ((const struct devices_opts *)ctx->opts)->for_path;
+    if (argc > 1) return cli_usage("devices", "unexpected argument %s", argv[1]);
     sl_err e;
     if (for_path) {
         char disk[64];
@@ -120,5 +124,5 @@ static int run_devices(struct cli_ctx *ctx, int argc, char **argv)
     return 0;
 }
 
-CLI_COMMAND(cmd_devices, "devices", run_devices, "devices [--for PATH]",
+CLI_COMMAND_OPTS(cmd_devices, "devices", run_devices, devices_table,
             "block devices and their hardware fingerprint (or the disk holding PATH)", 0);

@@ -3,7 +3,6 @@
 #include "probe/probe.h"
 #include "store_run.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,37 +103,35 @@ static void print_table(const struct run_row *rows, int n)
     table_print(t);
 }
 
+struct history_opts {
+    bool csv;
+    const char *workload;
+    int limit;
+};
+
+static int set_workload(void *at, const struct cli_opt *o, const char *text, sl_err *e)
+{
+    if (!probe_workload_summary(text)) return sl_fail(e, SL_EUSAGE, "--%s %s: no such workload", o->name, text);
+    *(const char **)at = text;
+    return 0;
+}
+
+static const struct cli_opt history_rows[] = {
+    { "csv", 0, OPT_FLAG, NULL, 0, 0, NULL, "comma-separated values with a header line", OPT_AT(struct history_opts, csv), NULL, NULL },
+    { "workload", 0, OPT_CALL, "W", 0, 0, "every workload", "only runs of workload W",
+      OPT_PTR(struct history_opts, workload), set_workload, COMPLETE_WORKLOAD },
+    { "limit", 0, OPT_INT, "N", 1, 1000000, "every run", "the N newest runs", OPT_AT(struct history_opts, limit), NULL, NULL },
+    { NULL },
+};
+static const struct cli_opts history_table = { sizeof(struct history_opts), NULL, { { history_rows, 0 } }, NULL, NULL };
+
 static int run_history(struct cli_ctx *ctx, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        { "json", no_argument, NULL, 'j' }, { "csv", no_argument, NULL, 'c' },
-        { "workload", required_argument, NULL, 'w' }, { "limit", required_argument, NULL, 'n' },
-        { NULL, 0, NULL, 0 },
-    };
-    bool json = ctx->json, csv = false;
-    const char *workload = NULL;
-    int limit = 0, c;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j': json = true; break;
-        case 'c': csv = true; break;
-        case 'w':
-            if (!probe_workload_summary(optarg)) return cli_usage("history", "--workload %s: no such workload", optarg);
-            workload = optarg;
-            break;
-        case 'n': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (end == optarg || *end || v < 1 || v > 1000000)
-                return cli_usage("history", "--limit %s: give a whole number from 1", optarg);
-            limit = (int)v;
-            break;
-        }
-        default: return cli_usage("history", "unknown option");
-        }
-    }
-    if (optind < argc) return cli_usage("history", "unexpected argument %s", argv[optind]);
+    const struct history_opts *o = ctx->opts;
+    bool json = ctx->json, csv = o->csv;
+    const char *workload = o->workload;
+    int limit = o->limit;
+    if (argc > 1) return cli_usage("history", "unexpected argument %s", argv[1]);
     if (json && csv) return cli_usage("history", "give --json or --csv, not both");
     sl_err e;
     store *st = cli_store(ctx, &e);
@@ -159,5 +156,5 @@ static int run_history(struct cli_ctx *ctx, int argc, char **argv)
     return rc;
 }
 
-CLI_COMMAND(cmd_history, "history", run_history, "history [--json|--csv] [--workload W] [--limit N]",
+CLI_COMMAND_OPTS(cmd_history, "history", run_history, history_table,
             "stored probe runs, newest first", 0);

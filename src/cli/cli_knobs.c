@@ -7,7 +7,6 @@
 #include "units.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,7 +135,8 @@ static int run_show(struct cli_ctx *ctx, int argc, char **argv)
     return rc;
 }
 
-CLI_COMMAND(cmd_show, "show", run_show, "show [KNOB|GLOB...]",
+static const struct cli_opts show_table = { 0, NULL, { { NULL, 0 } }, "[KNOB|GLOB...]", COMPLETE_KNOB };
+CLI_COMMAND_OPTS(cmd_show, "show", run_show, show_table,
             "current value, default, range, unit and help of knobs", 0);
 
 /* --- set ---------------------------------------------------------------- */
@@ -209,26 +209,33 @@ static void hold_session(long long ms)
         if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &end, NULL) == 0) break;
 }
 
+struct set_opts {
+    bool dry_run;
+    long long hold_ms;   /* --for; -1: keep the change */
+};
+
+static void set_defaults(void *p) { ((struct set_opts *)p)->hold_ms = -1; }
+
+static const struct cli_opt set_rows[] = {
+    { "dry-run", 'n', OPT_FLAG, NULL, 0, 0, NULL, "check and print what would change; write nothing",
+      OPT_AT(struct set_opts, dry_run), NULL, NULL },
+    { "for", 0, OPT_DURATION, "DURATION", 0, 0, NULL, "keep the change this long (30s, 5m), then put it back",
+      OPT_AT(struct set_opts, hold_ms), NULL, NULL },
+    { NULL },
+};
+static const struct cli_opts set_table = { sizeof(struct set_opts), set_defaults, { { set_rows, 0 } }, "KNOB=VALUE...",
+                                           COMPLETE_KNOB };
+
 static int run_set(struct cli_ctx *ctx, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        { "dry-run", no_argument, NULL, 'n' }, { "for", required_argument, NULL, 'f' }, { NULL, 0, NULL, 0 },
-    };
-    bool dry_run = false;
-    long long hold_ms = -1;
-    int c;
-    while ((c = getopt_long(argc, argv, "n", opts, NULL)) != -1) {
-        if (c == 'n') dry_run = true;
-        else if (c == 'f') {
-            hold_ms = units_parse_duration_ms(optarg);
-            if (hold_ms < 0) return cli_usage("set", "--for %s: expected a duration such as 30s or 5m", optarg);
-        } else return cli_usage("set", "unknown option");
-    }
-    if (optind >= argc) return cli_usage("set", "give at least one KNOB=VALUE");
+    const struct set_opts *o = ctx->opts;
+    bool dry_run = o->dry_run;
+    long long hold_ms = o->hold_ms;
+    if (argc < 2) return cli_usage("set", "give at least one KNOB=VALUE");
     struct knobset ks = { 0 };
     sl_err e;
     int rc = 0;
-    for (int i = optind; i < argc && rc == 0; i++) rc = knobset_add_assignment(&ks, argv[i], &e);
+    for (int i = 1; i < argc && rc == 0; i++) rc = knobset_add_assignment(&ks, argv[i], &e);
     if (rc == 0) rc = knobset_prepare(&ks, &e);
     if (rc == 0 && !dry_run) rc = sysfs_require_root("sluice set", &e);
     if (rc < 0) { knobset_free(&ks); return cli_error(&e); }
@@ -265,5 +272,5 @@ static int run_set(struct cli_ctx *ctx, int argc, char **argv)
     return rc < 0 ? cli_error(&e) : 0;
 }
 
-CLI_COMMAND(cmd_set, "set", run_set, "set KNOB=VALUE... [--dry-run] [--for DURATION]",
+CLI_COMMAND_OPTS(cmd_set, "set", run_set, set_table,
             "journaled, all-or-nothing write with read-back verify", CLI_WRITES);

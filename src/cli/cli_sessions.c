@@ -4,7 +4,6 @@
 #include "session.h"
 #include "sysfs.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +52,8 @@ static int run_sessions(struct cli_ctx *ctx, int argc, char **argv)
     return 0;
 }
 
-CLI_COMMAND(cmd_sessions, "sessions", run_sessions, "sessions",
+static const struct cli_opts sessions_table = { 0, NULL, { { NULL, 0 } }, NULL, NULL };
+CLI_COMMAND_OPTS(cmd_sessions, "sessions", run_sessions, sessions_table,
             "tuning sessions: what was changed, when, and whether it was put back", 0);
 
 static void print_report(const struct session_row *r, const struct restore_report *rep)
@@ -119,16 +119,21 @@ static int sweep_scratch(store *st, bool json)
     return rc;
 }
 
+struct restore_opts {
+    bool crashed;
+};
+
+static const struct cli_opt restore_rows[] = {
+    { "crashed", 0, OPT_FLAG, NULL, 0, 0, NULL, "every session a killed sluice left open, and killed probes' scratch files",
+      OPT_AT(struct restore_opts, crashed), NULL, NULL },
+    { NULL },
+};
+static const struct cli_opts restore_table = { sizeof(struct restore_opts), NULL, { { restore_rows, 0 } }, "[SESSION]", NULL };
+
 static int run_restore(struct cli_ctx *ctx, int argc, char **argv)
 {
-    static const struct option opts[] = { { "crashed", no_argument, NULL, 'c' }, { NULL, 0, NULL, 0 } };
-    bool crashed = false;
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'c') crashed = true;
-        else return cli_usage("restore", "unknown option");
-    }
-    if (argc - optind > 1 || (crashed && optind < argc))
+    bool crashed = ((const struct restore_opts *)ctx->opts)->crashed;
+    if (argc > 2 || (crashed && argc > 1))
         return cli_usage("restore", "give one SESSION, or --crashed");
     sl_err e;
     if (sysfs_require_root("sluice restore", &e) < 0) return cli_error(&e);
@@ -149,7 +154,7 @@ static int run_restore(struct cli_ctx *ctx, int argc, char **argv)
         if (n >= 0) free(rows);
     } else {
         struct session_row r;
-        int found = optind < argc ? store_session_get(st, argv[optind], &r, &e)
+        int found = argc > 1 ? store_session_get(st, argv[1], &r, &e)
                                   : store_session_latest_unrestored(st, &r, &e);
         if (found < 0) rc = cli_error(&e);
         else if (found == 1) { if (!out) printf("no session to restore\n"); }
@@ -163,5 +168,5 @@ static int run_restore(struct cli_ctx *ctx, int argc, char **argv)
     return rc;
 }
 
-CLI_COMMAND(cmd_restore, "restore", run_restore, "restore [SESSION] [--crashed]",
+CLI_COMMAND_OPTS(cmd_restore, "restore", run_restore, restore_table,
             "put back the values a session changed (the newest by default) and remove what killed probes left", CLI_WRITES | CLI_NO_CRASH_CHECK);

@@ -16,17 +16,31 @@
 static void usage(FILE *out)
 {
     fprintf(out, "usage: sluice [--root DIR] [--db PATH] [--json] COMMAND [ARGS]\n"
-                 "       sluice            (no command: the interactive tuner)\n\ncommands:\n");
+                 "       sluice            (no command: the interactive tuner)\n"
+                 "       sluice help COMMAND, sluice COMMAND --help\n\ncommands:\n");
     for (int i = 0; i < cli_command_count(); i++) {
         const struct cli_command *c = cli_command_at(i);
-        if (!(c->flags & CLI_HIDDEN)) fprintf(out, "  %-44s %s\n", c->synopsis, c->summary);
+        if (!(c->flags & CLI_HIDDEN)) fprintf(out, "  %-12s %s\n", c->name, c->summary);
     }
-    fprintf(out, "\noptions:\n"
-                 "  --root DIR   read and write kernel files under DIR (also SLUICE_ROOT)\n"
-                 "  --db PATH    results database (default /var/lib/sluice/sluice.db as root)\n"
-                 "  --json       machine-readable output\n"
-                 "  --version, --help\n");
+    fprintf(out, "\noptions (before or after the command):\n");
+    cli_opt_help(&cli_global_opts, out);
 }
+
+static int run_help(struct cli_ctx *ctx, int argc, char **argv)
+{
+    if (argc > 2) return cli_usage("help", "give one COMMAND");
+    if (argc == 1) {
+        usage(stdout);
+        return 0;
+    }
+    const struct cli_command *c = cli_find(argv[1]);
+    if (!c) return cli_usage("help", "unknown command \"%s\"", argv[1]);
+    cli_command_help(c, stdout);
+    return 0;
+}
+
+static const struct cli_opts help_opts = { 0, NULL, { { NULL, 0 } }, "[COMMAND]", COMPLETE_COMMAND };
+CLI_COMMAND_OPTS(cmd_help, "help", run_help, help_opts, "what a command does and its options", CLI_NO_CRASH_CHECK);
 
 /* A session left open by a killed sluice means knobs are still changed:
  * every command says so until it is restored. So does a scratch directory a
@@ -59,47 +73,85 @@ static void notice_crashed_sessions(struct cli_ctx *ctx)
     store_close(st);
 }
 
+/* Where the command is: the first argument that is neither an option nor
+ * the value of a global option before it; 0 when there is none. */
+static int command_index(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] != '-' || !argv[i][1]) return i;
+        if (strcmp(argv[i], "--") == 0) return i + 1 < argc ? i + 1 : 0;
+        const struct cli_opt *o = cli_opt_find(&cli_global_opts, argv[i], NULL);
+        if (o && o->arg && !strchr(argv[i], '=')) i++;
+    }
+    return 0;
+}
+
+/* Options before and after the command, in one pass: the command's own (into
+ * a struct allocated here, kept for the run) and the global ones. Returns
+ * the command's argc with its arguments in args, or -1 after the message. */
+static int parse_command_line(const struct cli_command *cmd, int argc, char **argv, int at, struct cli_globals *g,
+                              void **opts, char **args)
+{
+    char **line = xcalloc((size_t)argc + 1, sizeof *line);
+    int n = 0;
+    line[n++] = (char *)cmd->name;
+    for (int i = 1; i < argc; i++)
+        if (i != at) line[n++] = argv[i];
+    const struct cli_opts *t = cmd->opts;
+    *opts = t && t->size ? xcalloc(1, t->size) : NULL;
+    if (t && t->defaults) t->defaults(*opts);
+    sl_err e;
+    int nargs = cli_parse_line(t, *opts, g, t == NULL, n, line, args, &e);
+    free(line);
+    if (nargs < 0) cli_usage(cmd->name, "%s", e.msg);
+    return nargs;
+}
+
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        { "root", required_argument, NULL, 'r' }, { "db", required_argument, NULL, 'd' },
-        { "json", no_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
-    };
+    opterr = 0;   /* commands still on getopt print their own one message */
     struct cli_ctx ctx = { 0 };
-    const char *root = getenv("SLUICE_ROOT");
+    struct cli_globals g = { 0 };
     char db_default[PATH_MAX];
-    int c;
-    while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
-        switch (c) {
-        case 'r': root = optarg; break;
-        case 'd': ctx.db_path = optarg; break;
-        case 'j': ctx.json = true; break;
-        case 'h': usage(stdout); return 0;
-        case 'V': printf("sluice %s\n", SLUICE_VERSION); return 0;
-        default: usage(stderr); return SL_EUSAGE;
-        }
-    }
+    int at = command_index(argc, argv);
+    const char *name = at ? argv[at] : NULL;
+    char **args = xcalloc((size_t)argc + 2, sizeof *args);
+    int nargs = 1;
     sl_err e;
+    if (!name) {
+        if (cli_parse_line(NULL, NULL, &g, false, argc, argv, args, &e) < 0) {
+            fprintf(stderr, "sluice: %s\n", e.msg);
+            usage(stderr);
+            return SL_EUSAGE;
+        }
+        if (g.help) { usage(stdout); return 0; }
+        name = cli_find("ui") ? "ui" : "show";
+        args[0] = (char *)name;
+    }
+    if (g.version) { printf("sluice %s\n", SLUICE_VERSION); return 0; }
+    const struct cli_command *cmd = cli_find(name);
+    if (!cmd) {
+        fprintf(stderr, "sluice: unknown command \"%s\" (see 'sluice --help')\n", name);
+        return SL_EUSAGE;
+    }
+    if (at && (nargs = parse_command_line(cmd, argc, argv, at, &g, &ctx.opts, args)) < 0) return SL_EUSAGE;
+    if (g.version) { printf("sluice %s\n", SLUICE_VERSION); return 0; }
+    if (g.help) { cli_command_help(cmd, stdout); return 0; }
+    ctx.json = g.json;
+    ctx.db_path = g.db;
+    const char *root = g.root ? g.root : getenv("SLUICE_ROOT");
     if (sysfs_set_root(root, &e) < 0) return cli_error(&e);
     if (!ctx.db_path) {
         const char *env = getenv("SLUICE_DB");
         if (env && *env) ctx.db_path = env;
         else { store_default_path(db_default, sizeof db_default); ctx.db_path = db_default; }
     }
-    const char *name = optind < argc ? argv[optind] : (cli_find("ui") ? "ui" : "show");
-    const struct cli_command *cmd = cli_find(name);
-    if (!cmd) {
-        fprintf(stderr, "sluice: unknown command \"%s\" (see 'sluice --help')\n", name);
-        return SL_EUSAGE;
-    }
     if (!(cmd->flags & CLI_NO_CRASH_CHECK)) notice_crashed_sessions(&ctx);
-    int sub_argc = optind < argc ? argc - optind : 1;
-    char *fallback_argv[] = { (char *)name, NULL };
-    char **sub_argv = optind < argc ? argv + optind : fallback_argv;
-    optind = 1; /* each command parses its own options */
-    int rc = cmd->run(&ctx, sub_argc, sub_argv);
+    optind = 1; /* commands still on getopt parse their own options */
+    int rc = cmd->run(&ctx, nargs, args);
     store_close(ctx.st);
+    free(ctx.opts);
+    free(args);
     fflush(stdout);
     return rc;
 }
