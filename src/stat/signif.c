@@ -56,34 +56,46 @@ static int cmp_ranked(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* P(U >= u) under H0 for sample sizes m, n without ties: count the ways
- * (recurrence over the largest element) and divide by C(m+n, m). */
+int signif_mw_pmf(int m, int n, double *pmf)
+{
+    if (m < 1 || n < 1 || (long)m * n > SIGNIF_MW_EXACT_MAX) return -1;
+    int umax = m * n;
+    /* f[j][k]: arrangements of i a's and j b's with U = k, for the current
+     * i (rows for i-1 kept in prev): the largest value is an a (beats all
+     * j b's) or a b. */
+    size_t stride = (size_t)umax + 1, cells = (size_t)(n + 1) * stride;
+    double *prev = xcalloc(cells, sizeof *prev), *cur = xcalloc(cells, sizeof *cur);
+    for (int j = 0; j <= n; j++) prev[(size_t)j * stride] = 1;   /* i = 0 */
+    for (int i = 1; i <= m; i++) {
+        memset(cur, 0, cells * sizeof *cur);
+        cur[0] = 1;                                              /* j = 0 */
+        for (int j = 1; j <= n; j++)
+            for (int k = 0; k <= i * j; k++) {
+                double v = k <= i * (j - 1) ? cur[(size_t)(j - 1) * stride + (size_t)k] : 0;
+                if (k >= j) v += prev[(size_t)j * stride + (size_t)(k - j)];
+                cur[(size_t)j * stride + (size_t)k] = v;
+            }
+        double *t = prev; prev = cur; cur = t;
+    }
+    double total = 0;
+    for (int k = 0; k <= umax; k++) total += prev[(size_t)n * stride + (size_t)k];
+    for (int k = 0; k <= umax; k++) pmf[k] = prev[(size_t)n * stride + (size_t)k] / total;
+    free(prev);
+    free(cur);
+    return 0;
+}
+
+/* P(U >= u) under H0 for sample sizes m, n without ties. */
 static double mw_exact_sf(int u, int m, int n)
 {
     int umax = m * n;
     if (u <= 0) return 1;
     if (u > umax) return 0;
-    /* f[i][j][k]: arrangements of i a's and j b's with U = k. */
-    size_t stride_j = (size_t)umax + 1, stride_i = stride_j * (size_t)(n + 1);
-    double *f = xcalloc((size_t)(m + 1) * stride_i, sizeof *f);
-#define F(i, j, k) f[(size_t)(i) * stride_i + (size_t)(j) * stride_j + (size_t)(k)]
-    for (int i = 0; i <= m; i++)
-        for (int j = 0; j <= n; j++)
-            for (int k = 0; k <= i * j; k++) {
-                if (i == 0 || j == 0) { F(i, j, k) = k == 0; continue; }
-                /* the largest value is an a (beats all j b's) or a b */
-                double v = F(i, j - 1, k);
-                if (k >= j) v += F(i - 1, j, k - j);
-                F(i, j, k) = v;
-            }
-    double total = 0, tail = 0;
-    for (int k = 0; k <= umax; k++) {
-        total += F(m, n, k);
-        if (k >= u) tail += F(m, n, k);
-    }
-#undef F
-    free(f);
-    return tail / total;
+    double *pmf = xmalloc(sizeof *pmf * (size_t)(umax + 1)), tail = 0;
+    signif_mw_pmf(m, n, pmf);
+    for (int k = u; k <= umax; k++) tail += pmf[k];
+    free(pmf);
+    return tail;
 }
 
 int signif_mann_whitney(const double *a, int na, const double *b, int nb, struct mw_result *out)
@@ -110,7 +122,7 @@ int signif_mann_whitney(const double *a, int na, const double *b, int nb, struct
     double u1 = rank_sum_a - na * (na + 1) / 2.0, u2 = (double)na * nb - u1;
     double u = u1 > u2 ? u1 : u2;
     out->u = u1;
-    if ((na <= 8 || nb <= 8) && !ties) {
+    if ((na <= 8 || nb <= 8) && (long)na * nb <= SIGNIF_MW_EXACT_MAX && !ties) {
         out->exact = true;
         out->p = 2 * mw_exact_sf((int)lround(u), na, nb);
     } else {

@@ -29,11 +29,16 @@ struct mw_result {
     double p;      /* two-sided */
     bool exact;    /* exact null distribution (small samples without ties) */
 };
-/* Mann-Whitney U test. Exact when both samples have at most 8 values and
- * there are no ties; otherwise the normal approximation with tie correction
- * and continuity correction (scipy.stats.mannwhitneyu's defaults). -1 when a
- * sample is empty. */
+/* Mann-Whitney U test. Exact when a sample has at most 8 values, there are
+ * no ties and na*nb <= SIGNIF_MW_EXACT_MAX (a memory bound); otherwise the
+ * normal approximation with tie correction and continuity correction
+ * (scipy.stats.mannwhitneyu's defaults). -1 when a sample is empty. */
 int signif_mann_whitney(const double *a, int na, const double *b, int nb, struct mw_result *out);
+
+/* The exact null distribution of U for samples of m and n values without
+ * ties: pmf[0..m*n] (caller's array). -1 when m*n > SIGNIF_MW_EXACT_MAX. */
+#define SIGNIF_MW_EXACT_MAX 2500
+int signif_mw_pmf(int m, int n, double *pmf);
 
 /* Holm's step-down adjustment: adj[i] is the family-wise adjusted p of p[i]
  * (monotone, capped at 1). adj may alias p. */

@@ -1,0 +1,182 @@
+/* decide: each estimator and test against reference values, and the
+ * reasons for no verdict. Where the numbers come from:
+ *  - R_X, R_Y are the example of R's ?wilcox.test (Hollander & Wolfe 1973,
+ *    p. 69, permeability constants); R documents W = 35, one-sided p-value
+ *    0.1272 for wilcox.test(x, y, alternative = "greater"), so the
+ *    two-sided p is 0.2544. The Hodges-Lehmann estimate (median of the 50
+ *    differences, 0.305) and R's exact interval (order statistics at
+ *    qwilcox(0.025, 10, 5)) were computed by brute-force enumeration of
+ *    all 3003 rank arrangements in plain Python (no scipy here).
+ *  - The Yuen values were computed with mpmath 1.3.0 (regularised
+ *    incomplete beta for the t tail and quantile) from Yuen's formulas
+ *    (20% trimming, winsorised variances, Welch-type df).
+ *  - Welch reuses scipy 1.10.1's ttest_ind(equal_var=False) output of
+ *    test_signif.c for the same samples. */
+#include "harness.h"
+#include "stat/decide.h"
+
+#include <jansson.h>
+#include <math.h>
+
+static const double R_X[] = { 0.80, 0.83, 1.89, 1.04, 1.45, 1.38, 1.91, 1.64, 0.73, 1.46 };
+static const double R_Y[] = { 1.15, 0.88, 0.90, 0.74, 1.21 };
+
+static struct decision run(enum decide_method m, const double *b, int nb, const double *c, int nc, bool log_input)
+{
+    struct decide_opts o;
+    decide_opts_default(&o);
+    o.method = m;
+    o.log_input = log_input;
+    struct decision d;
+    sl_err e;
+    CHECK_INT(decide_compare(b, nb, c, nc, &o, &d, &e), 0);
+    return d;
+}
+
+TEST(decide_hodges_lehmann_matches_r_wilcox_example)
+{
+    /* the candidate is x, the baseline y: values taken as logs, so the
+     * shift is R's "difference in location" */
+    struct decision d = run(DECIDE_HL_MW, R_Y, 5, R_X, 10, true);
+    CHECK_STR(d.test, "Mann-Whitney exact");
+    CHECK_STR(d.estimator, "Hodges-Lehmann shift");
+    CHECK_NEAR(d.p, 0.2544122544122544, 1e-12);
+    CHECK_NEAR(d.effect_pct, 100 * expm1(0.305), 1e-9);
+    CHECK_NEAR(d.lo_pct, 100 * expm1(-0.15), 1e-9);
+    CHECK_NEAR(d.hi_pct, 100 * expm1(0.76), 1e-9);
+    CHECK_INT(d.verdict, DECIDE_WITHIN_NOISE);
+}
+
+TEST(decide_hodges_lehmann_shrugs_off_a_stall)
+{
+    /* eight runs each, the candidate about 20% faster, one candidate run
+     * stalled to 30%: every other pair still favours it (U = 56 of 64).
+     * Exact p by enumeration of all 12870 arrangements (plain Python, as
+     * above): 0.010411810411810413; HL shift +19.41% [+16.34%, +22.05%].
+     * Welch on the same logs (mpmath): p = 0.963, blind to the effect. */
+    double b[] = { 100, 102, 98, 101, 99, 100.5, 97.5, 103 }, c[] = { 121, 119, 30, 122, 120, 118, 123, 117.5 };
+    struct decision d = run(DECIDE_HL_MW, b, 8, c, 8, false);
+    CHECK_NEAR(d.p, 0.010411810411810413, 1e-12);
+    CHECK_NEAR(d.effect_pct, 19.410230181582598, 1e-9);
+    CHECK_NEAR(d.lo_pct, 16.336633663366296, 1e-9);
+    CHECK_NEAR(d.hi_pct, 22.05128205128209, 1e-9);
+    CHECK_INT(d.verdict, DECIDE_BETTER);
+    struct decision w = run(DECIDE_WELCH, b, 8, c, 8, false);
+    CHECK_NEAR(w.p, 0.96294657702187, 1e-9);
+    CHECK_INT(w.verdict, DECIDE_WITHIN_NOISE);
+}
+
+TEST(decide_yuen_matches_mpmath)
+{
+    double b[] = { 10.0, 10.4, 9.8, 10.1, 2.0, 10.3, 9.9 }, c[] = { 11.2, 11.0, 3.1, 11.5, 10.9, 11.3 };
+    struct decision d = run(DECIDE_YUEN, b, 7, c, 6, true);
+    CHECK_NEAR(d.effect_pct, 100 * expm1(1.08), 1e-9);
+    CHECK_NEAR(d.p, 0.000435365576583224, 1e-9);
+    CHECK_NEAR(d.lo_pct, 100 * expm1(0.676369699318546), 1e-6);
+    CHECK_NEAR(d.hi_pct, 100 * expm1(1.48363030068145), 1e-6);
+    CHECK_CONTAINS(d.test, "Yuen t (df 6.8)");
+    CHECK_INT(d.verdict, DECIDE_BETTER);
+}
+
+TEST(decide_welch_matches_scipy)
+{
+    double a[] = { 102.1, 98.4, 105.3, 99.9, 101.7, 103.2 }, b[] = { 96.2, 97.8, 95.1, 99.0, 94.4 };
+    struct decision d = run(DECIDE_WELCH, b, 5, a, 6, true);
+    CHECK_NEAR(d.p, 0.0029556311424403336, 1e-9);
+    CHECK_INT(d.verdict, DECIDE_BETTER);
+    /* lower is better: the same data is a regression */
+    struct decide_opts o;
+    decide_opts_default(&o);
+    o.method = DECIDE_WELCH;
+    o.log_input = true;
+    o.lower_is_better = true;
+    sl_err e;
+    CHECK_INT(decide_compare(b, 5, a, 6, &o, &d, &e), 0);
+    CHECK_INT(d.verdict, DECIDE_WORSE);
+}
+
+TEST(decide_bootstrap_median_is_the_median_difference)
+{
+    double b[] = { 100, 104, 97, 101, 20, 99, 102 }, c[] = { 131, 128, 135, 40, 129, 133, 130 };
+    struct decision d = run(DECIDE_BOOT_MEDIAN, b, 7, c, 7, false);
+    CHECK_NEAR(d.effect_pct, 100 * (130.0 / 100.0 - 1), 1e-9);
+    CHECK(d.lo_pct <= d.effect_pct && d.effect_pct <= d.hi_pct);
+    CHECK(d.lo_pct > 0);
+    CHECK_INT(d.verdict, DECIDE_BETTER);
+    struct decision again = run(DECIDE_BOOT_MEDIAN, b, 7, c, 7, false);
+    CHECK_NEAR(again.lo_pct, d.lo_pct, 0);   /* seeded: the same interval */
+}
+
+TEST(decide_no_verdict_says_why)
+{
+    double b[] = { 100, 101, 99, 100 }, c[] = { 120, 121, NAN, 119 }, inf[] = { 120, INFINITY, 119 };
+    double two[] = { 120, 121 }, same[] = { 50, 50, 50 }, neg[] = { 120, 0, 119 };
+    for (int m = 0; m < DECIDE_METHOD_NR; m++) {
+        struct decision d = run((enum decide_method)m, b, 4, c, 4, false);
+        CHECK_INT(d.verdict, DECIDE_NO_VERDICT);
+        CHECK_INT(d.why, DECIDE_WHY_NONFINITE);
+        CHECK_CONTAINS(d.why_text, "candidate has 1 run(s) whose metric is NaN or infinite");
+        d = run((enum decide_method)m, b, 4, inf, 3, false);
+        CHECK_INT(d.why, DECIDE_WHY_NONFINITE);
+        d = run((enum decide_method)m, b, 4, two, 2, false);
+        CHECK_INT(d.verdict, DECIDE_NO_VERDICT);
+        CHECK_INT(d.why, DECIDE_WHY_TOO_FEW);
+        CHECK_CONTAINS(d.why_text, "candidate has 2 run(s); a verdict needs at least 3");
+        d = run((enum decide_method)m, same, 3, same, 3, false);
+        CHECK_INT(d.why, DECIDE_WHY_IDENTICAL);
+        CHECK_CONTAINS(d.why_text, "no spread");
+        d = run((enum decide_method)m, b, 4, neg, 3, false);
+        CHECK_INT(d.why, DECIDE_WHY_NONPOSITIVE);
+        CHECK(isnan(d.p));
+    }
+    char text[256];
+    struct decision d = run(DECIDE_HL_MW, b, 4, two, 2, false);
+    decide_text(&d, text, sizeof text);
+    CHECK_STR(text, "no verdict: the candidate has 2 run(s); a verdict needs at least 3");
+    json_t *j = decide_json(&d);
+    CHECK_STR(json_string_value(json_object_get(j, "verdict")), "no verdict");
+    CHECK_CONTAINS(json_string_value(json_object_get(j, "no_verdict_reason")), "at least 3");
+    CHECK(json_is_null(json_object_get(j, "p")));
+    json_decref(j);
+}
+
+TEST(decide_text_names_the_estimator_and_test)
+{
+    struct decision d = run(DECIDE_HL_MW, R_Y, 5, R_X, 10, true);
+    char text[256];
+    decide_text(&d, text, sizeof text);
+    CHECK_STR(text, "+35.7% [95% CI -13.9%, +113.8%] (Hodges-Lehmann shift, Mann-Whitney exact p=0.25): within noise");
+    json_t *j = decide_json(&d);
+    CHECK_STR(json_string_value(json_object_get(j, "estimator")), "Hodges-Lehmann shift");
+    CHECK_STR(json_string_value(json_object_get(j, "test")), "Mann-Whitney exact");
+    CHECK_INT(json_integer_value(json_object_get(j, "n_candidate")), 10);
+    json_decref(j);
+}
+
+TEST(decide_refuses_bad_options)
+{
+    struct decide_opts o;
+    decide_opts_default(&o);
+    o.alpha = 0;
+    struct decision d;
+    sl_err e;
+    double x[] = { 1, 2, 3 };
+    CHECK_INT(decide_compare(x, 3, x, 3, &o, &d, &e), -1);
+    CHECK_CONTAINS(e.msg, "alpha");
+    CHECK_INT(decide_method_parse("yuen"), DECIDE_YUEN);
+    CHECK_INT(decide_method_parse("nope"), -1);
+}
+
+TEST(decide_look_alpha_spends_exactly_alpha)
+{
+    for (int looks = 1; looks <= 12; looks++) {
+        double sum = 0;
+        for (int k = 1; k <= looks; k++) {
+            sum += decide_look_alpha(0.05, k, looks);
+            if (k > 1) CHECK(decide_look_alpha(0.05, k, looks) > decide_look_alpha(0.05, k - 1, looks));
+        }
+        CHECK_NEAR(sum, 0.05, 1e-12);
+    }
+    CHECK_NEAR(decide_look_alpha(0.05, 0, 4), 0, 0);
+    CHECK_NEAR(decide_look_alpha(0.05, 5, 4), 0, 0);
+}
