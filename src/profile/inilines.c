@@ -12,6 +12,7 @@ static char *reader(char *str, int num, void *stream)
         int ch = r->f ? fgetc(r->f) : (r->text[r->pos] ? (unsigned char)r->text[r->pos++] : EOF);
         if (ch == EOF) break;
         if (ch == '\n') { newline = true; break; }
+        if (ch == 0 && !r->nul_line) r->nul_line = r->line + 1;
         if (i < num - 2) str[i++] = (char)ch;
         else if (!r->long_line) {
             /* Overlong comment lines are harmless; anything else is an error. */

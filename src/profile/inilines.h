@@ -15,6 +15,7 @@ struct ini_lines {
     int line;           /* the line the handler is being called for */
     int section_line;   /* the line of the last [section] header */
     int long_line;      /* first line (not a comment) too long for inih, or 0 */
+    int nul_line;       /* first line holding a NUL byte (C would end it there), or 0 */
 };
 
 /* ini_parse_stream over r: the first error line (syntax or handler), 0, or

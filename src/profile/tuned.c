@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 
 #define TUNED_DEPTH_MAX 8
+/* Files read for one import, repeats counted (see INCLUDE_FILES_MAX). */
+#define TUNED_FILES_MAX 64
 
 struct raw { char section[128]; char key[160]; char value[512]; int line; };
 struct tfile {
@@ -315,7 +317,7 @@ static void map_section(struct mapper *m, const struct raw *all, int n, const ch
 
 /* --- loading ------------------------------------------------------------------- */
 
-struct tstack { char path[TUNED_DEPTH_MAX][512]; int n; };
+struct tstack { char path[TUNED_DEPTH_MAX][512]; int n; int files; };
 
 static int tuned_load(const char *path, struct tstack *stk, struct profile *out, struct notes *nt, sl_err *e,
                       char *summary, size_t sn)
@@ -323,10 +325,18 @@ static int tuned_load(const char *path, struct tstack *stk, struct profile *out,
     for (int i = 0; i < stk->n; i++)
         if (!strcmp(stk->path[i], path)) return sl_fail(e, SL_EUSAGE, "TuneD include cycle at %s", path);
     if (stk->n == TUNED_DEPTH_MAX) return sl_fail(e, SL_EUSAGE, "%s: TuneD includes nested too deep", path);
+    if (++stk->files > TUNED_FILES_MAX)
+        return sl_fail(e, SL_EUSAGE, "%s: its includes read more than %d TuneD files: refused",
+                       stk->n ? stk->path[0] : path, TUNED_FILES_MAX);
     struct tfile t = { .path = profile_add_file(out, path) };
     if (!(t.in.f = fopen(path, "re"))) return sl_fail_errno(e, SL_EUSAGE, errno, "TuneD profile %s", path);
     int rc = ini_lines_parse(&t.in, on_raw, &t);
     fclose(t.in.f);
+    if (rc == 0 && t.in.nul_line) {
+        free(t.r);
+        return sl_fail(e, SL_EUSAGE, "%s:%d: a NUL byte inside the line: refused rather than cut short", path,
+                       t.in.nul_line);
+    }
     if (rc != 0) {
         free(t.r);
         return sl_fail(e, SL_EUSAGE, "%s:%d: not a TuneD profile this parser can read (syntax error)", path, rc);
