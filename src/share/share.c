@@ -111,13 +111,17 @@ static int grew(const char *path, long long max_bytes, sl_err *e)
  * descriptor, its size in *size_bytes unless NULL, or -1 with e. */
 static int open_capped(const char *path, long long max_bytes, long long *size_bytes, sl_err *e)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO (or a device) for reading would wait for a
+     * writer forever; it is refused by fstat before any read. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) return sl_fail_errno(e, errno == ENOENT ? SL_EUSAGE : SL_EFAIL, errno, "%s", path);
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        return sl_fail(e, SL_EUSAGE, "%s is not a regular file: give a database file to merge", path);
+        return sl_fail(e, SL_EUSAGE, "%s is not a regular file (a FIFO, device or directory): give a database file "
+                       "to merge; nothing merged", path);
     }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     if (st.st_size > max_bytes) {
         close(fd);
         return sl_fail(e, SL_EFAIL, "%s is %lld bytes, more than the %lld-byte cap: raise --max-size if it is "
