@@ -73,7 +73,10 @@ struct share_image {
  * one in the local schema; no table the local schema does not have (a file
  * of our schema version or older has only our tables); no column the local
  * table lacks; schema version between 1 and ours; PRAGMA integrity_check and
- * foreign_key_check clean.
+ * foreign_key_check clean; every row one that sluice's own schema takes
+ * (NOT NULL, CHECK, keys, whatever the file declares); metrics finite and
+ * physically possible; no run claiming this host that this host does not
+ * already hold.
  * When the header says WAL, its two journal-mode bytes are rewritten in the
  * image to rollback mode (an image has no -wal beside it).
  * Returns 0, or -1 with a message naming `label` (what the user calls the
@@ -82,6 +85,14 @@ struct share_image {
  * same store (SQLite built in serialized mode). */
 bool store_share_check_concurrent(void);
 int store_share_check(store *s, struct share_image *img, const char *label, sl_err *e);
+/* The row checks of store_share_check (db/store_share_rows.c), on the
+ * hostile connection db that holds the image as "main": every row taken by
+ * the local schema's own constraints and keys; run metrics finite and
+ * within what a probe can measure; runs carrying my_uuid (this host's)
+ * only if the local store has them already. 0, or -1 naming label. */
+int store_share_check_constraints(store *s, sqlite3 *db, const char *label, sl_err *e);
+int store_share_check_metrics(sqlite3 *db, const char *label, sl_err *e);
+int store_share_check_claims(store *s, sqlite3 *db, const char *my_uuid, const char *label, sl_err *e);
 /* For db/store_share_*.c: the header check (and WAL-byte rewrite) alone, and
  * the image made the database `schema` of db (an SQLite result code). */
 int store_share_header(struct share_image *img, const char *label, sl_err *e);

@@ -221,6 +221,16 @@ static int check_integrity(sqlite3 *db, const char *label, sl_err *e)
     return rc == SQLITE_DONE ? 0 : corrupt(db, label, e);
 }
 
+/* Runs posing as this host (db/store_share_rows.c); a store that does not
+ * know this host yet has no UUID anyone could claim. */
+static int check_this_host(store *s, sqlite3 *db, const char *label, sl_err *e)
+{
+    struct host_info h;
+    char uuid[37];
+    if (host_read(&h, NULL) < 0 || store_share_host_uuid(s, &h, uuid, NULL) != 0) return 0;
+    return store_share_check_claims(s, db, uuid, label, e);
+}
+
 int store_share_check(store *s, struct share_image *img, const char *label, sl_err *e)
 {
     if (store_share_header(img, label, e) < 0) return -1;
@@ -229,6 +239,9 @@ int store_share_check(store *s, struct share_image *img, const char *label, sl_e
     int rc = check_version(db, label, e);
     if (rc == 0) rc = check_schema(s, db, label, e);
     if (rc == 0) rc = check_integrity(db, label, e);
+    if (rc == 0) rc = store_share_check_constraints(s, db, label, e);
+    if (rc == 0) rc = store_share_check_metrics(db, label, e);
+    if (rc == 0) rc = check_this_host(s, db, label, e);
     sqlite3_close(db);
     return rc;
 }
