@@ -46,6 +46,12 @@ static bool local_only_ref(store *s, const char *table, const char *col)
     return found;
 }
 
+/* What of a long text or blob the copy keeps: every key, hash and
+ * enumerated value of the schema is far shorter; histograms, series and
+ * metrics JSON are not, and copying them whole made the check the slowest
+ * part of a merge. */
+#define COPY_TEXT_MAX 256
+
 /* "INSERT INTO temp.T (cols) SELECT exprs FROM main.T s" for the file's
  * columns, each value as the merge computes it. */
 static char *copy_sql(store *s, sqlite3 *db, const struct share_table *t)
@@ -65,8 +71,9 @@ static char *copy_sql(store *s, sqlite3 *db, const struct share_table *t)
                 snprintf(vals + vl, cap - vl, "%s%s", vl ? ", " : "", t->private_expr);
             else if (local_only_ref(s, t->name, c))
                 snprintf(vals + vl, cap - vl, "%sNULL", vl ? ", " : "");
-            else
-                snprintf(vals + vl, cap - vl, "%ss.\"%s\"", vl ? ", " : "", c);
+            else  /* long texts and blobs cut: a constraint looks at keys and short values, not at megabytes */
+                snprintf(vals + vl, cap - vl, "%sCASE typeof(s.\"%s\") WHEN 'text' THEN substr(s.\"%s\", 1, %d) WHEN 'blob' THEN substr(s.\"%s\", 1, %d) ELSE s.\"%s\" END",
+                         vl ? ", " : "", c, c, COPY_TEXT_MAX, c, COPY_TEXT_MAX, c);
         }
         sqlite3_finalize(st);
     }
