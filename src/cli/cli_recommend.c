@@ -11,6 +11,7 @@
 
 #include <getopt.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,21 +21,11 @@ struct group {
     struct eval_metrics *m;
     int n, from_host, from_class;
     int changes;          /* from catalogue defaults */
+    ptrdiff_t first;      /* its first run's place in the evidence */
     double mean_score;
 };
 
 static const char *const match_names[] = { "other hardware", "same hardware class", "this host" };
-
-static int group_of(struct group **g, int *ng, const char *config)
-{
-    for (int i = 0; i < *ng; i++)
-        if (strcmp((*g)[i].config, config) == 0) return i;
-    *g = xrealloc(*g, sizeof **g * (size_t)(*ng + 1));
-    memset(&(*g)[*ng], 0, sizeof **g);
-    (*g)[*ng].config = config;
-    (*g)[*ng].changes = evidence_changes_from_defaults(config);
-    return (*ng)++;
-}
 
 static bool class_of_host(const char *cls, char classes[][256], int n)
 {
@@ -137,6 +128,44 @@ static int read_hardware(struct rec *R, store *st, sl_err *e)
     return 0;
 }
 
+/* Runs ordered by configuration (its hash: one per text, and shorter), then
+ * by their place in the evidence. */
+static int cmp_config(const void *a, const void *b)
+{
+    const struct run_sample *x = *(const struct run_sample *const *)a, *y = *(const struct run_sample *const *)b;
+    int c = strcmp(x->config_hash, y->config_hash);
+    return c ? c : (x > y) - (x < y);
+}
+
+/* Groups ordered by their first run, the order the runs were stored in. */
+static int cmp_group_first(const void *a, const void *b)
+{
+    const struct group *x = a, *y = b;
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+/* The runs rs[0..n-1] (sorted by cmp_config) as one group per configuration:
+ * O(n log n) however many configurations there are. */
+static void group_sorted(struct rec *R, const struct run_sample **rs, int n)
+{
+    R->g = xmalloc(sizeof *R->g * (size_t)(n + 1));   /* at most one group per run */
+    for (int i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && strcmp(rs[j]->config_hash, rs[i]->config_hash) == 0; j++) {}
+        struct group *x = &R->g[R->ng++];
+        memset(x, 0, sizeof *x);
+        x->config = rs[i]->config_text;
+        x->changes = evidence_changes_from_defaults(x->config);
+        x->first = rs[i] - R->ev.run;
+        x->m = xmalloc(sizeof *x->m * (size_t)(j - i));
+        for (int k = i; k < j; k++) {
+            x->m[x->n++] = rs[k]->m;
+            if (strcmp(rs[k]->host_uuid, R->host_uuid) == 0) x->from_host++;
+            else x->from_class++;
+        }
+    }
+    qsort(R->g, (size_t)R->ng, sizeof *R->g, cmp_group_first);
+}
+
 /* Keep the runs from this host or its hardware classes, then group those of
  * the workload (the most measured one when none was named) by config. */
 static void group_matching_runs(struct rec *R)
@@ -150,15 +179,13 @@ static void group_matching_runs(struct rec *R)
     }
     ev->n = m;
     if (!R->workload[0]) evidence_top_workload(ev, R->workload, sizeof R->workload);
-    for (int i = 0; i < ev->n; i++) {
-        if (strcmp(ev->run[i].workload, R->workload) != 0) continue;
-        int gi = group_of(&R->g, &R->ng, ev->run[i].config_text);   /* may move g */
-        struct group *x = &R->g[gi];
-        if (x->n % 16 == 0) x->m = xrealloc(x->m, sizeof *x->m * (size_t)(x->n + 16));
-        x->m[x->n++] = ev->run[i].m;
-        if (strcmp(ev->run[i].host_uuid, R->host_uuid) == 0) x->from_host++;
-        else x->from_class++;
-    }
+    const struct run_sample **rs = xmalloc(sizeof *rs * (size_t)(ev->n + 1));
+    int n = 0;
+    for (int i = 0; i < ev->n; i++)
+        if (strcmp(ev->run[i].workload, R->workload) == 0) rs[n++] = &ev->run[i];
+    qsort(rs, (size_t)n, sizeof *rs, cmp_config);
+    group_sorted(R, rs, n);
+    free(rs);
 }
 
 /* Objective scores of runs m[0..n-1] into out (skipping unscorable ones). */

@@ -12,12 +12,15 @@ void compare_side_free(struct compare_side *s)
 {
     free(s->m);
     s->m = NULL;
-    s->n = 0;
+    s->n = s->cap = 0;
 }
 
 static void push(struct compare_side *s, const struct eval_metrics *m)
 {
-    if (s->n % 32 == 0) s->m = xrealloc(s->m, sizeof *s->m * (size_t)(s->n + 32));
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 32;
+        s->m = xrealloc(s->m, sizeof *s->m * (size_t)s->cap);
+    }
     s->m[s->n++] = *m;
 }
 
@@ -79,10 +82,8 @@ int compare_load(store *st, char *workload, size_t wn, struct evidence *ev, sl_e
     if (evidence_load(st, workload[0] ? workload : NULL, ev, e) < 0) return -1;
     if (workload[0]) return 0;
     evidence_top_workload(ev, workload, wn);
-    struct evidence all = *ev;
-    int rc = evidence_load(st, workload, ev, e);
-    evidence_free(&all);
-    return rc;
+    evidence_keep_workload(ev, workload);
+    return 0;
 }
 
 const char *compare_verdict_text(const struct leader *l)

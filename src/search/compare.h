@@ -11,7 +11,7 @@
 struct compare_side {
     char label[512];
     struct eval_metrics *m;
-    int n;
+    int n, cap;
 };
 void compare_side_free(struct compare_side *s);
 

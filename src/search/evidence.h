@@ -18,12 +18,14 @@ struct run_sample {
 
 struct evidence {
     struct run_sample *run;
-    int n;
+    int n, cap;
 };
 
 /* Successful runs (optionally of one workload). -1 with e. */
 int evidence_load(store *st, const char *workload, struct evidence *ev, sl_err *e);
 void evidence_free(struct evidence *ev);
+/* Keep only the runs of one workload (in order). */
+void evidence_keep_workload(struct evidence *ev, const char *workload);
 /* The workload with the most runs ("" when there are none). */
 void evidence_top_workload(const struct evidence *ev, char *buf, size_t n);
 /* Whether a configuration text holds every "knob=value" of sel (separated

@@ -5,6 +5,7 @@
 #include "search/evidence.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 TEST(evidence_selectors_match_whole_lines)
 {
@@ -51,4 +52,23 @@ TEST(evidence_compare_direction_and_noise)
     evidence_compare(&o, a, 5, b, 5, 0.05, TEST_WELCH, &cmp);
     CHECK_INT(cmp.l.verdict, VERDICT_WIN);
     CHECK(cmp.l.ci.est > 0.9);
+}
+
+TEST(evidence_top_workload_counts_and_ties_first_seen)
+{
+    const char *names[] = { "seqread", "fsync", "fsync", "seqread", "null", "fsync", "seqread" };
+    struct evidence ev = { 0 };
+    ev.n = 7;
+    ev.run = calloc(7, sizeof *ev.run);
+    char top[32];
+    for (int i = 0; i < 7; i++) snprintf(ev.run[i].workload, sizeof ev.run[i].workload, "%s", names[i]);
+    evidence_top_workload(&ev, top, sizeof top);
+    CHECK_STR(top, "seqread");   /* 3 and 3: seqread was seen first */
+    snprintf(ev.run[0].workload, sizeof ev.run[0].workload, "null");
+    evidence_top_workload(&ev, top, sizeof top);
+    CHECK_STR(top, "fsync");
+    ev.n = 0;
+    evidence_top_workload(&ev, top, sizeof top);
+    CHECK_STR(top, "");
+    free(ev.run);
 }

@@ -93,6 +93,26 @@ TEST(signif_bootstrap_close_to_scipy)
     CHECK_INT(signif_bootstrap(A, 6, zero, 2, BOOT_RATIO_OF_MEANS, BOOT_PERCENTILE, 2000, 0.95, 7, &c), -1);
 }
 
+/* Past 1,000 values a resample's mean comes from its normal limit: the
+ * interval must still be the mean difference's (here 0.1 +- 1.96 * se,
+ * se = sqrt(2/n) * sd for two samples of sd 1 and n = 5,000). */
+TEST(signif_bootstrap_large_samples_normal_limit)
+{
+    enum { N = 5000 };
+    static double a[N], b[N];
+    for (int i = 0; i < N; i++) {
+        double z = i % 2 ? 1.0 : -1.0;   /* mean 0, sd 1 */
+        a[i] = z;
+        b[i] = 0.1 + z;
+    }
+    struct ci c;
+    CHECK_INT(signif_bootstrap(b, N, a, N, BOOT_EXP_MEAN_DIFF, BOOT_PERCENTILE, 4000, 0.95, 7, &c), 0);
+    double se = sqrt(2.0 / N);
+    CHECK_NEAR(c.est, exp(0.1) - 1, 1e-12);
+    CHECK_NEAR(c.lo, exp(0.1 - 1.96 * se) - 1, 0.004);
+    CHECK_NEAR(c.hi, exp(0.1 + 1.96 * se) - 1, 0.004);
+}
+
 TEST(signif_summary_median)
 {
     struct sample_summary s;
