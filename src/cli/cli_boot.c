@@ -142,7 +142,9 @@ static int run_boot(struct cli_ctx *ctx, int argc, char **argv)
         char self[512];
         if (!exe && sysfs_self_exe(self, sizeof self) == 0) exe = self;
         if (!exe) return cli_usage("boot", "unit: give --exe PATH");
-        char *text = boot_unit_text(exe);
+        sl_err e;
+        char *text = boot_unit_text(exe, &e);
+        if (!text) return cli_error(&e);
         fputs(text, stdout);
         free(text);
         return 0;

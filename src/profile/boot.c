@@ -3,6 +3,7 @@
  * under the root, recorded in a manifest so that `boot remove` deletes
  * exactly what `boot install` wrote and nothing an administrator edited. */
 #include "boot.h"
+#include "profile/quote.h"
 #include "sysfs.h"
 #include "textbuf.h"
 
@@ -35,8 +36,10 @@ static uint64_t fnv1a(const char *s, size_t len)
     return h;
 }
 
-char *boot_unit_text(const char *exe)
+char *boot_unit_text(const char *exe, sl_err *e)
 {
+    char prog[PATH_MAX * 2 + 8];
+    if (quote_unit_exec(exe, prog, sizeof prog, e) < 0) return NULL;
     struct textbuf b = { 0 };
     textbuf_printf(&b,
         "# sluice-apply.service: written by sluice; 'sluice boot remove' deletes it.\n"
@@ -55,7 +58,7 @@ char *boot_unit_text(const char *exe)
         "\n"
         "[Install]\n"
         "WantedBy=multi-user.target\n",
-        exe, exe);
+        prog, prog);
     return textbuf_take(&b);
 }
 
@@ -156,8 +159,15 @@ static void dirname_of(const char *path, char *dir, size_t n)
 int boot_install(const struct profile *p, const struct plan *pl, const char *exe, bool force, struct notes *nt,
                  sl_err *e)
 {
+    /* The profile's path goes into active.conf's first comment. */
+    if (quote_check_path("profile file", p->path, e) < 0) return -1;
+    char *unit = boot_unit_text(exe, e);
+    if (!unit) return -1;
     struct boot_manifest old;
-    if (boot_manifest_read(&old, e) < 0) return -1;
+    if (boot_manifest_read(&old, e) < 0) {
+        free(unit);
+        return -1;
+    }
     char *texts[4];
     char *prof = profile_render(p, false);
     struct textbuf active = { 0 };
@@ -173,12 +183,13 @@ int boot_install(const struct profile *p, const struct plan *pl, const char *exe
     profile_free(&back);
     if (ok < 0) {
         free(texts[0]);
+        free(unit);
         boot_manifest_free(&old);
         return -1;
     }
     texts[1] = profile_export_sysctl(p, pl, nt);
     texts[2] = profile_export_udev(p, pl, nt);
-    texts[3] = boot_unit_text(exe);
+    texts[3] = unit;
     int rc = 0;
     for (size_t i = 0; i < NFILES && rc == 0; i++) rc = check_owned(&old, boot_files[i].path, force, e);
     struct boot_manifest m = { 0 };

@@ -26,10 +26,13 @@ struct boot_manifest {
 };
 enum boot_state { BOOT_INTACT, BOOT_MISSING, BOOT_CHANGED };
 
-/* The unit text for a sluice binary at exe (also what `make install` ships). */
-char *boot_unit_text(const char *exe);
+/* The unit text for a sluice binary at exe (also what `make install` ships).
+ * NULL (SL_EUSAGE) when exe cannot be written into a unit (a control
+ * character in the path). malloc'ed. */
+char *boot_unit_text(const char *exe, sl_err *e);
 /* Write the active profile, sysctl.d file, udev rules, unit and its enabling
- * link, then the manifest. Refuses (nothing written) when a target exists
+ * link, then the manifest. Refuses (nothing written) a profile path or exe
+ * holding a control character (see profile/quote.h), and when a target exists
  * that sluice did not write or that was edited since, unless force. What the
  * formats cannot express is added to nt. */
 int boot_install(const struct profile *p, const struct plan *pl, const char *exe, bool force, struct notes *nt,

@@ -2,6 +2,7 @@
  * knobs, udev rules keyed on stable disk ids for queue knobs, and a TuneD
  * profile. What a format cannot express becomes a note, never a silent drop. */
 #include "profile.h"
+#include "profile/quote.h"
 #include "sysfs.h"
 #include "textbuf.h"
 
@@ -26,24 +27,11 @@ void notes_free(struct notes *nt)
     nt->n = 0;
 }
 
-/* Text that ends up inside a comment or a quoted value of a generated
- * config file comes partly from devices (model, wwid, serial: a USB stick
- * chooses its own) and from file names: a newline there would start a new
- * udev rule or sysctl line that runs as root at boot. Control characters
- * become '?'. */
-static void one_line(const char *in, char *out, size_t n)
-{
-    size_t j = 0;
-    for (const unsigned char *s = (const unsigned char *)in; *s && j + 1 < n; s++)
-        out[j++] = (*s < 0x20 || *s == 0x7f) ? '?' : (char)*s;
-    out[j] = 0;
-}
-
 static void header(struct textbuf *b, const struct profile *p, const char *what)
 {
-    char path[PATH_MAX], summary[sizeof p->summary];
-    one_line(p->path, path, sizeof path);
-    one_line(p->summary, summary, sizeof summary);
+    char path[PATH_MAX * 4], summary[sizeof p->summary * 4];
+    quote_comment(p->path, path, sizeof path);
+    quote_comment(p->summary, summary, sizeof summary);
     if (p->path[0]) textbuf_printf(b, "# %s from sluice profile \"%s\" (%s).\n", what, p->name, path);
     else textbuf_printf(b, "# %s from sluice profile \"%s\".\n", what, p->name);
     if (p->summary[0]) textbuf_printf(b, "# %s\n", summary);
@@ -77,21 +65,17 @@ char *profile_export_sysctl(const struct profile *p, const struct plan *pl, stru
             continue;
         }
         if (!exportable(it, "sysctl.d", nt)) continue;
-        textbuf_printf(&b, "%s = %s\n", it->knob, it->want);
+        char want[KNOB_VALUE_MAX];
+        sl_err qe;
+        if (quote_sysctl_value(it->want, want, sizeof want, &qe) < 0) {
+            notes_add(nt, "%s: %s: not exported", it->knob, qe.msg);
+            continue;
+        }
+        textbuf_printf(&b, "%s = %s\n", it->knob, want);
         lines++;
     }
     if (!lines) textbuf_printf(&b, "# (this profile sets no vm knob sysctl.d can express)\n");
     return textbuf_take(&b);
-}
-
-/* udev match values are globs inside double quotes: neutralise the characters
- * that would change their meaning. */
-static void udev_value(const char *in, char *out, size_t n)
-{
-    size_t j = 0;
-    for (const char *s = in; *s && j + 1 < n; s++)
-        out[j++] = (strchr("\"*?[]\\", *s) || (unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s;
-    out[j] = 0;
 }
 
 /* E:KEY=value from the udev database of the running system (inside the root). */
@@ -117,29 +101,30 @@ static void udev_match(const struct device *d, char *buf, size_t n, char *why, s
 {
     char v[256], q[256], q2[256];
     if (udev_db_property(d, "ID_WWN", v, sizeof v)) {
-        udev_value(v, q, sizeof q);
+        quote_udev_match(v, q, sizeof q);
         snprintf(buf, n, "ENV{ID_WWN}==\"%s\"", q);
         snprintf(why, wn, "ID_WWN from the udev database");
     } else if (udev_db_property(d, "ID_SERIAL", v, sizeof v)) {
-        udev_value(v, q, sizeof q);
+        quote_udev_match(v, q, sizeof q);
         snprintf(buf, n, "ENV{ID_SERIAL}==\"%s\"", q);
         snprintf(why, wn, "ID_SERIAL from the udev database");
     } else if (d->wwid[0]) {
-        udev_value(d->wwid, q, sizeof q);
+        quote_udev_match(d->wwid, q, sizeof q);
         snprintf(buf, n, "ATTRS{wwid}==\"%s\"", q);
         snprintf(why, wn, "the device's wwid (no udev database here)");
     } else if (d->serial[0]) {
-        udev_value(d->serial, q, sizeof q);
+        quote_udev_match(d->serial, q, sizeof q);
         snprintf(buf, n, "ATTRS{serial}==\"%s\"", q);
         snprintf(why, wn, "the device's serial (no udev database here)");
     } else if (d->model[0]) {
-        udev_value(d->vendor, q, sizeof q);
-        udev_value(d->model, q2, sizeof q2);
+        quote_udev_match(d->vendor, q, sizeof q);
+        quote_udev_match(d->model, q2, sizeof q2);
         if (q[0]) snprintf(buf, n, "ATTRS{vendor}==\"%s\", ATTRS{model}==\"%s\"", q, q2);
         else snprintf(buf, n, "ATTRS{model}==\"%s\"", q2);
         snprintf(why, wn, "vendor and model: every disk of this model gets the same values");
     } else {
-        snprintf(buf, n, "KERNEL==\"%s\"", d->name);
+        quote_udev_match(d->name, q, sizeof q);
+        snprintf(buf, n, "KERNEL==\"%s\"", q);
         snprintf(why, wn, "the kernel name: this disk reports no stable id, and names can change between boots");
     }
 }
@@ -168,17 +153,23 @@ char *profile_export_udev(const struct profile *p, const struct plan *pl, struct
             const struct plan_item *it = &pl->it[i];
             if (it->src->sec != PS_BLOCK || strcmp(it->dev, d->name) != 0) continue;
             if (!exportable(it, "udev", nt)) continue;
-            char attr[128];
+            char attr[128], want[2 * KNOB_VALUE_MAX];
+            sl_err qe;
+            if (quote_udev_assign(it->want, want, sizeof want, &qe) < 0) {
+                notes_add(nt, "%s: %s: not exported", it->knob, qe.msg);
+                continue;
+            }
             udev_attr(it, attr, sizeof attr);
-            textbuf_printf(&attrs, ", ATTR{%s}=\"%s\"", attr, it->want);
+            textbuf_printf(&attrs, ", ATTR{%s}=\"%s\"", attr, want);
         }
         if (!attrs.s) continue;
         char match[700], why[160];
         udev_match(d, match, sizeof match, why, sizeof why);
-        char transport[sizeof d->transport], model[sizeof d->model];
-        one_line(d->transport, transport, sizeof transport);
-        one_line(d->model, model, sizeof model);
-        textbuf_printf(&b, "\n# %s (%s%s%s, %s): keyed on %s\n", d->name, transport, model[0] ? " " : "", model,
+        char transport[sizeof d->transport * 4], model[sizeof d->model * 4], name[sizeof d->name * 4];
+        quote_comment(d->transport, transport, sizeof transport);
+        quote_comment(d->model, model, sizeof model);
+        quote_comment(d->name, name, sizeof name);
+        textbuf_printf(&b, "\n# %s (%s%s%s, %s): keyed on %s\n", name, transport, model[0] ? " " : "", model,
                        d->rotational == 1 ? "rotational" : d->rotational == 0 ? "non-rotational" : "rotational unknown", why);
         textbuf_printf(&b, "ACTION==\"add|change\", SUBSYSTEM==\"block\", ENV{DEVTYPE}==\"disk\", %s%s\n", match, attrs.s);
         free(attrs.s);
@@ -220,14 +211,19 @@ static void tuned_block_section(struct textbuf *b, const struct profile *p, cons
             /* [sysfs] takes one glob per line: a device list becomes {a,b}-free lines each. */
             char list[512];
             snprintf(list, sizeof list, "%s", glob);
-            for (char *save, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-                textbuf_printf(&sysfs, "/sys/block/%s/%s=%s\n", tok, attr, v);
+            for (char *save, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                char dev[256];
+                quote_tuned_value(tok, dev, sizeof dev);
+                textbuf_printf(&sysfs, "/sys/block/%s/%s=%s\n", dev, attr, v);
+            }
         }
     }
     if (disk.s) {
         if (idx) textbuf_printf(b, "\n[disk_sluice%d]\ntype=disk\n", idx);
         else textbuf_printf(b, "\n[disk]\n");
-        if (devices[0]) textbuf_printf(b, "devices=%s\n", devices);
+        char quoted[512];
+        quote_tuned_value(devices, quoted, sizeof quoted);
+        if (devices[0]) textbuf_printf(b, "devices=%s\n", quoted);
         textbuf_printf(b, "%s", disk.s);
     }
     if (sysfs.s) {
@@ -261,7 +257,9 @@ char *profile_export_tuned(const struct profile *p, const struct plan *pl, struc
 {
     struct textbuf b = { 0 };
     header(&b, p, "TuneD profile converted");
-    textbuf_printf(&b, "[main]\nsummary=%s\n", p->summary[0] ? p->summary : p->name);
+    char summary[sizeof p->summary];
+    quote_tuned_value(p->summary[0] ? p->summary : p->name, summary, sizeof summary);
+    textbuf_printf(&b, "[main]\nsummary=%s\n", summary);
     if (p->nmatch)
         notes_add(nt, "match rules (%s...) are not exported: TuneD chooses profiles with recommend.conf", p->match[0]);
     bool sysctl = false;

@@ -3,6 +3,7 @@
 #include "sysfs.h"
 #include "textbuf.h"
 #include "inilines.h"
+#include "profile/quote.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -693,15 +694,29 @@ static void render_section(struct textbuf *b, const struct profile *p, enum prof
         }
         char v[KNOB_VALUE_MAX + 2];
         prof_entry_value_text(en, v, sizeof v);
-        if (provenance) textbuf_printf(b, "%s = %s    ; %s:%d\n", en->key, v, provenance_name(p, en->file), en->line);
+        char from[PATH_MAX];
+        if (provenance) quote_comment(provenance_name(p, en->file), from, sizeof from);
+        if (provenance) textbuf_printf(b, "%s = %s    ; %s:%d\n", en->key, v, from, en->line);
         else textbuf_printf(b, "%s = %s\n", en->key, v);
     }
 }
 
 /* inih reads lines of at most 198 characters: long summaries continue on
- * indented lines (which the parser joins with a space). */
-static void render_summary(struct textbuf *b, const char *summary)
+ * indented lines (which the parser joins with a space). A continuation line
+ * starting with ';' or '#' would be a comment: quote_ini_value escapes those
+ * after a blank, and a cut never lands before one (nor inside an escape). */
+static size_t summary_cut(const char *s, size_t cut)
 {
+    for (size_t back = 1; back <= 3 && back < cut; back++)
+        if (s[cut - back] == '\\') { cut -= back; break; }  /* not inside "\xHH" */
+    while (cut > 1 && (s[cut] == ';' || s[cut] == '#')) cut--;
+    return cut;
+}
+
+static void render_summary(struct textbuf *b, const char *raw)
+{
+    char summary[sizeof ((struct profile *)0)->summary * 4];
+    quote_ini_value(raw, summary, sizeof summary);
     const char *prefix = "summary = ";
     const char *s = summary;
     while (*s) {
@@ -710,7 +725,7 @@ static void render_summary(struct textbuf *b, const char *summary)
             size_t cut = 140;
             while (cut > 40 && s[cut] != ' ') cut--;
             if (s[cut] != ' ') cut = 140;
-            len = cut;
+            len = summary_cut(s, cut);
         }
         textbuf_printf(b, "%s%.*s\n", prefix, (int)len, s);
         s += len;

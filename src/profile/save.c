@@ -3,6 +3,7 @@
  * The CLI (cli_profile_io.c) and the Profiles screen both call these. */
 #include "profile/save.h"
 #include "profile/inilines.h"
+#include "profile/quote.h"
 #include "store_search.h"
 #include "sysfs.h"
 
@@ -53,11 +54,15 @@ char *profile_file_text(const struct profile *p, const char *comment, const stru
 {
     char *body = profile_render(p, provenance);
     size_t need = strlen(comment) + strlen(body) + 64;
-    for (int i = 0; i < nt->n; i++) need += strlen(nt->v[i]) + 8;
+    for (int i = 0; i < nt->n; i++) need += 4 * strlen(nt->v[i]) + 8;
     char *text = xmalloc(need);
     size_t len = (size_t)snprintf(text, need, "%s", comment);
     if (nt->n) len += (size_t)snprintf(text + len, need - len, "; Not mapped:\n");
-    for (int i = 0; i < nt->n; i++) len += (size_t)snprintf(text + len, need - len, ";   %s\n", nt->v[i]);
+    for (int i = 0; i < nt->n; i++) {
+        char note[sizeof nt->v[0] * 4];
+        quote_comment(nt->v[i], note, sizeof note);
+        len += (size_t)snprintf(text + len, need - len, ";   %s\n", note);
+    }
     snprintf(text + len, need - len, "%s", body);
     free(body);
     return text;
@@ -71,6 +76,8 @@ int profile_import_tuned_as(const char *name_or_path, const char *as, struct pro
         return -1;
     }
     if (profile_import_tuned(name_or_path, p, unmapped, e) < 0) return -1;
+    /* Its path goes into the saved file's first comment. */
+    if (quote_check_path("TuneD profile", p->path, e) < 0) return -1;
     if (as) snprintf(p->name, sizeof p->name, "%s", as);
     snprintf(comment, cn, "; Imported by 'sluice profile import-tuned' from %s.\n", p->path);
     return 0;
@@ -117,16 +124,20 @@ static void save_globals(struct profile *p, struct notes *nt)
 }
 
 /* A stable id for a disk, cut to its tail when the section name would pass
- * inih's limit (the serial ends an ATA wwid, so the tail stays unique). */
+ * inih's limit (the serial ends an ATA wwid, so the tail stays unique).
+ * The device chose the id: what the section header or the selector syntax
+ * would read as syntax becomes '?', which the glob matches. */
 static void device_selector(const struct device *d, char *sel, size_t n)
 {
-    const char *id = d->wwid[0] && !strpbrk(d->wwid, ",=*?[") ? d->wwid : d->serial[0] && !strpbrk(d->serial, ",=*?[") ? d->serial : NULL;
+    const char *id = d->wwid[0] ? d->wwid : d->serial[0] ? d->serial : NULL;
     const char *idkey = id == d->wwid ? "wwid" : "serial";
+    char glob[PROFILE_SELECTOR_MAX];
+    quote_selector_glob(id ? id : d->name, glob, sizeof glob);
     size_t room = INI_SECTION_MAX - 2 - strlen("block \"\"") - strlen(idkey) - 1;
-    if (!id) snprintf(sel, n, "name=%s", d->name);
-    else if (strlen(id) <= room) snprintf(sel, n, "%s=%s", idkey, id);
+    if (!id) snprintf(sel, n, "name=%s", glob);
+    else if (strlen(glob) <= room) snprintf(sel, n, "%s=%s", idkey, glob);
     else {
-        const char *tail = id + strlen(id) - (room - 1);
+        const char *tail = glob + strlen(glob) - (room - 1);
         while (*tail == ' ') tail++;
         snprintf(sel, n, "%s=*%s", idkey, tail);
     }
@@ -192,7 +203,11 @@ static void save_winner_knob(struct profile *p, struct notes *nt, const char *kn
         if (!dot) return;
         snprintf(name, sizeof name, "%.*s", (int)(dot - dev), dev);
         if (device_get(name, &d, NULL) == 0) device_selector(&d, sel, sizeof sel);
-        else snprintf(sel, sizeof sel, "name=%s", name);
+        else {
+            char glob[KNOB_DEV_MAX];
+            quote_selector_glob(name, glob, sizeof glob);
+            snprintf(sel, sizeof sel, "name=%s", glob);
+        }
         snprintf(key, sizeof key, "%s%s", bdi ? "bdi." : "", dot + 1);
         save_entry(p, nt, PS_BLOCK, sel, key, value);
     } else {
