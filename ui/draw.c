@@ -1,5 +1,6 @@
 /* draw — clipped, role-coloured text and simple shapes on stdscr. */
 #include "draw.h"
+#include "esc.h"
 
 #include <curses.h>
 #include <stdarg.h>
@@ -31,9 +32,13 @@ static size_t fit_bytes(const char *s, int w)
     return i;
 }
 
-int draw_text(int y, int x, int maxw, enum role r, const char *s)
+int draw_text(int y, int x, int maxw, enum role r, const char *raw)
 {
     if (maxw <= 0 || y < 0 || y >= LINES || x >= COLS) return 0;
+    /* Device strings and names from merged databases: a newline or an
+     * escape sequence would break the screen, so they are shown as \xHH. */
+    char s[1024];
+    esc_term(raw, s, sizeof s, 0);
     if (x + maxw > COLS) maxw = COLS - x;
     size_t n = fit_bytes(s, maxw);
     attrset(term_attr(r));

@@ -1,5 +1,6 @@
 /* cli — command registry, shared options, output helpers. */
 #include "cli.h"
+#include "esc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -135,9 +136,12 @@ store *cli_store(struct cli_ctx *ctx, sl_err *e)
     return ctx->st;
 }
 
+/* Messages quote profile text, device strings and names from merged
+ * databases: their control characters are shown, not sent to the terminal. */
 int cli_error(const sl_err *e)
 {
-    fprintf(stderr, "sluice: %s\n", e->msg[0] ? e->msg : "failed");
+    char msg[sizeof e->msg * 4];
+    fprintf(stderr, "sluice: %s\n", e->msg[0] ? esc_term(e->msg, msg, sizeof msg, 1) : "failed");
     return e->status ? e->status : SL_EFAIL;
 }
 
@@ -145,9 +149,10 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "sluice %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
+    char msg[1024], shown[4096];
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    fprintf(stderr, "sluice %s: %s", cmd, esc_term(msg, shown, sizeof shown, 1));
     const struct cli_command *c = cli_find(cmd);
     char syn[1200];
     if (c) cli_command_synopsis(c, syn, sizeof syn);
@@ -195,8 +200,10 @@ void table_row(struct table *t, ...)
     va_list ap;
     va_start(ap, t);
     for (int c = 0; c < t->ncols; c++) {
+        /* Cells show device strings and names from merged databases. */
         const char *s = va_arg(ap, const char *);
-        t->cells[t->nrows * t->ncols + c] = xstrdup(s);
+        size_t n = 4 * strlen(s) + 1;
+        t->cells[t->nrows * t->ncols + c] = esc_term(s, xmalloc(n), n, 0);
     }
     va_end(ap);
     t->nrows++;

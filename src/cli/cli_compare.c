@@ -4,6 +4,7 @@
  * against A?), with effect size, interval and verdict. The sides and the
  * lines come from search/compare.c, which the Results screen shares. */
 #include "cli.h"
+#include "esc.h"
 #include "search/compare.h"
 
 #include <getopt.h>
@@ -27,14 +28,14 @@ static void print_side(const char *tag, const struct compare_side *s, const stru
 {
     char line[1024];
     compare_side_line(tag, s, o, mean, line, sizeof line);
-    printf("%s\n", line);
+    printf("%s\n", esc_t(line));  /* labels come from merged databases */
 }
 
 static void print_comparison(const struct comparison *c, const char *objtext)
 {
     char line[512];
     compare_result_line(c, objtext, line, sizeof line);
-    printf("%s\nverdict: %s\n", line, compare_verdict_text(&c->l));
+    printf("%s\nverdict: %s\n", esc_t(line), compare_verdict_text(&c->l));
 }
 
 static int by_kernel(struct cli_ctx *ctx, const struct evidence *ev, int argc, char **argv, const struct objective *o,
@@ -61,7 +62,7 @@ static int by_kernel(struct cli_ctx *ctx, const struct evidence *ev, int argc, c
         return SL_EUSAGE;
     }
     json_t *arr = ctx->json ? json_array() : NULL;
-    if (!arr) printf("A: %s, %d runs (all configurations pooled)\n", base.label, base.n);
+    if (!arr) printf("A: %s, %d runs (all configurations pooled)\n", esc_t(base.label), base.n);
     int rc = 0;
     for (int k = 1; k < nk; k++) {
         struct compare_side s = { 0 };
@@ -74,14 +75,14 @@ static int by_kernel(struct cli_ctx *ctx, const struct evidence *ev, int argc, c
             evidence_compare(o, base.m, base.n, s.m, s.n, 0.05 / (nk - 1), test, &c);
             if (arr) json_array_append_new(arr, comparison_json(base.label, s.label, &c));
             else {
-                printf("\nB: %s, %d runs\n", s.label, s.n);
+                printf("\nB: %s, %d runs\n", esc_t(s.label), s.n);
                 print_comparison(&c, objtext);
             }
         }
         compare_side_free(&s);
     }
     if (arr) cli_print_json(arr);
-    else if (nk > 2) printf("(%d comparisons against %s; each at alpha 0.05/%d, Bonferroni)\n", nk - 1, kernels[0], nk - 1);
+    else if (nk > 2) printf("(%d comparisons against %s; each at alpha 0.05/%d, Bonferroni)\n", nk - 1, esc_t(kernels[0]), nk - 1);
     compare_side_free(&base);
     return rc;
 }
@@ -134,7 +135,7 @@ static int report(struct cli_ctx *ctx, const struct compare_opts *co, const stru
     struct comparison cmp;
     evidence_compare(o, a->m, a->n, b->m, b->n, 0.05, co->test, &cmp);
     if (ctx->json) return cli_print_json(comparison_json(a->label, b->label, &cmp));
-    if (co->workload[0] && from_runs) printf("workload %s, objective %s\n", co->workload, co->objective);
+    if (co->workload[0] && from_runs) printf("workload %s, objective %s\n", esc_t(co->workload), esc_t(co->objective));
     print_side("A", a, o, &cmp.mean_a);
     print_side("B", b, o, &cmp.mean_b);
     print_comparison(&cmp, co->objective);

@@ -1,5 +1,6 @@
 /* cli_devices — `devices`: whole disks and their hardware fingerprint. */
 #include "cli.h"
+#include "esc.h"
 #include "device.h"
 #include "sysfs.h"
 #include "units.h"
@@ -103,7 +104,7 @@ static int run_devices(struct cli_ctx *ctx, int argc, char **argv)
             json_object_set_new(o, "disk", json_string(disk));
             return cli_print_json(o);
         }
-        printf("%s\n", disk);
+        printf("%s\n", esc_t(disk));
         return 0;
     }
     struct host_info h;

@@ -4,6 +4,7 @@
  * hardware matches. Without data, the shipped profile for the hardware
  * class. */
 #include "cli.h"
+#include "esc.h"
 #include "device.h"
 #include "profile/profile.h"
 #include "search/evidence.h"
@@ -274,9 +275,10 @@ static void print_text(const struct rec *R, const char *basev, const char *diff,
     const struct group *b = &R->g[R->base];
     int nh = 0, ncl = 0;
     for (int i = 0; i < R->ng; i++) { nh += R->g[i].from_host; ncl += R->g[i].from_class; }
-    printf("host %s, kernel %s, %d CPUs; workload %s, objective %s\n", R->h.hostname, R->h.kernel, R->h.cpus, R->workload, R->objective);
+    printf("host %s, kernel %s, %d CPUs; workload %s, objective %s\n", esc_t(R->h.hostname), esc_t(R->h.kernel), R->h.cpus,
+           esc_t(R->workload), esc_t(R->objective));
     printf("evidence: %d runs in %d configurations (%d from this host, %d from the same hardware class)\n", nh + ncl, R->ng, nh, ncl);
-    printf("defaults: %d runs, %s%s\n", b->n, basev, b->changes ? " (the stored configuration closest to the kernel defaults)" : "");
+    printf("defaults: %d runs, %s%s\n", b->n, esc_t(basev), b->changes ? " (the stored configuration closest to the kernel defaults)" : "");
     if (R->win < 0) {
         printf("within noise: no stored configuration beats the defaults by more than the measurements can tell apart; keep them\n");
         return;
@@ -287,10 +289,11 @@ static void print_text(const struct rec *R, const char *basev, const char *diff,
     report_pct(w->ci.lo, lo, sizeof lo);
     report_pct(w->ci.hi, hi, sizeof hi);
     report_metric(&R->o, &w->mean, NAN, val, sizeof val);
-    printf("recommended: %s\n", diff[0] ? diff : "(same knobs as the defaults)");
+    /* The configuration's text comes from whichever database measured it. */
+    printf("recommended: %s\n", diff[0] ? esc_t(diff) : "(same knobs as the defaults)");
     printf("  %s against %s: %s [95%% CI %s, %s], Holm p=%.2g, %d vs %d runs\n", val, basev, est, lo, hi, w->p_adj, w->n, R->nbs);
     printf("  hardware match: %s\n", match_names[match]);
-    if (diff[0]) printf("  apply with: sluice set %s\n", diff);
+    if (diff[0]) printf("  apply with: sluice set %s\n", esc_t(diff));
 }
 
 /* The verdict on the stored evidence, as JSON or text. */
