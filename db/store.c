@@ -16,6 +16,7 @@
 struct store {
     sqlite3 *db;
     char path[PATH_MAX];
+    int read_only_why;      /* errno that made us open it read-only (EROFS, EACCES), or 0 */
 };
 
 sqlite3 *store_db(store *s) { return s->db; }
@@ -25,13 +26,18 @@ const char *store_path(const store *s) { return s->path; }
 
 /* SQLite reports a full disk as SQLITE_FULL, or as an I/O error when the
  * WAL index or journal cannot grow: look at the filesystem to tell which. */
+static void dir_of(const char *db_path, char *dir, size_t n)
+{
+    snprintf(dir, n, "%s", db_path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *(slash == dir ? slash + 1 : slash) = 0;
+    else snprintf(dir, n, ".");
+}
+
 static bool disk_full(const char *db_path)
 {
     char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", db_path);
-    char *slash = strrchr(dir, '/');
-    if (slash) *(slash == dir ? slash + 1 : slash) = 0;
-    else snprintf(dir, sizeof dir, ".");
+    dir_of(db_path, dir, sizeof dir);
     struct statvfs vfs;
     return statvfs(dir, &vfs) == 0 && vfs.f_bavail == 0;
 }
@@ -46,6 +52,10 @@ int store_fail(store *s, sl_err *e, const char *what)
     if (code == SQLITE_FULL)
         return sl_fail(e, SL_EFAIL, "%s: %s: the disk holding the database is full; free space and try again",
                        s->path, what);
+    if (code == SQLITE_READONLY && s->read_only_why)
+        return sl_fail(e, SL_EFAIL, "%s: %s: the database is open read-only (its directory: %s): this needs to write "
+                       "it; remount it read-write, or give --db a path on a writable filesystem", s->path, what,
+                       strerror(s->read_only_why));
     return sl_fail(e, SL_EFAIL, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
 }
 
@@ -168,6 +178,76 @@ static int migrate(store *s, sl_err *e)
     return 0;
 }
 
+/* errno saying why nothing can be created beside path (EROFS, EACCES), or 0. */
+static int dir_unwritable(const char *path)
+{
+    char dir[PATH_MAX];
+    dir_of(path, dir, sizeof dir);
+    return access(dir, W_OK) == 0 ? 0 : errno;
+}
+
+static bool has_wal_content(const char *path)
+{
+    char wal[PATH_MAX + 8];
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    struct stat st;
+    return stat(wal, &st) == 0 && st.st_size > 0;
+}
+
+/* path as a file: URI with immutable=1 ('?', '#' and '%' escaped). */
+static char *immutable_uri(const char *path)
+{
+    size_t n = 3 * strlen(path) + 32;
+    char *uri = xmalloc(n);
+    size_t j = (size_t)snprintf(uri, n, "file:");
+    for (const char *p = path; *p; p++)
+        j += (size_t)(strchr("?#%", *p) ? snprintf(uri + j, n - j, "%%%02X", (unsigned char)*p)
+                                        : snprintf(uri + j, n - j, "%c", *p));
+    snprintf(uri + j, n - j, "?immutable=1");
+    return uri;
+}
+
+/* A database on a read-only filesystem (a rescue boot, a snapshot, a
+ * read-only bind mount): readers in WAL mode need the -shm index, which
+ * cannot be created there. Opened read-only, as immutable when no -wal holds
+ * pages a reader must see; writes then fail saying why (store_fail). */
+static int open_read_only(store *s, int why, sl_err *e)
+{
+    sqlite3_close(s->db);
+    s->db = NULL;
+    int rc;
+    if (!has_wal_content(s->path)) {
+        char *uri = immutable_uri(s->path);
+        rc = sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+        free(uri);
+    } else {
+        rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READONLY, NULL);
+    }
+    if (rc == SQLITE_OK && sqlite3_exec(s->db, "PRAGMA foreign_keys=ON; SELECT count(*) FROM sqlite_schema", NULL, NULL,
+                                        NULL) == SQLITE_OK) {
+        s->read_only_why = why;
+        return 0;
+    }
+    return sl_fail(e, SL_EFAIL, "database %s: cannot open it%s (%s), and its directory cannot be written (%s): it has a "
+                   "-wal file that only a writer can fold in; open it once where it is writable, or copy the directory "
+                   "to a writable place and give --db", s->path, has_wal_content(s->path) ? " read-only" : "",
+                   s->db ? sqlite3_errmsg(s->db) : "cannot open", strerror(why));
+}
+
+/* Opening failed: read-only when the directory cannot be written and the
+ * database exists, else a message saying which file, why and what to do. */
+static int open_unwritable(store *s, sl_err *e)
+{
+    int why = dir_unwritable(s->path);
+    struct stat st;
+    bool exists = stat(s->path, &st) == 0 && st.st_size > 0;
+    if (why && exists) return open_read_only(s, why, e);
+    if (why)
+        return sl_fail(e, SL_EFAIL, "database %s cannot be created: its directory cannot be written (%s): give --db a "
+                       "path on a writable filesystem", s->path, strerror(why));
+    return sl_fail(e, SL_EFAIL, "database %s: %s", s->path, s->db ? sqlite3_errmsg(s->db) : "cannot open");
+}
+
 static int open_common(const char *path, int flags, store **out, sl_err *e)
 {
     store *s = xcalloc(1, sizeof *s);
@@ -177,9 +257,11 @@ static int open_common(const char *path, int flags, store **out, sl_err *e)
     int rc = sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOFOLLOW, NULL);
     umask(old);
     if (rc != SQLITE_OK) {
-        sl_fail(e, SL_EFAIL, "database %s: %s", path, s->db ? sqlite3_errmsg(s->db) : "cannot open");
-        sqlite3_close(s->db);
-        free(s);
+        if (open_unwritable(s, e) == 0) {
+            *out = s;
+            return 0;
+        }
+        store_close(s);
         return -1;
     }
     sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
@@ -193,7 +275,13 @@ static int open_common(const char *path, int flags, store **out, sl_err *e)
      * takes effect only on a new, empty database; an existing one keeps its
      * page size. */
     if (exec(s, "PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON", e) < 0) {
-        if (e && strstr(e->msg, "not a database"))
+        int code = sqlite3_errcode(s->db) & 0xff;
+        if ((code == SQLITE_CANTOPEN || code == SQLITE_READONLY) && dir_unwritable(path)) {
+            if (open_unwritable(s, e) == 0) {
+                *out = s;
+                return 0;
+            }
+        } else if (e && strstr(e->msg, "not a database"))
             sl_fail(e, SL_EUSAGE, "database %s is not an SQLite database (or is corrupt): give another path with --db", path);
         store_close(s);
         return -1;
