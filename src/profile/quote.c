@@ -124,6 +124,6 @@ void quote_tuned_value(const char *in, char *out, size_t n)
 {
     size_t j = 0;
     for (const unsigned char *p = (const unsigned char *)in; *p && j + 1 < n; p++)
-        out[j++] = is_control(*p) || strchr("$#;%", *p) ? '?' : (char)*p;
+        out[j++] = is_control(*p) || *p == '$' || *p == '#' ? '?' : (char)*p;
     out[j] = 0;
 }

@@ -54,8 +54,8 @@ int quote_udev_assign(const char *in, char *out, size_t n, sl_err *e);
 int quote_unit_exec(const char *path, char *out, size_t n, sl_err *e);
 
 /* A TuneD profile value (summary=, devices=, a [sysfs] path): '$' (TuneD
- * expands ${...}, calling functions such as ${f:exec:...}), '#' and ';'
- * (comments), '%' and control characters become '?'. */
+ * expands ${...}, calling functions such as ${f:exec:...}), '#' (its
+ * parser's inline comments) and control characters become '?'. */
 void quote_tuned_value(const char *in, char *out, size_t n);
 
 #endif

@@ -92,8 +92,10 @@ TEST(quote_tuned_value_calls_nothing)
     char out[256];
     for (size_t i = 0; i < NHOSTILE; i++) {
         quote_tuned_value(hostile[i], out, sizeof out);
-        CHECK(!strpbrk(out, "\n\r\033$#;%"));
+        CHECK(!strpbrk(out, "\n\r\033$#"));
     }
     quote_tuned_value("sda,sdb", out, sizeof out);
     CHECK_STR(out, "sda,sdb");
+    quote_tuned_value("10%/3% dirty; ${f:exec:/bin/sh} # x", out, sizeof out);
+    CHECK_STR(out, "10%/3% dirty; ?{f:exec:/bin/sh} ? x");
 }
