@@ -7,7 +7,8 @@
 #include <unistd.h>
 
 int store_session_create(store *s, int64_t host_id, const char *purpose, const char *root,
-                         const struct snapshot_row *snaps, int n, struct session_row *out, sl_err *e)
+                         const struct session_holder *h, const struct snapshot_row *snaps, int n,
+                         struct session_row *out, sl_err *e)
 {
     sqlite3 *db = store_db(s);
     memset(out, 0, sizeof *out);
@@ -15,23 +16,28 @@ int store_session_create(store *s, int64_t host_id, const char *purpose, const c
     snprintf(out->purpose, sizeof out->purpose, "%s", purpose);
     snprintf(out->root, sizeof out->root, "%s", root);
     snprintf(out->state, sizeof out->state, "open");
-    out->pid = (int)getpid();
+    out->pid = h->pid;
+    out->holder_start = h->start;
+    snprintf(out->holder_ns, sizeof out->holder_ns, "%s", h->ns);
     if (store_begin(s, e) < 0) return -1;
     sqlite3_stmt *st;
-    const char *ins = "INSERT INTO sessions (uuid, host_id, purpose, root, pid, state) VALUES (?, ?, ?, ?, ?, 'open') "
-                      "RETURNING id, started";
+    const char *ins = "INSERT INTO sessions (uuid, host_id, purpose, root, pid, state, holder_start, holder_ns) "
+                      "VALUES (?, ?, ?, ?, ?, 'open', ?, ?) RETURNING id, started";
     if (sqlite3_prepare_v2(db, ins, -1, &st, NULL) != SQLITE_OK) goto fail;
     sqlite3_bind_text(st, 1, out->uuid, -1, SQLITE_STATIC);
     if (host_id > 0) sqlite3_bind_int64(st, 2, host_id); else sqlite3_bind_null(st, 2);
     sqlite3_bind_text(st, 3, purpose, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 4, root, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 5, out->pid);
+    sqlite3_bind_double(st, 6, h->start);
+    sqlite3_bind_text(st, 7, h->ns, -1, SQLITE_STATIC);
     if (sqlite3_step(st) != SQLITE_ROW) { sqlite3_finalize(st); goto fail; }
     out->id = sqlite3_column_int64(st, 0);
     COPY_TEXT(out->started, st, 1);
     sqlite3_finalize(st);
-    const char *snap = "INSERT INTO snapshots (session_id, knob, path, value, present, apply_order, sched) "
-                       "VALUES (?, ?, ?, ?, ?, ?, ?)";
+    /* Nothing is written yet: what the session left is what it found. */
+    const char *snap = "INSERT INTO snapshots (session_id, knob, path, value, present, apply_order, sched, left_value) "
+                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?4)";
     if (sqlite3_prepare_v2(db, snap, -1, &st, NULL) != SQLITE_OK) goto fail;
     for (int i = 0; i < n; i++) {
         sqlite3_reset(st);
@@ -55,7 +61,8 @@ fail:
 
 static const char session_cols[] =
     "SELECT s.id, s.uuid, s.purpose, s.root, s.pid, s.state, s.started, COALESCE(s.ended, ''), s.note, "
-    " (SELECT count(*) FROM session_changes c WHERE c.session_id = s.id) FROM sessions s ";
+    " (SELECT count(*) FROM session_changes c WHERE c.session_id = s.id), s.holder_start, s.holder_ns, "
+    " s.restoring, s.writing FROM sessions s ";
 
 static void row_from(sqlite3_stmt *st, struct session_row *r)
 {
@@ -70,6 +77,10 @@ static void row_from(sqlite3_stmt *st, struct session_row *r)
     COPY_TEXT(r->ended, st, 7);
     COPY_TEXT(r->note, st, 8);
     r->changes = sqlite3_column_int(st, 9);
+    r->holder_start = sqlite3_column_double(st, 10);
+    COPY_TEXT(r->holder_ns, st, 11);
+    r->restoring = sqlite3_column_int(st, 12);
+    r->writing = sqlite3_column_int(st, 13);
 }
 
 int store_session_list(store *s, const char *state, struct session_row **out, sl_err *e)
@@ -120,7 +131,7 @@ int store_session_get(store *s, const char *uuid_prefix, struct session_row *out
 int store_session_latest_unrestored(store *s, struct session_row *out, sl_err *e)
 {
     char sql[512];
-    snprintf(sql, sizeof sql, "%s WHERE s.state IN ('open', 'kept') ORDER BY s.id DESC LIMIT 1", session_cols);
+    snprintf(sql, sizeof sql, "%s WHERE s.state IN ('open', 'kept', 'failed') ORDER BY s.id DESC LIMIT 1", session_cols);
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "finding a session");
     int rc = sqlite3_step(st);
@@ -133,8 +144,8 @@ int store_session_latest_unrestored(store *s, struct session_row *out, sl_err *e
 
 int store_session_snapshots(store *s, int64_t session_id, struct snapshot_row **out, sl_err *e)
 {
-    const char *sql = "SELECT knob, path, value, present, apply_order, sched FROM snapshots "
-                      "WHERE session_id = ? ORDER BY apply_order, rowid";
+    const char *sql = "SELECT knob, path, value, present, apply_order, sched, COALESCE(left_value, ''), "
+                      "left_value IS NOT NULL, restore_plan FROM snapshots WHERE session_id = ? ORDER BY apply_order, rowid";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading a snapshot");
     sqlite3_bind_int64(st, 1, session_id);
@@ -149,6 +160,9 @@ int store_session_snapshots(store *s, int64_t session_id, struct snapshot_row **
         r->present = sqlite3_column_int(st, 3);
         r->order = sqlite3_column_int(st, 4);
         COPY_TEXT(r->sched, st, 5);
+        COPY_TEXT(r->left, st, 6);
+        r->has_left = sqlite3_column_int(st, 7);
+        COPY_TEXT(r->plan, st, 8);
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) { free(v); return store_fail(s, e, "reading a snapshot"); }
@@ -187,4 +201,143 @@ int store_session_log_change(store *s, int64_t session_id, const char *knob, con
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : store_fail(s, e, "logging a change");
+}
+
+/* One statement stepped to completion; -1 through store_fail. */
+static int run_stmt(store *s, sqlite3_stmt *st, const char *what, sl_err *e)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : store_fail(s, e, what);
+}
+
+int store_session_set_writing(store *s, int64_t session_id, sl_err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), "UPDATE sessions SET writing = 1 WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+        return store_fail(s, e, "recording that the session writes");
+    sqlite3_bind_int64(st, 1, session_id);
+    return run_stmt(s, st, "recording that the session writes", e);
+}
+
+static int log_changes(store *s, int64_t session_id, const struct change_row *ch, int nch, sl_err *e)
+{
+    for (int i = 0; i < nch; i++)
+        if (store_session_log_change(s, session_id, ch[i].knob, ch[i].old_value, ch[i].new_value, ch[i].got_value, e) < 0)
+            return -1;
+    return 0;
+}
+
+static int record_left(store *s, int64_t session_id, const struct snapshot_row *now, int n, sl_err *e)
+{
+    sqlite3_stmt *st;
+    const char *sql = "UPDATE snapshots SET left_value = ? WHERE session_id = ? AND knob = ?";
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "recording what the session left");
+    for (int i = 0; i < n; i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_text(st, 1, now[i].left, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, session_id);
+        sqlite3_bind_text(st, 3, now[i].knob, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_DONE) {
+            sqlite3_finalize(st);
+            return store_fail(s, e, "recording what the session left");
+        }
+    }
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(store_db(s), "UPDATE sessions SET writing = 0 WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+        return store_fail(s, e, "recording what the session left");
+    sqlite3_bind_int64(st, 1, session_id);
+    return run_stmt(s, st, "recording what the session left", e);
+}
+
+int store_session_record_writes(store *s, int64_t session_id, const struct change_row *ch, int nch,
+                                const struct snapshot_row *now, int n, sl_err *e)
+{
+    if (store_begin(s, e) < 0) return -1;
+    if (log_changes(s, session_id, ch, nch, e) < 0 || record_left(s, session_id, now, n, e) < 0 || store_commit(s, e) < 0) {
+        store_rollback(s);
+        return -1;
+    }
+    return 0;
+}
+
+int store_session_begin_restore(store *s, int64_t session_id, const struct session_holder *h,
+                                const char *const *put, int nput, sl_err *e)
+{
+    const char *what = "recording the restore before writing";
+    if (store_begin(s, e) < 0) return -1;
+    sqlite3_stmt *st;
+    const char *sql = "UPDATE sessions SET restoring = 1, pid = ?, holder_start = ?, holder_ns = ? WHERE id = ?";
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) goto fail;
+    sqlite3_bind_int(st, 1, h->pid);
+    sqlite3_bind_double(st, 2, h->start);
+    sqlite3_bind_text(st, 3, h->ns, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, session_id);
+    if (run_stmt(s, st, what, e) < 0) goto failed;
+    sql = "UPDATE snapshots SET restore_plan = 'put' WHERE session_id = ? AND knob = ?";
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) goto fail;
+    for (int i = 0; i < nput; i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, session_id);
+        sqlite3_bind_text(st, 2, put[i], -1, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_DONE) { sqlite3_finalize(st); goto fail; }
+    }
+    sqlite3_finalize(st);
+    if (store_commit(s, e) < 0) goto failed;
+    return 0;
+fail:
+    store_fail(s, e, what);
+failed:
+    store_rollback(s);
+    return -1;
+}
+
+int store_session_finish_restore(store *s, int64_t session_id, const char *state, const char *note, sl_err *e)
+{
+    if (store_begin(s, e) < 0) return -1;
+    sqlite3_stmt *st;
+    const char *sql = "UPDATE snapshots SET restore_plan = '' WHERE session_id = ?";
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) goto fail;
+    sqlite3_bind_int64(st, 1, session_id);
+    if (run_stmt(s, st, "recording the restore", e) < 0) goto failed;
+    sql = "UPDATE sessions SET restoring = 0, writing = 0 WHERE id = ?";
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) goto fail;
+    sqlite3_bind_int64(st, 1, session_id);
+    if (run_stmt(s, st, "recording the restore", e) < 0) goto failed;
+    if (store_session_set_state(s, session_id, state, note, e) < 0 || store_commit(s, e) < 0) goto failed;
+    return 0;
+fail:
+    store_fail(s, e, "recording the restore");
+failed:
+    store_rollback(s);
+    return -1;
+}
+
+int store_session_later_claims(store *s, int64_t session_id, const char *root, struct session_claim **out, sl_err *e)
+{
+    const char *sql = "SELECT s.id, s.uuid, s.writing, p.knob, p.value, COALESCE(p.left_value, ''), p.left_value IS NOT NULL "
+                      "FROM sessions s JOIN snapshots p ON p.session_id = s.id "
+                      "WHERE s.id > ? AND s.root = ? AND s.state IN ('open', 'kept', 'failed') AND p.present = 1 "
+                      "ORDER BY s.id DESC, p.knob";
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading later sessions");
+    sqlite3_bind_int64(st, 1, session_id);
+    sqlite3_bind_text(st, 2, root, -1, SQLITE_STATIC);
+    int n = 0, cap = 16, rc;
+    struct session_claim *v = xmalloc(sizeof *v * (size_t)cap);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap) { cap *= 2; v = xrealloc(v, sizeof *v * (size_t)cap); }
+        struct session_claim *c = &v[n++];
+        c->session_id = sqlite3_column_int64(st, 0);
+        COPY_TEXT(c->uuid, st, 1);
+        c->writing = sqlite3_column_int(st, 2);
+        COPY_TEXT(c->knob, st, 3);
+        COPY_TEXT(c->orig, st, 4);
+        COPY_TEXT(c->left, st, 5);
+        c->has_left = sqlite3_column_int(st, 6);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) { free(v); return store_fail(s, e, "reading later sessions"); }
+    *out = v;
+    return n;
 }

@@ -11,6 +11,9 @@ struct snapshot_row {
     int present;
     int order;
     char sched[32];
+    char left[256];     /* what the session left in the knob */
+    int has_left;       /* 0: not recorded (sessions from before 005) */
+    char plan[8];       /* "put" while a restore that chose to put it back runs */
 };
 
 struct session_row {
@@ -24,20 +27,65 @@ struct session_row {
     char ended[32];
     char note[256];
     int changes;        /* rows in session_changes */
+    double holder_start;/* the holder's start, epoch seconds (0: unknown) */
+    char holder_ns[64]; /* its pid namespace ("pid:[N]"; "": unknown) */
+    int restoring;      /* a restore is under way (pid: the restorer) */
+    int writing;        /* the holder was writing the kernel */
+};
+
+/* The process responsible for a session (the tuner, or a restorer). */
+struct session_holder {
+    int pid;
+    double start;
+    char ns[64];
+};
+
+/* One knob write, for the change log. */
+struct change_row {
+    const char *knob, *old_value, *new_value, *got_value;
+};
+
+/* A knob of a later session not yet restored: what it found and left. */
+struct session_claim {
+    int64_t session_id;
+    char uuid[37];
+    char knob[128];
+    char orig[256];
+    char left[256];
+    int has_left;
+    int writing;
 };
 
 /* Create an open session and its snapshot in one durable transaction. */
 int store_session_create(store *s, int64_t host_id, const char *purpose, const char *root,
-                         const struct snapshot_row *snaps, int n, struct session_row *out, sl_err *e);
+                         const struct session_holder *h, const struct snapshot_row *snaps, int n,
+                         struct session_row *out, sl_err *e);
 /* Sessions, newest first; state NULL for all. Caller frees *out. */
 int store_session_list(store *s, const char *state, struct session_row **out, sl_err *e);
 /* One session by UUID or unique UUID prefix. */
 int store_session_get(store *s, const char *uuid_prefix, struct session_row *out, sl_err *e);
-/* The newest session in state 'kept' or 'open', 1 when there is none. */
+/* The newest session in state 'kept', 'open' or 'failed' (a restore left
+ * knobs), 1 when there is none. */
 int store_session_latest_unrestored(store *s, struct session_row *out, sl_err *e);
 int store_session_snapshots(store *s, int64_t session_id, struct snapshot_row **out, sl_err *e);
 int store_session_set_state(store *s, int64_t session_id, const char *state, const char *note, sl_err *e);
 int store_session_log_change(store *s, int64_t session_id, const char *knob, const char *old_value,
                              const char *new_value, const char *got_value, sl_err *e);
+/* Mark that the session is about to write the kernel (writing = 1), durably. */
+int store_session_set_writing(store *s, int64_t session_id, sl_err *e);
+/* In one transaction: log the changes, record what each knob of `now` holds
+ * as what the session left (rows[i].left), and clear writing. */
+int store_session_record_writes(store *s, int64_t session_id, const struct change_row *ch, int nch,
+                                const struct snapshot_row *now, int n, sl_err *e);
+/* A restore starts (durably, before it writes): the restorer becomes the
+ * holder, restoring = 1, and the knobs in put[] are planned to be put back. */
+int store_session_begin_restore(store *s, int64_t session_id, const struct session_holder *h,
+                                const char *const *put, int nput, sl_err *e);
+/* A restore ends: state and note set, the journal (restoring, writing,
+ * plans) cleared, in one transaction. */
+int store_session_finish_restore(store *s, int64_t session_id, const char *state, const char *note, sl_err *e);
+/* Knobs of sessions after session_id (same root) that are not restored.
+ * Newest session first; caller frees *out. */
+int store_session_later_claims(store *s, int64_t session_id, const char *root, struct session_claim **out, sl_err *e);
 
 #endif

@@ -371,7 +371,7 @@ static void restore_crashed(struct overview *o)
     int n = session_find_crashed(st, &rows, &e), done = 0, knobs = 0, failed = 0;
     for (int i = 0; i < n; i++) {
         struct restore_report rep = { 0 };
-        if (session_restore(st, &rows[i], &rep, &e) == 0) done++;
+        if (session_restore(st, &rows[i], 0, &rep, &e) == 0) done++;
         else failed++;
         for (int j = 0; j < rep.n; j++) knobs += rep.items[j].status == RESTORE_WRITTEN;
         restore_report_free(&rep);

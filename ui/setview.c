@@ -71,14 +71,16 @@ void setview_restore(struct textview *tv, const struct restore_report *rep)
     tv_cell(tv, ROLE_HEADER, 13, "FOUND");
     tv_cell(tv, ROLE_HEADER, 13, "RESTORED");
     tv_add(tv, ROLE_HEADER, "RESULT");
-    static const char *const result[] = { "already right", "put back", "FAILED", "was absent" };
     for (int i = 0; i < rep->n; i++) {
         const struct restore_item *it = &rep->items[i];
+        char result[512];
         tv_line(tv, false, -1);
         tv_cell(tv, ROLE_NORMAL, 36, it->knob);
         tv_cell(tv, ROLE_NORMAL, 13, it->had[0] ? it->had : "-");
         tv_cell(tv, ROLE_NORMAL, 13, it->want);
-        tv_add(tv, it->status == RESTORE_FAILED ? ROLE_ERROR : ROLE_OK, "%s", result[it->status]);
+        enum role role = it->status == RESTORE_FAILED ? ROLE_ERROR
+                         : it->status == RESTORE_LEFT_CHANGED || it->status == RESTORE_LEFT_LATER ? ROLE_WARN : ROLE_OK;
+        tv_add(tv, role, "%s", restore_result_text(it, result, sizeof result));
         if (it->status == RESTORE_FAILED) tv_add(tv, ROLE_ERROR, "  %s", it->msg);
     }
 }

@@ -62,10 +62,9 @@ static void print_report(const struct session_row *r, const struct restore_repor
     struct table *t = table_new(4, "  KNOB", "FOUND", "RESTORED", "RESULT");
     for (int i = 0; i < rep->n; i++) {
         const struct restore_item *it = &rep->items[i];
-        static const char *const result[] = { "already right", "put back", "FAILED", "was absent" };
-        char knob[KNOB_NAME_MAX + 2];
+        char knob[KNOB_NAME_MAX + 2], result[512];
         snprintf(knob, sizeof knob, "  %s", it->knob);
-        table_row(t, knob, it->had[0] ? it->had : "-", it->want, result[it->status]);
+        table_row(t, knob, it->had[0] ? it->had : "-", it->want, restore_result_text(it, result, sizeof result));
     }
     table_print(t);
     for (int i = 0; i < rep->n; i++)
@@ -74,7 +73,10 @@ static void print_report(const struct session_row *r, const struct restore_repor
 
 static json_t *report_json(const struct session_row *r, const struct restore_report *rep)
 {
-    static const char *const result[] = { "same", "written", "failed", "absent" };
+    static const char *const result[] = {
+        [RESTORE_SAME] = "same", [RESTORE_WRITTEN] = "written", [RESTORE_FAILED] = "failed",
+        [RESTORE_SKIPPED] = "absent", [RESTORE_LEFT_CHANGED] = "left-changed", [RESTORE_LEFT_LATER] = "left-later",
+    };
     json_t *o = session_json(r), *arr = json_array();
     for (int i = 0; i < rep->n; i++) {
         const struct restore_item *it = &rep->items[i];
@@ -83,6 +85,8 @@ static json_t *report_json(const struct session_row *r, const struct restore_rep
         json_object_set_new(x, "found", json_string(it->had));
         json_object_set_new(x, "restored", json_string(it->want));
         json_object_set_new(x, "result", json_string(result[it->status]));
+        if (it->wrote[0]) json_object_set_new(x, "sluice_wrote", json_string(it->wrote));
+        if (it->later[0]) json_object_set_new(x, "later_session", json_string(it->later));
         if (it->msg[0]) json_object_set_new(x, "message", json_string(it->msg));
         json_array_append_new(arr, x);
     }
@@ -90,15 +94,44 @@ static json_t *report_json(const struct session_row *r, const struct restore_rep
     return o;
 }
 
-static int restore_one(struct cli_ctx *ctx, store *st, struct session_row *r, json_t *out)
+struct restore_how {
+    int flags;       /* RESTORE_FORCE */
+    bool cascade;    /* later sessions holding its knobs first */
+    json_t *out;     /* --json: the reports */
+};
+
+static int restore_one(store *st, struct session_row *r, const struct restore_how *o, int depth);
+
+/* --cascade: the later sessions that still hold knobs of r, newest first. */
+static int restore_later(store *st, struct session_row *r, const struct restore_how *o, int depth)
 {
+    struct session_row *later;
+    sl_err e;
+    int n = session_later_claimants(st, r, &later, &e);
+    if (n < 0) return cli_error(&e);
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        int one = restore_one(st, &later[i], o, depth + 1);
+        if (one && !rc) rc = one;
+    }
+    free(later);
+    return rc;
+}
+
+static int restore_one(store *st, struct session_row *r, const struct restore_how *o, int depth)
+{
+    int rc = 0;
+    /* Each level restores strictly later sessions: the depth is bounded by
+     * their number; the cap only guards a broken database. */
+    if (o->cascade && depth < 64) rc = restore_later(st, r, o, depth);
     struct restore_report rep = { 0 };
     sl_err e;
-    int rc = session_restore(st, r, &rep, &e);
-    if (out) json_array_append_new(out, report_json(r, &rep));
-    else if (rep.n || rc == 0) print_report(r, &rep);
+    int one = session_restore(st, r, o->flags, &rep, &e);
+    if (o->out) json_array_append_new(o->out, report_json(r, &rep));
+    else if (rep.n || one == 0) print_report(r, &rep);
     restore_report_free(&rep);
-    return rc < 0 ? cli_error(&e) : 0;
+    if (one < 0) one = cli_error(&e);
+    return rc ? rc : one;
 }
 
 /* Scratch directories killed probes left: one line each on stdout (stderr
@@ -120,19 +153,26 @@ static int sweep_scratch(store *st, bool json)
 }
 
 struct restore_opts {
-    bool crashed;
+    bool crashed, force, cascade;
 };
 
 static const struct cli_opt restore_rows[] = {
-    { "crashed", 0, OPT_FLAG, NULL, 0, 0, NULL, "every session a killed sluice left open, and killed probes' scratch files",
+    { "crashed", 0, OPT_FLAG, NULL, 0, 0, NULL,
+      "every session whose holder is gone (a killed sluice, a killed restore), and killed probes' scratch files",
       OPT_AT(struct restore_opts, crashed), NULL, NULL },
+    { "force", 0, OPT_FLAG, NULL, 0, 0, NULL, "put back knobs changed since sluice wrote them, too",
+      OPT_AT(struct restore_opts, force), NULL, NULL },
+    { "cascade", 0, OPT_FLAG, NULL, 0, 0, NULL, "restore first the later sessions that changed the same knobs",
+      OPT_AT(struct restore_opts, cascade), NULL, NULL },
     { NULL },
 };
 static const struct cli_opts restore_table = { sizeof(struct restore_opts), NULL, { { restore_rows, 0 } }, "[SESSION]", NULL };
 
 static int run_restore(struct cli_ctx *ctx, int argc, char **argv)
 {
-    bool crashed = ((const struct restore_opts *)ctx->opts)->crashed;
+    const struct restore_opts *opt = ctx->opts;
+    bool crashed = opt->crashed;
+    struct restore_how o = { .flags = opt->force ? RESTORE_FORCE : 0, .cascade = opt->cascade };
     if (argc > 2 || (crashed && argc > 1))
         return cli_usage("restore", "give one SESSION, or --crashed");
     sl_err e;
@@ -141,13 +181,14 @@ static int run_restore(struct cli_ctx *ctx, int argc, char **argv)
     int lock_fd = -1;
     if (!st || session_lock_acquire(ctx->db_path, &lock_fd, &e) < 0) return cli_error(&e);
     json_t *out = ctx->json ? json_array() : NULL;
+    o.out = out;
     int rc = 0;
     if (crashed) {
         struct session_row *rows;
         int n = session_find_crashed(st, &rows, &e);
         if (n < 0) rc = cli_error(&e);
         for (int i = 0; i < n; i++) {
-            int one = restore_one(ctx, st, &rows[i], out);
+            int one = restore_one(st, &rows[i], &o, 0);
             if (one && !rc) rc = one;
         }
         if (n == 0 && !out) printf("no crashed session: nothing to restore\n");
@@ -158,8 +199,9 @@ static int run_restore(struct cli_ctx *ctx, int argc, char **argv)
                                   : store_session_latest_unrestored(st, &r, &e);
         if (found < 0) rc = cli_error(&e);
         else if (found == 1) { if (!out) printf("no session to restore\n"); }
-        else if (strcmp(r.state, "restored") == 0) { if (!out) printf("session %.8s was already restored\n", r.uuid); }
-        else rc = restore_one(ctx, st, &r, out);
+        else if (strcmp(r.state, "restored") == 0 && !r.restoring) {
+            if (!out) printf("session %.8s was already restored\n", r.uuid);
+        } else rc = restore_one(st, &r, &o, 0);
     }
     int swept = sweep_scratch(st, out != NULL);
     if (swept && !rc) rc = swept;
@@ -169,4 +211,4 @@ static int run_restore(struct cli_ctx *ctx, int argc, char **argv)
 }
 
 CLI_COMMAND_OPTS(cmd_restore, "restore", run_restore, restore_table,
-            "put back the values a session changed (the newest by default) and remove what killed probes left", CLI_WRITES | CLI_NO_CRASH_CHECK);
+            "put back what a session changed (the newest by default) where it still holds sluice's value; remove what killed probes left", CLI_WRITES | CLI_NO_CRASH_CHECK);

@@ -57,10 +57,16 @@ static void notice_crashed_sessions(struct cli_ctx *ctx)
     }
     struct session_row *rows;
     int n = session_find_crashed(st, &rows, &e);
-    for (int i = 0; i < n; i++)
-        fprintf(stderr, "sluice: session %.8s (%s, pid %d, started %s) was left open by a sluice that died: its knobs "
-                        "are still changed. Run 'sluice restore --crashed' to put them back.\n",
-                rows[i].uuid, rows[i].purpose, rows[i].pid, rows[i].started);
+    for (int i = 0; i < n; i++) {
+        if (rows[i].restoring)
+            fprintf(stderr, "sluice: the restore of session %.8s (%s, started %s) by pid %d was killed part-way: some of its "
+                            "knobs may still be changed. Run 'sluice restore --crashed' to finish it.\n",
+                    rows[i].uuid, rows[i].purpose, rows[i].started, rows[i].pid);
+        else
+            fprintf(stderr, "sluice: session %.8s (%s, pid %d, started %s) was left open by a sluice that died: its knobs "
+                            "are still changed. Run 'sluice restore --crashed' to put them back.\n",
+                    rows[i].uuid, rows[i].purpose, rows[i].pid, rows[i].started);
+    }
     if (n >= 0) free(rows);
     char first[PATH_MAX];
     int left = probe_scratch_left(st, first, sizeof first);
@@ -107,6 +113,20 @@ static int parse_command_line(const struct cli_command *cmd, int argc, char **ar
     return nargs;
 }
 
+/* The command line the tuning lock names, so a refused writer is told
+ * what holds it. */
+static void describe_for_lock(int argc, char **argv)
+{
+    char line[256] = "sluice";
+    size_t len = strlen(line);
+    for (int i = 0; i < argc && len < sizeof line; i++) {
+        int w = snprintf(line + len, sizeof line - len, " %s", argv[i]);
+        if (w < 0) break;
+        len += (size_t)w;
+    }
+    session_lock_describe(line);
+}
+
 int main(int argc, char **argv)
 {
     opterr = 0;   /* commands still on getopt print their own one message */
@@ -147,6 +167,7 @@ int main(int argc, char **argv)
         else { store_default_path(db_default, sizeof db_default); ctx.db_path = db_default; }
     }
     if (!(cmd->flags & CLI_NO_CRASH_CHECK)) notice_crashed_sessions(&ctx);
+    describe_for_lock(at ? argc - at : 1, at ? argv + at : (char **)&name);
     optind = 1; /* commands still on getopt parse their own options */
     int rc = cmd->run(&ctx, nargs, args);
     store_close(ctx.st);

@@ -236,11 +236,6 @@ int knobset_prepare(struct knobset *ks, sl_err *e)
     return 0;
 }
 
-static void log_change(struct session *s, const struct knob_change *c)
-{
-    if (s) store_session_log_change(s->st, s->row.id, c->k.name, c->before, c->want, c->after, NULL);
-}
-
 static void find_side_effects(struct knobset *ks, const struct session *s)
 {
     if (!s) return;
@@ -260,8 +255,49 @@ static void find_side_effects(struct knobset *ks, const struct session *s)
     }
 }
 
+/* Put back what the session wrote after a failure, marking the changes
+ * up to `upto` rolled back. Whether everything came back. */
+static bool roll_back(struct knobset *ks, struct session *s, int upto)
+{
+    if (s) session_put_back(s->snaps, s->nsnaps, &ks->rollback);
+    for (int j = 0; j < upto; j++)
+        if (ks->ch[j].state == CHANGE_WRITTEN || ks->ch[j].state == CHANGE_ADJUSTED) ks->ch[j].state = CHANGE_ROLLED_BACK;
+    return ks->rollback.failed == 0;
+}
+
+/* The session's record of what it wrote, after the writes. When the store
+ * fails (a full disk), the writes are put back: a change nobody recorded
+ * would be undone later as a crash, or never. The message says what the
+ * kernel holds. */
+static int log_writes(struct knobset *ks, struct session *s, sl_err *e)
+{
+    struct change_row *log = xcalloc((size_t)ks->n, sizeof *log);
+    int nlog = 0;
+    for (int i = 0; i < ks->n; i++) {
+        const struct knob_change *c = &ks->ch[i];
+        if (c->state == CHANGE_WRITTEN || c->state == CHANGE_ADJUSTED || c->state == CHANGE_ROLLED_BACK)
+            log[nlog++] = (struct change_row){ c->k.name, c->before, c->want, c->after };
+    }
+    int rc = session_writes_done(s, log, nlog, e);
+    free(log);
+    return rc;
+}
+
+static int record_writes(struct knobset *ks, struct session *s, sl_err *e)
+{
+    int rc = log_writes(ks, s, e);
+    if (rc == 0) return 0;
+    bool whole = roll_back(ks, s, ks->n);
+    char holds[2048];
+    restore_report_holdings(&ks->rollback, holds, sizeof holds);
+    return sl_prefix(e, whole ? SL_EFAIL : SL_EPARTIAL,
+                     "the change could not be recorded in the session, so it was put back%s; the kernel holds %s",
+                     whole ? "" : " where possible ('sluice restore' for the rest)", holds);
+}
+
 int knobset_apply(struct knobset *ks, struct session *s, sl_err *e)
 {
+    if (s && session_writes_begin(s, e) < 0) return -1;
     for (int i = 0; i < ks->n; i++) {
         struct knob_change *c = &ks->ch[i];
         /* Read again: an earlier write (a scheduler switch resets nr_requests
@@ -276,19 +312,17 @@ int knobset_apply(struct knobset *ks, struct session *s, sl_err *e)
         sl_err we;
         if (knob_write(&c->k, c->want, &we) < 0 || knob_read(&c->k, c->after, sizeof c->after, &we) < 0) {
             c->state = CHANGE_FAILED;
-            /* Put back everything the session snapshotted, in apply order. */
-            if (s) session_put_back(s->snaps, s->nsnaps, &ks->rollback);
-            for (int j = 0; j < i; j++)
-                if (ks->ch[j].state == CHANGE_WRITTEN || ks->ch[j].state == CHANGE_ADJUSTED)
-                    ks->ch[j].state = CHANGE_ROLLED_BACK;
-            if (ks->rollback.failed)
+            bool whole = roll_back(ks, s, i);
+            /* Best effort: the log keeps what was tried; the session is closed next. */
+            if (s) log_writes(ks, s, NULL);
+            if (!whole)
                 return sl_fail(e, SL_EPARTIAL, "%s; putting back the earlier writes also failed for %d knob(s): run 'sluice restore'",
                                we.msg, ks->rollback.failed);
             return sl_fail(e, we.status ? we.status : SL_EFAIL, "%s; nothing was left changed", we.msg);
         }
         c->state = knob_values_equal(&c->k, c->after, c->want) ? CHANGE_WRITTEN : CHANGE_ADJUSTED;
-        log_change(s, c);
     }
+    if (s && record_writes(ks, s, e) < 0) return -1;
     find_side_effects(ks, s);
     return 0;
 }

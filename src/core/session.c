@@ -1,6 +1,7 @@
 /* session — lock, snapshot, keep or put back, crash recovery. */
 #include "session.h"
 #include "device.h"
+#include "session_internal.h"
 #include "sysfs.h"
 
 #include <errno.h>
@@ -14,70 +15,6 @@
 #include <unistd.h>
 
 volatile sig_atomic_t session_interrupted;
-
-static void lock_path(const char *db_path, char *buf, size_t n)
-{
-    snprintf(buf, n, "%s.lock", db_path);
-}
-
-static int try_lock(const char *db_path, int *fd_out, bool *busy, sl_err *e)
-{
-    char path[PATH_MAX];
-    lock_path(db_path, path, sizeof path);
-    *busy = false;
-    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) return sl_fail_errno(e, SL_EFAIL, errno, "tuning lock %s", path);
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        int err = errno;
-        if (err != EWOULDBLOCK) {
-            close(fd);
-            return sl_fail_errno(e, SL_EFAIL, err, "tuning lock %s", path);
-        }
-        char pid[32] = "";
-        ssize_t r = pread(fd, pid, sizeof pid - 1, 0);
-        pid[r > 0 ? r : 0] = 0;
-        pid[strcspn(pid, "\n")] = 0;
-        close(fd);
-        *busy = true;
-        return sl_fail(e, SL_EBUSY, "another sluice (pid %s) holds the tuning lock %s: wait for it to finish, or stop it; reading is still possible",
-                       pid[0] ? pid : "unknown", path);
-    }
-    char pid[32];
-    int len = snprintf(pid, sizeof pid, "%d\n", (int)getpid());
-    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)len, 0) != len) {
-        int err = errno;
-        close(fd);
-        return sl_fail_errno(e, SL_EFAIL, err, "writing the tuning lock %s", path);
-    }
-    *fd_out = fd;
-    return 0;
-}
-
-/* Every command looks for crashed sessions at start (lock_is_free), which
- * holds the lock file for an instant: a short grace keeps that instant from
- * being reported as another sluice tuning. */
-#define LOCK_GRACE_MS 500
-
-int session_lock_acquire(const char *db_path, int *fd, sl_err *e)
-{
-    return session_lock_wait(db_path, LOCK_GRACE_MS, fd, e);
-}
-
-int session_lock_wait(const char *db_path, int timeout_ms, int *fd, sl_err *e)
-{
-    for (int waited = 0;; waited += 100) {
-        bool busy;
-        if (try_lock(db_path, fd, &busy, e) == 0) return 0;
-        if (!busy || waited >= timeout_ms) return -1;
-        struct timespec ts = { 0, 100 * 1000 * 1000 };
-        nanosleep(&ts, NULL);
-    }
-}
-
-void session_lock_release(int fd)
-{
-    if (fd >= 0) close(fd); /* closing drops the flock */
-}
 
 int session_snapshot(const struct knob *ks, int n, struct snapshot_row **out, sl_err *e)
 {
@@ -126,7 +63,9 @@ int session_begin(store *st, const char *purpose, const struct knob *touched, in
         if (store_busy(st)) { session_free(s); return -1; }
         host_id = 0;
     }
-    if (store_session_create(st, host_id, purpose, sysfs_root(), s->snaps, n, &s->row, e) < 0) {
+    struct session_holder holder;
+    session_holder_self(&holder);
+    if (store_session_create(st, host_id, purpose, sysfs_root(), &holder, s->snaps, n, &s->row, e) < 0) {
         session_free(s);
         return -1;
     }
@@ -147,10 +86,10 @@ void restore_report_free(struct restore_report *r)
     if (!r) return;
     free(r->items);
     r->items = NULL;
-    r->n = r->failed = 0;
+    r->n = r->failed = r->left = 0;
 }
 
-static struct restore_item *report_add(struct restore_report *rep, const struct snapshot_row *row)
+struct restore_item *session_report_add(struct restore_report *rep, const struct snapshot_row *row)
 {
     rep->items = xrealloc(rep->items, sizeof *rep->items * (size_t)(rep->n + 1));
     struct restore_item *it = &rep->items[rep->n++];
@@ -167,9 +106,7 @@ static const struct snapshot_row *find_row(const struct snapshot_row *rows, int 
     return NULL;
 }
 
-/* Of a ratio/bytes pair only the half that was in force is written back:
- * writing the other would switch the kernel's mode (knobs.md P3). */
-static bool inactive_half(const struct knob *k, const struct snapshot_row *rows, int n, const char *value)
+bool session_inactive_half(const struct knob *k, const struct snapshot_row *rows, int n, const char *value)
 {
     const struct knob_def *d = k->def;
     if (!d->partner || d->scope != SCOPE_VM) return false;
@@ -180,11 +117,28 @@ static bool inactive_half(const struct knob *k, const struct snapshot_row *rows,
     return p && p->present && strcmp(p->value, "0") != 0;
 }
 
+void session_write_back(const struct knob *k, const struct snapshot_row *row, struct restore_item *it,
+                        struct restore_report *rep)
+{
+    sl_err e;
+    if (knob_write(k, row->value, &e) < 0 || knob_read(k, it->got, sizeof it->got, &e) < 0) {
+        it->status = RESTORE_FAILED;
+        snprintf(it->msg, sizeof it->msg, "%s", e.msg);
+        rep->failed++;
+    } else if (!knob_values_equal(k, it->got, row->value)) {
+        it->status = RESTORE_FAILED;
+        snprintf(it->msg, sizeof it->msg, "wrote %s, the kernel kept %s", row->value, it->got);
+        rep->failed++;
+    } else {
+        it->status = RESTORE_WRITTEN;
+    }
+}
+
 void session_put_back(const struct snapshot_row *rows, int n, struct restore_report *rep)
 {
     for (int i = 0; i < n; i++) {
         const struct snapshot_row *row = &rows[i];
-        struct restore_item *it = report_add(rep, row);
+        struct restore_item *it = session_report_add(rep, row);
         struct knob k;
         sl_err e;
         if (!row->present) { it->status = RESTORE_SKIPPED; snprintf(it->msg, sizeof it->msg, "was absent"); continue; }
@@ -199,51 +153,97 @@ void session_put_back(const struct snapshot_row *rows, int n, struct restore_rep
          * back: write it, and let the read-back decide. */
         bool readable = knob_read(&k, it->had, sizeof it->had, &e) == 0;
         if (!readable) snprintf(it->had, sizeof it->had, "?");
-        if (inactive_half(&k, rows, n, row->value) || (readable && knob_values_equal(&k, it->had, row->value))) {
+        if (session_inactive_half(&k, rows, n, row->value) || (readable && knob_values_equal(&k, it->had, row->value))) {
             it->status = RESTORE_SAME;
             snprintf(it->got, sizeof it->got, "%s", it->had);
             continue;
         }
-        if (knob_write(&k, row->value, &e) < 0 || knob_read(&k, it->got, sizeof it->got, &e) < 0) {
-            it->status = RESTORE_FAILED;
-            snprintf(it->msg, sizeof it->msg, "%s", e.msg);
-            rep->failed++;
-            continue;
-        }
-        if (!knob_values_equal(&k, it->got, row->value)) {
-            it->status = RESTORE_FAILED;
-            snprintf(it->msg, sizeof it->msg, "wrote %s, the kernel kept %s", row->value, it->got);
-            rep->failed++;
-            continue;
-        }
-        it->status = RESTORE_WRITTEN;
+        session_write_back(&k, row, it, rep);
     }
 }
 
-static int check_root(const struct session_row *row, sl_err *e)
+const char *restore_result_text(const struct restore_item *it, char *buf, size_t n)
 {
-    if (strcmp(row->root, sysfs_root()) == 0) return 0;
-    return sl_fail(e, SL_EUSAGE, "session %.8s changed knobs under root \"%s\", not \"%s\": run with --root %s",
-                   row->uuid, row->root[0] ? row->root : "/", sysfs_root()[0] ? sysfs_root() : "/",
-                   row->root[0] ? row->root : "/");
+    switch (it->status) {
+    case RESTORE_SAME: return "already right";
+    case RESTORE_WRITTEN: return "put back";
+    case RESTORE_FAILED: return "FAILED";
+    case RESTORE_SKIPPED: return "was absent";
+    case RESTORE_LEFT_CHANGED:
+        snprintf(buf, n, "left: changed since (found %s, sluice wrote %s); --force to overwrite", it->had, it->wrote);
+        return buf;
+    case RESTORE_LEFT_LATER:
+        snprintf(buf, n, "left: session %s changed it later (found %s); restore that one first, or --cascade", it->later,
+                 it->had);
+        return buf;
+    }
+    return "?";
 }
 
-int session_restore(store *st, struct session_row *row, struct restore_report *rep, sl_err *e)
+void restore_report_holdings(const struct restore_report *rep, char *buf, size_t n)
 {
-    if (check_root(row, e) < 0) return -1;
-    struct snapshot_row *rows;
-    int n = store_session_snapshots(st, row->id, &rows, e);
-    if (n < 0) return -1;
-    session_put_back(rows, n, rep);
-    free(rows);
-    const char *state = rep->failed ? "failed" : "restored";
-    char note[256];
-    snprintf(note, sizeof note, rep->failed ? "restore left %d knob(s) different" : "restored", rep->failed);
-    if (store_session_set_state(st, row->id, state, note, e) < 0) return -1;
-    snprintf(row->state, sizeof row->state, "%s", state);
-    if (rep->failed)
-        return sl_fail(e, SL_EPARTIAL, "session %.8s: %d knob(s) could not be put back", row->uuid, rep->failed);
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = 0; i < rep->n && len < n; i++) {
+        const struct restore_item *it = &rep->items[i];
+        if (it->status == RESTORE_SKIPPED) continue;
+        const char *v = it->status == RESTORE_WRITTEN || it->status == RESTORE_FAILED ? it->got : it->had;
+        int w = snprintf(buf + len, n - len, "%s%s=%s", len ? ", " : "", it->knob, v[0] ? v : "?");
+        if (w < 0) break;
+        len += (size_t)w;
+    }
+}
+
+/* What every snapshotted knob holds now, as what the session left. */
+static void read_left(const struct session *s, struct snapshot_row *now)
+{
+    for (int i = 0; i < s->nsnaps; i++) {
+        now[i] = s->snaps[i];
+        struct knob k;
+        if (!now[i].present || knob_lookup(now[i].knob, now[i].sched[0] ? now[i].sched : NULL, &k, NULL) < 0 ||
+            knob_read(&k, now[i].left, sizeof now[i].left, NULL) < 0)
+            snprintf(now[i].left, sizeof now[i].left, "%s", now[i].value);
+    }
+}
+
+int session_writes_begin(struct session *s, sl_err *e)
+{
+    if (store_session_set_writing(s->st, s->row.id, e) < 0)
+        return sl_prefix(e, SL_EFAIL, "session %.8s could not be recorded, so nothing was written to the kernel", s->row.uuid);
     return 0;
+}
+
+int session_writes_done(struct session *s, const struct change_row *ch, int nch, sl_err *e)
+{
+    struct snapshot_row *now = xcalloc((size_t)(s->nsnaps ? s->nsnaps : 1), sizeof *now);
+    read_left(s, now);
+    int rc = store_session_record_writes(s->st, s->row.id, ch, nch, now, s->nsnaps, e);
+    free(now);
+    return rc;
+}
+
+int session_put_back_own(struct session *s, struct restore_report *rep, sl_err *e)
+{
+    if (session_writes_begin(s, e) < 0) return -1;
+    session_put_back(s->snaps, s->nsnaps, rep);
+    return session_writes_done(s, NULL, 0, e);
+}
+
+/* Keeping could not be recorded: the session would be taken for crashed
+ * and its knobs put back later, unasked. Put them back now, and say what
+ * the kernel holds. */
+static int undo_unrecorded(struct session *s, struct restore_report *rep, sl_err *e)
+{
+    struct restore_report own = { 0 };
+    if (!rep) rep = &own;
+    session_put_back(s->snaps, s->nsnaps, rep);
+    store_session_set_state(s->st, s->row.id, rep->failed ? "failed" : "restored", e->msg, NULL);
+    char holds[2048];
+    restore_report_holdings(rep, holds, sizeof holds);
+    int status = rep->failed ? SL_EPARTIAL : SL_EFAIL;
+    restore_report_free(&own);
+    return sl_prefix(e, status, "session %.8s could not be recorded as kept, so its changes were %s; the kernel holds %s",
+                     s->row.uuid, rep->failed ? "put back where possible" : "put back", holds);
 }
 
 int session_end(struct session *s, bool keep, struct restore_report *rep, sl_err *e)
@@ -251,46 +251,14 @@ int session_end(struct session *s, bool keep, struct restore_report *rep, sl_err
     int rc;
     if (keep) {
         rc = store_session_set_state(s->st, s->row.id, "kept", NULL, e);
+        if (rc < 0) rc = undo_unrecorded(s, rep, e);
     } else {
-        rc = session_restore(s->st, &s->row, rep, e);
+        struct restore_report own = { 0 };
+        rc = session_restore(s->st, &s->row, 0, rep ? rep : &own, e);
+        restore_report_free(&own);
     }
     session_free(s);
     return rc;
-}
-
-/* Whether anyone holds the tuning lock, found with a shared lock taken and
- * dropped at once: unlike try_lock, it writes nothing into the file. */
-static bool lock_is_free(const char *db_path)
-{
-    char path[PATH_MAX];
-    lock_path(db_path, path, sizeof path);
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return errno == ENOENT;
-    bool is_free = flock(fd, LOCK_SH | LOCK_NB) == 0;
-    close(fd);
-    return is_free;
-}
-
-static bool process_alive(int pid)
-{
-    return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
-}
-
-int session_find_crashed(store *st, struct session_row **out, sl_err *e)
-{
-    struct session_row *open_rows;
-    int n = store_session_list(st, "open", &open_rows, e);
-    if (n < 0) return -1;
-    bool lock_free = lock_is_free(store_path(st));
-    int m = 0;
-    for (int i = 0; i < n; i++) {
-        const struct session_row *r = &open_rows[i];
-        if (r->pid == (int)getpid()) continue;
-        /* Free lock: nobody is tuning. Held lock: only a dead pid is crashed. */
-        if (lock_free || !process_alive(r->pid)) open_rows[m++] = *r;
-    }
-    *out = open_rows;
-    return m;
 }
 
 static void on_signal(int sig)

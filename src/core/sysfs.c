@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -391,4 +392,46 @@ int sysfs_process(long pid, char *state, double *start_epoch_s)
     if (!btime || tck <= 0) return -1;
     *start_epoch_s = (double)btime + (double)start_ticks / (double)tck;
     return 0;
+}
+
+/* How far /proc's start time (the boot time is whole seconds) and another
+ * clock may disagree about one moment. */
+#define START_SLACK_S 2.0
+
+bool sysfs_process_runs(long pid, double started_by_s)
+{
+    if (pid <= 0) return false;
+    if (pid == (long)getpid()) return true;
+    if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) return false;
+    char state;
+    double start_s;
+    if (sysfs_process(pid, &state, &start_s) < 0) return true;
+    if (state == 'Z' || state == 'X') return false;
+    return !(started_by_s > 0 && start_s > started_by_s + START_SLACK_S);
+}
+
+int sysfs_pid_namespace(char *buf, size_t n)
+{
+    ssize_t len = readlink("/proc/self/ns/pid", buf, n - 1);
+    if (len <= 0) { buf[0] = 0; return -1; }
+    buf[len] = 0;
+    return 0;
+}
+
+int sysfs_open_lock(const char *path, bool create, sl_err *e)
+{
+    if (!create) return open_in_root(path, O_RDONLY, e);
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir) {
+        *slash = 0;
+        if (sysfs_mkdirs(dir, 0755, e) < 0) return -1;
+    }
+    char full[PATH_MAX];
+    if (sysfs_path(full, sizeof full, path) != 0) return sl_fail(e, SL_EFAIL, "%s: path too long", path);
+    /* Not for others: it names the command line and the database. */
+    int fd = open(full, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return sl_fail_errno(e, SL_EFAIL, errno, "tuning lock %s", full);
+    return fd;
 }

@@ -76,5 +76,18 @@ int sysfs_self_exe(char *buf, size_t n);
  * time /proc/stat gives is whole seconds). -1 when there is no such process
  * or its stat cannot be read. */
 int sysfs_process(long pid, char *state, double *start_epoch_s);
+/* Whether process pid of this real system still runs and is the one that
+ * had started by started_by_s (epoch seconds; 0: unknown): a zombie has
+ * exited and only waits for its parent, and a process that started later
+ * has a recycled pid. When /proc cannot tell, it runs (never wrongly
+ * declared dead). The one test for probe scratch owners and session holders. */
+bool sysfs_process_runs(long pid, double started_by_s);
+/* This process's pid namespace ("pid:[4026531836]") into buf; -1 when
+ * /proc cannot say. */
+int sysfs_pid_namespace(char *buf, size_t n);
+/* The tuning lock file at path inside the root: opened read-write and
+ * created (mode 0600, its directory 0755) when create, else read-only.
+ * Never follows a symlink. The descriptor, or -1 with e naming the file. */
+int sysfs_open_lock(const char *path, bool create, sl_err *e);
 
 #endif

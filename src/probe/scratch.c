@@ -86,25 +86,13 @@ static long owner_pid(const char *name)
     return pid;
 }
 
-/* How far /proc's start time (the boot time is whole seconds) and a
- * directory's timestamps may disagree about one moment. */
-#define START_SLACK_S 2.0
-
-/* Whether probe process pid still runs. A live owner (or one we may not
- * signal: EPERM) does, unless /proc says otherwise: a zombie has exited and
- * only waits for its parent; a process that started after the directory
- * was created (made_by: a time the creation cannot be later than; 0 when
- * unknown) has a recycled pid and is not the probe. When /proc cannot
- * tell, the directory is kept: left over, never wrongly removed. */
+/* Whether probe process pid still runs (the one test sessions use too):
+ * made_by is a time the directory's creation cannot be later than (0 when
+ * unknown). When /proc cannot tell, the directory is kept: left over, never
+ * wrongly removed. */
 static bool runs(long pid, time_t made_by)
 {
-    if (pid == (long)getpid()) return true;
-    if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) return false;
-    char state;
-    double start_s;
-    if (sysfs_process(pid, &state, &start_s) < 0) return true;
-    if (state == 'Z' || state == 'X') return false;
-    return !(made_by > 0 && start_s > (double)made_by + START_SLACK_S);
+    return sysfs_process_runs(pid, (double)made_by);
 }
 
 /* The record's time (UTC, "YYYY-MM-DDTHH:MM:SSZ"), 0 when unreadable. */

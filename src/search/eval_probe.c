@@ -48,7 +48,10 @@ static int put_in_place(struct probe_eval *pe, const struct space *sp, const str
 {
     if (baseline) {
         struct restore_report rep = { 0 };
-        session_put_back(pe->session->snaps, pe->session->nsnaps, &rep);
+        if (session_put_back_own(pe->session, &rep, e) < 0) {
+            restore_report_free(&rep);
+            return -1;
+        }
         int failed = rep.failed;
         char first[512] = "";
         for (int i = 0; i < rep.n && !first[0]; i++)

@@ -387,7 +387,7 @@ static int settle_crashed(store *st, int64_t own_session, const struct search_ob
     for (int i = 0; i < n && rc == 0; i++) {
         if (rows[i].id == own_session) {
             struct restore_report rep = { 0 };
-            rc = session_restore(st, &rows[i], &rep, e);
+            rc = session_restore(st, &rows[i], 0, &rep, e);
             restore_report_free(&rep);
             if (rc == 0) note(obs, "put back the knobs of the interrupted search's session %.8s", rows[i].uuid);
         } else {

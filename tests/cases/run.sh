@@ -6,6 +6,7 @@
 #   expect    the transcript: "$ line", its output (stdout then stderr),
 #             "[exit N]" when N != 0; UUIDs, times and pids normalised
 #   fixture   the fixture root to copy to $ROOT (default: modern)
+# "lockpid" prints the pid the tuning lock ($ROOT/run/sluice/lock) names.
 # Usage: run.sh SLUICE [LABEL]; SLUICE_BLESS=1 rewrites expect files.
 sluice=$(realpath "$1")
 label=${2:+-$2}
@@ -38,7 +39,9 @@ run_case() {
     mkdir "$tmp/bin"
     printf '#!/bin/sh\nexec "%s" --root "$ROOT" --db "$DB" "$@"\n' "$sluice" > "$tmp/bin/sluice"
     printf '#!/bin/sh\nexec "%s" "$@"\n' "$sluice" > "$tmp/bin/sluice-bare"
-    chmod 755 "$tmp/bin/sluice" "$tmp/bin/sluice-bare"
+    # lockpid: the pid the tuning lock of the root names (its "pid N" line).
+    printf '#!/bin/sh\nsed -n "s/^pid //p" "$ROOT/run/sluice/lock"\n' > "$tmp/bin/lockpid"
+    chmod 755 "$tmp/bin/sluice" "$tmp/bin/sluice-bare" "$tmp/bin/lockpid"
     out=$tmp/transcript
     : > "$out"
     while IFS= read -r line || [ -n "$line" ]; do

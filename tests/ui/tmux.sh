@@ -106,8 +106,8 @@ else
     tm send-keys -t t 3 3 Enter; wait_for 'pending:'
     tm send-keys -t t a
     wait_for 'is on trial' || fail "apply did not open a trial"
-    pid=$(cat "$DB.lock" 2> /dev/null)
-    [ -z "$failed" ] && [ -z "$pid" ] && fail "no pid in the tuning lock $DB.lock"
+    pid=$(sed -n 's/^pid //p' "$ROOT/run/sluice/lock" 2> /dev/null)
+    [ -z "$failed" ] && [ -z "$pid" ] && fail "no pid in the tuning lock $ROOT/run/sluice/lock"
     [ -z "$failed" ] && kill -TERM "$pid"
     [ -z "$failed" ] && { wait_for 'EXIT=143' || fail "sluice did not exit with 143 after SIGTERM"; }
     [ -z "$failed" ] && { pane | grep -q 'interrupted: put back the knobs of session' || fail "no note about putting the knobs back"; }

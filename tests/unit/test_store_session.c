@@ -112,8 +112,10 @@ TEST(put_back_writes_only_the_active_half_of_a_pair)
     /* Bytes mode was in force: ratio 0 must not be written after bytes,
      * which on a real kernel would leave both at 0 for the background pair. */
     struct snapshot_row rows[2] = {
-        { "vm.dirty_background_bytes", "/proc/sys/vm/dirty_background_bytes", "1048576", 1, 60, "" },
-        { "vm.dirty_background_ratio", "/proc/sys/vm/dirty_background_ratio", "0", 1, 60, "" },
+        { .knob = "vm.dirty_background_bytes", .path = "/proc/sys/vm/dirty_background_bytes", .value = "1048576",
+          .present = 1, .order = 60 },
+        { .knob = "vm.dirty_background_ratio", .path = "/proc/sys/vm/dirty_background_ratio", .value = "0",
+          .present = 1, .order = 60 },
     };
     struct restore_report rep = { 0 };
     session_put_back(rows, 2, &rep);

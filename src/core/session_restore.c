@@ -1,0 +1,196 @@
+/* session_restore — put a stored session back, checking before it writes
+ * (DESIGN §4): a knob is written back only while it still holds what the
+ * session left there; the restore is journaled so a killed one is finished
+ * by the next. */
+#include "session.h"
+#include "session_internal.h"
+#include "sysfs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct restore_run {
+    store *st;
+    struct session_row *row;
+    int flags;
+    struct snapshot_row *rows;
+    int n;
+    struct knob *knobs;          /* knobs[i] of rows[i], when looked up */
+    bool *put;                   /* rows[i] is to be written back */
+    struct session_claim *claims;
+    int nclaims;
+};
+
+static int check_root(const struct session_row *row, sl_err *e)
+{
+    if (strcmp(row->root, sysfs_root()) == 0) return 0;
+    return sl_fail(e, SL_EUSAGE, "session %.8s changed knobs under root \"%s\", not \"%s\": run with --root %s",
+                   row->uuid, row->root[0] ? row->root : "/", sysfs_root()[0] ? sysfs_root() : "/",
+                   row->root[0] ? row->root : "/");
+}
+
+/* A later session still holds the knob: it changed it (or died writing)
+ * and the kernel has what it left. The newest such one, or NULL. */
+static const struct session_claim *later_claim(const struct restore_run *R, const struct knob *k, const char *found)
+{
+    for (int i = 0; i < R->nclaims; i++) {
+        const struct session_claim *c = &R->claims[i];
+        if (strcmp(c->knob, k->name) != 0) continue;
+        bool changed = c->has_left && !knob_values_equal(k, c->left, c->orig);
+        if ((c->writing && !knob_values_equal(k, found, c->orig)) || (changed && knob_values_equal(k, found, c->left)))
+            return c;
+    }
+    return NULL;
+}
+
+/* Decide for one readable knob that differs from the snapshot. */
+static void decide_changed(struct restore_run *R, int i, struct restore_item *it)
+{
+    const struct snapshot_row *row = &R->rows[i];
+    const struct knob *k = &R->knobs[i];
+    bool force = R->flags & RESTORE_FORCE;
+    /* Chosen by a restore that was killed: finish what it started. */
+    if (strcmp(row->plan, "put") == 0) { R->put[i] = true; return; }
+    const struct session_claim *c = later_claim(R, k, it->had);
+    if (c && !force) {
+        it->status = RESTORE_LEFT_LATER;
+        snprintf(it->later, sizeof it->later, "%.8s", c->uuid);
+        snprintf(it->wrote, sizeof it->wrote, "%s", row->left);
+        return;
+    }
+    /* A session that died writing, or from before sluice kept what it left,
+     * may have left anything: put back as before. */
+    if (R->row->writing || !row->has_left || knob_values_equal(k, it->had, row->left) || force) {
+        R->put[i] = true;
+        return;
+    }
+    it->status = RESTORE_LEFT_CHANGED;
+    snprintf(it->wrote, sizeof it->wrote, "%s", row->left);
+}
+
+/* Read every knob and decide, writing nothing. */
+static void check_all(struct restore_run *R, struct restore_report *rep)
+{
+    for (int i = 0; i < R->n; i++) {
+        const struct snapshot_row *row = &R->rows[i];
+        struct restore_item *it = session_report_add(rep, row);
+        sl_err e;
+        if (!row->present) { it->status = RESTORE_SKIPPED; snprintf(it->msg, sizeof it->msg, "was absent"); continue; }
+        if (knob_lookup(row->knob, row->sched[0] ? row->sched : NULL, &R->knobs[i], &e) < 0) {
+            it->status = RESTORE_FAILED;
+            snprintf(it->msg, sizeof it->msg, "%s", e.msg);
+            rep->failed++;
+            continue;
+        }
+        const struct knob *k = &R->knobs[i];
+        /* Unreadable (an iosched tunable of a scheduler the restore brings
+         * back, a torn fixture file): write it, and let the read-back decide. */
+        bool readable = knob_read(k, it->had, sizeof it->had, &e) == 0;
+        if (!readable || !it->had[0]) {
+            if (!readable) snprintf(it->had, sizeof it->had, "?");
+            R->put[i] = true;
+            continue;
+        }
+        if (session_inactive_half(k, R->rows, R->n, row->value) || knob_values_equal(k, it->had, row->value)) {
+            it->status = RESTORE_SAME;
+            snprintf(it->got, sizeof it->got, "%s", it->had);
+            continue;
+        }
+        decide_changed(R, i, it);
+        if (it->status == RESTORE_LEFT_CHANGED || it->status == RESTORE_LEFT_LATER) rep->left++;
+    }
+}
+
+/* Record the plan, then write the knobs it chose, in apply order. */
+static int write_planned(struct restore_run *R, struct restore_report *rep, sl_err *e)
+{
+    const char **names = xcalloc((size_t)(R->n ? R->n : 1), sizeof *names);
+    int nput = 0;
+    for (int i = 0; i < R->n; i++)
+        if (R->put[i]) names[nput++] = R->rows[i].knob;
+    struct session_holder self;
+    session_holder_self(&self);
+    int rc = store_session_begin_restore(R->st, R->row->id, &self, names, nput, e);
+    free(names);
+    if (rc < 0) return sl_prefix(e, SL_EFAIL, "session %.8s: the restore could not be recorded, so nothing was written",
+                                 R->row->uuid);
+    R->row->restoring = 1;
+    for (int i = 0; i < R->n; i++)
+        if (R->put[i]) session_write_back(&R->knobs[i], &R->rows[i], &rep->items[i], rep);
+    return 0;
+}
+
+static int finish(struct restore_run *R, struct restore_report *rep, sl_err *e)
+{
+    bool whole = !rep->failed && !rep->left;
+    const char *state = whole ? "restored" : "failed";
+    char note[256];
+    if (whole) snprintf(note, sizeof note, "restored");
+    else snprintf(note, sizeof note, "restore left %d knob(s) as found, %d could not be put back", rep->left, rep->failed);
+    if (store_session_finish_restore(R->st, R->row->id, state, note, e) < 0) {
+        char holds[2048];
+        restore_report_holdings(rep, holds, sizeof holds);
+        return sl_prefix(e, SL_EFAIL, "session %.8s was restored, but recording that failed (the next 'sluice restore "
+                         "--crashed' finishes it); the kernel holds %s", R->row->uuid, holds);
+    }
+    snprintf(R->row->state, sizeof R->row->state, "%s", state);
+    R->row->restoring = 0;
+    if (whole) return 0;
+    return sl_fail(e, SL_EPARTIAL, "session %.8s: %d knob(s) left as found, %d could not be put back", R->row->uuid,
+                   rep->left, rep->failed);
+}
+
+int session_restore(store *st, struct session_row *row, int flags, struct restore_report *rep, sl_err *e)
+{
+    if (check_root(row, e) < 0) return -1;
+    struct restore_run R = { .st = st, .row = row, .flags = flags };
+    R.n = store_session_snapshots(st, row->id, &R.rows, e);
+    if (R.n < 0) return -1;
+    R.nclaims = store_session_later_claims(st, row->id, row->root, &R.claims, e);
+    if (R.nclaims < 0) { free(R.rows); return -1; }
+    R.knobs = xcalloc((size_t)(R.n ? R.n : 1), sizeof *R.knobs);
+    R.put = xcalloc((size_t)(R.n ? R.n : 1), sizeof *R.put);
+    check_all(&R, rep);
+    int rc = write_planned(&R, rep, e);
+    if (rc == 0) rc = finish(&R, rep, e);
+    free(R.rows);
+    free(R.claims);
+    free(R.knobs);
+    free(R.put);
+    return rc;
+}
+
+static int newest_first(const void *a, const void *b)
+{
+    const struct session_row *x = a, *y = b;
+    return x->id < y->id ? 1 : x->id > y->id ? -1 : 0;
+}
+
+int session_later_claimants(store *st, const struct session_row *row, struct session_row **out, sl_err *e)
+{
+    struct restore_run R = { .st = st };
+    R.n = store_session_snapshots(st, row->id, &R.rows, e);
+    if (R.n < 0) return -1;
+    R.nclaims = store_session_later_claims(st, row->id, row->root, &R.claims, e);
+    if (R.nclaims < 0) { free(R.rows); return -1; }
+    struct session_row *v = xcalloc((size_t)(R.nclaims ? R.nclaims : 1), sizeof *v);
+    int m = 0, rc = 0;
+    for (int i = 0; i < R.n && rc == 0; i++) {
+        struct knob k;
+        char found[KNOB_VALUE_MAX];
+        if (!R.rows[i].present || knob_lookup(R.rows[i].knob, R.rows[i].sched[0] ? R.rows[i].sched : NULL, &k, NULL) < 0 ||
+            knob_read(&k, found, sizeof found, NULL) < 0)
+            continue;
+        const struct session_claim *c = later_claim(&R, &k, found);
+        bool seen = false;
+        for (int j = 0; c && j < m && !seen; j++) seen = v[j].id == c->session_id;
+        if (c && !seen) rc = store_session_get(st, c->uuid, &v[m++], e);
+    }
+    free(R.rows);
+    free(R.claims);
+    if (rc < 0) { free(v); return -1; }
+    qsort(v, (size_t)m, sizeof *v, newest_first);
+    *out = v;
+    return m;
+}
