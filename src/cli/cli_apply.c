@@ -124,14 +124,21 @@ static int run_apply(struct cli_ctx *ctx, int argc, char **argv)
         rc = cli_error(&e);
         goto done;
     }
-    if (out) json_object_set_new(out, "result", cli_knobset_json(&ks, s, false));
-    else {
+    /* Recorded as kept before saying so (a full disk puts it back). */
+    char uuid[9];
+    snprintf(uuid, sizeof uuid, "%.8s", s->row.uuid);
+    json_t *result = out ? cli_knobset_json(&ks, s, false) : NULL;
+    struct restore_report rep = { 0 };
+    if (session_end(s, true, &rep, &e) < 0) {
+        rc = cli_error(&e);
+        json_decref(result);
+    } else if (out) {
+        json_object_set_new(out, "result", result);
+    } else {
         cli_knobset_print(&ks, false);
         print_kept(&pl);
-        printf("session %.8s: kept; 'sluice restore' puts the old values back\n", s->row.uuid);
+        printf("session %s: kept; 'sluice restore' puts the old values back\n", uuid);
     }
-    struct restore_report rep = { 0 };
-    if (session_end(s, true, &rep, &e) < 0) rc = cli_error(&e);
     restore_report_free(&rep);
     if (rc == 0) verify_after(&p, ctx->json, out);
 done:

@@ -226,6 +226,18 @@ static const struct cli_opt set_rows[] = {
 static const struct cli_opts set_table = { sizeof(struct set_opts), set_defaults, { { set_rows, 0 } }, "KNOB=VALUE...",
                                            COMPLETE_KNOB };
 
+/* The end of a held session: how many knobs came back, and each that did not. */
+static void print_put_back(const struct restore_report *rep)
+{
+    printf("put back %d knob(s)%s\n", rep->n - rep->failed - rep->left, rep->failed ? ", some failed" : "");
+    for (int i = 0; i < rep->n; i++) {
+        const struct restore_item *it = &rep->items[i];
+        char result[512];
+        if (it->status == RESTORE_LEFT_CHANGED || it->status == RESTORE_LEFT_LATER)
+            printf("%s: %s\n", it->knob, restore_result_text(it, result, sizeof result));
+    }
+}
+
 static int run_set(struct cli_ctx *ctx, int argc, char **argv)
 {
     const struct set_opts *o = ctx->opts;
@@ -254,19 +266,31 @@ static int run_set(struct cli_ctx *ctx, int argc, char **argv)
         knobset_free(&ks);
         return cli_error(&e);
     }
-    if (ctx->json) cli_print_json(cli_knobset_json(&ks, s, false));
+    struct restore_report rep = { 0 };
+    bool keep = hold_ms < 0;
+    /* Kept: recorded as kept before saying so (a full disk puts it back). */
+    json_t *out = ctx->json ? cli_knobset_json(&ks, s, false) : NULL;
+    char uuid[9];
+    snprintf(uuid, sizeof uuid, "%.8s", s->row.uuid);
+    if (keep && session_end(s, true, &rep, &e) < 0) {
+        json_decref(out);
+        restore_report_free(&rep);
+        knobset_free(&ks);
+        return cli_error(&e);
+    }
+    if (out) cli_print_json(out);
     else {
         cli_knobset_print(&ks, false);
-        printf("session %.8s: %s\n", s->row.uuid,
-               hold_ms >= 0 ? "held open; put back when the time is up or on Ctrl-C"
-                            : "kept; 'sluice restore' puts the old values back");
+        printf("session %s: %s\n", uuid, keep ? "kept; 'sluice restore' puts the old values back"
+                                              : "held open; put back when the time is up or on Ctrl-C");
     }
     fflush(stdout);
-    struct restore_report rep = { 0 };
-    if (hold_ms >= 0) hold_session(hold_ms);
-    rc = session_end(s, hold_ms < 0, &rep, &e);
-    if (hold_ms >= 0 && !ctx->json)
-        printf("put back %d knob(s)%s\n", rep.n - rep.failed, rep.failed ? ", some failed" : "");
+    rc = 0;
+    if (!keep) {
+        hold_session(hold_ms);
+        rc = session_end(s, false, &rep, &e);
+        if (!ctx->json) print_put_back(&rep);
+    }
     restore_report_free(&rep);
     knobset_free(&ks);
     return rc < 0 ? cli_error(&e) : 0;

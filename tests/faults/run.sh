@@ -9,6 +9,8 @@
 #   probe-busy      a probe cannot store its run: fails clearly (exit != 0)
 #   full-begin      the database's filesystem is full (root: tmpfs): no knob
 #   full-end        it fills while a session is held: knobs put back anyway
+#   full-between    nearly full, 0..400 KiB free: set is kept and recorded,
+#                   or fails with the knob as it was and says what it holds
 #   probe-enospc    a probe's directory fills mid-run (root: tiny loop ext4)
 #   probe-eio       the disk under a probe starts returning EIO (root:
 #                   device-mapper `error` table swapped in; needs dmsetup)
@@ -137,6 +139,36 @@ if mount -t tmpfs -o size=1m,mode=0700 sluice-faults "$work/full"; then
     rm -f "$work/full"/fill.*
     if [ "$during" != 60 ]; then fail full-end "knobs not put back on a full disk: vm.swappiness=$during" "$(cat "$work/out")"
     elif settled full-end "$db" 60; then ok full-end "knobs put back; sluice exit $rc"; fi
+
+    # Nearly full (issue 14 F8): at each amount of free space from 0 to
+    # 400 KiB, `set` either succeeds and is recorded as kept, or fails with
+    # the knob as it was, nothing on stdout saying "kept", and a message
+    # saying what the kernel holds when it had written it.
+    sqlite3 "$db" ".backup $work/template.db"
+    lies="" kinds=""
+    for free_k in $(seq 0 8 400); do
+        rm -f "$work/full"/*
+        cp "$work/template.db" "$db"
+        avail=$(df --output=avail -k "$work/full" | tail -1)
+        [ "$avail" -gt "$free_k" ] && dd if=/dev/zero of="$work/full/fill.$$" bs=1k count=$((avail - free_k)) > /dev/null 2>&1
+        s "$db" set vm.swappiness=61 > "$work/out" 2> "$work/err"; rc=$?
+        now=$(swap)
+        state=$(sqlite3 "$db" "SELECT state FROM sessions ORDER BY id DESC LIMIT 1" 2>/dev/null)
+        rm -f "$work/full"/fill.*
+        if [ $rc = 0 ]; then
+            { [ "$now" = 61 ] && [ "$state" = kept ]; } || lies="$lies; ${free_k}K: exit 0, swappiness $now, session $state"
+            kinds="$kinds ok"
+            s "$db" restore > /dev/null 2>&1; [ "$(swap)" = 60 ] || echo 60 > "$root/proc/sys/vm/swappiness"
+        elif [ "$now" != 60 ]; then lies="$lies; ${free_k}K: exit $rc, swappiness $now: $(cat "$work/err")"; echo 60 > "$root/proc/sys/vm/swappiness"
+        elif grep -q kept "$work/out"; then lies="$lies; ${free_k}K: exit $rc, stdout says kept"
+        elif grep -q 'put back' "$work/err" && ! grep -q 'kernel holds.*vm.swappiness=60' "$work/err"; then
+            lies="$lies; ${free_k}K: put back without saying what the kernel holds: $(cat "$work/err")"
+        else kinds="$kinds $(grep -q 'put back' "$work/err" && echo putback || echo refused)"; fi
+    done
+    nok=$(echo "$kinds" | tr ' ' '\n' | grep -c '^ok$'); npb=$(echo "$kinds" | tr ' ' '\n' | grep -c '^putback$')
+    nref=$(echo "$kinds" | tr ' ' '\n' | grep -c '^refused$')
+    if [ -n "$lies" ]; then fail full-between "${lies#; }"
+    else ok full-between "51 levels of free space: $nok kept, $nref refused before writing, $npb written then put back"; fi
     umount "$work/full" && mounts=""
 else
     echo "skip faults/full-begin: cannot mount a tmpfs"; echo "skip faults/full-end: cannot mount a tmpfs"
