@@ -1,5 +1,6 @@
 /* cli_sessions — `sessions` and `restore`: what sluice changed, and undoing it. */
 #include "cli.h"
+#include "share/share.h"
 #include "probe/scratch.h"
 #include "session.h"
 #include "sysfs.h"
@@ -205,6 +206,11 @@ static int run_restore(struct cli_ctx *ctx, int argc, char **argv)
     }
     int swept = sweep_scratch(st, out != NULL);
     if (swept && !rc) rc = swept;
+    char first[4096];
+    int tmps = crashed ? share_tmpdir_sweep(first, sizeof first) : 0;
+    if (tmps && !out)
+        printf("removed %d temporary download director%s a killed push or pull left (%s%s)\n", tmps,
+               tmps == 1 ? "y" : "ies", first, tmps > 1 ? ", ..." : "");
     session_lock_release(lock_fd);
     if (out) cli_print_json(out);
     return rc;

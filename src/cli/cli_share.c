@@ -9,13 +9,15 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { OPT_ENDPOINT = 1000, OPT_REGION, OPT_INSECURE, OPT_RETRIES, OPT_MAX_SIZE, OPT_MINE, OPT_CLASS, OPT_KEEP_GOING };
+enum { OPT_ENDPOINT = 1000, OPT_REGION, OPT_INSECURE, OPT_RETRIES, OPT_MAX_SIZE, OPT_MINE, OPT_CLASS, OPT_KEEP_GOING,
+       OPT_TIMEOUT, OPT_MIN_SPEED };
 
 static const struct option share_options[] = {
     { "endpoint", required_argument, NULL, OPT_ENDPOINT }, { "region", required_argument, NULL, OPT_REGION },
     { "insecure", no_argument, NULL, OPT_INSECURE },       { "retries", required_argument, NULL, OPT_RETRIES },
     { "max-size", required_argument, NULL, OPT_MAX_SIZE }, { "mine", no_argument, NULL, OPT_MINE },
     { "class", required_argument, NULL, OPT_CLASS },       { "keep-going", no_argument, NULL, OPT_KEEP_GOING },
+    { "timeout", required_argument, NULL, OPT_TIMEOUT },   { "min-speed", required_argument, NULL, OPT_MIN_SPEED },
     { NULL, 0, NULL, 0 },
 };
 
@@ -27,6 +29,25 @@ struct share_args {
     char *const *files;       /* merge: every FILE */
     int nfiles;
 };
+
+/* "1k/30": a transfer slower than 1 KiB/s for 30 s fails; "/30" may go. */
+static int parse_min_speed(const char *text, struct share_opts *o)
+{
+    char bytes[64];
+    const char *slash = strchr(text, '/');
+    snprintf(bytes, sizeof bytes, "%.*s", (int)(slash ? slash - text : (long)strlen(text)), text);
+    long long bps = units_parse_size(bytes);
+    long secs = SHARE_DEFAULT_MIN_SPEED_S;
+    if (slash) {
+        char *end;
+        secs = strtol(slash + 1, &end, 10);
+        if (*end || secs < 1 || secs > 3600) return -1;
+    }
+    if (bps < 1 || bps > (1LL << 30)) return -1;
+    o->min_speed_bps = (long)bps;
+    o->min_speed_s = secs;
+    return 0;
+}
 
 /* Parse the options every sharing command accepts; `allowed` lists the
  * OPT_ values this command takes (0-terminated). */
@@ -59,6 +80,17 @@ static int parse(const char *cmd, int argc, char **argv, const int *allowed, str
         case OPT_MAX_SIZE:
             a->o.max_bytes = units_parse_size(optarg);
             if (a->o.max_bytes < 4096) return cli_usage(cmd, "--max-size %s: give a size like 512M", optarg);
+            break;
+        case OPT_TIMEOUT: {
+            char *end;
+            long n = strtol(optarg, &end, 10);
+            if (*end || n < 1 || n > 86400) return cli_usage(cmd, "--timeout %s: give seconds, 1 to 86400", optarg);
+            a->o.timeout_s = n;
+            break;
+        }
+        case OPT_MIN_SPEED:
+            if (parse_min_speed(optarg, &a->o) < 0)
+                return cli_usage(cmd, "--min-speed %s: give BYTES[/SECONDS], like 1k/30 (at least 1 byte/s)", optarg);
             break;
         case OPT_MINE: a->mine = true; break;
         case OPT_CLASS: a->hw_class = optarg; break;
@@ -174,7 +206,8 @@ static int open_remote(struct share_args *a, struct share_remote **r, sl_err *e)
 
 static int run_push(struct cli_ctx *ctx, int argc, char **argv)
 {
-    static const int allowed[] = { OPT_ENDPOINT, OPT_REGION, OPT_INSECURE, OPT_RETRIES, OPT_MINE, OPT_CLASS, 0 };
+    static const int allowed[] = { OPT_ENDPOINT, OPT_REGION, OPT_INSECURE, OPT_RETRIES, OPT_MINE, OPT_CLASS, OPT_TIMEOUT,
+                                   OPT_MIN_SPEED, 0 };
     struct share_args a;
     int rc = parse("push", argc, argv, allowed, &a);
     if (rc) return rc;
@@ -196,6 +229,7 @@ static int run_push(struct cli_ctx *ctx, int argc, char **argv)
 static int run_pull(struct cli_ctx *ctx, int argc, char **argv)
 {
     static const int allowed[] = { OPT_ENDPOINT, OPT_REGION, OPT_INSECURE, OPT_RETRIES, OPT_MAX_SIZE, OPT_CLASS,
+                                   OPT_TIMEOUT, OPT_MIN_SPEED,
                                    OPT_KEEP_GOING, 0 };
     struct share_args a;
     int rc = parse("pull", argc, argv, allowed, &a);
@@ -221,9 +255,10 @@ static int run_pull(struct cli_ctx *ctx, int argc, char **argv)
 CLI_COMMAND(cmd_merge, "merge", run_merge, "merge FILE... [--max-size SIZE]",
             "check result database files (all before the first merge) and merge their runs into this one", 0);
 CLI_COMMAND(cmd_push, "push", run_push,
-            "push URL [--mine] [--class CLASS] [--endpoint URL] [--region R] [--insecure] [--retries N]",
+            "push URL [--mine] [--class CLASS] [--endpoint URL] [--region R] [--insecure] [--retries N] "
+            "[--timeout S] [--min-speed BYTES[/S]]",
             "upload a snapshot of the results to URL/CLASS/HOST-UUID.sluicedb", 0);
 CLI_COMMAND(cmd_pull, "pull", run_pull,
             "pull URL [--class this|all] [--keep-going] [--endpoint URL] [--region R] [--insecure] [--retries N] "
-            "[--max-size SIZE]",
+            "[--max-size SIZE] [--timeout S] [--min-speed BYTES[/S]]",
             "fetch the databases of this host's hardware classes from URL, check and merge them", 0);

@@ -89,6 +89,12 @@ static bool transient_http(long code) { return code == 408 || code == 429 || (co
 static void shown_url(const char *url, char *buf, size_t n) { share_redact(url, buf, n); }
 
 /* What a curl failure means for the person reading it. */
+static int deadline_fail(const struct share_remote *r, const char *what, sl_err *e)
+{
+    return sl_fail(e, SL_EFAIL, "%s: gave up after %ld s (--timeout): the server is too slow or stalled; nothing "
+                   "merged from it", what, r->opts.timeout_s);
+}
+
 static int curl_fail(struct attempt *a, CURLcode c, const char *detail, int tries, sl_err *e)
 {
     char url[2048];
@@ -108,7 +114,11 @@ static int curl_fail(struct attempt *a, CURLcode c, const char *detail, int trie
     case CURLE_COULDNT_RESOLVE_HOST:
         return sl_fail(e, SL_EFAIL, "%s: cannot resolve the host of %s (%s): check the name", what, url, d);
     case CURLE_OPERATION_TIMEDOUT:
-        return sl_fail(e, SL_EFAIL, "%s: %s timed out %d time%s (%s)", what, url, tries, tries == 1 ? "" : "s", d);
+        if (share_time_left_ms(a->r) <= 0)
+            return deadline_fail(a->r, what, e);
+        return sl_fail(e, SL_EFAIL, "%s: %s timed out %d time%s (%s): a transfer slower than %ld bytes/s for %ld s "
+                       "fails (--min-speed)", what, url, tries, tries == 1 ? "" : "s", d, a->r->opts.min_speed_bps,
+                       a->r->opts.min_speed_s);
     case CURLE_PARTIAL_FILE: case CURLE_RECV_ERROR: case CURLE_SEND_ERROR: case CURLE_GOT_NOTHING:
         return sl_fail(e, SL_EFAIL, "%s: the transfer with %s was cut short %d time%s (%s): nothing merged from it",
                        what, url, tries, tries == 1 ? "" : "s", d);
@@ -165,8 +175,10 @@ static CURLcode attempt_once(struct attempt *a, char *detail)
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(h, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 15L);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 60L);
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, r->opts.min_speed_bps);
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, r->opts.min_speed_s);
+    long long left = share_time_left_ms(r);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(left > 1 ? left : 1));
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, r->opts.insecure ? 0L : 1L);
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, r->opts.insecure ? 0L : 2L);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
@@ -211,6 +223,7 @@ static CURLcode attempt_once(struct attempt *a, char *detail)
 int share_curl(struct share_remote *r, struct share_req *q, sl_err *e)
 {
     for (int i = 0;; i++) {
+        if (share_time_left_ms(r) <= 0) return deadline_fail(r, q->what, e);
         struct attempt a = { .r = r, .q = q, .fd = -1 };
         char detail[CURL_ERROR_SIZE] = "";
         free(q->body.p);
@@ -235,7 +248,7 @@ int share_curl(struct share_remote *r, struct share_req *q, sl_err *e)
             retry = transient_http(q->http_code);
             snprintf(why, sizeof why, "server answered %ld", q->http_code);
         }
-        if (retry && i < r->opts.retries) {
+        if (retry && i < r->opts.retries && share_time_left_ms(r) > 0) {
             backoff(r, i, why, q->what);
             if (share_cancelled(r)) return share_fail_cancelled(e, q->what);
             continue;

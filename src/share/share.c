@@ -8,11 +8,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static const struct share_transport *const transports[] = {
@@ -31,6 +33,15 @@ void share_redact(const char *url, char *buf, size_t n)
     else
         snprintf(buf, n, "%s", url);
 }
+
+static long long monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+long long share_time_left_ms(const struct share_remote *r) { return r->opts.deadline_ms - monotonic_ms(); }
 
 int share_open(const char *url, const struct share_opts *o, struct share_remote **out, sl_err *e)
 {
@@ -55,6 +66,10 @@ int share_open(const char *url, const struct share_opts *o, struct share_remote 
             struct share_remote *r = xcalloc(1, sizeof *r);
             r->ops = transports[i];
             r->opts = *o;
+            if (r->opts.timeout_s <= 0) r->opts.timeout_s = SHARE_DEFAULT_TIMEOUT_S;
+            if (r->opts.min_speed_bps <= 0) r->opts.min_speed_bps = SHARE_DEFAULT_MIN_SPEED_BPS;
+            if (r->opts.min_speed_s <= 0) r->opts.min_speed_s = SHARE_DEFAULT_MIN_SPEED_S;
+            r->opts.deadline_ms = monotonic_ms() + 1000LL * r->opts.timeout_s;
             snprintf(r->url, sizeof r->url, "%s", url);
             size_t len = strlen(r->url);
             while (len > slen + 3 && r->url[len - 1] == '/') r->url[--len] = 0;
@@ -186,12 +201,42 @@ void share_random_hex(char *buf, size_t n)
     buf[j] = 0;
 }
 
-int share_tmpdir(char *buf, size_t n, sl_err *e)
+static const char *tmp_base(void)
 {
     const char *tmp = getenv("TMPDIR");
-    snprintf(buf, n, "%s/sluice-share.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    return tmp && *tmp ? tmp : "/tmp";
+}
+
+int share_tmpdir(char *buf, size_t n, sl_err *e)
+{
+    share_tmpdir_sweep(NULL, 0);
+    /* The pid in the name lets a later sluice tell a killed one's directory
+     * from a running one's. */
+    snprintf(buf, n, "%s/sluice-share.%ld.XXXXXX", tmp_base(), (long)getpid());
     if (!mkdtemp(buf)) return sl_fail_errno(e, SL_EFAIL, errno, "creating a temporary directory %s", buf);
     return 0;
+}
+
+int share_tmpdir_sweep(char *first, size_t fn)
+{
+    DIR *d = opendir(tmp_base());
+    if (!d) return 0;
+    int removed = 0;
+    for (struct dirent *de; (de = readdir(d));) {
+        char *end;
+        if (strncmp(de->d_name, "sluice-share.", 13) != 0) continue;
+        long pid = strtol(de->d_name + 13, &end, 10);
+        if (pid <= 0 || *end != '.' || pid == (long)getpid()) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;  /* running, or not ours to judge */
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", tmp_base(), de->d_name);
+        struct stat st;
+        if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) continue;
+        share_tmpdir_remove(path);
+        if (!removed++ && first) snprintf(first, fn, "%s", path);
+    }
+    closedir(d);
+    return removed;
 }
 
 void share_tmpdir_remove(const char *dir)

@@ -26,7 +26,18 @@ struct share_opts {
     bool progress;            /* progress lines on stderr (a terminal) */
     const atomic_bool *cancel;/* set from another thread to stop: the transfer
                                * ends as a failure, the store as it was */
+    /* A server that answers slowly, or sends a few bytes a second, must not
+     * hold a pull (and the store's files) forever: the whole command has a
+     * deadline, and a transfer slower than min_speed_bps for min_speed_s
+     * fails (and is retried while time is left). 0: the defaults below. */
+    long timeout_s;           /* --timeout */
+    long min_speed_bps;       /* --min-speed BYTES[/SECONDS] */
+    long min_speed_s;
+    long long deadline_ms;    /* set by share_open: CLOCK_MONOTONIC ms when timeout_s runs out */
 };
+#define SHARE_DEFAULT_TIMEOUT_S 1800
+#define SHARE_DEFAULT_MIN_SPEED_BPS 1024
+#define SHARE_DEFAULT_MIN_SPEED_S 30
 
 /* One entry of a one-level listing: a class folder or an object in it. */
 struct share_entry {
@@ -75,6 +86,8 @@ struct share_remote {
  * URL for an unknown scheme or a malformed URL. */
 int share_open(const char *url, const struct share_opts *o, struct share_remote **out, sl_err *e);
 void share_close(struct share_remote *r);
+/* Milliseconds left before the remote's deadline (<= 0: passed). */
+long long share_time_left_ms(const struct share_remote *r);
 
 void share_list_add(struct share_list *l, const char *name, bool is_dir, long long size_bytes);
 void share_list_free(struct share_list *l);
@@ -89,9 +102,15 @@ int share_fail_cancelled(sl_err *e, const char *what);
 void share_redact(const char *url, char *buf, size_t n);
 
 /* A private 0700 directory under $TMPDIR (or /tmp) for downloads and
- * snapshots; share_tmpdir_remove deletes it and what is in it. */
+ * snapshots, named sluice-share.PID.XXXXXX; share_tmpdir_remove deletes it
+ * and what is in it. */
 int share_tmpdir(char *buf, size_t n, sl_err *e);
 void share_tmpdir_remove(const char *dir);
+/* Remove the temporary directories of push and pull runs that were killed
+ * (their pid no longer runs; ours only). Returns how many, the first's
+ * path in first unless NULL. share_tmpdir sweeps first; so does
+ * `restore --crashed`. */
+int share_tmpdir_sweep(char *first, size_t fn);
 /* Copy a local file into a private one, refusing more than max_bytes. */
 int share_private_copy(const char *src, const char *dst, long long max_bytes, sl_err *e);
 /* Read a local file whole into memory, refusing more than max_bytes: the

@@ -8,10 +8,13 @@ The first path segment picks the fault, the rest goes to the upstream:
   /always/...    always 500
   /truncate/...  forwarded, but a GET body is cut in half after a full
                  Content-Length and the connection closed
+  /slow/...      forwarded, but a GET body trickles at 4 bytes a second
+                 (a stalled or hostile server: sluice must give up)
 WebDAV Destination headers are rewritten to the upstream.
 """
 import http.server
 import sys
+import time
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the tests
 from proxyutil import read_body, relay  # noqa: E402
@@ -49,6 +52,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(data[: len(data) // 2])
             self.wfile.flush()
             self.close_connection = True
+            return
+        if mode == "slow" and self.command == "GET" and status == 200:
+            self.end_headers()
+            try:
+                for i in range(0, len(data), 4):
+                    self.wfile.write(data[i:i + 4])
+                    self.wfile.flush()
+                    time.sleep(1)
+            except OSError:  # sluice gave up and closed the connection
+                self.close_connection = True
             return
         self.end_headers()
         self.wfile.write(data)

@@ -187,6 +187,37 @@ else
                 check persistent-500 t_always
                 t_trunc() { reset_b; expect_fail 'cut short' B pull "$fp/truncate/dav/fleet" --retries 1; }
                 check truncated-download t_trunc
+                # A server sending 4 B/s (#14 F20): the whole pull has a
+                # deadline, a transfer below --min-speed fails, and no
+                # temporary directory is left behind.
+                mkdir -p "$tmp/tmpdir"
+                t_slow_deadline() {
+                    reset_b
+                    TMPDIR=$tmp/tmpdir expect_fail 'gave up after 3 s (--timeout)' B pull "$fp/slow/dav/fleet" --timeout 3 || return 1
+                    [ -z "$(ls "$tmp/tmpdir")" ] || { ls "$tmp/tmpdir"; echo "temporary files left"; return 1; }
+                }
+                check slow-server-deadline t_slow_deadline
+                t_slow_speed() {
+                    reset_b
+                    TMPDIR=$tmp/tmpdir expect_fail 'slower than 100 bytes/s for 2 s fails (--min-speed)' \
+                        B pull "$fp/slow/dav/fleet" --min-speed 100/2 --retries 0 || return 1
+                    [ -z "$(ls "$tmp/tmpdir")" ] || { ls "$tmp/tmpdir"; echo "temporary files left"; return 1; }
+                }
+                check slow-server-min-speed t_slow_speed
+                t_killed_pull() {
+                    reset_b
+                    # sluice itself in the background (not the B function's subshell), so that kill hits it
+                    HOME=$tmp/home TMPDIR=$tmp/tmpdir "$sluice" --root "$tmp/rootB" --db "$tmp/b.db" pull "$fp/slow/dav/fleet" \
+                        > /dev/null 2>&1 &
+                    kp=$!
+                    i=0
+                    while [ -z "$(ls "$tmp/tmpdir")" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+                    kill -9 "$kp"; wait "$kp" 2>/dev/null
+                    [ -n "$(ls "$tmp/tmpdir")" ] || { echo "the pull made no temporary directory"; return 1; }
+                    TMPDIR=$tmp/tmpdir B restore --crashed | grep -q 'removed 1 temporary download directory' || return 1
+                    [ -z "$(ls "$tmp/tmpdir")" ] || { ls "$tmp/tmpdir"; echo "restore --crashed left them"; return 1; }
+                }
+                check killed-pull-temporary-files t_killed_pull
             fi
         fi
     fi
