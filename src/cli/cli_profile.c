@@ -1,5 +1,6 @@
 /* cli_profile — `profile list|show|diff|verify|save|import-tuned|export`. */
 #include "cli_profile.h"
+#include "esc.h"
 #include "sysfs.h"
 
 #include <getopt.h>
@@ -34,7 +35,7 @@ int cli_profile_plan(const char *dirs_opt, const char *name, struct profile *p, 
             size_t len = strlen(rules);
             snprintf(rules + len, sizeof rules - len, "%s%s", i ? "; " : "", p->match[i]);
         }
-        fprintf(stderr, "sluice: warning: profile %s is meant for \"%s\": nothing on this host matches\n", p->name, rules);
+        fprintf(stderr, "sluice: warning: profile %s is meant for \"%s\": nothing on this host matches\n", p->name, esc_t(rules));
     }
     cli_plan_warnings(pl);
     return 0;
@@ -42,7 +43,7 @@ int cli_profile_plan(const char *dirs_opt, const char *name, struct profile *p, 
 
 void cli_plan_warnings(const struct plan *pl)
 {
-    for (int i = 0; i < pl->nwarn; i++) fprintf(stderr, "sluice: warning: %s\n", pl->warn[i]);
+    for (int i = 0; i < pl->nwarn; i++) fprintf(stderr, "sluice: warning: %s\n", esc_t(pl->warn[i]));
 }
 
 void plan_counts(const struct plan *pl, int counts[4])

@@ -2,6 +2,7 @@
  * TuneD), `profile save` and `profile import-tuned`; the work is done by
  * profile/save.c, which the Profiles screen shares. */
 #include "cli_profile.h"
+#include "esc.h"
 #include "profile/save.h"
 
 #include <stdio.h>
@@ -21,7 +22,7 @@ int cli_profile_export(struct cli_ctx *ctx, int argc, char **argv)
     char *text = profile_export(o.format, &p, &pl, &nt);
     fputs(text, stdout);
     fflush(stdout);
-    for (int i = 0; i < nt.n; i++) fprintf(stderr, "sluice: note: %s\n", nt.v[i]);
+    for (int i = 0; i < nt.n; i++) fprintf(stderr, "sluice: note: %s\n", esc_t(nt.v[i]));
     free(text);
     notes_free(&nt);
     plan_free(&pl);
@@ -90,7 +91,7 @@ int cli_profile_save(struct cli_ctx *ctx, int argc, char **argv)
     if (o.stdout_only) fputs(text, stdout);
     else if (profile_write(name, text, o.force, where, sizeof where, &e) < 0) rc = cli_error(&e);
     else printf("saved %d setting(s) as profile %s in %s\n", p.n, name, where);
-    for (int i = 0; i < nt.n; i++) fprintf(stderr, "sluice: note: %s\n", nt.v[i]);
+    for (int i = 0; i < nt.n; i++) fprintf(stderr, "sluice: note: %s\n", esc_t(nt.v[i]));
     free(text);
     notes_free(&nt);
     profile_free(&p);

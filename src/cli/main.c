@@ -1,5 +1,6 @@
 /* main — global options, the crashed-session notice, command dispatch. */
 #include "cli.h"
+#include "esc.h"
 #include "probe/scratch.h"
 #include "session.h"
 #include "sysfs.h"
@@ -52,7 +53,7 @@ static void notice_crashed_sessions(struct cli_ctx *ctx)
     int rc = store_open_existing(ctx->db_path, &st, &e);
     if (rc == 1) return;
     if (rc < 0) {
-        fprintf(stderr, "sluice: warning: %s\n", e.msg);
+        fprintf(stderr, "sluice: warning: %s\n", esc_t(e.msg));
         return;
     }
     struct session_row *rows;
