@@ -19,12 +19,20 @@ static void emit(share_event_fn fn, void *arg, int kind, const char *name, const
     fn(&ev, arg);
 }
 
+/* A merge that failed after the file passed every check (a full disk, an
+ * I/O error): its transaction is rolled back, files merged before it stay.
+ * The message names the file as well as the local database. */
+static int merge_failed(const char *file, sl_err *e)
+{
+    return sl_prefix(e, SL_EFAIL, "%s was not merged (none of its rows were kept)", file);
+}
+
 int share_merge_file(store *s, const char *file, long long max_bytes, struct share_report *rep, sl_err *e)
 {
     struct share_image img;
     if (share_image_read(file, max_bytes, &img, e) < 0) return -1;
     int rc = store_share_check(s, &img, file, e);
-    if (rc == 0) rc = store_share_merge(s, &img, rep, e);
+    if (rc == 0 && store_share_merge(s, &img, rep, e) < 0) rc = merge_failed(file, e);
     share_image_free(&img);
     store_share_merge_done(s);
     return rc;
@@ -133,7 +141,7 @@ int share_merge_files(store *s, char *const *files, int n, long long max_bytes, 
             if (rc == 0) rc = store_share_check(s, &img[i], files[i], e);
         }
         struct share_report rep;
-        if (rc == 0) rc = store_share_merge(s, &img[i], &rep, e);
+        if (rc == 0 && store_share_merge(s, &img[i], &rep, e) < 0) rc = merge_failed(files[i], e);
         share_image_free(&img[i]);
         if (rc == 0) emit(fn, arg, SHARE_MERGED, files[i], &rep, NULL, -1);
     }
@@ -436,7 +444,7 @@ long long share_pull(store *s, struct share_remote *r, const struct share_pull_o
         struct share_report rep;
         struct share_image img;
         rc = share_image_read(c[i].path, r->opts.max_bytes, &img, e);
-        if (rc == 0) rc = store_share_merge(s, &img, &rep, e);
+        if (rc == 0 && store_share_merge(s, &img, &rep, e) < 0) rc = merge_failed(c[i].key, e);
         share_image_free(&img);
         if (rc == 0) {
             added += share_report_added(&rep);
