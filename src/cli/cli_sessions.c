@@ -53,7 +53,7 @@ static int run_sessions(struct cli_ctx *ctx, int argc, char **argv)
     return 0;
 }
 
-static const struct cli_opts sessions_table = { 0, NULL, { { NULL, 0 } }, NULL, NULL };
+static const struct opt_table sessions_table = { 0, NULL, { { NULL, 0 } }, NULL, NULL };
 CLI_COMMAND_OPTS(cmd_sessions, "sessions", run_sessions, sessions_table,
             "tuning sessions: what was changed, when, and whether it was put back", 0);
 
@@ -157,17 +157,17 @@ struct restore_opts {
     bool crashed, force, cascade;
 };
 
-static const struct cli_opt restore_rows[] = {
-    { "crashed", 0, OPT_FLAG, NULL, 0, 0, NULL,
-      "every session whose holder is gone (a killed sluice, a killed restore), and killed probes' scratch files",
-      OPT_AT(struct restore_opts, crashed), NULL, NULL },
-    { "force", 0, OPT_FLAG, NULL, 0, 0, NULL, "put back knobs changed since sluice wrote them, too",
-      OPT_AT(struct restore_opts, force), NULL, NULL },
-    { "cascade", 0, OPT_FLAG, NULL, 0, 0, NULL, "restore first the later sessions that changed the same knobs",
-      OPT_AT(struct restore_opts, cascade), NULL, NULL },
+static const struct opt restore_rows[] = {
+    { .name = "crashed", .type = OPT_FLAG,
+      .help = "every session whose holder is gone (a killed sluice, a killed restore), and killed probes' scratch files",
+      OPT_AT(struct restore_opts, crashed) },
+    { .name = "force", .type = OPT_FLAG, .help = "put back knobs changed since sluice wrote them, too",
+      OPT_AT(struct restore_opts, force) },
+    { .name = "cascade", .type = OPT_FLAG, .help = "restore first the later sessions that changed the same knobs",
+      OPT_AT(struct restore_opts, cascade) },
     { NULL },
 };
-static const struct cli_opts restore_table = { sizeof(struct restore_opts), NULL, { { restore_rows, 0 } }, "[SESSION]", NULL };
+static const struct opt_table restore_table = { sizeof(struct restore_opts), NULL, { { restore_rows, 0 } }, "[SESSION]", NULL };
 
 static int run_restore(struct cli_ctx *ctx, int argc, char **argv)
 {
