@@ -102,8 +102,11 @@ static void check_all(struct restore_run *R, struct restore_report *rep)
     }
 }
 
-/* Record the plan, then write the knobs it chose, in apply order. */
-static int write_planned(struct restore_run *R, struct restore_report *rep, sl_err *e)
+/* Record the plan, then write the knobs it chose, in apply order. When
+ * the store cannot record it (locked, read-only, full), the knobs are put
+ * back all the same: the session stays unrestored in the store, and the
+ * next restore finds them as it left them (already right). */
+static void write_planned(struct restore_run *R, struct restore_report *rep, sl_err *journal_e)
 {
     const char **names = xcalloc((size_t)(R->n ? R->n : 1), sizeof *names);
     int nput = 0;
@@ -111,14 +114,13 @@ static int write_planned(struct restore_run *R, struct restore_report *rep, sl_e
         if (R->put[i]) names[nput++] = R->rows[i].knob;
     struct session_holder self;
     session_holder_self(&self);
-    int rc = store_session_begin_restore(R->st, R->row->id, &self, names, nput, e);
+    if (store_session_begin_restore(R->st, R->row->id, &self, names, nput, journal_e) == 0) {
+        R->row->restoring = 1;
+        journal_e->msg[0] = 0;
+    }
     free(names);
-    if (rc < 0) return sl_prefix(e, SL_EFAIL, "session %.8s: the restore could not be recorded, so nothing was written",
-                                 R->row->uuid);
-    R->row->restoring = 1;
     for (int i = 0; i < R->n; i++)
         if (R->put[i]) session_write_back(&R->knobs[i], &R->rows[i], &rep->items[i], rep);
-    return 0;
 }
 
 static int finish(struct restore_run *R, struct restore_report *rep, sl_err *e)
@@ -131,8 +133,9 @@ static int finish(struct restore_run *R, struct restore_report *rep, sl_err *e)
     if (store_session_finish_restore(R->st, R->row->id, state, note, e) < 0) {
         char holds[2048];
         restore_report_holdings(rep, holds, sizeof holds);
-        return sl_prefix(e, SL_EFAIL, "session %.8s was restored, but recording that failed (the next 'sluice restore "
-                         "--crashed' finishes it); the kernel holds %s", R->row->uuid, holds);
+        return sl_prefix(e, SL_EFAIL, "session %.8s was %s, but recording that failed (the next 'sluice restore "
+                         "--crashed' finishes it); the kernel holds %s", R->row->uuid,
+                         whole ? "restored" : "restored in part", holds);
     }
     snprintf(R->row->state, sizeof R->row->state, "%s", state);
     R->row->restoring = 0;
@@ -152,8 +155,9 @@ int session_restore(store *st, struct session_row *row, int flags, struct restor
     R.knobs = xcalloc((size_t)(R.n ? R.n : 1), sizeof *R.knobs);
     R.put = xcalloc((size_t)(R.n ? R.n : 1), sizeof *R.put);
     check_all(&R, rep);
-    int rc = write_planned(&R, rep, e);
-    if (rc == 0) rc = finish(&R, rep, e);
+    sl_err journal_e;
+    write_planned(&R, rep, &journal_e);
+    int rc = finish(&R, rep, e);
     free(R.rows);
     free(R.claims);
     free(R.knobs);
