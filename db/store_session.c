@@ -62,7 +62,7 @@ fail:
 static const char session_cols[] =
     "SELECT s.id, s.uuid, s.purpose, s.root, s.pid, s.state, s.started, COALESCE(s.ended, ''), s.note, "
     " (SELECT count(*) FROM session_changes c WHERE c.session_id = s.id), s.holder_start, s.holder_ns, "
-    " s.restoring, s.writing FROM sessions s ";
+    " s.restoring, s.writing, s.profile FROM sessions s ";
 
 static void row_from(sqlite3_stmt *st, struct session_row *r)
 {
@@ -81,11 +81,12 @@ static void row_from(sqlite3_stmt *st, struct session_row *r)
     COPY_TEXT(r->holder_ns, st, 11);
     r->restoring = sqlite3_column_int(st, 12);
     r->writing = sqlite3_column_int(st, 13);
+    COPY_TEXT(r->profile, st, 14);
 }
 
 int store_session_list(store *s, const char *state, struct session_row **out, sl_err *e)
 {
-    char sql[512];
+    char sql[768];
     snprintf(sql, sizeof sql, "%s %s ORDER BY s.id DESC", session_cols, state ? "WHERE s.state = ?" : "");
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "listing sessions");
@@ -104,7 +105,7 @@ int store_session_list(store *s, const char *state, struct session_row **out, sl
 
 int store_session_get(store *s, const char *uuid_prefix, struct session_row *out, sl_err *e)
 {
-    char sql[512];
+    char sql[768];
     snprintf(sql, sizeof sql, "%s WHERE s.uuid LIKE ? || '%%' ESCAPE '\\' ORDER BY s.id DESC LIMIT 2", session_cols);
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "finding a session");
@@ -130,7 +131,7 @@ int store_session_get(store *s, const char *uuid_prefix, struct session_row *out
 
 int store_session_latest_unrestored(store *s, struct session_row *out, sl_err *e)
 {
-    char sql[512];
+    char sql[768];
     snprintf(sql, sizeof sql, "%s WHERE s.state IN ('open', 'kept', 'failed') ORDER BY s.id DESC LIMIT 1", session_cols);
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "finding a session");
@@ -340,4 +341,57 @@ int store_session_later_claims(store *s, int64_t session_id, const char *root, s
     if (rc != SQLITE_DONE) { free(v); return store_fail(s, e, "reading later sessions"); }
     *out = v;
     return n;
+}
+
+int store_session_set_profile(store *s, int64_t session_id, const char *profile, sl_err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), "UPDATE sessions SET profile = ? WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+        return store_fail(s, e, "naming the session's profile");
+    sqlite3_bind_text(st, 1, profile, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, session_id);
+    return run_stmt(s, st, "naming the session's profile", e);
+}
+
+int store_session_active_profile(store *s, struct session_row *out, sl_err *e)
+{
+    char sql[640];
+    snprintf(sql, sizeof sql, "%s WHERE s.profile <> '' AND s.state IN ('open', 'kept', 'failed') ORDER BY s.id DESC LIMIT 1",
+             session_cols);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "finding the active profile");
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) row_from(st, out);
+    sqlite3_finalize(st);
+    if (rc == SQLITE_ROW) return 0;
+    if (rc == SQLITE_DONE) return 1;
+    return store_fail(s, e, "finding the active profile");
+}
+
+int store_session_inherit(store *s, int64_t new_id, int64_t old_id, const char *const *knobs, int n, sl_err *e)
+{
+    const char *what = "handing the previous profile's knobs to the new session";
+    if (store_begin(s, e) < 0) return -1;
+    sqlite3_stmt *st;
+    const char *sql = "UPDATE snapshots SET (value, present) = (SELECT o.value, o.present FROM snapshots o "
+                      "WHERE o.session_id = ?1 AND o.knob = ?3) WHERE session_id = ?2 AND knob = ?3 "
+                      "AND EXISTS (SELECT 1 FROM snapshots o WHERE o.session_id = ?1 AND o.knob = ?3 "
+                      "AND o.left_value IS NOT NULL AND o.left_value <> o.value)";
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) goto fail;
+    for (int i = 0; i < n; i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, old_id);
+        sqlite3_bind_int64(st, 2, new_id);
+        sqlite3_bind_text(st, 3, knobs[i], -1, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_DONE) { sqlite3_finalize(st); goto fail; }
+    }
+    sqlite3_finalize(st);
+    if (store_session_set_state(s, old_id, "restored", "superseded by a profile switch", e) < 0 || store_commit(s, e) < 0)
+        goto failed;
+    return 0;
+fail:
+    store_fail(s, e, what);
+failed:
+    store_rollback(s);
+    return -1;
 }

@@ -31,6 +31,7 @@ struct session_row {
     char holder_ns[64]; /* its pid namespace ("pid:[N]"; "": unknown) */
     int restoring;      /* a restore is under way (pid: the restorer) */
     int writing;        /* the holder was writing the kernel */
+    char profile[64];   /* the profile it applied ("": none) */
 };
 
 /* The process responsible for a session (the tuner, or a restorer). */
@@ -84,6 +85,16 @@ int store_session_begin_restore(store *s, int64_t session_id, const struct sessi
 /* A restore ends: state and note set, the journal (restoring, writing,
  * plans) cleared, in one transaction. */
 int store_session_finish_restore(store *s, int64_t session_id, const char *state, const char *note, sl_err *e);
+/* Name the profile a session applies. */
+int store_session_set_profile(store *s, int64_t session_id, const char *profile, sl_err *e);
+/* The newest session that applied a profile and is not restored (kept, or
+ * open), 1 when there is none. */
+int store_session_active_profile(store *s, struct session_row *out, sl_err *e);
+/* A profile switch: session new_id takes over those of knobs[] that old_id
+ * changed (their snapshot values become new_id's, so restoring new_id puts back what was
+ * there before old_id), and old_id is closed as superseded. One
+ * transaction, before new_id writes. */
+int store_session_inherit(store *s, int64_t new_id, int64_t old_id, const char *const *knobs, int n, sl_err *e);
 /* Knobs of sessions after session_id (same root) that are not restored.
  * Newest session first; caller frees *out. */
 int store_session_later_claims(store *s, int64_t session_id, const char *root, struct session_claim **out, sl_err *e);

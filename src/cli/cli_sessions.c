@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "share/share.h"
 #include "probe/scratch.h"
+#include "profile/lifecycle.h"
 #include "session.h"
 #include "sysfs.h"
 
@@ -53,7 +54,7 @@ static int run_sessions(struct cli_ctx *ctx, int argc, char **argv)
     return 0;
 }
 
-static const struct opt_table sessions_table = { 0, NULL, { { NULL, 0 } }, NULL, NULL };
+static const struct cli_opts sessions_table = { 0, NULL, { { NULL, 0 } }, NULL, NULL };
 CLI_COMMAND_OPTS(cmd_sessions, "sessions", run_sessions, sessions_table,
             "tuning sessions: what was changed, when, and whether it was put back", 0);
 
@@ -157,17 +158,17 @@ struct restore_opts {
     bool crashed, force, cascade;
 };
 
-static const struct opt restore_rows[] = {
-    { .name = "crashed", .type = OPT_FLAG,
-      .help = "every session whose holder is gone (a killed sluice, a killed restore), and killed probes' scratch files",
-      OPT_AT(struct restore_opts, crashed) },
-    { .name = "force", .type = OPT_FLAG, .help = "put back knobs changed since sluice wrote them, too",
-      OPT_AT(struct restore_opts, force) },
-    { .name = "cascade", .type = OPT_FLAG, .help = "restore first the later sessions that changed the same knobs",
-      OPT_AT(struct restore_opts, cascade) },
+static const struct cli_opt restore_rows[] = {
+    { "crashed", 0, OPT_FLAG, NULL, 0, 0, NULL,
+      "every session whose holder is gone (a killed sluice, a killed restore), and killed probes' scratch files",
+      OPT_AT(struct restore_opts, crashed), NULL, NULL },
+    { "force", 0, OPT_FLAG, NULL, 0, 0, NULL, "put back knobs changed since sluice wrote them, too",
+      OPT_AT(struct restore_opts, force), NULL, NULL },
+    { "cascade", 0, OPT_FLAG, NULL, 0, 0, NULL, "restore first the later sessions that changed the same knobs",
+      OPT_AT(struct restore_opts, cascade), NULL, NULL },
     { NULL },
 };
-static const struct opt_table restore_table = { sizeof(struct restore_opts), NULL, { { restore_rows, 0 } }, "[SESSION]", NULL };
+static const struct cli_opts restore_table = { sizeof(struct restore_opts), NULL, { { restore_rows, 0 } }, "[SESSION]", NULL };
 
 static int run_restore(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -218,3 +219,105 @@ static int run_restore(struct cli_ctx *ctx, int argc, char **argv)
 
 CLI_COMMAND_OPTS(cmd_restore, "restore", run_restore, restore_table,
             "put back what a session changed (the newest by default) where it still holds sluice's value; remove what killed probes left", CLI_WRITES | CLI_NO_CRASH_CHECK);
+
+/* --- the profile lifecycle: active, off ------------------------------------ */
+
+struct off_opts {
+    bool force;
+};
+
+static const struct cli_opt off_rows[] = {
+    { "force", 0, OPT_FLAG, NULL, 0, 0, NULL, "also put back knobs changed by hand since the profile set them",
+      OPT_AT(struct off_opts, force), NULL, NULL },
+    { NULL },
+};
+static const struct cli_opts off_table = { sizeof(struct off_opts), NULL, { { off_rows, 0 } }, NULL, NULL };
+
+/* off: the profile in force is restored, with restore's rules; a profile
+ * switch handed its session what was there before any profile, so this is
+ * what the kernel had before sluice. */
+static int run_off(struct cli_ctx *ctx, int argc, char **argv)
+{
+    const struct off_opts *opt = ctx->opts;
+    if (argc > 1) return cli_usage("off", "unexpected argument %s", argv[1]);
+    sl_err e;
+    if (sysfs_require_root("sluice off", &e) < 0) return cli_error(&e);
+    store *st = cli_store(ctx, &e);
+    int lock_fd = -1;
+    if (!st || session_lock_acquire(ctx->db_path, &lock_fd, &e) < 0) return cli_error(&e);
+    struct session_row r;
+    int found = lifecycle_active(st, &r, &e);
+    json_t *out = ctx->json ? json_array() : NULL;
+    int rc = 0;
+    if (found < 0) rc = cli_error(&e);
+    else if (found == 1) { if (!out) printf("no profile is in force: nothing to put back\n"); }
+    else {
+        if (!out) printf("profile %s off: putting back what it changed\n", r.profile);
+        struct restore_how how = { .flags = opt->force ? RESTORE_FORCE : 0, .out = out };
+        rc = restore_one(st, &r, &how, 0);
+    }
+    session_lock_release(lock_fd);
+    if (out) cli_print_json(out);
+    return rc;
+}
+
+CLI_COMMAND_OPTS(cmd_off, "off", run_off, off_table,
+                 "put back what the profile in force changed: the values from before any profile", CLI_WRITES);
+
+/* active: the profile in force, since when, and each knob it set against
+ * what the kernel holds now. */
+static int run_active(struct cli_ctx *ctx, int argc, char **argv)
+{
+    if (argc > 1) return cli_usage("active", "unexpected argument %s", argv[1]);
+    sl_err e;
+    store *st = cli_store(ctx, &e);
+    if (!st) return cli_error(&e);
+    struct session_row r;
+    int found = lifecycle_active(st, &r, &e);
+    if (found < 0) return cli_error(&e);
+    if (found == 1) {
+        if (ctx->json) return cli_print_json(json_pack("{s:n}", "profile"));
+        printf("no profile is in force (sluice has not applied one, or it is off)\n");
+        return 0;
+    }
+    struct snapshot_row *rows;
+    int n = store_session_snapshots(st, r.id, &rows, &e);
+    if (n < 0) return cli_error(&e);
+    json_t *arr = json_array();
+    struct table *t = ctx->json ? NULL : table_new(5, "  KNOB", "BEFORE", "PROFILE", "NOW", "STATE");
+    int drift = 0, ok = 0;
+    for (int i = 0; i < n; i++) {
+        const struct snapshot_row *s = &rows[i];
+        struct knob k;
+        char now[KNOB_VALUE_MAX] = "";
+        if (!s->present || !s->has_left || knob_lookup(s->knob, s->sched[0] ? s->sched : NULL, &k, NULL) < 0 ||
+            knob_values_equal(&k, s->left, s->value))
+            continue;
+        knob_read(&k, now, sizeof now, NULL);
+        bool same = knob_values_equal(&k, now, s->left);
+        same ? ok++ : drift++;
+        const char *state = same ? "ok" : "drift: changed since";
+        json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:s,s:b}", "knob", s->knob, "before", s->value, "profile", s->left,
+                                             "now", now, "drift", !same));
+        if (t) {
+            char knob[KNOB_NAME_MAX + 2];
+            snprintf(knob, sizeof knob, "  %s", s->knob);
+            table_row(t, knob, s->value, s->left, now[0] ? now : "-", state);
+        }
+    }
+    free(rows);
+    if (ctx->json) {
+        json_t *o = json_pack("{s:s,s:s,s:s,s:i}", "profile", r.profile, "session", r.uuid, "since", r.started, "drift", drift);
+        json_object_set_new(o, "knobs", arr);
+        return cli_print_json(o);
+    }
+    json_decref(arr);
+    printf("profile %s, in force since %s (session %.8s)\n", r.profile, r.started, r.uuid);
+    table_print(t);
+    printf("%d knob(s) as the profile left them, %d changed since ('sluice off' puts back what was there before)\n", ok, drift);
+    return 0;
+}
+
+static const struct cli_opts active_table = { 0, NULL, { { NULL, 0 } }, NULL, NULL };
+CLI_COMMAND_OPTS(cmd_active, "active", run_active, active_table,
+                 "the profile in force, since when, and what changed since it was applied", 0);

@@ -327,22 +327,32 @@ int knobset_apply(struct knobset *ks, struct session *s, sl_err *e)
     return 0;
 }
 
-int knobset_run_session(store *st, struct knobset *ks, const char *purpose, int lock_wait_ms,
-                        struct session **out, sl_err *e)
+int knobset_begin_session(store *st, struct knobset *ks, const char *purpose, int lock_wait_ms,
+                          struct session **out, sl_err *e)
 {
     int lock_fd = -1;
     int rc = lock_wait_ms > 0 ? session_lock_wait(store_path(st), lock_wait_ms, &lock_fd, e)
                               : session_lock_acquire(store_path(st), &lock_fd, e);
     if (rc < 0) return -1;
-    struct session *s;
     /* session_begin owns lock_fd from here and releases it when it fails:
      * closing it again could close a descriptor another thread just opened. */
-    if (session_begin(st, purpose, ks->touched, ks->ntouched, lock_fd, &s, e) < 0) return -1;
-    if (knobset_apply(ks, s, e) < 0) {
-        store_session_set_state(st, s->row.id, ks->rollback.failed ? "failed" : "restored", e->msg, NULL);
-        session_free(s);
-        return -1;
-    }
+    return session_begin(st, purpose, ks->touched, ks->ntouched, lock_fd, out, e);
+}
+
+int knobset_apply_session(store *st, struct knobset *ks, struct session *s, sl_err *e)
+{
+    if (knobset_apply(ks, s, e) == 0) return 0;
+    store_session_set_state(st, s->row.id, ks->rollback.failed ? "failed" : "restored", e->msg, NULL);
+    session_free(s);
+    return -1;
+}
+
+int knobset_run_session(store *st, struct knobset *ks, const char *purpose, int lock_wait_ms,
+                        struct session **out, sl_err *e)
+{
+    struct session *s;
+    if (knobset_begin_session(st, ks, purpose, lock_wait_ms, &s, e) < 0) return -1;
+    if (knobset_apply_session(st, ks, s, e) < 0) return -1;
     *out = s;
     return 0;
 }

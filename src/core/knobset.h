@@ -60,6 +60,12 @@ int knobset_apply(struct knobset *ks, struct session *s, sl_err *e);
  * restored (or failed, when putting back failed too) and -1 is returned. */
 int knobset_run_session(store *st, struct knobset *ks, const char *purpose, int lock_wait_ms,
                         struct session **out, sl_err *e);
+/* knobset_run_session in two steps, for callers that record more in the
+ * session before it writes (a profile switch): take the lock and open the
+ * session; then apply, closing the session (and freeing it) on failure. */
+int knobset_begin_session(store *st, struct knobset *ks, const char *purpose, int lock_wait_ms,
+                          struct session **out, sl_err *e);
+int knobset_apply_session(store *st, struct knobset *ks, struct session *s, sl_err *e);
 void knobset_free(struct knobset *ks);
 const char *change_state_name(enum change_state s);
 

@@ -435,3 +435,17 @@ int sysfs_open_lock(const char *path, bool create, sl_err *e)
     if (fd < 0) return sl_fail_errno(e, SL_EFAIL, errno, "tuning lock %s", full);
     return fd;
 }
+
+int sysfs_boot_time(double *epoch_s)
+{
+    FILE *f = fopen("/proc/stat", "re");
+    if (!f) return -1;
+    unsigned long long btime = 0;
+    char line[256];
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "btime %llu", &btime) == 1) break;
+    fclose(f);
+    if (!btime) return -1;
+    *epoch_s = (double)btime;
+    return 0;
+}

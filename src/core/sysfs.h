@@ -82,6 +82,9 @@ int sysfs_process(long pid, char *state, double *start_epoch_s);
  * has a recycled pid. When /proc cannot tell, it runs (never wrongly
  * declared dead). The one test for probe scratch owners and session holders. */
 bool sysfs_process_runs(long pid, double started_by_s);
+/* When this real system booted (/proc/stat btime), epoch seconds; -1 when
+ * unknown. */
+int sysfs_boot_time(double *epoch_s);
 /* This process's pid namespace ("pid:[4026531836]") into buf; -1 when
  * /proc cannot say. */
 int sysfs_pid_namespace(char *buf, size_t n);
