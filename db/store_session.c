@@ -129,10 +129,11 @@ int store_session_get(store *s, const char *uuid_prefix, struct session_row *out
     return 0;
 }
 
-int store_session_latest_unrestored(store *s, struct session_row *out, sl_err *e)
+/* The newest session matching `where` (SQL text of ours, no input), 1 when none. */
+static int newest_where(store *s, const char *where, struct session_row *out, sl_err *e)
 {
     char sql[768];
-    snprintf(sql, sizeof sql, "%s WHERE s.state IN ('open', 'kept', 'failed') ORDER BY s.id DESC LIMIT 1", session_cols);
+    snprintf(sql, sizeof sql, "%s WHERE %s ORDER BY s.id DESC LIMIT 1", session_cols, where);
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "finding a session");
     int rc = sqlite3_step(st);
@@ -141,6 +142,11 @@ int store_session_latest_unrestored(store *s, struct session_row *out, sl_err *e
     if (rc == SQLITE_ROW) return 0;
     if (rc == SQLITE_DONE) return 1;
     return store_fail(s, e, "finding a session");
+}
+
+int store_session_latest_unrestored(store *s, struct session_row *out, sl_err *e)
+{
+    return newest_where(s, "s.state IN ('open', 'kept', 'failed')", out, e);
 }
 
 int store_session_snapshots(store *s, int64_t session_id, struct snapshot_row **out, sl_err *e)
@@ -355,17 +361,7 @@ int store_session_set_profile(store *s, int64_t session_id, const char *profile,
 
 int store_session_active_profile(store *s, struct session_row *out, sl_err *e)
 {
-    char sql[640];
-    snprintf(sql, sizeof sql, "%s WHERE s.profile <> '' AND s.state IN ('open', 'kept', 'failed') ORDER BY s.id DESC LIMIT 1",
-             session_cols);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "finding the active profile");
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) row_from(st, out);
-    sqlite3_finalize(st);
-    if (rc == SQLITE_ROW) return 0;
-    if (rc == SQLITE_DONE) return 1;
-    return store_fail(s, e, "finding the active profile");
+    return newest_where(s, "s.profile <> '' AND s.state IN ('open', 'kept', 'failed')", out, e);
 }
 
 int store_session_inherit(store *s, int64_t new_id, int64_t old_id, const char *const *knobs, int n, sl_err *e)

@@ -381,16 +381,10 @@ int sysfs_process(long pid, char *state, double *start_epoch_s)
     if (!p || sscanf(p + 1, " %c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu", state,
                      &start_ticks) != 2)
         return -1;
-    f = fopen("/proc/stat", "re");
-    if (!f) return -1;
-    unsigned long long btime = 0;
-    char line[256];
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "btime %llu", &btime) == 1) break;
-    fclose(f);
+    double btime;
     long tck = sysconf(_SC_CLK_TCK);
-    if (!btime || tck <= 0) return -1;
-    *start_epoch_s = (double)btime + (double)start_ticks / (double)tck;
+    if (sysfs_boot_time(&btime) < 0 || tck <= 0) return -1;
+    *start_epoch_s = btime + (double)start_ticks / (double)tck;
     return 0;
 }
 
