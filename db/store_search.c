@@ -227,8 +227,9 @@ int store_search_runs(store *s, const char *workload, stored_run_fn fn, void *ar
     if (!has_runs_table(s)) return 0;
     const char *sql =
         "SELECT r.uuid, c.text, r.kernel, r.host_uuid, r.hw_class, r.workload, r.device_name, r.mb_s, r.wall_s, "
-        "r.cpu_usr_pct + r.cpu_sys_pct, r.lat_p99_ns, r.canary_p99_ns, r.stalls_100ms, r.config_hash "
-        "FROM runs r JOIN configs c ON c.hash = r.config_hash "
+        "r.cpu_usr_pct + r.cpu_sys_pct, r.lat_p99_ns, r.canary_p99_ns, r.stalls_100ms, r.config_hash, "
+        "h.cpu_model, h.cpus, h.mem_bytes "
+        "FROM runs r JOIN configs c ON c.hash = r.config_hash LEFT JOIN hosts h ON h.uuid = r.host_uuid "
         "WHERE r.status IN ('ok', 'warm') AND (?1 IS NULL OR r.workload = ?1) ORDER BY r.id";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading runs");
@@ -250,6 +251,9 @@ int store_search_runs(store *s, const char *workload, stored_run_fn fn, void *ar
             .canary_p99_ns = col_real(st, 11),
             .stalls_100ms = col_real(st, 12),
             .config_hash = (const char *)sqlite3_column_text(st, 13),
+            .host_cpu_model = (const char *)sqlite3_column_text(st, 14),
+            .host_cpus = sqlite3_column_int(st, 15),
+            .host_mem_bytes = sqlite3_column_int64(st, 16),
         };
         n++;
         if (fn(arg, &r) != 0) break;

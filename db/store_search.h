@@ -55,6 +55,11 @@ struct stored_run {
     double mb_s, wall_s, cpu_pct;   /* cpu_pct: usr + sys, % of one CPU */
     double p99_ns, canary_p99_ns;   /* NAN when not measured */
     double stalls_100ms;            /* NAN without a canary */
+    /* The run's host as the store knows it (NULL/0 when its host row is
+     * not there): what classes a run made on no device. */
+    const char *host_cpu_model;
+    int host_cpus;
+    long long host_mem_bytes;
 };
 typedef int (*stored_run_fn)(void *arg, const struct stored_run *r);
 /* Successful (ok/warm) runs, optionally of one workload, oldest first.

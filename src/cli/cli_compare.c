@@ -16,12 +16,18 @@
 static json_t *comparison_json(const char *a, const char *b, const struct comparison *c)
 {
     const struct leader *l = &c->l;
-    return json_pack("{s:s,s:s,s:i,s:i,s:o,s:o,s:o,s:o,s:o,s:s}", "a", a, "b", b, "runs_a", c->na, "runs_b", c->nb,
-                     "change", isnan(l->ci.est) ? json_null() : json_real(l->ci.est), "ci",
-                     json_pack("[oo]", isnan(l->ci.lo) ? json_null() : json_real(l->ci.lo),
-                               isnan(l->ci.hi) ? json_null() : json_real(l->ci.hi)),
-                     "p_welch", json_real(l->p_welch), "p_mann_whitney", json_real(l->p_mw), "hedges_g", json_real(l->g),
-                     "verdict", verdict_name(l->verdict));
+    json_t *j = json_pack("{s:s,s:s,s:i,s:i,s:o,s:o,s:o,s:o,s:o,s:s}", "a", a, "b", b, "runs_a", c->na, "runs_b", c->nb,
+                          "change", isnan(l->ci.est) ? json_null() : json_real(l->ci.est), "ci",
+                          json_pack("[oo]", isnan(l->ci.lo) ? json_null() : json_real(l->ci.lo),
+                                    isnan(l->ci.hi) ? json_null() : json_real(l->ci.hi)),
+                          "p_welch", json_real(l->p_welch), "p_mann_whitney", json_real(l->p_mw), "hedges_g", json_real(l->g),
+                          "verdict", verdict_name(l->verdict));
+    /* with hosts as the unit, runs_a/runs_b count hosts: say so */
+    json_object_set_new(j, "unit", json_string(c->by_host ? "host" : "run"));
+    json_object_set_new(j, "hosts_a", compare_hosts_json(&c->hosts_a));
+    json_object_set_new(j, "hosts_b", compare_hosts_json(&c->hosts_b));
+    if (c->by_host) json_object_set_new(j, "host_decision", json_string(c->host_decision));
+    return j;
 }
 
 static void print_side(const char *tag, const struct compare_side *s, const struct objective *o, const struct eval_metrics *mean)
@@ -31,10 +37,26 @@ static void print_side(const char *tag, const struct compare_side *s, const stru
     printf("%s\n", esc_t(line));  /* labels come from merged databases */
 }
 
+/* Where the runs came from, when more than one host gave them. */
+static void print_hosts(const struct comparison *c)
+{
+    if (!c->by_host) return;
+    char line[512];
+    compare_hosts_line(&c->hosts_a, line, sizeof line);
+    printf("A%s\n", esc_t(line));   /* host UUIDs come from merged databases */
+    compare_hosts_line(&c->hosts_b, line, sizeof line);
+    printf("B%s\n", esc_t(line));
+    printf("unit: host (runs from %d and %d hosts: each host's mean counts once)\n", c->hosts_a.n, c->hosts_b.n);
+}
+
+/* By host, the line is decide_compare's on the host means (its counts are
+ * hosts); by run, the run-level tests. */
 static void print_comparison(const struct comparison *c, const char *objtext)
 {
     char line[512];
-    compare_result_line(c, objtext, line, sizeof line);
+    print_hosts(c);
+    if (c->by_host) snprintf(line, sizeof line, "B against A: %s, host means: %s", objtext, c->host_decision);
+    else compare_result_line(c, objtext, line, sizeof line);
     printf("%s\nverdict: %s\n", esc_t(line), compare_verdict_text(&c->l));
 }
 
@@ -72,12 +94,13 @@ static int by_kernel(struct cli_ctx *ctx, const struct evidence *ev, int argc, c
             rc = SL_EUSAGE;
         } else {
             struct comparison c;
-            evidence_compare(o, base.m, base.n, s.m, s.n, 0.05 / (nk - 1), test, &c);
+            compare_sides(o, &base, &s, 0.05 / (nk - 1), test, &c);
             if (arr) json_array_append_new(arr, comparison_json(base.label, s.label, &c));
             else {
                 printf("\nB: %s, %d runs\n", esc_t(s.label), s.n);
                 print_comparison(&c, objtext);
             }
+            evidence_comparison_free(&c);
         }
         compare_side_free(&s);
     }
@@ -89,7 +112,7 @@ static int by_kernel(struct cli_ctx *ctx, const struct evidence *ev, int argc, c
 
 struct compare_opts {
     char workload[32], objective[160];  /* "": the most measured one; the searches' or throughput */
-    bool kernel;
+    bool kernel, all_hardware;
     enum search_test test;
     int nargs;
     char **args;
@@ -100,7 +123,8 @@ static int parse_args(int argc, char **argv, struct compare_opts *co)
 {
     static const struct option opts[] = {
         { "workload", required_argument, NULL, 'w' }, { "objective", required_argument, NULL, 'o' },
-        { "by-kernel", no_argument, NULL, 'k' }, { "test", required_argument, NULL, 't' }, { NULL, 0, NULL, 0 },
+        { "by-kernel", no_argument, NULL, 'k' }, { "test", required_argument, NULL, 't' },
+        { "any-hardware", no_argument, NULL, 'a' }, { NULL, 0, NULL, 0 },
     };
     memset(co, 0, sizeof *co);
     co->test = TEST_WELCH;
@@ -111,6 +135,7 @@ static int parse_args(int argc, char **argv, struct compare_opts *co)
         case 'w': snprintf(co->workload, sizeof co->workload, "%s", optarg); break;
         case 'o': snprintf(co->objective, sizeof co->objective, "%s", optarg); break;
         case 'k': co->kernel = true; break;
+        case 'a': co->all_hardware = true; break;
         case 't':
             if (strcmp(optarg, "welch") == 0) co->test = TEST_WELCH;
             else if (strcmp(optarg, "mw") == 0) co->test = TEST_MW;
@@ -133,13 +158,20 @@ static int report(struct cli_ctx *ctx, const struct compare_opts *co, const stru
                   const struct compare_side *b, const struct objective *o, bool from_runs)
 {
     struct comparison cmp;
-    evidence_compare(o, a->m, a->n, b->m, b->n, 0.05, co->test, &cmp);
-    if (ctx->json) return cli_print_json(comparison_json(a->label, b->label, &cmp));
-    if (co->workload[0] && from_runs) printf("workload %s, objective %s\n", esc_t(co->workload), esc_t(co->objective));
-    print_side("A", a, o, &cmp.mean_a);
-    print_side("B", b, o, &cmp.mean_b);
-    print_comparison(&cmp, co->objective);
-    return 0;
+    compare_sides(o, a, b, 0.05, co->test, &cmp);
+    int rc = 0;
+    if (ctx->json) {
+        rc = cli_print_json(comparison_json(a->label, b->label, &cmp));
+    } else {
+        if (co->workload[0] && from_runs)
+            printf("workload %s, objective %s%s\n", esc_t(co->workload), esc_t(co->objective),
+                   co->all_hardware ? " (runs of any hardware)" : "");
+        print_side("A", a, o, &cmp.mean_a);
+        print_side("B", b, o, &cmp.mean_b);
+        print_comparison(&cmp, co->objective);
+    }
+    evidence_comparison_free(&cmp);
+    return rc;
 }
 
 static int run_compare(struct cli_ctx *ctx, int argc, char **argv)
@@ -165,7 +197,7 @@ static int run_compare(struct cli_ctx *ctx, int argc, char **argv)
         goto out;
     }
     if (co.kernel || !a_search || !b_search) {
-        if (compare_load(st, co.workload, sizeof co.workload, &ev, &e) < 0) {
+        if (compare_load_scoped(st, co.all_hardware, co.workload, sizeof co.workload, &ev, &e) < 0) {
             rc = cli_error(&e);
             goto out;
         }
@@ -197,5 +229,5 @@ out:
 }
 
 CLI_COMMAND(cmd_compare, "compare", run_compare,
-            "compare A B [--workload W] [--objective O] [--test welch|mw] | compare --by-kernel [KERNEL_A KERNEL_B]",
+            "compare A B [--workload W] [--objective O] [--test welch|mw] [--any-hardware] | compare --by-kernel [KERNEL_A KERNEL_B]",
             "did B (configuration, search or kernel) beat or regress against A, with confidence", 0);

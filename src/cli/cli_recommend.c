@@ -7,8 +7,10 @@
 #include "esc.h"
 #include "device.h"
 #include "profile/profile.h"
+#include "search/compare.h"
 #include "search/evidence.h"
 #include "search/report.h"
+#include "stat/decide.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -20,6 +22,7 @@
 struct group {
     const char *config;
     struct eval_metrics *m;
+    const char **host;    /* of each run, borrowed from the evidence */
     int n, from_host, from_class;
     int changes;          /* from catalogue defaults */
     ptrdiff_t first;      /* its first run's place in the evidence */
@@ -27,13 +30,6 @@ struct group {
 };
 
 static const char *const match_names[] = { "other hardware", "same hardware class", "this host" };
-
-static bool class_of_host(const char *cls, char classes[][256], int n)
-{
-    for (int i = 0; i < n; i++)
-        if (cls[0] && strcmp(classes[i], cls) == 0) return true;
-    return false;
-}
 
 /* The fallback: shipped profiles whose match rules select this host, the
  * hardware-specific ones first, else one by objective. */
@@ -82,10 +78,9 @@ struct rec {
     char workload[32], objective[160];
     struct objective o;
     struct host_info h;
-    char host_uuid[37];
+    struct evidence_scope scope;        /* which runs count: compare's filter too */
     struct device *devs;
     int nd;
-    char (*classes)[256];
     struct evidence ev;
     struct group *g;
     int ng, base;
@@ -94,6 +89,9 @@ struct rec {
     double *sc[SEARCH_MAX_LEADERS], *bs;
     int nsc[SEARCH_MAX_LEADERS], nbs;
     int win;                            /* index into l[], -1: none */
+    bool by_host;                       /* more than one host behind the judged groups */
+    struct host_attribution ha[SEARCH_MAX_LEADERS], hbase;
+    char host_decision[SEARCH_MAX_LEADERS][256];
 };
 
 /* 0, or the exit status of a usage error. */
@@ -116,17 +114,13 @@ static int parse_args(struct rec *R, int argc, char **argv)
     return 0;
 }
 
-/* This host (stored, for its uuid), its disks and their hardware classes. */
+/* This host, its disks (for the fallback) and its evidence scope. */
 static int read_hardware(struct rec *R, store *st, sl_err *e)
 {
-    int64_t host_id;
     if (host_read(&R->h, e) < 0) return -1;
-    if (store_host_upsert(st, &R->h, &host_id, R->host_uuid, e) < 0) return -1;
     R->nd = device_list(&R->devs, NULL);
     if (R->nd < 0) R->nd = 0;
-    R->classes = xcalloc((size_t)R->nd + 1, sizeof *R->classes);
-    for (int i = 0; i < R->nd; i++) device_class(&R->devs[i], R->classes[i], sizeof R->classes[i]);
-    return 0;
+    return evidence_scope_this_host(st, &R->scope, e);
 }
 
 /* Runs ordered by configuration (its hash: one per text, and shorter), then
@@ -158,9 +152,11 @@ static void group_sorted(struct rec *R, const struct run_sample **rs, int n)
         x->changes = evidence_changes_from_defaults(x->config);
         x->first = rs[i] - R->ev.run;
         x->m = xmalloc(sizeof *x->m * (size_t)(j - i));
+        x->host = xmalloc(sizeof *x->host * (size_t)(j - i));
         for (int k = i; k < j; k++) {
+            x->host[x->n] = rs[k]->host_uuid;
             x->m[x->n++] = rs[k]->m;
-            if (strcmp(rs[k]->host_uuid, R->host_uuid) == 0) x->from_host++;
+            if (strcmp(rs[k]->host_uuid, R->scope.host_uuid) == 0) x->from_host++;
             else x->from_class++;
         }
     }
@@ -172,13 +168,7 @@ static void group_sorted(struct rec *R, const struct run_sample **rs, int n)
 static void group_matching_runs(struct rec *R)
 {
     struct evidence *ev = &R->ev;
-    int m = 0;
-    for (int i = 0; i < ev->n; i++) {
-        bool ok = strcmp(ev->run[i].host_uuid, R->host_uuid) == 0 || class_of_host(ev->run[i].hw_class, R->classes, R->nd);
-        if (ok) ev->run[m++] = ev->run[i];
-        else free(ev->run[i].config_text);
-    }
-    ev->n = m;
+    evidence_keep_scope(ev, &R->scope);
     if (!R->workload[0]) evidence_top_workload(ev, R->workload, sizeof R->workload);
     const struct run_sample **rs = xmalloc(sizeof *rs * (size_t)(ev->n + 1));
     int n = 0;
@@ -229,11 +219,51 @@ static void pick_base_and_candidates(struct rec *R)
     }
 }
 
-/* The candidates judged together against the defaults (Holm); the winner
- * is the significant one with the best lower bound. */
+/* With more than one host behind the defaults and candidates, each host's
+ * mean score counts once, decided by decide_compare at 5% split over the
+ * candidates (Bonferroni): one host's many runs cannot decide alone. */
+static void judge_by_host(struct rec *R)
+{
+    const struct group *b = &R->g[R->base];
+    double *hb = xmalloc(sizeof *hb * (size_t)(b->n + 1));
+    int nhb = evidence_host_scores(&R->o, b->m, b->host, b->n, hb);
+    struct decide_opts d;
+    decide_opts_default(&d);
+    d.alpha = 0.05 / R->nc;
+    d.log_input = true;
+    for (int i = 0; i < R->nc; i++) {
+        const struct group *x = &R->g[R->cand[i]];
+        double *hx = xmalloc(sizeof *hx * (size_t)(x->n + 1));
+        int nhx = evidence_host_scores(&R->o, x->m, x->host, x->n, hx);
+        struct decision dec;
+        sl_err e;
+        struct leader *l = &R->l[i];
+        l->verdict = VERDICT_NOISE;
+        if (decide_compare(hb, nhb, hx, nhx, &d, &dec, &e) == 0) {
+            l->ci.est = dec.effect_pct / 100;
+            l->ci.lo = dec.lo_pct / 100;
+            l->ci.hi = dec.hi_pct / 100;
+            l->p_adj = isnan(dec.p) ? 1 : fmin(1, dec.p * R->nc);
+            if (!l->feasible) l->verdict = VERDICT_INFEASIBLE;
+            else if (dec.verdict == DECIDE_BETTER) l->verdict = VERDICT_WIN;
+            else if (dec.verdict == DECIDE_WORSE) l->verdict = VERDICT_WORSE;
+            decide_text(&dec, R->host_decision[i], sizeof R->host_decision[i]);
+        }
+        l->n = nhx;
+        free(hx);
+    }
+    R->nbs = nhb;
+    free(hb);
+}
+
+/* The candidates judged together against the defaults (Holm), by run or,
+ * with several hosts, by host; the winner is the significant one with the
+ * best lower bound. */
 static void judge_candidates(struct rec *R)
 {
     const struct group *b = &R->g[R->base];
+    evidence_attribution(b->host, b->n, &R->hbase);
+    R->by_host = R->hbase.n > 1;
     R->bs = xmalloc(sizeof *R->bs * (size_t)b->n);
     R->nbs = scores_of(&R->o, b->m, b->n, R->bs);
     for (int i = 0; i < R->nc; i++) {
@@ -244,8 +274,11 @@ static void judge_candidates(struct rec *R)
         R->l[i].n = R->nsc[i];
         evidence_mean(x->m, x->n, &R->l[i].mean);
         R->l[i].feasible = objective_feasible(&R->o, &R->l[i].mean, NULL, 0);
+        evidence_attribution(x->host, x->n, &R->ha[i]);
+        R->by_host = R->by_host || evidence_by_host(&R->hbase, &R->ha[i]);
     }
-    if (R->nc) search_judge(R->l, (const double *const *)R->sc, R->nsc, R->nc, R->bs, R->nbs, 0.05, TEST_WELCH, 1);
+    if (R->nc && R->by_host) judge_by_host(R);
+    else if (R->nc) search_judge(R->l, (const double *const *)R->sc, R->nsc, R->nc, R->bs, R->nbs, 0.05, TEST_WELCH, 1);
     R->win = -1;
     for (int i = 0; i < R->nc; i++)
         if (R->l[i].verdict == VERDICT_WIN && (R->win < 0 || R->l[i].ci.lo > R->l[R->win].ci.lo)) R->win = i;
@@ -264,9 +297,12 @@ static int print_json(const struct rec *R, const char *diff, int match)
         json_object_set_new(j, "ci", json_pack("[ff]", w->ci.lo, w->ci.hi));
         json_object_set_new(j, "p_holm", json_real(w->p_adj));
         json_object_set_new(j, "match", json_string(match_names[match]));
+        json_object_set_new(j, "hosts_recommended", compare_hosts_json(&R->ha[R->win]));
     } else {
         json_object_set_new(j, "recommended", json_null());
     }
+    json_object_set_new(j, "unit", json_string(R->by_host ? "host" : "run"));
+    json_object_set_new(j, "hosts_baseline", compare_hosts_json(&R->hbase));
     return cli_print_json(j);
 }
 
@@ -279,6 +315,11 @@ static void print_text(const struct rec *R, const char *basev, const char *diff,
            esc_t(R->workload), esc_t(R->objective));
     printf("evidence: %d runs in %d configurations (%d from this host, %d from the same hardware class)\n", nh + ncl, R->ng, nh, ncl);
     printf("defaults: %d runs, %s%s\n", b->n, esc_t(basev), b->changes ? " (the stored configuration closest to the kernel defaults)" : "");
+    char hosts[512];
+    if (R->by_host) {
+        compare_hosts_line(&R->hbase, hosts, sizeof hosts);
+        printf("%s\nunit: host (runs from more than one host: each host's mean counts once)\n", esc_t(hosts));
+    }
     if (R->win < 0) {
         printf("within noise: no stored configuration beats the defaults by more than the measurements can tell apart; keep them\n");
         return;
@@ -291,7 +332,12 @@ static void print_text(const struct rec *R, const char *basev, const char *diff,
     report_metric(&R->o, &w->mean, NAN, val, sizeof val);
     /* The configuration's text comes from whichever database measured it. */
     printf("recommended: %s\n", diff[0] ? esc_t(diff) : "(same knobs as the defaults)");
-    printf("  %s against %s: %s [95%% CI %s, %s], Holm p=%.2g, %d vs %d runs\n", val, basev, est, lo, hi, w->p_adj, w->n, R->nbs);
+    printf("  %s against %s: %s [95%% CI %s, %s], %s p=%.2g, %d vs %d %s\n", val, basev, est, lo, hi,
+           R->by_host ? "Bonferroni" : "Holm", w->p_adj, w->n, R->nbs, R->by_host ? "hosts" : "runs");
+    if (R->by_host) {
+        compare_hosts_line(&R->ha[R->win], hosts, sizeof hosts);
+        printf("%s\n  host-level: %s\n", esc_t(hosts), R->host_decision[R->win]);
+    }
     printf("  hardware match: %s\n", match_names[match]);
     if (diff[0]) printf("  apply with: sluice set %s\n", esc_t(diff));
 }
@@ -318,13 +364,14 @@ static int report(struct rec *R)
 
 static void rec_free(struct rec *R)
 {
-    for (int i = 0; i < R->nc; i++) free(R->sc[i]);
+    for (int i = 0; i < R->nc; i++) { free(R->sc[i]); evidence_attribution_free(&R->ha[i]); }
+    evidence_attribution_free(&R->hbase);
     free(R->bs);
-    for (int i = 0; i < R->ng; i++) free(R->g[i].m);
+    for (int i = 0; i < R->ng; i++) { free(R->g[i].m); free(R->g[i].host); }
     free(R->g);
     evidence_free(&R->ev);
     free(R->devs);
-    free(R->classes);
+    evidence_scope_free(&R->scope);
 }
 
 static int run_recommend(struct cli_ctx *ctx, int argc, char **argv)
@@ -337,10 +384,9 @@ static int run_recommend(struct cli_ctx *ctx, int argc, char **argv)
     sl_err e;
     store *st = cli_store(ctx, &e);
     if (!st) return cli_error(&e);
-    if (read_hardware(&R, st, &e) < 0) return cli_error(&e);   /* fails before it allocates */
-    if (evidence_load(st, R.workload[0] ? R.workload : NULL, &R.ev, &e) < 0) {
+    if (read_hardware(&R, st, &e) < 0 || evidence_load(st, R.workload[0] ? R.workload : NULL, &R.ev, &e) < 0) {
         free(R.devs);
-        free(R.classes);
+        evidence_scope_free(&R.scope);
         return cli_error(&e);
     }
     group_matching_runs(&R);

@@ -3,6 +3,7 @@
 #include "search/report.h"
 #include "store_search.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,17 +12,27 @@
 void compare_side_free(struct compare_side *s)
 {
     free(s->m);
+    free(s->host);
     s->m = NULL;
+    s->host = NULL;
     s->n = s->cap = 0;
 }
 
-static void push(struct compare_side *s, const struct eval_metrics *m)
+/* host NULL: a search's trial, whose host is not recorded. */
+static void push(struct compare_side *s, const struct eval_metrics *m, const char *host)
 {
     if (s->n == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 32;
         s->m = xrealloc(s->m, sizeof *s->m * (size_t)s->cap);
+        if (host) s->host = xrealloc(s->host, sizeof *s->host * (size_t)s->cap);
     }
+    if (host) s->host[s->n] = host;
     s->m[s->n++] = *m;
+}
+
+static void push_run(struct compare_side *s, const struct run_sample *r)
+{
+    push(s, &r->m, r->host_uuid);
 }
 
 int compare_search_side(store *st, const char *id, struct compare_side *s, char *objective, size_t on, sl_err *e)
@@ -36,7 +47,7 @@ int compare_search_side(store *st, const char *id, struct compare_side *s, char 
         bool take = winner ? strcmp(t[i].role, "race") == 0 && strcmp(t[i].config_text, row.winner_text) == 0
                            : strcmp(t[i].role, "baseline") == 0;
         struct eval_metrics m;
-        if (take && search_metrics_parse(t[i].metrics_json, &m) == 0) push(s, &m);
+        if (take && search_metrics_parse(t[i].metrics_json, &m) == 0) push(s, &m, NULL);
     }
     free(t);
     snprintf(s->label, sizeof s->label, "search %.8s %s (%s)", row.uuid, winner ? "winner" : "baseline",
@@ -48,21 +59,21 @@ int compare_search_side(store *st, const char *id, struct compare_side *s, char 
 void compare_config_side(const struct evidence *ev, const char *sel, struct compare_side *s)
 {
     for (int i = 0; i < ev->n; i++)
-        if (evidence_config_has(ev->run[i].config_text, sel)) push(s, &ev->run[i].m);
+        if (evidence_config_has(ev->run[i].config_text, sel)) push_run(s, &ev->run[i]);
     snprintf(s->label, sizeof s->label, "%s", sel);
 }
 
 void compare_hash_side(const struct evidence *ev, const char *hash, struct compare_side *s)
 {
     for (int i = 0; i < ev->n; i++)
-        if (hash[0] && strncmp(ev->run[i].config_hash, hash, strlen(hash)) == 0) push(s, &ev->run[i].m);
+        if (hash[0] && strncmp(ev->run[i].config_hash, hash, strlen(hash)) == 0) push_run(s, &ev->run[i]);
     snprintf(s->label, sizeof s->label, "config %.8s", hash);
 }
 
 void compare_kernel_side(const struct evidence *ev, const char *kernel, struct compare_side *s)
 {
     for (int i = 0; i < ev->n; i++)
-        if (strcmp(ev->run[i].kernel, kernel) == 0) push(s, &ev->run[i].m);
+        if (strcmp(ev->run[i].kernel, kernel) == 0) push_run(s, &ev->run[i]);
     snprintf(s->label, sizeof s->label, "kernel %s", kernel);
 }
 
@@ -79,11 +90,47 @@ int compare_kernels(const struct evidence *ev, char (*kernels)[128], int max)
 
 int compare_load(store *st, char *workload, size_t wn, struct evidence *ev, sl_err *e)
 {
-    if (evidence_load(st, workload[0] ? workload : NULL, ev, e) < 0) return -1;
-    if (workload[0]) return 0;
+    return compare_load_scoped(st, false, workload, wn, ev, e);
+}
+
+int compare_load_scoped(store *st, bool all_hardware, char *workload, size_t wn, struct evidence *ev, sl_err *e)
+{
+    struct evidence_scope sc;
+    if (!all_hardware && evidence_scope_this_host(st, &sc, e) < 0) {
+        evidence_scope_free(&sc);
+        return -1;
+    }
+    int rc = evidence_load(st, workload[0] ? workload : NULL, ev, e);
+    if (rc == 0 && !all_hardware) evidence_keep_scope(ev, &sc);
+    if (!all_hardware) evidence_scope_free(&sc);
+    if (rc < 0 || workload[0]) return rc;
     evidence_top_workload(ev, workload, wn);
     evidence_keep_workload(ev, workload);
     return 0;
+}
+
+void compare_sides(const struct objective *o, const struct compare_side *a, const struct compare_side *b, double alpha,
+                   enum search_test test, struct comparison *out)
+{
+    evidence_compare_hosts(o, a->m, a->host, a->n, b->m, b->host, b->n, alpha, test, out);
+}
+
+void compare_hosts_line(const struct host_attribution *h, char *buf, size_t n)
+{
+    enum { SHOWN = 5 };
+    size_t used = (size_t)snprintf(buf, n, "  hosts: %d (", h->n);
+    for (int i = 0; i < h->n && i < SHOWN && used < n; i++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%.8s %d%s", i ? ", " : "", h->h[i].host[0] ? h->h[i].host : "unknown",
+                                 h->h[i].runs, i ? "" : " runs");
+    if (h->n > SHOWN && used < n) used += (size_t)snprintf(buf + used, n - used, ", %d more", h->n - SHOWN);
+    if (used < n) snprintf(buf + used, n - used, ")");
+}
+
+void *compare_hosts_json(const struct host_attribution *h)
+{
+    json_t *arr = json_array();
+    for (int i = 0; i < h->n; i++) json_array_append_new(arr, json_pack("{s:s,s:i}", "host", h->h[i].host, "runs", h->h[i].runs));
+    return arr;
 }
 
 const char *compare_verdict_text(const struct leader *l)

@@ -11,6 +11,7 @@
 struct compare_side {
     char label[512];
     struct eval_metrics *m;
+    const char **host;        /* the host of each run (borrowed from the evidence); NULL for a search's trials */
     int n, cap;
 };
 void compare_side_free(struct compare_side *s);
@@ -18,6 +19,14 @@ void compare_side_free(struct compare_side *s);
 /* A search's winner (its race trials), or its baseline when nothing won.
  * objective is filled with the search's when empty. */
 int compare_search_side(store *st, const char *id, struct compare_side *s, char *objective, size_t on, sl_err *e);
+/* B against A (evidence_compare_hosts with the sides' hosts); free with
+ * evidence_comparison_free. */
+void compare_sides(const struct objective *o, const struct compare_side *a, const struct compare_side *b, double alpha,
+                   enum search_test test, struct comparison *out);
+/* "  hosts: 3 (4f2a9c1e 50000 runs, 9b3d0a77 12, ...)": who the runs came from. */
+void compare_hosts_line(const struct host_attribution *h, char *buf, size_t n);
+/* The host attribution as JSON: [{"host": UUID, "runs": N}, ...] (json_t *). */
+void *compare_hosts_json(const struct host_attribution *h);
 /* Runs whose configuration holds every knob=value of sel. */
 void compare_config_side(const struct evidence *ev, const char *sel, struct compare_side *s);
 /* Runs whose configuration hash starts with hash (label "config HASH8"). */
@@ -27,9 +36,13 @@ void compare_kernel_side(const struct evidence *ev, const char *kernel, struct c
 /* The kernel releases of ev in the order first seen; returns the count. */
 int compare_kernels(const struct evidence *ev, char (*kernels)[128], int max);
 
-/* Successful runs of a workload; with *workload empty, of the workload with
- * the most runs (written back into workload). */
+/* Successful runs of a workload in this host's evidence scope (its own,
+ * its hardware classes', deviceless runs of its host class: the filter
+ * recommend uses); with *workload empty, of the workload with the most
+ * such runs (written back into workload). */
 int compare_load(store *st, char *workload, size_t wn, struct evidence *ev, sl_err *e);
+/* The same; all_hardware: every stored run, whatever its hardware. */
+int compare_load_scoped(store *st, bool all_hardware, char *workload, size_t wn, struct evidence *ev, sl_err *e);
 
 /* "B is better than A", "within noise: ..." */
 const char *compare_verdict_text(const struct leader *l);

@@ -1,6 +1,8 @@
 /* evidence — stored runs as samples, and two-sample comparisons. */
 #include "search/evidence.h"
+#include "device.h"
 #include "knob.h"
+#include "stat/decide.h"
 #include "store_search.h"
 
 #include <math.h>
@@ -32,6 +34,7 @@ static int add(void *arg, const struct stored_run *r)
     copy_field(s->hw_class, sizeof s->hw_class, r->hw_class);
     copy_field(s->workload, sizeof s->workload, r->workload);
     copy_field(s->config_hash, sizeof s->config_hash, r->config_hash);
+    if (r->host_cpu_model) evidence_host_class(r->host_cpu_model, r->host_cpus, r->host_mem_bytes, s->host_class, sizeof s->host_class);
     objective_metrics_from_run(r, &s->m);
     return 0;
 }
@@ -48,6 +51,54 @@ void evidence_free(struct evidence *ev)
     for (int i = 0; i < ev->n; i++) free(ev->run[i].config_text);
     free(ev->run);
     memset(ev, 0, sizeof *ev);
+}
+
+void evidence_host_class(const char *cpu_model, int cpus, long long mem_bytes, char *buf, size_t n)
+{
+    /* memory to the nearest GiB: the same VM size reports a few MiB apart */
+    snprintf(buf, n, "host:%dcpu-%lldGiB-%s", cpus, (mem_bytes + (1LL << 29)) >> 30, cpu_model);
+}
+
+int evidence_scope_this_host(store *st, struct evidence_scope *sc, sl_err *e)
+{
+    memset(sc, 0, sizeof *sc);
+    struct host_info h;
+    int64_t host_id;
+    if (host_read(&h, e) < 0 || store_host_upsert(st, &h, &host_id, sc->host_uuid, e) < 0) return -1;
+    evidence_host_class(h.cpu_model, h.cpus, (long long)h.mem_bytes, sc->host_class, sizeof sc->host_class);
+    struct device *devs = NULL;
+    int nd = device_list(&devs, NULL);
+    if (nd < 0) nd = 0;
+    sc->classes = xcalloc((size_t)nd + 1, sizeof *sc->classes);
+    for (int i = 0; i < nd; i++) device_class(&devs[i], sc->classes[i], sizeof sc->classes[i]);
+    sc->nclasses = nd;
+    free(devs);
+    return 0;
+}
+
+void evidence_scope_free(struct evidence_scope *sc)
+{
+    free(sc->classes);
+    memset(sc, 0, sizeof *sc);
+}
+
+bool evidence_run_in_scope(const struct run_sample *r, const struct evidence_scope *sc)
+{
+    if (strcmp(r->host_uuid, sc->host_uuid) == 0) return true;
+    if (!r->hw_class[0]) return r->host_class[0] && strcmp(r->host_class, sc->host_class) == 0;
+    for (int i = 0; i < sc->nclasses; i++)
+        if (strcmp(sc->classes[i], r->hw_class) == 0) return true;
+    return false;
+}
+
+void evidence_keep_scope(struct evidence *ev, const struct evidence_scope *sc)
+{
+    int m = 0;
+    for (int i = 0; i < ev->n; i++) {
+        if (evidence_run_in_scope(&ev->run[i], sc)) ev->run[m++] = ev->run[i];
+        else free(ev->run[i].config_text);
+    }
+    ev->n = m;
 }
 
 void evidence_keep_workload(struct evidence *ev, const char *workload)
@@ -175,18 +226,142 @@ void evidence_mean(const struct eval_metrics *v, int n, struct eval_metrics *out
 void evidence_compare(const struct objective *o, const struct eval_metrics *a, int na, const struct eval_metrics *b,
                       int nb, double alpha, enum search_test test, struct comparison *out)
 {
+    evidence_compare_hosts(o, a, NULL, na, b, NULL, nb, alpha, test, out);   /* allocates nothing without hosts */
+}
+
+/* Host strings with their place, ordered by host then place. */
+struct host_at {
+    const char *host;
+    int at;
+};
+
+static int cmp_host_at(const void *a, const void *b)
+{
+    const struct host_at *x = a, *y = b;
+    int c = strcmp(x->host, y->host);
+    return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+static struct host_at *hosts_sorted(const char *const *hosts, int n)
+{
+    struct host_at *s = xmalloc(sizeof *s * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) s[i] = (struct host_at){ hosts[i] ? hosts[i] : "", i };
+    qsort(s, (size_t)n, sizeof *s, cmp_host_at);
+    return s;
+}
+
+static int cmp_runs_desc(const void *a, const void *b)
+{
+    const struct host_runs *x = a, *y = b;
+    if (x->runs != y->runs) return x->runs < y->runs ? 1 : -1;
+    return strcmp(x->host, y->host);
+}
+
+void evidence_attribution(const char *const *hosts, int n, struct host_attribution *out)
+{
     memset(out, 0, sizeof *out);
-    out->na = na;
-    out->nb = nb;
+    if (!hosts || n <= 0) return;
+    struct host_at *s = hosts_sorted(hosts, n);
+    out->h = xmalloc(sizeof *out->h * (size_t)n);
+    for (int i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && strcmp(s[j].host, s[i].host) == 0; j++) {}
+        out->h[out->n++] = (struct host_runs){ hosts[s[i].at] ? hosts[s[i].at] : "", j - i };
+    }
+    qsort(out->h, (size_t)out->n, sizeof *out->h, cmp_runs_desc);
+    free(s);
+}
+
+void evidence_attribution_free(struct host_attribution *a)
+{
+    free(a->h);
+    memset(a, 0, sizeof *a);
+}
+
+bool evidence_by_host(const struct host_attribution *a, const struct host_attribution *b)
+{
+    if (a->n > 1 || b->n > 1) return true;
+    return a->n == 1 && b->n == 1 && strcmp(a->h[0].host, b->h[0].host) != 0;
+}
+
+int evidence_host_scores(const struct objective *o, const struct eval_metrics *m, const char *const *hosts, int n,
+                         double *out)
+{
+    if (n <= 0) return 0;
+    const char **none = NULL;
+    if (!hosts) {
+        none = xcalloc((size_t)n, sizeof *none);
+        hosts = none;
+    }
+    struct host_at *s = hosts_sorted(hosts, n);
+    int k = 0;
+    for (int i = 0, j; i < n; i = j) {
+        double sum = 0;
+        int c = 0;
+        for (j = i; j < n && strcmp(s[j].host, s[i].host) == 0; j++) {
+            double v = objective_score(o, &m[s[j].at]);
+            if (!isnan(v)) { sum += v; c++; }
+        }
+        if (c) out[k++] = sum / c;
+    }
+    free(s);
+    free(none);
+    return k;
+}
+
+/* The host-level verdict: each host's mean score once, decided by
+ * decide_compare (scores are logs; higher is better). */
+static void judge_by_host(const struct objective *o, const struct eval_metrics *a, const char *const *ha, int na,
+                          const struct eval_metrics *b, const char *const *hb, int nb, double alpha,
+                          enum search_test test, struct comparison *out)
+{
+    double *sa = xmalloc(sizeof *sa * (size_t)(na + 1)), *sb = xmalloc(sizeof *sb * (size_t)(nb + 1));
+    int ma = evidence_host_scores(o, a, ha, na, sa), mb = evidence_host_scores(o, b, hb, nb, sb);
+    const double *scores[1] = { sb };
+    int ns[1] = { mb };
+    out->l.n = mb;
+    search_judge(&out->l, scores, ns, 1, sa, ma, alpha, test, 1);
+    struct decide_opts d;
+    decide_opts_default(&d);
+    d.alpha = alpha;
+    d.log_input = true;
+    struct decision dec;
+    sl_err e;
+    if (decide_compare(sa, ma, sb, mb, &d, &dec, &e) == 0) {
+        out->l.ci.est = dec.effect_pct / 100;
+        out->l.ci.lo = dec.lo_pct / 100;
+        out->l.ci.hi = dec.hi_pct / 100;
+        out->l.p_adj = dec.p;
+        if (!out->l.feasible) out->l.verdict = VERDICT_INFEASIBLE;
+        else out->l.verdict = dec.verdict == DECIDE_BETTER ? VERDICT_WIN : dec.verdict == DECIDE_WORSE ? VERDICT_WORSE : VERDICT_NOISE;
+        decide_text(&dec, out->host_decision, sizeof out->host_decision);
+    }
+    out->na = ma;
+    out->nb = mb;
+    free(sa);
+    free(sb);
+}
+
+void evidence_compare_hosts(const struct objective *o, const struct eval_metrics *a, const char *const *ha, int na,
+                            const struct eval_metrics *b, const char *const *hb, int nb, double alpha,
+                            enum search_test test, struct comparison *out)
+{
+    memset(out, 0, sizeof *out);
+    evidence_attribution(ha, na, &out->hosts_a);
+    evidence_attribution(hb, nb, &out->hosts_b);
+    out->by_host = evidence_by_host(&out->hosts_a, &out->hosts_b);
     evidence_mean(a, na, &out->mean_a);
     evidence_mean(b, nb, &out->mean_b);
+    out->l.mean = out->mean_b;
+    out->l.feasible = objective_feasible(o, &out->mean_b, out->l.infeasible_why, sizeof out->l.infeasible_why);
+    if (out->by_host) {
+        judge_by_host(o, a, ha, na, b, hb, nb, alpha, test, out);
+        return;
+    }
     double *sa = xmalloc(sizeof *sa * (size_t)(na + 1)), *sb = xmalloc(sizeof *sb * (size_t)(nb + 1));
     int ma = 0, mb = 0;
     for (int i = 0; i < na; i++) { double s = objective_score(o, &a[i]); if (!isnan(s)) sa[ma++] = s; }
     for (int i = 0; i < nb; i++) { double s = objective_score(o, &b[i]); if (!isnan(s)) sb[mb++] = s; }
     out->l.n = mb;
-    out->l.mean = out->mean_b;
-    out->l.feasible = objective_feasible(o, &out->mean_b, out->l.infeasible_why, sizeof out->l.infeasible_why);
     const double *scores[1] = { sb };
     int ns[1] = { mb };
     search_judge(&out->l, scores, ns, 1, sa, ma, alpha, test, 1);
@@ -194,4 +369,10 @@ void evidence_compare(const struct objective *o, const struct eval_metrics *a, i
     out->nb = mb;
     free(sa);
     free(sb);
+}
+
+void evidence_comparison_free(struct comparison *c)
+{
+    evidence_attribution_free(&c->hosts_a);
+    evidence_attribution_free(&c->hosts_b);
 }
