@@ -25,6 +25,24 @@ run_suite() {   # name, command...
     echo "   ($name: $(( $(date +%s) - t0 )) s)"
 }
 
+# The machine's own database and configuration are never a test's to touch:
+# what exists under them (paths and checksums) before the suites must be
+# what exists after.
+guarded="/var/lib/sluice /etc/sluice"
+machine_state() {
+    for d in $guarded; do
+        if [ -e "$d" ]; then
+            echo "exists $d"
+            find "$d" -xdev \( -type f -o -type l \) -print0 2>/dev/null | sort -z | xargs -0r sha256sum 2>&1
+        else
+            echo "absent $d"
+        fi
+    done
+}
+before=$(mktemp /tmp/sluice-guard.XXXXXX)
+trap 'rm -f "$log" "$before"' EXIT INT TERM
+machine_state > "$before"
+
 run_suite unit      build/unit-tests
 run_suite unit-asan env ASAN_OPTIONS=detect_leaks=1 build/asan/unit-tests
 run_suite cases     sh tests/cases/run.sh ./sluice
@@ -34,6 +52,13 @@ for suite in tests/*/run.sh; do
     case $dir in cases) continue ;; esac
     run_suite "$dir" sh "$suite"
 done
+
+if machine_state | cmp -s "$before" -; then
+    echo "ok guard/machine-state-unchanged" >> "$log"
+else
+    echo "FAIL guard/machine-state-unchanged: the suites changed $guarded:" | tee -a "$log"
+    machine_state | diff "$before" - | sed 's/^/  /' | head -20
+fi
 
 passed=$(grep -c '^ok ' "$log")
 failed=$(grep -c '^FAIL ' "$log")
