@@ -339,13 +339,10 @@ store *store_wrap(sqlite3 *db, const char *path)
 
 void store_unwrap(store *s) { free(s); }
 
-int store_host_upsert(store *s, const struct host_info *h, int64_t *id, char uuid[37], sl_err *e)
-{
-    return store_host_upsert_as(s, h, NULL, id, uuid, e);
-}
-
-int store_host_upsert_as(store *s, const struct host_info *h, const char *new_uuid, int64_t *id, char uuid[37],
-                         sl_err *e)
+/* store_host_upsert, except that a row it creates takes new_uuid (NULL: a
+ * fresh one); a row that exists keeps its own. */
+static int store_host_upsert_as(store *s, const struct host_info *h, const char *new_uuid, int64_t *id, char uuid[37],
+                                sl_err *e)
 {
     const char *key = h->machine_id[0] ? h->machine_id : h->hostname;
     sqlite3_stmt *st;
@@ -387,6 +384,11 @@ int store_host_upsert_as(store *s, const struct host_info *h, const char *new_uu
     return 0;
 }
 
+int store_host_upsert(store *s, const struct host_info *h, int64_t *id, char uuid[37], sl_err *e)
+{
+    return store_host_upsert_as(s, h, NULL, id, uuid, e);
+}
+
 static int device_id(store *s, int64_t host_id, const struct device *d, int64_t *id, sl_err *e)
 {
     sqlite3_stmt *st;
@@ -402,13 +404,9 @@ static int device_id(store *s, int64_t host_id, const struct device *d, int64_t 
     return rc == SQLITE_ROW ? 0 : store_fail(s, e, "finding a device");
 }
 
-int store_device_upsert(store *s, int64_t host_id, const struct device *d, int64_t *id, sl_err *e)
-{
-    return store_device_upsert_as(s, host_id, d, NULL, id, e);
-}
-
-int store_device_upsert_as(store *s, int64_t host_id, const struct device *d, const char *new_uuid, int64_t *id,
-                           sl_err *e)
+/* store_device_upsert with new_uuid, as store_host_upsert_as. */
+static int store_device_upsert_as(store *s, int64_t host_id, const struct device *d, const char *new_uuid, int64_t *id,
+                                  sl_err *e)
 {
     char hw_class[256], uuid[37];
     device_class(d, hw_class, sizeof hw_class);
@@ -449,6 +447,11 @@ int store_device_upsert_as(store *s, int64_t host_id, const struct device *d, co
     if (rc == SQLITE_DONE) return device_id(s, host_id, d, id, e); /* known and unchanged */
     if (rc != SQLITE_ROW) return store_fail(s, e, "saving a device");
     return 0;
+}
+
+int store_device_upsert(store *s, int64_t host_id, const struct device *d, int64_t *id, sl_err *e)
+{
+    return store_device_upsert_as(s, host_id, d, NULL, id, e);
 }
 
 int store_host_record(store *s, const struct host_record *r, sl_err *e)

@@ -47,14 +47,6 @@ void store_uuid(char out[37]);
  * refresh its facts. */
 int store_host_upsert(store *s, const struct host_info *h, int64_t *id, char uuid[37], sl_err *e);
 int store_device_upsert(store *s, int64_t host_id, const struct device *d, int64_t *id, sl_err *e);
-/* The same, except that a row they create takes new_uuid (NULL: a fresh
- * one); a row that exists keeps its own. A push decides this host's UUIDs
- * before its snapshot carries them, and records the same ones in the store
- * only once an upload succeeded (src/share/sync.c). */
-int store_host_upsert_as(store *s, const struct host_info *h, const char *new_uuid, int64_t *id, char uuid[37],
-                         sl_err *e);
-int store_device_upsert_as(store *s, int64_t host_id, const struct device *d, const char *new_uuid, int64_t *id,
-                           sl_err *e);
 
 /* This host and its disks, with the UUIDs their rows take if they are new. */
 struct host_record {
@@ -64,7 +56,11 @@ struct host_record {
     char uuid[37];
     char (*dev_uuid)[37];     /* ndev of them */
 };
-/* Upsert the host and every disk, inside the caller's transaction. */
+/* Upsert the host and every disk, inside the caller's transaction; rows it
+ * creates take the record's UUIDs, rows that exist keep their own. A push
+ * decides this host's UUIDs before its snapshot carries them, and records
+ * the same ones in the store only once an upload succeeded
+ * (src/share/sync.c). */
 int store_host_record(store *s, const struct host_record *r, sl_err *e);
 
 /* A store over a connection the caller owns (a snapshot being built), so

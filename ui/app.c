@@ -82,7 +82,8 @@ static int class_index(enum action open)
 
 bool app_screen_available(enum action open) { return class_index(open) >= 0; }
 
-void app_exit_note(struct app *a, const char *fmt, ...)
+/* A line to print on stdout after the terminal is given back. */
+static __attribute__((format(printf, 2, 3))) void app_exit_note(struct app *a, const char *fmt, ...)
 {
     if (a->nnotes == MAX_NOTES) return;
     va_list ap;
@@ -104,7 +105,8 @@ static struct screen *screen_at(struct app *a, int i)
     return a->screens[i];
 }
 
-void app_show(struct app *a, enum action open)
+/* Switch to the screen opened by `open`. */
+static void app_show(struct app *a, enum action open)
 {
     int i = class_index(open);
     if (i < 0) {

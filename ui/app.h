@@ -27,11 +27,8 @@ const char *app_db_path(const struct app *a);
 /* Milliseconds on the UI clock: monotonic time, or under a key script a
  * virtual clock that advances 100 ms per event, so dumps are repeatable. */
 long long app_now_ms(const struct app *a);
-/* Switch to the screen opened by `open`; back to the previous one. */
-void app_show(struct app *a, enum action open);
+/* Back to the previous screen. */
 void app_back(struct app *a);
-/* A line to print on stdout after the terminal is given back. */
-void app_exit_note(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Whether a screen class exists for this action (screens that have not
  * landed are left out of the key bar and say so). */
 bool app_screen_available(enum action open);

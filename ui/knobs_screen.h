@@ -46,7 +46,6 @@ struct knobs {
 
 /* screen_knobs.c */
 void knobs_refresh(struct knobs *ks);
-const struct pending *knobs_pending_of(const struct knobs *ks, const char *name);
 void knobs_pending_clear(struct knobs *ks);
 
 /* knobs_apply.c */

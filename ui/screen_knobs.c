@@ -26,7 +26,7 @@ extern const struct screen_class knobs_screen;
 
 /* --- model ------------------------------------------------------------- */
 
-const struct pending *knobs_pending_of(const struct knobs *ks, const char *name)
+static const struct pending *knobs_pending_of(const struct knobs *ks, const char *name)
 {
     for (int i = 0; i < ks->npend; i++)
         if (strcmp(ks->pend[i].name, name) == 0) return &ks->pend[i];

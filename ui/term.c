@@ -219,7 +219,6 @@ void term_emergency(void)
     if (saved_stderr >= 0) dup2(saved_stderr, STDERR_FILENO);   /* sl_die prints next */
 }
 
-bool term_is_open(void) { return is_open; }
 bool term_headless(void) { return headless; }
 const struct glyphs *term_glyphs(void) { return glyphs; }
 int term_attr(enum role r) { return r >= 0 && r < ROLE_COUNT ? attrs[r] : 0; }

@@ -48,7 +48,6 @@ void term_close(void);
  * had it, without touching curses' data structures more than endwin does. */
 void term_emergency(void);
 
-bool term_is_open(void);
 bool term_headless(void);
 const struct glyphs *term_glyphs(void);
 int term_attr(enum role r);

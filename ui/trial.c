@@ -21,7 +21,6 @@ int trial_apply(store *st, const char *db_path, struct knobset *ks, sl_err *e)
 
 bool trial_active(void) { return open_session != NULL; }
 const char *trial_uuid(void) { return open_session ? uuid : ""; }
-int trial_knobs(void) { return open_session ? open_session->nsnaps : 0; }
 
 int trial_keep(sl_err *e)
 {

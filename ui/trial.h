@@ -1,7 +1,7 @@
 /* trial — the UI's tuning session. Changes applied from the UI stay on
  * trial (the session open, the tuning lock held) until the user keeps them
  * or puts them back; quitting without choosing, a signal, the end of a key
- * script or a fatal error put them back (DESIGN §4). One trial at a time. */
+ * script or a fatal error put them back. One trial at a time. */
 #ifndef SLUICE_UI_TRIAL_H
 #define SLUICE_UI_TRIAL_H
 
@@ -13,9 +13,8 @@
  * the lock is busy, or a write failed (then ks says what was rolled back). */
 int trial_apply(store *st, const char *db_path, struct knobset *ks, sl_err *e);
 bool trial_active(void);
-/* The open session's UUID ("" when none) and how many knobs it snapshotted. */
+/* The open session's UUID ("" when none). */
 const char *trial_uuid(void);
-int trial_knobs(void);
 /* Close the session keeping the values. */
 int trial_keep(sl_err *e);
 /* Put the snapshot back; rep (caller frees) says knob by knob. */

@@ -8,6 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void cli_plan_warnings(const struct plan *pl)
+{
+    for (int i = 0; i < pl->nwarn; i++) fprintf(stderr, "sluice: warning: %s\n", esc_t(pl->warn[i]));
+}
+
 int cli_profile_plan(const char *dirs_opt, const char *name, struct profile *p, struct plan *pl, sl_err *e)
 {
     struct profile_dirs dirs;
@@ -39,11 +44,6 @@ int cli_profile_plan(const char *dirs_opt, const char *name, struct profile *p, 
     }
     cli_plan_warnings(pl);
     return 0;
-}
-
-void cli_plan_warnings(const struct plan *pl)
-{
-    for (int i = 0; i < pl->nwarn; i++) fprintf(stderr, "sluice: warning: %s\n", esc_t(pl->warn[i]));
 }
 
 void plan_counts(const struct plan *pl, int counts[4])

@@ -4,9 +4,7 @@
  * minutes of searching (5 with layout and the verdict) on a 2-core VM. */
 #include "cli.h"
 #include "cli_search.h"
-#include "knobset.h"
 #include "search/report.h"
-#include "session.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -85,18 +83,9 @@ static int run_tune(struct cli_ctx *ctx, int argc, char **argv)
         if (fgets(answer, sizeof answer, stdin)) apply = answer[0] == 'y' || answer[0] == 'Y';
     }
     if (apply) {
-        struct knobset ks = { 0 };
-        struct session *s;
         sl_err e;
-        rc = space_to_knobset(&out.space, &r->leader[r->winner].cfg, &ks, &e);
-        if (rc == 0) rc = knobset_prepare(&ks, &e);
-        if (rc == 0) rc = knobset_run_session(cli_store(ctx, &e), &ks, "tune", 0, &s, &e);
-        if (rc == 0) {
-            struct restore_report rep = { 0 };
-            rc = session_end(s, true, &rep, &e);
-            restore_report_free(&rep);
-        }
-        knobset_free(&ks);
+        store *st = cli_store(ctx, &e);
+        rc = st ? search_flow_apply(st, &out.space, &r->leader[r->winner].cfg, "tune", &e) : -1;
         if (rc < 0) rc = cli_error(&e);
         else if (!ctx->json) printf("applied; 'sluice restore' puts the old values back, 'sluice profile save NAME' keeps them\n");
     } else if (!ctx->json) {

@@ -24,15 +24,6 @@ const char *knob_type_name(enum knob_type t)
     return names[t];
 }
 
-const char *knob_scope_name(enum knob_scope s)
-{
-    static const char *const names[] = {
-        [SCOPE_VM] = "vm", [SCOPE_BDFLUSH] = "bdflush", [SCOPE_BLOCK] = "block",
-        [SCOPE_IOSCHED] = "iosched", [SCOPE_BDI] = "bdi",
-    };
-    return names[s];
-}
-
 static bool word_in(const char *list, const char *word)
 {
     size_t wl = strlen(word);

@@ -32,7 +32,7 @@ enum knob_flag {
 };
 
 /* Apply order: lower first. Switching the scheduler resets nr_requests and
- * every iosched tunable, so those must come after it (DESIGN §3). */
+ * every iosched tunable, so those must come after it. */
 enum knob_order {
     ORDER_SCHED = 10, ORDER_NR_REQUESTS = 20, ORDER_IOSCHED = 30,
     ORDER_BLOCK = 40, ORDER_BDI = 50, ORDER_VM = 60, ORDER_BDFLUSH = 70,
@@ -111,7 +111,6 @@ int knob_bdflush_parse(const char *text, long long f[KNOB_BDFLUSH_FIELDS]);
 bool knob_values_equal(const struct knob *k, const char *a, const char *b);
 
 const char *knob_type_name(enum knob_type t);
-const char *knob_scope_name(enum knob_scope s);
 /* "0..100", "mq-deadline kyber bfq none", ... for help and messages. */
 void knob_range_text(const struct knob_def *d, char *buf, size_t n);
 

@@ -1,6 +1,6 @@
-/* knob_table — every tunable sluice knows, one row each (DESIGN §3).
+/* knob_table — every tunable sluice knows, one row each.
  * Ranges are sluice's safe ranges: the kernel's own bounds where it has them,
- * otherwise limits a careful sysadmin would not go past (knobs.md §1, P2). */
+ * otherwise limits a careful sysadmin would not go past. */
 #include "knob.h"
 
 #define VM(n, t, lo, hi, unit, dflt, partner, flags, help) \

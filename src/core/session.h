@@ -1,4 +1,4 @@
-/* session — never leave a machine half-tuned (DESIGN §4): the tuning lock,
+/* session — never leave a machine half-tuned: the tuning lock,
  * durable snapshots before the first write, put-back in apply order, and
  * finding sessions a killed sluice left open. */
 #ifndef SLUICE_SESSION_H
@@ -45,7 +45,7 @@ const char *restore_result_text(const struct restore_item *it, char *buf, size_t
  * knob of the report (read back). */
 void restore_report_holdings(const struct restore_report *rep, char *buf, size_t n);
 
-/* The tuning lock is one per kernel (DESIGN §4): /run/sluice/lock under the
+/* The tuning lock is one per kernel: /run/sluice/lock under the
  * root prefix, held with flock, whatever database is used. It names the
  * holder's pid, start, command and database; db_path is the database this
  * process tunes with. -1 (SL_EBUSY) with a message naming the holder. */

@@ -10,7 +10,8 @@ void session_holder_self(struct session_holder *h);
 /* A new item of rep for snapshot row `row` (want = its value). */
 struct restore_item *session_report_add(struct restore_report *rep, const struct snapshot_row *row);
 /* Of a ratio/bytes pair only the half that was in force is written back:
- * writing the other would switch the kernel's mode (knobs.md P3). */
+ * writing the other would switch the kernel's mode (writing dirty_bytes
+ * zeroes dirty_ratio, and the reverse). */
 bool session_inactive_half(const struct knob *k, const struct snapshot_row *rows, int n, const char *value);
 /* Write row's value to k and read it back into it->got: WRITTEN or FAILED. */
 void session_write_back(const struct knob *k, const struct snapshot_row *row, struct restore_item *it,

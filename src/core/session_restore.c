@@ -1,6 +1,6 @@
-/* session_restore — put a stored session back, checking before it writes
- * (DESIGN §4): a knob is written back only while it still holds what the
- * session left there; the restore is journaled so a killed one is finished
+/* session_restore — put a stored session back, checking before it writes:
+ * a knob is written back only while it still holds what the session left
+ * there; the restore is journaled so a killed one is finished
  * by the next. */
 #include "session.h"
 #include "session_internal.h"

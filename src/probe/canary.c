@@ -1,4 +1,4 @@
-/* canary — the stall canary (probes.md §a "delay"): a thread that every
+/* canary — the stall canary: a thread that every
  * 100 ms sleeps on an absolute clock, records how late it woke, then does an
  * ioping-style uncached 4 KiB read. A tick's stall is the larger of the two:
  * what an interactive task would have felt while the workload ran.

@@ -23,7 +23,7 @@ uint64_t probe_splitmix(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-void probe_seed_rng(uint64_t rng[4], uint64_t seed)
+static void probe_seed_rng(uint64_t rng[4], uint64_t seed)
 {
     uint64_t s = seed;
     for (int i = 0; i < 4; i++) rng[i] = probe_splitmix(&s);

@@ -100,7 +100,7 @@ static int resolve_spec(struct probe_spec *s, const struct probe_workload_ops *o
 }
 
 /* Buffered writes are sized so the dirty limits are actually reached: twice
- * nr_dirty_threshold, within half the free space (DESIGN §5). */
+ * nr_dirty_threshold, within half the free space. */
 static void size_buffered(struct probe *p, uint64_t free_bytes)
 {
     struct probe_spec *s = &p->c.spec;

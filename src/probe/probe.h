@@ -1,4 +1,4 @@
-/* probe — the measuring instrument (DESIGN §5): runs a workload from the
+/* probe — the measuring instrument: runs a workload from the
  * table (workload.h) on scratch files under a directory, repetition by
  * repetition, and fills one struct probe_result per repetition. That struct
  * is the one results model: the human summary, --json, the store and the UI

@@ -1,5 +1,5 @@
 /* rep — one repetition: drain dirty data, make reads cold, fresh seed, run
- * the workload beside the canary, and fill the result (DESIGN §5). */
+ * the workload beside the canary, and fill the result. */
 #include "probe_internal.h"
 #include "session.h"
 #include "sysfs.h"

@@ -1,4 +1,4 @@
-/* dbench — dbench's fileio backend (probes.md §a): each client (thread)
+/* dbench — dbench's fileio backend: each client (thread)
  * replays a NetBench loadfile (loadfile.h; --loadfile, or the built-in
  * loadfiles/dbench-office.load) in its own clients/clientN tree, from the
  * top again whenever it reaches the end, until the time is up. Timed lines

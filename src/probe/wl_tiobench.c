@@ -1,4 +1,4 @@
-/* tiobench — tiobench.pl's runs of tiotest (probes.md §a): for each thread
+/* tiobench — tiobench.pl's runs of tiotest: for each thread
  * count T in 1, 2, 4, 8 (powers of two up to --threads, and --threads
  * itself), T threads each with its own file of --size / T bytes (--size is
  * the total, as tiobench's is), through four phases in tiotest's order:

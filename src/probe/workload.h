@@ -147,7 +147,6 @@ static inline uint64_t probe_rand_below(struct probe_thread *t, uint64_t n)
     return (uint64_t)(((unsigned __int128)probe_rand(t) * n) >> 64);
 }
 
-void probe_seed_rng(uint64_t rng[4], uint64_t seed);
 uint64_t probe_splitmix(uint64_t *state);
 
 void probe_begin_measure(struct probe_thread *t);

@@ -1,4 +1,4 @@
-/* boot — persisting a profile the way the platform expects (DESIGN §7):
+/* boot — persisting a profile the way the platform expects:
  * the profile, sysctl.d, udev rules and a oneshot unit, written atomically
  * under the root, recorded in a manifest so that `boot remove` deletes
  * exactly what `boot install` wrote and nothing an administrator edited. */

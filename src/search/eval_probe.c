@@ -18,7 +18,8 @@ struct probe_eval {
     int nrun;
 };
 
-void eval_probe_metrics(const struct probe_result *r, struct eval_metrics *m)
+/* A probe result's metrics as a search sees them. */
+static void eval_probe_metrics(const struct probe_result *r, struct eval_metrics *m)
 {
     memset(m, 0, sizeof *m);
     snprintf(m->run_uuid, sizeof m->run_uuid, "%s", r->uuid);

@@ -15,7 +15,5 @@
  * -1 with a message when the spec is invalid. */
 int evaluator_probe(struct evaluator *ev, const struct probe_spec *spec, struct session *s, store *st, uint64_t seed,
                     sl_err *e);
-/* A probe result's metrics as a search sees them. */
-void eval_probe_metrics(const struct probe_result *r, struct eval_metrics *m);
 
 #endif

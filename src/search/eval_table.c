@@ -27,7 +27,10 @@ struct table {
     gsl_rng *rng;
 };
 
-void evaluator_table_add(struct evaluator *ev, const char *config_text, const struct eval_metrics *m)
+/* Add a repetition for the configuration given as canonical text (sorted
+ * "knob=value\n" lines, the space's or a superset: matching is by the
+ * space's knobs). */
+static void evaluator_table_add(struct evaluator *ev, const char *config_text, const struct eval_metrics *m)
 {
     struct table *t = ev->ctx;
     if (t->n == t->cap) {
@@ -44,11 +47,6 @@ void evaluator_table_add(struct evaluator *ev, const char *config_text, const st
     free(t->cache);
     t->cache = NULL;
     t->ncache = 0;
-}
-
-int evaluator_table_size(const struct evaluator *ev)
-{
-    return ((const struct table *)ev->ctx)->n;
 }
 
 static const struct match_cache *matches(struct table *t, const struct space *sp, const struct search_config *c)
@@ -121,7 +119,10 @@ static const struct evaluator_ops table_ops = {
     .name = "table", .evaluate = table_evaluate, .truth = table_truth, .destroy = table_destroy,
 };
 
-void evaluator_table(struct evaluator *ev, uint64_t seed)
+/* In-memory repetitions keyed by configuration: each evaluation draws one
+ * repetition uniformly (with replacement) from a generator seeded with seed.
+ * Rows are added with evaluator_table_add; the truth is the mean. */
+static void evaluator_table(struct evaluator *ev, uint64_t seed)
 {
     struct table *t = xcalloc(1, sizeof *t);
     t->rng = gsl_rng_alloc(gsl_rng_mt19937);

@@ -35,15 +35,6 @@ struct evaluator {
  * any claimed win is false). */
 void evaluator_synthetic(struct evaluator *ev, uint64_t shape_seed, uint64_t noise_seed, double cv, bool flat);
 
-/* In-memory repetitions keyed by configuration: each evaluation draws one
- * repetition uniformly (with replacement) from a generator seeded with seed.
- * Rows are added with evaluator_table_add; the truth is the mean. */
-void evaluator_table(struct evaluator *ev, uint64_t seed);
-/* Add a repetition for the configuration given as canonical text (sorted
- * "knob=value\n" lines, the space's or a superset: matching is by the
- * space's knobs). */
-void evaluator_table_add(struct evaluator *ev, const char *config_text, const struct eval_metrics *m);
-int evaluator_table_size(const struct evaluator *ev);
 
 /* The oracle: a table loaded from the runs of `workload` stored in the
  * database at db_path (runs whose recorded configuration holds each knob of

@@ -50,7 +50,8 @@ void gp_free(struct gp *g)
     memset(g, 0, sizeof *g);
 }
 
-double gp_kernel(const struct gp_hyper *h, int d, int c, const double *x1, const int *c1, const double *x2,
+/* Kernel between two points under hyperparameters h. */
+static double gp_kernel(const struct gp_hyper *h, int d, int c, const double *x1, const int *c1, const double *x2,
                  const int *c2)
 {
     double r2 = 0;

@@ -37,9 +37,6 @@ struct gp {
 void gp_init(struct gp *g, int n, int d, int c, const double *x, const int *cat, const double *y, const double *m,
              int standardise);
 void gp_free(struct gp *g);
-/* Kernel between two points under hyperparameters h. */
-double gp_kernel(const struct gp_hyper *h, int d, int c, const double *x1, const int *c1, const double *x2,
-                 const int *c2);
 /* Factorise with hyperparameters h; *lml (if non-NULL) gets the log
  * marginal likelihood. -1 when the matrix is not positive definite. */
 int gp_fit(struct gp *g, const struct gp_hyper *h, double *lml);

@@ -16,7 +16,7 @@ const struct metric_def metric_table[MET_NR] = {
     [MET_CPU_PER_MB] = { "cpu_per_mb", "ms", -1, 0, "CPU time (user + system) per MB moved" },
 };
 
-int metric_find(const char *name)
+static int metric_find(const char *name)
 {
     for (int i = 0; i < MET_NR; i++)
         if (strcmp(metric_table[i].name, name) == 0) return i;

@@ -21,7 +21,6 @@ struct metric_def {
     const char *help;
 };
 extern const struct metric_def metric_table[MET_NR];
-int metric_find(const char *name);   /* -1 when unknown */
 
 /* One evaluation's measurements (what a probe run gives). */
 struct eval_metrics {

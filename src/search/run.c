@@ -357,9 +357,10 @@ static int end_session(struct session *s, bool keep, sl_err *e)
     return rc;
 }
 
-/* Put the winner in place (probe mode: inside the search session; oracle
- * mode: a session of its own, kept). */
-static int apply_winner(store *st, struct session *s, const struct space *sp, const struct search_config *c, sl_err *e)
+/* Put the winner in place: inside the session s, or (s NULL) in a session
+ * of its own that is kept under purpose. */
+static int apply_winner(store *st, struct session *s, const struct space *sp, const struct search_config *c,
+                        const char *purpose, sl_err *e)
 {
     struct knobset ks = { 0 };
     int rc = space_to_knobset(sp, c, &ks, e);
@@ -368,11 +369,16 @@ static int apply_winner(store *st, struct session *s, const struct space *sp, co
         rc = knobset_apply(&ks, s, e);
     } else if (rc == 0) {
         struct session *own;
-        rc = knobset_run_session(st, &ks, "search", 0, &own, e);
+        rc = knobset_run_session(st, &ks, purpose, 0, &own, e);
         if (rc == 0) rc = end_session(own, true, e);
     }
     knobset_free(&ks);
     return rc;
+}
+
+int search_flow_apply(store *st, const struct space *sp, const struct search_config *c, const char *purpose, sl_err *e)
+{
+    return apply_winner(st, NULL, sp, c, purpose, e);
 }
 
 /* A crashed session blocks a new search: its knobs are still changed, so a
@@ -549,7 +555,7 @@ static int finish_done(struct run *R)
     fill_verdict(&R->row, R->sp, r);
     bool applied = false;
     if (R->o->apply && r->winner >= 0) {
-        if (apply_winner(R->st, R->s, R->sp, &r->leader[r->winner].cfg, &e) < 0) note(obs, "applying the winner: %s", e.msg);
+        if (apply_winner(R->st, R->s, R->sp, &r->leader[r->winner].cfg, "search", &e) < 0) note(obs, "applying the winner: %s", e.msg);
         else applied = true;
     }
     R->row.applied = applied;

@@ -73,6 +73,10 @@ bool search_flow_resumable(const struct search_row *row);
  * says why otherwise. out->result is filled even when stopped: free it
  * with search_result_free. */
 int search_flow_run(store *st, struct search_flow_opts *o, struct search_flow_outcome *out);
+/* Apply configuration c of space sp in a session of its own, kept under
+ * purpose ("tune"): what --apply does after an oracle search. -1 with e;
+ * the knobs are then as they were. */
+int search_flow_apply(store *st, const struct space *sp, const struct search_config *c, const char *purpose, sl_err *e);
 /* The report of a finished search as stored and as --json prints it
  * (caller decrefs). */
 json_t *search_flow_report_json(const struct search_flow_opts *o, const struct search_flow_outcome *out);

@@ -316,7 +316,7 @@ static void judge(struct loop *L, int *idx, int nl, struct search_result *r)
     free(base);
     /* The winner: the largest significant improvement; when another win is
      * not separable from it (inside its interval) and changes fewer knobs,
-     * that one (research note B3, phase 4). */
+     * that one: fewer changes for the same gain. */
     r->winner = -1;
     for (int i = 0; i < nl; i++)
         if (r->leader[i].verdict == VERDICT_WIN && (r->winner < 0 || r->leader[i].ci.est > r->leader[r->winner].ci.est))

@@ -1,4 +1,4 @@
-/* search — the noise-first evaluation loop (DESIGN §6): the baseline
+/* search — the noise-first evaluation loop: the baseline
  * measured at least 5 times, interleaved with the strategy's proposals;
  * the leaders re-measured in a final race against the baseline; a verdict
  * by Welch or Mann-Whitney (Holm-corrected) plus a bootstrap interval of

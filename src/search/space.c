@@ -64,7 +64,6 @@ static const struct shipped {
 
 int space_shipped_count(void) { return NSHIPPED; }
 const char *space_shipped_name(int i) { return shipped[i].name; }
-const char *space_shipped_help(int i) { return shipped[i].help; }
 
 static int split_words(const char *text, char words[][SPACE_VALUE_MAX], int max)
 {
@@ -304,7 +303,7 @@ int space_build(const char *name, const char *device, struct space *out, sl_err 
     }
     if (fams & FAM_WB_RATIO) {
         /* Search the pair in the mode the kernel is in: writing the other
-         * half would switch modes (DESIGN §3). */
+         * half would switch modes. */
         long long bytes = 0;
         if (sysfs_read_ll("/proc/sys/vm/dirty_bytes", &bytes, NULL) == 0 && bytes > 0) fams = (fams & ~FAM_WB_RATIO) | FAM_WB_BYTES;
     }
@@ -464,7 +463,7 @@ void space_config_text(const struct space *sp, const struct search_config *c, ch
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-void space_config_canonical(const struct space *sp, const struct search_config *c, char *buf, size_t n)
+static void space_config_canonical(const struct space *sp, const struct search_config *c, char *buf, size_t n)
 {
     char lines[SPACE_MAX_DIMS][KNOB_NAME_MAX + SPACE_VALUE_MAX + 2];
     char *ptr[SPACE_MAX_DIMS] = { 0 };
@@ -481,7 +480,8 @@ void space_config_canonical(const struct space *sp, const struct search_config *
     for (int i = 0; i < m && len < n; i++) len += (size_t)snprintf(buf + len, n - len, "%s", ptr[i]);
 }
 
-void space_hash_text(const char *text, char out[17])
+/* FNV-1a 64 of text as 16 hex digits: the content hash of canonical texts. */
+static void space_hash_text(const char *text, char out[17])
 {
     uint64_t h = 1469598103934665603ULL;
     for (const unsigned char *p = (const unsigned char *)text; *p; p++) {

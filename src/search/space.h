@@ -46,10 +46,9 @@ struct search_config {
     int lv[SPACE_MAX_DIMS];
 };
 
-/* Names and one-line help of the shipped spaces, for usage and the man page. */
+/* Names of the shipped spaces, for usage, the man page and the Search screen. */
 int space_shipped_count(void);
 const char *space_shipped_name(int i);
-const char *space_shipped_help(int i);
 
 /* Build a shipped space ("writeback", "queue", "full", "bdflush") for this
  * root, or load a user space when `name` is a path to a file (contains a '/'
@@ -96,7 +95,6 @@ int space_numeric_dims(const struct space *sp);
 /* "knob=value knob=value" of active dims in dimension order; canonical text
  * (sorted "knob=value\n" lines) and its content hash (16 hex digits). */
 void space_config_text(const struct space *sp, const struct search_config *c, char *buf, size_t n);
-void space_config_canonical(const struct space *sp, const struct search_config *c, char *buf, size_t n);
 void space_config_hash(const struct space *sp, const struct search_config *c, char out[17]);
 /* Parse "knob=value ..." back; -1 when a knob or value is not in the space. */
 int space_config_parse(const struct space *sp, const char *text, struct search_config *c, sl_err *e);
@@ -109,8 +107,5 @@ int space_to_knobset(const struct space *sp, const struct search_config *c, stru
  * snapshot: the dims, ratio/bytes partners, and after a scheduler switch
  * nr_requests and the present iosched tunables. Caller frees *out. */
 int space_touched(const struct space *sp, struct knob **out, sl_err *e);
-
-/* FNV-1a 64 of text as 16 hex digits: the content hash of canonical texts. */
-void space_hash_text(const char *text, char out[17]);
 
 #endif

@@ -83,7 +83,8 @@ int history_best(const struct history *h)
     return best;
 }
 
-uint64_t strategy_rand(uint64_t *state)
+/* splitmix64: a tiny deterministic generator for strategies. */
+static uint64_t strategy_rand(uint64_t *state)
 {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;

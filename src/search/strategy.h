@@ -59,8 +59,6 @@ void strategy_from_unit(const struct space *sp, const double *u, struct search_c
  * 0, or 1 when none was found. */
 int strategy_random_unseen(const struct space *sp, const struct history *h, uint64_t *rng_state, int tries,
                            struct search_config *c);
-/* splitmix64: a tiny deterministic generator for strategies. */
-uint64_t strategy_rand(uint64_t *state);
 double strategy_uniform(uint64_t *state);
 
 extern const struct strategy_ops strategy_none, strategy_grid, strategy_random, strategy_coord, strategy_bo;

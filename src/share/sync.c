@@ -156,7 +156,8 @@ int share_merge_files(store *s, char *const *files, int n, long long max_bytes, 
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-int share_host_classes(char ***out, sl_err *e)
+/* Hardware classes of this host's disks (device_class), sorted, unique. */
+static int share_host_classes(char ***out, sl_err *e)
 {
     struct device *v;
     int n = device_list(&v, e);
@@ -191,7 +192,8 @@ static int find_disk(const struct device *v, int n, const char *name)
     return -1;
 }
 
-int share_main_class(char *buf, size_t n, sl_err *e)
+/* The class of this host's main disk: the one holding /, else the first. */
+static int share_main_class(char *buf, size_t n, sl_err *e)
 {
     struct device *v;
     int nd = device_list(&v, e);

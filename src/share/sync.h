@@ -47,9 +47,4 @@ struct share_pull_opts {
 long long share_pull(store *s, struct share_remote *r, const struct share_pull_opts *po, share_event_fn fn, void *arg,
                      sl_err *e);
 
-/* Hardware classes of this host's disks (device_class), sorted, unique. */
-int share_host_classes(char ***out, sl_err *e);
-/* The class of this host's main disk: the one holding /, else the first. */
-int share_main_class(char *buf, size_t n, sl_err *e);
-
 #endif

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Fault injection (issue 8 §3). Every case ends with the knobs as they were
+# Fault injection. Every case ends with the knobs as they were
 # before (or restored) and the database passing PRAGMA integrity_check with no
 # session left open once `restore --crashed` has run.
 #   busy-begin      another process holds a write transaction: set waits one

@@ -1,6 +1,6 @@
 /* knob_lookup on a fixture root: whatever a user, a profile or a merged
  * database names, the knob it resolves to is a catalogue file under the
- * kernel's directories, never an arbitrary path (issue 8, security). */
+ * kernel's directories, never an arbitrary path (a security property). */
 #include "fuzz.h"
 #include "device.h"
 #include "knob.h"

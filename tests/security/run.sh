@@ -1,5 +1,5 @@
 #!/bin/sh
-# Security audit of the source tree (issue 8 §5), re-run on every make check
+# Security audit of the source tree, re-run on every make check
 # so code that lands later is held to the same rules:
 #   no-shell      no system(), popen() or exec*() anywhere in the program:
 #                 sluice never runs a command, so no user string and no

@@ -1,4 +1,4 @@
-/* Histogram math against fio's own values (probes.md §c). */
+/* Histogram math against fio's own values. */
 #include "harness.h"
 #include "stat/hist.h"
 

@@ -68,7 +68,7 @@ TEST(signif_holm_adjusts_step_down)
 TEST(signif_effect_size_and_mde)
 {
     CHECK_NEAR(signif_hedges_g(A, 6, B, 5), 2.1809148269475966, 1e-9);
-    /* research note B2: CV 5%, n 3, alpha 0.05, power 0.8 -> about 11-12% */
+    /* CV 5%, n 3, alpha 0.05, power 0.8: a minimum detectable effect of about 11-12% */
     CHECK_NEAR(signif_mde(0.05, 3, 0.05, 0.8), 0.1211716309490749, 1e-9);
 }
 
