@@ -1,0 +1,95 @@
+#!/bin/sh
+# The architecture's rules, checked on the source tree so later code is held
+# to them (prints "ok style/RULE" or "FAIL style/RULE" with the offending
+# lines, like the other suites):
+#   curses-in-ui      curses is included only under ui/
+#   sql-in-db         sqlite3 is named only under db/
+#   kernel-paths      no file outside src/core/sysfs.c opens a /proc, /sys or
+#                     /etc path itself (a literal, a macro naming one, or a
+#                     buffer formatted from one): they go through sysfs_*,
+#                     which adds the --root prefix
+#   front-ends        no cli*.h included from ui/, db/ or an engine
+#   function-length   no function body over 80 lines
+#   public-callers    every public function is used outside its own file
+#                     (or it should be static)
+#   doc-citations     no comment cites a document the repository does not
+#                     hold ("DESIGN §5", "knobs.md", "issue 8 §3")
+# Known exceptions are listed below, each with its reason.
+cd "$(dirname "$0")/../.." || exit 2
+here=tests/style
+tmp=$(mktemp -d /tmp/sluice-style.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+code=$(find src db ui -name '*.c' -o -name '*.h' | sort)
+code_c=$(find src db ui -name '*.c' | sort)
+engines=$(find src/core src/probe src/search src/profile src/share src/stat db ui -name '*.c' -o -name '*.h' | sort)
+
+# report RULE: FAIL with the lines in $tmp/hits (minus exceptions), else ok.
+report() {
+    if [ -s "$tmp/hits" ]; then
+        echo "FAIL style/$1"
+        sed 's/^/  /' "$tmp/hits" | head -30
+    else
+        echo "ok style/$1"
+    fi
+}
+# Lines that are only comments do not count as code.
+code_lines() { grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/?\*|//)'; }
+
+# --- curses-in-ui, sql-in-db, front-ends -------------------------------------
+# shellcheck disable=SC2046
+grep -nE '#[[:space:]]*include[[:space:]]*[<"](ncursesw/)?n?cursesw?\.h[>"]' $(echo "$code" | grep -v '^ui/') > "$tmp/hits"
+report curses-in-ui
+# shellcheck disable=SC2046
+grep -nw 'sqlite3[a-z_]*' $(echo "$code" | grep -v '^db/') > "$tmp/hits"
+report sql-in-db
+# shellcheck disable=SC2086
+grep -nE '#[[:space:]]*include[[:space:]]*"(.*/)?cli[a-z_]*\.h"' $engines > "$tmp/hits"
+report front-ends
+
+# --- kernel-paths ---------------------------------------------------------------
+# shellcheck disable=SC2086
+macros=$(grep -hoE '#define[[:space:]]+[A-Z_]+[[:space:]]+"/(proc|sys|etc)[/"]' $code | awk '{print $2}' | paste -sd '|' -)
+# shellcheck disable=SC2046
+awk -v macros="$macros" -f "$here/kernel_paths.awk" $(echo "$code_c" | grep -vx src/core/sysfs.c) > "$tmp/hits"
+report kernel-paths
+
+# --- function-length -----------------------------------------------------------
+# shellcheck disable=SC2086
+awk -f "$here/functions.awk" $code_c > "$tmp/functions"
+awk '$3 > 80 { print $1 " " $2 "(): " $3 " lines" }' "$tmp/functions" > "$tmp/hits"
+report function-length
+
+# --- public-callers --------------------------------------------------------------
+# Public functions used only in their own file. Exceptions, each with why:
+public_ok='
+'
+everything=$(find src db ui tests/unit tests/fuzz -name '*.c' -o -name '*.h' | sort)
+: > "$tmp/hits"
+grep ' public$' "$tmp/functions" | while read -r loc name _ _; do
+    f=${loc%%:*}
+    case $public_ok in *" $name "*) continue ;; esac
+    # A use elsewhere: not its prototype (a line starting with a type whose
+    # first parenthesis is the name's), not a comment.
+    # shellcheck disable=SC2046
+    if ! grep -hw "$name" $(echo "$everything" | grep -vx "$f") |
+         grep -vE "^[A-Za-z_][^(]*[^A-Za-z0-9_]$name[[:space:]]*\(|^[[:space:]]*(/?\*|//)" | grep -q .; then
+        echo "$loc $name() is public but used only in its own file: make it static (or remove it if unused)" >> "$tmp/hits"
+    fi
+done
+report public-callers
+
+# --- doc-citations ---------------------------------------------------------------
+# Section marks, DESIGN, "issue N" and *.md files that are not in the tree.
+: > "$tmp/hits"
+texts=$(find src db ui tests Makefile man -type f \( -name '*.c' -o -name '*.h' -o -name '*.sh' -o -name '*.py' \
+        -o -name '*.awk' -o -name Makefile -o -name '*.head' -o -name '*.tail' -o -name '*.sql' \
+        -o -path 'tests/live/*' \) | grep -v "^$here/" | sort)
+# shellcheck disable=SC2086
+grep -nE '§|DESIGN|[Ii]ssue [0-9]+|research note' $texts >> "$tmp/hits"
+# shellcheck disable=SC2086
+grep -noE '[A-Za-z0-9_-]+\.md\b' $texts | while IFS=: read -r f l doc; do
+    [ -n "$(find . -name "$doc" -not -path './build/*' | head -1)" ] || echo "$f:$l: cites $doc, which is not in the repository"
+done >> "$tmp/hits"
+report doc-citations
+exit 0
