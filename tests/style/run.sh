@@ -69,6 +69,7 @@ public_ok='
  esc_t                 the printf-argument form of esc_term, landed with it (#14) for callers in flight
  decide_verdict_name   names of decide.h enums for renderings (#19, #13 in flight)
  decide_method_name    idem
+ quote_has_control     landed with src/profile/quote.c for the quoting callers in flight
 '
 everything=$(find src db ui tests/unit tests/fuzz -name '*.c' -o -name '*.h' | sort)
 : > "$tmp/hits"
