@@ -21,7 +21,31 @@ struct attempt {
     bool too_big, io_error;
     int io_errno;
     bool progress_shown;
+    struct share_setopt setopt;   /* an option libcurl refused: not sent */
 };
+
+void share_setopt_note(struct share_setopt *st, const char *option, CURLcode c)
+{
+    if (c == CURLE_OK || st->code != CURLE_OK) return;
+    st->code = c;
+    st->option = option;
+}
+
+void share_restrict_protocols(struct share_setopt *st, CURL *h, const char *names, long mask)
+{
+    CURLcode c = CURLE_UNKNOWN_OPTION;
+#if LIBCURL_VERSION_NUM >= 0x075500
+    c = curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, names);
+#endif
+    /* Built or running against a libcurl older than 7.85: the mask. */
+    if (c == CURLE_UNKNOWN_OPTION) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+        c = curl_easy_setopt(h, CURLOPT_PROTOCOLS, mask);
+#pragma GCC diagnostic pop
+    }
+    share_setopt_note(st, "CURLOPT_PROTOCOLS_STR", c);
+}
 
 static size_t on_write(char *data, size_t size, size_t n, void *arg)
 {
@@ -158,38 +182,49 @@ static void backoff(struct share_remote *r, int attempt, const char *why, const 
     }
 }
 
+/* What every request sets: where, how long, TLS, where the body goes. */
+static void set_common(CURL *h, struct attempt *a, char *detail)
+{
+    struct share_remote *r = a->r;
+    struct share_req *q = a->q;
+    struct share_setopt *st = &a->setopt;
+    SHARE_SETOPT(st, h, CURLOPT_URL, q->url);
+    SHARE_SETOPT(st, h, CURLOPT_ERRORBUFFER, detail);
+    SHARE_SETOPT(st, h, CURLOPT_NOSIGNAL, 1L);
+    SHARE_SETOPT(st, h, CURLOPT_USERAGENT, "sluice/0.1");
+    share_restrict_protocols(st, h, "http,https,sftp", (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS | CURLPROTO_SFTP));
+    SHARE_SETOPT(st, h, CURLOPT_FOLLOWLOCATION, 0L);
+    SHARE_SETOPT(st, h, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+    SHARE_SETOPT(st, h, CURLOPT_CONNECTTIMEOUT, 15L);
+    SHARE_SETOPT(st, h, CURLOPT_LOW_SPEED_LIMIT, r->opts.min_speed_bps);
+    SHARE_SETOPT(st, h, CURLOPT_LOW_SPEED_TIME, r->opts.min_speed_s);
+    long long left = share_time_left_ms(r);
+    SHARE_SETOPT(st, h, CURLOPT_TIMEOUT_MS, (long)(left > 1 ? left : 1));
+    SHARE_SETOPT(st, h, CURLOPT_SSL_VERIFYPEER, r->opts.insecure ? 0L : 1L);
+    SHARE_SETOPT(st, h, CURLOPT_SSL_VERIFYHOST, r->opts.insecure ? 0L : 2L);
+    SHARE_SETOPT(st, h, CURLOPT_WRITEFUNCTION, on_write);
+    SHARE_SETOPT(st, h, CURLOPT_WRITEDATA, a);
+    SHARE_SETOPT(st, h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->opts.max_bytes);
+    if ((r->opts.progress && (q->upload_path || q->download_path)) || r->opts.cancel) {
+        SHARE_SETOPT(st, h, CURLOPT_NOPROGRESS, 0L);
+        SHARE_SETOPT(st, h, CURLOPT_XFERINFOFUNCTION, on_progress);
+        SHARE_SETOPT(st, h, CURLOPT_XFERINFODATA, a);
+    }
+    if (q->headers) SHARE_SETOPT(st, h, CURLOPT_HTTPHEADER, q->headers);
+    if (q->request_body && !q->upload_path) SHARE_SETOPT(st, h, CURLOPT_POSTFIELDS, q->request_body);
+    if (q->method) SHARE_SETOPT(st, h, CURLOPT_CUSTOMREQUEST, q->method);
+}
+
 /* One attempt. Returns the curl code; HTTP status in q->http_code. */
 static CURLcode attempt_once(struct attempt *a, char *detail)
 {
-    struct share_remote *r = a->r;
     struct share_req *q = a->q;
     CURL *h = curl_easy_init();
     if (!h) sl_die("curl_easy_init failed");
     FILE *up = NULL;
     CURLcode c = CURLE_OK;
-    curl_easy_setopt(h, CURLOPT_URL, q->url);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, detail);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_USERAGENT, "sluice/0.1");
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https,sftp");
-    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(h, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 15L);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, r->opts.min_speed_bps);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, r->opts.min_speed_s);
-    long long left = share_time_left_ms(r);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(left > 1 ? left : 1));
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, r->opts.insecure ? 0L : 1L);
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, r->opts.insecure ? 0L : 2L);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, a);
-    curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->opts.max_bytes);
-    if ((r->opts.progress && (q->upload_path || q->download_path)) || r->opts.cancel) {
-        curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-        curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
-        curl_easy_setopt(h, CURLOPT_XFERINFODATA, a);
-    }
-    if (q->headers) curl_easy_setopt(h, CURLOPT_HTTPHEADER, q->headers);
+    struct share_setopt *st = &a->setopt;
+    set_common(h, a, detail);
     if (q->upload_path) {
         up = fopen(q->upload_path, "rb");
         if (!up) {
@@ -200,15 +235,12 @@ static CURLcode attempt_once(struct attempt *a, char *detail)
         fseek(up, 0, SEEK_END);
         curl_off_t size = ftell(up);
         rewind(up);
-        curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
-        curl_easy_setopt(h, CURLOPT_READDATA, up);
-        curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, size);
-    } else if (q->request_body) {
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, q->request_body);
+        SHARE_SETOPT(st, h, CURLOPT_UPLOAD, 1L);
+        SHARE_SETOPT(st, h, CURLOPT_READDATA, up);
+        SHARE_SETOPT(st, h, CURLOPT_INFILESIZE_LARGE, size);
     }
-    if (q->method) curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, q->method);
-    if (q->setup) q->setup(h, q->setup_arg);
-    c = curl_easy_perform(h);
+    if (q->setup) q->setup(h, q->setup_arg, st);
+    c = st->code == CURLE_OK ? curl_easy_perform(h) : st->code;
     q->http_code = 0;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &q->http_code);
     if (a->progress_shown) {
@@ -234,6 +266,12 @@ int share_curl(struct share_remote *r, struct share_req *q, sl_err *e)
             if (a.fd < 0) return sl_fail_errno(e, SL_EFAIL, errno, "%s: %s", q->what, q->download_path);
         }
         CURLcode c = attempt_once(&a, detail);
+        if (a.setopt.code != CURLE_OK) {
+            if (a.fd >= 0) close(a.fd);
+            return sl_fail(e, SL_EFAIL, "%s: this libcurl (%s) refused %s (%s), so the request was not sent: "
+                           "install Debian's libcurl4 (with TLS%s)", q->what, curl_version_info(CURLVERSION_NOW)->version,
+                           a.setopt.option, curl_easy_strerror(a.setopt.code), strncmp(q->url, "sftp:", 5) ? "" : " and SFTP");
+        }
         if (a.fd >= 0 && close(a.fd) != 0 && c == CURLE_OK) {
             a.io_error = true;
             a.io_errno = errno;

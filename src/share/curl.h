@@ -7,6 +7,21 @@
 #include <curl/curl.h>
 #include "share.h"
 
+/* The first option libcurl refused while a request was being set up. A
+ * request with an option refused is not sent: the option left out could be
+ * the certificate check or the protocol restriction. */
+struct share_setopt {
+    CURLcode code;          /* CURLE_OK while every option took */
+    const char *option;     /* "CURLOPT_URL" */
+};
+/* curl_easy_setopt(h, opt, val), its failure kept in *st (the first one). */
+#define SHARE_SETOPT(st, h, opt, val) share_setopt_note((st), #opt, curl_easy_setopt((h), (opt), (val)))
+void share_setopt_note(struct share_setopt *st, const char *option, CURLcode c);
+/* Let h speak only these protocols: by name ("http,https") through
+ * CURLOPT_PROTOCOLS_STR (libcurl 7.85), else, on an older libcurl, by the
+ * CURLPROTO_* mask. Never left unrestricted: when neither takes, *st says so. */
+void share_restrict_protocols(struct share_setopt *st, CURL *h, const char *names, long mask);
+
 /* A response body kept in memory, capped (listings, error documents). */
 struct share_buf {
     char *p;
@@ -22,8 +37,9 @@ struct share_req {
     const char *download_path;    /* body saved to this file (0600), capped */
     struct share_buf body;        /* else the body, up to 4 MiB, NUL-terminated */
     const char *what;             /* "uploading KEY": for messages */
-    /* Transport extras applied on each attempt (signing, SFTP commands). */
-    void (*setup)(CURL *h, void *arg);
+    /* Transport extras applied on each attempt (signing, SFTP commands),
+     * with SHARE_SETOPT into st. */
+    void (*setup)(CURL *h, void *arg, struct share_setopt *st);
     void *setup_arg;
     long http_code;               /* out: the final status (0 for SFTP) */
 };
@@ -46,6 +62,6 @@ void share_escape(const char *in, char *out, size_t n);
  * attempt. key_id and secret may be NULL (unsigned). */
 void share_s3_sigv4_param(const char *region, char *buf, size_t n);
 void share_s3_sign(CURL *h, const char *sigv4_param, const char *key_id, const char *secret,
-                   struct curl_slist *headers);
+                   struct curl_slist *headers, struct share_setopt *st);
 
 #endif

@@ -85,19 +85,19 @@ static int s3_setup(struct share_remote *r, sl_err *e)
 void share_s3_sigv4_param(const char *region, char *buf, size_t n) { snprintf(buf, n, "aws:amz:%s:s3", region); }
 
 void share_s3_sign(CURL *h, const char *sigv4_param, const char *key_id, const char *secret,
-                   struct curl_slist *headers)
+                   struct curl_slist *headers, struct share_setopt *st)
 {
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_AWS_SIGV4, sigv4_param);
-    if (key_id && *key_id) curl_easy_setopt(h, CURLOPT_USERNAME, key_id);
-    if (secret && *secret) curl_easy_setopt(h, CURLOPT_PASSWORD, secret);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+    share_restrict_protocols(st, h, "http,https", (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+    SHARE_SETOPT(st, h, CURLOPT_AWS_SIGV4, sigv4_param);
+    if (key_id && *key_id) SHARE_SETOPT(st, h, CURLOPT_USERNAME, key_id);
+    if (secret && *secret) SHARE_SETOPT(st, h, CURLOPT_PASSWORD, secret);
+    SHARE_SETOPT(st, h, CURLOPT_HTTPHEADER, headers);
 }
 
-static void sign(CURL *h, void *arg)
+static void sign(CURL *h, void *arg, struct share_setopt *st)
 {
     struct s3 *s = arg;
-    share_s3_sign(h, s->sigv4, s->key_id, s->secret, s->headers);
+    share_s3_sign(h, s->sigv4, s->key_id, s->secret, s->headers, st);
 }
 
 static void object_url(struct s3 *s, const char *key, char *buf, size_t n)

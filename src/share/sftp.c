@@ -50,17 +50,17 @@ static int sftp_check(struct share_remote *r, sl_err *e)
     return 0;
 }
 
-static void setup(CURL *h, void *arg)
+static void setup(CURL *h, void *arg, struct share_setopt *st)
 {
     struct share_remote *r = arg;
     struct sftp *s = r->priv;
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "sftp");
-    curl_easy_setopt(h, CURLOPT_SSH_AUTH_TYPES, (long)(CURLSSH_AUTH_PUBLICKEY | CURLSSH_AUTH_PASSWORD |
-                                                       CURLSSH_AUTH_AGENT | CURLSSH_AUTH_KEYBOARD));
-    if (s->key[0]) curl_easy_setopt(h, CURLOPT_SSH_PRIVATE_KEYFILE, s->key);
-    if (!r->opts.insecure) curl_easy_setopt(h, CURLOPT_SSH_KNOWNHOSTS, s->known_hosts);
-    curl_easy_setopt(h, CURLOPT_FTP_CREATE_MISSING_DIRS, (long)CURLFTP_CREATE_DIR_RETRY);
-    if (s->quote) curl_easy_setopt(h, CURLOPT_POSTQUOTE, s->quote);
+    share_restrict_protocols(st, h, "sftp", (long)CURLPROTO_SFTP);
+    SHARE_SETOPT(st, h, CURLOPT_SSH_AUTH_TYPES, (long)(CURLSSH_AUTH_PUBLICKEY | CURLSSH_AUTH_PASSWORD |
+                                                        CURLSSH_AUTH_AGENT | CURLSSH_AUTH_KEYBOARD));
+    if (s->key[0]) SHARE_SETOPT(st, h, CURLOPT_SSH_PRIVATE_KEYFILE, s->key);
+    if (!r->opts.insecure) SHARE_SETOPT(st, h, CURLOPT_SSH_KNOWNHOSTS, s->known_hosts);
+    SHARE_SETOPT(st, h, CURLOPT_FTP_CREATE_MISSING_DIRS, (long)CURLFTP_CREATE_DIR_RETRY);
+    if (s->quote) SHARE_SETOPT(st, h, CURLOPT_POSTQUOTE, s->quote);
 }
 
 /* The server-side path of a URL (after host[:port]), percent-decoded. */

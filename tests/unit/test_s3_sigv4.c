@@ -60,7 +60,9 @@ static void signed_request(const char *url, const char *const *extra, char *auth
     struct curl_slist *connect_to = curl_slist_append(NULL, to);
     CURL *h = curl_easy_init();
     curl_easy_setopt(h, CURLOPT_URL, url);
-    share_s3_sign(h, param, "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", headers);
+    struct share_setopt st = { CURLE_OK, NULL };
+    share_s3_sign(h, param, "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", headers, &st);
+    CHECK_INT(st.code, CURLE_OK);
     curl_easy_setopt(h, CURLOPT_CONNECT_TO, connect_to);
     curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard);
@@ -98,4 +100,22 @@ TEST(s3_sigv4_matches_aws_list_objects_example)
     signed_request("http://examplebucket.s3.amazonaws.com/?max-keys=2&prefix=J", extra, auth, sizeof auth);
     CHECK_CONTAINS(auth, "SignedHeaders=host;x-amz-content-sha256;x-amz-date, "
                          "Signature=34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7");
+}
+
+/* A refused option is kept (the first one), and the protocol restriction
+ * takes on this libcurl, by name or by mask. */
+TEST(share_setopt_keeps_the_first_refusal)
+{
+    CURL *h = curl_easy_init();
+    struct share_setopt st = { CURLE_OK, NULL };
+    share_restrict_protocols(&st, h, "https", (long)CURLPROTO_HTTPS);
+    CHECK_INT(st.code, CURLE_OK);
+    SHARE_SETOPT(&st, h, CURLOPT_NOSIGNAL, 1L);
+    SHARE_SETOPT(&st, h, CURLOPT_CONNECTTIMEOUT, -1L);   /* a negative time: refused */
+    SHARE_SETOPT(&st, h, CURLOPT_LOW_SPEED_TIME, -1L);   /* refused too, not kept */
+    CHECK_INT(st.code, CURLE_BAD_FUNCTION_ARGUMENT);
+    CHECK_STR(st.option, "CURLOPT_CONNECTTIMEOUT");
+    curl_easy_setopt(h, CURLOPT_URL, "http://127.0.0.1:1/");
+    CHECK_INT(curl_easy_perform(h), CURLE_UNSUPPORTED_PROTOCOL);   /* restricted to https */
+    curl_easy_cleanup(h);
 }
