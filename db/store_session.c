@@ -193,8 +193,8 @@ int store_session_set_state(store *s, int64_t session_id, const char *state, con
     return rc == SQLITE_DONE ? 0 : store_fail(s, e, "updating a session");
 }
 
-int store_session_log_change(store *s, int64_t session_id, const char *knob, const char *old_value,
-                             const char *new_value, const char *got_value, sl_err *e)
+static int store_session_log_change(store *s, int64_t session_id, const char *knob, const char *old_value,
+                                    const char *new_value, const char *got_value, sl_err *e)
 {
     const char *sql = "INSERT INTO session_changes (session_id, seq, knob, old_value, new_value, got_value) "
                       "VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_changes WHERE session_id = ?1), ?2, ?3, ?4, ?5)";

@@ -70,8 +70,6 @@ int store_session_get(store *s, const char *uuid_prefix, struct session_row *out
 int store_session_latest_unrestored(store *s, struct session_row *out, sl_err *e);
 int store_session_snapshots(store *s, int64_t session_id, struct snapshot_row **out, sl_err *e);
 int store_session_set_state(store *s, int64_t session_id, const char *state, const char *note, sl_err *e);
-int store_session_log_change(store *s, int64_t session_id, const char *knob, const char *old_value,
-                             const char *new_value, const char *got_value, sl_err *e);
 /* Mark that the session is about to write the kernel (writing = 1), durably. */
 int store_session_set_writing(store *s, int64_t session_id, sl_err *e);
 /* In one transaction: log the changes, record what each knob of `now` holds

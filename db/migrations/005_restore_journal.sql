@@ -1,4 +1,4 @@
--- 005: restore that checks before it writes, and is journaled (issue 14).
+-- 005: restore that checks before it writes, and is journaled.
 -- Who holds a session: pid alone is not enough (a recycled pid, a pid of
 -- another pid namespace), so the holder's start time (seconds since the
 -- epoch, from /proc) and pid namespace are kept beside it. While a restore

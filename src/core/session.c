@@ -16,7 +16,9 @@
 
 volatile sig_atomic_t session_interrupted;
 
-int session_snapshot(const struct knob *ks, int n, struct snapshot_row **out, sl_err *e)
+/* Read the current value of every knob in ks into snapshot rows (absent
+ * knobs are recorded as absent). Caller frees *out. */
+static int session_snapshot(const struct knob *ks, int n, struct snapshot_row **out, sl_err *e)
 {
     struct snapshot_row *rows = xcalloc((size_t)(n ? n : 1), sizeof *rows);
     for (int i = 0; i < n; i++) {

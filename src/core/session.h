@@ -56,9 +56,6 @@ void session_lock_release(int fd);
 /* The command line the lock file names (main sets it from argv). */
 void session_lock_describe(const char *command);
 
-/* Read the current value of every knob in ks into snapshot rows (absent
- * knobs are recorded as absent). Caller frees *out. */
-int session_snapshot(const struct knob *ks, int n, struct snapshot_row **out, sl_err *e);
 
 /* Open a session: snapshot `touched` and record it durably (state open).
  * Takes ownership of lock_fd (released by session_end/session_free). */

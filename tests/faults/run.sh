@@ -140,7 +140,7 @@ if mount -t tmpfs -o size=1m,mode=0700 sluice-faults "$work/full"; then
     if [ "$during" != 60 ]; then fail full-end "knobs not put back on a full disk: vm.swappiness=$during" "$(cat "$work/out")"
     elif settled full-end "$db" 60; then ok full-end "knobs put back; sluice exit $rc"; fi
 
-    # Nearly full (issue 14 F8): at each amount of free space from 0 to
+    # Nearly full: at each amount of free space from 0 to
     # 400 KiB, `set` either succeeds and is recorded as kept, or fails with
     # the knob as it was, nothing on stdout saying "kept", and a message
     # saying what the kernel holds when it had written it.
