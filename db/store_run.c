@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 static int exec_text2(store *s, const char *sql, const char *a, const char *b, const char *c, sl_err *e)
@@ -180,6 +181,56 @@ int store_run_list(store *s, const char *workload, int limit, struct run_row **o
         return store_fail(s, e, "listing runs");
     }
     *out = v;
+    return n;
+}
+
+const char *const run_metric_names[RM_NR] = {
+    "wall_s", "mb_s", "iops", "read_mb_s", "write_mb_s", "lat_mean_ns", "lat_p50_ns", "lat_p99_ns", "lat_p999_ns",
+    "lat_max_ns", "cpu_usr_pct", "cpu_sys_pct", "ctx_switches", "dev_util_pct", "dev_await_ms", "psi_some_pct",
+    "canary_max_ns", "canary_p99_ns", "stalls_100ms", "stalls_1s", "stalls_2s", "max_dirty_pages",
+};
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+    const char *t = (const char *)sqlite3_column_text(st, i);
+    return t ? t : "";
+}
+
+int store_run_export(store *s, const char *workload, int limit, int (*fn)(void *arg, const struct run_export *r),
+                     void *arg, sl_err *e)
+{
+    /* the metric columns in run_metric_names' order, from column 17 on */
+    const char *sql =
+        "SELECT r.uuid, r.batch_uuid, r.rep, r.started, r.workload, r.device_name, r.status, r.config_hash, "
+        " r.workload_hash, r.kernel, COALESCE(h.hostname, ''), r.host_uuid, r.hw_class, r.note, COALESCE(c.text, ''), "
+        " r.seed, COALESCE(r.reached_dirty_threshold, -1), "
+        " r.wall_s, r.mb_s, r.iops, r.read_mb_s, r.write_mb_s, r.lat_mean_ns, r.lat_p50_ns, r.lat_p99_ns, "
+        " r.lat_p999_ns, r.lat_max_ns, r.cpu_usr_pct, r.cpu_sys_pct, r.ctx_switches, r.dev_util_pct, r.dev_await_ms, "
+        " r.psi_some_pct, r.canary_max_ns, r.canary_p99_ns, r.stalls_100ms, r.stalls_1s, r.stalls_2s, r.max_dirty_pages "
+        "FROM runs r LEFT JOIN hosts h ON h.uuid = r.host_uuid LEFT JOIN configs c ON c.hash = r.config_hash "
+        "WHERE (?1 IS NULL OR r.workload = ?1) ORDER BY r.started DESC, r.id DESC LIMIT ?2";
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "exporting runs");
+    if (workload) sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC);
+    else sqlite3_bind_null(st, 1);
+    sqlite3_bind_int(st, 2, limit > 0 ? limit : -1);
+    int n = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct run_export r = {
+            .uuid = col_text(st, 0), .batch = col_text(st, 1), .rep = sqlite3_column_int(st, 2),
+            .started = col_text(st, 3), .workload = col_text(st, 4), .device = col_text(st, 5),
+            .status = col_text(st, 6), .config_hash = col_text(st, 7), .workload_hash = col_text(st, 8),
+            .kernel = col_text(st, 9), .hostname = col_text(st, 10), .host_uuid = col_text(st, 11),
+            .hw_class = col_text(st, 12), .note = col_text(st, 13), .config_text = col_text(st, 14),
+            .seed = sqlite3_column_int64(st, 15), .reached_threshold = sqlite3_column_int(st, 16),
+        };
+        for (int k = 0; k < RM_NR; k++)
+            r.metric[k] = sqlite3_column_type(st, 17 + k) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 17 + k);
+        n++;
+        if (fn(arg, &r) != 0) { rc = SQLITE_DONE; break; }
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return store_fail(s, e, "exporting runs");
     return n;
 }
 

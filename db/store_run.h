@@ -63,6 +63,32 @@ struct run_row {
 /* Newest first; workload NULL for all, limit <= 0 for no limit. Caller
  * frees *out. Returns the count or -1. */
 int store_run_list(store *s, const char *workload, int limit, struct run_row **out, sl_err *e);
+/* A run as `history --csv/--json/--jsonl` exports it: everything a
+ * fleet-wide analysis needs on one row (who, what hardware, which kernel,
+ * the knob values in force, every metric). Strings are valid only during
+ * the callback. */
+enum run_metric {
+    RM_WALL_S, RM_MB_S, RM_IOPS, RM_READ_MB_S, RM_WRITE_MB_S, RM_LAT_MEAN_NS, RM_LAT_P50_NS, RM_LAT_P99_NS,
+    RM_LAT_P999_NS, RM_LAT_MAX_NS, RM_CPU_USR_PCT, RM_CPU_SYS_PCT, RM_CTX_SWITCHES, RM_DEV_UTIL_PCT,
+    RM_DEV_AWAIT_MS, RM_PSI_SOME_PCT, RM_CANARY_MAX_NS, RM_CANARY_P99_NS, RM_STALLS_100MS, RM_STALLS_1S,
+    RM_STALLS_2S, RM_MAX_DIRTY_PAGES, RM_NR
+};
+/* The column name of each metric (the runs table's). */
+extern const char *const run_metric_names[RM_NR];
+struct run_export {
+    const char *uuid, *batch, *started, *workload, *device, *status, *config_hash, *workload_hash, *kernel;
+    const char *hostname, *host_uuid, *hw_class, *note;
+    const char *config_text;   /* "knob=value\n" sorted */
+    int rep;                   /* 0-based */
+    long long seed;
+    int reached_threshold;     /* 1, 0, -1 n/a */
+    double metric[RM_NR];      /* NAN when not measured */
+};
+/* Runs newest first (workload NULL: all; limit <= 0: no limit), one call
+ * of fn each, streamed: nothing is held. fn returning non-zero stops.
+ * Returns the count or -1 with e. */
+int store_run_export(store *s, const char *workload, int limit, int (*fn)(void *arg, const struct run_export *r),
+                     void *arg, sl_err *e);
 /* The stored JSON of a run (caller frees with json_decref), or NULL. */
 json_t *store_run_metrics(store *s, const char *uuid, sl_err *e);
 

@@ -3,6 +3,7 @@
 #include "probe/probe.h"
 #include "store_run.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,30 @@ static void fmt_lat(int64_t ns, char *buf, size_t n)
     else probe_format_ns((double)ns, buf, n);
 }
 
-static json_t *row_json(const struct run_row *r)
+/* A metric as JSON (null when not measured). */
+static json_t *metric_json(double v)
+{
+    return isnan(v) ? json_null() : json_real(v);
+}
+
+/* The knob values in force: {"vm.dirty_ratio": "20", ...}. */
+static json_t *knobs_json(const char *config_text)
+{
+    json_t *o = json_object();
+    for (const char *p = config_text; *p;) {
+        size_t len = strcspn(p, "\n");
+        const char *eq = memchr(p, '=', len);
+        if (eq) {
+            char name[256];
+            snprintf(name, sizeof name, "%.*s", (int)(eq - p), p);
+            json_object_set_new(o, name, json_stringn(eq + 1, (size_t)(p + len - eq - 1)));
+        }
+        p += len + (p[len] == '\n');
+    }
+    return o;
+}
+
+static json_t *row_json(const struct run_export *r)
 {
     json_t *o = json_object();
     json_object_set_new(o, "uuid", json_string(r->uuid));
@@ -23,22 +47,18 @@ static json_t *row_json(const struct run_row *r)
     json_object_set_new(o, "workload", json_string(r->workload));
     json_object_set_new(o, "device", r->device[0] ? json_string(r->device) : json_null());
     json_object_set_new(o, "status", json_string(r->status));
-    json_object_set_new(o, "mb_s", probe_json_real(r->mb_s));
-    json_object_set_new(o, "iops", probe_json_real(r->iops));
-    json_object_set_new(o, "lat_p50_ns", r->lat_p50_ns >= 0 ? json_integer(r->lat_p50_ns) : json_null());
-    json_object_set_new(o, "lat_p99_ns", r->lat_p99_ns >= 0 ? json_integer(r->lat_p99_ns) : json_null());
-    json_object_set_new(o, "lat_max_ns", r->lat_max_ns >= 0 ? json_integer(r->lat_max_ns) : json_null());
-    json_object_set_new(o, "canary_max_ns", r->canary_max_ns >= 0 ? json_integer(r->canary_max_ns) : json_null());
-    json_object_set_new(o, "cpu_usr_pct", probe_json_real(r->cpu_usr_pct));
-    json_object_set_new(o, "cpu_sys_pct", probe_json_real(r->cpu_sys_pct));
     json_object_set_new(o, "seed", json_integer(r->seed));
     json_object_set_new(o, "config_hash", json_string(r->config_hash));
     json_object_set_new(o, "workload_hash", json_string(r->workload_hash));
     json_object_set_new(o, "kernel", json_string(r->kernel));
     json_object_set_new(o, "hostname", json_string(r->hostname));
+    json_object_set_new(o, "host_uuid", json_string(r->host_uuid));
+    json_object_set_new(o, "hw_class", json_string(r->hw_class));
     json_object_set_new(o, "dirty_threshold_reached",
                         r->reached_threshold < 0 ? json_null() : json_boolean(r->reached_threshold));
     json_object_set_new(o, "note", json_string(r->note));
+    for (int k = 0; k < RM_NR; k++) json_object_set_new(o, run_metric_names[k], metric_json(r->metric[k]));
+    json_object_set_new(o, "knobs", knobs_json(r->config_text));
     return o;
 }
 
@@ -58,31 +78,69 @@ static void csv_field(const char *s, bool last)
     putchar(last ? '\n' : ',');
 }
 
-static void print_csv(const struct run_row *rows, int n)
+/* The first 22 columns are the ones history --csv always had, in their
+ * order (scripts cut them by position); the fleet columns follow. */
+static const char csv_header[] =
+    "uuid,batch,rep,started,workload,device,status,mb_s,iops,lat_p50_ns,lat_p99_ns,lat_max_ns,canary_max_ns,"
+    "cpu_usr_pct,cpu_sys_pct,seed,config_hash,workload_hash,kernel,hostname,note,dirty_threshold_reached,"
+    "host_uuid,hw_class,wall_s,read_mb_s,write_mb_s,lat_mean_ns,lat_p999_ns,ctx_switches,dev_util_pct,dev_await_ms,"
+    "psi_some_pct,canary_p99_ns,stalls_100ms,stalls_1s,stalls_2s,max_dirty_pages,knobs";
+
+static void csv_metric(const struct run_export *r, enum run_metric k, bool last)
 {
-    printf("uuid,batch,rep,started,workload,device,status,mb_s,iops,lat_p50_ns,lat_p99_ns,lat_max_ns,canary_max_ns,"
-           "cpu_usr_pct,cpu_sys_pct,seed,config_hash,workload_hash,kernel,hostname,note,dirty_threshold_reached\n");
-    for (int i = 0; i < n; i++) {
-        const struct run_row *r = &rows[i];
-        char rep[16], mb[32], iops[32], p50[32], p99[32], mx[32], can[32], usr[32], sys[32], seed[32];
-        snprintf(rep, sizeof rep, "%d", r->rep + 1);
-        snprintf(mb, sizeof mb, "%.3f", r->mb_s);
-        snprintf(iops, sizeof iops, "%.1f", r->iops);
-        snprintf(p50, sizeof p50, "%lld", (long long)r->lat_p50_ns);
-        snprintf(p99, sizeof p99, "%lld", (long long)r->lat_p99_ns);
-        snprintf(mx, sizeof mx, "%lld", (long long)r->lat_max_ns);
-        snprintf(can, sizeof can, "%lld", (long long)r->canary_max_ns);
-        snprintf(usr, sizeof usr, "%.2f", r->cpu_usr_pct);
-        snprintf(sys, sizeof sys, "%.2f", r->cpu_sys_pct);
-        snprintf(seed, sizeof seed, "%lld", (long long)r->seed);
-        const char *f[] = { r->uuid, r->batch, rep, r->started, r->workload, r->device, r->status, mb, iops,
-                            r->lat_p50_ns < 0 ? "" : p50, r->lat_p99_ns < 0 ? "" : p99, r->lat_max_ns < 0 ? "" : mx,
-                            r->canary_max_ns < 0 ? "" : can, usr, sys, seed, r->config_hash, r->workload_hash,
-                            r->kernel, r->hostname, r->note,
-                            r->reached_threshold < 0 ? "" : r->reached_threshold ? "yes" : "no" };
-        int nf = (int)(sizeof f / sizeof f[0]);
-        for (int k = 0; k < nf; k++) csv_field(f[k], k == nf - 1);
+    char buf[64] = "";
+    if (!isnan(r->metric[k])) snprintf(buf, sizeof buf, "%.12g", r->metric[k]);
+    csv_field(buf, last);
+}
+
+static int print_csv_row(void *arg, const struct run_export *r)
+{
+    (void)arg;
+    static const enum run_metric first[] = { RM_MB_S, RM_IOPS, RM_LAT_P50_NS, RM_LAT_P99_NS, RM_LAT_MAX_NS,
+                                             RM_CANARY_MAX_NS, RM_CPU_USR_PCT, RM_CPU_SYS_PCT };
+    static const enum run_metric later[] = { RM_WALL_S, RM_READ_MB_S, RM_WRITE_MB_S, RM_LAT_MEAN_NS, RM_LAT_P999_NS,
+                                             RM_CTX_SWITCHES, RM_DEV_UTIL_PCT, RM_DEV_AWAIT_MS, RM_PSI_SOME_PCT,
+                                             RM_CANARY_P99_NS, RM_STALLS_100MS, RM_STALLS_1S, RM_STALLS_2S,
+                                             RM_MAX_DIRTY_PAGES };
+    char rep[16], seed[32];
+    snprintf(rep, sizeof rep, "%d", r->rep + 1);
+    snprintf(seed, sizeof seed, "%lld", r->seed);
+    const char *head[] = { r->uuid, r->batch, rep, r->started, r->workload, r->device, r->status };
+    for (size_t k = 0; k < sizeof head / sizeof head[0]; k++) csv_field(head[k], false);
+    for (size_t k = 0; k < sizeof first / sizeof first[0]; k++) csv_metric(r, first[k], false);
+    const char *mid[] = { seed, r->config_hash, r->workload_hash, r->kernel, r->hostname, r->note,
+                          r->reached_threshold < 0 ? "" : r->reached_threshold ? "yes" : "no", r->host_uuid, r->hw_class };
+    for (size_t k = 0; k < sizeof mid / sizeof mid[0]; k++) csv_field(mid[k], false);
+    for (size_t k = 0; k < sizeof later / sizeof later[0]; k++) csv_metric(r, later[k], false);
+    /* knobs: "name=value" separated by spaces (values hold none) */
+    char *knobs = xstrdup(r->config_text);
+    size_t len = strlen(knobs);
+    while (len && knobs[len - 1] == '\n') knobs[--len] = 0;
+    for (char *p = knobs; *p; p++)
+        if (*p == '\n') *p = ' ';
+    csv_field(knobs, true);
+    free(knobs);
+    return 0;
+}
+
+struct json_sink {
+    json_t *arr;      /* --json: one array; NULL for --jsonl: one object a line */
+    int rc;
+};
+
+static int print_json_row(void *arg, const struct run_export *r)
+{
+    struct json_sink *js = arg;
+    json_t *o = row_json(r);
+    if (js->arr) {
+        json_array_append_new(js->arr, o);
+        return 0;
     }
+    if (json_dumpf(o, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12)) != 0)
+        js->rc = SL_EFAIL;
+    fputc('\n', stdout);
+    json_decref(o);
+    return js->rc;
 }
 
 static void print_table(const struct run_row *rows, int n)
@@ -104,7 +162,7 @@ static void print_table(const struct run_row *rows, int n)
 }
 
 struct history_opts {
-    bool csv;
+    bool csv, jsonl;
     const char *workload;
     int limit;
 };
@@ -118,6 +176,7 @@ static int set_workload(void *at, const struct cli_opt *o, const char *text, sl_
 
 static const struct cli_opt history_rows[] = {
     { "csv", 0, OPT_FLAG, NULL, 0, 0, NULL, "comma-separated values with a header line", OPT_AT(struct history_opts, csv), NULL, NULL },
+    { "jsonl", 0, OPT_FLAG, NULL, 0, 0, NULL, "one JSON object a line (streamed)", OPT_AT(struct history_opts, jsonl), NULL, NULL },
     { "workload", 0, OPT_CALL, "W", 0, 0, "every workload", "only runs of workload W",
       OPT_PTR(struct history_opts, workload), set_workload, COMPLETE_WORKLOAD },
     { "limit", 0, OPT_INT, "N", 1, 1000000, "every run", "the N newest runs", OPT_AT(struct history_opts, limit), NULL, NULL },
@@ -128,32 +187,38 @@ static const struct cli_opts history_table = { sizeof(struct history_opts), NULL
 static int run_history(struct cli_ctx *ctx, int argc, char **argv)
 {
     const struct history_opts *o = ctx->opts;
-    bool json = ctx->json, csv = o->csv;
+    bool json = ctx->json, csv = o->csv, jsonl = o->jsonl;
     const char *workload = o->workload;
     int limit = o->limit;
     if (argc > 1) return cli_usage("history", "unexpected argument %s", argv[1]);
-    if (json && csv) return cli_usage("history", "give --json or --csv, not both");
+    if (json + csv + jsonl > 1) return cli_usage("history", "give one of --json, --csv and --jsonl");
     sl_err e;
     store *st = cli_store(ctx, &e);
     if (!st) return cli_error(&e);
+    if (csv) {
+        puts(csv_header);
+        return store_run_export(st, workload, limit, print_csv_row, NULL, &e) < 0 ? cli_error(&e) : 0;
+    }
+    if (json || jsonl) {
+        struct json_sink js = { json ? json_array() : NULL, 0 };
+        if (store_run_export(st, workload, limit, print_json_row, &js, &e) < 0) {
+            json_decref(js.arr);
+            return cli_error(&e);
+        }
+        if (js.arr) {
+            if (json_dumpf(js.arr, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12)) != 0)
+                js.rc = SL_EFAIL;
+            fputc('\n', stdout);
+            json_decref(js.arr);
+        }
+        return js.rc;
+    }
     struct run_row *rows;
     int n = store_run_list(st, workload, limit, &rows, &e);
     if (n < 0) return cli_error(&e);
-    int rc = 0;
-    if (json) {
-        json_t *arr = json_array();
-        for (int i = 0; i < n; i++) json_array_append_new(arr, row_json(&rows[i]));
-        rc = json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12));
-        fputc('\n', stdout);
-        json_decref(arr);
-        rc = rc == 0 ? 0 : SL_EFAIL;
-    } else if (csv) {
-        print_csv(rows, n);
-    } else {
-        print_table(rows, n);
-    }
+    print_table(rows, n);
     free(rows);
-    return rc;
+    return 0;
 }
 
 CLI_COMMAND_OPTS(cmd_history, "history", run_history, history_table,
