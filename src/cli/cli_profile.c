@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void cli_plan_warnings(const struct plan *pl)
+void cli_plan_warnings(const struct plan *pl)
 {
     for (int i = 0; i < pl->nwarn; i++) fprintf(stderr, "sluice: warning: %s\n", esc_t(pl->warn[i]));
 }

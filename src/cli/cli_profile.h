@@ -16,6 +16,8 @@
  * resolve it against this machine. Warnings go to stderr. On error both are
  * freed and the error is in e. */
 int cli_profile_plan(const char *dirs_opt, const char *name, struct profile *p, struct plan *pl, sl_err *e);
+/* The plan's warnings on stderr, escaped. */
+void cli_plan_warnings(const struct plan *pl);
 
 enum plan_view { VIEW_DIFF, VIEW_VERIFY };
 /* KNOB PROFILE CURRENT VERDICT FROM for every item. */
