@@ -12,10 +12,16 @@
  * not truly better than the baseline, over all runs (the flat grids, where
  * nothing is better, are included on purpose).
  *
- * Usage: search_efficiency FIXTURE_ROOT [SEEDS] [BUDGET] [CSV...] */
+ * claimed_win: the share of runs whose verdict claimed a win (the rest
+ * keep the baseline: "within noise" or no verdict).
+ *
+ * Usage: search_efficiency FIXTURE_ROOT [SEEDS] [BUDGETS] [CSV...]
+ * BUDGETS: comma-separated (default 30,60); each CSV bench/data/NAME.csv
+ * is replayed over bench/data/NAME.space. TEST=yuen (etc.) picks the test. */
 #include "search/search.h"
 #include "sysfs.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +32,7 @@ struct grid {
     const char *space;     /* shipped name or file */
     const char *device;
     double cv;
+    double stall_share;    /* heavy tails: this share of runs stalls to 20-60% */
     bool flat;
     uint64_t shape;
     const char *csv;       /* recorded grid (CSV) instead of a synthetic landscape */
@@ -82,7 +89,10 @@ static int load_csv(struct evaluator *ev, const char *path, uint64_t seed)
 static void make_evaluator(const struct grid *g, struct evaluator *ev, uint64_t seed)
 {
     if (g->csv) load_csv(ev, g->csv, seed);
-    else evaluator_synthetic(ev, g->shape, seed * 7919 + 1, g->cv, g->flat);
+    else {
+        evaluator_synthetic(ev, g->shape, seed * 7919 + 1, g->cv, g->flat);
+        if (g->stall_share > 0) evaluator_synthetic_stalls(ev, g->stall_share, 0.2, 0.6);
+    }
 }
 
 struct totals {
@@ -135,6 +145,7 @@ static void run_grid(const struct grid *g, const struct space *sp, const char *s
         spec.budget_evals = budget;
         spec.seed = (uint64_t)s;
         spec.ei_stop = 0;   /* spend the whole budget: we measure the path */
+        if (getenv("TEST")) spec.test = (enum search_test)search_test_parse(getenv("TEST"));
         struct tracker tr = { .ev = &ev, .sp = sp, .fstar = fstar, .target = 0.95 * fstar };
         struct search_hooks hk = { .arg = &tr, .progress = on_trial };
         struct search_result r;
@@ -169,25 +180,43 @@ static void print_line(const char *label, struct totals *t, int budget, int nrun
     char m[16], p[16];
     snprintf(m, sizeof m, med > budget ? ">%d" : "%d", med > budget ? budget : med);
     snprintf(p, sizeof p, p90 > budget ? ">%d" : "%d", p90 > budget ? budget : p90);
-    printf("%s: median_evals_to_5pct=%s p90_evals_to_5pct=%s final_regret=%.1f%% false_claims=%.1f%%\n", label, m, p,
-           t->runs ? 100 * t->regret_sum / t->runs : 0, nruns_all ? 100.0 * t->false_claims / nruns_all : 0);
+    printf("%s: median_evals_to_5pct=%s p90_evals_to_5pct=%s final_regret=%.1f%% false_claims=%.1f%% claimed_win=%.0f%%\n", label, m, p,
+           t->runs ? 100 * t->regret_sum / t->runs : 0, nruns_all ? 100.0 * t->false_claims / nruns_all : 0,
+           nruns_all ? 100.0 * t->claims / nruns_all : 0);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) { fprintf(stderr, "usage: search_efficiency FIXTURE_ROOT [SEEDS] [BUDGET] [real-grid.csv]\n"); return 2; }
+    if (argc < 2) { fprintf(stderr, "usage: search_efficiency FIXTURE_ROOT [SEEDS] [BUDGETS] [GRID.csv...]\n"); return 2; }
     sl_err e;
     if (sysfs_set_root(argv[1], &e) < 0) { fprintf(stderr, "%s\n", e.msg); return 2; }
-    int seeds = argc > 2 ? atoi(argv[2]) : 50, budget = argc > 3 ? atoi(argv[3]) : 60;
-    struct grid grids[8] = {
-        { "writeback-cv3", "writeback", NULL, 0.03, false, 1, NULL },
-        { "writeback-cv5", "writeback", NULL, 0.05, false, 2, NULL },
-        { "writeback-cv10", "writeback", NULL, 0.10, false, 3, NULL },
-        { "mixed-cv5", "bench/data/mixed.space", NULL, 0.05, false, 4, NULL },
-        { "flat-cv5", "writeback", NULL, 0.05, true, 5, NULL },
+    int seeds = argc > 2 ? atoi(argv[2]) : 50, budgets[4] = { 30, 60 }, nb = 2;
+    if (argc > 3) {
+        char list[64];
+        snprintf(list, sizeof list, "%s", argv[3]);
+        nb = 0;
+        for (char *tok = strtok(list, ","); tok && nb < 4; tok = strtok(NULL, ",")) budgets[nb++] = atoi(tok);
+    }
+    struct grid grids[12] = {
+        { "writeback-cv3", "writeback", NULL, 0.03, 0, false, 1, NULL },
+        { "writeback-cv5", "writeback", NULL, 0.05, 0, false, 2, NULL },
+        { "writeback-cv10", "writeback", NULL, 0.10, 0, false, 3, NULL },
+        { "mixed-cv5", "bench/data/mixed.space", NULL, 0.05, 0, false, 4, NULL },
+        { "flat-cv5", "writeback", NULL, 0.05, 0, true, 5, NULL },
+        { "writeback-cv5-stall10", "writeback", NULL, 0.05, 0.10, false, 2, NULL },
+        { "mixed-cv5-stall10", "bench/data/mixed.space", NULL, 0.05, 0.10, false, 4, NULL },
+        { "flat-cv5-stall10", "writeback", NULL, 0.05, 0.10, true, 5, NULL },
     };
-    int ng = 5;
-    if (argc > 4) grids[ng++] = (struct grid){ "real", "bench/data/real.space", NULL, 0, false, 0, argv[4] };
+    int ng = 8;
+    for (int a = 4; a < argc && ng < 12; a++) {
+        /* a recorded grid: bench/data/NAME.csv replayed over bench/data/NAME.space */
+        static char names[4][64], spaces[4][PATH_MAX];
+        const char *base = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];
+        snprintf(names[ng - 8], sizeof names[0], "%.*s", (int)strcspn(base, "."), base);
+        snprintf(spaces[ng - 8], sizeof spaces[0], "%.*s.space", (int)(strlen(argv[a]) - 4), argv[a]);
+        grids[ng] = (struct grid){ names[ng - 8], spaces[ng - 8], NULL, 0, 0, false, 0, argv[a] };
+        ng++;
+    }
     /* STRATEGIES="bo random" runs a subset (default: all four) */
     const char *strategies[4] = { "bo", "coord", "random", "grid" };
     size_t nstrat = 4;
@@ -197,24 +226,27 @@ int main(int argc, char **argv)
         nstrat = 0;
         for (char *tok = strtok(want, " ,"); tok && nstrat < 4; tok = strtok(NULL, " ,")) strategies[nstrat++] = tok;
     }
-    struct space sps[8];
+    struct space sps[12];
     for (int g = 0; g < ng; g++)
         if (space_build(grids[g].space, grids[g].device, &sps[g], &e) < 0) { fprintf(stderr, "%s: %s\n", grids[g].name, e.msg); return 2; }
-    for (size_t s = 0; s < nstrat; s++) {
-        struct totals tot = { 0 };
-        int all = 0;
-        for (int g = 0; g < ng; g++) {
-            struct totals gt = { 0 };
-            run_grid(&grids[g], &sps[g], strategies[s], s == 0, seeds, budget, &tot, &gt);
+    for (int b = 0; b < nb; b++)
+        for (size_t s = 0; s < nstrat; s++) {
+            struct totals tot = { 0 };
+            int all = 0;
+            for (int g = 0; g < ng; g++) {
+                struct totals gt = { 0 };
+                run_grid(&grids[g], &sps[g], strategies[s], s == 0 && b == 0, seeds, budgets[b], &tot, &gt);
+                char label[96];
+                snprintf(label, sizeof label, "  %s/%s/%d", grids[g].name, strategies[s], budgets[b]);
+                print_line(label, &gt, budgets[b], seeds);
+                all += seeds;
+                free(gt.evals);
+            }
             char label[64];
-            snprintf(label, sizeof label, "  %s/%s", grids[g].name, strategies[s]);
-            print_line(label, &gt, budget, seeds);
-            all += seeds;
-            free(gt.evals);
+            snprintf(label, sizeof label, "%s/%d", strategies[s], budgets[b]);
+            print_line(label, &tot, budgets[b], all);
+            fflush(stdout);
+            free(tot.evals);
         }
-        print_line(strategies[s], &tot, budget, all);
-        fflush(stdout);
-        free(tot.evals);
-    }
     return 0;
 }

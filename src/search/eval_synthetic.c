@@ -16,6 +16,7 @@ struct synth {
     double opt[SPACE_MAX_DIMS], weight[SPACE_MAX_DIMS], cat_off[SPACE_MAX_DIMS][SPACE_MAX_LEVELS];
     double inter;
     double cv;
+    double stall_share, stall_lo, stall_hi;
     bool flat;
     gsl_rng *rng;
 };
@@ -54,6 +55,8 @@ static int synth_evaluate(void *ctx, const struct space *sp, const struct search
     struct synth *s = ctx;
     double sigma = sqrt(log(1 + s->cv * s->cv));
     double noise = s->cv > 0 ? exp(gsl_ran_gaussian(s->rng, sigma) - sigma * sigma / 2) : 1;
+    if (s->stall_share > 0 && gsl_rng_uniform(s->rng) < s->stall_share)
+        noise *= s->stall_lo + (s->stall_hi - s->stall_lo) * gsl_rng_uniform(s->rng);
     metrics_of(landscape(s, sp, c), noise, out);
     return 0;
 }
@@ -94,6 +97,14 @@ void evaluator_synthetic(struct evaluator *ev, uint64_t shape_seed, uint64_t noi
     gsl_rng_set(s->rng, (unsigned long)noise_seed);
     ev->ops = &synthetic_ops;
     ev->ctx = s;
+}
+
+void evaluator_synthetic_stalls(struct evaluator *ev, double share, double lo, double hi)
+{
+    struct synth *s = ev->ctx;
+    s->stall_share = share;
+    s->stall_lo = lo;
+    s->stall_hi = hi;
 }
 
 void evaluator_free(struct evaluator *ev)

@@ -30,7 +30,7 @@ struct table {
 /* Add a repetition for the configuration given as canonical text (sorted
  * "knob=value\n" lines, the space's or a superset: matching is by the
  * space's knobs). */
-static void evaluator_table_add(struct evaluator *ev, const char *config_text, const struct eval_metrics *m)
+void evaluator_table_add(struct evaluator *ev, const char *config_text, const struct eval_metrics *m)
 {
     struct table *t = ev->ctx;
     if (t->n == t->cap) {
@@ -122,7 +122,7 @@ static const struct evaluator_ops table_ops = {
 /* In-memory repetitions keyed by configuration: each evaluation draws one
  * repetition uniformly (with replacement) from a generator seeded with seed.
  * Rows are added with evaluator_table_add; the truth is the mean. */
-static void evaluator_table(struct evaluator *ev, uint64_t seed)
+void evaluator_table(struct evaluator *ev, uint64_t seed)
 {
     struct table *t = xcalloc(1, sizeof *t);
     t->rng = gsl_rng_alloc(gsl_rng_mt19937);

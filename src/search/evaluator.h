@@ -35,6 +35,20 @@ struct evaluator {
  * any claimed win is false). */
 void evaluator_synthetic(struct evaluator *ev, uint64_t shape_seed, uint64_t noise_seed, double cv, bool flat);
 
+/* Heavy tails for a synthetic evaluator: a share of runs (e.g. 0.1)
+ * stalls, its throughput multiplied by a uniform factor in [lo, hi] (e.g.
+ * 0.2-0.6: a stall to 20-60% of the true level), as host reclaim or a
+ * balloon does to a real disk's runs. The truth stays stall-free. */
+void evaluator_synthetic_stalls(struct evaluator *ev, double share, double lo, double hi);
+
+/* In-memory repetitions keyed by configuration: each evaluation draws one
+ * repetition uniformly (with replacement) from a generator seeded with seed.
+ * Rows are added with evaluator_table_add; the truth is the mean. */
+void evaluator_table(struct evaluator *ev, uint64_t seed);
+/* Add a repetition for the configuration given as canonical text (sorted
+ * "knob=value\n" lines, the space's or a superset: matching is by the
+ * space's knobs). */
+void evaluator_table_add(struct evaluator *ev, const char *config_text, const struct eval_metrics *m);
 
 /* The oracle: a table loaded from the runs of `workload` stored in the
  * database at db_path (runs whose recorded configuration holds each knob of

@@ -32,34 +32,38 @@ void report_metric(const struct objective *o, const struct eval_metrics *m, doub
     else snprintf(buf, n, "%.4f", score);
 }
 
-static const char *test_name(enum search_test t) { return t == TEST_MW ? "Mann-Whitney" : "Welch"; }
-
 void report_verdict_line(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
                          char *buf, size_t n)
 {
     if (r->winner < 0) {
         bool any_worse = false, all_infeasible = r->nleaders > 0;
+        const struct leader *why = NULL;   /* a leader without a verdict, to say why */
         for (int i = 0; i < r->nleaders; i++) {
             any_worse = any_worse || r->leader[i].verdict == VERDICT_WORSE;
             all_infeasible = all_infeasible && r->leader[i].verdict == VERDICT_INFEASIBLE;
+            if (!why && r->leader[i].verdict == VERDICT_NONE) why = &r->leader[i];
         }
         if (r->nleaders == 0)
             snprintf(buf, n, "no verdict: the budget ended before any configuration could be compared with the baseline");
         else if (all_infeasible)
             snprintf(buf, n, "no configuration met the constraints of %s: keep the current settings", spec->objective);
+        else if (why)
+            snprintf(buf, n, "no verdict for every leader (%s); none beat the baseline: keep the current settings", why->dec.why_text);
         else
-            snprintf(buf, n, "within noise: no configuration beat the baseline by more than the measurements can tell apart%s; keep the current settings",
-                     any_worse ? " (some were clearly worse)" : "");
+            snprintf(buf, n, "within noise: no configuration beat the baseline by more than the measurements can tell apart (%s, %s%s); keep the current settings",
+                     r->leader[0].dec.estimator, r->leader[0].dec.test, any_worse ? "; some were clearly worse" : "");
         return;
     }
     const struct leader *l = &r->leader[r->winner];
-    char cfg[1024], est[32], lo[32], hi[32];
+    char cfg[1024], est[32], lo[32], hi[32], look[48] = "";
     report_config_diff(sp, &l->cfg, cfg, sizeof cfg);
     report_pct(l->ci.est, est, sizeof est);
     report_pct(l->ci.lo, lo, sizeof lo);
     report_pct(l->ci.hi, hi, sizeof hi);
-    snprintf(buf, n, "better: %s improves %s by %s [%.0f%% CI %s, %s], Holm p=%.2g (%s), %d vs %d runs", cfg,
-             spec->objective, est, 100 * l->ci.level, lo, hi, l->p_adj, test_name(spec->test), l->n, r->nbase);
+    if (l->looks) snprintf(look, sizeof look, ", look %d of %d", l->look, l->looks);
+    snprintf(buf, n, "better: %s improves %s by %s [%.0f%% CI %s, %s] (%s, %s, Holm p=%.2g%s), %d vs %d runs", cfg,
+             spec->objective, est, 100 * l->ci.level, lo, hi, l->dec.estimator, l->dec.test, l->p_adj, look, l->n,
+             r->nbase);
 }
 
 static void interval(double lo, double hi, char *buf, size_t n)
@@ -162,6 +166,9 @@ json_t *report_json(const struct search_spec *spec, const struct space *sp, cons
         json_object_set_new(x, "p_holm", num_or_null(l->p_adj));
         json_object_set_new(x, "hedges_g", num_or_null(l->g));
         json_object_set_new(x, "verdict", json_string(verdict_name(l->verdict)));
+        json_object_set_new(x, "decision", decide_json(&l->dec));
+        json_object_set_new(x, "look", json_integer(l->look));
+        json_object_set_new(x, "looks", json_integer(l->looks));
         json_array_append_new(ls, x);
     }
     json_object_set_new(o, "leaders", ls);

@@ -119,10 +119,12 @@ int search_flow_set_id(struct search_flow_opts *o, int id, const char *arg, sl_e
         if (end == arg || *end || s->race_reps < 2 || s->race_reps > 100) return sl_fail(e, SL_EUSAGE, "--race: 2 to 100 runs per leader");
         break;
     case O_TEST:
-        if (strcmp(arg, "welch") == 0) s->test = TEST_WELCH;
-        else if (strcmp(arg, "mw") == 0 || strcmp(arg, "mann-whitney") == 0) s->test = TEST_MW;
-        else return sl_fail(e, SL_EUSAGE, "--test %s: welch or mw", arg);
+    {
+        int t = search_test_parse(arg);
+        if (t < 0) return sl_fail(e, SL_EUSAGE, "--test %s: hl-mw (the default), yuen, boot-median or welch", arg);
+        s->test = (enum search_test)t;
         break;
+    }
     case O_EI_STOP:
         s->ei_stop = strtod(arg, &end);
         if (end == arg || *end || s->ei_stop < 0) return sl_fail(e, SL_EUSAGE, "--ei-stop %s: give a relative improvement such as 0.002", arg);
@@ -206,6 +208,10 @@ static int spec_parse(const char *text, struct search_flow_opts *o, sl_err *e)
     s->leaders = ld;
     s->alpha = alpha;
     s->ei_stop = ei;
+    if (test < 0 || test >= TEST_NR) {
+        json_decref(j);
+        return sl_fail(e, SL_EFAIL, "the stored search's test %d is unknown to this sluice: start a new search", test);
+    }
     s->test = (enum search_test)test;
     snprintf(o->oracle, sizeof o->oracle, "%s", oracle);
     snprintf(o->probe.workload, sizeof o->probe.workload, "%s", workload);

@@ -22,6 +22,11 @@ struct loop {
     long long t0, offset_ms, last_elapsed;
     struct search_config base;
     int nbase;
+    /* the race's sequential looks: leaders decided at an interim look keep
+     * that decision (frozen) and are measured no more */
+    int looks;
+    bool decided[SEARCH_MAX_LEADERS];
+    struct leader frozen[SEARCH_MAX_LEADERS];
 };
 
 void search_spec_defaults(struct search_spec *s)
@@ -31,7 +36,7 @@ void search_spec_defaults(struct search_spec *s)
     s->leaders = 3;
     s->alpha = 0.05;
     s->ei_stop = 0.002;
-    s->test = TEST_WELCH;
+    s->test = TEST_MW;
     s->seed = 1;
 }
 
@@ -188,6 +193,75 @@ static int pick_leaders(struct loop *L, int *idx, int max)
     return n;
 }
 
+static void judge_leaders(struct loop *L, const int *idx, int nl, double alpha, struct leader *l);
+
+#define RACE_FIRST_LOOK 4   /* race runs per leader before the first look */
+#define RACE_MAX_LOOKS 6
+
+/* Rounds of the race the remaining budget affords with nl leaders and a
+ * baseline run per round (the most it can take); with nl 0, evaluations. */
+static int race_rounds(const struct loop *L, int nl)
+{
+    const struct search_spec *s = L->spec;
+    long long left = LLONG_MAX;
+    if (s->budget_evals > 0) left = s->budget_evals - L->ntr;
+    if (s->budget_ms > 0 && L->ntr > 0) {
+        long long avg = L->last_elapsed / L->ntr, by_time = avg > 0 ? (s->budget_ms - L->last_elapsed) / avg : LLONG_MAX;
+        if (by_time < left) left = by_time;
+    }
+    return left > 0 ? (int)(left / (nl + 1)) : 0;
+}
+
+/* Fewer leaders when the budget left cannot give each RACE_FIRST_LOOK
+ * race runs: with 3 runs against 5, no rank test can reach p < 0.036,
+ * and Holm over 3 leaders makes that 0.11, so a 3-run race decides
+ * nothing (one leader measured 4+ times can). */
+static int race_field(const struct loop *L, int nl)
+{
+    while (nl > 1 && race_rounds(L, 0) / nl < RACE_FIRST_LOOK) nl--;
+    return nl;
+}
+
+/* Looks planned before the race starts: one after each round from
+ * RACE_FIRST_LOOK race runs per leader, plus the final one, at most
+ * RACE_MAX_LOOKS. Fixed in advance, so decide_look_alpha's shares add up
+ * to alpha however the race goes. */
+static int plan_looks(const struct loop *L, int nl)
+{
+    int looks = race_rounds(L, nl) - RACE_FIRST_LOOK + 1;
+    return looks < 1 ? 1 : looks > RACE_MAX_LOOKS ? RACE_MAX_LOOKS : looks;
+}
+
+/* After an interim look: leaders decided either way are frozen; a leader
+ * stops being measured when its interval lies below the baseline (it
+ * cannot win) or below the best other leader's, or (once one has won)
+ * when it cannot beat the winner's estimate. Stopping only moves runs to
+ * the others: no claim comes of it, so it spends no alpha. */
+static void race_prune(struct loop *L, const struct leader *t, int nl, int k, bool *live)
+{
+    int best = -1, win = -1;
+    for (int i = 0; i < nl; i++) {
+        if (!live[i]) continue;
+        if (t[i].verdict == VERDICT_WIN || t[i].verdict == VERDICT_WORSE) {
+            L->decided[i] = true;
+            L->frozen[i] = t[i];
+            L->frozen[i].look = k;
+            L->frozen[i].looks = L->looks;
+            live[i] = false;
+        }
+    }
+    for (int i = 0; i < nl; i++) {
+        if (L->decided[i] && L->frozen[i].verdict == VERDICT_WIN && (win < 0 || L->frozen[i].ci.est > L->frozen[win].ci.est)) win = i;
+        if (live[i] && t[i].dec.verdict != DECIDE_NO_VERDICT && (best < 0 || t[i].ci.est > t[best].ci.est)) best = i;
+    }
+    for (int i = 0; i < nl; i++) {
+        if (!live[i] || t[i].dec.verdict == DECIDE_NO_VERDICT) continue;
+        if (t[i].ci.hi < 0 || (best >= 0 && i != best && t[i].ci.hi < t[best].ci.lo) ||
+            (win >= 0 && t[i].ci.hi < L->frozen[win].ci.est))
+            live[i] = false;
+    }
+}
+
 static int race_count(const struct loop *L, const struct search_config *c)
 {
     int n = 0;
@@ -196,36 +270,54 @@ static int race_count(const struct loop *L, const struct search_config *c)
     return n;
 }
 
+/* One round: each live leader once, and the baseline while it has fewer
+ * runs than asked for, or than sqrt(live) times the most-measured leader
+ * (the optimal share of a control against several treatments). 1 when
+ * anything ran. */
+static int race_round(struct loop *L, const int *idx, int nl, const bool *live, sl_err *e)
+{
+    int nlive = 0, most = 0, ran = 0;
+    for (int i = 0; i < nl; i++) {
+        if (!live[i] || !budget_left(L, 0)) continue;
+        struct search_config c = L->h.pt[idx[i]].cfg;
+        if (evaluate(L, &c, TRIAL_RACE, e) < 0) return -1;
+        int n = race_count(L, &c);
+        most = n > most ? n : most;
+        nlive++;
+        ran = 1;
+    }
+    bool base_short = L->nbase < L->spec->baseline_reps || L->nbase < ceil(sqrt(nlive) * most);
+    if (ran && base_short && budget_left(L, 0) && evaluate(L, &L->base, TRIAL_BASELINE, e) < 0) return -1;
+    return ran;
+}
+
 /* Leaders are re-measured afresh: their exploration scores won them the
- * place (selection bias), so only race scores enter the verdict. */
+ * place (selection bias), so only race scores enter the verdict. The race
+ * is sequential (racing): after each round from RACE_FIRST_LOOK runs the
+ * leaders are tested at that look's share of alpha; decided ones stop,
+ * hopeless ones stop, the rest go on until the budget ends. The error
+ * rate over all looks is at most alpha: a false claim at any look is a
+ * false claim at some look k, whose probability is at most alpha_k (Holm
+ * across the leaders at that look), and the alpha_k add up to alpha
+ * (Bonferroni over looks: valid whatever the dependence between looks,
+ * unlike Pocock or O'Brien-Fleming bounds, which assume normal
+ * increments that rank tests on stalled runs do not have). */
 static int race(struct loop *L, int *idx, int nl, sl_err *e)
 {
-    const struct search_spec *s = L->spec;
-    int base_target = s->baseline_reps > s->race_reps ? s->baseline_reps : s->race_reps;
+    bool live[SEARCH_MAX_LEADERS];
+    for (int i = 0; i < nl; i++) live[i] = true;
+    L->looks = plan_looks(L, nl);
+    int round = 0, k = 0;
     for (;;) {
-        bool any = false;
-        for (int i = 0; i < nl; i++) {
-            struct search_config c = L->h.pt[idx[i]].cfg;
-            if (race_count(L, &c) >= s->race_reps || !budget_left(L, 0)) continue;
-            if (evaluate(L, &c, TRIAL_RACE, e) < 0) return -1;
-            any = true;
+        int rc = race_round(L, idx, nl, live, e);
+        if (rc < 0) return -1;
+        if (rc == 0) break;
+        if (++round >= RACE_FIRST_LOOK && k + 1 < L->looks) {
+            struct leader t[SEARCH_MAX_LEADERS];
+            k++;
+            judge_leaders(L, idx, nl, decide_look_alpha(L->spec->alpha, k, L->looks), t);
+            race_prune(L, t, nl, k, live);
         }
-        if (L->nbase < base_target && budget_left(L, 0)) {
-            if (evaluate(L, &L->base, TRIAL_BASELINE, e) < 0) return -1;
-            any = true;
-        }
-        if (!any) break;
-    }
-    /* Budget left over (the baseline needed fewer runs than reserved):
-     * more rounds of the race make the verdict sharper. */
-    for (bool any = nl > 0; any;) {
-        any = false;
-        for (int i = 0; i < nl && budget_left(L, 0); i++) {
-            struct search_config c = L->h.pt[idx[i]].cfg;
-            if (evaluate(L, &c, TRIAL_RACE, e) < 0) return -1;
-            any = true;
-        }
-        if (any && budget_left(L, 0) && evaluate(L, &L->base, TRIAL_BASELINE, e) < 0) return -1;
     }
     return 0;
 }
@@ -282,56 +374,95 @@ static int scores_of(const struct loop *L, const struct search_config *c, bool r
     return n;
 }
 
+/* The leaders' race scores against every baseline run, at level alpha. */
+static void judge_leaders(struct loop *L, const int *idx, int nl, double alpha, struct leader *l)
+{
+    double *base = xmalloc(sizeof *base * (size_t)(L->ntr + 1));
+    int nbase = scores_of(L, &L->base, false, base);
+    double *sc[SEARCH_MAX_LEADERS];
+    int nsc[SEARCH_MAX_LEADERS];
+    for (int i = 0; i < nl; i++) {
+        memset(&l[i], 0, sizeof l[i]);
+        l[i].cfg = L->h.pt[idx[i]].cfg;
+        sc[i] = xmalloc(sizeof *sc[i] * (size_t)(L->ntr + 1));
+        nsc[i] = scores_of(L, &l[i].cfg, true, sc[i]);
+        l[i].n = nsc[i];
+        struct sample_summary ls;
+        signif_summary(sc[i], nsc[i], &ls);
+        l[i].mean_score = nsc[i] ? ls.mean : NAN;
+        l[i].feasible = point_feasible(L, idx[i], &l[i].mean, l[i].infeasible_why, sizeof l[i].infeasible_why);
+        l[i].changes = space_config_changes(L->sp, &l[i].cfg);
+    }
+    search_judge(l, (const double *const *)sc, nsc, nl, base, nbase, alpha, L->spec->test, L->spec->seed);
+    for (int i = 0; i < nl; i++) free(sc[i]);
+    free(base);
+}
+
+/* Whether the race runs of a and b tell them apart (the chosen test, two
+ * sided at the search's alpha): a tie-break between wins, not a claim. */
+static bool separable(const struct loop *L, const struct search_config *a, const struct search_config *b)
+{
+    double *sa = xmalloc(sizeof *sa * (size_t)(L->ntr + 1)), *sb = xmalloc(sizeof *sb * (size_t)(L->ntr + 1));
+    int na = scores_of(L, a, true, sa), nb = scores_of(L, b, true, sb);
+    struct decide_opts o;
+    decide_opts_default(&o);
+    o.method = search_test_method(L->spec->test);
+    o.alpha = L->spec->alpha;
+    o.log_input = true;
+    struct decision d;
+    decide_compare(sb, nb, sa, na, &o, &d, NULL);
+    free(sa);
+    free(sb);
+    return d.verdict == DECIDE_BETTER || d.verdict == DECIDE_WORSE;
+}
+
+/* The winner: the largest significant improvement; when another win is
+ * not separable from it (a direct test of their race runs says within
+ * noise) and changes fewer knobs, that one: fewer changes for the same gain.
+ * Their intervals against the baseline are no test of that: leaders
+ * decided at different looks have intervals of different widths. */
+static void pick_winner(const struct loop *L, struct search_result *r)
+{
+    int nl = r->nleaders;
+    r->winner = -1;
+    for (int i = 0; i < nl; i++)
+        if (r->leader[i].verdict == VERDICT_WIN && (r->winner < 0 || r->leader[i].ci.est > r->leader[r->winner].ci.est))
+            r->winner = i;
+    if (r->winner < 0) return;
+    int w = r->winner;
+    for (int i = 0; i < nl; i++)
+        if (i != w && r->leader[i].verdict == VERDICT_WIN && r->leader[i].changes < r->leader[r->winner].changes &&
+            !separable(L, &r->leader[w].cfg, &r->leader[i].cfg))
+            r->winner = i;
+    if (r->winner != w)
+        snprintf(r->winner_note, sizeof r->winner_note,
+                 "not separable from the best estimate; recommended because it changes fewer knobs (%d instead of %d)",
+                 r->leader[r->winner].changes, r->leader[w].changes);
+}
+
 static void judge(struct loop *L, int *idx, int nl, struct search_result *r)
 {
     double *base = xmalloc(sizeof *base * (size_t)(L->ntr + 1));
     int nbase = scores_of(L, &L->base, false, base);
     struct sample_summary bs;
     signif_summary(base, nbase, &bs);
+    free(base);
     r->nbase = nbase;
     r->base_mean_score = bs.mean;
     r->base_sd = bs.sd;
     int cnt;
     mean_metrics(L, &L->base, &r->base_mean, &cnt);
     r->mde = nbase >= 2 ? signif_mde(bs.sd, L->spec->race_reps, L->spec->alpha, 0.8) : NAN;
-    double *sc[SEARCH_MAX_LEADERS];
-    int nsc[SEARCH_MAX_LEADERS];
     r->nleaders = nl;
+    /* the final look: the share of alpha left for it; leaders decided at
+     * an interim look keep that decision */
+    int looks = L->looks > 0 ? L->looks : 1;
+    judge_leaders(L, idx, nl, decide_look_alpha(L->spec->alpha, looks, looks), r->leader);
     for (int i = 0; i < nl; i++) {
-        struct leader *l = &r->leader[i];
-        memset(l, 0, sizeof *l);
-        l->cfg = L->h.pt[idx[i]].cfg;
-        sc[i] = xmalloc(sizeof *sc[i] * (size_t)(L->ntr + 1));
-        nsc[i] = scores_of(L, &l->cfg, true, sc[i]);
-        l->n = nsc[i];
-        struct sample_summary ls;
-        signif_summary(sc[i], nsc[i], &ls);
-        l->mean_score = nsc[i] ? ls.mean : NAN;
-        l->feasible = point_feasible(L, idx[i], &l->mean, l->infeasible_why, sizeof l->infeasible_why);
-        l->changes = space_config_changes(L->sp, &l->cfg);
+        if (L->decided[i]) r->leader[i] = L->frozen[i];
+        else { r->leader[i].look = looks; r->leader[i].looks = looks; }
     }
-    search_judge(r->leader, (const double *const *)sc, nsc, nl, base, nbase, L->spec->alpha, L->spec->test,
-                 L->spec->seed);
-    for (int i = 0; i < nl; i++) free(sc[i]);
-    free(base);
-    /* The winner: the largest significant improvement; when another win is
-     * not separable from it (inside its interval) and changes fewer knobs,
-     * that one: fewer changes for the same gain. */
-    r->winner = -1;
-    for (int i = 0; i < nl; i++)
-        if (r->leader[i].verdict == VERDICT_WIN && (r->winner < 0 || r->leader[i].ci.est > r->leader[r->winner].ci.est))
-            r->winner = i;
-    if (r->winner >= 0) {
-        int w = r->winner;
-        for (int i = 0; i < nl; i++)
-            if (i != w && r->leader[i].verdict == VERDICT_WIN && r->leader[i].ci.est >= r->leader[w].ci.lo &&
-                r->leader[i].changes < r->leader[r->winner].changes)
-                r->winner = i;
-        if (r->winner != w)
-            snprintf(r->winner_note, sizeof r->winner_note,
-                     "not separable from the best estimate; recommended because it changes fewer knobs (%d instead of %d)",
-                     r->leader[r->winner].changes, r->leader[w].changes);
-    }
+    pick_winner(L, r);
 }
 
 static void pareto(struct loop *L, struct search_result *r)
@@ -383,6 +514,7 @@ int search_run(const struct search_spec *spec, const struct space *sp, struct ev
     int idx[SEARCH_MAX_LEADERS], nl = 0;
     if (rc == 0) {
         nl = pick_leaders(&L, idx, spec->leaders);
+        nl = race_field(&L, nl);
         rc = race(&L, idx, nl, e);
     }
     if (rc == 0) {

@@ -13,12 +13,19 @@
 #include "search/evaluator.h"
 #include "search/objective.h"
 #include "search/strategy.h"
+#include "stat/decide.h"
 #include "stat/signif.h"
 
 #define SEARCH_MAX_LEADERS 5
 #define SEARCH_MAX_PARETO 12
 
-enum search_test { TEST_WELCH, TEST_MW };
+/* How leaders are tested against the baseline (decide.h): Welch on means,
+ * Hodges-Lehmann + Mann-Whitney, Yuen on trimmed means, a bootstrap of
+ * medians. The numbers are stored with a search (resume): append only. */
+enum search_test { TEST_WELCH, TEST_MW, TEST_YUEN, TEST_BOOT_MEDIAN, TEST_NR };
+enum decide_method search_test_method(enum search_test t);
+const char *search_test_name(enum search_test t);      /* "welch", "hl-mw", ... */
+int search_test_parse(const char *name);               /* also "mw", "mann-whitney"; -1 unknown */
 
 struct search_spec {
     char space[PATH_MAX];
@@ -52,7 +59,7 @@ struct search_trial {
     long long elapsed_ms;    /* search time when it finished */
 };
 
-enum verdict { VERDICT_WIN, VERDICT_NOISE, VERDICT_WORSE, VERDICT_INFEASIBLE };
+enum verdict { VERDICT_WIN, VERDICT_NOISE, VERDICT_WORSE, VERDICT_INFEASIBLE, VERDICT_NONE };
 const char *verdict_name(enum verdict v);
 
 struct leader {
@@ -63,7 +70,9 @@ struct leader {
     bool feasible;
     char infeasible_why[128];
     double p_welch, p_mw, p_adj; /* p_adj: Holm-adjusted p of the chosen test */
-    struct ci ci;                /* improvement exp(score gain) - 1 */
+    struct ci ci;                /* improvement exp(score gain) - 1 (the decision's, as a fraction) */
+    struct decision dec;         /* the chosen test's decision (estimator, test, why no verdict) */
+    int look, looks;             /* decided at sequential look `look` of at most `looks` (0: not sequential) */
     double g;                    /* Hedges' g on scores */
     enum verdict verdict;
     int changes;                 /* knobs different from the baseline */

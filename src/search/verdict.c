@@ -12,9 +12,39 @@ const char *verdict_name(enum verdict v)
 {
     static const char *const names[] = {
         [VERDICT_WIN] = "win", [VERDICT_NOISE] = "within noise", [VERDICT_WORSE] = "worse",
-        [VERDICT_INFEASIBLE] = "infeasible",
+        [VERDICT_INFEASIBLE] = "infeasible", [VERDICT_NONE] = "no verdict",
     };
     return names[v];
+}
+
+static const struct {
+    const char *name;
+    enum decide_method method;
+} tests[TEST_NR] = {
+    [TEST_WELCH] = { "welch", DECIDE_WELCH }, [TEST_MW] = { "hl-mw", DECIDE_HL_MW },
+    [TEST_YUEN] = { "yuen", DECIDE_YUEN }, [TEST_BOOT_MEDIAN] = { "boot-median", DECIDE_BOOT_MEDIAN },
+};
+
+enum decide_method search_test_method(enum search_test t) { return tests[t].method; }
+const char *search_test_name(enum search_test t) { return tests[t].name; }
+
+int search_test_parse(const char *name)
+{
+    if (strcmp(name, "mw") == 0 || strcmp(name, "mann-whitney") == 0) return TEST_MW;
+    for (int t = 0; t < TEST_NR; t++)
+        if (strcmp(tests[t].name, name) == 0) return t;
+    return -1;
+}
+
+/* The verdict of one leader once Holm has adjusted its p: a claim needs
+ * the adjusted p below alpha and the interval on the claimed side. */
+static enum verdict verdict_of(const struct leader *l, double alpha)
+{
+    if (!l->feasible) return VERDICT_INFEASIBLE;
+    if (l->dec.verdict == DECIDE_NO_VERDICT) return VERDICT_NONE;
+    if (l->p_adj < alpha && l->dec.lo_pct > 0) return VERDICT_WIN;
+    if (l->p_adj < alpha && l->dec.hi_pct < 0) return VERDICT_WORSE;
+    return VERDICT_NOISE;
 }
 
 void search_judge(struct leader *l, const double *const *scores, const int *nscores, int n,
@@ -22,26 +52,30 @@ void search_judge(struct leader *l, const double *const *scores, const int *nsco
 {
     double p[SEARCH_MAX_LEADERS] = { 0 }, adj[SEARCH_MAX_LEADERS] = { 0 };
     if (n > SEARCH_MAX_LEADERS) n = SEARCH_MAX_LEADERS;
+    struct decide_opts o;
+    decide_opts_default(&o);
+    o.method = search_test_method(test);
+    o.alpha = alpha;
+    o.log_input = true;   /* objective scores are log units */
     for (int i = 0; i < n; i++) {
         struct welch_result w;
         struct mw_result m;
         l[i].p_welch = signif_welch(scores[i], nscores[i], base, nbase, &w) == 0 ? w.p : 1;
         l[i].p_mw = signif_mann_whitney(scores[i], nscores[i], base, nbase, &m) == 0 ? m.p : 1;
-        p[i] = test == TEST_MW ? l[i].p_mw : l[i].p_welch;
         l[i].g = signif_hedges_g(scores[i], nscores[i], base, nbase);
-        if (signif_bootstrap(scores[i], nscores[i], base, nbase, BOOT_EXP_MEAN_DIFF, BOOT_PERCENTILE, 2000, 1 - alpha,
-                             seed + (uint64_t)i, &l[i].ci) < 0) {
-            l[i].ci.est = l[i].ci.lo = l[i].ci.hi = NAN;
-        }
+        o.seed = seed + (uint64_t)i;
+        decide_compare(base, nbase, scores[i], nscores[i], &o, &l[i].dec, NULL);
+        p[i] = isnan(l[i].dec.p) ? 1 : l[i].dec.p;
+        l[i].ci = (struct ci){ .est = l[i].dec.effect_pct / 100, .lo = l[i].dec.lo_pct / 100,
+                               .hi = l[i].dec.hi_pct / 100, .level = l[i].dec.level };
     }
     signif_holm(p, n, adj);
     for (int i = 0; i < n; i++) {
         l[i].p_adj = adj[i];
-        bool enough = nscores[i] >= 2 && nbase >= 2;
-        if (!l[i].feasible) l[i].verdict = VERDICT_INFEASIBLE;
-        else if (enough && adj[i] < alpha && l[i].ci.lo > 0) l[i].verdict = VERDICT_WIN;
-        else if (enough && adj[i] < alpha && l[i].ci.hi < 0) l[i].verdict = VERDICT_WORSE;
-        else l[i].verdict = VERDICT_NOISE;
+        l[i].verdict = verdict_of(&l[i], alpha);
+        if (l[i].dec.verdict != DECIDE_NO_VERDICT)
+            l[i].dec.verdict = l[i].verdict == VERDICT_WIN ? DECIDE_BETTER : l[i].verdict == VERDICT_WORSE ? DECIDE_WORSE
+                                                                                                  : DECIDE_WITHIN_NOISE;
     }
 }
 

@@ -354,5 +354,7 @@ void *decide_json(const struct decision *d)
 double decide_look_alpha(double alpha, int k, int looks)
 {
     if (k < 1 || k > looks) return 0;
-    return alpha * 2.0 * k / ((double)looks * (looks + 1));
+    if (looks == 1) return alpha;
+    if (k == looks) return alpha / 2;
+    return alpha / 2 * 2.0 * k / ((double)(looks - 1) * looks);
 }

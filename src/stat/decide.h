@@ -84,9 +84,11 @@ void *decide_json(const struct decision *d);
  * in): the share of alpha that look k of at most `looks` may use, so that
  * the shares sum to alpha over every look (Bonferroni over looks, which is
  * valid whatever the dependence between looks: the probability of any
- * false claim at any look is at most the sum). Later looks, with more
- * data, get more: shares grow linearly with k. k counts from 1; 0 when k
- * is out of range. */
+ * false claim at any look is at most the sum). The final look, with the
+ * most data, keeps half of alpha (a single look: all of it); the interim
+ * looks share the other half, growing linearly with k, so a clear answer
+ * can stop the race early while a close one loses little power at the
+ * end. k counts from 1; 0 when k is out of range. */
 double decide_look_alpha(double alpha, int k, int looks);
 
 #endif
