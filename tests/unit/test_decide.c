@@ -180,3 +180,44 @@ TEST(decide_look_alpha_spends_exactly_alpha)
     CHECK_NEAR(decide_look_alpha(0.05, 0, 4), 0, 0);
     CHECK_NEAR(decide_look_alpha(0.05, 5, 4), 0, 0);
 }
+
+/* Many looks at null data: 2000 simulated races, one run per side per
+ * round, tested after rounds 4..9 (6 looks) at decide_look_alpha's shares,
+ * 10% of runs stalled to 20-60%. Claiming at any look must stay within
+ * alpha (0.05); without spending (alpha at every look) it does not. */
+TEST(decide_sequential_looks_stay_within_alpha)
+{
+    uint64_t r = 12345;
+    int spent = 0, naive = 0, sims = 2000;
+    for (int s = 0; s < sims; s++) {
+        double b[9], c[9];
+        bool hit_spent = false, hit_naive = false;
+        for (int i = 0; i < 9; i++) {
+            double *x[2] = { &b[i], &c[i] };
+            for (int k = 0; k < 2; k++) {
+                /* xorshift uniforms; Box-Muller for 5% log-normal noise */
+                double u[3];
+                for (int j = 0; j < 3; j++) {
+                    r ^= r << 13; r ^= r >> 7; r ^= r << 17;
+                    u[j] = ((r >> 11) + 0.5) / 9007199254740992.0;
+                }
+                *x[k] = 100 * exp(0.05 * sqrt(-2 * log(u[0])) * cos(6.283185307179586 * u[1]));
+                if (u[2] < 0.10) *x[k] *= 0.2 + 0.4 * u[1];
+            }
+            if (i + 1 < 4) continue;
+            struct decide_opts o;
+            decide_opts_default(&o);
+            struct decision d;
+            o.alpha = decide_look_alpha(0.05, i + 1 - 3, 6);
+            decide_compare(b, i + 1, c, i + 1, &o, &d, NULL);
+            hit_spent = hit_spent || d.verdict == DECIDE_BETTER || d.verdict == DECIDE_WORSE;
+            o.alpha = 0.05;
+            decide_compare(b, i + 1, c, i + 1, &o, &d, NULL);
+            hit_naive = hit_naive || d.verdict == DECIDE_BETTER || d.verdict == DECIDE_WORSE;
+        }
+        spent += hit_spent;
+        naive += hit_naive;
+    }
+    CHECK(spent <= 0.05 * sims);
+    CHECK(naive > spent);
+}
