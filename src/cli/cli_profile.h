@@ -22,8 +22,6 @@ void cli_plan_warnings(const struct plan *pl);
 enum plan_view { VIEW_DIFF, VIEW_VERIFY };
 /* KNOB PROFILE CURRENT VERDICT FROM for every item. */
 void cli_plan_print(const struct plan *pl, enum plan_view view);
-/* The plan's warnings on stderr (apply and profile show print them alike). */
-void cli_plan_warnings(const struct plan *pl);
 json_t *cli_plan_json(const struct profile *p, const struct plan *pl, enum plan_view view);
 /* Counts by action (indexed by enum plan_action). */
 void plan_counts(const struct plan *pl, int counts[4]);
