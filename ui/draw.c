@@ -119,8 +119,10 @@ int draw_wrap(const char *text, int width, char (*lines)[256], int max)
     return n;
 }
 
-void draw_clip(const char *s, int w, char *buf, size_t n)
+void draw_clip(const char *raw, int w, char *buf, size_t n)
 {
+    char s[1024];
+    esc_term(raw, s, sizeof s, 0);  /* measured as it will be shown (see draw_text) */
     if (draw_cells(s) <= w) { snprintf(buf, n, "%s", s); return; }
     const char *ell = term_glyphs()->ellipsis;
     int ew = draw_cells(ell);

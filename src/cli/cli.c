@@ -36,25 +36,29 @@ const struct cli_command *cli_command_at(int i) { return commands[i]; }
 
 /* --- options --------------------------------------------------------------- */
 
-static const struct cli_opt global_rows[] = {
-    { "root", 0, OPT_TEXT, "DIR", 0, 0, NULL, "read and write kernel files under DIR (also SLUICE_ROOT)",
-      OPT_PTR(struct cli_globals, root), NULL, COMPLETE_DIR },
-    { "db", 0, OPT_TEXT, "PATH", 0, 0, NULL, "results database (also SLUICE_DB; default /var/lib/sluice/sluice.db as root)",
-      OPT_PTR(struct cli_globals, db), NULL, COMPLETE_FILE },
-    { "json", 0, OPT_FLAG, NULL, 0, 0, NULL, "machine-readable output", OPT_AT(struct cli_globals, json), NULL, NULL },
-    { "help", 'h', OPT_FLAG, NULL, 0, 0, NULL, "what the command does and its options", OPT_AT(struct cli_globals, help), NULL, NULL },
-    { "version", 0, OPT_FLAG, NULL, 0, 0, NULL, "print the version", OPT_AT(struct cli_globals, version), NULL, NULL },
+static const struct opt global_rows[] = {
+    { .name = "root", .type = OPT_TEXT, .arg = "DIR",
+      .help = "read and write kernel files under DIR (also SLUICE_ROOT)",
+      OPT_PTR(struct cli_globals, root), .complete = COMPLETE_DIR },
+    { .name = "db", .type = OPT_TEXT, .arg = "PATH",
+      .help = "results database (also SLUICE_DB; default /var/lib/sluice/sluice.db as root)",
+      OPT_PTR(struct cli_globals, db), .complete = COMPLETE_FILE },
+    { .name = "json", .type = OPT_FLAG, .help = "machine-readable output", OPT_AT(struct cli_globals, json) },
+    { .name = "help", .short_name = 'h', .type = OPT_FLAG,
+      .help = "what the command does and its options",
+      OPT_AT(struct cli_globals, help) },
+    { .name = "version", .type = OPT_FLAG, .help = "print the version", OPT_AT(struct cli_globals, version) },
     { NULL },
 };
-const struct cli_opts cli_global_opts = { sizeof(struct cli_globals), NULL, { { global_rows, 0 } }, NULL, NULL };
+const struct opt_table cli_global_opts = { sizeof(struct cli_globals), NULL, { { global_rows, 0 } }, NULL, NULL };
 
 /* The row for arg ("--name", "--name=value" or "-n") in t; NULL if none. */
-static const struct cli_opt *match(const struct cli_opts *t, const char *arg, size_t *base)
+static const struct opt *match(const struct opt_table *t, const char *arg, size_t *base)
 {
     if (!t) return NULL;
     if (arg[1] != '-') {
-        for (int g = 0; g < CLI_OPT_GROUPS_MAX && t->groups[g].rows; g++)
-            for (const struct cli_opt *o = t->groups[g].rows; o->name; o++)
+        for (int g = 0; g < OPT_GROUPS_MAX && t->groups[g].rows; g++)
+            for (const struct opt *o = t->groups[g].rows; o->name; o++)
                 if (o->short_name && o->short_name == arg[1] && !arg[2]) {
                     *base = t->groups[g].base;
                     return o;
@@ -63,23 +67,23 @@ static const struct cli_opt *match(const struct cli_opts *t, const char *arg, si
     }
     char name[64];
     snprintf(name, sizeof name, "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
-    return cli_opt_find(t, name, base);
+    return opt_find(t, name, base);
 }
 
 /* One option at argv[*i] into its place; *i moves past its value. */
-static int take_option(const struct cli_opt *o, void *at, int argc, char **argv, int *i, sl_err *e)
+static int take_option(const struct opt *o, void *at, int argc, char **argv, int *i, sl_err *e)
 {
     const char *eq = argv[*i][1] == '-' ? strchr(argv[*i], '=') : NULL;
     if (!o->arg) {
         if (eq) return sl_fail(e, SL_EUSAGE, "--%s takes no value", o->name);
-        return cli_opt_store(o, at, NULL, e);
+        return opt_store(o, at, NULL, e);
     }
     const char *text = eq ? eq + 1 : *i + 1 < argc ? argv[++*i] : NULL;
     if (!text) return sl_fail(e, SL_EUSAGE, "--%s needs a value (%s)", o->name, o->arg);
-    return cli_opt_store(o, at, text, e);
+    return opt_store(o, at, text, e);
 }
 
-int cli_parse_line(const struct cli_opts *t, void *opts, struct cli_globals *g, bool pass_unknown, int argc,
+int cli_parse_line(const struct opt_table *t, void *opts, struct cli_globals *g, bool pass_unknown, int argc,
                    char **argv, char **args, sl_err *e)
 {
     int n = 0;
@@ -94,7 +98,7 @@ int cli_parse_line(const struct cli_opts *t, void *opts, struct cli_globals *g, 
             continue;
         }
         size_t base = 0;
-        const struct cli_opt *o = match(t, a, &base);
+        const struct opt *o = match(t, a, &base);
         void *at = o ? (char *)opts + base + o->offset : NULL;
         if (!o && (o = match(&cli_global_opts, a, &base))) at = (char *)g + o->offset;
         if (!o && pass_unknown) { args[n++] = argv[i]; continue; }
@@ -112,7 +116,7 @@ void cli_command_synopsis(const struct cli_command *c, char *buf, size_t n)
         return;
     }
     char opts[1024];
-    cli_opt_synopsis(c->opts, opts, sizeof opts);
+    opt_synopsis(c->opts, opts, sizeof opts);
     snprintf(buf, n, "%s%s%s%s", c->name, c->opts->args ? " " : "", c->opts->args ? c->opts->args : "", opts);
 }
 
@@ -123,10 +127,10 @@ void cli_command_help(const struct cli_command *c, FILE *out)
     fprintf(out, "usage: sluice %s\n%s\n", syn, c->summary);
     if (c->opts && c->opts->groups[0].rows && c->opts->groups[0].rows->name) {
         fprintf(out, "\noptions:\n");
-        cli_opt_help(c->opts, out);
+        opt_help(c->opts, out);
     }
     fprintf(out, "\nglobal options (before or after the command):\n");
-    cli_opt_help(&cli_global_opts, out);
+    opt_help(&cli_global_opts, out);
     fprintf(out, "\n'man 8 sluice' describes every command in full.\n");
 }
 

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <jansson.h>
-#include "cli_opt.h"
+#include "opt.h"
 #include "err.h"
 #include "store.h"
 
@@ -26,7 +26,7 @@ struct cli_command {
     unsigned flags;
     /* The option table. With one, main parses the whole line: the command
      * gets its non-option arguments in argv and its options in ctx->opts. */
-    const struct cli_opts *opts;
+    const struct opt_table *opts;
 };
 
 enum cli_flag {
@@ -59,13 +59,13 @@ struct cli_globals {
     const char *root, *db;
     bool json, help, version;
 };
-extern const struct cli_opts cli_global_opts;
+extern const struct opt_table cli_global_opts;
 /* Split argv[1..argc) into options (the command's table t, which may be
  * NULL, into opts; the global ones into g) and the other arguments, kept in
  * order in args[1..] after args[0] = argv[0]. With pass_unknown an option
  * not in either table is kept as an argument (commands that parse their own).
  * Returns the new argc, or -1 with a message naming the option. */
-int cli_parse_line(const struct cli_opts *t, void *opts, struct cli_globals *g, bool pass_unknown, int argc,
+int cli_parse_line(const struct opt_table *t, void *opts, struct cli_globals *g, bool pass_unknown, int argc,
                    char **argv, char **args, sl_err *e);
 
 /* The store, opened (and created/migrated) on first use. NULL + e on error. */

@@ -63,20 +63,25 @@ struct apply_opts {
 
 static void apply_defaults(void *p) { ((struct apply_opts *)p)->wait_ms = -1; }
 
-static const struct cli_opt apply_rows[] = {
-    { "dry-run", 'n', OPT_FLAG, NULL, 0, 0, NULL, "print the plan and what would be written; write nothing",
-      OPT_AT(struct apply_opts, dry_run), NULL, NULL },
-    { "profiles", 0, OPT_TEXT, "DIR", 0, 0, NULL, "look for profiles in DIR first (colon-separated list)",
-      OPT_PTR(struct apply_opts, dirs), NULL, COMPLETE_DIR },
-    { "boot", 0, OPT_FLAG, NULL, 0, 0, NULL, "apply the profile 'boot install' installed (what sluice-apply.service runs)",
-      OPT_AT(struct apply_opts, boot), NULL, NULL },
-    { "wait", 0, OPT_DURATION, "DURATION", 0, 0, "60s with --boot, else 0", "wait this long for the tuning lock",
-      OPT_AT(struct apply_opts, wait_ms), NULL, NULL },
-    { "force", 0, OPT_FLAG, NULL, 0, 0, NULL, "also overwrite knobs changed by hand since the profile in force set them",
-      OPT_AT(struct apply_opts, force), NULL, NULL },
+static const struct opt apply_rows[] = {
+    { .name = "dry-run", .short_name = 'n', .type = OPT_FLAG,
+      .help = "print the plan and what would be written; write nothing",
+      OPT_AT(struct apply_opts, dry_run) },
+    { .name = "profiles", .type = OPT_TEXT, .arg = "DIR",
+      .help = "look for profiles in DIR first (colon-separated list)",
+      OPT_PTR(struct apply_opts, dirs), .complete = COMPLETE_DIR },
+    { .name = "boot", .type = OPT_FLAG,
+      .help = "apply the profile 'boot install' installed (what sluice-apply.service runs)",
+      OPT_AT(struct apply_opts, boot) },
+    { .name = "wait", .type = OPT_DURATION, .arg = "DURATION", .def = "60s with --boot, else 0",
+      .help = "wait this long for the tuning lock",
+      OPT_AT(struct apply_opts, wait_ms) },
+    { .name = "force", .type = OPT_FLAG,
+      .help = "also overwrite knobs changed by hand since the profile in force set them",
+      OPT_AT(struct apply_opts, force) },
     { NULL },
 };
-static const struct cli_opts apply_table = { sizeof(struct apply_opts), apply_defaults, { { apply_rows, 0 } },
+static const struct opt_table apply_table = { sizeof(struct apply_opts), apply_defaults, { { apply_rows, 0 } },
                                              "[PROFILE...]", COMPLETE_PROFILE };
 
 /* Several profiles merge left to right: the later wins, and the plan says

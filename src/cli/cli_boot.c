@@ -5,7 +5,8 @@
 #include "profile/save.h"
 #include "sysfs.h"
 
-#include <getopt.h>
+#include <stddef.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,22 @@ static int boot_remove_cmd(struct cli_ctx *ctx, const struct sub_opts *o)
     return rc < 0 ? cli_error(&e) : 0;
 }
 
+struct boot_opts {
+    struct sub_opts s;   /* first: cli_profile_opts reads it */
+    const char *exe;
+};
+
+static const struct opt boot_rows[] = {
+    { .name = "force", .type = OPT_FLAG, .help = "install: replace files edited since; remove: remove them too",
+      OPT_AT(struct boot_opts, s.force) },
+    { .name = "exe", .type = OPT_TEXT, .arg = "PATH", .def = "this binary",
+      .help = "unit: the sluice binary the unit runs (for packaging)", OPT_PTR(struct boot_opts, exe), .complete = COMPLETE_FILE },
+    { NULL },
+};
+static const struct opt_table boot_table = { sizeof(struct boot_opts), NULL,
+                                             { { cli_profile_dirs_rows, offsetof(struct boot_opts, s) }, { boot_rows, 0 } },
+                                             "install PROFILE | status | remove | unit", NULL };
+
 static int run_boot(struct cli_ctx *ctx, int argc, char **argv)
 {
     if (argc < 2) return cli_usage("boot", "give a subcommand: install PROFILE, status, remove");
@@ -125,20 +142,21 @@ static int run_boot(struct cli_ctx *ctx, int argc, char **argv)
     struct sub_opts o;
     optind = 1;
     if (strcmp(sub, "install") == 0) {
-        if (cli_profile_opts("install", argc - 1, argv + 1, &o, 1, 1)) return SL_EUSAGE;
+        if (cli_profile_opts(ctx, "install", argc - 1, argv + 1, &o, 1, 1)) return SL_EUSAGE;
         return boot_install_cmd(ctx, &o, argv[1 + optind]);
     }
     if (strcmp(sub, "status") == 0) {
-        if (cli_profile_opts("status", argc - 1, argv + 1, &o, 0, 0)) return SL_EUSAGE;
+        if (cli_profile_opts(ctx, "status", argc - 1, argv + 1, &o, 0, 0)) return SL_EUSAGE;
         return boot_status_cmd(ctx, &o);
     }
     if (strcmp(sub, "remove") == 0) {
-        if (cli_profile_opts("remove", argc - 1, argv + 1, &o, 0, 0)) return SL_EUSAGE;
+        if (cli_profile_opts(ctx, "remove", argc - 1, argv + 1, &o, 0, 0)) return SL_EUSAGE;
         return boot_remove_cmd(ctx, &o);
     }
     if (strcmp(sub, "unit") == 0) {
         /* For packaging: `make install` ships the unit this prints. */
-        const char *exe = argc == 4 && strcmp(argv[2], "--exe") == 0 ? argv[3] : NULL;
+        if (argc > 2) return cli_usage("boot", "unit: no argument (--exe PATH names the binary)");
+        const char *exe = ((const struct boot_opts *)ctx->opts)->exe;
         char self[512];
         if (!exe && sysfs_self_exe(self, sizeof self) == 0) exe = self;
         if (!exe) return cli_usage("boot", "unit: give --exe PATH");
@@ -152,5 +170,5 @@ static int run_boot(struct cli_ctx *ctx, int argc, char **argv)
     return cli_usage("boot", "unknown subcommand \"%s\" (install, status, remove)", sub);
 }
 
-CLI_COMMAND(cmd_boot, "boot", run_boot, "boot install PROFILE [--force] | status | remove [--force]",
+CLI_COMMAND_OPTS(cmd_boot, "boot", run_boot, boot_table,
             "persist a profile across reboots (sysctl.d, udev rules, sluice-apply.service)", 0);

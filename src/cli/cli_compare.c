@@ -7,7 +7,6 @@
 #include "esc.h"
 #include "search/compare.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,34 +117,37 @@ struct compare_opts {
     char **args;
 };
 
-/* 0, or the exit status of a usage error. */
-static int parse_args(int argc, char **argv, struct compare_opts *co)
+static void compare_defaults(void *p) { ((struct compare_opts *)p)->test = TEST_WELCH; }
+
+static int set_test(void *at, const struct opt *row, const char *text, sl_err *e)
 {
-    static const struct option opts[] = {
-        { "workload", required_argument, NULL, 'w' }, { "objective", required_argument, NULL, 'o' },
-        { "by-kernel", no_argument, NULL, 'k' }, { "test", required_argument, NULL, 't' },
-        { "any-hardware", no_argument, NULL, 'a' }, { NULL, 0, NULL, 0 },
-    };
-    memset(co, 0, sizeof *co);
-    co->test = TEST_WELCH;
-    optind = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'w': snprintf(co->workload, sizeof co->workload, "%s", optarg); break;
-        case 'o': snprintf(co->objective, sizeof co->objective, "%s", optarg); break;
-        case 'k': co->kernel = true; break;
-        case 'a': co->all_hardware = true; break;
-        case 't':
-            if (strcmp(optarg, "welch") == 0) co->test = TEST_WELCH;
-            else if (strcmp(optarg, "mw") == 0) co->test = TEST_MW;
-            else return cli_usage("compare", "--test %s: welch or mw", optarg);
-            break;
-        default: return cli_usage("compare", "unknown option");
-        }
-    }
-    co->nargs = argc - optind;
-    co->args = argv + optind;
+    if (strcmp(text, "welch") == 0) *(enum search_test *)at = TEST_WELCH;
+    else if (strcmp(text, "mw") == 0) *(enum search_test *)at = TEST_MW;
+    else return sl_fail(e, SL_EUSAGE, "--test %s: welch or mw", text);
+    return 0;
+}
+
+static const struct opt compare_rows[] = {
+    { .name = "workload", .type = OPT_TEXT, .arg = "W", .def = "the most measured one",
+      .help = "compare runs of this workload", OPT_AT(struct compare_opts, workload), .complete = COMPLETE_WORKLOAD },
+    { .name = "objective", .type = OPT_TEXT, .arg = "O", .def = "the searches' or throughput",
+      .help = "what 'better' means", OPT_AT(struct compare_opts, objective) },
+    { .name = "test", .type = OPT_CALL, .arg = "welch|mw", .def = "welch", .help = "the significance test",
+      OPT_AT(struct compare_opts, test), .set = set_test, .complete = "welch mw" },
+    { .name = "by-kernel", .type = OPT_FLAG, .help = "compare kernel releases (every one, or the two named)",
+      OPT_AT(struct compare_opts, kernel) },
+    { .name = "any-hardware", .type = OPT_FLAG, .help = "use runs of any hardware, not only this host's class",
+      OPT_AT(struct compare_opts, all_hardware) },
+    { NULL },
+};
+static const struct opt_table compare_table = { sizeof(struct compare_opts), compare_defaults, { { compare_rows, 0 } },
+                                                "A B | --by-kernel [KERNEL_A KERNEL_B]", NULL };
+
+/* 0, or the exit status of a usage error. */
+static int check_args(int argc, char **argv, struct compare_opts *co)
+{
+    co->nargs = argc - 1;
+    co->args = argv + 1;
     if (!co->kernel && co->nargs != 2) return cli_usage("compare", "give two things to compare: KNOB=VALUE selectors or search ids");
     if (co->kernel && co->nargs != 0 && co->nargs != 2)
         return cli_usage("compare", "--by-kernel takes no argument (every kernel) or two kernel releases");
@@ -176,8 +178,8 @@ static int report(struct cli_ctx *ctx, const struct compare_opts *co, const stru
 
 static int run_compare(struct cli_ctx *ctx, int argc, char **argv)
 {
-    struct compare_opts co;
-    int rc = parse_args(argc, argv, &co);
+    struct compare_opts co = *(struct compare_opts *)ctx->opts;
+    int rc = check_args(argc, argv, &co);
     if (rc) return rc;
     sl_err e;
     store *st = cli_store(ctx, &e);
@@ -228,6 +230,5 @@ out:
     return rc;
 }
 
-CLI_COMMAND(cmd_compare, "compare", run_compare,
-            "compare A B [--workload W] [--objective O] [--test welch|mw] [--any-hardware] | compare --by-kernel [KERNEL_A KERNEL_B]",
+CLI_COMMAND_OPTS(cmd_compare, "compare", run_compare, compare_table,
             "did B (configuration, search or kernel) beat or regress against A, with confidence", 0);

@@ -83,12 +83,13 @@ struct devices_opts {
     const char *for_path;
 };
 
-static const struct cli_opt devices_rows[] = {
-    { "for", 0, OPT_TEXT, "PATH", 0, 0, NULL, "only the whole disk that holds PATH (a file, partition or device)",
-      OPT_PTR(struct devices_opts, for_path), NULL, COMPLETE_FILE },
+static const struct opt devices_rows[] = {
+    { .name = "for", .type = OPT_TEXT, .arg = "PATH",
+      .help = "only the whole disk that holds PATH (a file, partition or device)",
+      OPT_PTR(struct devices_opts, for_path), .complete = COMPLETE_FILE },
     { NULL },
 };
-static const struct cli_opts devices_table = { sizeof(struct devices_opts), NULL, { { devices_rows, 0 } }, NULL, NULL };
+static const struct opt_table devices_table = { sizeof(struct devices_opts), NULL, { { devices_rows, 0 } }, NULL, NULL };
 
 static int run_devices(struct cli_ctx *ctx, int argc, char **argv)
 {

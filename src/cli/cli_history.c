@@ -167,22 +167,29 @@ struct history_opts {
     int limit;
 };
 
-static int set_workload(void *at, const struct cli_opt *o, const char *text, sl_err *e)
+static int set_workload(void *at, const struct opt *o, const char *text, sl_err *e)
 {
     if (!probe_workload_summary(text)) return sl_fail(e, SL_EUSAGE, "--%s %s: no such workload", o->name, text);
     *(const char **)at = text;
     return 0;
 }
 
-static const struct cli_opt history_rows[] = {
-    { "csv", 0, OPT_FLAG, NULL, 0, 0, NULL, "comma-separated values with a header line", OPT_AT(struct history_opts, csv), NULL, NULL },
-    { "jsonl", 0, OPT_FLAG, NULL, 0, 0, NULL, "one JSON object a line (streamed)", OPT_AT(struct history_opts, jsonl), NULL, NULL },
-    { "workload", 0, OPT_CALL, "W", 0, 0, "every workload", "only runs of workload W",
-      OPT_PTR(struct history_opts, workload), set_workload, COMPLETE_WORKLOAD },
-    { "limit", 0, OPT_INT, "N", 1, 1000000, "every run", "the N newest runs", OPT_AT(struct history_opts, limit), NULL, NULL },
+static const struct opt history_rows[] = {
+    { .name = "csv", .type = OPT_FLAG,
+      .help = "comma-separated values with a header line",
+      OPT_AT(struct history_opts, csv) },
+    { .name = "jsonl", .type = OPT_FLAG,
+      .help = "one JSON object a line (streamed)",
+      OPT_AT(struct history_opts, jsonl) },
+    { .name = "workload", .type = OPT_CALL, .arg = "W", .def = "every workload",
+      .help = "only runs of workload W",
+      OPT_PTR(struct history_opts, workload), .set = set_workload, .complete = COMPLETE_WORKLOAD },
+    { .name = "limit", .type = OPT_INT, .arg = "N", .min = 1, .max = 1000000, .def = "every run",
+      .help = "the N newest runs",
+      OPT_AT(struct history_opts, limit) },
     { NULL },
 };
-static const struct cli_opts history_table = { sizeof(struct history_opts), NULL, { { history_rows, 0 } }, NULL, NULL };
+static const struct opt_table history_table = { sizeof(struct history_opts), NULL, { { history_rows, 0 } }, NULL, NULL };
 
 static int run_history(struct cli_ctx *ctx, int argc, char **argv)
 {

@@ -135,7 +135,7 @@ static int run_show(struct cli_ctx *ctx, int argc, char **argv)
     return rc;
 }
 
-static const struct cli_opts show_table = { 0, NULL, { { NULL, 0 } }, "[KNOB|GLOB...]", COMPLETE_KNOB };
+static const struct opt_table show_table = { 0, NULL, { { NULL, 0 } }, "[KNOB|GLOB...]", COMPLETE_KNOB };
 CLI_COMMAND_OPTS(cmd_show, "show", run_show, show_table,
             "current value, default, range, unit and help of knobs", 0);
 
@@ -216,14 +216,16 @@ struct set_opts {
 
 static void set_defaults(void *p) { ((struct set_opts *)p)->hold_ms = -1; }
 
-static const struct cli_opt set_rows[] = {
-    { "dry-run", 'n', OPT_FLAG, NULL, 0, 0, NULL, "check and print what would change; write nothing",
-      OPT_AT(struct set_opts, dry_run), NULL, NULL },
-    { "for", 0, OPT_DURATION, "DURATION", 0, 0, NULL, "keep the change this long (30s, 5m), then put it back",
-      OPT_AT(struct set_opts, hold_ms), NULL, NULL },
+static const struct opt set_rows[] = {
+    { .name = "dry-run", .short_name = 'n', .type = OPT_FLAG,
+      .help = "check and print what would change; write nothing",
+      OPT_AT(struct set_opts, dry_run) },
+    { .name = "for", .type = OPT_DURATION, .arg = "DURATION",
+      .help = "keep the change this long (30s, 5m), then put it back",
+      OPT_AT(struct set_opts, hold_ms) },
     { NULL },
 };
-static const struct cli_opts set_table = { sizeof(struct set_opts), set_defaults, { { set_rows, 0 } }, "KNOB=VALUE...",
+static const struct opt_table set_table = { sizeof(struct set_opts), set_defaults, { { set_rows, 0 } }, "KNOB=VALUE...",
                                            COMPLETE_KNOB };
 
 /* The end of a held session: how many knobs came back, and each that did not. */

@@ -55,5 +55,6 @@ static int run_man_knobs(struct cli_ctx *ctx, int argc, char **argv)
     return 0;
 }
 
-CLI_COMMAND(cmd_man_knobs, "man-knobs", run_man_knobs, "man-knobs",
+static const struct opt_table man_table = { 0, NULL, { { NULL, 0 } }, NULL, NULL };
+CLI_COMMAND_OPTS(cmd_man_knobs, "man-knobs", run_man_knobs, man_table,
             "print the KNOBS section of sluice(8) (used to build the manual)", CLI_HIDDEN | CLI_NO_CRASH_CHECK);

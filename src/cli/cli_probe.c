@@ -4,7 +4,6 @@
 #include "probe/probe_store.h"
 #include "session.h"
 
-#include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -13,84 +12,102 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { O_DIR = 256, O_THREADS, O_BS, O_SIZE, O_TIME, O_RAMP, O_DIRECT, O_IODEPTH, O_SYNC_EVERY, O_REPEAT, O_SEED,
-       O_CANARY, O_NO_CANARY, O_FIO_JOB, O_NO_STORE, O_LOADFILE };
+struct probe_cmd_opts {
+    struct probe_spec s;
+    bool fio_job, no_store;
+};
 
-static int parse_int(const char *opt, const char *arg, int lo, int hi, int *out)
+static void probe_defaults(void *p) { ((struct probe_cmd_opts *)p)->s.canary = -1; }
+
+/* --bs, --size, --time, --ramp: checked as the Probe screen checks them. */
+static int set_spec(void *at, const struct opt *row, const char *text, sl_err *e)
 {
-    char *end;
-    long v = strtol(arg, &end, 10);
-    if (end == arg || *end || v < lo || v > hi)
-        return cli_usage("probe", "%s %s: give a whole number from %d to %d", opt, arg, lo, hi);
-    *out = (int)v;
+    char option[32];
+    snprintf(option, sizeof option, "--%s", row->name);
+    return probe_spec_set(at, option, text, e);
+}
+
+/* --dir again adds a directory (multidisk writes to each). */
+static int set_dir(void *at, const struct opt *row, const char *text, sl_err *e)
+{
+    struct probe_spec *s = at;
+    if (s->ndirs == PROBE_MAX_DIRS) return sl_fail(e, SL_EUSAGE, "--dir: at most %d directories", PROBE_MAX_DIRS);
+    if (strlen(text) >= PATH_MAX - 64) return sl_fail(e, SL_EUSAGE, "--dir: path too long");
+    snprintf(s->dir[s->ndirs++], PATH_MAX, "%s", text);
     return 0;
 }
 
-/* --bs, --size, --time, --ramp: checked as the Probe screen checks them. */
-static int parse_spec_opt(struct probe_spec *s, const char *opt, const char *arg)
+static int set_seed(void *at, const struct opt *row, const char *text, sl_err *e)
 {
-    sl_err e;
-    return probe_spec_set(s, opt, arg, &e) < 0 ? cli_usage("probe", "%s", e.msg) : 0;
+    struct probe_spec *s = at;
+    char *end;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (end == text || *end || v > (unsigned long long)INT64_MAX) return sl_fail(e, SL_EUSAGE, "--seed %s: give a whole number", text);
+    s->seed = v;
+    s->seed_set = true;
+    return 0;
 }
 
-static int parse_opts(int argc, char **argv, struct probe_spec *s, bool *fio_job, bool *no_store)
+static int set_canary(void *at, const struct opt *row, const char *text, sl_err *e)
 {
-    static const struct option opts[] = {
-        { "dir", required_argument, NULL, O_DIR }, { "threads", required_argument, NULL, O_THREADS },
-        { "bs", required_argument, NULL, O_BS }, { "size", required_argument, NULL, O_SIZE },
-        { "time", required_argument, NULL, O_TIME }, { "ramp", required_argument, NULL, O_RAMP },
-        { "direct", no_argument, NULL, O_DIRECT }, { "iodepth", required_argument, NULL, O_IODEPTH },
-        { "sync-every", required_argument, NULL, O_SYNC_EVERY }, { "repeat", required_argument, NULL, O_REPEAT },
-        { "seed", required_argument, NULL, O_SEED }, { "canary", no_argument, NULL, O_CANARY },
-        { "no-canary", no_argument, NULL, O_NO_CANARY }, { "fio-job", no_argument, NULL, O_FIO_JOB },
-        { "no-store", no_argument, NULL, O_NO_STORE }, { "loadfile", required_argument, NULL, O_LOADFILE },
-        { NULL, 0, NULL, 0 },
-    };
-    memset(s, 0, sizeof *s);
-    s->canary = -1;
-    optind = 0;   /* GNU getopt: re-initialise, so options may follow the workload */
-    int c, rc = 0;
-    while (rc == 0 && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case O_DIR:
-            if (s->ndirs == PROBE_MAX_DIRS) return cli_usage("probe", "--dir: at most %d directories", PROBE_MAX_DIRS);
-            if (strlen(optarg) >= PATH_MAX - 64) return cli_usage("probe", "--dir: path too long");
-            snprintf(s->dir[s->ndirs++], PATH_MAX, "%s", optarg);
-            break;
-        case O_THREADS: rc = parse_int("--threads", optarg, 1, PROBE_MAX_THREADS, &s->threads); break;
-        case O_BS: rc = parse_spec_opt(s, "--bs", optarg); break;
-        case O_SIZE: rc = parse_spec_opt(s, "--size", optarg); break;
-        case O_TIME: rc = parse_spec_opt(s, "--time", optarg); break;
-        case O_RAMP: rc = parse_spec_opt(s, "--ramp", optarg); break;
-        case O_DIRECT: s->direct = true; break;
-        case O_IODEPTH: rc = parse_int("--iodepth", optarg, 1, 1024, &s->iodepth); break;
-        case O_SYNC_EVERY: rc = parse_int("--sync-every", optarg, 0, INT_MAX, &s->sync_every); break;
-        case O_REPEAT: rc = parse_int("--repeat", optarg, 1, 1000, &s->repeat); break;
-        case O_SEED: {
-            char *end;
-            unsigned long long v = strtoull(optarg, &end, 10);
-            if (end == optarg || *end || v > (unsigned long long)INT64_MAX)
-                return cli_usage("probe", "--seed %s: give a whole number", optarg);
-            s->seed = v;
-            s->seed_set = true;
-            break;
-        }
-        case O_CANARY: s->canary = 1; break;
-        case O_NO_CANARY: s->canary = 0; break;
-        case O_FIO_JOB: *fio_job = true; break;
-        case O_NO_STORE: *no_store = true; break;
-        case O_LOADFILE:
-            if (!*optarg || strlen(optarg) >= sizeof s->loadfile) return cli_usage("probe", "--loadfile: give a file name");
-            snprintf(s->loadfile, sizeof s->loadfile, "%s", optarg);
-            break;
-        default: return cli_usage("probe", "unknown option");
-        }
-    }
-    if (rc) return rc;
-    if (optind >= argc) return cli_usage("probe", "name a workload (%s, ...)", probe_workload_name(0));
-    if (optind + 1 < argc) return cli_usage("probe", "unexpected argument %s", argv[optind + 1]);
-    if (strlen(argv[optind]) >= sizeof s->workload) return cli_usage("probe", "unknown workload %s", argv[optind]);
-    snprintf(s->workload, sizeof s->workload, "%s", argv[optind]);
+    ((struct probe_spec *)at)->canary = strcmp(row->name, "canary") == 0;
+    return 0;
+}
+
+static int set_loadfile(void *at, const struct opt *row, const char *text, sl_err *e)
+{
+    struct probe_spec *s = at;
+    if (!*text || strlen(text) >= sizeof s->loadfile) return sl_fail(e, SL_EUSAGE, "--loadfile: give a file name");
+    snprintf(s->loadfile, sizeof s->loadfile, "%s", text);
+    return 0;
+}
+
+#define SPEC(field) OPT_AT(struct probe_spec, field)
+static const struct opt probe_spec_rows[] = {
+    { .name = "dir", .type = OPT_CALL, .arg = "D", .def = "the current directory",
+      .help = "where to write (again for more disks: multidisk)", .set = set_dir, .complete = COMPLETE_DIR },
+    { .name = "threads", .type = OPT_INT, .arg = "N", .min = 1, .max = PROBE_MAX_THREADS, .def = "the workload's",
+      .help = "worker threads", SPEC(threads) },
+    { .name = "bs", .type = OPT_CALL, .arg = "B", .def = "the workload's", .help = "block size (4k, 1M)", .set = set_spec },
+    { .name = "size", .type = OPT_CALL, .arg = "S", .def = "from the dirty threshold",
+      .help = "bytes written or read in all (512M, 2G)", .set = set_spec },
+    { .name = "time", .type = OPT_CALL, .arg = "T", .def = "5s", .help = "measured time (500ms, 5s, 2m)", .set = set_spec },
+    { .name = "ramp", .type = OPT_CALL, .arg = "T", .def = "1s", .help = "unmeasured warm-up before it", .set = set_spec },
+    { .name = "direct", .type = OPT_FLAG, .help = "O_DIRECT: bypass the page cache", SPEC(direct) },
+    { .name = "iodepth", .type = OPT_INT, .arg = "N", .min = 1, .max = 1024, .def = "1",
+      .help = "I/Os in flight per thread with --direct (io_uring)", SPEC(iodepth) },
+    { .name = "sync-every", .type = OPT_INT, .arg = "N", .min = 0, .max = INT_MAX, .def = "never",
+      .help = "fsync every N writes", SPEC(sync_every) },
+    { .name = "repeat", .type = OPT_INT, .arg = "N", .min = 1, .max = 1000, .def = "1", .help = "repetitions",
+      SPEC(repeat) },
+    { .name = "seed", .type = OPT_CALL, .arg = "N", .help = "base random seed, for repeatable runs", .set = set_seed },
+    { .name = "canary", .type = OPT_CALL, .help = "measure the stalls of a small synchronous writer alongside",
+      .def = "on for write workloads", .set = set_canary },
+    { .name = "no-canary", .type = OPT_CALL, .help = "no canary writer", .set = set_canary },
+    { .name = "loadfile", .type = OPT_CALL, .arg = "FILE", .def = "the built-in one",
+      .help = "dbench: a NetBench loadfile", .set = set_loadfile, .complete = COMPLETE_FILE },
+    { NULL },
+};
+#undef SPEC
+
+static const struct opt probe_cmd_rows[] = {
+    { .name = "fio-job", .type = OPT_FLAG, .help = "print the equivalent fio job and stop",
+      OPT_AT(struct probe_cmd_opts, fio_job) },
+    { .name = "no-store", .type = OPT_FLAG, .help = "do not store the results", OPT_AT(struct probe_cmd_opts, no_store) },
+    { NULL },
+};
+
+static const struct opt_table probe_table = {
+    sizeof(struct probe_cmd_opts), probe_defaults,
+    { { probe_spec_rows, offsetof(struct probe_cmd_opts, s) }, { probe_cmd_rows, 0 } }, "WORKLOAD", COMPLETE_WORKLOAD,
+};
+
+static int check_args(int argc, char **argv, struct probe_spec *s)
+{
+    if (argc < 2) return cli_usage("probe", "name a workload (%s, ...)", probe_workload_name(0));
+    if (argc > 2) return cli_usage("probe", "unexpected argument %s", argv[2]);
+    if (strlen(argv[1]) >= sizeof s->workload) return cli_usage("probe", "unknown workload %s", argv[1]);
+    snprintf(s->workload, sizeof s->workload, "%s", argv[1]);
     return 0;
 }
 
@@ -143,9 +160,10 @@ static int print_json(json_t *v)
 
 static int run_probe(struct cli_ctx *ctx, int argc, char **argv)
 {
-    struct probe_spec spec;
-    bool fio_job = false, no_store = false;
-    int rc = parse_opts(argc, argv, &spec, &fio_job, &no_store);
+    struct probe_cmd_opts *o = ctx->opts;
+    struct probe_spec spec = o->s;
+    bool fio_job = o->fio_job, no_store = o->no_store;
+    int rc = check_args(argc, argv, &spec);
     if (rc) return rc;
     sl_err e;
     if (fio_job) {
@@ -195,7 +213,4 @@ static int run_probe(struct cli_ctx *ctx, int argc, char **argv)
     return rc < 0 ? cli_error(&e) : 0;
 }
 
-CLI_COMMAND(cmd_probe, "probe", run_probe,
-            "probe WORKLOAD [--dir D] [--threads N] [--bs B] [--size S] [--time T] [--ramp T] [--direct] "
-            "[--iodepth N] [--sync-every N] [--repeat N] [--seed N] [--canary|--no-canary] [--loadfile FILE] [--fio-job] [--no-store]",
-            "run a probe workload, store and print its metrics", 0);
+CLI_COMMAND_OPTS(cmd_probe, "probe", run_probe, probe_table, "run a probe workload, store and print its metrics", 0);

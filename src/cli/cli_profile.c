@@ -3,7 +3,7 @@
 #include "esc.h"
 #include "sysfs.h"
 
-#include <getopt.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,31 +116,42 @@ json_t *cli_plan_json(const struct profile *p, const struct plan *pl, enum plan_
 
 /* --- subcommands ---------------------------------------------------------- */
 
-int cli_profile_opts(const char *cmd, int argc, char **argv, struct sub_opts *o, int min_args, int max_args)
+#define SUB(field) OPT_AT(struct sub_opts, field)
+#define SUB_TEXT(field) OPT_PTR(struct sub_opts, field)
+const struct opt cli_profile_dirs_rows[] = {
+    { .name = "profiles", .type = OPT_TEXT, .arg = "DIR", .help = "look for profiles in DIR first (colon-separated list)",
+      SUB_TEXT(dirs), .complete = COMPLETE_DIR },
+    { NULL },
+};
+static const struct opt profile_rows[] = {
+    { .name = "format", .type = OPT_TEXT, .arg = "sysctl|udev|tuned", .help = "export: what to write",
+      SUB_TEXT(format), .complete = "sysctl udev tuned" },
+    { .name = "as", .type = OPT_TEXT, .arg = "NAME", .def = "the TuneD profile's name", .help = "import-tuned: the new profile's name",
+      SUB_TEXT(as) },
+    { .name = "summary", .type = OPT_TEXT, .arg = "TEXT", .help = "save: the profile's one-line summary", SUB_TEXT(summary) },
+    { .name = "from-search", .type = OPT_TEXT, .arg = "ID", .def = "the settings in force",
+      .help = "save: the winner of a stored search", SUB_TEXT(from_search) },
+    { .name = "devices", .type = OPT_TEXT, .arg = "GLOB", .def = "every disk", .help = "save: the disks whose queue knobs to keep",
+      SUB_TEXT(devices), .complete = COMPLETE_DEVICE },
+    { .name = "stdout", .type = OPT_FLAG, .help = "save, import-tuned: print the profile instead of writing it",
+      SUB(stdout_only) },
+    { .name = "force", .type = OPT_FLAG, .help = "replace what is there", SUB(force) },
+    { NULL },
+};
+#undef SUB
+#undef SUB_TEXT
+
+static const struct opt_table profile_table = {
+    sizeof(struct sub_opts), NULL, { { cli_profile_dirs_rows, 0 }, { profile_rows, 0 } },
+    "list|show|diff|verify|save|import-tuned|export [PROFILE...]", COMPLETE_PROFILE,
+};
+
+int cli_profile_opts(struct cli_ctx *ctx, const char *cmd, int argc, char **argv, struct sub_opts *o, int min_args,
+                     int max_args)
 {
-    static const struct option opts[] = {
-        { "profiles", required_argument, NULL, 'p' }, { "format", required_argument, NULL, 'f' },
-        { "as", required_argument, NULL, 'a' }, { "summary", required_argument, NULL, 's' },
-        { "from-search", required_argument, NULL, 'S' }, { "devices", required_argument, NULL, 'd' },
-        { "stdout", no_argument, NULL, 'o' }, { "force", no_argument, NULL, 'F' }, { NULL, 0, NULL, 0 },
-    };
-    memset(o, 0, sizeof *o);
+    *o = *(const struct sub_opts *)ctx->opts;
     const char *top = strcmp(cmd, "install") && strcmp(cmd, "status") && strcmp(cmd, "remove") ? "profile" : "boot";
-    int c;
-    optind = 0; /* full getopt reset: main parsed its options in "+" (stop at the command) mode */
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'p': o->dirs = optarg; break;
-        case 'f': o->format = optarg; break;
-        case 'a': o->as = optarg; break;
-        case 's': o->summary = optarg; break;
-        case 'S': o->from_search = optarg; break;
-        case 'd': o->devices = optarg; break;
-        case 'o': o->stdout_only = true; break;
-        case 'F': o->force = true; break;
-        default: return cli_usage(top, "%s: unknown option", cmd);
-        }
-    }
+    optind = 1;   /* main took the options out: the arguments start at argv[1] */
     int n = argc - optind;
     if (n < min_args || n > max_args)
         return cli_usage(top, "%s: expected %s", cmd,
@@ -151,7 +162,7 @@ int cli_profile_opts(const char *cmd, int argc, char **argv, struct sub_opts *o,
 static int run_list(struct cli_ctx *ctx, int argc, char **argv)
 {
     struct sub_opts o;
-    if (cli_profile_opts("list", argc, argv, &o, 0, 0)) return SL_EUSAGE;
+    if (cli_profile_opts(ctx, "list", argc, argv, &o, 0, 0)) return SL_EUSAGE;
     struct profile_dirs dirs;
     profile_dirs_init(&dirs, o.dirs);
     char **names, **paths;
@@ -198,7 +209,7 @@ static int run_list(struct cli_ctx *ctx, int argc, char **argv)
 static int run_show(struct cli_ctx *ctx, int argc, char **argv)
 {
     struct sub_opts o;
-    if (cli_profile_opts("show", argc, argv, &o, 1, 1)) return SL_EUSAGE;
+    if (cli_profile_opts(ctx, "show", argc, argv, &o, 1, 1)) return SL_EUSAGE;
     struct profile_dirs dirs;
     profile_dirs_init(&dirs, o.dirs);
     struct profile p;
@@ -288,7 +299,7 @@ static int run_diff_or_verify(struct cli_ctx *ctx, int argc, char **argv, enum p
 {
     struct sub_opts o;
     const char *cmd = view == VIEW_DIFF ? "diff" : "verify";
-    if (cli_profile_opts(cmd, argc, argv, &o, view == VIEW_DIFF ? 1 : 0, view == VIEW_DIFF ? 2 : 1)) return SL_EUSAGE;
+    if (cli_profile_opts(ctx, cmd, argc, argv, &o, view == VIEW_DIFF ? 1 : 0, view == VIEW_DIFF ? 2 : 1)) return SL_EUSAGE;
     if (argc - optind == 2) return diff_two(ctx, &o, argv[optind], argv[optind + 1]);
     struct profile p;
     struct plan pl;
@@ -334,6 +345,5 @@ static int run_profile(struct cli_ctx *ctx, int argc, char **argv)
     return cli_usage("profile", "unknown subcommand \"%s\" (list, show, diff, verify, save, import-tuned, export)", argv[1]);
 }
 
-CLI_COMMAND(cmd_profile, "profile", run_profile,
-            "profile list|show|diff|verify|save|import-tuned|export ... [--profiles DIR]",
+CLI_COMMAND_OPTS(cmd_profile, "profile", run_profile, profile_table,
             "profiles: list, show, compare with this machine or each other, verify, save, convert", 0);

@@ -31,9 +31,13 @@ struct sub_opts {
     const char *format, *as, *summary, *from_search, *devices;
     bool stdout_only, force;
 };
-/* getopt over argv (argv[0] is the subcommand); SL_EUSAGE after printing
- * usage when options or the argument count are wrong, else 0. */
-int cli_profile_opts(const char *cmd, int argc, char **argv, struct sub_opts *o, int min_args, int max_args);
+/* The options main parsed (ctx->opts starts with a sub_opts) into o, and
+ * the argument count checked (argv[0] is the subcommand; optind is set to 1,
+ * where its arguments start); SL_EUSAGE after printing usage, else 0. */
+int cli_profile_opts(struct cli_ctx *ctx, const char *cmd, int argc, char **argv, struct sub_opts *o, int min_args,
+                     int max_args);
+/* --profiles DIR, into a struct sub_opts: profile, boot and apply take it. */
+extern const struct opt cli_profile_dirs_rows[];
 
 /* Subcommands implemented in their own files. */
 int cli_profile_save(struct cli_ctx *ctx, int argc, char **argv);

@@ -12,7 +12,7 @@
 int cli_profile_export(struct cli_ctx *ctx, int argc, char **argv)
 {
     struct sub_opts o;
-    if (cli_profile_opts("export", argc, argv, &o, 1, 1)) return SL_EUSAGE;
+    if (cli_profile_opts(ctx, "export", argc, argv, &o, 1, 1)) return SL_EUSAGE;
     if (!profile_export_format_valid(o.format)) return cli_usage("profile", "export: give --format sysctl, udev or tuned");
     struct profile p;
     struct plan pl;
@@ -33,7 +33,7 @@ int cli_profile_export(struct cli_ctx *ctx, int argc, char **argv)
 int cli_profile_import_tuned(struct cli_ctx *ctx, int argc, char **argv)
 {
     struct sub_opts o;
-    if (cli_profile_opts("import-tuned", argc, argv, &o, 1, 1)) return SL_EUSAGE;
+    if (cli_profile_opts(ctx, "import-tuned", argc, argv, &o, 1, 1)) return SL_EUSAGE;
     if (o.as && !profile_name_valid(o.as)) return cli_usage("profile", "import-tuned: --as %s is not a profile name", o.as);
     struct profile p;
     struct notes nt = { 0 };
@@ -67,7 +67,7 @@ int cli_profile_import_tuned(struct cli_ctx *ctx, int argc, char **argv)
 int cli_profile_save(struct cli_ctx *ctx, int argc, char **argv)
 {
     struct sub_opts o;
-    if (cli_profile_opts("save", argc, argv, &o, 1, 1)) return SL_EUSAGE;
+    if (cli_profile_opts(ctx, "save", argc, argv, &o, 1, 1)) return SL_EUSAGE;
     const char *name = argv[optind];
     sl_err e;
     if (profile_name_check(name, &e) < 0) return cli_usage("profile", "save: %s", e.msg);

@@ -12,7 +12,6 @@
 #include "search/report.h"
 #include "stat/decide.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -94,21 +93,28 @@ struct rec {
     char host_decision[SEARCH_MAX_LEADERS][256];
 };
 
+struct recommend_opts {
+    char workload[32], objective[160];
+};
+
+static void recommend_defaults(void *p) { snprintf(((struct recommend_opts *)p)->objective, 160, "throughput"); }
+
+static const struct opt recommend_rows[] = {
+    { .name = "workload", .type = OPT_TEXT, .arg = "W", .def = "the most measured one",
+      .help = "recommend from runs of this workload", OPT_AT(struct recommend_opts, workload), .complete = COMPLETE_WORKLOAD },
+    { .name = "objective", .type = OPT_TEXT, .arg = "O", .def = "throughput", .help = "what 'best' means",
+      OPT_AT(struct recommend_opts, objective) },
+    { NULL },
+};
+static const struct opt_table recommend_table = { sizeof(struct recommend_opts), recommend_defaults,
+                                                  { { recommend_rows, 0 } }, NULL, NULL };
+
 /* 0, or the exit status of a usage error. */
-static int parse_args(struct rec *R, int argc, char **argv)
+static int parse_args(struct rec *R, const struct recommend_opts *o, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        { "workload", required_argument, NULL, 'w' }, { "objective", required_argument, NULL, 'o' }, { NULL, 0, NULL, 0 },
-    };
-    snprintf(R->objective, sizeof R->objective, "throughput");
-    optind = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (c == 'w') snprintf(R->workload, sizeof R->workload, "%s", optarg);
-        else if (c == 'o') snprintf(R->objective, sizeof R->objective, "%s", optarg);
-        else return cli_usage("recommend", "unknown option");
-    }
-    if (optind < argc) return cli_usage("recommend", "unexpected argument %s", argv[optind]);
+    snprintf(R->workload, sizeof R->workload, "%s", o->workload);
+    snprintf(R->objective, sizeof R->objective, "%s", o->objective);
+    if (argc > 1) return cli_usage("recommend", "unexpected argument %s", argv[1]);
     sl_err e;
     if (objective_parse(R->objective, &R->o, &e) < 0) return cli_usage("recommend", "%s", e.msg);
     return 0;
@@ -379,7 +385,7 @@ static int run_recommend(struct cli_ctx *ctx, int argc, char **argv)
     struct rec R;
     memset(&R, 0, sizeof R);
     R.ctx = ctx;
-    int rc = parse_args(&R, argc, argv);
+    int rc = parse_args(&R, ctx->opts, argc, argv);
     if (rc) return rc;
     sl_err e;
     store *st = cli_store(ctx, &e);
@@ -396,5 +402,5 @@ static int run_recommend(struct cli_ctx *ctx, int argc, char **argv)
     return rc;
 }
 
-CLI_COMMAND(cmd_recommend, "recommend", run_recommend, "recommend [--workload W] [--objective O]",
+CLI_COMMAND_OPTS(cmd_recommend, "recommend", run_recommend, recommend_table,
             "the best known settings for this hardware, with their evidence", 0);

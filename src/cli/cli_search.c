@@ -90,18 +90,6 @@ int cli_search_run(struct cli_ctx *ctx, struct search_flow_opts *o, struct searc
     return status;
 }
 
-static int parse_opts(const char *cmd, int argc, char **argv, struct search_flow_opts *o)
-{
-    sl_err e;
-    optind = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "", search_flow_options, NULL)) != -1)
-        if (search_flow_set_id(o, c, optarg, &e) < 0) return cli_usage(cmd, "%s", e.msg);
-    if (optind < argc) return cli_usage(cmd, "unexpected argument %s", argv[optind]);
-    if (search_flow_check(o, &e) < 0) return cli_usage(cmd, "%s", e.msg);
-    return 0;
-}
-
 static int list_searches(struct cli_ctx *ctx)
 {
     sl_err e;
@@ -122,20 +110,23 @@ static int list_searches(struct cli_ctx *ctx)
     return 0;
 }
 
+static void search_defaults(void *o) { search_flow_defaults(o); }
+
+static const struct opt_table search_table = { sizeof(struct search_flow_opts), search_defaults,
+                                               { { search_flow_rows, 0 } }, NULL, NULL };
+
 static int run_search(struct cli_ctx *ctx, int argc, char **argv)
 {
-    struct search_flow_opts o;
-    search_flow_defaults(&o);
-    int rc = parse_opts("search", argc, argv, &o);
-    if (rc) return rc;
-    if (o.list) return list_searches(ctx);
+    struct search_flow_opts *o = ctx->opts;
+    sl_err e;
+    if (argc > 1) return cli_usage("search", "unexpected argument %s", argv[1]);
+    if (search_flow_check(o, &e) < 0) return cli_usage("search", "%s", e.msg);
+    if (o->list) return list_searches(ctx);
     struct search_flow_outcome out;
-    rc = cli_search_run(ctx, &o, &out);
+    int rc = cli_search_run(ctx, o, &out);
     search_result_free(&out.result);
     return rc;
 }
 
-CLI_COMMAND(cmd_search, "search", run_search,
-            "search [--space S] [--device DEV] [--workload W] [--objective O] [--strategy bo|coord|random|grid] "
-            "[--budget N|DURATION] [--oracle DB] [--apply] [--resume ID] [--seed N] [--dir D] [--time T] [--list]",
-            "search a parameter space for the best settings, with a verdict against the noise", CLI_WRITES);
+CLI_COMMAND_OPTS(cmd_search, "search", run_search, search_table,
+                 "search a parameter space for the best settings, with a verdict against the noise", CLI_WRITES);

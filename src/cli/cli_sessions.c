@@ -54,7 +54,7 @@ static int run_sessions(struct cli_ctx *ctx, int argc, char **argv)
     return 0;
 }
 
-static const struct cli_opts sessions_table = { 0, NULL, { { NULL, 0 } }, NULL, NULL };
+static const struct opt_table sessions_table = { 0, NULL, { { NULL, 0 } }, NULL, NULL };
 CLI_COMMAND_OPTS(cmd_sessions, "sessions", run_sessions, sessions_table,
             "tuning sessions: what was changed, when, and whether it was put back", 0);
 
@@ -158,17 +158,17 @@ struct restore_opts {
     bool crashed, force, cascade;
 };
 
-static const struct cli_opt restore_rows[] = {
-    { "crashed", 0, OPT_FLAG, NULL, 0, 0, NULL,
-      "every session whose holder is gone (a killed sluice, a killed restore), and killed probes' scratch files",
-      OPT_AT(struct restore_opts, crashed), NULL, NULL },
-    { "force", 0, OPT_FLAG, NULL, 0, 0, NULL, "put back knobs changed since sluice wrote them, too",
-      OPT_AT(struct restore_opts, force), NULL, NULL },
-    { "cascade", 0, OPT_FLAG, NULL, 0, 0, NULL, "restore first the later sessions that changed the same knobs",
-      OPT_AT(struct restore_opts, cascade), NULL, NULL },
+static const struct opt restore_rows[] = {
+    { .name = "crashed", .type = OPT_FLAG,
+      .help = "every session whose holder is gone (a killed sluice, a killed restore), and killed probes' scratch files",
+      OPT_AT(struct restore_opts, crashed) },
+    { .name = "force", .type = OPT_FLAG, .help = "put back knobs changed since sluice wrote them, too",
+      OPT_AT(struct restore_opts, force) },
+    { .name = "cascade", .type = OPT_FLAG, .help = "restore first the later sessions that changed the same knobs",
+      OPT_AT(struct restore_opts, cascade) },
     { NULL },
 };
-static const struct cli_opts restore_table = { sizeof(struct restore_opts), NULL, { { restore_rows, 0 } }, "[SESSION]", NULL };
+static const struct opt_table restore_table = { sizeof(struct restore_opts), NULL, { { restore_rows, 0 } }, "[SESSION]", NULL };
 
 static int run_restore(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -226,12 +226,12 @@ struct off_opts {
     bool force;
 };
 
-static const struct cli_opt off_rows[] = {
-    { "force", 0, OPT_FLAG, NULL, 0, 0, NULL, "also put back knobs changed by hand since the profile set them",
-      OPT_AT(struct off_opts, force), NULL, NULL },
+static const struct opt off_rows[] = {
+    { .name = "force", .type = OPT_FLAG, .help = "also put back knobs changed by hand since the profile set them",
+      OPT_AT(struct off_opts, force) },
     { NULL },
 };
-static const struct cli_opts off_table = { sizeof(struct off_opts), NULL, { { off_rows, 0 } }, NULL, NULL };
+static const struct opt_table off_table = { sizeof(struct off_opts), NULL, { { off_rows, 0 } }, NULL, NULL };
 
 /* off: the profile in force is restored, with restore's rules; a profile
  * switch handed its session what was there before any profile, so this is
@@ -318,6 +318,6 @@ static int run_active(struct cli_ctx *ctx, int argc, char **argv)
     return 0;
 }
 
-static const struct cli_opts active_table = { 0, NULL, { { NULL, 0 } }, NULL, NULL };
+static const struct opt_table active_table = { 0, NULL, { { NULL, 0 } }, NULL, NULL };
 CLI_COMMAND_OPTS(cmd_active, "active", run_active, active_table,
                  "the profile in force, since when, and what changed since it was applied", 0);

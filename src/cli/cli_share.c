@@ -3,23 +3,10 @@
 #include "share/sync.h"
 #include "units.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-enum { OPT_ENDPOINT = 1000, OPT_REGION, OPT_INSECURE, OPT_RETRIES, OPT_MAX_SIZE, OPT_MINE, OPT_CLASS, OPT_KEEP_GOING,
-       OPT_TIMEOUT, OPT_MIN_SPEED };
-
-static const struct option share_options[] = {
-    { "endpoint", required_argument, NULL, OPT_ENDPOINT }, { "region", required_argument, NULL, OPT_REGION },
-    { "insecure", no_argument, NULL, OPT_INSECURE },       { "retries", required_argument, NULL, OPT_RETRIES },
-    { "max-size", required_argument, NULL, OPT_MAX_SIZE }, { "mine", no_argument, NULL, OPT_MINE },
-    { "class", required_argument, NULL, OPT_CLASS },       { "keep-going", no_argument, NULL, OPT_KEEP_GOING },
-    { "timeout", required_argument, NULL, OPT_TIMEOUT },   { "min-speed", required_argument, NULL, OPT_MIN_SPEED },
-    { NULL, 0, NULL, 0 },
-};
 
 struct share_args {
     struct share_opts o;
@@ -49,60 +36,85 @@ static int parse_min_speed(const char *text, struct share_opts *o)
     return 0;
 }
 
-/* Parse the options every sharing command accepts; `allowed` lists the
- * OPT_ values this command takes (0-terminated). */
-static int parse(const char *cmd, int argc, char **argv, const int *allowed, struct share_args *a)
+static void share_defaults(void *p)
 {
-    memset(a, 0, sizeof *a);
+    struct share_args *a = p;
     a->o.retries = 4;
     a->o.retry_base_ms = 500;
     a->o.max_bytes = SHARE_DEFAULT_MAX_BYTES;
     a->o.progress = isatty(STDERR_FILENO);
     const char *env = getenv("SLUICE_SHARE_RETRY_MS");  /* tests: retries without the wait */
     if (env && *env) a->o.retry_base_ms = atol(env);
-    int c;
-    optind = 0;  /* re-initialise getopt: options may follow the URL */
-    while ((c = getopt_long(argc, argv, "", share_options, NULL)) != -1) {
-        bool ok = false;
-        for (const int *p = allowed; *p; p++) ok |= *p == c;
-        if (!ok) return cli_usage(cmd, "unknown option %s", argv[optind - 1]);
-        switch (c) {
-        case OPT_ENDPOINT: a->o.endpoint = optarg; break;
-        case OPT_REGION: a->o.region = optarg; break;
-        case OPT_INSECURE: a->o.insecure = true; break;
-        case OPT_RETRIES: {
-            char *end;
-            long n = strtol(optarg, &end, 10);
-            if (*end || n < 0 || n > 20) return cli_usage(cmd, "--retries %s: give 0 to 20", optarg);
-            a->o.retries = (int)n;
-            break;
-        }
-        case OPT_MAX_SIZE:
-            a->o.max_bytes = units_parse_size(optarg);
-            if (a->o.max_bytes < 4096) return cli_usage(cmd, "--max-size %s: give a size like 512M", optarg);
-            break;
-        case OPT_TIMEOUT: {
-            char *end;
-            long n = strtol(optarg, &end, 10);
-            if (*end || n < 1 || n > 86400) return cli_usage(cmd, "--timeout %s: give seconds, 1 to 86400", optarg);
-            a->o.timeout_s = n;
-            break;
-        }
-        case OPT_MIN_SPEED:
-            if (parse_min_speed(optarg, &a->o) < 0)
-                return cli_usage(cmd, "--min-speed %s: give BYTES[/SECONDS], like 1k/30 (at least 1 byte/s)", optarg);
-            break;
-        case OPT_MINE: a->mine = true; break;
-        case OPT_CLASS: a->hw_class = optarg; break;
-        case OPT_KEEP_GOING: a->keep_going = true; break;
-        }
-    }
+}
+
+static int set_timeout(void *at, const struct opt *row, const char *text, sl_err *e)
+{
+    char *end;
+    long n = strtol(text, &end, 10);
+    if (end == text || *end || n < 1 || n > 86400) return sl_fail(e, SL_EUSAGE, "--timeout %s: give seconds, 1 to 86400", text);
+    ((struct share_args *)at)->o.timeout_s = n;
+    return 0;
+}
+
+static int set_min_speed(void *at, const struct opt *row, const char *text, sl_err *e)
+{
+    if (parse_min_speed(text, &((struct share_args *)at)->o) < 0)
+        return sl_fail(e, SL_EUSAGE, "--min-speed %s: give BYTES[/SECONDS], like 1k/30 (at least 1 byte/s)", text);
+    return 0;
+}
+
+#define ARGS(field) OPT_AT(struct share_args, field)
+static const struct opt transport_rows[] = {
+    { .name = "endpoint", .type = OPT_TEXT, .arg = "URL", .help = "s3: the S3-compatible server (https://host:port)",
+      OPT_PTR(struct share_args, o.endpoint) },
+    { .name = "region", .type = OPT_TEXT, .arg = "R", .def = "AWS_REGION, else us-east-1", .help = "s3: signing region",
+      OPT_PTR(struct share_args, o.region) },
+    { .name = "insecure", .type = OPT_FLAG, .help = "do not verify the server's TLS certificate or SSH host key",
+      ARGS(o.insecure) },
+    { .name = "retries", .type = OPT_INT, .arg = "N", .min = 0, .max = 20, .def = "4",
+      .help = "attempts after the first on transient errors", ARGS(o.retries) },
+    { .name = "timeout", .type = OPT_CALL, .arg = "S", .def = "1800", .help = "overall deadline in seconds, retries included",
+      .set = set_timeout },
+    { .name = "min-speed", .type = OPT_CALL, .arg = "BYTES[/S]",
+      .help = "fail a transfer slower than BYTES a second for S seconds (1k/30)", .set = set_min_speed },
+    { NULL },
+};
+static const struct opt max_size_rows[] = {
+    { .name = "max-size", .type = OPT_SIZE, .arg = "SIZE", .min = 4096, .max = 1e15, .def = "the built-in cap",
+      .help = "refuse a database file larger than SIZE (512M)", ARGS(o.max_bytes) },
+    { NULL },
+};
+static const struct opt push_rows[] = {
+    { .name = "mine", .type = OPT_FLAG, .help = "only the runs of this host", ARGS(mine) },
+    { .name = "class", .type = OPT_TEXT, .arg = "CLASS", .def = "this host's disks' classes",
+      .help = "the hardware class folder to upload to", OPT_PTR(struct share_args, hw_class) },
+    { NULL },
+};
+static const struct opt pull_rows[] = {
+    { .name = "class", .type = OPT_TEXT, .arg = "this|all", .def = "this", .help = "this host's hardware classes, or all",
+      OPT_PTR(struct share_args, hw_class), .complete = "this all" },
+    { .name = "keep-going", .type = OPT_FLAG, .help = "merge what passes its checks when some files fail",
+      ARGS(keep_going) },
+    { NULL },
+};
+#undef ARGS
+
+static const struct opt_table merge_table = { sizeof(struct share_args), share_defaults, { { max_size_rows, 0 } },
+                                              "FILE...", COMPLETE_FILE };
+static const struct opt_table push_table = { sizeof(struct share_args), share_defaults,
+                                             { { transport_rows, 0 }, { push_rows, 0 } }, "URL", NULL };
+static const struct opt_table pull_table = { sizeof(struct share_args), share_defaults,
+                                             { { transport_rows, 0 }, { pull_rows, 0 }, { max_size_rows, 0 } }, "URL", NULL };
+
+/* The arguments after the options: one URL, or (merge) one or more FILEs. */
+static int parse(const char *cmd, int argc, char **argv, struct share_args *a)
+{
     bool many = strcmp(cmd, "merge") == 0;
-    if (optind >= argc) return cli_usage(cmd, "missing %s", many ? "FILE" : "URL");
-    if (!many && optind + 1 < argc) return cli_usage(cmd, "unexpected argument %s", argv[optind + 1]);
-    a->arg = argv[optind];
-    a->files = argv + optind;
-    a->nfiles = argc - optind;
+    if (argc < 2) return cli_usage(cmd, "missing %s", many ? "FILE" : "URL");
+    if (!many && argc > 2) return cli_usage(cmd, "unexpected argument %s", argv[2]);
+    a->arg = argv[1];
+    a->files = argv + 1;
+    a->nfiles = argc - 1;
     if (a->o.insecure)
         fprintf(stderr, "sluice: warning: --insecure: the server's identity is not verified; anyone on the path "
                         "can read and replace what is transferred\n");
@@ -180,9 +192,8 @@ static int finish(struct printer *p, int rc, const sl_err *e)
 
 static int run_merge(struct cli_ctx *ctx, int argc, char **argv)
 {
-    static const int allowed[] = { OPT_MAX_SIZE, 0 };
-    struct share_args a;
-    int rc = parse("merge", argc, argv, allowed, &a);
+    struct share_args a = *(struct share_args *)ctx->opts;
+    int rc = parse("merge", argc, argv, &a);
     if (rc) return rc;
     sl_err e;
     store *s = cli_store(ctx, &e);
@@ -206,10 +217,8 @@ static int open_remote(struct share_args *a, struct share_remote **r, sl_err *e)
 
 static int run_push(struct cli_ctx *ctx, int argc, char **argv)
 {
-    static const int allowed[] = { OPT_ENDPOINT, OPT_REGION, OPT_INSECURE, OPT_RETRIES, OPT_MINE, OPT_CLASS, OPT_TIMEOUT,
-                                   OPT_MIN_SPEED, 0 };
-    struct share_args a;
-    int rc = parse("push", argc, argv, allowed, &a);
+    struct share_args a = *(struct share_args *)ctx->opts;
+    int rc = parse("push", argc, argv, &a);
     if (rc) return rc;
     sl_err e;
     struct share_remote *r;
@@ -228,11 +237,8 @@ static int run_push(struct cli_ctx *ctx, int argc, char **argv)
 
 static int run_pull(struct cli_ctx *ctx, int argc, char **argv)
 {
-    static const int allowed[] = { OPT_ENDPOINT, OPT_REGION, OPT_INSECURE, OPT_RETRIES, OPT_MAX_SIZE, OPT_CLASS,
-                                   OPT_TIMEOUT, OPT_MIN_SPEED,
-                                   OPT_KEEP_GOING, 0 };
-    struct share_args a;
-    int rc = parse("pull", argc, argv, allowed, &a);
+    struct share_args a = *(struct share_args *)ctx->opts;
+    int rc = parse("pull", argc, argv, &a);
     if (rc) return rc;
     struct share_pull_opts po = { .keep_going = a.keep_going };
     if (a.hw_class && strcmp(a.hw_class, "all") == 0) po.all_classes = true;
@@ -252,13 +258,8 @@ static int run_pull(struct cli_ctx *ctx, int argc, char **argv)
     return finish(&p, added < 0 ? -1 : 0, &e);
 }
 
-CLI_COMMAND(cmd_merge, "merge", run_merge, "merge FILE... [--max-size SIZE]",
-            "check result database files (all before the first merge) and merge their runs into this one", 0);
-CLI_COMMAND(cmd_push, "push", run_push,
-            "push URL [--mine] [--class CLASS] [--endpoint URL] [--region R] [--insecure] [--retries N] "
-            "[--timeout S] [--min-speed BYTES[/S]]",
-            "upload a snapshot of the results to URL/CLASS/HOST-UUID.sluicedb", 0);
-CLI_COMMAND(cmd_pull, "pull", run_pull,
-            "pull URL [--class this|all] [--keep-going] [--endpoint URL] [--region R] [--insecure] [--retries N] "
-            "[--max-size SIZE] [--timeout S] [--min-speed BYTES[/S]]",
-            "fetch the databases of this host's hardware classes from URL, check and merge them", 0);
+CLI_COMMAND_OPTS(cmd_merge, "merge", run_merge, merge_table,
+                 "check result database files (all before the first merge) and merge their runs into this one", 0);
+CLI_COMMAND_OPTS(cmd_push, "push", run_push, push_table, "upload a snapshot of the results to URL/CLASS/HOST-UUID.sluicedb", 0);
+CLI_COMMAND_OPTS(cmd_pull, "pull", run_pull, pull_table,
+                 "fetch the databases of this host's hardware classes from URL, check and merge them", 0);

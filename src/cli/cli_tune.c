@@ -6,64 +6,84 @@
 #include "cli_search.h"
 #include "search/report.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+struct tune_opts {
+    struct search_flow_opts o;
+    bool quick, yes;
+};
+
+/* quick: 3 s probes after a 1 s ramp, at most 40 evaluations or 4 minutes */
+static void tune_defaults(void *p)
+{
+    struct search_flow_opts *o = &((struct tune_opts *)p)->o;
+    search_flow_defaults(o);
+    o->spec.budget_evals = 40;
+    o->spec.budget_ms = 4 * 60 * 1000;
+    o->probe.time_ms = 3000;
+    o->probe.ramp_ms = 1000;
+    o->probe.ramp_set = 1;
+}
+
+/* --workload, --dir, --objective, --seed: as search checks them. */
+static int set_as_search(void *at, const struct opt *row, const char *text, sl_err *e)
+{
+    char option[64];
+    snprintf(option, sizeof option, "--%s", row->name);
+    return search_flow_set(at, option, text, e);
+}
+
+/* --device searches the disk's queue too: the full space. */
+static int set_device(void *at, const struct opt *row, const char *text, sl_err *e)
+{
+    struct search_flow_opts *o = at;
+    if (set_as_search(o, row, text, e) < 0) return -1;
+    snprintf(o->spec.space, sizeof o->spec.space, "full");
+    return 0;
+}
+
+/* --budget lowers one bound and keeps the other. */
+static int set_budget(void *at, const struct opt *row, const char *text, sl_err *e)
+{
+    struct search_flow_opts *o = at;
+    struct search_spec tmp = o->spec;
+    if (search_flow_parse_budget(text, &tmp) < 0)
+        return sl_fail(e, SL_EUSAGE, "--budget %s: give evaluations (8 or more) or a wall time (90s, 4m)", text);
+    if (tmp.budget_evals) o->spec.budget_evals = tmp.budget_evals;
+    if (tmp.budget_ms) o->spec.budget_ms = tmp.budget_ms;
+    return 0;
+}
+
+static const struct opt tune_rows[] = {
+    { .name = "quick", .type = OPT_FLAG, .help = "the quick mode (the only one): about 5 minutes in all",
+      OPT_AT(struct tune_opts, quick) },
+    { .name = "yes", .type = OPT_FLAG, .help = "apply the winner without asking", OPT_AT(struct tune_opts, yes) },
+    { .name = "workload", .type = OPT_CALL, .arg = "W", .def = "seqwrite", .help = "the probe workload",
+      OPT_AT(struct tune_opts, o), .set = set_as_search, .complete = COMPLETE_WORKLOAD },
+    { .name = "device", .type = OPT_CALL, .arg = "DEV", .help = "search this disk's queue knobs too",
+      OPT_AT(struct tune_opts, o), .set = set_device, .complete = COMPLETE_DEVICE },
+    { .name = "dir", .type = OPT_CALL, .arg = "D", .help = "where the probes write", OPT_AT(struct tune_opts, o), .set = set_as_search,
+      .complete = COMPLETE_DIR },
+    { .name = "objective", .type = OPT_CALL, .arg = "O", .def = "throughput", .help = "what to optimise",
+      OPT_AT(struct tune_opts, o), .set = set_as_search },
+    { .name = "budget", .type = OPT_CALL, .arg = "N|DURATION", .def = "40 evaluations or 4m",
+      .help = "fewer evaluations or a shorter wall time", OPT_AT(struct tune_opts, o), .set = set_budget },
+    { .name = "seed", .type = OPT_CALL, .arg = "N", .help = "random seed, for a repeatable search", OPT_AT(struct tune_opts, o), .set = set_as_search },
+    { NULL },
+};
+static const struct opt_table tune_table = { sizeof(struct tune_opts), tune_defaults,
+                                             { { tune_rows, 0 }, { NULL, 0 } }, NULL, NULL };
+
 static int run_tune(struct cli_ctx *ctx, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        { "quick", no_argument, NULL, 'q' }, { "workload", required_argument, NULL, 'w' },
-        { "device", required_argument, NULL, 'd' }, { "dir", required_argument, NULL, 'D' },
-        { "objective", required_argument, NULL, 'o' }, { "yes", no_argument, NULL, 'y' },
-        { "budget", required_argument, NULL, 'b' }, { "seed", required_argument, NULL, 's' }, { NULL, 0, NULL, 0 },
-    };
-    struct search_flow_opts o;
-    search_flow_defaults(&o);
-    bool quick = false, yes = false;
-    /* quick: 3 s probes after a 1 s ramp, at most 40 evaluations or 4 minutes */
-    o.spec.budget_evals = 40;
-    o.spec.budget_ms = 4 * 60 * 1000;
-    o.probe.time_ms = 3000;
-    o.probe.ramp_ms = 1000;
-    o.probe.ramp_set = 1;
-    optind = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'q': quick = true; break;
-        case 'w':
-            if (!probe_workload_summary(optarg)) return cli_usage("tune", "unknown workload %s (see 'sluice probe')", optarg);
-            snprintf(o.spec.workload, sizeof o.spec.workload, "%s", optarg);
-            snprintf(o.probe.workload, sizeof o.probe.workload, "%s", optarg);
-            break;
-        case 'd':
-            snprintf(o.spec.device, sizeof o.spec.device, "%s", optarg);
-            snprintf(o.spec.space, sizeof o.spec.space, "full");
-            break;
-        case 'D':
-            if (strlen(optarg) >= PATH_MAX - 64) return cli_usage("tune", "--dir: path too long");
-            snprintf(o.probe.dir[0], PATH_MAX, "%s", optarg);
-            o.probe.ndirs = 1;
-            break;
-        case 'o': snprintf(o.spec.objective, sizeof o.spec.objective, "%s", optarg); break;
-        case 'y': yes = true; break;
-        case 'b': {
-            struct search_spec tmp = o.spec;
-            if (search_flow_parse_budget(optarg, &tmp) < 0)
-                return cli_usage("tune", "--budget %s: give evaluations (8 or more) or a wall time (90s, 4m)", optarg);
-            if (tmp.budget_evals) o.spec.budget_evals = tmp.budget_evals;
-            if (tmp.budget_ms) o.spec.budget_ms = tmp.budget_ms;
-            break;
-        }
-        case 's': o.spec.seed = strtoull(optarg, NULL, 10); break;
-        default: return cli_usage("tune", "unknown option");
-        }
-    }
-    if (!quick) return cli_usage("tune", "only the quick mode exists: sluice tune --quick (a full search is 'sluice search')");
-    if (optind < argc) return cli_usage("tune", "unexpected argument %s", argv[optind]);
+    struct tune_opts *t = ctx->opts;
+    struct search_flow_opts o = t->o;
+    bool yes = t->yes;
+    if (!t->quick) return cli_usage("tune", "only the quick mode exists: sluice tune --quick (a full search is 'sluice search')");
+    if (argc > 1) return cli_usage("tune", "unexpected argument %s", argv[1]);
     snprintf(o.probe.workload, sizeof o.probe.workload, "%s", o.spec.workload);
     struct search_flow_outcome out;
     int rc = cli_search_run(ctx, &o, &out);
@@ -95,6 +115,5 @@ static int run_tune(struct cli_ctx *ctx, int argc, char **argv)
     return rc;
 }
 
-CLI_COMMAND(cmd_tune, "tune", run_tune,
-            "tune --quick [--workload W] [--device DEV] [--dir D] [--objective O] [--budget N|DURATION] [--yes]",
+CLI_COMMAND_OPTS(cmd_tune, "tune", run_tune, tune_table,
             "baseline, a short search, a verdict and an offer to apply, in about 5 minutes", CLI_WRITES);

@@ -24,7 +24,7 @@ static void usage(FILE *out)
         if (!(c->flags & CLI_HIDDEN)) fprintf(out, "  %-12s %s\n", c->name, c->summary);
     }
     fprintf(out, "\noptions (before or after the command):\n");
-    cli_opt_help(&cli_global_opts, out);
+    opt_help(&cli_global_opts, out);
 }
 
 static int run_help(struct cli_ctx *ctx, int argc, char **argv)
@@ -40,7 +40,7 @@ static int run_help(struct cli_ctx *ctx, int argc, char **argv)
     return 0;
 }
 
-static const struct cli_opts help_opts = { 0, NULL, { { NULL, 0 } }, "[COMMAND]", COMPLETE_COMMAND };
+static const struct opt_table help_opts = { 0, NULL, { { NULL, 0 } }, "[COMMAND]", COMPLETE_COMMAND };
 CLI_COMMAND_OPTS(cmd_help, "help", run_help, help_opts, "what a command does and its options", CLI_NO_CRASH_CHECK);
 
 /* A session left open by a killed sluice means knobs are still changed:
@@ -87,7 +87,7 @@ static int command_index(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (argv[i][0] != '-' || !argv[i][1]) return i;
         if (strcmp(argv[i], "--") == 0) return i + 1 < argc ? i + 1 : 0;
-        const struct cli_opt *o = cli_opt_find(&cli_global_opts, argv[i], NULL);
+        const struct opt *o = opt_find(&cli_global_opts, argv[i], NULL);
         if (o && o->arg && !strchr(argv[i], '=')) i++;
     }
     return 0;
@@ -104,7 +104,7 @@ static int parse_command_line(const struct cli_command *cmd, int argc, char **ar
     line[n++] = (char *)cmd->name;
     for (int i = 1; i < argc; i++)
         if (i != at) line[n++] = argv[i];
-    const struct cli_opts *t = cmd->opts;
+    const struct opt_table *t = cmd->opts;
     *opts = t && t->size ? xcalloc(1, t->size) : NULL;
     if (t && t->defaults) t->defaults(*opts);
     sl_err e;

@@ -7,12 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-const char *switch_what_name(enum switch_what w)
-{
-    static const char *const names[] = { [SW_CHANGE] = "changes", [SW_BACK] = "comes back", [SW_KEEP] = "kept" };
-    return names[w];
-}
-
 /* Whether the session began before this boot: the kernel has started
  * afresh since, so nothing it set is in force (fixture roots never reboot). */
 static bool before_boot(const struct session_row *r)

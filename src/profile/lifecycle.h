@@ -46,7 +46,6 @@ int lifecycle_plan(store *st, const struct plan *pl, bool force, struct profile_
 int lifecycle_apply(store *st, struct profile_switch *sw, const char *profile, const char *purpose, int wait_ms,
                     struct session **out, sl_err *e);
 void lifecycle_free(struct profile_switch *sw);
-const char *switch_what_name(enum switch_what w);
 
 /* Merge `from` over `into` (apply a b: left to right, the later wins). Each
  * entry of `from` that replaces one of `into` with another value is said in

@@ -50,21 +50,41 @@ void search_flow_defaults(struct search_flow_opts *o)
     o->probe.canary = -1;
 }
 
-const struct option search_flow_options[] = {
-    { "space", required_argument, NULL, O_SPACE }, { "device", required_argument, NULL, O_DEVICE },
-    { "workload", required_argument, NULL, O_WORKLOAD }, { "objective", required_argument, NULL, O_OBJECTIVE },
-    { "strategy", required_argument, NULL, O_STRATEGY }, { "budget", required_argument, NULL, O_BUDGET },
-    { "oracle", required_argument, NULL, O_ORACLE }, { "apply", no_argument, NULL, O_APPLY },
-    { "resume", required_argument, NULL, O_RESUME }, { "seed", required_argument, NULL, O_SEED },
-    { "dir", required_argument, NULL, O_DIR }, { "time", required_argument, NULL, O_TIME },
-    { "ramp", required_argument, NULL, O_RAMP }, { "threads", required_argument, NULL, O_THREADS },
-    { "alpha", required_argument, NULL, O_ALPHA }, { "leaders", required_argument, NULL, O_LEADERS },
-    { "race", required_argument, NULL, O_RACE }, { "test", required_argument, NULL, O_TEST },
-    { "list", no_argument, NULL, O_LIST }, { "ei-stop", required_argument, NULL, O_EI_STOP },
-    { NULL, 0, NULL, 0 },
-};
+static int search_flow_set_id(struct search_flow_opts *o, int id, const char *arg, sl_err *e);
 
-int search_flow_set_id(struct search_flow_opts *o, int id, const char *arg, sl_err *e)
+static int set_row(void *base, const struct opt *row, const char *text, sl_err *e)
+{
+    return search_flow_set_id(base, row->id, text, e);
+}
+
+#define ROW(name_, arg_, def_, help_, complete_, id_) \
+    { .name = name_, .type = OPT_CALL, .arg = arg_, .def = def_, .help = help_, .set = set_row, .complete = complete_, .id = id_ }
+const struct opt search_flow_rows[] = {
+    ROW("space", "S", "writeback", "the parameter space: writeback, queue, full, or a space file", COMPLETE_SPACE, O_SPACE),
+    ROW("device", "DEV", NULL, "the disk whose queue knobs the space searches", COMPLETE_DEVICE, O_DEVICE),
+    ROW("workload", "W", "seqwrite", "the probe workload every evaluation runs", COMPLETE_WORKLOAD, O_WORKLOAD),
+    ROW("objective", "O", "throughput", "what to optimise: throughput, latency, p99<10ms, or a weighted mix", NULL, O_OBJECTIVE),
+    ROW("strategy", "bo|coord|random|grid", "bo", "how to pick the next trial", "bo coord random grid", O_STRATEGY),
+    ROW("budget", "N|DURATION", "40", "evaluations (8 or more) or a wall time (90s, 10m)", NULL, O_BUDGET),
+    ROW("oracle", "DB", NULL, "evaluate from stored results in DB instead of running probes", COMPLETE_FILE, O_ORACLE),
+    ROW("apply", NULL, NULL, "apply the winner when it beats the baseline beyond the noise", NULL, O_APPLY),
+    ROW("resume", "ID", NULL, "continue an interrupted search", NULL, O_RESUME),
+    ROW("seed", "N", NULL, "random seed, for a repeatable search", NULL, O_SEED),
+    ROW("dir", "D", NULL, "where the probes write (a directory on the disk under test)", COMPLETE_DIR, O_DIR),
+    ROW("time", "T", NULL, "how long each probe measures (500ms, 5s)", NULL, O_TIME),
+    ROW("ramp", "T", NULL, "warm-up before each probe measures", NULL, O_RAMP),
+    ROW("threads", "N", NULL, "probe threads", NULL, O_THREADS),
+    ROW("alpha", "A", "0.05", "significance level of the verdict", NULL, O_ALPHA),
+    ROW("leaders", "N", NULL, "how many of the best trials are raced at the end", NULL, O_LEADERS),
+    ROW("race", "N", NULL, "runs per leader in the final race (2 to 100)", NULL, O_RACE),
+    ROW("test", "welch|mw", "welch", "the significance test of the verdict", "welch mw", O_TEST),
+    ROW("list", NULL, NULL, "list the stored searches and stop", NULL, O_LIST),
+    ROW("ei-stop", "R", NULL, "stop when the expected relative improvement falls below R (0.002)", NULL, O_EI_STOP),
+    { NULL },
+};
+#undef ROW
+
+static int search_flow_set_id(struct search_flow_opts *o, int id, const char *arg, sl_err *e)
 {
     struct search_spec *s = &o->spec;
     char *end;
@@ -138,8 +158,8 @@ int search_flow_set_id(struct search_flow_opts *o, int id, const char *arg, sl_e
 
 int search_flow_set(struct search_flow_opts *o, const char *option, const char *arg, sl_err *e)
 {
-    for (const struct option *p = search_flow_options; p->name && !strncmp(option, "--", 2); p++)
-        if (strcmp(p->name, option + 2) == 0) return search_flow_set_id(o, p->val, arg, e);
+    for (const struct opt *p = search_flow_rows; p->name && !strncmp(option, "--", 2); p++)
+        if (strcmp(p->name, option + 2) == 0) return search_flow_set_id(o, p->id, arg, e);
     return sl_fail(e, SL_EUSAGE, "%s is not an option of search", option);
 }
 

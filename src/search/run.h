@@ -6,8 +6,8 @@
 #ifndef SLUICE_SEARCH_RUN_H
 #define SLUICE_SEARCH_RUN_H
 
-#include <getopt.h>
 #include <jansson.h>
+#include "opt.h"
 #include "probe/probe.h"
 #include "search/search.h"
 #include "store.h"
@@ -49,8 +49,8 @@ struct search_flow_outcome {
     sl_err err;                    /* why it failed or stopped */
 };
 
-/* The options of `search` for getopt_long; their ids go to search_flow_set_id. */
-extern const struct option search_flow_options[];
+/* The options of `search`: its option table's rows (into a search_flow_opts). */
+extern const struct opt search_flow_rows[];
 
 void search_flow_defaults(struct search_flow_opts *o);
 /* "40" (evaluations, at least 8) or "90s"/"10m" (wall time); -1 when bad. */
@@ -59,8 +59,6 @@ int search_flow_parse_budget(const char *arg, struct search_spec *s);
  * for a flag) into o, checked as the command line checks it; -1 with a
  * message naming the option. The Search screen's form goes through it. */
 int search_flow_set(struct search_flow_opts *o, const char *option, const char *arg, sl_err *e);
-/* The same by getopt id (the val of a search_flow_options row). */
-int search_flow_set_id(struct search_flow_opts *o, int id, const char *arg, sl_err *e);
 /* The options as a whole, after the last one: a known strategy, an
  * objective that parses; the probes run the search's workload. */
 int search_flow_check(struct search_flow_opts *o, sl_err *e);

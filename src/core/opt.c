@@ -1,5 +1,5 @@
-/* cli_opt — parsing, checking and describing options from their table. */
-#include "cli_opt.h"
+/* opt — parsing, checking and describing options from their table. */
+#include "opt.h"
 #include "units.h"
 
 #include <errno.h>
@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct cli_opt *cli_opt_find(const struct cli_opts *t, const char *name, size_t *base)
+const struct opt *opt_find(const struct opt_table *t, const char *name, size_t *base)
 {
     if (strncmp(name, "--", 2) == 0) name += 2;
-    for (int g = 0; g < CLI_OPT_GROUPS_MAX && t->groups[g].rows; g++)
-        for (const struct cli_opt *o = t->groups[g].rows; o->name; o++)
+    for (int g = 0; g < OPT_GROUPS_MAX && t->groups[g].rows; g++)
+        for (const struct opt *o = t->groups[g].rows; o->name; o++)
             if (strcmp(o->name, name) == 0) {
                 if (base) *base = t->groups[g].base;
                 return o;
@@ -19,13 +19,13 @@ const struct cli_opt *cli_opt_find(const struct cli_opts *t, const char *name, s
     return NULL;
 }
 
-static bool in_range(const struct cli_opt *o, double v)
+static bool in_range(const struct opt *o, double v)
 {
     if (o->min == 0 && o->max == 0) return true;
     return v >= o->min && v <= o->max;
 }
 
-static int range_fail(const struct cli_opt *o, const char *text, const char *what, sl_err *e)
+static int range_fail(const struct opt *o, const char *text, const char *what, sl_err *e)
 {
     if (o->min == 0 && o->max == 0) return sl_fail(e, SL_EUSAGE, "--%s %s: give %s", o->name, text, what);
     if (o->type == OPT_INT)
@@ -45,7 +45,7 @@ static bool is_choice(const char *words, const char *text)
     return false;
 }
 
-static int store_text(const struct cli_opt *o, void *at, const char *text, sl_err *e)
+static int store_text(const struct opt *o, void *at, const char *text, sl_err *e)
 {
     if (o->size == 0) {
         *(const char **)at = text;
@@ -57,7 +57,7 @@ static int store_text(const struct cli_opt *o, void *at, const char *text, sl_er
     return 0;
 }
 
-int cli_opt_store(const struct cli_opt *o, void *at, const char *text, sl_err *e)
+int opt_store(const struct opt *o, void *at, const char *text, sl_err *e)
 {
     char *end;
     switch (o->type) {
@@ -98,30 +98,30 @@ int cli_opt_store(const struct cli_opt *o, void *at, const char *text, sl_err *e
     return sl_fail(e, SL_EUSAGE, "--%s: unknown option type", o->name);
 }
 
-int cli_opt_set(const struct cli_opts *t, void *opts, const char *option, const char *text, sl_err *e)
+int opt_set(const struct opt_table *t, void *opts, const char *option, const char *text, sl_err *e)
 {
     size_t base;
-    const struct cli_opt *o = cli_opt_find(t, option, &base);
+    const struct opt *o = opt_find(t, option, &base);
     if (!o || strncmp(option, "--", 2) != 0) return sl_fail(e, SL_EUSAGE, "%s is not an option of this command", option);
-    return cli_opt_store(o, (char *)opts + base + o->offset, text, e);
+    return opt_store(o, (char *)opts + base + o->offset, text, e);
 }
 
-void cli_opt_synopsis(const struct cli_opts *t, char *buf, size_t n)
+void opt_synopsis(const struct opt_table *t, char *buf, size_t n)
 {
     size_t used = 0;
     buf[0] = 0;
-    for (int g = 0; g < CLI_OPT_GROUPS_MAX && t->groups[g].rows; g++)
-        for (const struct cli_opt *o = t->groups[g].rows; o->name && used < n; o++) {
+    for (int g = 0; g < OPT_GROUPS_MAX && t->groups[g].rows; g++)
+        for (const struct opt *o = t->groups[g].rows; o->name && used < n; o++) {
             int w = o->arg ? snprintf(buf + used, n - used, " [--%s %s]", o->name, o->arg)
                            : snprintf(buf + used, n - used, " [--%s]", o->name);
             if (w > 0) used += (size_t)w;
         }
 }
 
-void cli_opt_help(const struct cli_opts *t, FILE *out)
+void opt_help(const struct opt_table *t, FILE *out)
 {
-    for (int g = 0; g < CLI_OPT_GROUPS_MAX && t->groups[g].rows; g++)
-        for (const struct cli_opt *o = t->groups[g].rows; o->name; o++) {
+    for (int g = 0; g < OPT_GROUPS_MAX && t->groups[g].rows; g++)
+        for (const struct opt *o = t->groups[g].rows; o->name; o++) {
             char left[64];
             snprintf(left, sizeof left, "%c%c%c --%s%s%s", o->short_name ? '-' : ' ', o->short_name ? o->short_name : ' ',
                      o->short_name ? ',' : ' ', o->name, o->arg ? " " : "", o->arg ? o->arg : "");
