@@ -130,15 +130,47 @@ fail:
     return -1;
 }
 
+/* The columns of a run_row, in the order row_from reads them. */
+#define RUN_ROW_COLS                                                                                              \
+    "r.id, r.uuid, r.batch_uuid, r.rep, r.started, r.workload, r.device_name, r.status, r.config_hash, "          \
+    " r.workload_hash, r.kernel, COALESCE(h.hostname, ''), r.seed, r.wall_s, r.mb_s, r.iops, r.cpu_usr_pct, "     \
+    " r.cpu_sys_pct, COALESCE(r.lat_p50_ns, -1), COALESCE(r.lat_p99_ns, -1), COALESCE(r.lat_max_ns, -1), "        \
+    " COALESCE(r.canary_max_ns, -1), r.note, COALESCE(r.reached_dirty_threshold, -1) "
+#define RUN_ROW_NCOLS 24
+
+static void row_from(sqlite3_stmt *st, struct run_row *r)
+{
+    memset(r, 0, sizeof *r);
+    r->id = sqlite3_column_int64(st, 0);
+    COPY_TEXT(r->uuid, st, 1);
+    COPY_TEXT(r->batch, st, 2);
+    r->rep = sqlite3_column_int(st, 3);
+    COPY_TEXT(r->started, st, 4);
+    COPY_TEXT(r->workload, st, 5);
+    COPY_TEXT(r->device, st, 6);
+    COPY_TEXT(r->status, st, 7);
+    COPY_TEXT(r->config_hash, st, 8);
+    COPY_TEXT(r->workload_hash, st, 9);
+    COPY_TEXT(r->kernel, st, 10);
+    COPY_TEXT(r->hostname, st, 11);
+    r->seed = sqlite3_column_int64(st, 12);
+    r->wall_s = sqlite3_column_double(st, 13);
+    r->mb_s = sqlite3_column_double(st, 14);
+    r->iops = sqlite3_column_double(st, 15);
+    r->cpu_usr_pct = sqlite3_column_double(st, 16);
+    r->cpu_sys_pct = sqlite3_column_double(st, 17);
+    r->lat_p50_ns = sqlite3_column_int64(st, 18);
+    r->lat_p99_ns = sqlite3_column_int64(st, 19);
+    r->lat_max_ns = sqlite3_column_int64(st, 20);
+    r->canary_max_ns = sqlite3_column_int64(st, 21);
+    COPY_TEXT(r->note, st, 22);
+    r->reached_threshold = sqlite3_column_int(st, 23);
+}
+
 int store_run_list(store *s, const char *workload, int limit, struct run_row **out, sl_err *e)
 {
-    const char *sql =
-        "SELECT r.id, r.uuid, r.batch_uuid, r.rep, r.started, r.workload, r.device_name, r.status, r.config_hash, "
-        " r.workload_hash, r.kernel, COALESCE(h.hostname, ''), r.seed, r.wall_s, r.mb_s, r.iops, r.cpu_usr_pct, "
-        " r.cpu_sys_pct, COALESCE(r.lat_p50_ns, -1), COALESCE(r.lat_p99_ns, -1), COALESCE(r.lat_max_ns, -1), "
-        " COALESCE(r.canary_max_ns, -1), r.note, COALESCE(r.reached_dirty_threshold, -1) "
-        "FROM runs r LEFT JOIN hosts h ON h.uuid = r.host_uuid "
-        "WHERE (?1 IS NULL OR r.workload = ?1) ORDER BY r.started DESC, r.id DESC LIMIT ?2";
+    const char *sql = "SELECT " RUN_ROW_COLS "FROM runs r LEFT JOIN hosts h ON h.uuid = r.host_uuid "
+                      "WHERE (?1 IS NULL OR r.workload = ?1) ORDER BY r.started DESC, r.id DESC LIMIT ?2";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "listing runs");
     if (workload) sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC);
@@ -148,32 +180,7 @@ int store_run_list(store *s, const char *workload, int limit, struct run_row **o
     struct run_row *v = xcalloc((size_t)cap, sizeof *v);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (n == cap) { cap *= 2; v = xrealloc(v, sizeof *v * (size_t)cap); }
-        struct run_row *r = &v[n++];
-        memset(r, 0, sizeof *r);
-        r->id = sqlite3_column_int64(st, 0);
-        COPY_TEXT(r->uuid, st, 1);
-        COPY_TEXT(r->batch, st, 2);
-        r->rep = sqlite3_column_int(st, 3);
-        COPY_TEXT(r->started, st, 4);
-        COPY_TEXT(r->workload, st, 5);
-        COPY_TEXT(r->device, st, 6);
-        COPY_TEXT(r->status, st, 7);
-        COPY_TEXT(r->config_hash, st, 8);
-        COPY_TEXT(r->workload_hash, st, 9);
-        COPY_TEXT(r->kernel, st, 10);
-        COPY_TEXT(r->hostname, st, 11);
-        r->seed = sqlite3_column_int64(st, 12);
-        r->wall_s = sqlite3_column_double(st, 13);
-        r->mb_s = sqlite3_column_double(st, 14);
-        r->iops = sqlite3_column_double(st, 15);
-        r->cpu_usr_pct = sqlite3_column_double(st, 16);
-        r->cpu_sys_pct = sqlite3_column_double(st, 17);
-        r->lat_p50_ns = sqlite3_column_int64(st, 18);
-        r->lat_p99_ns = sqlite3_column_int64(st, 19);
-        r->lat_max_ns = sqlite3_column_int64(st, 20);
-        r->canary_max_ns = sqlite3_column_int64(st, 21);
-        COPY_TEXT(r->note, st, 22);
-        r->reached_threshold = sqlite3_column_int(st, 23);
+        row_from(st, &v[n++]);
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -232,6 +239,69 @@ int store_run_export(store *s, const char *workload, int limit, int (*fn)(void *
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return store_fail(s, e, "exporting runs");
     return n;
+}
+
+static char *dup_column(sqlite3_stmt *st, int col)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    return t ? xstrdup((const char *)t) : NULL;
+}
+
+static void detail_from(sqlite3_stmt *st, struct run_detail *d)
+{
+    row_from(st, &d->row);
+    int c = RUN_ROW_NCOLS;
+    d->metrics_json = dup_column(st, c);
+    d->series_json = dup_column(st, c + 1);
+    d->config_text = dup_column(st, c + 3);
+    d->workload_spec = dup_column(st, c + 4);
+    d->dir = dup_column(st, c + 5);
+    int len = sqlite3_column_bytes(st, c + 2);
+    const void *blob = sqlite3_column_blob(st, c + 2);
+    if (blob && len > 0) {
+        d->hist = xmalloc((size_t)len);
+        memcpy(d->hist, blob, (size_t)len);
+        d->hist_len = (size_t)len;
+    }
+}
+
+int store_run_detail(store *s, const char *uuid_prefix, struct run_detail *out, sl_err *e)
+{
+    memset(out, 0, sizeof *out);
+    const char *sql = "SELECT " RUN_ROW_COLS ", r.metrics_json, r.series_json, r.hist, c.text, w.spec, r.dir "
+                      "FROM runs r LEFT JOIN hosts h ON h.uuid = r.host_uuid "
+                      "LEFT JOIN configs c ON c.hash = r.config_hash LEFT JOIN workloads w ON w.hash = r.workload_hash "
+                      "WHERE substr(r.uuid, 1, length(?1)) = ?1 ORDER BY r.id LIMIT 2";
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading a run");
+    sqlite3_bind_text(st, 1, uuid_prefix, -1, SQLITE_STATIC);
+    int found = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (found++ == 0) detail_from(st, out);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        store_run_detail_free(out);
+        return store_fail(s, e, "reading a run");
+    }
+    if (!uuid_prefix[0] || found == 0)
+        return sl_fail(e, SL_EUSAGE, "no run \"%s\" in %s (see 'sluice history')", uuid_prefix, store_path(s));
+    if (found > 1) {
+        store_run_detail_free(out);
+        return sl_fail(e, SL_EUSAGE, "run \"%s\" is ambiguous: give more of its UUID (see 'sluice history')",
+                       uuid_prefix);
+    }
+    return 0;
+}
+
+void store_run_detail_free(struct run_detail *d)
+{
+    free(d->metrics_json);
+    free(d->series_json);
+    free(d->config_text);
+    free(d->workload_spec);
+    free(d->dir);
+    free(d->hist);
+    memset(d, 0, sizeof *d);
 }
 
 json_t *store_run_metrics(store *s, const char *uuid, sl_err *e)

@@ -92,4 +92,24 @@ int store_run_export(store *s, const char *workload, int limit, int (*fn)(void *
 /* The stored JSON of a run (caller frees with json_decref), or NULL. */
 json_t *store_run_metrics(store *s, const char *uuid, sl_err *e);
 
+/* Everything stored about one run, for its detail view and report: the
+ * list row, then the stored texts as they are in the database (any may be
+ * NULL: an old or merged database, a run saved before the column existed).
+ * Nothing here is checked; the reader says what is missing or malformed. */
+struct run_detail {
+    struct run_row row;
+    char *metrics_json;       /* probe_result_json without "series" */
+    char *series_json;        /* {"interval_ms", "t_ms", "nr_dirty", "nr_writeback", "mb_s"} */
+    unsigned char *hist;      /* per-op encoded histograms (probe_hist_decode) */
+    size_t hist_len;
+    char *config_text;        /* "knob=value\n" in force */
+    char *workload_spec;      /* the workload's canonical text */
+    char *dir;
+};
+/* One run by UUID or unique prefix. -1 with a message when none, when
+ * ambiguous, or on a database error; out is then empty. Free with
+ * store_run_detail_free. */
+int store_run_detail(store *s, const char *uuid_prefix, struct run_detail *out, sl_err *e);
+void store_run_detail_free(struct run_detail *d);
+
 #endif

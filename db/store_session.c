@@ -391,3 +391,28 @@ failed:
     store_rollback(s);
     return -1;
 }
+
+int store_session_changes(store *s, int64_t session_id, struct change_log_row **out, sl_err *e)
+{
+    const char *sql = "SELECT seq, knob, old_value, new_value, got_value, at FROM session_changes "
+                      "WHERE session_id = ? ORDER BY seq";
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading a change log");
+    sqlite3_bind_int64(st, 1, session_id);
+    int n = 0, cap = 16, rc;
+    struct change_log_row *v = xmalloc(sizeof *v * (size_t)cap);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap) { cap *= 2; v = xrealloc(v, sizeof *v * (size_t)cap); }
+        struct change_log_row *r = &v[n++];
+        r->seq = sqlite3_column_int(st, 0);
+        COPY_TEXT(r->knob, st, 1);
+        COPY_TEXT(r->old_value, st, 2);
+        COPY_TEXT(r->new_value, st, 3);
+        COPY_TEXT(r->got_value, st, 4);
+        COPY_TEXT(r->at, st, 5);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) { free(v); return store_fail(s, e, "reading a change log"); }
+    *out = v;
+    return n;
+}

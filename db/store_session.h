@@ -70,6 +70,17 @@ int store_session_get(store *s, const char *uuid_prefix, struct session_row *out
 int store_session_latest_unrestored(store *s, struct session_row *out, sl_err *e);
 int store_session_snapshots(store *s, int64_t session_id, struct snapshot_row **out, sl_err *e);
 int store_session_set_state(store *s, int64_t session_id, const char *state, const char *note, sl_err *e);
+/* One write a session made, as logged: the value before, the one asked
+ * for and the one read back. */
+struct change_log_row {
+    int seq;
+    char knob[128];
+    char old_value[256], new_value[256], got_value[256];
+    char at[32];
+};
+/* A session's change log in order. Returns the count (caller frees *out)
+ * or -1 with a message. */
+int store_session_changes(store *s, int64_t session_id, struct change_log_row **out, sl_err *e);
 /* Mark that the session is about to write the kernel (writing = 1), durably. */
 int store_session_set_writing(store *s, int64_t session_id, sl_err *e);
 /* In one transaction: log the changes, record what each knob of `now` holds

@@ -3,7 +3,7 @@
  * histogram and canary stalls of the last one. Everything here reads the
  * probe's published counters or finished results; nothing waits. */
 #include "app.h"
-#include "chart.h"
+#include "report/chart.h"
 #include "probe_screen.h"
 #include "units.h"
 

@@ -7,6 +7,7 @@
 
 #include "search/evidence.h"
 #include "store_run.h"
+#include "detail.h"
 #include "textview.h"
 
 enum rmode { RM_LIST, RM_FILTER, RM_VIEW, RM_GROUPS };
@@ -26,6 +27,7 @@ struct results {
     char filter[64], input[64];
     char view_title[160];
     char marked[37];                 /* uuid of run A, "" none */
+    struct detail detail;            /* Enter on a run: its report */
     /* compare by group (results_compare.c) */
     enum group_kind kind;
     char workload[32];

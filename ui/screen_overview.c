@@ -1,7 +1,7 @@
 /* screen_overview — the first screen: sessions that need attention, the
  * host and disk fingerprints, a live dirty-memory meter and the key knobs. */
 #include "app.h"
-#include "chart.h"
+#include "report/chart.h"
 #include "device.h"
 #include "knob.h"
 #include "probe/scratch.h"

@@ -3,6 +3,7 @@
  * repetitions compared with the search's own verdict (Welch with Holm, a
  * bootstrap interval of the improvement; "within noise" is never a win). */
 #include "app.h"
+#include "detail.h"
 #include "prompt.h"
 #include "results_screen.h"
 #include "probe/probe.h"
@@ -95,27 +96,10 @@ void results_open_view(struct results *rs, const char *fmt, const char *arg)
     rs->view.top = 0;
 }
 
-/* A run's stored metrics, as the store keeps them (the probe's JSON). */
+/* A run's detail view: everything stored, with its charts (src/report). */
 static void show_run(struct results *rs, const struct run_row *r)
 {
-    sl_err e;
-    store *st = app_store(rs->base.app, &e);
-    json_t *j = st ? store_run_metrics(st, r->uuid, &e) : NULL;
-    results_open_view(rs, "Run %s (Esc back)", r->uuid);
-    if (!j) {
-        tv_line(&rs->view, false, -1);
-        tv_add(&rs->view, ROLE_ERROR, "%s", e.msg);
-        return;
-    }
-    /* The time series are long and belong in a graph: leave them out here. */
-    if (json_is_object(j)) json_object_del(j, "series");
-    char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
-    json_decref(j);
-    for (char *save, *line = text ? strtok_r(text, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
-        tv_line(&rs->view, false, -1);
-        tv_add(&rs->view, ROLE_NORMAL, "%s", line);
-    }
-    free(text);
+    detail_open(&rs->detail, app_store(rs->base.app, NULL), r->uuid);
 }
 
 /* log(MB/s) of the good repetitions in r's batch: the scale the search's
@@ -232,6 +216,7 @@ static struct screen *results_create(struct app *app)
 static void results_draw(struct screen *s, struct rect r)
 {
     struct results *rs = (struct results *)s;
+    if (rs->detail.open) { detail_draw(&rs->detail, r); return; }
     if (rs->mode == RM_GROUPS) { results_groups_draw(rs, r); return; }
     if (rs->mode == RM_VIEW) {
         draw_text(r.y, r.x, r.w, ROLE_HEADER, rs->view_title);
@@ -272,6 +257,7 @@ static enum handled results_key(struct screen *s, enum action a, int key)
         else prompt_line_edit(rs->input, sizeof rs->input, key);
         return H_HANDLED;
     }
+    if (rs->detail.open) return detail_key(&rs->detail, a);
     if (rs->mode == RM_GROUPS) return results_groups_key(rs, a, key);
     if (rs->mode == RM_VIEW) {
         if (a == ACT_BACK) { rs->mode = rs->view_back; return H_HANDLED; }
@@ -306,7 +292,7 @@ static bool results_hint_on(struct screen *s, enum action a)
 {
     struct results *rs = (struct results *)s;
     if (rs->mode == RM_FILTER) return false;
-    if (rs->mode == RM_VIEW) return a == ACT_BACK;
+    if (rs->mode == RM_VIEW || rs->detail.open) return a == ACT_BACK;
     if (rs->mode == RM_GROUPS) return a == ACT_BACK || a == ACT_MARK || a == ACT_COMPARE;
     if (a == ACT_COMPARE) return rs->marked[0] != 0;
     return a != ACT_BACK;
@@ -319,6 +305,7 @@ static void results_done(struct screen *s)
     struct results *rs = (struct results *)s;
     tv_free(&rs->list);
     tv_free(&rs->view);
+    detail_close(&rs->detail);
     results_groups_free(rs);
     free(rs->runs);
     free(rs);

@@ -4,7 +4,7 @@
  * Pareto front as a scatter. Reads what the worker published under the
  * lock, or the finished result. */
 #include "app.h"
-#include "chart.h"
+#include "report/chart.h"
 #include "search/report.h"
 #include "search_screen.h"
 

@@ -26,7 +26,7 @@ normalise() {
         -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}Z?/@TIME@/g' \
         -e 's/pid [0-9]+/pid @PID@/g' -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}/@TIME@/g' \
         -e 's/^(  |A |A    |B    )[0-9a-f]{8}/\1@ID@/' -e 's/(B = |search )[0-9a-f]{8}/\1@ID@/' \
-        -e 's/^[0-9a-f]{8}( +)/@ID@\1/' -e 's/(@TIME@ +)[0-9]+/\1@PID@/' \
+        -e 's/^[0-9a-f]{8}( +)/@ID@\1/' -e 's/(@TIME@ +)[0-9]+/\1@PID@/' -e 's/(Run|batch|run|Search) [0-9a-f]{8}/\1 @ID@/g' \
         -e 's/^(Dirty +[0-9.]+ [KMGT]?i?B +)[^ ]+ +writeback/\1@METER@ writeback/'
 }
 # The Dirty meter grows one sample per redraw tick: how many it shows depends
@@ -76,7 +76,7 @@ run_test() {
     rm -rf "$tmp"
 }
 
-for dir in "$here"/*/; do
+for dir in "$here"/${SLUICE_UI_ONLY:-*}/; do
     [ -f "$dir/keys" ] && run_test "${dir%/}"
 done
 # The same scripts under the sanitizers, when that build exists.

@@ -2,7 +2,7 @@
  * table, text wrapping, the worker framework, the settings form. */
 #include "harness.h"
 #include "action.h"
-#include "chart.h"
+#include "report/chart.h"
 #include "draw.h"
 #include "form.h"
 #include "input.h"

@@ -1,4 +1,4 @@
-/* chart — text charts for the screens: progress bars, sparklines, braille
+/* chart — text charts for the screens and reports: progress bars, sparklines, braille
  * line graphs and histogram bars, in UTF-8 block/braille characters or an
  * ASCII fallback. Pure functions writing strings; curses never enters here,
  * so the geometry is unit-tested. */

@@ -1,0 +1,146 @@
+/* report — the document: items, charts, freeing, and finding what an id
+ * names. */
+#include "report.h"
+#include "report_internal.h"
+#include "chart.h"
+#include "store.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct report_item *new_item(struct report *rep, enum report_item_kind kind)
+{
+    if (rep->n == rep->cap) {
+        rep->cap = rep->cap ? rep->cap * 2 : 32;
+        rep->items = xrealloc(rep->items, sizeof *rep->items * (size_t)rep->cap);
+    }
+    struct report_item *it = &rep->items[rep->n++];
+    memset(it, 0, sizeof *it);
+    it->kind = kind;
+    return it;
+}
+
+void report_add(struct report *rep, enum report_item_kind kind, const char *fmt, ...)
+{
+    char buf[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    new_item(rep, kind)->text = xstrdup(buf);
+}
+
+static struct report_chart *new_chart(struct report *rep, enum report_chart_kind kind, const char *id,
+                                      const char *title)
+{
+    struct report_chart *c = xcalloc(1, sizeof *c);
+    c->kind = kind;
+    snprintf(c->id, sizeof c->id, "%s", id);
+    snprintf(c->title, sizeof c->title, "%s", title);
+    new_item(rep, RI_CHART)->chart = c;
+    return c;
+}
+
+struct report_chart *report_chart_lines(struct report *rep, const char *id, const char *title, int n, int nseries)
+{
+    struct report_chart *c = new_chart(rep, RC_LINES, id, title);
+    if (nseries > REPORT_MAX_SERIES) nseries = REPORT_MAX_SERIES;
+    c->n = n > 0 ? n : 0;
+    c->nseries = nseries;
+    c->x = xcalloc((size_t)c->n + 1, sizeof *c->x);
+    for (int s = 0; s < nseries; s++) c->series[s].y = xcalloc((size_t)c->n + 1, sizeof(double));
+    return c;
+}
+
+struct report_chart *report_chart_bars(struct report *rep, const char *id, const char *title, int nbars)
+{
+    struct report_chart *c = new_chart(rep, RC_BARS, id, title);
+    c->nbars = nbars > 0 ? nbars : 0;
+    c->bar_label = xcalloc((size_t)c->nbars + 1, sizeof *c->bar_label);
+    c->bar = xcalloc((size_t)c->nbars + 1, sizeof *c->bar);
+    return c;
+}
+
+void report_chart_missing(struct report_chart *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->missing, sizeof c->missing, fmt, ap);
+    va_end(ap);
+}
+
+static void chart_free(struct report_chart *c)
+{
+    if (!c) return;
+    free(c->x);
+    for (int s = 0; s < c->nseries; s++) free(c->series[s].y);
+    free(c->bar_label);
+    free(c->bar);
+    free(c);
+}
+
+void report_free(struct report *rep)
+{
+    for (int i = 0; i < rep->n; i++) {
+        free(rep->items[i].text);
+        chart_free(rep->items[i].chart);
+    }
+    free(rep->items);
+    memset(rep, 0, sizeof *rep);
+}
+
+/* Which of run, search, session an id names: each builder fails with
+ * SL_EUSAGE when it finds none, so the next is tried; any other failure
+ * (a broken database, an ambiguous prefix) is the answer. */
+int report_build(struct store *st, const char *id, struct report *rep, sl_err *e)
+{
+    static int (*const builders[])(struct store *, const char *, struct report *, sl_err *) = {
+        report_run, report_search, report_session,
+    };
+    memset(rep, 0, sizeof *rep);
+    if (!id[0]) return sl_fail(e, SL_EUSAGE, "give the UUID (or its start) of a run, a search or a session");
+    for (size_t i = 0; i < sizeof builders / sizeof builders[0]; i++) {
+        sl_err one;
+        if (builders[i](st, id, rep, &one) == 0) return 0;
+        if (one.status != SL_EUSAGE || strstr(one.msg, "ambiguous")) { *e = one; return -1; }
+    }
+    return sl_fail(e, SL_EUSAGE, "no run, search or session \"%s\" in %s (see 'sluice history', 'sluice sessions')", id,
+                   store_path(st));
+}
+
+double rj_num(const json_t *o, const char *key, double def)
+{
+    const json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
+    return json_is_number(v) ? json_number_value(v) : def;
+}
+
+const char *rj_str(const json_t *o, const char *key, const char *def)
+{
+    const json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
+    return json_is_string(v) ? json_string_value(v) : def;
+}
+
+void report_resample(const double *y, int n, double *out, int npts)
+{
+    for (int x = 0; x < npts; x++) {
+        int a = (int)((long long)x * n / npts), b = (int)((long long)(x + 1) * n / npts);
+        if (b <= a) b = a + 1;
+        double m = y[a < n ? a : n - 1];
+        for (int i = a + 1; i < b && i < n; i++)
+            if (y[i] > m) m = y[i];
+        out[x] = m;
+    }
+}
+
+double report_chart_top(const struct report_chart *c)
+{
+    double hi = 0;
+    for (int s = 0; s < c->nseries; s++)
+        for (int i = 0; i < c->n; i++)
+            if (c->series[s].y[i] > hi) hi = c->series[s].y[i];
+    for (int m = 0; m < c->nmarks; m++)
+        if (c->marks[m].y > hi) hi = c->marks[m].y;
+    return chart_nice_max(hi);
+}

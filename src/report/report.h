@@ -1,0 +1,111 @@
+/* report — what is stored about a run, a search or a session, as one
+ * document: headings, lines of text and charts with their data. The UI's
+ * detail views, `sluice report` and `sluice report --html` all render the
+ * same document (STYLE rule 9), so they never disagree.
+ *
+ *     struct report rep;
+ *     if (report_build(st, "3f2a", &rep, &err) < 0) ...   a run, search or session
+ *     report_text(&rep, 80, true, emit, arg);             lines for a terminal
+ *     report_html(&rep, file);                            a self-contained page
+ *     report_free(&rep);
+ *
+ * A stored series or histogram that is missing or malformed (an old or
+ * merged database) does not fail the report: its chart carries a line
+ * saying what is missing, and the rest is shown. */
+#ifndef SLUICE_REPORT_H
+#define SLUICE_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "err.h"
+
+struct store;
+
+#define REPORT_MAX_SERIES 4
+#define REPORT_MAX_MARKS 2
+
+enum report_item_kind { RI_HEAD, RI_TEXT, RI_NOTE, RI_WARN, RI_CHART };
+enum report_chart_kind { RC_LINES, RC_BARS };
+
+struct report_series {
+    char label[48];
+    double *y;                   /* n values over the chart's x */
+};
+
+/* A horizontal line across a line chart (a threshold). */
+struct report_mark {
+    char label[48];
+    char tag[8];                 /* a short name for a text chart's margin: "dirty", "bg" */
+    double y;
+};
+
+struct report_chart {
+    enum report_chart_kind kind;
+    char id[24];                 /* "mbs", "dirty", "latency", "canary", "trials": HTML ids, tests */
+    char title[128];
+    char x_unit[16], y_unit[24];
+    /* RC_LINES: n points at x[i], one y array per series. */
+    int n;
+    double *x;
+    struct report_series series[REPORT_MAX_SERIES];
+    int nseries;
+    struct report_mark marks[REPORT_MAX_MARKS];
+    int nmarks;
+    /* RC_BARS: nbars bars, each a label and a value (a count). */
+    int nbars;
+    char (*bar_label)[32];
+    double *bar;
+    /* Not empty: there is nothing to draw, and this says why ("no time
+     * series stored for this run (an older sluice)"). */
+    char missing[256];
+};
+
+struct report_item {
+    enum report_item_kind kind;
+    char *text;                  /* RI_HEAD .. RI_WARN */
+    struct report_chart *chart;  /* RI_CHART */
+};
+
+struct report {
+    char title[160];
+    char kind[16];               /* "run", "search", "session" */
+    struct report_item *items;
+    int n, cap;
+};
+
+/* Build the report of the run, search or session whose UUID starts with
+ * id (runs first, then searches, then sessions). -1 with a message when
+ * nothing or more than one thing matches, or the database fails; rep is
+ * then empty. Free with report_free. */
+int report_build(struct store *st, const char *id, struct report *rep, sl_err *e);
+int report_run(struct store *st, const char *uuid_prefix, struct report *rep, sl_err *e);
+int report_search(struct store *st, const char *uuid_prefix, struct report *rep, sl_err *e);
+int report_session(struct store *st, const char *uuid_prefix, struct report *rep, sl_err *e);
+void report_free(struct report *rep);
+
+/* Building (report.c). Text is copied. */
+void report_add(struct report *rep, enum report_item_kind kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* A new chart appended to the report (owned by it); n points of nseries. */
+struct report_chart *report_chart_lines(struct report *rep, const char *id, const char *title, int n, int nseries);
+struct report_chart *report_chart_bars(struct report *rep, const char *id, const char *title, int nbars);
+/* The chart cannot be drawn: say why (it keeps its place in the report). */
+void report_chart_missing(struct report_chart *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Text rendering (report_text.c): every line of the report wrapped to
+ * width cells, charts drawn in chart rows (braille in UTF-8, '*' in ASCII).
+ * A chart that does not fit in width says so in one line. */
+typedef void (*report_line_fn)(void *arg, enum report_item_kind kind, const char *line);
+void report_text(const struct report *rep, int width, bool utf8, report_line_fn emit, void *arg);
+/* The whole report as text on a stream (sluice report). */
+void report_write_text(const struct report *rep, int width, bool utf8, FILE *out);
+/* Text rows a chart takes when drawn. */
+#define REPORT_CHART_ROWS 8
+#define REPORT_CHART_MIN_WIDTH 40
+
+/* HTML rendering (report_html.c): one self-contained page, inline SVG
+ * charts, no scripts, no external resources; every text HTML-escaped.
+ * -1 with a message when the stream fails. */
+int report_html(const struct report *rep, FILE *out, sl_err *e);
+
+#endif

@@ -1,0 +1,114 @@
+/* report_search — a stored search as a report: what was searched (space,
+ * workload, objective, strategy, budget), its verdict with the interval and
+ * its basis, every trial with its metrics, and the trials' scores charted
+ * in order with the best so far. */
+#include "report_internal.h"
+#include "search/objective.h"
+#include "store_search.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void add_search_header(struct report *rep, const struct search_row *s)
+{
+    snprintf(rep->title, sizeof rep->title, "Search %.8s: %s for %s, %s", s->uuid, s->workload, s->objective, s->state);
+    snprintf(rep->kind, sizeof rep->kind, "search");
+    report_add(rep, RI_HEAD, "Search %s", s->uuid);
+    report_add(rep, RI_TEXT, "space %s, workload %s, objective %s, strategy %s, evaluator %s", s->space, s->workload,
+               s->objective, s->strategy, s->evaluator);
+    report_add(rep, RI_TEXT, "budget %lld evaluations, %lld s; seed %lld", (long long)s->budget_evals,
+               (long long)(s->budget_ms / 1000), (long long)s->seed);
+    report_add(rep, RI_TEXT, "device %s, kernel %s; started %s%s%s", s->device[0] ? s->device : "-",
+               s->kernel[0] ? s->kernel : "?", s->started, s->ended[0] ? ", ended " : "", s->ended);
+    report_add(rep, RI_TEXT, "state %s%s", s->state, s->applied ? ", the winner was applied" : "");
+}
+
+static void add_verdict(struct report *rep, const struct search_row *s)
+{
+    report_add(rep, RI_HEAD, "Verdict");
+    if (!s->verdict[0]) { report_add(rep, RI_NOTE, "no verdict (the search did not finish)"); return; }
+    report_add(rep, s->verdict[0] == 'w' && strcmp(s->verdict, "win") == 0 ? RI_TEXT : RI_NOTE, "verdict: %s",
+               s->verdict);
+    if (s->winner_text[0]) report_add(rep, RI_TEXT, "winner: %s", s->winner_text);
+    if (!isnan(s->improvement))
+        report_add(rep, RI_TEXT, "improvement %+.1f %%, 95 %% interval %+.1f %% .. %+.1f %% (bootstrap of the change "
+                   "of means on the log scale, i.e. a ratio of geometric means), Holm-corrected p = %.3g; %d winner "
+                   "and %d baseline repetitions", 100 * s->improvement, 100 * s->ci_lo, 100 * s->ci_hi, s->p_holm,
+                   s->n_winner, s->n_baseline);
+}
+
+/* "knob=value\n..." as "knob=value, knob=value". */
+static void one_line(const char *text, char *out, size_t n)
+{
+    size_t o = 0;
+    for (const char *p = text; *p && o + 3 < n; p++) {
+        if (*p != '\n') { out[o++] = *p; continue; }
+        if (p[1]) { out[o++] = ','; out[o++] = ' '; }
+    }
+    out[o] = 0;
+}
+
+static void add_trials(struct report *rep, const struct trial_row *t, int n)
+{
+    report_add(rep, RI_HEAD, "Trials (%d)", n);
+    for (int i = 0; i < n; i++) {
+        char cfg[2048], metrics[512] = "";
+        one_line(t[i].config_text, cfg, sizeof cfg);
+        json_t *m = json_loads(t[i].metrics_json, 0, NULL);
+        size_t o = 0;
+        for (int k = 0; k < MET_NR && o + 64 < sizeof metrics; k++) {
+            const json_t *v = json_object_get(m, metric_table[k].name);
+            if (json_is_number(v))
+                o += (size_t)snprintf(metrics + o, sizeof metrics - o, "%s%s %.4g%s%s", o ? ", " : "",
+                                      metric_table[k].name, json_number_value(v), metric_table[k].unit[0] ? " " : "",
+                                      metric_table[k].unit);
+        }
+        json_decref(m);
+        report_add(rep, RI_TEXT, "#%d %s: score %.4g; %s; run %s; %s", t[i].seq, t[i].role, t[i].score,
+                   metrics[0] ? metrics : "no metrics", t[i].run_uuid[0] ? t[i].run_uuid : "-", cfg);
+    }
+}
+
+static void add_scores_chart(struct report *rep, const struct search_row *s, const struct trial_row *t, int n)
+{
+    int good = 0;
+    for (int i = 0; i < n; i++) good += !isnan(t[i].score);
+    struct report_chart *c = report_chart_lines(rep, "trials", "Trial scores in order", good, 2);
+    snprintf(c->x_unit, sizeof c->x_unit, "trial");
+    snprintf(c->y_unit, sizeof c->y_unit, "log units");
+    snprintf(c->series[0].label, sizeof c->series[0].label, "score of %.30s", s->objective);
+    snprintf(c->series[1].label, sizeof c->series[1].label, "best so far");
+    if (!good) { report_chart_missing(c, "no trial has a score"); return; }
+    /* Scores are logs (may be negative): shifted so the lowest sits at 0. */
+    double lo = INFINITY;
+    for (int i = 0; i < n; i++)
+        if (!isnan(t[i].score) && t[i].score < lo) lo = t[i].score;
+    double best = -INFINITY;
+    for (int i = 0, j = 0; i < n; i++) {
+        if (isnan(t[i].score)) continue;
+        if (t[i].score > best) best = t[i].score;
+        c->x[j] = t[i].seq;
+        c->series[0].y[j] = t[i].score - lo;
+        c->series[1].y[j++] = best - lo;
+    }
+    snprintf(c->title, sizeof c->title, "Trial scores in order, above the lowest (%.4g)", lo);
+}
+
+int report_search(struct store *st, const char *uuid_prefix, struct report *rep, sl_err *e)
+{
+    struct search_row s;
+    memset(rep, 0, sizeof *rep);
+    if (store_search_get(st, uuid_prefix, &s, e) < 0) return -1;
+    struct trial_row *t = NULL;
+    int n = store_search_trials(st, s.id, &t, e);
+    if (n < 0) return -1;
+    add_search_header(rep, &s);
+    add_verdict(rep, &s);
+    add_trials(rep, t, n);
+    report_add(rep, RI_HEAD, "Charts");
+    add_scores_chart(rep, &s, t, n);
+    free(t);
+    return 0;
+}

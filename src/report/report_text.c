@@ -1,0 +1,195 @@
+/* report_text — a report as lines of text for a terminal: paragraphs
+ * wrapped to the width, line charts as braille (or '*') plots with a y
+ * axis, threshold rows and an x axis, bar charts as one bar a line. */
+#include "report.h"
+#include "chart.h"
+#include "esc.h"
+#include "report_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define AXIS_W 9          /* y labels: "  12345.6" */
+#define BAR_LABEL_W 13   /* "tick > 100 ms" */
+#define MARK_W 7          /* right margin naming a threshold row */
+#define ROW_CAP 4096      /* bytes of one chart row (braille is 3 bytes a cell) */
+
+/* Byte length of the first `w` cells of s. */
+static size_t bytes_of_cells(const char *s, int w)
+{
+    size_t i = 0;
+    for (int c = 0; s[i] && c <= w; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80 && ++c > w) break;
+    return i;
+}
+
+/* Wrap at blanks; a word longer than the width is cut. Continuation lines
+ * are indented by two. */
+static void wrap(enum report_item_kind kind, const char *text, int width, report_line_fn emit, void *arg)
+{
+    char line[ROW_CAP], safe[ROW_CAP];
+    const char *p = esc_term(text, safe, sizeof safe, 0);   /* notes, configs, names: from a database */
+    int indent = 0;
+    if (width < 8) width = 8;
+    do {
+        int room = width - indent;
+        size_t take = bytes_of_cells(p, room);
+        if (p[take]) {   /* cut at the last blank that fits, if any */
+            size_t b = take;
+            while (b > 0 && p[b] != ' ') b--;
+            if (b > 0) take = b;
+        }
+        if (take > sizeof line - 3) take = sizeof line - 3;
+        snprintf(line, sizeof line, "%*s%.*s", indent, "", (int)take, p);
+        emit(arg, kind, line);
+        p += take;
+        while (*p == ' ') p++;
+        indent = 2;
+    } while (*p);
+}
+
+static void fmt_axis(double v, char *buf, size_t n)
+{
+    if (fabs(v) >= 1e6) snprintf(buf, n, "%*.3g", AXIS_W - 1, v);
+    else snprintf(buf, n, "%*.*f", AXIS_W - 1, fabs(v) < 10 && v != floor(v) ? 1 : 0, v);
+}
+
+/* Overwrite the empty cells of a chart row with a dotted threshold line. */
+static void mark_row(char *row, int w, bool utf8)
+{
+    char out[ROW_CAP];
+    size_t o = 0, i = 0;
+    for (int c = 0; c < w && row[i]; c++) {
+        size_t len = ((unsigned char)row[i] & 0x80) ? 3 : 1;
+        const char *cell = row[i] == ' ' ? (utf8 ? "┈" : "-") : row + i;
+        size_t cl = row[i] == ' ' ? strlen(cell) : len;
+        if (o + cl + 1 < sizeof out) { memcpy(out + o, cell, cl); o += cl; }
+        i += len;
+    }
+    out[o] = 0;
+    memcpy(row, out, o + 1);
+}
+
+static void panel(const struct report_chart *c, int s, int w, int h, double hi, bool utf8, report_line_fn emit,
+                  void *arg)
+{
+    int npts = w * (utf8 ? 2 : 1);
+    double *v = xcalloc((size_t)npts, sizeof *v);
+    char *rows = xcalloc((size_t)h, ROW_CAP);
+    report_resample(c->series[s].y, c->n, v, npts);
+    chart_lines(v, npts, 0, hi, w, h, utf8, rows, ROW_CAP);
+    const char *tick = utf8 ? "┤" : "+", *bar = utf8 ? "│" : "|";
+    for (int r = 0; r < h; r++) {
+        char *row = rows + (size_t)r * ROW_CAP, label[32] = "", line[ROW_CAP + 64], name[MARK_W + 1] = "";
+        double row_lo = hi * (h - 1 - r) / h, row_hi = hi * (h - r) / h;
+        for (int m = 0; m < c->nmarks; m++)
+            if (c->marks[m].y >= row_lo && (c->marks[m].y < row_hi || (r == 0 && c->marks[m].y <= hi))) {
+                mark_row(row, w, utf8);
+                snprintf(name, sizeof name, " %.*s", MARK_W - 1, c->marks[m].tag);
+            }
+        if (r == 0 || r == h - 1) fmt_axis(r == 0 ? hi : 0, label, sizeof label);
+        else snprintf(label, sizeof label, "%*s", AXIS_W - 1, "");
+        snprintf(line, sizeof line, "%s %s%s%s", label, r == 0 || r == h - 1 ? tick : bar, row, name);
+        emit(arg, RI_CHART, line);
+    }
+    free(v);
+    free(rows);
+}
+
+static void x_axis(const struct report_chart *c, int w, bool utf8, report_line_fn emit, void *arg)
+{
+    char line[ROW_CAP], rule[ROW_CAP] = "";
+    size_t o = 0;
+    for (int i = 0; i < w && o + 4 < sizeof rule; i++) o += (size_t)snprintf(rule + o, sizeof rule - o, "%s", utf8 ? "─" : "-");
+    snprintf(line, sizeof line, "%*s %s%s", AXIS_W - 1, "", utf8 ? "└" : "+", rule);
+    emit(arg, RI_CHART, line);
+    char from[24], to[24];
+    snprintf(from, sizeof from, "%g %s", c->n ? c->x[0] : 0, c->x_unit);
+    snprintf(to, sizeof to, "%g %s", c->n ? c->x[c->n - 1] : 0, c->x_unit);
+    snprintf(line, sizeof line, "%*s  %-*s%s", AXIS_W - 1, "", w - (int)strlen(to), from, to);
+    emit(arg, RI_CHART, line);
+}
+
+static void lines_chart(const struct report_chart *c, int width, bool utf8, report_line_fn emit, void *arg)
+{
+    int w = width - AXIS_W - 1 - (c->nmarks ? MARK_W : 0);
+    double hi = report_chart_top(c);
+    int h = c->nseries > 1 ? REPORT_CHART_ROWS - 2 : REPORT_CHART_ROWS;
+    for (int s = 0; s < c->nseries; s++) {
+        char line[160];
+        snprintf(line, sizeof line, "%*s %s (%s)", AXIS_W - 1, "", esc_t(c->series[s].label), c->y_unit);
+        emit(arg, RI_NOTE, line);
+        panel(c, s, w, h, hi, utf8, emit, arg);
+    }
+    x_axis(c, w, utf8, emit, arg);
+    for (int m = 0; m < c->nmarks; m++) {
+        char line[160];
+        snprintf(line, sizeof line, "%*s %s %s: %.0f %s", AXIS_W - 1, "", utf8 ? "┈┈" : "--", esc_t(c->marks[m].label),
+                 c->marks[m].y, c->y_unit);
+        emit(arg, RI_NOTE, line);
+    }
+}
+
+static void bars_chart(const struct report_chart *c, int width, bool utf8, report_line_fn emit, void *arg)
+{
+    double max = 0, total = 0;
+    for (int i = 0; i < c->nbars; i++) {
+        if (c->bar[i] > max) max = c->bar[i];
+        total += c->bar[i];
+    }
+    int w = width - BAR_LABEL_W - 1 - 19;
+    for (int i = 0; i < c->nbars; i++) {
+        char bar[ROW_CAP], line[ROW_CAP + 128];
+        chart_bar(max > 0 ? c->bar[i] / max : 0, w, utf8, bar, sizeof bar);
+        snprintf(line, sizeof line, "%*.*s %s %10.0f %6.2f%%", BAR_LABEL_W, BAR_LABEL_W, c->bar_label[i], bar,
+                 c->bar[i], total > 0 ? 100 * c->bar[i] / total : 0);
+        emit(arg, RI_CHART, line);
+    }
+    if (c->nbars && max == 0) {
+        char line[160];
+        snprintf(line, sizeof line, "%*s none (0 %s)", AXIS_W - 1, "", c->y_unit);
+        emit(arg, RI_NOTE, line);
+    }
+}
+
+static void chart_text(const struct report_chart *c, int width, bool utf8, report_line_fn emit, void *arg)
+{
+    char line[512];
+    if (c->missing[0]) {
+        snprintf(line, sizeof line, "%s: %s", c->title, c->missing);
+        wrap(RI_WARN, line, width, emit, arg);
+        return;
+    }
+    if (width < REPORT_CHART_MIN_WIDTH) {
+        snprintf(line, sizeof line, "%s: needs %d columns, the view has %d", c->title, REPORT_CHART_MIN_WIDTH, width);
+        wrap(RI_WARN, line, width, emit, arg);
+        return;
+    }
+    wrap(RI_TEXT, c->title, width, emit, arg);
+    if (c->kind == RC_LINES) lines_chart(c, width, utf8, emit, arg);
+    else bars_chart(c, width, utf8, emit, arg);
+}
+
+void report_text(const struct report *rep, int width, bool utf8, report_line_fn emit, void *arg)
+{
+    for (int i = 0; i < rep->n; i++) {
+        const struct report_item *it = &rep->items[i];
+        if (it->kind == RI_HEAD && i > 0) emit(arg, RI_TEXT, "");
+        if (it->kind == RI_CHART) chart_text(it->chart, width, utf8, emit, arg);
+        else wrap(it->kind, it->text, width, emit, arg);
+    }
+}
+
+static void print_line(void *arg, enum report_item_kind kind, const char *line)
+{
+    FILE *out = arg;
+    if (!line[0]) fputc('\n', out);
+    else fprintf(out, "%s%s\n", kind == RI_HEAD ? "== " : kind == RI_WARN ? "!  " : "   ", line);
+}
+
+void report_write_text(const struct report *rep, int width, bool utf8, FILE *out)
+{
+    report_text(rep, width - 3, utf8, print_line, out);
+}
