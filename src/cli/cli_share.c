@@ -10,7 +10,7 @@
 
 struct share_args {
     struct share_opts o;
-    bool mine, keep_going;
+    bool mine, all, keep_going;   /* all: push every run held; mine: the default, still accepted */
     const char *hw_class;
     const char *arg;          /* URL or the first FILE */
     char *const *files;       /* merge: every FILE */
@@ -85,7 +85,8 @@ static const struct opt max_size_rows[] = {
     { NULL },
 };
 static const struct opt push_rows[] = {
-    { .name = "mine", .type = OPT_FLAG, .help = "only the runs of this host", ARGS(mine) },
+    { .name = "mine", .type = OPT_FLAG, .help = "only the runs of this host (the default)", ARGS(mine) },
+    { .name = "all", .type = OPT_FLAG, .help = "every run the store holds, pulled ones included", ARGS(all) },
     { .name = "class", .type = OPT_TEXT, .arg = "CLASS", .def = "this host's disks' classes",
       .help = "the hardware class folder to upload to", OPT_PTR(struct share_args, hw_class) },
     { NULL },
@@ -229,7 +230,9 @@ static int run_push(struct cli_ctx *ctx, int argc, char **argv)
         return cli_error(&e);
     }
     struct printer p = { ctx->json, ctx->json ? json_array() : NULL };
-    struct share_push_opts po = { .mine = a.mine, .hw_class = a.hw_class };
+    /* A host publishes its own runs: re-publishing what it pulled made every
+     * object grow with the fleet (#16). */
+    struct share_push_opts po = { .mine = !a.all, .hw_class = a.hw_class };
     rc = share_push(s, r, &po, on_event, &p, &e);
     share_close(r);
     return finish(&p, rc, &e);
