@@ -82,9 +82,10 @@ void probe_workload_text(const struct probe_spec *s, char *buf, size_t n, char h
     /* Only what shapes the load: not the directory (the device is stored
      * apart), not the seed or the repetition count. */
     snprintf(buf, n,
-             "bs=%llu\ndirect=%d\ndirs=%d\niodepth=%d\nramp_ms=%llu\nsize_bytes=%llu\nsync_every=%d\nthreads=%d\n"
+             "bs=%llu\ndirect=%d\ndirs=%d\n%siodepth=%d\nramp_ms=%llu\nsize_bytes=%llu\nsync_every=%d\nthreads=%d\n"
              "time_ms=%llu\nworkload=%s\n",
-             (unsigned long long)s->bs, s->direct ? 1 : 0, s->ndirs, s->iodepth, (unsigned long long)s->ramp_ms,
+             (unsigned long long)s->bs, s->direct ? 1 : 0, s->ndirs, s->fixed_work ? "fixed_work=1\n" : "", s->iodepth,
+             (unsigned long long)s->ramp_ms,
              (unsigned long long)s->size_bytes, s->sync_every, s->threads, (unsigned long long)s->time_ms,
              s->workload);
     /* dbench: the loadfile is the workload; its content, not its name. */

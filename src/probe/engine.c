@@ -257,6 +257,7 @@ static void merge_threads(struct probe_ctx *c, struct probe_thread *th, int n, u
                 hist_merge(&ps->lat, &t->hist[op]);
             }
         }
+        r->rewritten_bytes += t->rewritten_bytes;
         double cpu_s = 0;
         if (t->measuring) {
             double usr = tv_s(t->ru0.ru_utime, t->ru1.ru_utime), sys = tv_s(t->ru0.ru_stime, t->ru1.ru_stime);

@@ -16,6 +16,23 @@
 #include <string.h>
 #include <unistd.h>
 
+void fileio_perm_init(struct fileio_perm *p, uint64_t n, uint64_t seed)
+{
+    uint64_t mask = 0;
+    while (n > 1 && mask < n - 1) mask = mask << 1 | 1;
+    *p = (struct fileio_perm){ .n = n, .mask = mask, .a = ((seed >> 3) << 2 | 1) & mask,
+                               .c = ((seed >> 29) | 1) & mask, .x = seed & mask, .left = n };
+    if (p->a == 0) p->a = 1;   /* mask 0: a single block */
+}
+
+uint64_t fileio_perm_next(struct fileio_perm *p)
+{
+    do p->x = (p->a * p->x + p->c) & p->mask;
+    while (p->x >= p->n);
+    p->left--;
+    return p->x;
+}
+
 struct loop {
     struct probe_thread *t;
     const struct fileio_cfg *cfg;
@@ -26,6 +43,17 @@ struct loop {
     bool *dirty;                /* shared files written since the last sync */
     bool wrote;
     uint64_t now_ns;            /* io_uring: time of the last completion batch */
+    /* Writes never land on an offset this repetition wrote: each pass
+     * covers the thread's blocks once (in order, or in a random order), the
+     * next pass lies past the end of the file (fresh offsets), and only
+     * when the free space allows no more passes does a time-based writer
+     * wrap, every later write counted as rewritten. Fixed work is one pass. */
+    uint64_t wblocks;           /* this thread's blocks per pass */
+    uint64_t wnext;             /* sequential: next block of the pass */
+    uint64_t pass;              /* offsets of pass k start k file sizes in */
+    struct fileio_perm perm;    /* random: the pass's order */
+    bool wrapped;               /* writing over its own bytes now */
+    bool work_done;             /* fixed work: every block written */
 };
 
 static int io_fail(struct loop *l, int err, const char *what, const struct probe_file *f)
@@ -40,14 +68,66 @@ static int io_fail(struct loop *l, int err, const char *what, const struct probe
     return probe_thread_fail(l->t, err, "%s %s", what, f->path);
 }
 
-/* The next op, file and offset. */
-static inline enum probe_op next_io(struct loop *l, struct probe_file **f, uint64_t *off)
+/* The blocks this thread writes per pass: its own file's, or every
+ * nthreads-th block of the shared set, so no two threads write one block. */
+static uint64_t write_blocks(const struct loop *l)
+{
+    if (l->own) return l->own->size / l->bs;
+    uint64_t total = (uint64_t)l->nfiles * (l->files[0].size / l->bs), idx = (uint64_t)l->t->idx;
+    uint64_t n = (uint64_t)l->t->nthreads;
+    return total > idx ? (total - idx + n - 1) / n : 0;
+}
+
+static void pass_begin(struct loop *l)
+{
+    l->wnext = 0;
+    if (l->cfg->random && l->wblocks) fileio_perm_init(&l->perm, l->wblocks, probe_rand(l->t));
+}
+
+/* The pass is over: fixed work is done; a time-based writer moves on to
+ * fresh offsets while the free space allows, else wraps. */
+static void pass_end(struct loop *l)
+{
+    struct probe_ctx *c = l->t->ctx;
+    if (c->spec.fixed_work) { l->work_done = true; return; }
+    if (++l->pass >= c->fresh_passes) {
+        l->pass = 0;
+        l->wrapped = true;
+    }
+    pass_begin(l);
+}
+
+/* Where the next write goes; false when fixed work is done. */
+static bool next_write(struct loop *l, struct probe_file **f, uint64_t *off)
+{
+    if (l->work_done || l->wblocks == 0) return l->work_done = true, false;
+    if (l->wnext >= l->wblocks) {
+        pass_end(l);
+        if (l->work_done) return false;
+    }
+    uint64_t j = l->cfg->random ? fileio_perm_next(&l->perm) : l->wnext;
+    l->wnext++;
+    if (l->own) {
+        *f = l->own;
+        *off = l->pass * l->own->size + j * l->bs;
+        return true;
+    }
+    uint64_t per = l->files[0].size / l->bs, g = j * (uint64_t)l->t->nthreads + (uint64_t)l->t->idx;
+    *f = &l->files[g / per];
+    *off = l->pass * l->files[0].size + (g % per) * l->bs;
+    return true;
+}
+
+/* The next op, file and offset; -1 when fixed work is done. */
+static inline int next_io(struct loop *l, struct probe_file **f, uint64_t *off)
 {
     const struct fileio_cfg *cfg = l->cfg;
     struct probe_thread *t = l->t;
     enum probe_op op = cfg->read_pct >= 100 ? PROBE_READ
                      : cfg->read_pct <= 0   ? PROBE_WRITE
                      : (probe_rand_below(t, 100) < (uint64_t)cfg->read_pct ? PROBE_READ : PROBE_WRITE);
+    if (op == PROBE_WRITE) return next_write(l, f, off) ? (int)op : -1;
+    if (l->work_done) return -1;
     if (l->own) {
         *f = l->own;
     } else {
@@ -57,11 +137,18 @@ static inline enum probe_op next_io(struct loop *l, struct probe_file **f, uint6
     if (cfg->random) {
         *off = probe_rand_below(t, blocks) * l->bs;
     } else {
-        if (l->seq_off + l->bs > (*f)->size) l->seq_off = 0;   /* wrap: time-based, like fio */
+        if (l->seq_off + l->bs > (*f)->size) l->seq_off = 0;   /* reads wrap: time-based, like fio */
         *off = l->seq_off;
         l->seq_off += l->bs;
     }
-    return op;
+    return (int)op;
+}
+
+/* A write went through: count it as rewritten once the writer wrapped
+ * (buffered only: O_DIRECT rewrites reach the device all the same). */
+static inline void count_rewrite(struct loop *l)
+{
+    if (l->wrapped && !l->t->ctx->spec.direct) l->t->rewritten_bytes += l->bs;
 }
 
 static int sync_file(struct loop *l, struct probe_file *f)
@@ -106,7 +193,9 @@ static int loop_psync(struct loop *l)
     for (;;) {
         struct probe_file *f;
         uint64_t off;
-        enum probe_op op = next_io(l, &f, &off);
+        int next = next_io(l, &f, &off);
+        if (next < 0) break;
+        enum probe_op op = (enum probe_op)next;
         uint64_t t0 = probe_now_ns();
         ssize_t r = op == PROBE_READ ? pread(f->fd, t->buf, l->bs, (off_t)off)
                                      : pwrite(f->fd, t->buf, l->bs, (off_t)off);
@@ -117,6 +206,7 @@ static int loop_psync(struct loop *l)
                            op == PROBE_READ ? "reading" : "writing", f);
         }
         probe_account(t, op, t0, t1, l->bs);
+        if (op == PROBE_WRITE) count_rewrite(l);
         if (op == PROBE_WRITE && after_write(l, f) < 0) return -1;
         if (probe_should_stop(t, t1)) break;
     }
@@ -159,7 +249,9 @@ static int ring_init(struct io_uring *ring, unsigned depth)
 static int submit_slot(struct loop *l, struct io_uring *ring, struct slot *s, int i)
 {
     uint64_t off;
-    s->op = next_io(l, &s->f, &off);
+    int next = next_io(l, &s->f, &off);
+    if (next < 0) return 1;   /* fixed work done */
+    s->op = (enum probe_op)next;
     s->start_ns = probe_now_ns();
     struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
     unsigned char *buf = l->t->buf + (size_t)i * l->bs;
@@ -185,7 +277,10 @@ static int reap(struct loop *l, struct io_uring *ring, struct slot *slots, int *
         int i = (int)io_uring_cqe_get_data64(cqe);
         struct slot *s = &slots[i];
         if (cqe->res != (int)l->bs && !*err) { *err = cqe->res < 0 ? -cqe->res : EIO; *err_file = s->f; }
-        else if (account) probe_account(l->t, s->op, s->start_ns, t1, l->bs);
+        else if (account) {
+            probe_account(l->t, s->op, s->start_ns, t1, l->bs);
+            if (s->op == PROBE_WRITE) count_rewrite(l);
+        }
         done[ndone++] = i;
         seen++;
     }
@@ -214,8 +309,12 @@ static int loop_uring(struct loop *l)
     int inflight = 0, err = 0;
     struct probe_file *err_file = NULL;
     bool stopping = false, ring_failed = false;
-    for (int i = 0; i < depth && !err; i++, inflight++)
-        if ((rc = submit_slot(l, &ring, &slots[i], i)) < 0) { err = -rc; ring_failed = true; }
+    for (int i = 0; i < depth && !err && !stopping; i++) {
+        rc = submit_slot(l, &ring, &slots[i], i);
+        if (rc < 0) { err = -rc; ring_failed = true; }
+        if (rc == 1) stopping = true;
+        else inflight++;
+    }
     while (inflight > 0 && !ring_failed) {
         int ndone = reap(l, &ring, slots, done, !stopping, &err, &err_file);
         if (ndone == 0) {
@@ -226,8 +325,12 @@ static int loop_uring(struct loop *l)
         }
         inflight -= ndone;
         if (err || probe_should_stop(t, l->now_ns)) stopping = true;
-        for (int k = 0; k < ndone && !stopping; k++, inflight++)
-            if ((rc = submit_slot(l, &ring, &slots[done[k]], done[k])) < 0) { err = -rc; ring_failed = true; stopping = true; }
+        for (int k = 0; k < ndone && !stopping; k++) {
+            rc = submit_slot(l, &ring, &slots[done[k]], done[k]);
+            if (rc < 0) { err = -rc; ring_failed = true; }
+            if (rc != 0) stopping = true;
+            else inflight++;
+        }
     }
     io_uring_queue_exit(&ring);
     free(slots);
@@ -243,6 +346,8 @@ int fileio_thread(struct probe_thread *t)
     if (c->nfiles == 0) return probe_thread_fail(t, 0, "no files laid out");
     if (!l.cfg->shared) l.own = &c->files[t->idx % c->nfiles];
     l.dirty = xcalloc((size_t)c->nfiles, sizeof *l.dirty);
+    l.wblocks = write_blocks(&l);
+    pass_begin(&l);
     /* Sequential threads start at different places, so two threads never
      * read the same offsets from cache (fio#1501). */
     int rc = c->spec.direct && c->spec.iodepth > 1 ? loop_uring(&l) : loop_psync(&l);
@@ -276,6 +381,14 @@ int fileio_layout_empty(struct probe_ctx *c, sl_err *e)
         if (probe_file_create(c, 0, name, 0, e) < 0) return -1;
         c->files[c->nfiles - 1].size = per;   /* what the writes may grow it to */
     }
+    return 0;
+}
+
+int fileio_trim_all(struct probe_ctx *c, sl_err *e)
+{
+    for (int i = 0; i < c->nfiles; i++)
+        if (ftruncate(c->files[i].fd, (off_t)c->files[i].size) != 0)
+            return sl_fail_errno(e, SL_EFAIL, errno, "truncating %s", c->files[i].path);
     return 0;
 }
 

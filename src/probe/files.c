@@ -115,8 +115,10 @@ void probe_fio_global(const struct probe_spec *s, FILE *out, const char *rw)
     /* sluice's I/O buffers are page-aligned; fio aligns buffered ones only when asked */
     fprintf(out, "iomem_align=4096\n");
     fprintf(out, "direct=%d\n", s->direct ? 1 : 0);
-    fprintf(out, "time_based=1\nruntime=%llums\nramp_time=%llums\n", (unsigned long long)s->time_ms,
-            (unsigned long long)s->ramp_ms);
+    /* fixed work: size bytes per job once, then end_fsync; fio's own default */
+    if (s->fixed_work) fprintf(out, "; fixed work: every configuration writes the same bytes once, timed to durable\n");
+    else fprintf(out, "time_based=1\nruntime=%llums\nramp_time=%llums\n", (unsigned long long)s->time_ms,
+                 (unsigned long long)s->ramp_ms);
     fprintf(out, "randrepeat=0\nrandseed=%llu\ngroup_reporting=1\n", (unsigned long long)s->seed);
     /* sluice writes the same random buffer each time; fio by default alters it per write */
     fprintf(out, "scramble_buffers=0\n");

@@ -48,6 +48,24 @@ static int check_dir(const char *dir, sl_err *e)
     return 0;
 }
 
+#define FIXED_WORK_LIMIT_MS (10ull * 60 * 1000)
+
+/* A buffered writer does fixed work unless --time asks for a time-based
+ * run: the same bytes for every configuration compared, none written
+ * twice, and the time to durable measured from the first write. */
+static int fix_work(struct probe_spec *s, const struct probe_workload_ops *ops, sl_err *e)
+{
+    s->fixed_work = (ops->flags & WL_FIXED_WORK) && !s->direct && !s->time_based;
+    if (!s->fixed_work) return 0;
+    if (s->ramp_set && s->ramp_ms)
+        return sl_fail(e, SL_EUSAGE, "--ramp: a buffered %s probe does fixed work (writes --size once, then fsync) timed "
+                                     "from its first byte; give --time as well for a time-based run with a ramp", ops->name);
+    s->ramp_ms = 0;
+    s->ramp_set = 1;
+    if (s->time_ms == 0) s->time_ms = FIXED_WORK_LIMIT_MS;
+    return 0;
+}
+
 /* Common limits, then defaults from the workload row. */
 static int resolve_spec(struct probe_spec *s, const struct probe_workload_ops *ops, sl_err *e)
 {
@@ -58,6 +76,8 @@ static int resolve_spec(struct probe_spec *s, const struct probe_workload_ops *o
     if (s->bs < 512 || s->bs > (64u << 20) || s->bs % 512)
         return sl_fail(e, SL_EUSAGE, "--bs %llu: give a multiple of 512 bytes from 512 to 64M",
                        (unsigned long long)s->bs);
+    /* Before the defaults: fixed work has no ramp and a generous time limit. */
+    if (fix_work(s, ops, e) < 0) return -1;
     if (s->time_ms == 0) s->time_ms = 5000;
     if (s->time_ms < 10 || s->time_ms > 24ull * 3600 * 1000)
         return sl_fail(e, SL_EUSAGE, "--time: give 10ms to 24h");
@@ -99,22 +119,34 @@ static int resolve_spec(struct probe_spec *s, const struct probe_workload_ops *o
     return ops->validate ? ops->validate(s, e) : 0;
 }
 
-/* Buffered writes are sized so the dirty limits are actually reached: twice
- * nr_dirty_threshold, within half the free space. */
+/* Buffered writes exceed the dirty limit by this much, so the run spends
+ * most of its bytes throttled or written back rather than in free-run. */
+#define SIZE_OVER_LIMIT 2
+#define SIZE_FLOOR (64ull << 20)
+
+/* want bytes, within half the free space (a note says so when capped), as
+ * a multiple of bs x threads. */
+static uint64_t size_within(const struct probe_spec *s, uint64_t want, uint64_t free_bytes, bool *capped)
+{
+    if (want < SIZE_FLOOR) want = SIZE_FLOOR;
+    *capped = free_bytes && want > free_bytes / 2;
+    if (*capped) want = free_bytes / 2;
+    uint64_t unit = s->bs * (uint64_t)s->threads;
+    uint64_t size = want / unit * unit;
+    return size < unit ? unit : size;
+}
+
+/* A probe on its own (no comparison sized it): from the threshold in force. */
 static void size_buffered(struct probe *p, uint64_t free_bytes)
 {
     struct probe_spec *s = &p->c.spec;
     const struct vm_sample *v = &p->c.vm0;
-    uint64_t want = v->has_threshold ? 2 * v->thresh * p->c.page_size : (1ull << 30);
-    if (want < (64ull << 20)) want = 64ull << 20;
-    if (want > free_bytes / 2) {
-        want = free_bytes / 2;
+    uint64_t want = v->has_threshold ? SIZE_OVER_LIMIT * v->thresh * p->c.page_size : (1ull << 30);
+    bool capped;
+    s->size_bytes = size_within(s, want, free_bytes, &capped);
+    if (capped)
         snprintf(p->size_note, sizeof p->size_note,
                  "write volume capped by free space at half of what reaching the dirty threshold needs");
-    }
-    uint64_t unit = s->bs * (uint64_t)s->threads;
-    s->size_bytes = want / unit * unit;
-    if (s->size_bytes < unit) s->size_bytes = unit;
 }
 
 static uint64_t free_bytes_of(const char *dir)
@@ -138,6 +170,19 @@ static void size_spec(struct probe *p)
     else if (s->size_bytes == 0) s->size_bytes = ops->def_size ? ops->def_size : (256ull << 20);
     uint64_t unit = s->bs * (uint64_t)s->threads;
     if (s->size_bytes < unit) s->size_bytes = unit;
+}
+
+/* How often a time-based writer may run past its file onto fresh offsets:
+ * as many file sizes as half the free space holds (at least the file
+ * itself). SLUICE_PROBE_FRESH_PASSES caps it (test hook: reach the wrap
+ * without filling a disk). */
+static void fresh_budget(struct probe *p, uint64_t free_bytes)
+{
+    struct probe_spec *s = &p->c.spec;
+    uint64_t passes = s->size_bytes ? free_bytes / 2 / s->size_bytes : 1;
+    const char *hook = getenv("SLUICE_PROBE_FRESH_PASSES");
+    if (hook && strtoull(hook, NULL, 10) < passes) passes = strtoull(hook, NULL, 10);
+    p->c.fresh_passes = passes ? passes : 1;
 }
 
 static int check_space(struct probe *p, sl_err *e)
@@ -222,6 +267,7 @@ int probe_open_recorded(const struct probe_spec *spec, store *st, struct probe *
     /* Before the space check: what a killed probe left holds space. */
     for (int i = 0; i < p->c.spec.ndirs; i++) probe_scratch_reap(p->c.spec.dir[i], p->reap_note, sizeof p->reap_note);
     size_spec(p);
+    if (p->c.spec.ndirs) fresh_budget(p, free_bytes_of(p->c.spec.dir[0]));
     if (check_space(p, e) < 0) {
         free(p);
         return -1;
@@ -275,6 +321,52 @@ int probe_spec_resolve(struct probe_spec *spec, sl_err *e)
     }
     free(p);
     return rc;
+}
+
+uint64_t probe_dirty_limit_at(int ratio_pct)
+{
+    struct vm_sample v;
+    if (sample_vmstat_read(&v) < 0 || !v.has_dirtyable || ratio_pct <= 0) return 0;
+    return (v.nr_free + v.nr_file) * (uint64_t)sysconf(_SC_PAGESIZE) / 100 * (uint64_t)ratio_pct;
+}
+
+uint64_t probe_dirty_limit_now(void)
+{
+    struct vm_sample v;
+    if (sample_vmstat_read(&v) < 0 || !v.has_threshold) return 0;
+    return v.thresh * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+int probe_spec_size_for_limit(struct probe_spec *s, uint64_t largest_limit_bytes, char *note, size_t n, bool *capped,
+                              sl_err *e)
+{
+    const struct probe_workload_ops *ops = workload_find(s->workload);
+    note[0] = 0;
+    *capped = false;
+    if (!ops || !(ops->flags & WL_BUFFERED_SIZED) || s->direct || s->size_bytes || s->ndirs == 0) return 0;
+    struct statvfs vfs;
+    if (statvfs(s->dir[0], &vfs) != 0) return sl_fail_errno(e, SL_EUSAGE, errno, "--dir %s", s->dir[0]);
+    uint64_t free_bytes = vfs.f_blocks ? (uint64_t)vfs.f_bavail * vfs.f_frsize : 0;
+    struct probe_spec r = *s;
+    if (r.threads == 0) r.threads = ops->def_threads;
+    if (r.bs == 0) r.bs = ops->def_bs;
+    if (r.threads < 1 || r.bs == 0) return 0;   /* resolve says what is wrong */
+    uint64_t want = largest_limit_bytes ? SIZE_OVER_LIMIT * largest_limit_bytes : (1ull << 30);
+    s->size_bytes = size_within(&r, want, free_bytes, capped);
+    char lb[32], sb[32], fb[32];
+    units_format_bytes(largest_limit_bytes, lb, sizeof lb);
+    units_format_bytes(s->size_bytes, sb, sizeof sb);
+    units_format_bytes(free_bytes, fb, sizeof fb);
+    if (*capped)
+        snprintf(note, n, "write volume %s for every configuration: the largest dirty limit the space can set is %s, "
+                          "so %d times that is needed, but only %s is free under %s (capped at half): configurations "
+                          "with the largest limits will not reach their threshold", sb, lb, SIZE_OVER_LIMIT, fb, s->dir[0]);
+    else if (largest_limit_bytes)
+        snprintf(note, n, "write volume %s for every configuration: %d times %s, the largest dirty limit the space can set",
+                 sb, SIZE_OVER_LIMIT, lb);
+    else
+        snprintf(note, n, "write volume %s for every configuration: no dirty limit is known on this system", sb);
+    return 0;
 }
 
 void probe_fio_job(const struct probe_spec *spec, FILE *out)

@@ -56,9 +56,15 @@ struct probe_spec {
     uint64_t bs;
     uint64_t size_bytes;     /* total over all threads; 0: workload default,
                               * buffered writes: sized from nr_dirty_threshold */
-    uint64_t time_ms;        /* measured time (default 5 s) */
-    uint64_t ramp_ms;        /* unmeasured warm-up before it (default 1 s) */
+    uint64_t time_ms;        /* measured time (default 5 s); fixed work: the most it may take */
+    uint64_t ramp_ms;        /* unmeasured warm-up before it (default 1 s; fixed work: none) */
     int ramp_set;            /* ramp_ms was given (0 is a valid ramp) */
+    bool time_based;         /* --time was given: run for time_ms. Otherwise a
+                              * buffered writer (seqwrite, randwrite, randrw)
+                              * does fixed work: writes size_bytes once, never
+                              * onto a page it wrote, fsyncs, and its time is
+                              * the time to durable (resolved into fixed_work) */
+    bool fixed_work;         /* resolved: see time_based */
     bool direct;             /* O_DIRECT */
     int iodepth;             /* > 1 with direct: io_uring */
     int sync_every;          /* fsync every N writes (randrw: all dirty files) */
@@ -158,6 +164,10 @@ struct probe_result {
     double ramp_s, wall_s;   /* wall_s: the measured window */
     uint64_t ios, bytes;     /* read + write */
     double mb_s, iops;
+    /* Bytes written onto offsets this repetition had already written (a
+     * time-based writer that ran out of fresh space wrapped): those writes
+     * hit the page cache, not the disk, and the note says so. 0 for fixed work. */
+    uint64_t rewritten_bytes;
     struct probe_op_result op[PROBE_OP_NR];
     double cpu_usr_s, cpu_sys_s;       /* worker threads in the measured window */
     double cpu_usr_pct, cpu_sys_pct;   /* of wall_s, % of one CPU (fio usr_cpu) */
@@ -226,6 +236,24 @@ int probe_spec_resolve(struct probe_spec *spec, sl_err *e);
  * such as 5s; --time above 0) from text: the one check the command line and
  * the Probe screen share. -1 with a message naming the option and value. */
 int probe_spec_set(struct probe_spec *s, const char *option, const char *text, sl_err *e);
+/* Buffered write volume for a whole comparison, fixed once before its first
+ * evaluation (DESIGN §5): enough to exceed `largest_limit_bytes`, the largest
+ * dirty limit any configuration compared can set (probe_dirty_limit_at),
+ * capped at half the free space under the spec's first --dir. Sets
+ * s->size_bytes (a multiple of bs x threads) unless it was given, and says
+ * in note what was sized and why (and when the cap means the largest limit
+ * will not be reached: *capped true). Workloads that are not buffered
+ * writers are left alone (note ""). -1 with a message when the directory
+ * cannot be examined. */
+int probe_spec_size_for_limit(struct probe_spec *s, uint64_t largest_limit_bytes, char *note, size_t n, bool *capped,
+                              sl_err *e);
+/* The dirty limit in bytes the kernel sets for a vm.dirty_ratio of
+ * ratio_pct on this machine now: ratio_pct % of the dirtyable memory
+ * (free pages plus the file LRU lists, mm/page-writeback.c
+ * global_dirtyable_memory). 0 when /proc/vmstat lacks the figures. */
+uint64_t probe_dirty_limit_at(int ratio_pct);
+/* The dirty limit in force now (nr_dirty_threshold) in bytes; 0 unknown. */
+uint64_t probe_dirty_limit_now(void);
 /* The equivalent fio job file for a resolved spec. */
 void probe_fio_job(const struct probe_spec *spec, FILE *out);
 /* The spec with defaults filled in. */

@@ -46,6 +46,7 @@ static json_t *spec_json(const struct probe_spec *s)
     json_object_set_new(o, "bs", json_integer((json_int_t)s->bs));
     json_object_set_new(o, "size_bytes", json_integer((json_int_t)s->size_bytes));
     json_object_set_new(o, "time_ms", json_integer((json_int_t)s->time_ms));
+    json_object_set_new(o, "fixed_work", json_boolean(s->fixed_work));
     json_object_set_new(o, "ramp_ms", json_integer((json_int_t)s->ramp_ms));
     json_object_set_new(o, "direct", json_boolean(s->direct));
     json_object_set_new(o, "iodepth", json_integer(s->iodepth));
@@ -185,6 +186,7 @@ json_t *probe_result_json(const struct probe_result *r)
     json_object_set_new(o, "wall_s", probe_json_real(r->wall_s));
     json_object_set_new(o, "ramp_s", probe_json_real(r->ramp_s));
     json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
+    json_object_set_new(o, "rewritten_bytes", json_integer((json_int_t)r->rewritten_bytes));
     json_object_set_new(o, "ios", json_integer((json_int_t)r->ios));
     json_object_set_new(o, "mb_s", probe_json_real(r->mb_s));
     json_object_set_new(o, "iops", probe_json_real(r->iops));
@@ -303,11 +305,15 @@ void probe_result_print(const struct probe_result *r, FILE *out)
     if (s->ndirs) fprintf(out, " in %s%s%s%s", s->dir[0], r->disk.available ? " (" : "", r->disk.name,
                           r->disk.available ? ")" : "");
     for (int i = 1; i < s->ndirs; i++) fprintf(out, ", %s", s->dir[i]);
-    fprintf(out, ": %d thread%s, bs %s, size %s, %g s + %g s ramp%s%s, seed %llu, run %d/%d: %s%s\n", s->threads,
-            s->threads == 1 ? "" : "s", bs, size, (double)s->time_ms / 1000, (double)s->ramp_ms / 1000,
+    char span[64];
+    if (s->fixed_work) snprintf(span, sizeof span, "fixed work (written once, fsync timed)");
+    else snprintf(span, sizeof span, "%g s + %g s ramp", (double)s->time_ms / 1000, (double)s->ramp_ms / 1000);
+    fprintf(out, ": %d thread%s, bs %s, size %s, %s%s%s, seed %llu, run %d/%d: %s%s%s\n", s->threads,
+            s->threads == 1 ? "" : "s", bs, size, span,
             s->direct ? ", O_DIRECT" : "", s->iodepth > 1 ? ", io_uring" : "", (unsigned long long)r->seed, r->rep + 1,
             r->reps, probe_status_name(r->status),
-            probe_threshold_reached(r) == 0 ? ", dirty threshold NOT reached" : "");
+            probe_threshold_reached(r) == 0 ? ", dirty threshold NOT reached" : "",
+            r->rewritten_bytes ? ", REWROTE its own pages" : "");
     bool phases_done = probe_result_print_own(r, out);
     fprintf(out, "  total  %10.1f MB/s %10.0f IOPS   in %.3f s%s\n", r->mb_s, r->iops, r->wall_s, r->cold ? ", cold cache" : "");
     for (int op = 0; op < PROBE_OP_NR; op++)

@@ -3,6 +3,7 @@
 #include "probe_internal.h"
 #include "session.h"
 #include "sysfs.h"
+#include "units.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -122,6 +123,24 @@ static int run_default(struct probe_ctx *c, struct probe_result *r, sl_err *e)
     return probe_phase_run(c, c->spec.threads, c->ops->thread, c->spec.ramp_ms, c->spec.time_ms, &ps, e);
 }
 
+/* What the writer did that a reader of the figures must know: fixed work
+ * cut short, or a time-based writer that ran out of fresh offsets and
+ * wrote over its own pages (page-cache speed, not the disk's). */
+static void note_work(struct probe_ctx *c, struct probe_result *r)
+{
+    char b[32];
+    if (r->rewritten_bytes) {
+        units_format_bytes(r->rewritten_bytes, b, sizeof b);
+        note_add(r, "REWROTE %s it had already written in this repetition: the free space allowed no more fresh "
+                    "offsets, so those writes may have hit the page cache, not the disk; give a smaller --time, or "
+                    "drop --time for fixed work", b);
+    }
+    if (c->spec.fixed_work && r->status == PROBE_OK && r->op[PROBE_WRITE].bytes < c->spec.size_bytes) {
+        units_format_bytes(r->op[PROBE_WRITE].bytes, b, sizeof b);
+        note_add(r, "the fixed work was cut short at the time limit: %s written", b);
+    }
+}
+
 static void finish(struct probe_ctx *c, struct probe_result *r)
 {
     if (c->has_disk) sample_disk_finish(&c->dacc, &r->disk);
@@ -138,6 +157,7 @@ static void finish(struct probe_ctx *c, struct probe_result *r)
                                                  "is too short"
                  : c->spec.sync_every ? ": --sync-every syncs it before it can build up"
                                       : "; give a larger --size or a longer --time");
+    note_work(c, r);
     if (!c->has_disk && c->spec.ndirs > 0) note_add(r, "%s", "device metrics unavailable: no block device under --dir "
                                                              "(tmpfs, a virtual filesystem, or no /sys/dev)");
 }

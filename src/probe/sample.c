@@ -20,6 +20,8 @@ int sample_vmstat_parse(const char *text, struct vm_sample *v)
             else if (strcmp(name, "nr_writeback") == 0) { v->nr_writeback = val; wb = true; }
             else if (strcmp(name, "nr_dirty_threshold") == 0) { v->thresh = val; v->has_threshold = true; }
             else if (strcmp(name, "nr_dirty_background_threshold") == 0) v->bg_thresh = val;
+            else if (strcmp(name, "nr_free_pages") == 0) { v->nr_free = val; v->has_dirtyable = true; }
+            else if (strcmp(name, "nr_inactive_file") == 0 || strcmp(name, "nr_active_file") == 0) v->nr_file += val;
         }
         line = strchr(line, '\n');
         if (line) line++;

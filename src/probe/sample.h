@@ -13,6 +13,9 @@ struct vm_sample {
     bool ok;                  /* nr_dirty and nr_writeback were found */
     bool has_threshold;       /* nr_dirty_threshold exists (2.6.29+) */
     uint64_t nr_dirty, nr_writeback, thresh, bg_thresh;   /* pages */
+    /* what the kernel counts as dirtyable: free pages and the file LRU lists */
+    bool has_dirtyable;
+    uint64_t nr_free, nr_file;                            /* pages */
 };
 int sample_vmstat_parse(const char *text, struct vm_sample *v);
 int sample_vmstat_read(struct vm_sample *v);

@@ -22,6 +22,7 @@ int probe_spec_set(struct probe_spec *s, const char *option, const char *text, s
         if (option[2] == 't') {
             if (v == 0) return sl_fail(e, SL_EUSAGE, "--time must be above 0");
             s->time_ms = (uint64_t)v;
+            s->time_based = true;   /* buffered writers: no fixed work */
         } else {
             s->ramp_ms = (uint64_t)v;
             s->ramp_set = 1;

@@ -21,7 +21,7 @@ static void fio_job(const struct probe_spec *s, FILE *out)
 
 const struct probe_workload_ops workload_seqwrite = {
     .name = "seqwrite", .summary = "sequential writes into a fresh file per thread, final fsync timed (dd)",
-    .flags = WL_WRITES | WL_BUFFERED_SIZED | WL_DIRECT_OK | WL_IODEPTH_OK, .def_threads = 1, .def_bs = 1 << 20,
+    .flags = WL_WRITES | WL_BUFFERED_SIZED | WL_FIXED_WORK | WL_DIRECT_OK | WL_IODEPTH_OK, .def_threads = 1, .def_bs = 1 << 20,
     .layout = fileio_layout_empty, .rep_begin = fileio_truncate_all, .thread = fileio_thread, .fio_job = fio_job,
     .priv = &cfg,
 };

@@ -26,6 +26,7 @@ enum workload_flag {
                               * itself (dbench's loadfile): not sized, but the
                               * run still says whether the threshold was reached */
     WL_LOADFILE = 1 << 8,    /* replays --loadfile (dbench) */
+    WL_FIXED_WORK = 1 << 9,  /* buffered: fixed work unless --time (fileio.c) */
 };
 
 struct probe_ctx;
@@ -86,6 +87,7 @@ struct probe_thread {
     uint64_t done_bytes;               /* everything, ramp included */
     _Atomic uint64_t pub_bytes;        /* done_bytes for the sampler */
     uint64_t done_ns;
+    uint64_t rewritten_bytes;          /* written onto offsets written before in this repetition */
     uint64_t pub_next_ns;              /* when to copy hist aside for the live view */
     pthread_mutex_t pub_mu;            /* guards pub */
     struct hist pub;                   /* reads + writes as of the last copy */
@@ -115,6 +117,10 @@ struct probe_ctx {
     struct disk_acc dacc;
     struct psi_acc pacc;
     struct vm_sample vm0;       /* at open: thresholds for sizing */
+    /* How many times a time-based writer may run over its file's size onto
+     * fresh offsets (passes) before it has to wrap onto what it wrote: the
+     * free space at open allows it (1: no room beyond the file). */
+    uint64_t fresh_passes;
     uint64_t rep_t0_ns;
     _Atomic int window_open;    /* inside a measured window (the canary records) */
     double cpu_usr_s, cpu_sys_s;

@@ -1,0 +1,104 @@
+/* Fixed work and the no-rewrite rule of buffered writers (issue #13): a
+ * buffered writer writes --size once and fsyncs; a time-based one moves on
+ * to fresh offsets and, when none are left, says that it rewrote. */
+#include "harness.h"
+#include "probe/fileio.h"
+#include "probe/probe.h"
+#include "sysfs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+TEST(fileio_perm_visits_each_block_once)
+{
+    static const uint64_t sizes[] = { 1, 2, 3, 5, 64, 1000, 4097 };
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        uint64_t n = sizes[k];
+        unsigned char *seen = calloc(n, 1);
+        struct fileio_perm p;
+        fileio_perm_init(&p, n, 0x9e3779b97f4a7c15ull * (k + 1));
+        int dup = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            uint64_t x = fileio_perm_next(&p);
+            if (x >= n || seen[x]++) dup++;
+        }
+        CHECK_INT(dup, 0);
+        CHECK_INT(p.left, 0);
+        free(seen);
+    }
+}
+
+struct got {
+    uint64_t written, rewritten;
+    bool fixed;
+    char note[1024];
+    char hash[65];
+};
+
+static int keep(const struct probe_result *r, void *arg, sl_err *e)
+{
+    struct got *g = arg;
+    g->written = r->op[PROBE_WRITE].bytes;
+    g->rewritten = r->rewritten_bytes;
+    g->fixed = r->spec.fixed_work;
+    snprintf(g->note, sizeof g->note, "%s", r->note);
+    snprintf(g->hash, sizeof g->hash, "%s", r->workload_hash);
+    return 0;
+}
+
+static int run(const char *workload, const char *size, const char *time, struct got *g)
+{
+    sl_err e;
+    struct probe_spec s = { .repeat = 1, .seed = 7, .seed_set = true, .canary = 0, .bs = 4096, .ndirs = 1 };
+    snprintf(s.workload, sizeof s.workload, "%s", workload);
+    snprintf(s.dir[0], sizeof s.dir[0], "%s", harness_tmpdir());
+    CHECK_INT(probe_spec_set(&s, "--size", size, &e), 0);
+    if (time) {
+        CHECK_INT(probe_spec_set(&s, "--time", time, &e), 0);
+        CHECK_INT(probe_spec_set(&s, "--ramp", "0", &e), 0);
+    }
+    memset(g, 0, sizeof *g);
+    return probe_run(&s, keep, g, NULL, &e);
+}
+
+TEST(probe_buffered_writers_do_fixed_work)
+{
+    sl_err e;
+    CHECK_INT(sysfs_set_root(harness_fixture_copy("modern"), &e), 0);
+    static const char *const writers[] = { "seqwrite", "randwrite", "randrw" };
+    for (int i = 0; i < 3; i++) {
+        struct got g;
+        CHECK_INT(run(writers[i], "2M", NULL, &g), 0);
+        CHECK(g.fixed);
+        /* every block once: exactly --size written, nothing twice */
+        CHECK_INT(g.written, 2u << 20);
+        CHECK_INT(g.rewritten, 0);
+    }
+    /* a ramp makes no sense for work measured from its first byte */
+    struct probe_spec s = { .ndirs = 1 };
+    snprintf(s.workload, sizeof s.workload, "seqwrite");
+    snprintf(s.dir[0], sizeof s.dir[0], "%s", harness_tmpdir());
+    CHECK_INT(probe_spec_set(&s, "--ramp", "1s", &e), 0);
+    CHECK(probe_spec_resolve(&s, &e) < 0);
+    CHECK_CONTAINS(e.msg, "fixed work");
+    sysfs_set_root(NULL, &e);
+}
+
+TEST(probe_wrap_is_detected_and_said)
+{
+    sl_err e;
+    CHECK_INT(sysfs_set_root(harness_fixture_copy("modern"), &e), 0);
+    /* no fresh offsets beyond the file: a time-based writer must wrap */
+    setenv("SLUICE_PROBE_FRESH_PASSES", "1", 1);
+    struct got g;
+    CHECK_INT(run("seqwrite", "256k", "300ms", &g), 0);
+    CHECK(!g.fixed);
+    CHECK(g.written > (256u << 10));
+    CHECK(g.rewritten > 0);
+    CHECK_CONTAINS(g.note, "REWROTE");
+    CHECK_INT(run("randwrite", "256k", "300ms", &g), 0);
+    CHECK(g.rewritten > 0);
+    CHECK_CONTAINS(g.note, "REWROTE");
+    unsetenv("SLUICE_PROBE_FRESH_PASSES");
+    sysfs_set_root(NULL, &e);
+}
