@@ -237,7 +237,7 @@ int probe_spec_resolve(struct probe_spec *spec, sl_err *e);
  * the Probe screen share. -1 with a message naming the option and value. */
 int probe_spec_set(struct probe_spec *s, const char *option, const char *text, sl_err *e);
 /* Buffered write volume for a whole comparison, fixed once before its first
- * evaluation (DESIGN §5): enough to exceed `largest_limit_bytes`, the largest
+ * evaluation (every configuration runs the same bytes): enough to exceed `largest_limit_bytes`, the largest
  * dirty limit any configuration compared can set (probe_dirty_limit_at),
  * capped at half the free space under the spec's first --dir. Sets
  * s->size_bytes (a multiple of bs x threads) unless it was given, and says

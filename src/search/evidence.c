@@ -134,7 +134,7 @@ void evidence_top_workload(const struct evidence *ev, char *buf, size_t n)
         for (j = i + 1; j < ev->n && strcmp(r[j]->workload, r[i]->workload) == 0; j++) {}
         if (j - i > best || (j - i == best && r[i] < top)) { best = j - i; top = r[i]; }
     }
-    snprintf(buf, n, "%s", top->workload);
+    if (top) snprintf(buf, n, "%s", top->workload);   /* ev->n > 0: always set */
     free(r);
 }
 
