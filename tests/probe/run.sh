@@ -32,6 +32,10 @@ ok()   { echo "ok probe/$1"; }
 fail() { n=$1; shift; echo "FAIL probe/$n"; for l in "$@"; do echo "  $l"; done; }
 db=$work/sluice.db
 s() { "$SLUICE" --db "$db" "$@"; }
+
+# One column of the newest run in 'history --csv', by its header name (the
+# export gained columns after it; notes may hold quoted commas).
+csv_column() { python3 -c 'import csv,sys; r=list(csv.DictReader(sys.stdin)); print(r[-1][sys.argv[1]] if r else "")' "$1"; }
 no_scratch() { ! ls -A "$@" 2>/dev/null | grep -q sluice-probe; }
 field() { sed -n "s/^    \"$1\": \"\{0,1\}\([^\",]*\).*/\1/p" | head -1; }
 
@@ -78,7 +82,7 @@ lines=$(s probe tiobench --dir "$scratch" --size 2M --time 400ms --threads 4 --n
 for w in randwrite randrw tiobench dbench; do
     s --json probe $w --dir "$scratch" --size 8M --time 200ms --ramp 50ms --seed 5 > "$work/$w.flag.json" 2>&1
     got=$(field dirty_threshold_reached < "$work/$w.flag.json")
-    hist=$(s history --csv --limit 1 | tail -1 | awk -F, '{print $NF}')
+    hist=$(s history --csv --limit 1 | csv_column dirty_threshold_reached)
     if [ "$got" = false ] && [ "$hist" = no ] && grep -q '"note": ".*never reached the throttling zone' "$work/$w.flag.json"; then
         ok "threshold-flag-$w"
     else
@@ -215,7 +219,7 @@ for try in 1 2; do
     [ "$got" = true ] && break
 done
 vm_put_back
-hist=$(s history --csv --limit 1 | tail -1 | awk -F, '{print $NF}')
+hist=$(s history --csv --limit 1 | csv_column dirty_threshold_reached)
 if [ "$got" = true ] && [ "$hist" = yes ] && no_scratch "$mnt"; then ok threshold-reached-live
 else fail threshold-reached-live "dirty_threshold_reached '$got', history '$hist'" "$(grep -A6 '"vm"' "$work/reach.json")"; fi
 
