@@ -216,6 +216,16 @@ static int open_remote(struct share_args *a, struct share_remote **r, sl_err *e)
     return share_open(a->arg, &a->o, r, e);
 }
 
+/* The remote and the local store, both or neither (the remote is closed
+ * when the store cannot be opened). NULL with e set. */
+static store *open_both(struct cli_ctx *ctx, struct share_args *a, struct share_remote **r, sl_err *e)
+{
+    if (open_remote(a, r, e) < 0) return NULL;
+    store *s = cli_store(ctx, e);
+    if (!s) share_close(*r);
+    return s;
+}
+
 static int run_push(struct cli_ctx *ctx, int argc, char **argv)
 {
     struct share_args a = *(struct share_args *)ctx->opts;
@@ -223,12 +233,8 @@ static int run_push(struct cli_ctx *ctx, int argc, char **argv)
     if (rc) return rc;
     sl_err e;
     struct share_remote *r;
-    if (open_remote(&a, &r, &e) < 0) return cli_error(&e);
-    store *s = cli_store(ctx, &e);
-    if (!s) {
-        share_close(r);
-        return cli_error(&e);
-    }
+    store *s = open_both(ctx, &a, &r, &e);
+    if (!s) return cli_error(&e);
     struct printer p = { ctx->json, ctx->json ? json_array() : NULL };
     /* A host publishes its own runs: re-publishing what it pulled made every
      * object grow with the fleet (#16). */
@@ -249,12 +255,8 @@ static int run_pull(struct cli_ctx *ctx, int argc, char **argv)
         return cli_usage("pull", "--class %s: give 'this' (this host's disks) or 'all'", a.hw_class);
     sl_err e;
     struct share_remote *r;
-    if (open_remote(&a, &r, &e) < 0) return cli_error(&e);
-    store *s = cli_store(ctx, &e);
-    if (!s) {
-        share_close(r);
-        return cli_error(&e);
-    }
+    store *s = open_both(ctx, &a, &r, &e);
+    if (!s) return cli_error(&e);
     struct printer p = { ctx->json, ctx->json ? json_array() : NULL };
     long long added = share_pull(s, r, &po, on_event, &p, &e);
     share_close(r);
