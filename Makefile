@@ -6,15 +6,15 @@
 PREFIX  ?= /usr/local
 DESTDIR ?=
 CC      ?= gcc
-PKGS     = sqlite3 jansson ncursesw libcurl liburing inih gsl uuid libxml-2.0 libcrypto
+PKGS     = sqlite3 jansson ncursesw libcurl liburing inih gsl uuid libxml-2.0 libcrypto libzstd
 
 # Debian packages: build dependencies, then what the tests drive for real.
 BUILD_DEBS = gcc make pkg-config libsqlite3-dev libjansson-dev libncurses-dev \
              libcurl4-openssl-dev liburing-dev libinih-dev libgsl-dev uuid-dev \
-             libxml2-dev libssl-dev
+             libxml2-dev libssl-dev libzstd-dev
 TEST_DEBS  = sqlite3 tmux util-linux e2fsprogs fio systemd cppcheck valgrind \
              clang libclang-rt-14-dev dmsetup \
-             nginx libnginx-mod-http-dav-ext python3 openssl openssh-server chromium
+             nginx libnginx-mod-http-dav-ext python3 openssl openssh-server chromium zstd
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)

@@ -265,6 +265,7 @@ static int run_pull(struct cli_ctx *ctx, int argc, char **argv)
 
 CLI_COMMAND_OPTS(cmd_merge, "merge", run_merge, merge_table,
                  "check result database files (all before the first merge) and merge their runs into this one", 0);
-CLI_COMMAND_OPTS(cmd_push, "push", run_push, push_table, "upload a snapshot of the results to URL/CLASS/HOST-UUID.sluicedb", 0);
+CLI_COMMAND_OPTS(cmd_push, "push", run_push, push_table,
+                 "upload a compressed snapshot of the results to URL/CLASS/HOST-UUID.sluicedb.zst", 0);
 CLI_COMMAND_OPTS(cmd_pull, "pull", run_pull, pull_table,
                  "fetch the databases of this host's hardware classes from URL, check and merge them", 0);

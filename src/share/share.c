@@ -146,7 +146,7 @@ static int open_capped(const char *path, long long max_bytes, long long *size_by
     return fd;
 }
 
-int share_image_read(const char *path, long long max_bytes, struct share_image *img, sl_err *e)
+int share_image_read(const char *path, const char *label, long long max_bytes, struct share_image *img, sl_err *e)
 {
     memset(img, 0, sizeof *img);
     long long size_bytes;
@@ -175,6 +175,10 @@ int share_image_read(const char *path, long long max_bytes, struct share_image *
     }
     img->bytes = buf;
     img->len = len;
+    if (share_zstd_magic(buf, len) && share_zstd_inflate(img, max_bytes, label ? label : path, e) < 0) {
+        share_image_free(img);
+        return -1;
+    }
     return 0;
 }
 

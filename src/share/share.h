@@ -13,6 +13,9 @@
 struct share_image;   /* db/store_share.h */
 
 #define SHARE_SUFFIX ".sluicedb"
+/* What push uploads: the snapshot zstd-compressed. Pull takes both. */
+#define SHARE_ZST_SUFFIX ".sluicedb.zst"
+#define SHARE_ZSTD_LEVEL 3
 /* Default cap on a downloaded or merged file (--max-size). */
 #define SHARE_DEFAULT_MAX_BYTES (512LL << 20)
 
@@ -114,9 +117,18 @@ int share_tmpdir_sweep(char *first, size_t fn);
 /* Copy a local file into a private one, refusing more than max_bytes. */
 int share_private_copy(const char *src, const char *dst, long long max_bytes, sl_err *e);
 /* Read a local file whole into memory, refusing more than max_bytes: the
- * image the check and the merge work on (free with share_image_free). */
-int share_image_read(const char *path, long long max_bytes, struct share_image *img, sl_err *e);
+ * image the check and the merge work on (free with share_image_free). A
+ * zstd-compressed file is decompressed, to at most max_bytes. Messages name
+ * label (what the user calls the file), else path. */
+int share_image_read(const char *path, const char *label, long long max_bytes, struct share_image *img, sl_err *e);
 void share_image_free(struct share_image *img);
+/* zstd (src/share/zst.c): whether bytes start a zstd frame; src compressed
+ * into dst (created 0600, never replaced); img's compressed bytes replaced
+ * by what they hold, refused (naming label) when corrupt, truncated or
+ * larger than max_bytes. */
+bool share_zstd_magic(const unsigned char *b, size_t n);
+int share_zstd_compress(const char *src, const char *dst, sl_err *e);
+int share_zstd_inflate(struct share_image *img, long long max_bytes, const char *label, sl_err *e);
 /* A random lowercase hex string of n-1 characters, for temporary names. */
 void share_random_hex(char *buf, size_t n);
 

@@ -30,7 +30,7 @@ static int merge_failed(const char *file, sl_err *e)
 int share_merge_file(store *s, const char *file, long long max_bytes, struct share_report *rep, sl_err *e)
 {
     struct share_image img;
-    if (share_image_read(file, max_bytes, &img, e) < 0) return -1;
+    if (share_image_read(file, NULL, max_bytes, &img, e) < 0) return -1;
     int rc = store_share_check(s, &img, file, e);
     if (rc == 0 && store_share_merge(s, &img, rep, e) < 0) rc = merge_failed(file, e);
     share_image_free(&img);
@@ -65,7 +65,7 @@ struct check_pool {
 
 static void check_one(struct check_pool *p, int i)
 {
-    int rc = share_image_read(p->files[i], p->max_bytes, &p->img[i], &p->err[i]);
+    int rc = share_image_read(p->files[i], NULL, p->max_bytes, &p->img[i], &p->err[i]);
     if (rc == 0) rc = store_share_check(p->s, &p->img[i], p->files[i], &p->err[i]);
     bool keep = false;
     if (rc == 0) {
@@ -137,7 +137,7 @@ int share_merge_files(store *s, char *const *files, int n, long long max_bytes, 
         /* Not kept: read again, and checked again, so that what is merged
          * is exactly what passed even if the file changed since. */
         if (!img[i].bytes) {
-            rc = share_image_read(files[i], max_bytes, &img[i], e);
+            rc = share_image_read(files[i], NULL, max_bytes, &img[i], e);
             if (rc == 0) rc = store_share_check(s, &img[i], files[i], e);
         }
         struct share_report rep;
@@ -301,7 +301,7 @@ int share_push(store *s, struct share_remote *r, const struct share_push_opts *p
         return -1;
     }
     const char *uuid = ph.rec.uuid;
-    char dir[4096], snap[4200];
+    char dir[4096], snap[4200], packed[4300];
     if (share_tmpdir(dir, sizeof dir, e) < 0) {
         push_host_free(&ph);
         return -1;
@@ -309,13 +309,15 @@ int share_push(store *s, struct share_remote *r, const struct share_push_opts *p
     snprintf(snap, sizeof snap, "%s/%s" SHARE_SUFFIX, dir, uuid);
     char **classes = NULL;
     int nc = 0;
+    snprintf(packed, sizeof packed, "%s.zst", snap);
     int rc = store_share_export(s, snap, po->mine ? uuid : NULL, &ph.rec, e);
     if (rc == 0 && (nc = push_classes(po, snap, uuid, &classes, e)) < 0) rc = -1;
+    if (rc == 0) rc = share_zstd_compress(snap, packed, e);
     int pushed = 0;
     for (int i = 0; rc == 0 && i < nc; i++) {
         char key[512];
-        snprintf(key, sizeof key, "%s/%s" SHARE_SUFFIX, classes[i], uuid);
-        rc = share_cancelled(r) ? share_fail_cancelled(e, "push") : r->ops->put(r, key, snap, e);
+        snprintf(key, sizeof key, "%s/%s" SHARE_ZST_SUFFIX, classes[i], uuid);
+        rc = share_cancelled(r) ? share_fail_cancelled(e, "push") : r->ops->put(r, key, packed, e);
         if (rc == 0) {
             emit(fn, arg, SHARE_PUSHED, key, NULL, NULL, -1);
             pushed++;
@@ -342,8 +344,35 @@ struct candidate {
     bool ok;
 };
 
-/* Objects worth fetching: NAME.sluicedb in the wanted class folders, not
- * this host's own. */
+/* The host part of an object's name: NAME.sluicedb.zst (what push
+ * uploads) gives 2, NAME.sluicedb (older sluice) 1, anything else 0. */
+static int object_stem(const char *name, char *stem, size_t n)
+{
+    static const char *const suffix[] = { SHARE_SUFFIX, SHARE_ZST_SUFFIX };
+    size_t len = strlen(name);
+    for (int k = 1; k >= 0; k--) {
+        size_t sl = strlen(suffix[k]);
+        if (len > sl && strcmp(name + len - sl, suffix[k]) == 0) {
+            snprintf(stem, n, "%.*s", (int)(len - sl), name);
+            return k + 1;
+        }
+    }
+    return 0;
+}
+
+/* Whether the listing also has NAME.sluicedb.zst for this NAME.sluicedb:
+ * the host pushed again with a newer sluice, its old object is stale. */
+static bool has_newer_object(const struct share_list *l, const char *stem)
+{
+    char want[300];
+    snprintf(want, sizeof want, "%s" SHARE_ZST_SUFFIX, stem);
+    for (int i = 0; i < l->n; i++)
+        if (!l->v[i].is_dir && strcmp(l->v[i].name, want) == 0) return true;
+    return false;
+}
+
+/* Objects worth fetching: NAME.sluicedb[.zst] in the wanted class folders,
+ * not this host's own. */
 static int find_candidates(struct share_remote *r, const struct share_pull_opts *po, const char *my_uuid,
                            struct candidate **out, sl_err *e)
 {
@@ -360,16 +389,15 @@ static int find_candidates(struct share_remote *r, const struct share_pull_opts 
     } else if ((nd = share_host_classes(&dirs, e)) < 0) return -1;
     struct candidate *c = NULL;
     int n = 0, cap = 0, rc = 0;
-    size_t suffix = strlen(SHARE_SUFFIX);
     for (int d = 0; d < nd && rc == 0; d++) {
         struct share_list l = { 0 };
         rc = r->ops->list(r, dirs[d], &l, e);
         for (int i = 0; rc == 0 && i < l.n; i++) {
             const char *name = l.v[i].name;
-            size_t len = strlen(name);
-            if (l.v[i].is_dir || !share_name_valid(name) || len <= suffix || strcmp(name + len - suffix, SHARE_SUFFIX))
-                continue;
-            if (my_uuid && strncmp(name, my_uuid, len - suffix) == 0 && strlen(my_uuid) == len - suffix) continue;
+            char stem[256];
+            int kind = l.v[i].is_dir || !share_name_valid(name) ? 0 : object_stem(name, stem, sizeof stem);
+            if (kind == 0 || (my_uuid && strcmp(stem, my_uuid) == 0)) continue;
+            if (kind == 1 && has_newer_object(&l, stem)) continue;
             if (n == cap) c = xrealloc(c, sizeof *c * (size_t)(cap = cap ? cap * 2 : 8));
             memset(&c[n], 0, sizeof c[n]);
             snprintf(c[n].key, sizeof c[n].key, "%s/%s", dirs[d], name);
@@ -418,7 +446,7 @@ long long share_pull(store *s, struct share_remote *r, const struct share_pull_o
         snprintf(label, sizeof label, "%s/%s", r->shown, c[i].key);
         struct share_image img = { 0 };
         int rc = share_cancelled(r) ? share_fail_cancelled(&fe, "pull") : r->ops->get(r, c[i].key, c[i].path, &fe);
-        if (rc == 0) rc = share_image_read(c[i].path, r->opts.max_bytes, &img, &fe);
+        if (rc == 0) rc = share_image_read(c[i].path, label, r->opts.max_bytes, &img, &fe);
         if (rc == 0) rc = store_share_check(s, &img, label, &fe);
         share_image_free(&img);
         c[i].ok = rc == 0;
@@ -445,7 +473,7 @@ long long share_pull(store *s, struct share_remote *r, const struct share_pull_o
          * held in memory at once. */
         struct share_report rep;
         struct share_image img;
-        rc = share_image_read(c[i].path, r->opts.max_bytes, &img, e);
+        rc = share_image_read(c[i].path, c[i].key, r->opts.max_bytes, &img, e);
         if (rc == 0 && store_share_merge(s, &img, &rep, e) < 0) rc = merge_failed(c[i].key, e);
         share_image_free(&img);
         if (rc == 0) {

@@ -66,12 +66,12 @@ push_then_pull() {   # URL [options]: A pushes, B pulls twice (adds, then nothin
 }
 reset_b() { rm -f "$tmp/b.db"; B pull "file://$tmp/nothing-here" > /dev/null 2>&1; }
 # URL, the server's directory for it, [the server's whole tree]: a fresh B
-# round-trips through URL, A's object is DIR/CLASS/HOST-UUID.sluicedb, and
+# round-trips through URL, A's object is DIR/CLASS/HOST-UUID.sluicedb.zst, and
 # no temporary upload is left in the tree (default DIR).
 push_pull_stored() {
     reset_b
     push_then_pull "$1" || return 1
-    [ -f "$2/$class/$(sqlite3 "$tmp/a.db" "SELECT uuid FROM hosts").sluicedb" ] ||
+    [ -f "$2/$class/$(sqlite3 "$tmp/a.db" "SELECT uuid FROM hosts").sluicedb.zst" ] ||
         { echo "object not where expected"; find "${3:-$2}"; return 1; }
     ! find "${3:-$2}" -name '.*tmp-*' | grep -q . || { echo "temporary upload left behind"; return 1; }
 }
@@ -146,7 +146,7 @@ else
         bad_object() {   # folder, then SQL to spoil a copy of A's snapshot (or a shell word)
             d=$ng/www/dav/$1/$class
             mkdir -p "$d"
-            cp "$ng/www/dav/fleet/$class/"*.sluicedb "$d/0000aaaa-bad.sluicedb"
+            zstd -qdf "$ng/www/dav/fleet/$class/"*.sluicedb.zst -o "$d/0000aaaa-bad.sluicedb"
             case $2 in
             truncate) truncate -s 8192 "$d/0000aaaa-bad.sluicedb" ;;
             html) echo '<html>captive portal</html>' > "$d/0000aaaa-bad.sluicedb" ;;
@@ -369,7 +369,7 @@ else
         t_sftp_bad() {   # SQL or "truncate" to spoil a copy of A's snapshot, expected message
             d=$tmp/sftp-bad/$class
             rm -rf "$tmp/sftp-bad"; mkdir -p "$d"
-            cp "$tmp/sftp/$class/"*.sluicedb "$d/0000aaaa-bad.sluicedb"
+            zstd -qdf "$tmp/sftp/$class/"*.sluicedb.zst -o "$d/0000aaaa-bad.sluicedb"
             if [ "$1" = truncate ]; then truncate -s 8192 "$d/0000aaaa-bad.sluicedb"
             else sqlite3 "$d/0000aaaa-bad.sluicedb" "$1"; fi
             reset_b

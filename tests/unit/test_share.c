@@ -438,7 +438,7 @@ TEST(share_first_push_records_the_host_only_after_an_upload)
     CHECK(r->ops->list(r, "c", &l, &e) == 0);
     CHECK_INT(l.n, 1);
     char q[512];
-    snprintf(q, sizeof q, "SELECT count(*) FROM hosts WHERE uuid || '.sluicedb' = '%s'", l.n ? l.v[0].name : "");
+    snprintf(q, sizeof q, "SELECT count(*) FROM hosts WHERE uuid || '.sluicedb.zst' = '%s'", l.n ? l.v[0].name : "");
     CHECK_INT(count(s, q), 1);
     share_list_free(&l);
     share_close(r);
