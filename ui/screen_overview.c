@@ -10,6 +10,7 @@
 #include "textview.h"
 #include "trial.h"
 #include "units.h"
+#include "vmstat.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,22 +135,14 @@ static void read_crashed(struct overview *o)
 
 static void sample_vmstat(struct overview *o)
 {
-    char *text;
+    struct vmstat v;
+    vmstat_read(&v);
     o->have_vmstat = false;
-    if (sysfs_read_text("/proc/vmstat", 1 << 16, &text, NULL) < 0) return;
-    long long page = sysconf(_SC_PAGESIZE), dirty = -1;
-    o->writeback_now = o->thresh = o->bg_thresh = -1;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-        char name[64];
-        long long v;
-        if (sscanf(line, "%63s %lld", name, &v) != 2) continue;
-        if (strcmp(name, "nr_dirty") == 0) dirty = v * page;
-        else if (strcmp(name, "nr_writeback") == 0) o->writeback_now = v * page;
-        else if (strcmp(name, "nr_dirty_threshold") == 0) o->thresh = v * page;
-        else if (strcmp(name, "nr_dirty_background_threshold") == 0) o->bg_thresh = v * page;
-    }
-    free(text);
-    if (dirty < 0) return;
+    if (!v.has_dirty) return;
+    long long page = sysconf(_SC_PAGESIZE), dirty = (long long)v.nr_dirty * page;
+    o->writeback_now = v.has_writeback ? (long long)v.nr_writeback * page : -1;
+    o->thresh = v.has_threshold ? (long long)v.thresh * page : -1;
+    o->bg_thresh = v.has_bg_threshold ? (long long)v.bg_thresh * page : -1;
     o->have_vmstat = true;
     o->dirty_now = dirty;
     if (o->nsamples == HISTORY) {

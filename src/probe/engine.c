@@ -118,7 +118,7 @@ static bool abort_requested(struct probe_ctx *c)
     return session_interrupted || (c->progress && atomic_load(&c->progress->stop));
 }
 
-static void series_append(struct probe_result *r, uint32_t t_ms, const struct vm_sample *v, double mb_s)
+static void series_append(struct probe_result *r, uint32_t t_ms, const struct vmstat *v, double mb_s)
 {
     struct probe_series *s = &r->series;
     if (s->n >= PROBE_SERIES_CAP) return;
@@ -172,15 +172,15 @@ static void sample_loop(struct probe_ctx *c, struct phase *ph, struct probe_thre
             if (pg) atomic_store(&pg->state, PROBE_MEASURE);
         }
         if (now < next) continue;
-        struct vm_sample v;
+        struct vmstat v;
         uint64_t bytes = total_bytes(th, n);
         double mb_s = now > last_t ? (double)(bytes - last_bytes) / ((double)(now - last_t) / 1e9) / 1e6 : 0;
-        if (sample_vmstat_read(&v) == 0) {
+        if (vmstat_read(&v) == 0) {
             if (window) {
                 uint64_t dw = v.nr_dirty + v.nr_writeback;
                 if (v.nr_dirty > r->vm.max_dirty_pages) r->vm.max_dirty_pages = v.nr_dirty;
                 if (v.nr_writeback > r->vm.max_writeback_pages) r->vm.max_writeback_pages = v.nr_writeback;
-                uint64_t freerun = sample_vm_freerun(&v);
+                uint64_t freerun = vmstat_freerun(&v);
                 if (freerun && dw >= freerun) r->vm.reached_threshold = true;
             }
             series_append(r, (uint32_t)((now - c->rep_t0_ns) / 1000000), &v, mb_s);

@@ -140,7 +140,7 @@ static uint64_t size_within(const struct probe_spec *s, uint64_t want, uint64_t 
 static void size_buffered(struct probe *p, uint64_t free_bytes)
 {
     struct probe_spec *s = &p->c.spec;
-    const struct vm_sample *v = &p->c.vm0;
+    const struct vmstat *v = &p->c.vm0;
     uint64_t want = v->has_threshold ? SIZE_OVER_LIMIT * v->thresh * p->c.page_size : (1ull << 30);
     bool capped;
     s->size_bytes = size_within(s, want, free_bytes, &capped);
@@ -258,7 +258,7 @@ int probe_open_recorded(const struct probe_spec *spec, store *st, struct probe *
     p->st = st;
     p->c.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
     atomic_init(&p->c.stop, 0);
-    sample_vmstat_read(&p->c.vm0);
+    vmstat_read(&p->c.vm0);
     probe_uuid(p->batch);
     if (resolve_spec(&p->c.spec, ops, e) < 0) {
         free(p);
@@ -313,7 +313,7 @@ int probe_spec_resolve(struct probe_spec *spec, sl_err *e)
     p->c.spec = *spec;
     p->c.ops = ops;
     p->c.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
-    sample_vmstat_read(&p->c.vm0);
+    vmstat_read(&p->c.vm0);
     int rc = resolve_spec(&p->c.spec, ops, e);
     if (rc == 0) {
         size_spec(p);
@@ -325,15 +325,15 @@ int probe_spec_resolve(struct probe_spec *spec, sl_err *e)
 
 uint64_t probe_dirty_limit_at(int ratio_pct)
 {
-    struct vm_sample v;
-    if (sample_vmstat_read(&v) < 0 || !v.has_dirtyable || ratio_pct <= 0) return 0;
+    struct vmstat v;
+    if (vmstat_read(&v) < 0 || !v.has_dirtyable || ratio_pct <= 0) return 0;
     return (v.nr_free + v.nr_file) * (uint64_t)sysconf(_SC_PAGESIZE) / 100 * (uint64_t)ratio_pct;
 }
 
 uint64_t probe_dirty_limit_now(void)
 {
-    struct vm_sample v;
-    if (sample_vmstat_read(&v) < 0 || !v.has_threshold) return 0;
+    struct vmstat v;
+    if (vmstat_read(&v) < 0 || !v.has_threshold) return 0;
     return v.thresh * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 

@@ -37,8 +37,8 @@ static void drain(struct probe_ctx *c, struct probe_result *r)
     if (!sysfs_is_real_root()) return;
     uint64_t deadline = probe_now_ns() + DRAIN_TIMEOUT_NS;
     for (;;) {
-        struct vm_sample v;
-        if (sample_vmstat_read(&v) < 0) return;
+        struct vmstat v;
+        if (vmstat_read(&v) < 0) return;
         uint64_t limit = v.has_threshold ? v.thresh / 100 : 0;
         if (limit < 4096) limit = 4096;   /* 16 MiB of 4 KiB pages: other tasks' noise */
         if (v.nr_dirty + v.nr_writeback <= limit) return;

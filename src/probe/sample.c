@@ -8,45 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int sample_vmstat_parse(const char *text, struct vm_sample *v)
-{
-    memset(v, 0, sizeof *v);
-    bool dirty = false, wb = false;
-    for (const char *line = text; line && *line;) {
-        char name[64];
-        unsigned long long val;
-        if (sscanf(line, "%63s %llu", name, &val) == 2) {
-            if (strcmp(name, "nr_dirty") == 0) { v->nr_dirty = val; dirty = true; }
-            else if (strcmp(name, "nr_writeback") == 0) { v->nr_writeback = val; wb = true; }
-            else if (strcmp(name, "nr_dirty_threshold") == 0) { v->thresh = val; v->has_threshold = true; }
-            else if (strcmp(name, "nr_dirty_background_threshold") == 0) v->bg_thresh = val;
-            else if (strcmp(name, "nr_free_pages") == 0) { v->nr_free = val; v->has_dirtyable = true; }
-            else if (strcmp(name, "nr_inactive_file") == 0 || strcmp(name, "nr_active_file") == 0) v->nr_file += val;
-        }
-        line = strchr(line, '\n');
-        if (line) line++;
-    }
-    v->ok = dirty && wb;
-    return v->ok ? 0 : -1;
-}
-
-int sample_vmstat_read(struct vm_sample *v)
-{
-    char *text;
-    if (sysfs_read_text("/proc/vmstat", 1 << 16, &text, NULL) < 0) {
-        memset(v, 0, sizeof *v);
-        return -1;
-    }
-    int rc = sample_vmstat_parse(text, v);
-    free(text);
-    return rc;
-}
-
-uint64_t sample_vm_freerun(const struct vm_sample *v)
-{
-    return v->has_threshold ? (v->thresh + v->bg_thresh) / 2 : 0;
-}
-
 int sample_diskstat_parse(const char *text, struct disk_sample *d)
 {
     memset(d, 0, sizeof d->v);

@@ -1,6 +1,6 @@
-/* sample — the system counters a probe watches (/proc/vmstat, the disk's
- * /sys/block/DEV/stat, /proc/pressure/io), read through sysfs, and the
- * arithmetic that turns two readings into metrics. Parsers are separate
+/* sample — the system counters a probe watches (the disk's
+ * /sys/block/DEV/stat, /proc/pressure/io; /proc/vmstat is core/vmstat),
+ * read through sysfs, and the arithmetic that turns two readings into metrics. Parsers are separate
  * from readers so they can be tested on text. */
 #ifndef SLUICE_PROBE_SAMPLE_H
 #define SLUICE_PROBE_SAMPLE_H
@@ -8,20 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "probe.h"
-
-struct vm_sample {
-    bool ok;                  /* nr_dirty and nr_writeback were found */
-    bool has_threshold;       /* nr_dirty_threshold exists (2.6.29+) */
-    uint64_t nr_dirty, nr_writeback, thresh, bg_thresh;   /* pages */
-    /* what the kernel counts as dirtyable: free pages and the file LRU lists */
-    bool has_dirtyable;
-    uint64_t nr_free, nr_file;                            /* pages */
-};
-int sample_vmstat_parse(const char *text, struct vm_sample *v);
-int sample_vmstat_read(struct vm_sample *v);
-/* The throttling zone starts at (threshold + background) / 2 (the kernel's
- * "freerun" ceiling in balance_dirty_pages). 0 when thresholds are unknown. */
-uint64_t sample_vm_freerun(const struct vm_sample *v);
+#include "vmstat.h"
 
 struct disk_sample {
     int fields;               /* 11, 15 or 17; 0 when unreadable */

@@ -116,7 +116,7 @@ struct probe_ctx {
     bool has_disk;
     struct disk_acc dacc;
     struct psi_acc pacc;
-    struct vm_sample vm0;       /* at open: thresholds for sizing */
+    struct vmstat vm0;       /* at open: thresholds for sizing */
     /* How many times a time-based writer may run over its file's size onto
      * fresh offsets (passes) before it has to wrap onto what it wrote: the
      * free space at open allows it (1: no room beyond the file). */

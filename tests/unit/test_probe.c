@@ -11,22 +11,26 @@
 
 TEST(probe_vmstat_parse)
 {
-    struct vm_sample v;
-    CHECK_INT(sample_vmstat_parse("nr_free_pages 5\nnr_dirty 1234\nnr_writeback 7\nnr_dirty_threshold 712249\n"
+    struct vmstat v;
+    CHECK_INT(vmstat_parse("nr_free_pages 5\nnr_dirty 1234\nnr_writeback 7\nnr_dirty_threshold 712249\n"
                                   "nr_dirty_background_threshold 356124\n", &v), 0);
     CHECK_INT(v.nr_dirty, 1234);
     CHECK_INT(v.nr_writeback, 7);
     CHECK(v.has_threshold);
-    CHECK_INT(sample_vm_freerun(&v), (712249 + 356124) / 2);
+    CHECK_INT(vmstat_freerun(&v), (712249 + 356124) / 2);
     /* 2.6.26: no thresholds */
-    CHECK_INT(sample_vmstat_parse("nr_dirty 3\nnr_writeback 0\n", &v), 0);
+    CHECK_INT(vmstat_parse("nr_dirty 3\nnr_writeback 0\n", &v), 0);
     CHECK(!v.has_threshold);
-    CHECK_INT(sample_vm_freerun(&v), 0);
-    CHECK_INT(sample_vmstat_parse("nr_free_pages 5\n", &v), -1);
+    CHECK_INT(vmstat_freerun(&v), 0);
+    CHECK_INT(vmstat_parse("nr_free_pages 5\n", &v), -1);
     /* a name that only starts like ours does not count */
-    CHECK_INT(sample_vmstat_parse("nr_dirtyx 9\nnr_dirty 1\nnr_writeback_temp 4\nnr_writeback 2\n", &v), 0);
+    CHECK_INT(vmstat_parse("nr_dirtyx 9\nnr_dirty 1\nnr_writeback_temp 4\nnr_writeback 2\n", &v), 0);
     CHECK_INT(v.nr_dirty, 1);
     CHECK_INT(v.nr_writeback, 2);
+    /* the Overview meter reads the same parse: nr_dirty alone is shown,
+     * and a missing background threshold hides the limits */
+    CHECK_INT(vmstat_parse("nr_dirty 8\nnr_dirty_threshold 10\n", &v), -1);
+    CHECK(v.has_dirty && !v.has_writeback && v.has_threshold && !v.has_bg_threshold);
 }
 
 TEST(probe_diskstat_fields)
