@@ -88,18 +88,6 @@ enum handled form_key(struct form *fm, enum action a, int key)
     }
 }
 
-int form_number(const struct form *fm, int f, long long *out, sl_err *e)
-{
-    const struct form_field *fd = &fm->field[f];
-    const char *text = fm->value[f];
-    char *end;
-    long long v = strtoll(text, &end, 10);
-    if (end == text || *end || v < fd->lo || v > fd->hi)
-        return sl_fail(e, SL_EUSAGE, "%s %s: give a whole number from %lld to %lld", fd->option, text, fd->lo, fd->hi);
-    *out = v;
-    return 0;
-}
-
 void form_draw(const struct form *fm, const struct form_look *look, const char *problem, struct rect r)
 {
     draw_text(r.y, r.x, r.w, ROLE_HEADER, look->title);

@@ -15,7 +15,9 @@
 
 #define FORM_MAX_FIELDS 16
 
-enum form_kind { FORM_TEXT, FORM_NUMBER, FORM_CHOICE };
+/* What a field holds; its screen checks the values through its option
+ * table (opt_set), so bounds and messages are the command line's. */
+enum form_kind { FORM_TEXT, FORM_CHOICE };
 
 struct form;
 
@@ -24,7 +26,6 @@ struct form_field {
     enum form_kind kind;
     const char *const *choices;           /* FORM_CHOICE: a NULL-terminated list, or */
     const char *(*choice_at)(int i);      /* the i-th choice, NULL past the last */
-    long long lo, hi;                     /* FORM_NUMBER: what form_number accepts */
     bool (*shown)(const struct form *fm); /* NULL: always; a hidden field is skipped */
 };
 
@@ -61,8 +62,4 @@ void form_draw(const struct form *fm, const struct form_look *look, const char *
 bool form_shown(const struct form *fm, int f);
 /* Whether u would clear the field under the cursor ("" is one of its values). */
 bool form_can_clear(const struct form *fm);
-/* Field f's value as a whole number in its range; -1 with a message naming
- * the option otherwise. */
-int form_number(const struct form *fm, int f, long long *out, sl_err *e);
-
 #endif

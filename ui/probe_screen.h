@@ -12,7 +12,6 @@
 #include "screen.h"
 #include "textview.h"
 
-#define PROBE_UI_MAX_RESULTS 64
 #define PROBE_UI_SERIES 600      /* one minute at 100 ms */
 
 enum pfield { PF_WORKLOAD, PF_LOADFILE, PF_DIR, PF_THREADS, PF_BS, PF_SIZE, PF_TIME, PF_RAMP, PF_REPEAT, PF_DIRECT,
@@ -34,7 +33,7 @@ struct probe_scr {
     uint64_t live_seq;                 /* of that copy (0: none yet) */
     int live_rep;
     pthread_mutex_t lock;              /* guards res and nres */
-    struct probe_result *res[PROBE_UI_MAX_RESULTS];
+    struct probe_result *res[PROBE_MAX_REPEAT];
     int nres;
     bool ran, cancelled;
     char outcome[1024];                /* how the run ended */

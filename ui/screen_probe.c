@@ -22,22 +22,23 @@ static const char *workload_at(int i) { return i < probe_workload_count() ? prob
 /* The Loadfile row is there only for the workload that replays one. */
 static bool takes_loadfile(const struct form *fm) { return probe_workload_takes_loadfile(fm->value[PF_WORKLOAD]); }
 
-/* The form, one row per option: the CLI's --options by another face. */
+/* The form, one row per option: the CLI's --options by another face, set
+ * and checked through the probe's option table (bounds and messages). */
 static const struct form_field fields[PF_COUNT] = {
     [PF_WORKLOAD] = { "Workload", "WORKLOAD", "Left/Right or Enter choose the workload.", FORM_CHOICE, .choice_at = workload_at },
     [PF_LOADFILE] = { "Loadfile", "--loadfile", "A NetBench loadfile (dbench's client.txt format) each client replays; empty: the built-in office mix.",
                       FORM_TEXT, .shown = takes_loadfile },
     [PF_DIR] = { "Directory", "--dir", "Where the scratch files go: a directory on the disk to measure (default /var/tmp).", FORM_TEXT },
-    [PF_THREADS] = { "Threads", "--threads", "Worker threads (or dbench clients).", FORM_NUMBER, .lo = 1, .hi = PROBE_MAX_THREADS },
+    [PF_THREADS] = { "Threads", "--threads", "Worker threads (or dbench clients).", FORM_TEXT },
     [PF_BS] = { "Block size", "--bs", "Bytes per I/O: 4k, 64k, 1M.", FORM_TEXT },
     [PF_SIZE] = { "Size", "--size", "Total file size over all threads; buffered writes default to the dirty threshold.", FORM_TEXT },
     [PF_TIME] = { "Time", "--time", "Measured time: 500ms, 5s, 2m.", FORM_TEXT },
     [PF_RAMP] = { "Ramp", "--ramp", "Unmeasured warm-up before the measured time.", FORM_TEXT },
-    [PF_REPEAT] = { "Repeat", "--repeat", "Repetitions; each is stored as its own run.", FORM_NUMBER, .lo = 1, .hi = PROBE_UI_MAX_RESULTS },
+    [PF_REPEAT] = { "Repeat", "--repeat", "Repetitions; each is stored as its own run.", FORM_TEXT },
     [PF_DIRECT] = { "Direct I/O", "--direct", "O_DIRECT: bypass the page cache (yes/no).", FORM_CHOICE, yes_no },
-    [PF_IODEPTH] = { "I/O depth", "--iodepth", "With direct I/O, above 1 uses io_uring.", FORM_NUMBER, .lo = 1, .hi = 1024 },
-    [PF_SYNC_EVERY] = { "Sync every", "--sync-every", "fsync every N writes (randrw: all dirty files).", FORM_NUMBER, .lo = 0, .hi = 1 << 30 },
-    [PF_SEED] = { "Seed", "--seed", "Base random seed; each repetition derives its own (empty: random).", FORM_NUMBER, .lo = 0, .hi = INT64_MAX },
+    [PF_IODEPTH] = { "I/O depth", "--iodepth", "With direct I/O, above 1 uses io_uring.", FORM_TEXT },
+    [PF_SYNC_EVERY] = { "Sync every", "--sync-every", "fsync every N writes (randrw: all dirty files).", FORM_TEXT },
+    [PF_SEED] = { "Seed", "--seed", "Base random seed; each repetition derives its own (empty: random).", FORM_TEXT },
     [PF_CANARY] = { "Canary", "--canary", "Stall canary: default (on for write workloads), on or off.", FORM_CHOICE, canary_choices },
 };
 
@@ -51,32 +52,15 @@ static int build_spec(struct probe_scr *ps, struct probe_spec *s, sl_err *e)
     memset(s, 0, sizeof *s);
     s->canary = -1;
     snprintf(s->workload, sizeof s->workload, "%s", fm->value[PF_WORKLOAD]);
-    /* as `probe --loadfile` takes it; kept, but not passed, for another workload */
-    if (form_shown(fm, PF_LOADFILE)) snprintf(s->loadfile, sizeof s->loadfile, "%s", fm->value[PF_LOADFILE]);
-    if (fm->value[PF_DIR][0]) {
-        snprintf(s->dir[0], sizeof s->dir[0], "%s", fm->value[PF_DIR]);
-        s->ndirs = 1;
-    }
-    for (int f = PF_THREADS; f < PF_COUNT; f++) {
-        const char *t = fm->value[f];
-        long long v = 0;
+    /* every other field as its option: a hidden Loadfile (another workload)
+     * is kept in the form but not passed */
+    for (int f = PF_LOADFILE; f < PF_COUNT; f++) {
+        if (!form_shown(fm, f)) continue;
+        const char *t = fm->value[f], *option = fields[f].option;
         if (!t[0]) continue;
-        if (fields[f].kind == FORM_NUMBER && form_number(fm, f, &v, e) < 0) return -1;
-        switch (f) {
-        case PF_THREADS: s->threads = (int)v; break;
-        case PF_REPEAT: s->repeat = (int)v; break;
-        case PF_IODEPTH: s->iodepth = (int)v; break;
-        case PF_SYNC_EVERY: s->sync_every = (int)v; break;
-        case PF_SEED: s->seed = (uint64_t)v; s->seed_set = true; break;
-        case PF_BS: case PF_SIZE: case PF_TIME: case PF_RAMP:
-            if (probe_spec_set(s, fields[f].option, t, e) < 0) return -1;
-            break;
-        case PF_DIRECT: s->direct = true; break;
-        case PF_CANARY: s->canary = strcmp(t, "on") == 0; break;
-        }
+        if (f == PF_CANARY && strcmp(t, "off") == 0) option = "--no-canary";
+        if (opt_set(&probe_spec_table, s, option, t, e) < 0) return -1;
     }
-    if (s->repeat > PROBE_UI_MAX_RESULTS)
-        return sl_fail(e, SL_EUSAGE, "--repeat %d: the Probe screen keeps at most %d repetitions", s->repeat, PROBE_UI_MAX_RESULTS);
     return probe_spec_resolve(s, e);
 }
 
@@ -148,7 +132,7 @@ static int probe_worker(struct job *j, void *arg, sl_err *e)
         sl_err se;
         if (probe_store(st, r, &se) < 0 && rc == 0) { *e = se; rc = -1; }
         pthread_mutex_lock(&ps->lock);
-        if (ps->nres < PROBE_UI_MAX_RESULTS) ps->res[ps->nres++] = r;
+        if (ps->nres < PROBE_MAX_REPEAT) ps->res[ps->nres++] = r;
         else probe_result_free(r);
         pthread_mutex_unlock(&ps->lock);
         job_set_progress(j, i + 1, probe_spec_resolved(p)->repeat);

@@ -19,77 +19,6 @@ struct probe_cmd_opts {
 
 static void probe_defaults(void *p) { ((struct probe_cmd_opts *)p)->s.canary = -1; }
 
-/* --bs, --size, --time, --ramp: checked as the Probe screen checks them. */
-static int set_spec(void *at, const struct opt *row, const char *text, sl_err *e)
-{
-    char option[32];
-    snprintf(option, sizeof option, "--%s", row->name);
-    return probe_spec_set(at, option, text, e);
-}
-
-/* --dir again adds a directory (multidisk writes to each). */
-static int set_dir(void *at, const struct opt *row, const char *text, sl_err *e)
-{
-    struct probe_spec *s = at;
-    if (s->ndirs == PROBE_MAX_DIRS) return sl_fail(e, SL_EUSAGE, "--dir: at most %d directories", PROBE_MAX_DIRS);
-    if (strlen(text) >= PATH_MAX - 64) return sl_fail(e, SL_EUSAGE, "--dir: path too long");
-    snprintf(s->dir[s->ndirs++], PATH_MAX, "%s", text);
-    return 0;
-}
-
-static int set_seed(void *at, const struct opt *row, const char *text, sl_err *e)
-{
-    struct probe_spec *s = at;
-    char *end;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (end == text || *end || v > (unsigned long long)INT64_MAX) return sl_fail(e, SL_EUSAGE, "--seed %s: give a whole number", text);
-    s->seed = v;
-    s->seed_set = true;
-    return 0;
-}
-
-static int set_canary(void *at, const struct opt *row, const char *text, sl_err *e)
-{
-    ((struct probe_spec *)at)->canary = strcmp(row->name, "canary") == 0;
-    return 0;
-}
-
-static int set_loadfile(void *at, const struct opt *row, const char *text, sl_err *e)
-{
-    struct probe_spec *s = at;
-    if (!*text || strlen(text) >= sizeof s->loadfile) return sl_fail(e, SL_EUSAGE, "--loadfile: give a file name");
-    snprintf(s->loadfile, sizeof s->loadfile, "%s", text);
-    return 0;
-}
-
-#define SPEC(field) OPT_AT(struct probe_spec, field)
-static const struct opt probe_spec_rows[] = {
-    { .name = "dir", .type = OPT_CALL, .arg = "D", .def = "the current directory",
-      .help = "where to write (again for more disks: multidisk)", .set = set_dir, .complete = COMPLETE_DIR },
-    { .name = "threads", .type = OPT_INT, .arg = "N", .min = 1, .max = PROBE_MAX_THREADS, .def = "the workload's",
-      .help = "worker threads", SPEC(threads) },
-    { .name = "bs", .type = OPT_CALL, .arg = "B", .def = "the workload's", .help = "block size (4k, 1M)", .set = set_spec },
-    { .name = "size", .type = OPT_CALL, .arg = "S", .def = "from the dirty threshold",
-      .help = "bytes written or read in all (512M, 2G)", .set = set_spec },
-    { .name = "time", .type = OPT_CALL, .arg = "T", .def = "5s", .help = "measured time (500ms, 5s, 2m)", .set = set_spec },
-    { .name = "ramp", .type = OPT_CALL, .arg = "T", .def = "1s", .help = "unmeasured warm-up before it", .set = set_spec },
-    { .name = "direct", .type = OPT_FLAG, .help = "O_DIRECT: bypass the page cache", SPEC(direct) },
-    { .name = "iodepth", .type = OPT_INT, .arg = "N", .min = 1, .max = 1024, .def = "1",
-      .help = "I/Os in flight per thread with --direct (io_uring)", SPEC(iodepth) },
-    { .name = "sync-every", .type = OPT_INT, .arg = "N", .min = 0, .max = INT_MAX, .def = "never",
-      .help = "fsync every N writes", SPEC(sync_every) },
-    { .name = "repeat", .type = OPT_INT, .arg = "N", .min = 1, .max = 1000, .def = "1", .help = "repetitions",
-      SPEC(repeat) },
-    { .name = "seed", .type = OPT_CALL, .arg = "N", .help = "base random seed, for repeatable runs", .set = set_seed },
-    { .name = "canary", .type = OPT_CALL, .help = "measure the stalls of a small synchronous writer alongside",
-      .def = "on for write workloads", .set = set_canary },
-    { .name = "no-canary", .type = OPT_CALL, .help = "no canary writer", .set = set_canary },
-    { .name = "loadfile", .type = OPT_CALL, .arg = "FILE", .def = "the built-in one",
-      .help = "dbench: a NetBench loadfile", .set = set_loadfile, .complete = COMPLETE_FILE },
-    { NULL },
-};
-#undef SPEC
-
 static const struct opt probe_cmd_rows[] = {
     { .name = "fio-job", .type = OPT_FLAG, .help = "print the equivalent fio job and stop",
       OPT_AT(struct probe_cmd_opts, fio_job) },
@@ -99,7 +28,7 @@ static const struct opt probe_cmd_rows[] = {
 
 static const struct opt_table probe_table = {
     sizeof(struct probe_cmd_opts), probe_defaults,
-    { { probe_spec_rows, offsetof(struct probe_cmd_opts, s) }, { probe_cmd_rows, 0 } }, "WORKLOAD", COMPLETE_WORKLOAD,
+    { { probe_spec_options, offsetof(struct probe_cmd_opts, s) }, { probe_cmd_rows, 0 } }, "WORKLOAD", COMPLETE_WORKLOAD,
 };
 
 static int check_args(int argc, char **argv, struct probe_spec *s)

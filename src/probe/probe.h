@@ -33,10 +33,12 @@
 #include <stdio.h>
 #include <jansson.h>
 #include "err.h"
+#include "opt.h"
 #include "stat/hist.h"
 
 #define PROBE_MAX_DIRS 8
 #define PROBE_MAX_THREADS 256
+#define PROBE_MAX_REPEAT 1000     /* --repeat, on the command line and the Probe screen */
 #define PROBE_MAX_PHASES 32
 #define PROBE_SERIES_CAP 36000     /* one hour at 100 ms */
 
@@ -236,6 +238,13 @@ int probe_spec_resolve(struct probe_spec *spec, sl_err *e);
  * such as 5s; --time above 0) from text: the one check the command line and
  * the Probe screen share. -1 with a message naming the option and value. */
 int probe_spec_set(struct probe_spec *s, const char *option, const char *text, sl_err *e);
+/* The probe's options (--dir ... --loadfile) as rows storing into a struct
+ * probe_spec: `sluice probe`, search and tune take them into their own
+ * tables; probe_spec_table holds them alone, for the Probe screen's form
+ * (opt_set(&probe_spec_table, spec, "--repeat", "5", e)). Set spec->canary
+ * to -1 first: the rows store a given --canary / --no-canary only. */
+extern const struct opt probe_spec_options[];
+extern const struct opt_table probe_spec_table;
 /* Buffered write volume for a whole comparison, fixed once before its first
  * evaluation (every configuration runs the same bytes): enough to exceed `largest_limit_bytes`, the largest
  * dirty limit any configuration compared can set (probe_dirty_limit_at),

@@ -39,3 +39,26 @@ TEST(probe_spec_set_refuses_with_the_option_and_value)
     CHECK_INT((int)s.size_bytes, 0);
     CHECK_INT((int)s.time_ms, 0);
 }
+
+/* The Probe screen's form and `sluice probe` set the spec through one table:
+ * the same bounds (--repeat up to PROBE_MAX_REPEAT; the form stopped at 64)
+ * and the same words. */
+TEST(probe_spec_table_bounds_are_the_command_lines)
+{
+    struct probe_spec s;
+    sl_err e;
+    memset(&s, 0, sizeof s);
+    s.canary = -1;
+    CHECK_INT(opt_set(&probe_spec_table, &s, "--repeat", "65", &e), 0);
+    CHECK_INT(s.repeat, 65);
+    CHECK_INT(opt_set(&probe_spec_table, &s, "--repeat", "1001", &e), -1);
+    CHECK_STR(e.msg, "--repeat 1001: give a whole number from 1 to 1000");
+    CHECK_INT(opt_set(&probe_spec_table, &s, "--threads", "0", &e), -1);
+    CHECK_STR(e.msg, "--threads 0: give a whole number from 1 to 256");
+    CHECK_INT(opt_set(&probe_spec_table, &s, "--no-canary", "", &e), 0);
+    CHECK_INT(s.canary, 0);
+    CHECK_INT(opt_set(&probe_spec_table, &s, "--direct", "yes", &e), 0);
+    CHECK(s.direct);
+    CHECK_INT(opt_set(&probe_spec_table, &s, "--bs", "1x", &e), -1);
+    CHECK_STR(e.msg, "--bs 1x: give a size such as 4k, 1M or 2G");
+}
