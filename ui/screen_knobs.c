@@ -96,11 +96,6 @@ void knobs_refresh(struct knobs *ks)
             if (strcmp(ks->rows[i].k.name, keep) == 0) ks->edit_row = i;
 }
 
-static bool writable(const struct knob_def *d)
-{
-    return !(d->flags & (KF_RO | KF_DESTRUCTIVE)) && d->type != KT_FACT;
-}
-
 /* The text a group of rows is introduced by: which file family, which disk. */
 static void group_title(const struct krow *r, char *buf, size_t n)
 {
@@ -161,7 +156,7 @@ static void build_list(struct knobs *ks, int width)
         shown++;
         const struct knob_def *d = r->k.def;
         const struct pending *p = knobs_pending_of(ks, r->k.name);
-        enum role base = p ? ROLE_PENDING : writable(d) && r->present ? ROLE_NORMAL : ROLE_DIM;
+        enum role base = p ? ROLE_PENDING : !knob_unwritable(d) && r->present ? ROLE_NORMAL : ROLE_DIM;
         char value[KNOB_VALUE_MAX + 8], name[KNOB_NAME_MAX + 4], now[KNOB_VALUE_MAX + 8];
         snprintf(name, sizeof name, "  %s", short_name(&r->k));
         snprintf(value, sizeof value, "%s%s", r->present ? r->value : "absent", r->changed ? " *" : "");
@@ -217,9 +212,9 @@ static void draw_detail(struct knobs *ks, struct rect r)
     for (int i = 0; i < n; i++) draw_text(r.y + 1 + i, r.x, r.w, ROLE_NORMAL, lines[i]);
     char partner[KNOB_NAME_MAX + 16] = "";
     if (d->partner) snprintf(partner, sizeof partner, ", partner vm.%s", d->partner);
-    draw_fmt(r.y + DETAIL_LINES - 1, r.x, r.w, ROLE_DIM, "%s, apply order %d%s%s%s%s", row->k.path, d->order, partner,
-             d->flags & KF_SEARCH ? ", searchable" : "", d->flags & KF_RO ? ", read-only" : "",
-             d->flags & KF_DESTRUCTIVE ? ", never written" : "");
+    char flags[64];
+    knob_flags_text(d, flags, sizeof flags);
+    draw_fmt(r.y + DETAIL_LINES - 1, r.x, r.w, ROLE_DIM, "%s, apply order %d%s%s", row->k.path, d->order, partner, flags);
 }
 
 static void draw_prompt(struct knobs *ks, struct rect r)
@@ -298,9 +293,9 @@ static void begin_edit(struct knobs *ks)
     struct app *app = ks->base.app;
     if (!row) return;
     const struct knob_def *d = row->k.def;
-    if (!writable(d)) {
-        app_message(app, ROLE_WARN, "%s is %s: sluice shows it but never writes it", row->k.name,
-                    d->flags & KF_DESTRUCTIVE ? "destructive or an action" : "read-only");
+    const char *why = knob_unwritable(d);
+    if (why) {
+        app_message(app, ROLE_WARN, "%s is %s", row->k.name, why);
         return;
     }
     if (!row->present) {

@@ -64,9 +64,10 @@ static void print_detail(const struct knob *k, const char *value, bool present)
     printf("%s\n  value:   %s%s\n", k->name, present ? value : "absent (this kernel has no ", present ? "" : "such file)");
     printf("  default: %s\n  range:   %s%s%s\n", d->def ? d->def : "set by the hardware", range,
            d->unit[0] ? " " : "", d->unit);
-    printf("  path:    %s%s\n  type:    %s, apply order %d%s%s%s\n", sysfs_root(), k->path, knob_type_name(d->type),
-           d->order, d->flags & KF_SEARCH ? ", searchable" : "", d->flags & KF_RO ? ", read-only" : "",
-           d->flags & KF_DESTRUCTIVE ? ", destructive" : "");
+    char flags[64];
+    knob_flags_text(d, flags, sizeof flags);
+    printf("  path:    %s%s\n  type:    %s, apply order %d%s\n", sysfs_root(), k->path, knob_type_name(d->type),
+           d->order, flags);
     if (d->partner) printf("  partner: vm.%s\n", d->partner);
     printf("  %s\n", d->help);
 }

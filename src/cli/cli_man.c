@@ -48,8 +48,9 @@ static int run_man_knobs(struct cli_ctx *ctx, int argc, char **argv)
             printf("; default ");
             roff(d->def ? d->def : "set by the hardware");
             if (d->scheds) { printf("; scheduler "); roff(d->scheds); }
-            printf("; apply order %d%s%s%s.\n", d->order, d->flags & KF_SEARCH ? ", searchable" : "",
-                   d->flags & KF_RO ? ", read-only" : "", d->flags & KF_DESTRUCTIVE ? ", destructive" : "");
+            char flags[64];
+            knob_flags_text(d, flags, sizeof flags);
+            printf("; apply order %d%s.\n", d->order, flags);
         }
     }
     return 0;

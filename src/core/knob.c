@@ -50,6 +50,37 @@ void knob_range_text(const struct knob_def *d, char *buf, size_t n)
     }
 }
 
+/* The flags worded once: the word show, the man page and the Knobs screen
+ * list, and why a knob that carries it is never written. */
+static const char read_only_why[] = "read-only: sluice shows it but never writes it";
+static const struct {
+    enum knob_flag flag;
+    const char *word, *unwritable;
+} flag_words[] = {
+    { KF_SEARCH, "searchable", NULL },
+    { KF_RO, "read-only", read_only_why },
+    { KF_DESTRUCTIVE, "destructive", "destructive or an action, not a setting: sluice does not write it" },
+};
+
+void knob_flags_text(const struct knob_def *d, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < sizeof flag_words / sizeof flag_words[0] && used < n; i++)
+        if (d->flags & flag_words[i].flag) {
+            int w = snprintf(buf + used, n - used, ", %s", flag_words[i].word);
+            if (w > 0) used += (size_t)w;
+        }
+}
+
+const char *knob_unwritable(const struct knob_def *d)
+{
+    if (d->type == KT_FACT) return read_only_why;   /* hardware facts */
+    for (size_t i = 0; i < sizeof flag_words / sizeof flag_words[0]; i++)
+        if ((d->flags & flag_words[i].flag) && flag_words[i].unwritable) return flag_words[i].unwritable;
+    return NULL;
+}
+
 int knob_sched_parse(const char *text, char *active, size_t n, char *offered, size_t m)
 {
     char buf[256];
@@ -323,10 +354,8 @@ const struct knob_def *knob_def_find(enum knob_scope scope, const char *name, co
 static int check_def_value(const struct knob_def *d, const char *name, const char *value, char *canon, size_t n,
                            sl_err *e)
 {
-    if (d->flags & KF_RO)
-        return sl_fail(e, SL_EUSAGE, "%s is read-only: sluice shows it but never writes it", name);
-    if (d->flags & KF_DESTRUCTIVE)
-        return sl_fail(e, SL_EUSAGE, "%s is destructive or an action, not a setting: sluice does not write it", name);
+    const char *why = knob_unwritable(d);
+    if (why) return sl_fail(e, SL_EUSAGE, "%s is %s", name, why);
     switch (d->type) {
     case KT_INT: case KT_FIELD: case KT_BYTES: {
         struct knob k = { .def = d };

@@ -27,7 +27,7 @@ enum knob_type {
 
 enum knob_flag {
     KF_SEARCH = 1 << 0,      /* may appear in a search space */
-    KF_DESTRUCTIVE = 1 << 1, /* never searched, confirm before writing */
+    KF_DESTRUCTIVE = 1 << 1, /* an action or a risk of data loss: never searched, never written */
     KF_RO = 1 << 2,          /* never written by sluice */
 };
 
@@ -113,5 +113,11 @@ bool knob_values_equal(const struct knob *k, const char *a, const char *b);
 const char *knob_type_name(enum knob_type t);
 /* "0..100", "mq-deadline kyber bfq none", ... for help and messages. */
 void knob_range_text(const struct knob_def *d, char *buf, size_t n);
+/* The knob's flags as words, each after ", " (", searchable, read-only"),
+ * "" for none: what show, the man page and the Knobs screen print. */
+void knob_flags_text(const struct knob_def *d, char *buf, size_t n);
+/* Why sluice never writes this knob ("read-only: sluice shows it but never
+ * writes it"), or NULL when it may. */
+const char *knob_unwritable(const struct knob_def *d);
 
 #endif

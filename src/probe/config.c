@@ -63,7 +63,7 @@ int probe_config_capture(const char *disk, char **text, char hash[65], sl_err *e
     for (int i = 0; i < n; i++) {
         const struct knob_def *d = ks[i].def;
         /* Hardware facts and actions are not configuration. */
-        if (d->type == KT_FACT || (d->flags & (KF_RO | KF_DESTRUCTIVE))) continue;
+        if (knob_unwritable(d)) continue;
         char val[KNOB_VALUE_MAX];
         if (knob_read(&ks[i], val, sizeof val, NULL) < 0) continue;
         size_t len = strlen(ks[i].name) + strlen(val) + 2;

@@ -111,7 +111,7 @@ static void save_globals(struct profile *p, struct notes *nt)
 {
     for (size_t i = 0; i < knob_table_len; i++) {
         const struct knob_def *d = &knob_table[i];
-        if ((d->scope != SCOPE_VM && d->scope != SCOPE_BDFLUSH) || (d->flags & (KF_RO | KF_DESTRUCTIVE))) continue;
+        if ((d->scope != SCOPE_VM && d->scope != SCOPE_BDFLUSH) || knob_unwritable(d)) continue;
         /* Values the hardware decides (min_free_kbytes) and unused fields stay out. */
         if (!d->def || !strncmp(d->name, "dummy", 5)) continue;
         char name[KNOB_NAME_MAX], value[KNOB_VALUE_MAX];
@@ -154,7 +154,7 @@ static void save_device(struct profile *p, struct notes *nt, const struct device
     int n = knob_list(&g, 1, &list, NULL);
     for (int i = 0; i < n; i++) {
         const struct knob_def *def = list[i].def;
-        if (def->flags & (KF_RO | KF_DESTRUCTIVE) || def->type == KT_FACT) continue;
+        if (knob_unwritable(def)) continue;
         if (def->scope == SCOPE_BLOCK && !(def->flags & KF_SEARCH)) continue;
         char value[KNOB_VALUE_MAX], key[PROFILE_KEY_MAX];
         if (knob_read(&list[i], value, sizeof value, NULL) < 0) continue;

@@ -119,7 +119,7 @@ int space_add_dim(struct space *sp, const char *knob, const char *const *levels,
     struct knob k;
     if (knob_lookup(knob, sched, &k, e) < 0) return -1;
     const struct knob_def *d = k.def;
-    if (!(d->flags & KF_SEARCH) || (d->flags & (KF_RO | KF_DESTRUCTIVE)))
+    if (!(d->flags & KF_SEARCH) || knob_unwritable(d))
         return sl_fail(e, SL_EUSAGE, "space %s: %s is not searchable (read-only, destructive or not a tuning knob)", sp->name, knob);
     if (find_dim(sp, k.name) >= 0) return sl_fail(e, SL_EUSAGE, "space %s: %s is listed twice", sp->name, k.name);
     struct space_dim *dm = &sp->dim[sp->ndims];

@@ -133,6 +133,28 @@ TEST(knob_validate_ranges_types_enums)
     CHECK_CONTAINS(e.msg, "read-only");
 }
 
+/* A knob's flags are worded once (show, man, the Knobs screen, the refusal):
+ * the Knobs screen said "never written" where show said "destructive". */
+TEST(knob_flags_worded_once)
+{
+    use_fixture("modern");
+    struct knob k;
+    sl_err e;
+    char flags[64], canon[64];
+    CHECK(knob_lookup("block.sda.write_cache", NULL, &k, &e) == 0);
+    knob_flags_text(k.def, flags, sizeof flags);
+    CHECK_STR(flags, ", read-only, destructive");
+    CHECK_STR(knob_unwritable(k.def), "read-only: sluice shows it but never writes it");
+    CHECK(knob_lookup("vm.drop_caches", NULL, &k, &e) == 0);
+    CHECK_STR(knob_unwritable(k.def), "destructive or an action, not a setting: sluice does not write it");
+    CHECK(knob_validate(&k, "3", canon, sizeof canon, &e) < 0);
+    CHECK_STR(e.msg, "vm.drop_caches is destructive or an action, not a setting: sluice does not write it");
+    CHECK(knob_lookup("vm.dirty_ratio", NULL, &k, &e) == 0);
+    knob_flags_text(k.def, flags, sizeof flags);
+    CHECK_STR(flags, ", searchable");
+    CHECK(knob_unwritable(k.def) == NULL);
+}
+
 TEST(bdflush_fields_read_and_write_whole_vector)
 {
     use_fixture("linux24");
