@@ -9,17 +9,11 @@
 #include "screen.h"
 #include "textview.h"
 
-struct prow {
-    char name[PROFILE_NAME_MAX];
-    char fits[16];                     /* any, yes, no, invalid */
-    char summary[1100];
-};
-
 enum prmode { PR_LIST, PR_VIEW, PR_CONFIRM };
 
 struct profiles {
     struct screen base;
-    struct prow *rows;
+    struct profile_row *rows;            /* the catalogue */
     int n;
     struct textview list, diff, view;
     enum prmode mode;

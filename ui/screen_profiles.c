@@ -31,35 +31,11 @@ void profiles_refresh(struct profiles *pr)
 {
     struct profile_dirs dirs;
     profile_dirs_init(&dirs, NULL);
-    char **names = NULL, **paths = NULL;
     sl_err e;
     drop_plan(pr);
     free(pr->rows);
-    pr->rows = NULL;
-    pr->n = 0;
-    int n = profile_list(&dirs, &names, &paths, &e);
+    int n = profile_catalogue(&dirs, &pr->rows, &e);
     if (n < 0) { app_message(pr->base.app, ROLE_ERROR, "%s", e.msg); n = 0; }
-    struct host_info h;
-    struct device *devs = NULL;
-    int nd = 0;
-    if (host_read(&h, NULL) < 0) memset(&h, 0, sizeof h);
-    if (sysfs_is_dir("/sys/block") && (nd = device_list(&devs, NULL)) < 0) nd = 0;
-    pr->rows = xcalloc((size_t)(n ? n : 1), sizeof *pr->rows);
-    for (int i = 0; i < n; i++) {
-        struct prow *r = &pr->rows[i];
-        struct profile p;
-        sl_err pe;
-        bool ok = profile_load(&dirs, names[i], &p, &pe) == 0;
-        snprintf(r->name, sizeof r->name, "%s", names[i]);
-        snprintf(r->fits, sizeof r->fits, "%s", profile_fit(&p, ok, devs, nd, &h));
-        snprintf(r->summary, sizeof r->summary, "%s", ok ? p.summary : pe.msg);
-        profile_free(&p);
-        free(names[i]);
-        free(paths[i]);
-    }
-    free(names);
-    free(paths);
-    free(devs);
     pr->n = n;
     struct boot_manifest m;
     pr->boot[0] = 0;
@@ -99,7 +75,7 @@ static void build_list(struct profiles *pr, int width)
     int keep = tv_selected_tag(tv);
     tv_clear(tv);
     for (int i = 0; i < pr->n; i++) {
-        const struct prow *r = &pr->rows[i];
+        const struct profile_row *r = &pr->rows[i];
         char name[80];
         snprintf(name, sizeof name, "%s%s", r->name, strcmp(r->name, pr->boot) == 0 ? " (boot)" : "");
         tv_line(tv, true, i);

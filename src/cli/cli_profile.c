@@ -165,41 +165,26 @@ static int run_list(struct cli_ctx *ctx, int argc, char **argv)
     if (cli_profile_opts(ctx, "list", argc, argv, &o, 0, 0)) return SL_EUSAGE;
     struct profile_dirs dirs;
     profile_dirs_init(&dirs, o.dirs);
-    char **names, **paths;
+    struct profile_row *rows;
     sl_err e;
-    int n = profile_list(&dirs, &names, &paths, &e);
+    int n = profile_catalogue(&dirs, &rows, &e);
     if (n < 0) return cli_error(&e);
-    struct host_info h;
-    struct device *devs = NULL;
-    int nd = 0;
-    if (host_read(&h, NULL) < 0) memset(&h, 0, sizeof h);
-    if (sysfs_is_dir("/sys/block") && (nd = device_list(&devs, NULL)) < 0) nd = 0;
     json_t *arr = ctx->json ? json_array() : NULL;
     struct table *t = arr ? NULL : table_new(3, "PROFILE", "FOR THIS HOST", "SUMMARY");
     for (int i = 0; i < n; i++) {
-        struct profile p;
-        sl_err pe;
-        bool ok = profile_load(&dirs, names[i], &p, &pe) == 0;
-        const char *fits = profile_fit(&p, ok, devs, nd, &h);
-        char summary[1100];
-        snprintf(summary, sizeof summary, "%s", ok ? p.summary : pe.msg);
+        const struct profile_row *r = &rows[i];
         if (arr) {
             json_t *x = json_object();
-            json_object_set_new(x, "name", json_string(names[i]));
-            json_object_set_new(x, "path", json_string(paths[i]));
-            json_object_set_new(x, "fits", json_string(fits));
-            json_object_set_new(x, ok ? "summary" : "error", json_string(summary));
+            json_object_set_new(x, "name", json_string(r->name));
+            json_object_set_new(x, "path", json_string(r->path));
+            json_object_set_new(x, "fits", json_string(r->fits));
+            json_object_set_new(x, r->ok ? "summary" : "error", json_string(r->summary));
             json_array_append_new(arr, x);
         } else {
-            table_row(t, names[i], fits, summary);
+            table_row(t, r->name, r->fits, r->summary);
         }
-        profile_free(&p);
-        free(names[i]);
-        free(paths[i]);
     }
-    free(names);
-    free(paths);
-    free(devs);
+    free(rows);
     if (arr) return cli_print_json(arr);
     table_print(t);
     if (n == 0) printf("(no profiles: give --profiles DIR or set SLUICE_PROFILES)\n");

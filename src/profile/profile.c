@@ -254,14 +254,6 @@ bool profile_host_matches(const struct profile *p, const struct device *devs, in
     return false;
 }
 
-const char *profile_fit(const struct profile *p, bool loaded, const struct device *devs, int ndevs,
-                        const struct host_info *h)
-{
-    if (!loaded) return "invalid";
-    if (p->nmatch == 0) return "any";
-    return profile_host_matches(p, devs, ndevs, h) ? "yes" : "no";
-}
-
 /* --- entries --------------------------------------------------------------- */
 
 const char *prof_section_name(enum prof_section s)

@@ -110,10 +110,20 @@ bool profile_covers(const struct profile *p, const struct device *d, const struc
  * host (virt=, kernel=) or one of its disks; true without rules. */
 bool profile_host_matches(const struct profile *p, const struct device *devs, int ndevs, const struct host_info *h);
 
-/* The FOR THIS HOST column of a profile listing: "invalid" (p did not load),
- * "any" (no match rules), "yes" or "no". */
-const char *profile_fit(const struct profile *p, bool loaded, const struct device *devs, int ndevs,
-                        const struct host_info *h);
+/* One profile of the catalogue as a listing shows it. */
+struct profile_row {
+    char name[PROFILE_NAME_MAX];
+    char path[PATH_MAX];
+    bool ok;                           /* it loaded; else summary is why not */
+    char fits[16];                     /* FOR THIS HOST: any, yes, no, invalid */
+    char summary[1100];
+};
+/* Every profile on the search path, loaded and judged against this host
+ * (its match rules, host_read and the disks): what `sluice profile list`
+ * and the Profiles screen list. Returns how many, *rows malloc'ed (free()
+ * it; never NULL on success), or -1 with e when the directories cannot be
+ * listed. A profile that does not load is a row with ok false. */
+int profile_catalogue(const struct profile_dirs *d, struct profile_row **rows, sl_err *e);
 
 const char *prof_section_name(enum prof_section s);
 /* The entry's full catalogue name for device dev: vm.dirty_ratio,
