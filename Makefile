@@ -45,10 +45,12 @@ sluice: $(OBJ)
 	$(if $(Q),@echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
-# The manual: hand-written head and tail around the KNOBS section that the
-# binary generates from the catalogue (tests/cases/man-knobs checks it is current).
+# The manual: hand-written parts around the COMMANDS synopsis and the KNOBS
+# section that the binary generates from the option tables and the catalogue
+# (tests/cases/man-current checks both are current).
 man: sluice
-	{ cat man/sluice.8.head; ./sluice man-knobs; cat man/sluice.8.tail; } > man/sluice.8
+	{ cat man/sluice.8.head; ./sluice man-commands; cat man/sluice.8.commands; ./sluice man-knobs; \
+	  cat man/sluice.8.tail; } > man/sluice.8
 
 # Quiet by default; `make V=1` shows the commands.
 Q = $(if $(V),,@)

@@ -134,6 +134,18 @@ void cli_command_help(const struct cli_command *c, FILE *out)
     fprintf(out, "\n'man 8 sluice' describes every command in full.\n");
 }
 
+json_t *cli_command_json(const struct cli_command *c)
+{
+    char syn[1200];
+    cli_command_synopsis(c, syn, sizeof syn);
+    json_t *j = json_pack("{s:s, s:s, s:s}", "name", c->name, "synopsis", syn, "summary", c->summary);
+    if (c->opts && c->opts->args) json_object_set_new(j, "args", json_string(c->opts->args));
+    if (c->opts && c->opts->args_complete) json_object_set_new(j, "args_complete", json_string(c->opts->args_complete));
+    json_object_set_new(j, "writes", json_boolean(c->flags & CLI_WRITES));
+    json_object_set_new(j, "options", opt_json(c->opts));
+    return j;
+}
+
 store *cli_store(struct cli_ctx *ctx, sl_err *e)
 {
     if (!ctx->st && store_open(ctx->db_path, &ctx->st, e) < 0) return NULL;

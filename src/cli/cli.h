@@ -54,6 +54,9 @@ const struct cli_command *cli_command_at(int i);
 void cli_command_synopsis(const struct cli_command *c, char *buf, size_t n);
 /* What `sluice CMD --help` and `sluice help CMD` print. */
 void cli_command_help(const struct cli_command *c, FILE *out);
+/* The same as JSON (name, synopsis, summary, args, options from the table):
+ * `sluice help --json`. A new reference. */
+json_t *cli_command_json(const struct cli_command *c);
 /* The options every command takes, before or after its name. */
 struct cli_globals {
     const char *root, *db;

@@ -16,6 +16,23 @@ static void print_notes(const struct notes *nt, const char *prefix)
     for (int i = 0; i < nt->n; i++) printf("%s%s\n", prefix, nt->v[i]);
 }
 
+static json_t *notes_json(const struct notes *nt)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < nt->n; i++) json_array_append_new(a, json_string(nt->v[i]));
+    return a;
+}
+
+/* One manifest file for --json: path, what it is for, and (status) its state. */
+static json_t *file_json(const char *path, const char *state)
+{
+    json_t *f = json_object();
+    json_object_set_new(f, "path", json_string(path));
+    if (state) json_object_set_new(f, "state", json_string(state));
+    json_object_set_new(f, "what", json_string(boot_file_what(path)));
+    return f;
+}
+
 static int boot_install_cmd(struct cli_ctx *ctx, const struct sub_opts *o, const char *name)
 {
     sl_err e;
@@ -32,6 +49,20 @@ static int boot_install_cmd(struct cli_ctx *ctx, const struct sub_opts *o, const
     } else {
         struct boot_manifest m;
         boot_manifest_read(&m, NULL);
+        if (ctx->json) {
+            json_t *files = json_array();
+            for (int i = 0; i < m.n; i++) json_array_append_new(files, file_json(m.e[i].path, NULL));
+            json_t *j = json_object();
+            json_object_set_new(j, "installed", json_string(p.name));
+            json_object_set_new(j, "root", json_string(sysfs_root()));
+            json_object_set_new(j, "files", files);
+            json_object_set_new(j, "notes", notes_json(&nt));
+            boot_manifest_free(&m);
+            notes_free(&nt);
+            plan_free(&pl);
+            profile_free(&p);
+            return cli_print_json(j);
+        }
         printf("installed profile %s%s%s:\n", p.name, sysfs_is_real_root() ? "" : " under ", sysfs_root());
         struct table *t = table_new(2, "  FILE", "WHAT");
         for (int i = 0; i < m.n; i++) {
@@ -56,33 +87,49 @@ static int boot_status_cmd(struct cli_ctx *ctx, const struct sub_opts *o)
     sl_err e;
     int rc = boot_manifest_read(&m, &e);
     if (rc < 0) return cli_error(&e);
+    if (rc == 1 && ctx->json) return cli_print_json(json_pack("{s:n}", "installed"));
     if (rc == 1) {
         printf("no profile installed for boot ('sluice boot install PROFILE' installs one)\n");
         return 0;
     }
     int bad = 0;
-    printf("boot profile: %s\n", m.profile);
-    struct table *t = table_new(3, "  FILE", "STATE", "WHAT");
+    json_t *files = json_array();
+    struct table *t = ctx->json ? NULL : table_new(3, "  FILE", "STATE", "WHAT");
     for (int i = 0; i < m.n; i++) {
         enum boot_state s = boot_entry_state(&m.e[i]);
         bad += s != BOOT_INTACT;
         char path[300];
         snprintf(path, sizeof path, "  %s", m.e[i].path);
-        table_row(t, path, boot_state_name(s), boot_file_what(m.e[i].path));
+        if (t) table_row(t, path, boot_state_name(s), boot_file_what(m.e[i].path));
+        json_array_append_new(files, file_json(m.e[i].path, boot_state_name(s)));
     }
-    table_print(t);
+    json_t *j = json_pack("{s:s, s:o}", "installed", m.profile, "files", files);
+    if (!ctx->json) {
+        printf("boot profile: %s\n", m.profile);
+        table_print(t);
+    }
     boot_manifest_free(&m);
     struct profile p;
     struct plan pl;
-    if (cli_profile_plan(o->dirs, NULL, &p, &pl, &e) < 0) return cli_error(&e);
+    if (cli_profile_plan(o->dirs, NULL, &p, &pl, &e) < 0) {
+        json_decref(j);
+        return cli_error(&e);
+    }
     struct notes nt = { 0 };
     boot_sysctl_overrides(&pl, &nt);
-    print_notes(&nt, "warning: ");
     int counts[4];
     plan_counts(&pl, counts);
-    printf("drift against the running kernel:\n");
-    cli_plan_print(&pl, VIEW_VERIFY);
-    printf("%d ok, %d drift, %d not applicable\n", counts[PA_SAME] + counts[PA_KEEP], counts[PA_WRITE], counts[PA_SKIP]);
+    if (ctx->json) {
+        json_object_set_new(j, "warnings", notes_json(&nt));
+        json_object_set_new(j, "drift", cli_plan_json(&p, &pl, VIEW_VERIFY));
+        cli_print_json(j);
+    } else {
+        json_decref(j);
+        print_notes(&nt, "warning: ");
+        printf("drift against the running kernel:\n");
+        cli_plan_print(&pl, VIEW_VERIFY);
+        printf("%d ok, %d drift, %d not applicable\n", counts[PA_SAME] + counts[PA_KEEP], counts[PA_WRITE], counts[PA_SKIP]);
+    }
     notes_free(&nt);
     plan_free(&pl);
     profile_free(&p);
@@ -98,6 +145,7 @@ static int boot_remove_cmd(struct cli_ctx *ctx, const struct sub_opts *o)
     bool removed[16];
     struct boot_manifest probe;
     int rc = boot_manifest_read(&probe, &e);
+    if (rc == 1 && ctx->json) return cli_print_json(json_pack("{s:n, s:[]}", "removed", "files"));
     if (rc == 1) {
         printf("nothing to remove: no profile is installed for boot\n");
         return 0;
@@ -109,10 +157,16 @@ static int boot_remove_cmd(struct cli_ctx *ctx, const struct sub_opts *o)
     }
     boot_manifest_free(&probe);
     rc = boot_remove(o->force, &m, states, removed, &e);
-    for (int i = 0; i < m.n; i++)
-        printf("%s %s%s\n", removed[i] ? "removed" : states[i] == BOOT_MISSING ? "already gone" : "KEPT (edited since install)",
-               m.e[i].path, "");
-    if (rc == 0)
+    json_t *files = json_array();
+    for (int i = 0; i < m.n; i++) {
+        const char *what = removed[i] ? "removed" : states[i] == BOOT_MISSING ? "already gone" : "KEPT (edited since install)";
+        if (!ctx->json) printf("%s %s\n", what, m.e[i].path);
+        json_array_append_new(files, json_pack("{s:s, s:s}", "path", m.e[i].path,
+                                               "state", removed[i] ? "removed" : states[i] == BOOT_MISSING ? "gone" : "kept"));
+    }
+    if (ctx->json && rc == 0) cli_print_json(json_pack("{s:s, s:o}", "removed", m.profile, "files", files));
+    else json_decref(files);
+    if (rc == 0 && !ctx->json)
         printf("boot profile %s removed; the running kernel keeps its values ('sluice apply defaults' or 'sluice restore' changes them)\n",
                m.profile);
     boot_manifest_free(&m);
@@ -163,7 +217,8 @@ static int run_boot(struct cli_ctx *ctx, int argc, char **argv)
         sl_err e;
         char *text = boot_unit_text(exe, &e);
         if (!text) return cli_error(&e);
-        fputs(text, stdout);
+        if (ctx->json) cli_print_json(json_pack("{s:s, s:s}", "exe", exe, "unit", text));
+        else fputs(text, stdout);
         free(text);
         return 0;
     }

@@ -1,5 +1,6 @@
-/* cli_man — `man-knobs`: the KNOBS section of sluice(8), generated from the
- * catalogue so the manual can never disagree with the table. */
+/* cli_man — `man-knobs` and `man-commands`: the KNOBS section and the
+ * COMMANDS synopsis of sluice(8), generated from the knob catalogue and the
+ * commands' option tables so the manual can never disagree with them. */
 #include "cli.h"
 #include "knob.h"
 
@@ -56,6 +57,28 @@ static int run_man_knobs(struct cli_ctx *ctx, int argc, char **argv)
     return 0;
 }
 
+/* One line per command, its whole usage from the option table, then its
+ * summary; the hand-written descriptions follow in the page. */
+static int run_man_commands(struct cli_ctx *ctx, int argc, char **argv)
+{
+    printf(".SS Synopsis\nGenerated from the commands' option tables (src/cli); "
+           "\\fBsluice\\fP \\fICOMMAND\\fP \\fB\\-\\-help\\fP prints the same with every option explained.\n");
+    for (int i = 0; i < cli_command_count(); i++) {
+        const struct cli_command *c = cli_command_at(i);
+        if (c->flags & CLI_HIDDEN) continue;
+        char syn[1200];
+        cli_command_synopsis(c, syn, sizeof syn);
+        printf(".TP\n.B sluice ");
+        roff(syn);
+        printf("\n");
+        roff(c->summary);
+        printf(".\n");
+    }
+    return 0;
+}
+
 static const struct opt_table man_table = { 0, NULL, { { NULL, 0 } }, NULL, NULL };
 CLI_COMMAND_OPTS(cmd_man_knobs, "man-knobs", run_man_knobs, man_table,
             "print the KNOBS section of sluice(8) (used to build the manual)", CLI_HIDDEN | CLI_NO_CRASH_CHECK);
+CLI_COMMAND_OPTS(cmd_man_commands, "man-commands", run_man_commands, man_table,
+                 "print the COMMANDS synopsis of sluice(8) (used to build the manual)", CLI_HIDDEN | CLI_NO_CRASH_CHECK);

@@ -9,6 +9,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+static json_t *notes_array(const struct notes *nt)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < nt->n; i++) json_array_append_new(a, json_string(nt->v[i]));
+    return a;
+}
+
+/* --json for a profile written out: what, where (NULL with --stdout: the
+ * text instead), and the notes. */
+static int print_written_json(const char *key, const struct profile *p, const char *where, const char *text,
+                              const struct notes *nt)
+{
+    json_t *j = json_pack("{s:s, s:i}", key, p->name, "settings", p->n);
+    json_object_set_new(j, where ? "path" : "text", json_string(where ? where : text));
+    json_object_set_new(j, "notes", notes_array(nt));
+    return cli_print_json(j);
+}
+
 int cli_profile_export(struct cli_ctx *ctx, int argc, char **argv)
 {
     struct sub_opts o;
@@ -20,9 +38,12 @@ int cli_profile_export(struct cli_ctx *ctx, int argc, char **argv)
     if (cli_profile_plan(o.dirs, argv[optind], &p, &pl, &e) < 0) return cli_error(&e);
     struct notes nt = { 0 };
     char *text = profile_export(o.format, &p, &pl, &nt);
-    fputs(text, stdout);
+    if (ctx->json)
+        cli_print_json(json_pack("{s:s, s:s, s:s, s:o}", "profile", p.name, "format", o.format, "text", text, "notes",
+                                 notes_array(&nt)));
+    else fputs(text, stdout);
     fflush(stdout);
-    for (int i = 0; i < nt.n; i++) fprintf(stderr, "sluice: note: %s\n", esc_t(nt.v[i]));
+    for (int i = 0; !ctx->json && i < nt.n; i++) fprintf(stderr, "sluice: note: %s\n", esc_t(nt.v[i]));
     free(text);
     notes_free(&nt);
     plan_free(&pl);
@@ -47,16 +68,20 @@ int cli_profile_import_tuned(struct cli_ctx *ctx, int argc, char **argv)
     char *text = profile_file_text(&p, comment, &nt, true);
     int rc = 0;
     char where[PATH_MAX];
-    if (o.stdout_only) {
+    if (o.stdout_only && ctx->json) {
+        print_written_json("imported", &p, NULL, text, &nt);
+    } else if (o.stdout_only) {
         fputs(text, stdout);
     } else if (profile_write(p.name, text, o.force, where, sizeof where, &e) < 0) {
         rc = cli_error(&e);
+    } else if (ctx->json) {
+        print_written_json("imported", &p, where, text, &nt);
     } else {
         printf("imported TuneD profile %s as %s: %d setting(s) mapped, %d not\n", p.path, p.name, p.n, nt.n);
         for (int i = 0; i < nt.n; i++) printf("  not mapped: %s\n", nt.v[i]);
         printf("wrote %s; 'sluice profile diff %s' compares it with this machine\n", where, p.name);
     }
-    if (o.stdout_only)
+    if (o.stdout_only && !ctx->json)
         for (int i = 0; i < nt.n; i++) fprintf(stderr, "sluice: not mapped: %s\n", nt.v[i]);
     free(text);
     notes_free(&nt);
@@ -88,10 +113,12 @@ int cli_profile_save(struct cli_ctx *ctx, int argc, char **argv)
     char *text = profile_file_text(&p, comment, &nt, false);
     int rc = 0;
     char where[PATH_MAX];
-    if (o.stdout_only) fputs(text, stdout);
+    if (o.stdout_only && ctx->json) print_written_json("saved", &p, NULL, text, &nt);
+    else if (o.stdout_only) fputs(text, stdout);
     else if (profile_write(name, text, o.force, where, sizeof where, &e) < 0) rc = cli_error(&e);
+    else if (ctx->json) print_written_json("saved", &p, where, text, &nt);
     else printf("saved %d setting(s) as profile %s in %s\n", p.n, name, where);
-    for (int i = 0; i < nt.n; i++) fprintf(stderr, "sluice: note: %s\n", esc_t(nt.v[i]));
+    for (int i = 0; !ctx->json && i < nt.n; i++) fprintf(stderr, "sluice: note: %s\n", esc_t(nt.v[i]));
     free(text);
     notes_free(&nt);
     profile_free(&p);

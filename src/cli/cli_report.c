@@ -76,6 +76,7 @@ static int run_report(struct cli_ctx *ctx, int argc, char **argv)
     if (report_build(st, argv[1], &rep, &e) < 0) return cli_error(&e);
     int rc = 0;
     if (o->html) rc = write_html(&rep, o->html);
+    else if (ctx->json) rc = cli_print_json(report_doc_json(&rep));
     else report_write_text(&rep, out_width(), out_utf8(), stdout);
     report_free(&rep);
     return rc;

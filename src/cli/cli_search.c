@@ -98,6 +98,16 @@ static int list_searches(struct cli_ctx *ctx)
     struct search_row *rows;
     int n = store_search_list(st, NULL, &rows, &e);
     if (n < 0) return cli_error(&e);
+    if (ctx->json) {
+        json_t *a = json_array();
+        for (int i = 0; i < n; i++)
+            json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s?}", "uuid", rows[i].uuid, "started",
+                                               rows[i].started, "space", rows[i].space, "workload", rows[i].workload,
+                                               "objective", rows[i].objective, "strategy", rows[i].strategy, "state",
+                                               rows[i].state, "verdict", rows[i].verdict[0] ? rows[i].verdict : NULL));
+        free(rows);
+        return cli_print_json(a);
+    }
     struct table *t = table_new(8, "SEARCH", "STARTED", "SPACE", "WORKLOAD", "OBJECTIVE", "STRATEGY", "STATE", "VERDICT");
     for (int i = 0; i < n; i++) {
         char id[9];

@@ -27,15 +27,27 @@ static void usage(FILE *out)
     opt_help(&cli_global_opts, out);
 }
 
+/* Every visible command with its options, and the global ones. */
+static json_t *commands_json(void)
+{
+    json_t *cmds = json_array();
+    for (int i = 0; i < cli_command_count(); i++)
+        if (!(cli_command_at(i)->flags & CLI_HIDDEN)) json_array_append_new(cmds, cli_command_json(cli_command_at(i)));
+    return json_pack("{s:s, s:o, s:o}", "version", SLUICE_VERSION, "commands", cmds, "global_options",
+                     opt_json(&cli_global_opts));
+}
+
 static int run_help(struct cli_ctx *ctx, int argc, char **argv)
 {
     if (argc > 2) return cli_usage("help", "give one COMMAND");
+    if (argc == 1 && ctx->json) return cli_print_json(commands_json());
     if (argc == 1) {
         usage(stdout);
         return 0;
     }
     const struct cli_command *c = cli_find(argv[1]);
     if (!c) return cli_usage("help", "unknown command \"%s\"", argv[1]);
+    if (ctx->json) return cli_print_json(cli_command_json(c));
     cli_command_help(c, stdout);
     return 0;
 }

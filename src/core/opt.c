@@ -3,6 +3,7 @@
 #include "units.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,4 +130,25 @@ void opt_help(const struct opt_table *t, FILE *out)
             if (o->def) fprintf(out, " (default %s)", o->def);
             fputc('\n', out);
         }
+}
+
+static const char *type_name[] = { "flag", "text", "int", "real", "duration", "size", "choice", "text" };
+
+json_t *opt_json(const struct opt_table *t)
+{
+    json_t *a = json_array();
+    for (int g = 0; t && g < OPT_GROUPS_MAX && t->groups[g].rows; g++)
+        for (const struct opt *o = t->groups[g].rows; o->name; o++) {
+            json_t *j = json_pack("{s:s, s:s, s:s?, s:s}", "name", o->name, "type", type_name[o->type], "arg", o->arg,
+                                  "help", o->help);
+            if (o->short_name) json_object_set_new(j, "short", json_sprintf("%c", o->short_name));
+            if (o->min != 0 || o->max != 0) {
+                json_object_set_new(j, "min", json_real(o->min));
+                json_object_set_new(j, "max", json_real(o->max));
+            }
+            if (o->def) json_object_set_new(j, "default", json_string(o->def));
+            if (o->complete) json_object_set_new(j, "complete", json_string(o->complete));
+            json_array_append_new(a, j);
+        }
+    return a;
 }

@@ -83,5 +83,9 @@ int opt_set(const struct opt_table *t, void *opts, const char *option, const cha
 void opt_synopsis(const struct opt_table *t, char *buf, size_t n);
 /* One line per option: "  --for DURATION   keep ... (default ...)". */
 void opt_help(const struct opt_table *t, FILE *out);
+/* The rows as a JSON array (name, type, arg, help, short, min/max, default,
+ * complete): `sluice help --json`. A new reference; t may be NULL ([]). */
+struct json_t;
+struct json_t *opt_json(const struct opt_table *t);
 
 #endif

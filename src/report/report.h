@@ -108,4 +108,9 @@ void report_write_text(const struct report *rep, int width, bool utf8, FILE *out
  * -1 with a message when the stream fails. */
 int report_html(const struct report *rep, FILE *out, sl_err *e);
 
+/* JSON rendering (report_doc_json.c): the items in order, charts with their
+ * data (NaN as null). A new reference the caller owns. */
+struct json_t;
+struct json_t *report_doc_json(const struct report *rep);
+
 #endif

@@ -35,8 +35,8 @@ run_case() {
     [ -f "$dir/fixture" ] && fixture=$(cat "$dir/fixture")
     cp -a "$fixtures/$fixture" "$tmp/root"
     ROOT=$tmp/root DB=$tmp/sluice.db TMP=$tmp
-    SLUICE_BIN=$sluice SLUICE_MAN=$here/../../man/sluice.8
-    export ROOT DB TMP SLUICE_BIN SLUICE_MAN
+    SLUICE_BIN=$sluice SLUICE_MAN=$here/../../man/sluice.8 SLUICE_CASE_CMD=$dir/cmd
+    export ROOT DB TMP SLUICE_BIN SLUICE_MAN SLUICE_CASE_CMD
     mkdir "$tmp/bin"
     printf '#!/bin/sh\nexec "%s" --root "$ROOT" --db "$DB" "$@"\n' "$sluice" > "$tmp/bin/sluice"
     printf '#!/bin/sh\nexec "%s" "$@"\n' "$sluice" > "$tmp/bin/sluice-bare"
