@@ -191,10 +191,18 @@ int store_run_list(store *s, const char *workload, int limit, struct run_row **o
     return n;
 }
 
+/* The collateral measures as columns, from the run's stored metrics JSON
+ * (probe_result_json): NULL where the run had no reader, or is older. */
+#define RUN_COLLATERAL_COLS                                                                                            \
+    " json_extract(r.metrics_json, '$.reader.p50_ns'), json_extract(r.metrics_json, '$.reader.p99_ns'), "              \
+    " json_extract(r.metrics_json, '$.reader.max_ns'), json_extract(r.metrics_json, '$.ops.write.lat_ns.p99'), "       \
+    " json_extract(r.metrics_json, '$.psi_io.full_pct') "
+
 const char *const run_metric_names[RM_NR] = {
     "wall_s", "mb_s", "iops", "read_mb_s", "write_mb_s", "lat_mean_ns", "lat_p50_ns", "lat_p99_ns", "lat_p999_ns",
     "lat_max_ns", "cpu_usr_pct", "cpu_sys_pct", "ctx_switches", "dev_util_pct", "dev_await_ms", "psi_some_pct",
     "canary_max_ns", "canary_p99_ns", "stalls_100ms", "stalls_1s", "stalls_2s", "max_dirty_pages",
+    "reader_p50_ns", "reader_p99_ns", "reader_max_ns", "write_p99_ns", "psi_full_pct",
 };
 
 static const char *col_text(sqlite3_stmt *st, int i)
@@ -213,7 +221,8 @@ int store_run_export(store *s, const char *workload, int limit, int (*fn)(void *
         " r.seed, COALESCE(r.reached_dirty_threshold, -1), "
         " r.wall_s, r.mb_s, r.iops, r.read_mb_s, r.write_mb_s, r.lat_mean_ns, r.lat_p50_ns, r.lat_p99_ns, "
         " r.lat_p999_ns, r.lat_max_ns, r.cpu_usr_pct, r.cpu_sys_pct, r.ctx_switches, r.dev_util_pct, r.dev_await_ms, "
-        " r.psi_some_pct, r.canary_max_ns, r.canary_p99_ns, r.stalls_100ms, r.stalls_1s, r.stalls_2s, r.max_dirty_pages "
+        " r.psi_some_pct, r.canary_max_ns, r.canary_p99_ns, r.stalls_100ms, r.stalls_1s, r.stalls_2s, r.max_dirty_pages, "
+        RUN_COLLATERAL_COLS
         "FROM runs r LEFT JOIN hosts h ON h.uuid = r.host_uuid LEFT JOIN configs c ON c.hash = r.config_hash "
         "WHERE (?1 IS NULL OR r.workload = ?1) ORDER BY r.started DESC, r.id DESC LIMIT ?2";
     sqlite3_stmt *st;

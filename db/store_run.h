@@ -71,7 +71,9 @@ enum run_metric {
     RM_WALL_S, RM_MB_S, RM_IOPS, RM_READ_MB_S, RM_WRITE_MB_S, RM_LAT_MEAN_NS, RM_LAT_P50_NS, RM_LAT_P99_NS,
     RM_LAT_P999_NS, RM_LAT_MAX_NS, RM_CPU_USR_PCT, RM_CPU_SYS_PCT, RM_CTX_SWITCHES, RM_DEV_UTIL_PCT,
     RM_DEV_AWAIT_MS, RM_PSI_SOME_PCT, RM_CANARY_MAX_NS, RM_CANARY_P99_NS, RM_STALLS_100MS, RM_STALLS_1S,
-    RM_STALLS_2S, RM_MAX_DIRTY_PAGES, RM_NR
+    RM_STALLS_2S, RM_MAX_DIRTY_PAGES,
+    /* the collateral measures, from the stored metrics JSON (no column of their own) */
+    RM_READER_P50_NS, RM_READER_P99_NS, RM_READER_MAX_NS, RM_WRITE_P99_NS, RM_PSI_FULL_PCT, RM_NR
 };
 /* The column name of each metric (the runs table's). */
 extern const char *const run_metric_names[RM_NR];

@@ -84,7 +84,8 @@ static const char csv_header[] =
     "uuid,batch,rep,started,workload,device,status,mb_s,iops,lat_p50_ns,lat_p99_ns,lat_max_ns,canary_max_ns,"
     "cpu_usr_pct,cpu_sys_pct,seed,config_hash,workload_hash,kernel,hostname,note,dirty_threshold_reached,"
     "host_uuid,hw_class,wall_s,read_mb_s,write_mb_s,lat_mean_ns,lat_p999_ns,ctx_switches,dev_util_pct,dev_await_ms,"
-    "psi_some_pct,canary_p99_ns,stalls_100ms,stalls_1s,stalls_2s,max_dirty_pages,knobs";
+    "psi_some_pct,canary_p99_ns,stalls_100ms,stalls_1s,stalls_2s,max_dirty_pages,reader_p50_ns,reader_p99_ns,"
+    "reader_max_ns,write_p99_ns,psi_full_pct,knobs";
 
 static void csv_metric(const struct run_export *r, enum run_metric k, bool last)
 {
@@ -101,7 +102,8 @@ static int print_csv_row(void *arg, const struct run_export *r)
     static const enum run_metric later[] = { RM_WALL_S, RM_READ_MB_S, RM_WRITE_MB_S, RM_LAT_MEAN_NS, RM_LAT_P999_NS,
                                              RM_CTX_SWITCHES, RM_DEV_UTIL_PCT, RM_DEV_AWAIT_MS, RM_PSI_SOME_PCT,
                                              RM_CANARY_P99_NS, RM_STALLS_100MS, RM_STALLS_1S, RM_STALLS_2S,
-                                             RM_MAX_DIRTY_PAGES };
+                                             RM_MAX_DIRTY_PAGES, RM_READER_P50_NS, RM_READER_P99_NS,
+                                             RM_READER_MAX_NS, RM_WRITE_P99_NS, RM_PSI_FULL_PCT };
     char rep[16], seed[32];
     snprintf(rep, sizeof rep, "%d", r->rep + 1);
     snprintf(seed, sizeof seed, "%lld", r->seed);

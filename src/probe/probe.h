@@ -132,6 +132,18 @@ struct probe_canary {
     struct hist save;
 };
 
+/* The collateral reader: what an interactive reader on the same disk
+ * suffers while the workload runs (canary.c says why this instrument). A
+ * 4 KiB random read every 2 ms at depth 1, O_DIRECT where the filesystem
+ * allows it, each timed. Runs with the canary. */
+struct probe_reader {
+    bool enabled;
+    bool direct;             /* O_DIRECT (else evicted page by page: tmpfs) */
+    uint64_t reads;
+    uint64_t p50_ns, p99_ns, max_ns;
+    struct hist lat;
+};
+
 /* A sub-result: a tiobench phase at a thread count, a multidisk writer. */
 struct probe_phase {
     char name[48];
@@ -179,6 +191,7 @@ struct probe_result {
     struct probe_vm vm;
     struct probe_psi psi;
     struct probe_canary canary;
+    struct probe_reader reader;
     struct probe_phase phase[PROBE_MAX_PHASES];
     int nphases;
     struct probe_series series;

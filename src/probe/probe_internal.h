@@ -16,7 +16,7 @@ void probe_workload_text(const struct probe_spec *s, char *buf, size_t n, char h
  * not start (the run goes on without it, noted). */
 struct canary;
 struct canary *canary_start(struct probe_ctx *c, sl_err *e);
-void canary_stop(struct canary *k, struct probe_canary *out);
+void canary_stop(struct canary *k, struct probe_canary *out, struct probe_reader *reader);
 
 /* probe.c */
 void probe_uuid(char out[37]);

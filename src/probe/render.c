@@ -121,6 +121,17 @@ static json_t *system_json(const struct probe_result *r, json_t *o)
         json_object_set_new(can, "editor_save", save);
     }
     json_object_set_new(o, "canary", can);
+    const struct probe_reader *rd = &r->reader;
+    json_t *reader = json_null();
+    if (rd->enabled) {
+        reader = json_object();
+        json_object_set_new(reader, "direct", json_boolean(rd->direct));
+        json_object_set_new(reader, "reads", json_integer((json_int_t)rd->reads));
+        json_object_set_new(reader, "p50_ns", json_integer((json_int_t)rd->p50_ns));
+        json_object_set_new(reader, "p99_ns", json_integer((json_int_t)rd->p99_ns));
+        json_object_set_new(reader, "max_ns", json_integer((json_int_t)rd->max_ns));
+    }
+    json_object_set_new(o, "reader", reader);
     return o;
 }
 
@@ -274,6 +285,15 @@ static void print_system(const struct probe_result *r, FILE *out)
                          ">1s %llu\n", (unsigned long long)k->saves, mx, p99, (unsigned long long)k->save_over_100ms,
                     (unsigned long long)k->save_over_1s);
         }
+    }
+    const struct probe_reader *rd = &r->reader;
+    if (rd->enabled && rd->reads) {
+        char p50[24], p99[24], mx[24];
+        probe_format_ns((double)rd->p50_ns, p50, sizeof p50);
+        probe_format_ns((double)rd->p99_ns, p99, sizeof p99);
+        probe_format_ns((double)rd->max_ns, mx, sizeof mx);
+        fprintf(out, "  reader %llu reads beside it (4 KiB %s, depth 1, every 2 ms)  p50 %s  p99 %s  max %s\n",
+                (unsigned long long)rd->reads, rd->direct ? "O_DIRECT" : "uncached", p50, p99, mx);
     }
 }
 

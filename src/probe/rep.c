@@ -196,7 +196,7 @@ int probe_rep(struct probe *p, int rep, struct probe_result *r, struct probe_pro
     }
     c->rep_t0_ns = probe_now_ns();
     if (rc == 0) rc = c->ops->run ? c->ops->run(c, r, &err) : run_default(c, r, &err);
-    if (k) canary_stop(k, &r->canary);
+    if (k) canary_stop(k, &r->canary, &r->reader);
     if (rc < 0) {
         bool aborted = atomic_load(&c->stop) || session_interrupted;
         r->status = aborted ? PROBE_ABORTED : PROBE_FAILED;

@@ -29,6 +29,7 @@ void probe_result_reset(struct probe_result *r)
     for (int op = 0; op < PROBE_OP_NR; op++) hist_init(&r->op[op].hist);
     hist_init(&r->canary.stall);
     hist_init(&r->canary.save);
+    hist_init(&r->reader.lat);
 }
 
 void probe_result_free(struct probe_result *r)
@@ -81,6 +82,13 @@ void probe_result_compute(struct probe_result *r)
         k->saves = k->save.n;
         k->save_max_ns = k->save.n ? k->save.max_ns : 0;
         k->save_p99_ns = hist_percentile(&k->save, 99);
+    }
+    struct probe_reader *rd = &r->reader;
+    if (rd->enabled) {
+        rd->reads = rd->lat.n;
+        rd->p50_ns = hist_percentile(&rd->lat, 50);
+        rd->p99_ns = hist_percentile(&rd->lat, 99);
+        rd->max_ns = rd->lat.n ? rd->lat.max_ns : 0;
     }
 }
 
