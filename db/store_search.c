@@ -228,7 +228,10 @@ int store_search_runs(store *s, const char *workload, stored_run_fn fn, void *ar
     const char *sql =
         "SELECT r.uuid, c.text, r.kernel, r.host_uuid, r.hw_class, r.workload, r.device_name, r.mb_s, r.wall_s, "
         "r.cpu_usr_pct + r.cpu_sys_pct, r.lat_p99_ns, r.canary_p99_ns, r.stalls_100ms, r.config_hash, "
-        "h.cpu_model, h.cpus, h.mem_bytes "
+        "h.cpu_model, h.cpus, h.mem_bytes, json_extract(r.metrics_json, '$.reader.p50_ns'), "
+        "json_extract(r.metrics_json, '$.reader.p99_ns'), json_extract(r.metrics_json, '$.reader.max_ns'), "
+        "json_extract(r.metrics_json, '$.ops.write.lat_ns.p99'), r.psi_some_pct, "
+        "json_extract(r.metrics_json, '$.psi_io.full_pct') "
         "FROM runs r JOIN configs c ON c.hash = r.config_hash LEFT JOIN hosts h ON h.uuid = r.host_uuid "
         "WHERE r.status IN ('ok', 'warm') AND (?1 IS NULL OR r.workload = ?1) ORDER BY r.id";
     sqlite3_stmt *st;
@@ -254,6 +257,12 @@ int store_search_runs(store *s, const char *workload, stored_run_fn fn, void *ar
             .host_cpu_model = (const char *)sqlite3_column_text(st, 14),
             .host_cpus = sqlite3_column_int(st, 15),
             .host_mem_bytes = sqlite3_column_int64(st, 16),
+            .reader_p50_ns = col_real(st, 17),
+            .reader_p99_ns = col_real(st, 18),
+            .reader_max_ns = col_real(st, 19),
+            .write_p99_ns = col_real(st, 20),
+            .psi_some_pct = col_real(st, 21),
+            .psi_full_pct = col_real(st, 22),
         };
         n++;
         if (fn(arg, &r) != 0) break;

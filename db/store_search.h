@@ -55,6 +55,8 @@ struct stored_run {
     double mb_s, wall_s, cpu_pct;   /* cpu_pct: usr + sys, % of one CPU */
     double p99_ns, canary_p99_ns;   /* NAN when not measured */
     double stalls_100ms;            /* NAN without a canary */
+    /* the collateral measures (NAN when not measured) */
+    double reader_p50_ns, reader_p99_ns, reader_max_ns, write_p99_ns, psi_some_pct, psi_full_pct;
     /* The run's host as the store knows it (NULL/0 when its host row is
      * not there): what classes a run made on no device. */
     const char *host_cpu_model;

@@ -16,6 +16,8 @@ struct tune_opts {
     bool quick, yes;
 };
 
+#define TUNE_OBJECTIVE "throughput,reader_p99<=baseline"
+
 /* quick: 3 s probes after a 1 s ramp, at most 40 evaluations or 4 minutes */
 static void tune_defaults(void *p)
 {
@@ -26,6 +28,11 @@ static void tune_defaults(void *p)
     o->probe.time_ms = 3000;
     o->probe.ramp_ms = 1000;
     o->probe.ramp_set = 1;
+    /* A busy sysadmin's machine is also someone's desktop or database: the
+     * quick default takes no throughput bought with slower reads beside
+     * it (the collateral reader, beyond noise). --objective throughput
+     * takes the trade, and the verdict says what it costs. */
+    snprintf(o->spec.objective, sizeof o->spec.objective, "%s", TUNE_OBJECTIVE);
 }
 
 /* --workload, --dir, --objective, --seed: as search checks them. */
@@ -67,7 +74,8 @@ static const struct opt tune_rows[] = {
       OPT_AT(struct tune_opts, o), .set = set_device, .complete = COMPLETE_DEVICE },
     { .name = "dir", .type = OPT_CALL, .arg = "D", .help = "where the probes write", OPT_AT(struct tune_opts, o), .set = set_as_search,
       .complete = COMPLETE_DIR },
-    { .name = "objective", .type = OPT_CALL, .arg = "O", .def = "throughput", .help = "what to optimise",
+    { .name = "objective", .type = OPT_CALL, .arg = "O", .def = TUNE_OBJECTIVE,
+      .help = "what to optimise ('throughput' alone takes a win that slows readers beside it)",
       OPT_AT(struct tune_opts, o), .set = set_as_search },
     { .name = "budget", .type = OPT_CALL, .arg = "N|DURATION", .def = "40 evaluations or 4m",
       .help = "fewer evaluations or a shorter wall time", OPT_AT(struct tune_opts, o), .set = set_budget },

@@ -42,6 +42,22 @@ static void eval_probe_metrics(const struct probe_result *r, struct eval_metrics
         m->v[MET_CPU_PER_MB] = (r->cpu_usr_pct + r->cpu_sys_pct) * 10 / r->mb_s;
         m->has[MET_CPU_PER_MB] = true;
     }
+    /* the collateral: what the verdict's side-effects table compares */
+    if (r->reader.enabled && r->reader.reads) {
+        m->v[MET_READER_P50] = (double)r->reader.p50_ns / 1e6;
+        m->v[MET_READER_P99] = (double)r->reader.p99_ns / 1e6;
+        m->v[MET_READER_MAX] = (double)r->reader.max_ns / 1e6;
+        m->has[MET_READER_P50] = m->has[MET_READER_P99] = m->has[MET_READER_MAX] = true;
+    }
+    if (r->op[PROBE_WRITE].ios) {
+        m->v[MET_WRITE_P99] = (double)r->op[PROBE_WRITE].lat.p99_ns / 1e6;
+        m->has[MET_WRITE_P99] = true;
+    }
+    if (r->psi.available) {
+        m->v[MET_PSI_SOME] = r->psi.some_pct;
+        m->v[MET_PSI_FULL] = r->psi.full_pct;
+        m->has[MET_PSI_SOME] = m->has[MET_PSI_FULL] = true;
+    }
 }
 
 static int put_in_place(struct probe_eval *pe, const struct space *sp, const struct search_config *c, bool baseline,

@@ -17,6 +17,7 @@ struct synth {
     double inter;
     double cv;
     double stall_share, stall_lo, stall_hi;
+    double reader_exp;   /* reader latency ~ exp(reader_exp * f): < 0 it improves with throughput */
     bool flat;
     gsl_rng *rng;
 };
@@ -38,7 +39,7 @@ static double landscape(const struct synth *s, const struct space *sp, const str
     return f;
 }
 
-static void metrics_of(double f, double noise, struct eval_metrics *out)
+static void metrics_of(const struct synth *s, double f, double noise, struct eval_metrics *out)
 {
     memset(out, 0, sizeof *out);
     out->v[MET_THROUGHPUT] = 100 * exp(f) * noise;
@@ -46,6 +47,14 @@ static void metrics_of(double f, double noise, struct eval_metrics *out)
     out->v[MET_CANARY_P99] = 40 * exp(-0.8 * f) / noise;
     out->v[MET_STALLS] = floor(3 * (1 - exp(f)) + 0.5);
     out->v[MET_CPU_PER_MB] = 2 * exp(-0.2 * f) / noise;
+    /* the collateral: the reader as the trade says, the rest with the workload */
+    double reader = exp(s->reader_exp * f);
+    out->v[MET_READER_P50] = 0.3 * reader / noise;
+    out->v[MET_READER_P99] = 2 * reader / noise;
+    out->v[MET_READER_MAX] = 30 * reader / noise;
+    out->v[MET_WRITE_P99] = 20 * exp(-0.5 * f) / noise;
+    out->v[MET_PSI_SOME] = 20 * exp(-0.5 * f) / noise;
+    out->v[MET_PSI_FULL] = 10 * exp(-0.5 * f) / noise;
     for (int i = 0; i < MET_NR; i++) out->has[i] = true;
 }
 
@@ -57,13 +66,13 @@ static int synth_evaluate(void *ctx, const struct space *sp, const struct search
     double noise = s->cv > 0 ? exp(gsl_ran_gaussian(s->rng, sigma) - sigma * sigma / 2) : 1;
     if (s->stall_share > 0 && gsl_rng_uniform(s->rng) < s->stall_share)
         noise *= s->stall_lo + (s->stall_hi - s->stall_lo) * gsl_rng_uniform(s->rng);
-    metrics_of(landscape(s, sp, c), noise, out);
+    metrics_of(s, landscape(s, sp, c), noise, out);
     return 0;
 }
 
 static int synth_truth(void *ctx, const struct space *sp, const struct search_config *c, struct eval_metrics *out)
 {
-    metrics_of(landscape(ctx, sp, c), 1, out);
+    metrics_of(ctx, landscape(ctx, sp, c), 1, out);
     return 0;
 }
 
@@ -92,6 +101,7 @@ void evaluator_synthetic(struct evaluator *ev, uint64_t shape_seed, uint64_t noi
     }
     s->inter = 0.5 * strategy_uniform(&r);
     s->cv = cv;
+    s->reader_exp = -0.5;
     s->flat = flat;
     s->rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(s->rng, (unsigned long)noise_seed);
@@ -105,6 +115,11 @@ void evaluator_synthetic_stalls(struct evaluator *ev, double share, double lo, d
     s->stall_share = share;
     s->stall_lo = lo;
     s->stall_hi = hi;
+}
+
+void evaluator_synthetic_trade(struct evaluator *ev, double reader_exp)
+{
+    ((struct synth *)ev->ctx)->reader_exp = reader_exp;
 }
 
 void evaluator_free(struct evaluator *ev)

@@ -41,6 +41,13 @@ void evaluator_synthetic(struct evaluator *ev, uint64_t shape_seed, uint64_t noi
  * balloon does to a real disk's runs. The truth stays stall-free. */
 void evaluator_synthetic_stalls(struct evaluator *ev, double share, double lo, double hi);
 
+/* What the synthetic landscape does to the reader beside the workload
+ * (reader_p50/p99/max): its latency goes as exp(reader_exp * f), where f
+ * <= 0 is the configuration's log throughput gap to the best. The default
+ * -0.5 makes readers faster where throughput is higher; a positive value
+ * makes the throughput winner the readers' worst (a trade to report). */
+void evaluator_synthetic_trade(struct evaluator *ev, double reader_exp);
+
 /* In-memory repetitions keyed by configuration: each evaluation draws one
  * repetition uniformly (with replacement) from a generator seeded with seed.
  * Rows are added with evaluator_table_add; the truth is the mean. */

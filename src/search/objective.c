@@ -14,6 +14,13 @@ const struct metric_def metric_table[MET_NR] = {
     [MET_CANARY_P99] = { "canary_p99", "ms", -1, 0, "99th percentile stall seen by the stall canary" },
     [MET_STALLS] = { "stalls", "", -1, 1, "canary stalls over 100 ms" },
     [MET_CPU_PER_MB] = { "cpu_per_mb", "ms", -1, 0, "CPU time (user + system) per MB moved" },
+    [MET_READER_P50] = { "reader_p50", "ms", -1, 0, "median latency of the 4 KiB reader running beside the workload" },
+    [MET_READER_P99] = { "reader_p99", "ms", -1, 0, "99th percentile latency of the 4 KiB reader beside the workload" },
+    [MET_READER_MAX] = { "reader_max", "ms", -1, 0, "worst read of the 4 KiB reader beside the workload" },
+    [MET_WRITE_P99] = { "write_p99", "ms", -1, 0, "99th percentile write latency of the workload" },
+    /* PSI is often 0: compared as 1 + % so a quiet run is not infinitely better */
+    [MET_PSI_SOME] = { "psi_some", "%", -1, 1, "share of the run some task waited for I/O (PSI io some)" },
+    [MET_PSI_FULL] = { "psi_full", "%", -1, 1, "share of the run every task waited for I/O (PSI io full)" },
 };
 
 static int metric_find(const char *name)
@@ -77,11 +84,22 @@ static int parse_constraint(struct objective *o, char *t, sl_err *e)
     *op = 0;
     int m = metric_find(t);
     if (m < 0) return unknown_metric(e, t);
+    if (o->ncons == OBJ_MAX_TERMS) return sl_fail(e, SL_EUSAGE, "objective: at most %d constraints", OBJ_MAX_TERMS);
+    if (strcmp(op + 2, "baseline") == 0) {
+        /* a guard: never worse (le: never higher) than the baseline beyond noise */
+        if (le != (metric_table[m].dir < 0))
+            return sl_fail(e, SL_EUSAGE, "objective: guard \"%s%sbaseline\": %s is better %s, so write %s%sbaseline", t,
+                           le ? "<=" : ">=", t, metric_table[m].dir < 0 ? "lower" : "higher", t,
+                           metric_table[m].dir < 0 ? "<=" : ">=");
+        o->cons[o->ncons].metric = m;
+        o->cons[o->ncons].le = le;
+        o->cons[o->ncons++].vs_base = true;
+        return 0;
+    }
     double lim;
     if (parse_limit(op + 2, m, &lim) < 0)
-        return sl_fail(e, SL_EUSAGE, "objective: constraint on %s: \"%s\" is not a value in %s", t, op + 2,
-                       metric_table[m].unit[0] ? metric_table[m].unit : "a count");
-    if (o->ncons == OBJ_MAX_TERMS) return sl_fail(e, SL_EUSAGE, "objective: at most %d constraints", OBJ_MAX_TERMS);
+        return sl_fail(e, SL_EUSAGE, "objective: constraint on %s: \"%s\" is not a value in %s, nor \"baseline\"", t,
+                       op + 2, metric_table[m].unit[0] ? metric_table[m].unit : "a count");
     o->cons[o->ncons].metric = m;
     o->cons[o->ncons].le = le;
     o->cons[o->ncons++].limit = lim;
@@ -116,7 +134,7 @@ bool objective_feasible(const struct objective *o, const struct eval_metrics *m,
 {
     for (int i = 0; i < o->ncons; i++) {
         int k = o->cons[i].metric;
-        if (!m->has[k]) continue;
+        if (!m->has[k] || o->cons[i].vs_base) continue;
         bool ok = o->cons[i].le ? m->v[k] <= o->cons[i].limit : m->v[k] >= o->cons[i].limit;
         if (!ok) {
             if (why) snprintf(why, n, "%s %.3g %s %s %.3g", metric_table[k].name, m->v[k], metric_table[k].unit,
@@ -143,7 +161,7 @@ double objective_score(const struct objective *o, const struct eval_metrics *m)
      * points always rank above clearly infeasible ones. */
     for (int i = 0; i < o->ncons; i++) {
         int k = o->cons[i].metric;
-        if (!m->has[k]) continue;
+        if (!m->has[k] || o->cons[i].vs_base) continue;
         double v = m->v[k] + metric_table[k].offset, lim = o->cons[i].limit + metric_table[k].offset;
         if (v <= 0) v = 1e-9;
         if (lim <= 0) lim = 1e-9;
@@ -151,6 +169,19 @@ double objective_score(const struct objective *o, const struct eval_metrics *m)
         if (excess > 0) s -= 10 * excess + 1;
     }
     return s;
+}
+
+void objective_goal_text(const struct objective *o, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s", o->text);
+    char *guard;
+    while ((guard = strstr(buf, "<=baseline")) || (guard = strstr(buf, ">=baseline"))) {
+        char *start = guard;
+        while (start > buf && start[-1] != ',') start--;
+        char *end = guard + strlen("<=baseline");
+        if (start > buf) start--;   /* the comma before it */
+        memmove(start, end, strlen(end) + 1);
+    }
 }
 
 bool objective_single(const struct objective *o, int *metric)
@@ -171,4 +202,11 @@ void objective_metrics_from_run(const struct stored_run *r, struct eval_metrics 
     if (!isnan(r->stalls_100ms)) { m->v[MET_STALLS] = r->stalls_100ms; m->has[MET_STALLS] = true; }
     /* CPU-seconds per MB: (cpu% / 100) * wall / (MB/s * wall), in ms */
     if (r->mb_s > 0) { m->v[MET_CPU_PER_MB] = r->cpu_pct * 10 / r->mb_s; m->has[MET_CPU_PER_MB] = true; }
+    const struct { int k; double v, scale; } more[] = {
+        { MET_READER_P50, r->reader_p50_ns, 1e-6 }, { MET_READER_P99, r->reader_p99_ns, 1e-6 },
+        { MET_READER_MAX, r->reader_max_ns, 1e-6 }, { MET_WRITE_P99, r->write_p99_ns, 1e-6 },
+        { MET_PSI_SOME, r->psi_some_pct, 1 },       { MET_PSI_FULL, r->psi_full_pct, 1 },
+    };
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
+        if (!isnan(more[i].v)) { m->v[more[i].k] = more[i].v * more[i].scale; m->has[more[i].k] = true; }
 }

@@ -11,7 +11,12 @@
 #include <stddef.h>
 #include "err.h"
 
-enum metric_id { MET_THROUGHPUT, MET_P99, MET_CANARY_P99, MET_STALLS, MET_CPU_PER_MB, MET_NR };
+/* The first five are what a search optimises; the rest are the collateral
+ * a verdict reports as side effects (any of them can be an objective too). */
+enum metric_id {
+    MET_THROUGHPUT, MET_P99, MET_CANARY_P99, MET_STALLS, MET_CPU_PER_MB,
+    MET_READER_P50, MET_READER_P99, MET_READER_MAX, MET_WRITE_P99, MET_PSI_SOME, MET_PSI_FULL, MET_NR
+};
 
 struct metric_def {
     const char *name;
@@ -34,7 +39,10 @@ struct objective {
     int nterms;
     struct { int metric; double w; } term[OBJ_MAX_TERMS];
     int ncons;
-    struct { int metric; bool le; double limit; } cons[OBJ_MAX_TERMS];
+    /* vs_base: "METRIC<=baseline", a guard: not worse than the baseline
+     * beyond noise, judged on the leaders' runs after the race (a single
+     * run cannot tell), so scores and objective_feasible ignore it */
+    struct { int metric; bool le; double limit; bool vs_base; } cons[OBJ_MAX_TERMS];
     char text[160];
 };
 
@@ -49,6 +57,9 @@ int objective_parse(const char *text, struct objective *o, sl_err *e);
 double objective_score(const struct objective *o, const struct eval_metrics *m);
 /* Constraints met by these (mean) metrics. why gets the first violation. */
 bool objective_feasible(const struct objective *o, const struct eval_metrics *m, char *why, size_t n);
+/* The objective as text without its guards ("throughput" for
+ * "throughput,reader_p99<=baseline"). */
+void objective_goal_text(const struct objective *o, char *buf, size_t n);
 /* "MB/s" when the objective is one metric, else "score". */
 bool objective_single(const struct objective *o, int *metric);
 

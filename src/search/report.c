@@ -32,9 +32,64 @@ void report_metric(const struct objective *o, const struct eval_metrics *m, doub
     else snprintf(buf, n, "%.4f", score);
 }
 
+/* A win the objective's guard refused: what it would have gained and what
+ * it costs, and how to take it anyway. */
+static void refused_line(const struct search_spec *spec, const struct space *sp, const struct leader *l,
+                         const char *goal, char *buf, size_t n)
+{
+    char cfg[1024], est[32], lo[32], hi[32];
+    report_config_diff(sp, &l->cfg, cfg, sizeof cfg);
+    report_pct(l->ci.est, est, sizeof est);
+    report_pct(l->ci.lo, lo, sizeof lo);
+    report_pct(l->ci.hi, hi, sizeof hi);
+    const struct decision *g = &l->guard.dec;
+    const char *name = metric_table[l->guard.metric].name;
+    snprintf(buf, n, "not recommended: %s improves %s by %s [%.0f%% CI %s, %s] but makes %s worse by %+.1f%% [%.0f%% CI "
+                     "%+.1f%%, %+.1f%%] (%s p=%.2g), and the objective %s protects it: keep the current settings, or give "
+                     "--objective %s to take the trade",
+             cfg, goal, est, 100 * l->ci.level, lo, hi, name, g->effect_pct, 100 * g->level, g->lo_pct, g->hi_pct, g->test,
+             g->p, spec->objective, goal);
+}
+
+void report_trades(const struct search_spec *spec, const struct search_result *r, char *buf, size_t n)
+{
+    buf[0] = 0;
+    if (r->winner < 0 || r->effects.leader != r->winner) return;
+    struct objective o;
+    objective_parse(spec->objective, &o, NULL);
+    char goal[160];
+    objective_goal_text(&o, goal, sizeof goal);
+    size_t len = 0;
+    for (int i = 0; i < r->effects.n && len < n; i++) {
+        const struct collateral_effect *x = &r->effects.row[i];
+        if (x->dec.verdict != DECIDE_WORSE) continue;
+        len += (size_t)snprintf(buf + len, n - len, "%s%s %+.1f%% [%.0f%% CI %+.1f%%, %+.1f%%]", len ? ", " : "trades ",
+                                metric_table[x->metric].name, x->dec.effect_pct, 100 * x->dec.level, x->dec.lo_pct,
+                                x->dec.hi_pct);
+    }
+    char guards[160] = "";
+    size_t gl = 0;
+    for (int i = 0; i < o.ncons && gl < sizeof guards; i++)
+        if (o.cons[i].vs_base)
+            gl += (size_t)snprintf(guards + gl, sizeof guards - gl, "%s%s", gl ? ", " : "", metric_table[o.cons[i].metric].name);
+    if (len && len < n && guards[0])
+        snprintf(buf + len, n - len, " (worse beyond noise) for %s: the objective guards only %s", goal, guards);
+    else if (len && len < n)
+        snprintf(buf + len, n - len, " (worse beyond noise) for %s: the objective %s protects none of them (add "
+                                     "',reader_p99<=baseline' to refuse such a trade)", goal, spec->objective);
+}
+
 void report_verdict_line(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
                          char *buf, size_t n)
 {
+    struct objective o;
+    objective_parse(spec->objective, &o, NULL);
+    char goal[160];
+    objective_goal_text(&o, goal, sizeof goal);
+    if (r->winner < 0 && r->effects.leader >= 0 && r->leader[r->effects.leader].refused) {
+        refused_line(spec, sp, &r->leader[r->effects.leader], goal, buf, n);
+        return;
+    }
     if (r->winner < 0) {
         bool any_worse = false, all_infeasible = r->nleaders > 0;
         const struct leader *why = NULL;   /* a leader without a verdict, to say why */
@@ -62,7 +117,7 @@ void report_verdict_line(const struct search_spec *spec, const struct space *sp,
     report_pct(l->ci.hi, hi, sizeof hi);
     if (l->looks) snprintf(look, sizeof look, ", look %d of %d", l->look, l->looks);
     snprintf(buf, n, "better: %s improves %s by %s [%.0f%% CI %s, %s] (%s, %s, Holm p=%.2g%s), %d vs %d runs", cfg,
-             spec->objective, est, 100 * l->ci.level, lo, hi, l->dec.estimator, l->dec.test, l->p_adj, look, l->n,
+             goal, est, 100 * l->ci.level, lo, hi, l->dec.estimator, l->dec.test, l->p_adj, look, l->n,
              r->nbase);
 }
 
@@ -88,6 +143,66 @@ static void print_pareto(FILE *out, const struct space *sp, const struct search_
     }
     if (r->pareto_size > r->npareto)
         fprintf(out, "  (%d more within noise of these, not listed)\n", r->pareto_size - r->npareto);
+}
+
+static void effect_value(const struct collateral_effect *x, double v, char *buf, size_t n)
+{
+    const char *unit = metric_table[x->metric].unit;
+    snprintf(buf, n, "%.4g%s%s", v, unit[0] ? " " : "", unit);
+}
+
+/* A guard whose metric no run measured protected nothing: say so rather
+ * than let the win look checked. */
+static void print_unjudged_guards(FILE *out, const struct objective *o, const struct search_result *r)
+{
+    if (r->winner < 0) return;
+    for (int i = 0; i < o->ncons; i++) {
+        if (!o->cons[i].vs_base) continue;
+        bool judged = false;
+        for (int k = 0; k < r->effects.n; k++) judged = judged || r->effects.row[k].metric == o->cons[i].metric;
+        if (!judged)
+            fprintf(out, "  (the guard %s%sbaseline judged nothing: the runs did not measure %s; the reader runs with the "
+                         "canary, on by default for write workloads)\n", metric_table[o->cons[i].metric].name,
+                    o->cons[i].le ? "<=" : ">=", metric_table[o->cons[i].metric].name);
+    }
+}
+
+/* Why a row has no verdict, in a word or two (the JSON has the sentence). */
+static const char *no_verdict_why(enum decide_why why)
+{
+    switch (why) {
+    case DECIDE_WHY_TOO_FEW: return " (too few runs)";
+    case DECIDE_WHY_IDENTICAL: return " (no spread)";
+    case DECIDE_WHY_NONFINITE: return " (a failed run)";
+    case DECIDE_WHY_NONPOSITIVE: return " (values not positive)";
+    default: return "";
+    }
+}
+
+/* The side-effects table: each collateral metric of the winner (or of the
+ * win the guard refused) against the baseline. */
+static void print_effects(FILE *out, const struct search_result *r)
+{
+    const struct side_effects *fx = &r->effects;
+    if (fx->leader < 0 || fx->n == 0) return;
+    const struct leader *l = &r->leader[fx->leader];
+    fprintf(out, "\nside effects of %s (medians of %d vs %d runs; change and interval: %s; each row tested at alpha %.2g):\n",
+            fx->leader == r->winner ? "the winner" : "the refused win", r->nbase, l->n, decide_method_name(fx->row[0].dec.method),
+            fx->row[0].dec.alpha);
+    fprintf(out, "  %-11s %-12s %-12s %-9s %-22s %s\n", "METRIC", "BASELINE", l->refused ? "REFUSED" : "WINNER", "CHANGE",
+            "95% CI", "VERDICT");
+    for (int i = 0; i < fx->n; i++) {
+        const struct collateral_effect *x = &fx->row[i];
+        char b[32], c[32], chg[16] = "-", ci[48] = "-";
+        effect_value(x, x->base, b, sizeof b);
+        effect_value(x, x->cand, c, sizeof c);
+        if (x->dec.verdict != DECIDE_NO_VERDICT) {
+            snprintf(chg, sizeof chg, "%+.1f%%", x->dec.effect_pct);
+            snprintf(ci, sizeof ci, "[%+.1f%%, %+.1f%%]", x->dec.lo_pct, x->dec.hi_pct);
+        }
+        fprintf(out, "  %-11s %-12s %-12s %-9s %-22s %s%s\n", metric_table[x->metric].name, b, c, chg, ci,
+                decide_verdict_name(x->dec.verdict), no_verdict_why(x->dec.why));
+    }
 }
 
 void report_print(FILE *out, const struct search_spec *spec, const struct space *sp, const struct search_result *r)
@@ -121,6 +236,10 @@ void report_print(FILE *out, const struct search_spec *spec, const struct space 
     report_verdict_line(spec, sp, r, buf, sizeof buf);
     fprintf(out, "\nverdict: %s\n", buf);
     if (r->winner >= 0 && r->winner_note[0]) fprintf(out, "  (%s)\n", r->winner_note);
+    report_trades(spec, r, buf, sizeof buf);
+    if (buf[0]) fprintf(out, "  %s\n", buf);
+    print_unjudged_guards(out, &o, r);
+    print_effects(out, r);
 }
 
 static json_t *metrics_obj(const struct eval_metrics *m)
@@ -132,6 +251,29 @@ static json_t *metrics_obj(const struct eval_metrics *m)
 }
 
 static json_t *num_or_null(double v) { return isnan(v) ? json_null() : json_real(v); }
+
+/* {"of": "winner"|"refused", "leader", "changes", "rows": [{metric, unit,
+ * baseline, candidate, decision}]} or null without a table. */
+static json_t *effects_json(const struct space *sp, const struct search_result *r)
+{
+    const struct side_effects *fx = &r->effects;
+    if (fx->leader < 0) return json_null();
+    char diff[1024];
+    report_config_diff(sp, &r->leader[fx->leader].cfg, diff, sizeof diff);
+    json_t *rows = json_array();
+    for (int i = 0; i < fx->n; i++) {
+        const struct collateral_effect *x = &fx->row[i];
+        json_t *row = json_object();
+        json_object_set_new(row, "metric", json_string(metric_table[x->metric].name));
+        json_object_set_new(row, "unit", json_string(metric_table[x->metric].unit));
+        json_object_set_new(row, "baseline", num_or_null(x->base));
+        json_object_set_new(row, "candidate", num_or_null(x->cand));
+        json_object_set_new(row, "decision", decide_json(&x->dec));
+        json_array_append_new(rows, row);
+    }
+    return json_pack("{s:s,s:i,s:s,s:o}", "of", fx->leader == r->winner ? "winner" : "refused", "leader", fx->leader,
+                     "changes", diff, "rows", rows);
+}
 
 json_t *report_json(const struct search_spec *spec, const struct space *sp, const struct search_result *r)
 {
@@ -193,5 +335,8 @@ json_t *report_json(const struct search_spec *spec, const struct space *sp, cons
     }
     json_object_set_new(o, "pareto", pf);
     json_object_set_new(o, "pareto_size", json_integer(r->pareto_size));
+    json_object_set_new(o, "side_effects", effects_json(sp, r));
+    report_trades(spec, r, line, sizeof line);
+    json_object_set_new(o, "trades", line[0] ? json_string(line) : json_null());
     return o;
 }

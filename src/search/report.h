@@ -18,7 +18,12 @@ void report_pct(double v, char *buf, size_t n);
 
 void report_print(FILE *out, const struct search_spec *spec, const struct space *sp, const struct search_result *r);
 json_t *report_json(const struct search_spec *spec, const struct space *sp, const struct search_result *r);
-/* One sentence: the verdict (win with numbers, or within noise). */
+/* "trades reader_p99 +74.0% [95% CI ...] ... for throughput: ...": what a
+ * recommended winner makes worse beyond noise that the objective does not
+ * protect; "" when nothing. */
+void report_trades(const struct search_spec *spec, const struct search_result *r, char *buf, size_t n);
+/* One sentence: the verdict (win with numbers, within noise, or a win the
+ * objective's guard refused, with what it would cost). */
 void report_verdict_line(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
                          char *buf, size_t n);
 

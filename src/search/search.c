@@ -462,7 +462,18 @@ static void judge(struct loop *L, int *idx, int nl, struct search_result *r)
         if (L->decided[i]) r->leader[i] = L->frozen[i];
         else { r->leader[i].look = looks; r->leader[i].looks = looks; }
     }
+    search_guard_leaders(L->spec, &L->obj, L->sp, L->tr, L->ntr, &L->base, r);
     pick_winner(L, r);
+    search_side_effects(L->spec, &L->obj, L->sp, L->tr, L->ntr, &L->base, r);
+}
+
+/* Whether any trial measured metric k (a guard's metric may be missing:
+ * a workload without the reader). */
+static bool measured(const struct loop *L, int k)
+{
+    for (int t = 0; t < L->ntr; t++)
+        if (L->tr[t].m.has[k]) return true;
+    return false;
 }
 
 static void pareto(struct loop *L, struct search_result *r)
@@ -470,7 +481,7 @@ static void pareto(struct loop *L, struct search_result *r)
     int m[2] = { -1, -1 }, nm = 0;
     for (int i = 0; i < L->obj.nterms && nm < 2; i++) m[nm++] = L->obj.term[i].metric;
     for (int i = 0; i < L->obj.ncons && nm < 2; i++)
-        if (nm == 0 || L->obj.cons[i].metric != m[0]) m[nm++] = L->obj.cons[i].metric;
+        if ((nm == 0 || L->obj.cons[i].metric != m[0]) && measured(L, L->obj.cons[i].metric)) m[nm++] = L->obj.cons[i].metric;
     static const int fallback[] = { MET_THROUGHPUT, MET_P99, MET_CANARY_P99 };
     for (size_t i = 0; i < 3 && nm < 2; i++)
         if (nm == 0 || fallback[i] != m[0]) m[nm++] = fallback[i];

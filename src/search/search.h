@@ -62,6 +62,16 @@ struct search_trial {
 enum verdict { VERDICT_WIN, VERDICT_NOISE, VERDICT_WORSE, VERDICT_INFEASIBLE, VERDICT_NONE };
 const char *verdict_name(enum verdict v);
 
+/* One collateral metric of a configuration against the baseline, decided
+ * by decide.h like the verdict itself (its test and estimator, the
+ * metric's direction): the baseline's runs against the configuration's
+ * re-measured runs (the race and anything after it, never exploration). */
+struct collateral_effect {
+    int metric;                  /* enum metric_id */
+    double base, cand;           /* medians of their runs, in the metric's unit */
+    struct decision dec;         /* change, interval, verdict (better/worse: for the metric's users) */
+};
+
 struct leader {
     struct search_config cfg;
     int n;
@@ -76,6 +86,20 @@ struct leader {
     double g;                    /* Hedges' g on scores */
     enum verdict verdict;
     int changes;                 /* knobs different from the baseline */
+    /* a win the objective's guard ("reader_p99<=baseline") refused:
+     * verdict INFEASIBLE, guard says what got worse */
+    bool refused;
+    struct collateral_effect guard;
+};
+
+/* The side-effects table of a verdict: every collateral metric both sides
+ * measured, for the winner (or, when the guard refused every win, the
+ * best refused one: what taking it would cost). */
+#define SEARCH_MAX_EFFECTS 10
+struct side_effects {
+    int leader;                  /* index into leader[]; -1: no table */
+    int n;
+    struct collateral_effect row[SEARCH_MAX_EFFECTS];
 };
 
 struct pareto_point {
@@ -109,6 +133,7 @@ struct search_result {
     struct leader leader[SEARCH_MAX_LEADERS];
     int winner;                  /* index into leader[], -1: nothing beat the baseline */
     char winner_note[256];
+    struct side_effects effects;
     int pareto_metric[2];
     int npareto;                 /* members listed in pareto[] */
     int pareto_size;             /* members in all (more than listed when the front is wide) */
@@ -143,6 +168,20 @@ int search_run(const struct search_spec *spec, const struct space *sp, struct ev
  * are log-unit objective scores. */
 void search_judge(struct leader *l, const double *const *scores, const int *nscores, int n,
                   const double *base, int nbase, double alpha, enum search_test test, uint64_t seed);
+
+/* effects.c: the objective's guards on the leaders that won (a win whose
+ * guarded metric is worse than the baseline beyond noise is refused:
+ * verdict INFEASIBLE, refused, guard, infeasible_why), before the winner is
+ * picked from the rest. tr[0..ntr-1] are the search's trials, base its
+ * baseline configuration. */
+void search_guard_leaders(const struct search_spec *spec, const struct objective *o, const struct space *sp,
+                          const struct search_trial *tr, int ntr, const struct search_config *base,
+                          struct search_result *r);
+/* The side-effects table of r's winner (or best refused leader) into
+ * r->effects: the collateral metrics outside the objective's terms. */
+void search_side_effects(const struct search_spec *spec, const struct objective *o, const struct space *sp,
+                         const struct search_trial *tr, int ntr, const struct search_config *base,
+                         struct search_result *r);
 
 /* Metrics as JSON text {"throughput": 12.3, ...} and back. */
 void search_metrics_json(const struct eval_metrics *m, char *buf, size_t n);

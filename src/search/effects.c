@@ -1,0 +1,118 @@
+/* effects — what a recommended configuration costs beside what it wins:
+ * each collateral metric (the reader beside the workload, write latency,
+ * PSI, the canary) of the candidate's re-measured runs against the
+ * baseline's, decided by decide.h with the verdict's own test; and the
+ * objective's guards ("reader_p99<=baseline"), which refuse a win that
+ * makes a protected metric worse beyond noise. */
+#include "search/search.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The table's rows, most telling first: interactive readers, then the
+ * workload's own writes, then system pressure and the canary. */
+static const int collateral[] = { MET_READER_P99, MET_READER_P50, MET_READER_MAX, MET_WRITE_P99,
+                                  MET_PSI_SOME,   MET_PSI_FULL,   MET_CANARY_P99, MET_STALLS };
+
+/* Values of metric k (plus its offset, so counts and PSI of 0 can be
+ * compared as ratios) over the trials of c; re-measured only: trials
+ * other than exploration and baseline (the race and later rounds), whose
+ * selection did not pick them. */
+static int values_of(const struct search_trial *tr, int ntr, const struct space *sp, const struct search_config *c,
+                     bool remeasured, int k, double *out)
+{
+    int n = 0;
+    for (int t = 0; t < ntr; t++) {
+        if (!space_config_equal(sp, &tr[t].cfg, c) || !tr[t].m.has[k]) continue;
+        if (remeasured && (tr[t].role == TRIAL_EXPLORE || tr[t].role == TRIAL_BASELINE)) continue;
+        out[n++] = tr[t].m.v[k] + metric_table[k].offset;
+    }
+    return n;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    if (n == 0) return NAN;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* One row; false when either side has no value of the metric. Each row is
+ * tested at the search's alpha on its own: the table describes, and a
+ * guard is one question declared before the search, so neither needs a
+ * correction across the rows. */
+static bool effect_of(const struct search_spec *spec, const struct space *sp, const struct search_trial *tr, int ntr,
+                      const struct search_config *base, const struct search_config *cand, int k,
+                      struct collateral_effect *out)
+{
+    double *b = xmalloc(sizeof *b * (size_t)(ntr + 1)), *c = xmalloc(sizeof *c * (size_t)(ntr + 1));
+    int nb = values_of(tr, ntr, sp, base, false, k, b), nc = values_of(tr, ntr, sp, cand, true, k, c);
+    bool ok = nb > 0 && nc > 0;
+    if (ok) {
+        memset(out, 0, sizeof *out);
+        out->metric = k;
+        struct decide_opts o;
+        decide_opts_default(&o);
+        o.method = search_test_method(spec->test);
+        o.alpha = spec->alpha;
+        o.lower_is_better = metric_table[k].dir < 0;
+        o.seed = spec->seed + 7919u * (uint64_t)k;
+        decide_compare(b, nb, c, nc, &o, &out->dec, NULL);
+        out->base = median(b, nb) - metric_table[k].offset;
+        out->cand = median(c, nc) - metric_table[k].offset;
+    }
+    free(b);
+    free(c);
+    return ok;
+}
+
+void search_guard_leaders(const struct search_spec *spec, const struct objective *o, const struct space *sp,
+                          const struct search_trial *tr, int ntr, const struct search_config *base,
+                          struct search_result *r)
+{
+    for (int i = 0; i < r->nleaders; i++) {
+        struct leader *l = &r->leader[i];
+        for (int g = 0; g < o->ncons && l->verdict == VERDICT_WIN; g++) {
+            struct collateral_effect fx;
+            if (!o->cons[g].vs_base || !effect_of(spec, sp, tr, ntr, base, &l->cfg, o->cons[g].metric, &fx)) continue;
+            if (fx.dec.verdict != DECIDE_WORSE) continue;
+            l->verdict = VERDICT_INFEASIBLE;
+            l->refused = true;
+            l->guard = fx;
+            snprintf(l->infeasible_why, sizeof l->infeasible_why, "%s %+.0f%% [%.0f%% CI %+.0f%%, %+.0f%%] worse than the baseline",
+                     metric_table[fx.metric].name, fx.dec.effect_pct, 100 * fx.dec.level, fx.dec.lo_pct, fx.dec.hi_pct);
+        }
+    }
+}
+
+static bool in_objective(const struct objective *o, int k)
+{
+    for (int i = 0; i < o->nterms; i++)
+        if (o->term[i].metric == k) return true;
+    return false;
+}
+
+void search_side_effects(const struct search_spec *spec, const struct objective *o, const struct space *sp,
+                         const struct search_trial *tr, int ntr, const struct search_config *base,
+                         struct search_result *r)
+{
+    struct side_effects *fx = &r->effects;
+    memset(fx, 0, sizeof *fx);
+    fx->leader = r->winner;
+    if (fx->leader < 0)
+        for (int i = 0; i < r->nleaders; i++)
+            if (r->leader[i].refused && (fx->leader < 0 || r->leader[i].ci.est > r->leader[fx->leader].ci.est)) fx->leader = i;
+    if (fx->leader < 0) return;
+    const struct search_config *cand = &r->leader[fx->leader].cfg;
+    for (size_t i = 0; i < sizeof collateral / sizeof collateral[0] && fx->n < SEARCH_MAX_EFFECTS; i++)
+        if (!in_objective(o, collateral[i]) && effect_of(spec, sp, tr, ntr, base, cand, collateral[i], &fx->row[fx->n]))
+            fx->n++;
+}

@@ -1,0 +1,141 @@
+/* Side effects in the verdict: the synthetic evaluator's throughput winner
+ * makes the reader beside the workload slower (a trade). Under a guard
+ * ("reader_p99<=baseline", tune's default) the win is refused and the text
+ * says what it would cost; under throughput only it is recommended and the
+ * text says what it trades. Every verdict carries the side-effects table. */
+#include "harness.h"
+#include "search/report.h"
+#include "search/search.h"
+#include "sysfs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static struct space wb;
+
+static void setup(void)
+{
+    sl_err e;
+    sysfs_set_root(harness_fixture_copy("modern"), &e);
+    if (space_build("writeback", NULL, &wb, &e) < 0) printf("  %s\n", e.msg);
+}
+
+static void run(const char *objective, double reader_exp, struct search_spec *s, struct search_result *r)
+{
+    memset(s, 0, sizeof *s);
+    search_spec_defaults(s);
+    snprintf(s->space, sizeof s->space, "writeback");
+    snprintf(s->workload, sizeof s->workload, "synthetic");
+    snprintf(s->objective, sizeof s->objective, "%s", objective);
+    snprintf(s->strategy, sizeof s->strategy, "bo");
+    s->budget_evals = 40;
+    s->seed = 3;
+    struct evaluator ev;
+    evaluator_synthetic(&ev, 11, 5, 0.03, false);
+    evaluator_synthetic_trade(&ev, reader_exp);
+    sl_err e;
+    CHECK_INT(search_run(s, &wb, &ev, NULL, r, &e), 0);
+    evaluator_free(&ev);
+}
+
+static const struct collateral_effect *row_of(const struct search_result *r, int metric)
+{
+    for (int i = 0; i < r->effects.n; i++)
+        if (r->effects.row[i].metric == metric) return &r->effects.row[i];
+    return NULL;
+}
+
+TEST(guard_refuses_a_throughput_win_that_slows_the_reader)
+{
+    setup();
+    struct search_spec s;
+    struct search_result r;
+    run("throughput,reader_p99<=baseline", 1.0, &s, &r);
+    CHECK_INT(r.winner, -1);
+    CHECK(r.effects.leader >= 0);
+    if (r.effects.leader >= 0) {
+        const struct leader *l = &r.leader[r.effects.leader];
+        CHECK(l->refused);
+        CHECK_INT(l->verdict, VERDICT_INFEASIBLE);
+        CHECK_INT(l->guard.metric, MET_READER_P99);
+        CHECK(l->guard.dec.lo_pct > 0);   /* slower beyond noise */
+        CHECK(l->ci.lo > 0);              /* and it did win on throughput */
+    }
+    const struct collateral_effect *x = row_of(&r, MET_READER_P99);
+    CHECK(x && x->dec.verdict == DECIDE_WORSE && x->cand > x->base);
+    char line[2048];
+    report_verdict_line(&s, &wb, &r, line, sizeof line);
+    CHECK_CONTAINS(line, "not recommended:");
+    CHECK_CONTAINS(line, "improves throughput by +");
+    CHECK_CONTAINS(line, "makes reader_p99 worse by +");
+    CHECK_CONTAINS(line, "give --objective throughput to take the trade");
+    search_result_free(&r);
+}
+
+TEST(throughput_only_recommends_the_win_and_states_the_trade)
+{
+    setup();
+    struct search_spec s;
+    struct search_result r;
+    run("throughput", 1.0, &s, &r);
+    CHECK(r.winner >= 0);
+    CHECK_INT(r.effects.leader, r.winner);
+    const struct collateral_effect *x = row_of(&r, MET_READER_P99);
+    CHECK(x && x->dec.verdict == DECIDE_WORSE);
+    char line[2048];
+    report_verdict_line(&s, &wb, &r, line, sizeof line);
+    CHECK_CONTAINS(line, "better:");
+    report_trades(&s, &r, line, sizeof line);
+    CHECK_CONTAINS(line, "trades reader_p99 +");
+    CHECK_CONTAINS(line, "for throughput");
+    /* the table and the trade are in the JSON too */
+    json_t *j = report_json(&s, &wb, &r);
+    CHECK_STR(json_string_value(json_object_get(json_object_get(j, "side_effects"), "of")), "winner");
+    CHECK(json_array_size(json_object_get(json_object_get(j, "side_effects"), "rows")) >= 4);
+    CHECK(json_is_string(json_object_get(j, "trades")));
+    json_decref(j);
+    search_result_free(&r);
+}
+
+TEST(guard_keeps_a_win_that_helps_the_reader)
+{
+    setup();
+    struct search_spec s;
+    struct search_result r;
+    run("throughput,reader_p99<=baseline", -0.5, &s, &r);
+    CHECK(r.winner >= 0);
+    const struct collateral_effect *x = row_of(&r, MET_READER_P99);
+    CHECK(x && x->dec.verdict != DECIDE_WORSE);
+    char line[2048];
+    report_trades(&s, &r, line, sizeof line);
+    CHECK_STR(line, "");
+    report_verdict_line(&s, &wb, &r, line, sizeof line);
+    CHECK_CONTAINS(line, "better:");
+    CHECK_CONTAINS(line, "improves throughput by");   /* the goal, not the guard, in the sentence */
+    search_result_free(&r);
+}
+
+TEST(objective_guard_parsing)
+{
+    struct objective o;
+    sl_err e;
+    CHECK_INT(objective_parse("throughput,reader_p99<=baseline", &o, &e), 0);
+    CHECK_INT(o.ncons, 1);
+    CHECK(o.cons[0].vs_base);
+    char goal[160];
+    objective_goal_text(&o, goal, sizeof goal);
+    CHECK_STR(goal, "throughput");
+    CHECK_INT(objective_parse("throughput,p99<=5ms,reader_max<=baseline", &o, &e), 0);
+    objective_goal_text(&o, goal, sizeof goal);
+    CHECK_STR(goal, "throughput,p99<=5ms");
+    /* a guard that asks for more latency is a mistake, said so */
+    CHECK_INT(objective_parse("throughput,reader_p99>=baseline", &o, &e), -1);
+    CHECK_CONTAINS(e.msg, "reader_p99<=baseline");
+    /* guards never change a single run's score or feasibility */
+    struct eval_metrics m = { 0 };
+    m.v[MET_THROUGHPUT] = 100;
+    m.has[MET_THROUGHPUT] = true;
+    m.v[MET_READER_P99] = 1e6;
+    m.has[MET_READER_P99] = true;
+    CHECK(objective_feasible(&o, &m, NULL, 0));
+}
