@@ -1,6 +1,7 @@
 /* store — opening, migrating and identifying rows in the results database. */
 #include "store.h"
 #include "store_migrations.h"
+#include "fault.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -120,10 +121,34 @@ static int check_header(const char *path, sl_err *e)
     return 0;
 }
 
+/* SLUICE_FAULT=sqlite_step:N: the statement is interrupted as SQLite
+ * interrupts one (SQLITE_INTERRUPT, "interrupted"), so the caller's own
+ * error path runs with SQLite's own message. */
+static int interrupt_now(void *arg) { (void)arg; return 1; }
+
+int store_step(sqlite3_stmt *st)
+{
+    if (!fault_hit(FAULT_SQLITE_STEP)) return sqlite3_step(st);
+    sqlite3 *db = sqlite3_db_handle(st);
+    sqlite3_progress_handler(db, 1, interrupt_now, NULL);
+    int rc = sqlite3_step(st);
+    sqlite3_progress_handler(db, 0, NULL, NULL);
+    return rc;
+}
+
+static int exec_sql(sqlite3 *db, const char *sql, char **msg)
+{
+    if (!fault_hit(FAULT_SQLITE_STEP)) return sqlite3_exec(db, sql, NULL, NULL, msg);
+    sqlite3_progress_handler(db, 1, interrupt_now, NULL);
+    int rc = sqlite3_exec(db, sql, NULL, NULL, msg);
+    sqlite3_progress_handler(db, 0, NULL, NULL);
+    return rc;
+}
+
 static int exec(store *s, const char *sql, sl_err *e)
 {
     char *msg = NULL;
-    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+    if (exec_sql(s->db, sql, &msg) != SQLITE_OK) {
         int code = sqlite3_errcode(s->db) & 0xff;
         if (code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_FULL ||
             (code == SQLITE_IOERR && disk_full(s->path))) {
@@ -142,7 +167,7 @@ int store_schema_version(store *s)
     sqlite3_stmt *st;
     int v = -1;
     if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int(st, 0);
+        if (store_step(st) == SQLITE_ROW) v = sqlite3_column_int(st, 0);
         sqlite3_finalize(st);
     }
     return v;
@@ -349,7 +374,7 @@ static int store_host_upsert_as(store *s, const struct host_info *h, const char 
     const char *find = "SELECT id, uuid FROM hosts WHERE machine_key = ?";
     if (sqlite3_prepare_v2(s->db, find, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "finding the host");
     sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-    int rc = sqlite3_step(st);
+    int rc = store_step(st);
     bool found = rc == SQLITE_ROW;
     if (found) {
         *id = sqlite3_column_int64(st, 0);
@@ -377,7 +402,7 @@ static int store_host_upsert_as(store *s, const struct host_info *h, const char 
     sqlite3_bind_int(st, 6, h->cpus);
     sqlite3_bind_int64(st, 7, (sqlite3_int64)h->mem_bytes);
     sqlite3_bind_text(st, 8, h->virt, -1, SQLITE_TRANSIENT);
-    rc = sqlite3_step(st);
+    rc = store_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return store_fail(s, e, "saving the host");
     if (!found) *id = sqlite3_last_insert_rowid(s->db);
@@ -398,7 +423,7 @@ static int device_id(store *s, int64_t host_id, const struct device *d, int64_t 
     sqlite3_bind_text(st, 2, d->name, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 3, d->serial, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 4, d->wwid, -1, SQLITE_TRANSIENT);
-    int rc = sqlite3_step(st);
+    int rc = store_step(st);
     if (rc == SQLITE_ROW) *id = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     return rc == SQLITE_ROW ? 0 : store_fail(s, e, "finding a device");
@@ -441,7 +466,7 @@ static int store_device_upsert_as(store *s, int64_t host_id, const struct device
     sqlite3_bind_int(st, 14, d->queue_depth);
     sqlite3_bind_int(st, 15, d->max_hw_sectors_kb);
     sqlite3_bind_text(st, 16, hw_class, -1, SQLITE_TRANSIENT);
-    int rc = sqlite3_step(st);
+    int rc = store_step(st);
     if (rc == SQLITE_ROW) *id = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     if (rc == SQLITE_DONE) return device_id(s, host_id, d, id, e); /* known and unchanged */

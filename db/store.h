@@ -30,6 +30,9 @@ void store_default_path(char *buf, size_t n);
 int store_begin(store *s, sl_err *e);
 int store_commit(store *s, sl_err *e);
 void store_rollback(store *s);
+/* sqlite3_step, with the fault hook (SLUICE_FAULT=sqlite_step:N, fault.h):
+ * every statement under db/ steps through it. Returns as sqlite3_step. */
+int store_step(sqlite3_stmt *st);
 /* Fill e from the connection's last error; returns -1. */
 int store_fail(store *s, sl_err *e, const char *what);
 /* The last error was another connection holding the database past the busy

@@ -13,7 +13,7 @@ static int exec_text2(store *s, const char *sql, const char *a, const char *b, c
     sqlite3_bind_text(st, 1, a, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
     if (c) sqlite3_bind_text(st, 3, c, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
+    int rc = store_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : store_fail(s, e, "saving a run");
 }
@@ -24,7 +24,7 @@ static int device_uuid(store *s, int64_t id, char out[37], sl_err *e)
     if (sqlite3_prepare_v2(store_db(s), "SELECT uuid FROM devices WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
         return store_fail(s, e, "finding the device");
     sqlite3_bind_int64(st, 1, id);
-    int rc = sqlite3_step(st);
+    int rc = store_step(st);
     if (rc == SQLITE_ROW) snprintf(out, 37, "%s", (const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
     return rc == SQLITE_ROW ? 0 : store_fail(s, e, "finding the device");
@@ -102,7 +102,7 @@ static int insert_run(store *s, const struct run_record *r, int64_t host_id, con
     bind_text(st, 42, r->metrics_json);
     sqlite3_bind_blob(st, 43, r->hist ? (const void *)r->hist : "", (int)r->hist_len, SQLITE_STATIC);
     bind_text(st, 44, r->series_json);
-    int rc = sqlite3_step(st);
+    int rc = store_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : store_fail(s, e, "saving a run");
 }
@@ -178,7 +178,7 @@ int store_run_list(store *s, const char *workload, int limit, struct run_row **o
     sqlite3_bind_int(st, 2, limit > 0 ? limit : -1);
     int n = 0, cap = 16, rc;
     struct run_row *v = xcalloc((size_t)cap, sizeof *v);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = store_step(st)) == SQLITE_ROW) {
         if (n == cap) { cap *= 2; v = xrealloc(v, sizeof *v * (size_t)cap); }
         row_from(st, &v[n++]);
     }
@@ -231,7 +231,7 @@ int store_run_export(store *s, const char *workload, int limit, int (*fn)(void *
     else sqlite3_bind_null(st, 1);
     sqlite3_bind_int(st, 2, limit > 0 ? limit : -1);
     int n = 0, rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = store_step(st)) == SQLITE_ROW) {
         struct run_export r = {
             .uuid = col_text(st, 0), .batch = col_text(st, 1), .rep = sqlite3_column_int(st, 2),
             .started = col_text(st, 3), .workload = col_text(st, 4), .device = col_text(st, 5),
@@ -285,7 +285,7 @@ int store_run_detail(store *s, const char *uuid_prefix, struct run_detail *out, 
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading a run");
     sqlite3_bind_text(st, 1, uuid_prefix, -1, SQLITE_STATIC);
     int found = 0, rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+    while ((rc = store_step(st)) == SQLITE_ROW)
         if (found++ == 0) detail_from(st, out);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -322,7 +322,7 @@ json_t *store_run_metrics(store *s, const char *uuid, sl_err *e)
     }
     sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
     json_t *j = NULL;
-    if (sqlite3_step(st) == SQLITE_ROW) {
+    if (store_step(st) == SQLITE_ROW) {
         json_error_t je;
         j = json_loads((const char *)sqlite3_column_text(st, 0), 0, &je);
     }

@@ -15,7 +15,7 @@ int store_scratch_add(store *s, const char *path, long pid, long uid, sl_err *e)
     sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, pid);
     sqlite3_bind_int64(st, 3, uid);
-    int rc = sqlite3_step(st);
+    int rc = store_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : store_fail(s, e, "recording a probe scratch directory");
 }
@@ -26,7 +26,7 @@ int store_scratch_forget(store *s, const char *path, sl_err *e)
     if (sqlite3_prepare_v2(store_db(s), "DELETE FROM probe_scratch WHERE path = ?", -1, &st, NULL) != SQLITE_OK)
         return store_fail(s, e, "forgetting a probe scratch directory");
     sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
+    int rc = store_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : store_fail(s, e, "forgetting a probe scratch directory");
 }
@@ -40,7 +40,7 @@ int store_scratch_list(store *s, struct scratch_row **out, sl_err *e)
         return store_fail(s, e, "listing probe scratch directories");
     int n = 0, cap = 0, rc;
     struct scratch_row *rows = NULL;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = store_step(st)) == SQLITE_ROW) {
         if (n == cap) rows = xrealloc(rows, (size_t)(cap = cap ? cap * 2 : 8) * sizeof *rows);
         COPY_TEXT(rows[n].path, st, 0);
         rows[n].pid = (long)sqlite3_column_int64(st, 1);

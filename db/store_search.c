@@ -41,7 +41,7 @@ int store_search_create(store *s, struct search_row *r, sl_err *e)
     sqlite3_bind_int64(st, 13, r->budget_ms);
     sqlite3_bind_int64(st, 14, r->seed);
     sqlite3_bind_text(st, 15, r->spec_json, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
+    int rc = store_step(st);
     if (rc == SQLITE_ROW) {
         r->id = sqlite3_column_int64(st, 0);
         COPY_TEXT(r->started, st, 1);
@@ -75,7 +75,7 @@ int store_search_update(store *s, const struct search_row *r, const char *result
     sqlite3_bind_int(st, 12, r->n_winner);
     sqlite3_bind_int(st, 13, r->n_baseline);
     if (result_json) sqlite3_bind_text(st, 14, result_json, -1, SQLITE_STATIC); else sqlite3_bind_null(st, 14);
-    int rc = sqlite3_step(st);
+    int rc = store_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return store_fail(s, e, "updating the search");
     return 0;
@@ -131,7 +131,7 @@ int store_search_get(store *s, const char *prefix, struct search_row *out, sl_er
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading searches");
     sqlite3_bind_text(st, 1, prefix, -1, SQLITE_STATIC);
     int n = 0, rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = store_step(st)) == SQLITE_ROW) {
         if (n == 0) search_from(st, out);
         n++;
     }
@@ -151,7 +151,7 @@ int store_search_list(store *s, const char *workload, struct search_row **out, s
     if (workload) sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC); else sqlite3_bind_null(st, 1);
     struct search_row *v = NULL;
     int n = 0, rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = store_step(st)) == SQLITE_ROW) {
         v = xrealloc(v, sizeof *v * (size_t)(n + 1));
         search_from(st, &v[n++]);
     }
@@ -176,7 +176,7 @@ int store_search_trial_add(store *s, int64_t search_id, const struct trial_row *
     sqlite3_bind_text(st, 7, t->metrics_json, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 8, t->run_uuid, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 9, t->elapsed_ms);
-    int rc = sqlite3_step(st);
+    int rc = store_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return store_fail(s, e, "recording a trial");
     return 0;
@@ -191,7 +191,7 @@ int store_search_trials(store *s, int64_t search_id, struct trial_row **out, sl_
     sqlite3_bind_int64(st, 1, search_id);
     struct trial_row *v = NULL;
     int n = 0, rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = store_step(st)) == SQLITE_ROW) {
         v = xrealloc(v, sizeof *v * (size_t)(n + 1));
         struct trial_row *t = &v[n++];
         memset(t, 0, sizeof *t);
@@ -216,7 +216,7 @@ static bool has_runs_table(store *s)
     bool yes = false;
     if (sqlite3_prepare_v2(store_db(s), "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs'", -1, &st,
                            NULL) == SQLITE_OK) {
-        yes = sqlite3_step(st) == SQLITE_ROW;
+        yes = store_step(st) == SQLITE_ROW;
         sqlite3_finalize(st);
     }
     return yes;
@@ -238,7 +238,7 @@ int store_search_runs(store *s, const char *workload, stored_run_fn fn, void *ar
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading runs");
     if (workload) sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC); else sqlite3_bind_null(st, 1);
     int n = 0, rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = store_step(st)) == SQLITE_ROW) {
         struct stored_run r = {
             .uuid = (const char *)sqlite3_column_text(st, 0),
             .config_text = (const char *)sqlite3_column_text(st, 1),

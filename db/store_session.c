@@ -31,7 +31,7 @@ int store_session_create(store *s, int64_t host_id, const char *purpose, const c
     sqlite3_bind_int(st, 5, out->pid);
     sqlite3_bind_double(st, 6, h->start);
     sqlite3_bind_text(st, 7, h->ns, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) != SQLITE_ROW) { sqlite3_finalize(st); goto fail; }
+    if (store_step(st) != SQLITE_ROW) { sqlite3_finalize(st); goto fail; }
     out->id = sqlite3_column_int64(st, 0);
     COPY_TEXT(out->started, st, 1);
     sqlite3_finalize(st);
@@ -48,7 +48,7 @@ int store_session_create(store *s, int64_t host_id, const char *purpose, const c
         sqlite3_bind_int(st, 5, snaps[i].present);
         sqlite3_bind_int(st, 6, snaps[i].order);
         sqlite3_bind_text(st, 7, snaps[i].sched, -1, SQLITE_STATIC);
-        if (sqlite3_step(st) != SQLITE_DONE) { sqlite3_finalize(st); goto fail; }
+        if (store_step(st) != SQLITE_DONE) { sqlite3_finalize(st); goto fail; }
     }
     sqlite3_finalize(st);
     if (store_commit(s, e) < 0) { store_rollback(s); return -1; }
@@ -93,7 +93,7 @@ int store_session_list(store *s, const char *state, struct session_row **out, sl
     if (state) sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
     int n = 0, cap = 8, rc;
     struct session_row *v = xmalloc(sizeof *v * (size_t)cap);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = store_step(st)) == SQLITE_ROW) {
         if (n == cap) { cap *= 2; v = xrealloc(v, sizeof *v * (size_t)cap); }
         row_from(st, &v[n++]);
     }
@@ -118,7 +118,7 @@ int store_session_get(store *s, const char *uuid_prefix, struct session_row *out
     pattern[j] = 0;
     sqlite3_bind_text(st, 1, pattern, -1, SQLITE_STATIC);
     int found = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while (store_step(st) == SQLITE_ROW) {
         if (found++ == 0) row_from(st, out);
     }
     sqlite3_finalize(st);
@@ -136,7 +136,7 @@ static int newest_where(store *s, const char *where, struct session_row *out, sl
     snprintf(sql, sizeof sql, "%s WHERE %s ORDER BY s.id DESC LIMIT 1", session_cols, where);
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "finding a session");
-    int rc = sqlite3_step(st);
+    int rc = store_step(st);
     if (rc == SQLITE_ROW) row_from(st, out);
     sqlite3_finalize(st);
     if (rc == SQLITE_ROW) return 0;
@@ -158,7 +158,7 @@ int store_session_snapshots(store *s, int64_t session_id, struct snapshot_row **
     sqlite3_bind_int64(st, 1, session_id);
     int n = 0, cap = 16, rc;
     struct snapshot_row *v = xmalloc(sizeof *v * (size_t)cap);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = store_step(st)) == SQLITE_ROW) {
         if (n == cap) { cap *= 2; v = xrealloc(v, sizeof *v * (size_t)cap); }
         struct snapshot_row *r = &v[n++];
         COPY_TEXT(r->knob, st, 0);
@@ -188,7 +188,7 @@ int store_session_set_state(store *s, int64_t session_id, const char *state, con
     if (note) sqlite3_bind_text(st, 2, note, -1, SQLITE_STATIC); else sqlite3_bind_null(st, 2);
     sqlite3_bind_text(st, 3, state, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 4, session_id);
-    int rc = sqlite3_step(st);
+    int rc = store_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : store_fail(s, e, "updating a session");
 }
@@ -205,7 +205,7 @@ static int store_session_log_change(store *s, int64_t session_id, const char *kn
     sqlite3_bind_text(st, 3, old_value, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 4, new_value, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 5, got_value, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
+    int rc = store_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : store_fail(s, e, "logging a change");
 }
@@ -213,7 +213,7 @@ static int store_session_log_change(store *s, int64_t session_id, const char *kn
 /* One statement stepped to completion; -1 through store_fail. */
 static int run_stmt(store *s, sqlite3_stmt *st, const char *what, sl_err *e)
 {
-    int rc = sqlite3_step(st);
+    int rc = store_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : store_fail(s, e, what);
 }
@@ -245,7 +245,7 @@ static int record_left(store *s, int64_t session_id, const struct snapshot_row *
         sqlite3_bind_text(st, 1, now[i].left, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 2, session_id);
         sqlite3_bind_text(st, 3, now[i].knob, -1, SQLITE_STATIC);
-        if (sqlite3_step(st) != SQLITE_DONE) {
+        if (store_step(st) != SQLITE_DONE) {
             sqlite3_finalize(st);
             return store_fail(s, e, "recording what the session left");
         }
@@ -287,7 +287,7 @@ int store_session_begin_restore(store *s, int64_t session_id, const struct sessi
         sqlite3_reset(st);
         sqlite3_bind_int64(st, 1, session_id);
         sqlite3_bind_text(st, 2, put[i], -1, SQLITE_STATIC);
-        if (sqlite3_step(st) != SQLITE_DONE) { sqlite3_finalize(st); goto fail; }
+        if (store_step(st) != SQLITE_DONE) { sqlite3_finalize(st); goto fail; }
     }
     sqlite3_finalize(st);
     if (store_commit(s, e) < 0) goto failed;
@@ -332,7 +332,7 @@ int store_session_later_claims(store *s, int64_t session_id, const char *root, s
     sqlite3_bind_text(st, 2, root, -1, SQLITE_STATIC);
     int n = 0, cap = 16, rc;
     struct session_claim *v = xmalloc(sizeof *v * (size_t)cap);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = store_step(st)) == SQLITE_ROW) {
         if (n == cap) { cap *= 2; v = xrealloc(v, sizeof *v * (size_t)cap); }
         struct session_claim *c = &v[n++];
         c->session_id = sqlite3_column_int64(st, 0);
@@ -379,7 +379,7 @@ int store_session_inherit(store *s, int64_t new_id, int64_t old_id, const char *
         sqlite3_bind_int64(st, 1, old_id);
         sqlite3_bind_int64(st, 2, new_id);
         sqlite3_bind_text(st, 3, knobs[i], -1, SQLITE_STATIC);
-        if (sqlite3_step(st) != SQLITE_DONE) { sqlite3_finalize(st); goto fail; }
+        if (store_step(st) != SQLITE_DONE) { sqlite3_finalize(st); goto fail; }
     }
     sqlite3_finalize(st);
     if (store_session_set_state(s, old_id, "restored", "superseded by a profile switch", e) < 0 || store_commit(s, e) < 0)
@@ -401,7 +401,7 @@ int store_session_changes(store *s, int64_t session_id, struct change_log_row **
     sqlite3_bind_int64(st, 1, session_id);
     int n = 0, cap = 16, rc;
     struct change_log_row *v = xmalloc(sizeof *v * (size_t)cap);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = store_step(st)) == SQLITE_ROW) {
         if (n == cap) { cap *= 2; v = xrealloc(v, sizeof *v * (size_t)cap); }
         struct change_log_row *r = &v[n++];
         r->seq = sqlite3_column_int(st, 0);

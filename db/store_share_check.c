@@ -76,7 +76,7 @@ static int check_version(sqlite3 *db, const char *label, sl_err *e)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK) return corrupt(db, label, e);
-    int rc = sqlite3_step(st), v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+    int rc = store_step(st), v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
     sqlite3_finalize(st);
     if (rc != SQLITE_ROW) return corrupt(db, label, e);
     if (v < 1) return sl_fail(e, SL_EFAIL, "%s is not a sluice database (schema version %d): nothing merged", label, v);
@@ -95,7 +95,7 @@ static void local_object(store *s, const char *name, char *type, size_t tn, char
     if (sqlite3_prepare_v2(store_db(s), "SELECT type, sql FROM main.sqlite_schema WHERE name = ?", -1, &st, NULL)
         != SQLITE_OK) return;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW) {
+    if (store_step(st) == SQLITE_ROW) {
         snprintf(type, tn, "%s", (const char *)sqlite3_column_text(st, 0));
         const char *q = (const char *)sqlite3_column_text(st, 1);
         *sql = xstrdup(q ? q : "");
@@ -111,7 +111,7 @@ static bool has_column(store *s, const char *table, const char *col)
         return false;
     sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
-    found = sqlite3_step(st) == SQLITE_ROW;
+    found = store_step(st) == SQLITE_ROW;
     sqlite3_finalize(st);
     return found;
 }
@@ -123,7 +123,7 @@ static int check_columns(store *s, sqlite3 *db, const char *table, const char *l
         return corrupt(db, label, e);
     sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
     int rc, bad = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = store_step(st)) == SQLITE_ROW) {
         const char *col = (const char *)sqlite3_column_text(st, 0);
         if (!has_column(s, table, col ? col : "")) {
             bad = sl_fail(e, SL_EFAIL, "%s has a column %s.%s that this sluice's schema lacks: nothing merged",
@@ -176,7 +176,7 @@ static int check_schema(store *s, sqlite3 *db, const char *label, sl_err *e)
     if (sqlite3_prepare_v2(db, "SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_schema", -1, &st, NULL)
         != SQLITE_OK) return corrupt(db, label, e);
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = store_step(st)) == SQLITE_ROW) {
         const char *f[4];
         for (int i = 0; i < 4; i++) {
             f[i] = (const char *)sqlite3_column_text(st, i);
@@ -196,7 +196,7 @@ static int check_integrity(sqlite3 *db, const char *label, sl_err *e)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "PRAGMA integrity_check(5)", -1, &st, NULL) != SQLITE_OK) return corrupt(db, label, e);
-    int rc = sqlite3_step(st);
+    int rc = store_step(st);
     const char *r = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
     if (rc != SQLITE_ROW) {
         sqlite3_finalize(st);
@@ -210,7 +210,7 @@ static int check_integrity(sqlite3 *db, const char *label, sl_err *e)
     }
     sqlite3_finalize(st);
     if (sqlite3_prepare_v2(db, "PRAGMA foreign_key_check", -1, &st, NULL) != SQLITE_OK) return corrupt(db, label, e);
-    rc = sqlite3_step(st);
+    rc = store_step(st);
     if (rc == SQLITE_ROW) {
         sl_fail(e, SL_EFAIL, "%s has rows in %s whose parent in %s is missing: nothing merged", label,
                 (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 2));

@@ -44,7 +44,7 @@ static int cut_references(sqlite3 *db, const char *path, const struct share_tabl
     if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK) return dst_fail(db, path, "foreign keys", e);
     sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
     int rc = 0, step;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+    while (rc == 0 && (step = store_step(st)) == SQLITE_ROW) {
         const char *col = (const char *)sqlite3_column_text(st, 0), *parent = (const char *)sqlite3_column_text(st, 1);
         const char *to = (const char *)sqlite3_column_text(st, 2);
         bool notnull = sqlite3_column_int(st, 3), shared = share_table_find(parent) != NULL;
@@ -76,7 +76,7 @@ static int empty_local_tables(sqlite3 *db, const char *path, sl_err *e)
     const char *q = "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'";
     if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK) return dst_fail(db, path, "listing tables", e);
     int rc = 0;
-    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+    while (rc == 0 && store_step(st) == SQLITE_ROW) {
         const char *name = (const char *)sqlite3_column_text(st, 0);
         if (share_table_find(name)) continue;
         char sql[256];
@@ -99,7 +99,7 @@ static int drop_indexes(sqlite3 *db, const char *path, sl_err *e)
     if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK) return dst_fail(db, path, "listing indexes", e);
     char names[64][128];
     int n = 0, step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW && n < 64)
+    while ((step = store_step(st)) == SQLITE_ROW && n < 64)
         snprintf(names[n++], sizeof names[0], "%s", (const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
     if (step != SQLITE_DONE && step != SQLITE_ROW) return dst_fail(db, path, "listing indexes", e);
@@ -135,7 +135,7 @@ static int scrub(sqlite3 *db, const char *path, const char *only_host_uuid, cons
             rc = dst_fail(db, path, "keeping this host", e);
         else {
             sqlite3_bind_text(st, 1, only_host_uuid, -1, SQLITE_STATIC);
-            if (sqlite3_step(st) != SQLITE_DONE) rc = dst_fail(db, path, "keeping this host", e);
+            if (store_step(st) != SQLITE_DONE) rc = dst_fail(db, path, "keeping this host", e);
             sqlite3_finalize(st);
         }
     }
@@ -156,7 +156,7 @@ static int scrub(sqlite3 *db, const char *path, const char *only_host_uuid, cons
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "PRAGMA foreign_key_check", -1, &st, NULL) != SQLITE_OK)
         return dst_fail(db, path, "checking references", e);
-    int step = sqlite3_step(st);
+    int step = store_step(st);
     if (step == SQLITE_ROW)
         rc = sl_fail(e, SL_EFAIL, "snapshot %s: table %s still references a row that is not exported (a bug)", path,
                      (const char *)sqlite3_column_text(st, 0));
@@ -190,7 +190,7 @@ int store_share_run_classes(store *s, const char *host_uuid, char ***out, sl_err
     /* Until the runs table exists there are no measured classes. */
     const char *probe = "SELECT 1 FROM pragma_table_info('runs') WHERE name = 'device_id'";
     if (sqlite3_prepare_v2(store_db(s), probe, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading runs");
-    bool have_runs = sqlite3_step(st) == SQLITE_ROW;
+    bool have_runs = store_step(st) == SQLITE_ROW;
     sqlite3_finalize(st);
     if (!have_runs) return 0;
     const char *q = "SELECT DISTINCT d.hw_class FROM runs r JOIN devices d ON d.id = r.device_id "
@@ -199,7 +199,7 @@ int store_share_run_classes(store *s, const char *host_uuid, char ***out, sl_err
     sqlite3_bind_text(st, 1, host_uuid, -1, SQLITE_STATIC);
     int n = 0, cap = 0, rc;
     char **v = NULL;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < 256) {
+    while ((rc = store_step(st)) == SQLITE_ROW && n < 256) {
         if (n == cap) v = xrealloc(v, sizeof *v * (size_t)(cap = cap ? cap * 2 : 4));
         v[n++] = xstrdup((const char *)sqlite3_column_text(st, 0));
     }
@@ -240,7 +240,7 @@ int store_share_host_uuid(store *s, const struct host_info *h, char uuid[37], sl
     if (sqlite3_prepare_v2(store_db(s), "SELECT uuid FROM hosts WHERE machine_key = ?", -1, &st, NULL) != SQLITE_OK)
         return store_fail(s, e, "finding this host");
     sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
+    int rc = store_step(st);
     if (rc == SQLITE_ROW) snprintf(uuid, 37, "%s", (const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
     if (rc == SQLITE_ROW) return 0;

@@ -74,7 +74,7 @@ static bool src_has_table(store *s, const char *name)
     if (sqlite3_prepare_v2(store_db(s), "SELECT 1 FROM " SRC ".sqlite_schema WHERE type = 'table' AND name = ?", -1,
                            &st, NULL) != SQLITE_OK) return false;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    found = sqlite3_step(st) == SQLITE_ROW;
+    found = store_step(st) == SQLITE_ROW;
     sqlite3_finalize(st);
     return found;
 }
@@ -100,7 +100,7 @@ static int plan_table(store *s, const struct share_table *t, struct table_plan *
     if (sqlite3_prepare_v2(db, cols, -1, &st, NULL) != SQLITE_OK) return db_fail(s, e, "columns", t->name);
     sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && p->ncols < MAX_COLS) {
+    while ((rc = store_step(st)) == SQLITE_ROW && p->ncols < MAX_COLS) {
         struct column *c = &p->cols[p->ncols++];
         snprintf(c->name, sizeof c->name, "%s", (const char *)sqlite3_column_text(st, 0));
         c->rowid = sqlite3_column_int(st, 1) == 1 && sqlite3_column_int(st, 3) == 1 &&
@@ -113,7 +113,7 @@ static int plan_table(store *s, const struct share_table *t, struct table_plan *
     const char *fks = "SELECT \"from\", \"table\", \"to\" FROM pragma_foreign_key_list(?)";
     if (sqlite3_prepare_v2(db, fks, -1, &st, NULL) != SQLITE_OK) return db_fail(s, e, "foreign keys", t->name);
     sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = store_step(st)) == SQLITE_ROW) {
         struct column *c = find_col(p, (const char *)sqlite3_column_text(st, 0));
         const struct share_table *parent = share_table_find((const char *)sqlite3_column_text(st, 1));
         const char *to = (const char *)sqlite3_column_text(st, 2);
@@ -161,7 +161,7 @@ static int exec_changes(store *s, const char *sql, const char *table, long long 
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return db_fail(s, e, "prepare", table);
-    int rc = sqlite3_step(st);
+    int rc = store_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE && rc != SQLITE_ROW) return db_fail(s, e, "step", table);
     if (changes) *changes = sqlite3_changes64(store_db(s));
@@ -173,7 +173,7 @@ static long long count_rows(store *s, const char *sql)
     sqlite3_stmt *st;
     long long n = -1;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return -1;
-    if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
+    if (store_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     return n;
 }
@@ -210,7 +210,7 @@ static int has_children(store *s, const char *name)
         sqlite3_reset(st);
         sqlite3_bind_text(st, 1, share_tables[i].name, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-        int rc = sqlite3_step(st);
+        int rc = store_step(st);
         if (rc == SQLITE_ROW) found = 1;
         else if (rc != SQLITE_DONE) found = -1;
     }

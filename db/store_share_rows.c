@@ -23,7 +23,7 @@ static bool file_has(sqlite3 *db, const char *table, const char *col)
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return false;
     sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
     if (col) sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
-    bool found = sqlite3_step(st) == SQLITE_ROW;
+    bool found = store_step(st) == SQLITE_ROW;
     sqlite3_finalize(st);
     return found;
 }
@@ -40,7 +40,7 @@ static bool local_only_ref(store *s, const char *table, const char *col)
                            NULL) != SQLITE_OK) return false;
     sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
-    while (!found && sqlite3_step(st) == SQLITE_ROW)
+    while (!found && store_step(st) == SQLITE_ROW)
         found = !share_table_find((const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
     return found;
@@ -62,7 +62,7 @@ static char *copy_sql(store *s, sqlite3 *db, const struct share_table *t)
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info(?1, 'main')", -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
-        while (sqlite3_step(st) == SQLITE_ROW) {
+        while (store_step(st) == SQLITE_ROW) {
             const char *c = (const char *)sqlite3_column_text(st, 0);
             if (!c || strchr(c, '"') || strlen(cols) + strlen(c) + 8 > cap / 2) continue;
             size_t cl = strlen(cols), vl = strlen(vals);
@@ -101,7 +101,7 @@ int store_share_check_constraints(store *s, sqlite3 *db, const char *label, sl_e
         if (sqlite3_prepare_v2(store_db(s), "SELECT sql FROM main.sqlite_schema WHERE type = 'table' AND name = ?", -1,
                                &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading the local schema");
         sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
-        const char *create = sqlite3_step(st) == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+        const char *create = store_step(st) == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
         if (!create || strncmp(create, "CREATE TABLE ", 13) != 0) {
             sqlite3_finalize(st);
             continue;  /* an older local schema: check_object has refused the file already */
@@ -122,7 +122,7 @@ int store_share_check_constraints(store *s, sqlite3 *db, const char *label, sl_e
     }
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "PRAGMA temp.foreign_key_check", -1, &st, NULL) != SQLITE_OK) return corrupt(db, label, e);
-    int rc = sqlite3_step(st);
+    int rc = store_step(st);
     if (rc == SQLITE_ROW)
         sl_fail(e, SL_EFAIL, "%s has rows in %s whose parent in %s is missing: nothing merged", label,
                 (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 2));
@@ -187,7 +187,7 @@ int store_share_check_metrics(sqlite3 *db, const char *label, sl_err *e)
     sqlite3_stmt *st;
     if (terms && sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) rc = corrupt(db, label, e);
     else if (terms) {
-        int step = sqlite3_step(st);
+        int step = store_step(st);
         if (step == SQLITE_ROW) {
             const struct metric_bound *b = &run_bounds[sqlite3_column_int(st, 1)];
             char uuid[40], value[48];
@@ -198,7 +198,7 @@ int store_share_check_metrics(sqlite3 *db, const char *label, sl_err *e)
             value[0] = 0;
             if (sqlite3_prepare_v2(db, q, -1, &v, NULL) == SQLITE_OK) {
                 sqlite3_bind_text(v, 1, (const char *)sqlite3_column_text(st, 0), -1, SQLITE_TRANSIENT);
-                if (sqlite3_step(v) == SQLITE_ROW) esc_term((const char *)sqlite3_column_text(v, 0), value, sizeof value, 0);
+                if (store_step(v) == SQLITE_ROW) esc_term((const char *)sqlite3_column_text(v, 0), value, sizeof value, 0);
                 sqlite3_finalize(v);
             }
             rc = sl_fail(e, SL_EFAIL, "%s: run %s has %s = %s, not a finite number from %g to %g%s%s: a probe cannot "
@@ -233,12 +233,12 @@ int store_share_check_claims(store *s, sqlite3 *db, const char *my_uuid, const c
     sqlite3_bind_text(st, 1, my_uuid, -1, SQLITE_STATIC);
     int rc, strangers = 0;
     char first[40] = "";
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = store_step(st)) == SQLITE_ROW) {
         const char *run = (const char *)sqlite3_column_text(st, 0);
         sqlite3_reset(local);
         sqlite3_bind_text(local, 1, run ? run : "", -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(local, 2, my_uuid, -1, SQLITE_STATIC);
-        if (sqlite3_step(local) == SQLITE_ROW) continue;
+        if (store_step(local) == SQLITE_ROW) continue;
         if (!strangers++) esc_term(run, first, sizeof first, 0);
     }
     sqlite3_finalize(local);

@@ -1,5 +1,6 @@
 /* sysfs — root-prefixed, no-follow access to kernel files. */
 #include "sysfs.h"
+#include "fault.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -143,7 +144,7 @@ int sysfs_write(const char *path, const char *value, sl_err *e)
     char full[PATH_MAX];
     if (sysfs_path(full, sizeof full, path) != 0)
         return sl_fail(e, SL_EFAIL, "%s: path too long", path);
-    if (write_fault_injected(path))
+    if (write_fault_injected(path) || fault_hit(FAULT_SYSFS_WRITE))
         return sl_fail_errno(e, SL_EFAIL, EIO, "writing \"%s\" to %s", value, full);
     char line[4096];
     int len = snprintf(line, sizeof line, "%s\n", value);
@@ -284,6 +285,7 @@ int sysfs_write_local_atomic(const char *full, const char *data, size_t len, mod
     int err = 0;
     const char *what = "writing";
     if (fchmod(fd, mode) != 0) { err = errno; what = "setting the mode of"; }
+    else if (fault_hit(FAULT_WRITE)) err = EIO;
     else if (write_all(fd, data, len) != 0) { err = errno; what = "writing"; }
     else if (fsync(fd) != 0) { err = errno; what = "fsync of"; }
     if (close(fd) != 0 && !err) { err = errno; what = "closing"; }

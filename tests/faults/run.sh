@@ -20,6 +20,9 @@
 #                   backing file on a too-small tmpfs; works without dm)
 #   db-ro           the database's filesystem turns read-only while a
 #                   session is held (root: same mechanism)
+#   loop-*          set, restore, apply, probe and profile save with the Nth
+#                   sqlite3_step / knob write / file write failing, for every
+#                   N they reach (loop.sh, SLUICE_FAULT; no root needed)
 cd "$(dirname "$0")/../.." || exit 2
 SLUICE=${SLUICE:-$PWD/sluice}
 work=$(mktemp -d /var/tmp/sluice-faults.XXXXXX)
@@ -103,6 +106,9 @@ if [ $prc = 0 ]; then fail probe-busy "probe exited 0 although its run could not
 elif ! grep -q "locked for more than" "$work/probe.out"; then fail probe-busy "unclear message: $(tail -2 "$work/probe.out")"
 elif [ "$(integrity "$db")" != ok ]; then fail probe-busy "integrity_check: $(integrity "$db")"
 else ok probe-busy "exit $prc: $(grep '^sluice:' "$work/probe.out" | tail -1 | sed 's/.*: another/another/' | cut -c1-60)..."; fi
+
+# --- the fault loop: every Nth statement, knob write, file write fails --------
+SLUICE="$SLUICE" sh tests/faults/loop.sh
 
 # --- root only from here: tiny filesystems, loop devices, device-mapper --------
 if [ "$(id -u)" != 0 ]; then

@@ -1,0 +1,22 @@
+/* fault — the test hook of SQLite's and curl's fault loops: with
+ * SLUICE_FAULT=POINT:N[,POINT:N...] the Nth call (from 1, counted in this
+ * process) at POINT fails as the real failure would, and one line
+ * "sluice: fault injected at POINT:N" goes to stderr, so a loop over N knows
+ * when a command no longer reaches it (tests/faults). Points:
+ *   sysfs_write   a knob write (sysfs_write): EIO
+ *   sqlite_step   a database statement (store_step, and every store_exec):
+ *                 SQLITE_INTERRUPT, through a progress handler
+ *   write         a file sluice writes itself (sysfs_write_local_atomic:
+ *                 profiles, boot files, exports): EIO
+ * Unset, it costs one relaxed load per call. */
+#ifndef SLUICE_FAULT_H
+#define SLUICE_FAULT_H
+
+#include <stdbool.h>
+
+enum fault_point { FAULT_SYSFS_WRITE, FAULT_SQLITE_STEP, FAULT_WRITE, FAULT_POINTS };
+
+/* Count one call at p; true when this is the call to fail. Thread-safe. */
+bool fault_hit(enum fault_point p);
+
+#endif

@@ -1,0 +1,100 @@
+#!/bin/sh
+# The fault loop (SQLite's model, test/alterfault.test): each command runs
+# again and again with SLUICE_FAULT=POINT:N for N = 1, 2, ... until it no
+# longer reaches the Nth call at POINT (see src/core/fault.h). After every
+# run it asserts:
+#   - no crash (exit below 128) and, when the command failed, a message on
+#     stderr besides the "fault injected" line;
+#   - every knob of the fixture as before when the command failed (for the
+#     commands that change knobs: set, apply, probe), and, whatever the
+#     command did, every knob back at the fixture's value once `restore
+#     --crashed` and `restore` ran without a fault;
+#   - PRAGMA integrity_check ok and no session left open after
+#     `restore --crashed`;
+#   - the database unchanged (its dump) when a command that refused
+#     (exit != 0) is one that records nothing it did not do: probe, merge.
+# One line per command and point: "ok faults/loop-CMD-POINT (N runs, K failed
+# clearly)". Needs no root: fixture roots and temporary databases.
+cd "$(dirname "$0")/../.." || exit 2
+SLUICE=${SLUICE:-$PWD/sluice}
+work=$(mktemp -d /tmp/sluice-faultloop.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+trap 'exit 1' INT TERM HUP PIPE
+MAX_N=${SLUICE_FAULT_MAX:-400}
+
+knobs() { # the values of every vm knob and block queue file of the root
+    (cd "$1" && find proc/sys/vm sys/block -type f 2>/dev/null | sort | while read -r f; do
+        printf '%s=%s\n' "$f" "$(cat "$f" 2>/dev/null)"; done)
+}
+dump() { sqlite3 "$1" .dump 2>&1; }
+
+# loop NAME POINT CHECKS PREP-COMMAND -- COMMAND...
+#   CHECKS: "knobs" (a failure leaves the knobs as they were before the
+#   command), "db" (and the database too), "-" (only the end state).
+#   PREP-COMMAND (a shell string, run without a fault on the fresh root and
+#   database, in $work) sets the scene; COMMAND is sluice's arguments.
+cp -a tests/fixtures/modern "$work/root"
+knobs "$work/root" > "$work/knobs.fixture"
+loop() {
+    name=$1 point=$2 checks=$3 prep=$4; shift 5
+    n=1 refused=0 problems=""
+    while [ "$n" -le "$MAX_N" ]; do
+        rm -rf "$work/root" "$work/t.db" "$work/t.db-wal" "$work/t.db-shm" "$work/out"
+        cp -a tests/fixtures/modern "$work/root"
+        (cd "$work" && SLUICE="$SLUICE" root="$work/root" db="$work/t.db" sh -c "$prep") > /dev/null 2>&1
+        knobs "$work/root" > "$work/knobs.before"
+        [ -f "$work/t.db" ] && dump "$work/t.db" > "$work/db.before"
+        (cd "$work" && SLUICE_FAULT="$point:$n" "$SLUICE" --root "$work/root" --db "$work/t.db" "$@") \
+            > "$work/out" 2>&1 < /dev/null
+        rc=$?
+        grep -q "^sluice: fault injected at $point:$n\$" "$work/out" || break
+        at="N=$n"
+        if [ "$rc" -ge 128 ]; then problems="$problems|$at: died (exit $rc): $(tail -2 "$work/out" | tr '\n' ' ')"
+        elif [ "$rc" != 0 ]; then
+            refused=$((refused + 1))
+            grep -v "fault injected" "$work/out" | grep -q . ||
+                problems="$problems|$at: exit $rc with no message"
+            case $checks in *knobs*|*db*)
+            knobs "$work/root" | cmp -s "$work/knobs.before" - ||
+                problems="$problems|$at: exit $rc left knobs changed: $(knobs "$work/root" | diff "$work/knobs.before" - | grep '^>' | head -2 | tr '\n' ' ')"
+            esac
+            case $checks in *db*)
+            if [ -f "$work/db.before" ] && ! dump "$work/t.db" | cmp -s "$work/db.before" -; then
+                problems="$problems|$at: refused, but the database changed"
+            fi
+            esac
+        fi
+        "$SLUICE" --root "$work/root" --db "$work/t.db" restore --crashed > /dev/null 2>&1
+        "$SLUICE" --root "$work/root" --db "$work/t.db" restore > /dev/null 2>&1
+        knobs "$work/root" | cmp -s "$work/knobs.fixture" - ||
+            problems="$problems|$at (exit $rc): knobs not back after restore: $(knobs "$work/root" | diff "$work/knobs.fixture" - | grep '^>' | head -2 | tr '\n' ' ')"
+        if [ -f "$work/t.db" ]; then
+            ic=$(sqlite3 "$work/t.db" "PRAGMA integrity_check" 2>&1)
+            [ "$ic" = ok ] || problems="$problems|$at: integrity_check: $ic"
+            op=$(sqlite3 "$work/t.db" "SELECT count(*) FROM sessions WHERE state = 'open'" 2>&1)
+            [ "$op" = 0 ] || problems="$problems|$at: $op session(s) left open after restore"
+        fi
+        n=$((n + 1))
+    done
+    runs=$((n - 1))
+    if [ "$runs" -eq 0 ]; then echo "FAIL faults/loop-$name-$point: the command never reached $point"; return; fi
+    if [ "$n" -gt "$MAX_N" ]; then problems="$problems|still reaching $point after $MAX_N runs"; fi
+    if [ -n "$problems" ]; then
+        echo "FAIL faults/loop-$name-$point ($runs runs)"
+        echo "$problems" | tr '|' '\n' | grep . | head -8 | sed 's/^/  /'
+    else
+        echo "ok faults/loop-$name-$point ($runs runs, $refused failed clearly)"
+    fi
+}
+
+newdb='"$SLUICE" --root "$root" --db "$db" sessions'
+held='"$SLUICE" --root "$root" --db "$db" set vm.swappiness=20 vm.dirty_ratio=25 block.sda.read_ahead_kb=512'
+probed='"$SLUICE" --root "$root" --db "$db" probe null --time 100ms --ramp 0'
+
+for p in sqlite_step sysfs_write; do
+    loop set "$p" knobs "$newdb" -- set vm.swappiness=20 vm.dirty_ratio=25 block.sda.read_ahead_kb=512
+    loop restore "$p" - "$held" -- restore
+    loop apply "$p" knobs "$newdb" -- apply --profiles "$PWD/profiles" throughput
+done
+loop probe sqlite_step db "$probed" -- probe null --time 100ms --ramp 0
+loop profile-save write - "$newdb" -- profile save --profiles "$work" mine
