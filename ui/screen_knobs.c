@@ -1,10 +1,14 @@
 /* screen_knobs — every knob on this machine, grouped (vm, bdflush, each
  * disk's queue, iosched and bdi), with edits kept as pending changes until
- * they are applied; the selected knob's help below the list. */
+ * they are applied; the selected knob's help below the list; the dry-run
+ * diff, apply on trial (trial_start), keep and revert. */
 #include "app.h"
 #include "prompt.h"
 #include "device.h"
-#include "knobs_screen.h"
+#include "knob.h"
+#include "knobset.h"
+#include "setview.h"
+#include "textview.h"
 #include "sysfs.h"
 #include "trial.h"
 
@@ -15,6 +19,42 @@
 #include <string.h>
 
 extern const struct screen_class knobs_screen;
+
+struct krow {
+    struct knob k;
+    char value[KNOB_VALUE_MAX];
+    bool present;
+    bool changed;                 /* differs from the kernel default */
+};
+
+struct pending {
+    char name[KNOB_NAME_MAX];
+    char value[KNOB_VALUE_MAX];   /* validated, canonical */
+};
+
+enum kmode {
+    KM_LIST,     /* the knob list */
+    KM_EDIT,     /* typing a value for the selected knob */
+    KM_FILTER,   /* typing a filter */
+    KM_VIEW,     /* a report over the list: diff, apply result, revert result */
+};
+
+struct knobs {
+    struct screen base;
+    struct textview list, view;
+    struct krow *rows;
+    int nrows;
+    struct pending *pend;
+    int npend;
+    enum kmode mode;
+    bool view_is_diff;            /* in KM_VIEW: `a` applies what the view shows */
+    char view_title[96];
+    char input[KNOB_VALUE_MAX];
+    char edit_error[512];
+    int edit_row;
+    char filter[64];
+    long long last_refresh_ms;
+};
 
 #define REFRESH_MS 5000
 #define DETAIL_LINES 5
@@ -52,7 +92,7 @@ static void pending_set(struct knobs *ks, const char *name, const char *value)
     snprintf(p->value, sizeof p->value, "%s", value);
 }
 
-void knobs_pending_clear(struct knobs *ks)
+static void knobs_pending_clear(struct knobs *ks)
 {
     free(ks->pend);
     ks->pend = NULL;
@@ -65,7 +105,7 @@ static const struct krow *selected_row(const struct knobs *ks)
     return tag >= 0 && tag < ks->nrows ? &ks->rows[tag] : NULL;
 }
 
-void knobs_refresh(struct knobs *ks)
+static void knobs_refresh(struct knobs *ks)
 {
     const struct krow *sel = selected_row(ks);
     char keep[KNOB_NAME_MAX] = "";
@@ -380,6 +420,88 @@ static void set_default(struct knobs *ks)
     }
     sl_err e;
     if (propose(ks, row, row->k.def->def, &e) < 0) app_message(app, ROLE_ERROR, "%s", e.msg);
+}
+
+/* --- dry run, apply on trial, keep, revert ---------------------------------
+ * The knobset is the one `sluice set` builds; these views are its curses
+ * rendering (the CLI prints the same struct as a table). */
+
+static int build_set(void *arg, struct knobset *set, sl_err *e)
+{
+    struct knobs *ks = arg;
+    memset(set, 0, sizeof *set);
+    if (ks->npend == 0) return sl_fail(e, SL_EUSAGE, "no pending change: edit a knob first (Enter)");
+    for (int i = 0; i < ks->npend; i++)
+        if (knobset_add(set, ks->pend[i].name, ks->pend[i].value, e) < 0) return -1;
+    return knobset_prepare(set, e);
+}
+
+static void open_view(struct knobs *ks, const char *title, bool is_diff)
+{
+    ks->mode = KM_VIEW;
+    ks->view_is_diff = is_diff;
+    snprintf(ks->view_title, sizeof ks->view_title, "%s", title);
+    tv_clear(&ks->view);
+    ks->view.top = 0;
+}
+
+static void view_error(struct knobs *ks, const char *msg) { setview_error(&ks->view, msg, 76); }
+
+static void knobs_diff(struct knobs *ks)
+{
+    struct knobset set;
+    sl_err e;
+    if (ks->npend == 0) { app_message(ks->base.app, ROLE_NORMAL, "no pending change: edit a knob first (Enter)"); return; }
+    int rc = build_set(ks, &set, &e);
+    open_view(ks, "Dry run: nothing is written until you apply (a)", rc == 0);
+    if (rc < 0) view_error(ks, e.msg);
+    else {
+        setview_changes(&ks->view, &set, true);
+        setview_snapshot(&ks->view, &set);
+    }
+    knobset_free(&set);
+}
+
+static void knobs_apply(struct knobs *ks)
+{
+    struct knobset set;
+    sl_err e;
+    if (ks->npend == 0) { app_message(ks->base.app, ROLE_NORMAL, "no pending change: edit a knob first (Enter)"); return; }
+    enum trial_outcome o = trial_start(ks->base.app, "applying knobs", build_set, ks, &set, &e);
+    if (o != TRIAL_BUSY) {
+        open_view(ks, o == TRIAL_ON            ? "Applied: on trial until you keep (K) or revert (R) it"
+                      : o == TRIAL_ROLLED_BACK ? "Apply failed: rolled back"
+                                               : "Apply refused: nothing was written", false);
+        trial_show(&ks->view, o, &set, &e);
+        if (o == TRIAL_ON) knobs_pending_clear(ks);
+    }
+    knobset_free(&set);
+    knobs_refresh(ks);
+}
+
+static void knobs_keep(struct knobs *ks)
+{
+    struct restore_report unused = { 0 };
+    char id[9];
+    if (trial_decide(ks->base.app, true, &unused, id) < 0) return;
+    ks->mode = KM_LIST;
+    knobs_refresh(ks);
+}
+
+static void knobs_revert(struct knobs *ks)
+{
+    struct app *app = ks->base.app;
+    struct restore_report rep = { 0 };
+    sl_err e;
+    char title[96];
+    if (!trial_active()) { app_message(app, ROLE_NORMAL, "nothing is on trial"); return; }
+    snprintf(title, sizeof title, "Reverted session %.8s", trial_uuid());
+    int rc = trial_revert(&rep, &e);
+    open_view(ks, title, false);
+    setview_restore(&ks->view, &rep);
+    if (rc < 0) view_error(ks, e.msg);
+    restore_report_free(&rep);
+    knobs_refresh(ks);
 }
 
 static enum handled knobs_key(struct screen *s, enum action a, int key)

@@ -137,44 +137,30 @@ void profiles_open_view(struct profiles *pr, const char *title)
     pr->view.top = 0;
 }
 
+static int build_plan(void *arg, struct knobset *ks, sl_err *e) { return plan_knobset(arg, ks, e); }
+
 static void apply_selected(struct profiles *pr)
 {
     struct app *app = pr->base.app;
-    sl_err e;
     profiles_plan_selected(pr);
     if (!pr->have_plan) { app_message(app, ROLE_ERROR, "%s", pr->plan_err[0] ? pr->plan_err : "no profile selected"); return; }
-    if (trial_active()) {
-        app_message(app, ROLE_WARN, "session %.8s is still on trial: keep it (K) or revert it (R) before applying more", trial_uuid());
-        return;
-    }
     int counts[4] = { 0 };
     for (int i = 0; i < pr->pl.n; i++) counts[pr->pl.it[i].action]++;
     if (counts[PA_WRITE] == 0) {
         app_message(app, ROLE_NORMAL, "nothing to change: this machine already has profile %s's values", pr->p.name);
         return;
     }
-    struct knobset ks = { 0 };
-    store *st = app_store(app, &e);
-    char title[160];
-    snprintf(title, sizeof title, "Apply profile %s", pr->p.name);
-    if (!st || plan_knobset(&pr->pl, &ks, &e) < 0 || sysfs_require_root("applying a profile", &e) < 0) {
+    struct knobset ks;
+    sl_err e;
+    enum trial_outcome o = trial_start(app, "applying a profile", build_plan, &pr->pl, &ks, &e);
+    if (o != TRIAL_BUSY) {
+        char title[160];
+        snprintf(title, sizeof title,
+                 o == TRIAL_ON            ? "Applied profile %s: on trial until you keep (K) or revert (R) it"
+                 : o == TRIAL_ROLLED_BACK ? "Apply of profile %s failed: rolled back"
+                                          : "Apply of profile %s refused: nothing was written", pr->p.name);
         profiles_open_view(pr, title);
-        setview_error(&pr->view, e.msg, 76);
-        knobset_free(&ks);
-        return;
-    }
-    if (trial_apply(st, app_db_path(app), &ks, &e) == 0) {
-        snprintf(title, sizeof title, "Applied profile %s: on trial until you keep (K) or revert (R) it", pr->p.name);
-        profiles_open_view(pr, title);
-        setview_changes(&pr->view, &ks, false);
-        tv_line(&pr->view, false, -1);
-        tv_line(&pr->view, false, -1);
-        tv_add(&pr->view, ROLE_WARN, "Session %.8s is on trial. K keeps the values; R, quitting or a crash puts them back.",
-               trial_uuid());
-    } else {
-        profiles_open_view(pr, setview_started(&ks) ? "Apply failed: rolled back" : "Apply refused: nothing was written");
-        if (setview_started(&ks)) setview_changes(&pr->view, &ks, false);
-        setview_error(&pr->view, e.msg, 76);
+        trial_show(&pr->view, o, &ks, &e);
     }
     knobset_free(&ks);
     pr->planned = -2;   /* values changed: plan again */

@@ -238,24 +238,26 @@ static void resume_selected(struct search_scr *ss)
     launch(ss, msg);
 }
 
+static int build_winner(void *arg, struct knobset *ks, sl_err *e)
+{
+    const struct search_scr *ss = arg;
+    if (space_to_knobset(&ss->out.space, &ss->out.result.leader[ss->out.result.winner].cfg, ks, e) < 0) return -1;
+    return knobset_prepare(ks, e);
+}
+
 /* The winner of the last search, applied on trial (K keeps, R reverts). */
 static void apply_winner(struct search_scr *ss)
 {
     struct app *app = ss->base.app;
-    sl_err e;
     if (!ss->have_result || ss->out.result.winner < 0) {
         app_message(app, ROLE_NORMAL, "no winner to apply: nothing beat the baseline beyond the noise");
         return;
     }
-    if (trial_active()) { app_message(app, ROLE_WARN, "session %.8s is still on trial: K or R first", trial_uuid()); return; }
-    struct knobset ks = { 0 };
-    store *st = app_store(app, &e);
-    int rc = st ? space_to_knobset(&ss->out.space, &ss->out.result.leader[ss->out.result.winner].cfg, &ks, &e) : -1;
-    if (rc == 0) rc = knobset_prepare(&ks, &e);
-    if (rc == 0) rc = sysfs_require_root("applying the winner", &e);
-    if (rc == 0) rc = trial_apply(st, app_db_path(app), &ks, &e);
-    if (rc == 0) app_message(app, ROLE_WARN, "winner applied in session %.8s, on trial: K keeps it, R puts the old values back", trial_uuid());
-    else app_message(app, ROLE_ERROR, "%s", e.msg);
+    struct knobset ks;
+    sl_err e;
+    enum trial_outcome o = trial_start(app, "applying the winner", build_winner, ss, &ks, &e);
+    if (o == TRIAL_ON) app_message(app, ROLE_WARN, "winner applied in session %.8s, on trial: K keeps it, R puts the old values back", trial_uuid());
+    else if (o != TRIAL_BUSY) app_message(app, ROLE_ERROR, "%s", e.msg);
     knobset_free(&ks);
 }
 

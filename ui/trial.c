@@ -1,6 +1,8 @@
 /* trial — one open session owned by the UI, kept or put back on request. */
 #include "trial.h"
 #include "app.h"
+#include "setview.h"
+#include "sysfs.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -8,12 +10,11 @@
 static struct session *open_session;
 static char uuid[37];
 
-int trial_apply(store *st, const char *db_path, struct knobset *ks, sl_err *e)
+/* Apply a prepared knobset in a new session (knobset_run_session, the
+ * same path as `sluice set`). -1 with e filled when the lock is busy or a
+ * write failed (then ks says what was rolled back). */
+static int trial_apply(store *st, struct knobset *ks, sl_err *e)
 {
-    if (open_session)
-        return sl_fail(e, SL_EBUSY, "session %.8s is still on trial: keep it (K) or revert it (R) before applying more",
-                       open_session->row.uuid);
-    (void)db_path;   /* the lock lives beside the store's own path */
     if (knobset_run_session(st, ks, "ui", 0, &open_session, e) < 0) { open_session = NULL; return -1; }
     snprintf(uuid, sizeof uuid, "%s", open_session->row.uuid);
     return 0;
@@ -61,4 +62,31 @@ int trial_decide(struct app *app, bool keep, struct restore_report *rep, char id
     }
     if (keep) app_message(app, ROLE_OK, "session %s kept; 'sluice restore' puts the old values back", id);
     return 0;
+}
+
+enum trial_outcome trial_start(struct app *app, const char *what, int (*build)(void *arg, struct knobset *ks, sl_err *e),
+                               void *arg, struct knobset *ks, sl_err *e)
+{
+    memset(ks, 0, sizeof *ks);
+    if (open_session) {
+        app_message(app, ROLE_WARN, "session %.8s is still on trial: keep it (K) or revert it (R) before applying more", uuid);
+        sl_fail(e, SL_EBUSY, "session %.8s is still on trial", uuid);
+        return TRIAL_BUSY;
+    }
+    store *st = app_store(app, e);
+    if (!st || build(arg, ks, e) < 0 || sysfs_require_root(what, e) < 0) return TRIAL_REFUSED;
+    if (trial_apply(st, ks, e) == 0) return TRIAL_ON;
+    return setview_started(ks) ? TRIAL_ROLLED_BACK : TRIAL_REFUSED;
+}
+
+void trial_show(struct textview *tv, enum trial_outcome o, const struct knobset *ks, const sl_err *e)
+{
+    if (o == TRIAL_ON || o == TRIAL_ROLLED_BACK) setview_changes(tv, ks, false);
+    if (o != TRIAL_ON) {
+        setview_error(tv, e->msg, 76);
+        return;
+    }
+    tv_line(tv, false, -1);
+    tv_line(tv, false, -1);
+    tv_add(tv, ROLE_WARN, "Session %.8s is on trial. K keeps the values; R, quitting or a crash puts them back.", uuid);
 }

@@ -8,10 +8,8 @@
 #include <stdbool.h>
 #include "knobset.h"
 
-/* Apply a prepared knobset in a new session (knobset_run_session, the
- * same path as `sluice set`). -1 with e filled when a trial is already open,
- * the lock is busy, or a write failed (then ks says what was rolled back). */
-int trial_apply(store *st, const char *db_path, struct knobset *ks, sl_err *e);
+struct app;
+
 bool trial_active(void);
 /* The open session's UUID ("" when none). */
 const char *trial_uuid(void);
@@ -24,8 +22,22 @@ int trial_revert(struct restore_report *rep, sl_err *e);
  * a keep is confirmed there. Returns 0 when done (for a revert, rep says what
  * was put back and the caller shows it), -1 otherwise. id gets the session's
  * short id. */
-struct app;
 int trial_decide(struct app *app, bool keep, struct restore_report *rep, char id[9]);
+/* The one apply-on-trial flow of the Knobs, Profiles and Search screens:
+ * refuse while a trial is open (said on the message line: TRIAL_BUSY), open
+ * the store, let build fill ks (the screen's part: its pending edits, a
+ * profile's plan, a search's winner; it may leave ks empty on error), check
+ * root for `what` ("applying knobs"), then apply ks on trial (trial_apply).
+ * ks is the caller's to knobset_free whatever the outcome; e says why when
+ * it is not TRIAL_ON. */
+enum trial_outcome { TRIAL_BUSY, TRIAL_REFUSED, TRIAL_ROLLED_BACK, TRIAL_ON };
+enum trial_outcome trial_start(struct app *app, const char *what, int (*build)(void *arg, struct knobset *ks, sl_err *e),
+                               void *arg, struct knobset *ks, sl_err *e);
+/* What happened, into a screen's view: the changes and the trial note, or
+ * what was rolled back and why, or why nothing was written. */
+struct textview;
+void trial_show(struct textview *tv, enum trial_outcome o, const struct knobset *ks, const sl_err *e);
+
 /* From a fatal path: put back whatever is on trial, best effort. */
 void trial_emergency(void);
 
