@@ -73,6 +73,19 @@ long long app_now_ms(const struct app *a)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int app_trial_decide(struct app *app, bool keep, struct restore_report *rep, char id[9])
+{
+    if (!trial_active()) { app_message(app, ROLE_NORMAL, "nothing is on trial"); return -1; }
+    snprintf(id, 9, "%.8s", trial_uuid());
+    sl_err e;
+    if ((keep ? trial_keep(&e) : trial_revert(rep, &e)) < 0) {
+        app_message(app, ROLE_ERROR, "%s", e.msg);
+        return -1;
+    }
+    if (keep) app_message(app, ROLE_OK, "session %s kept; 'sluice restore' puts the old values back", id);
+    return 0;
+}
+
 static int class_index(enum action open)
 {
     for (int i = 0; i < NCLASSES; i++)

@@ -27,6 +27,13 @@ const char *app_db_path(const struct app *a);
 /* Milliseconds on the UI clock: monotonic time, or under a key script a
  * virtual clock that advances 100 ms per event, so dumps are repeatable. */
 long long app_now_ms(const struct app *a);
+/* The UI's answer to K (keep) or R (revert) of the trial (trial.h), shared
+ * by every screen that puts changes on trial: "nothing is on trial" and
+ * errors go to the message line, a keep is confirmed there. Returns 0 when
+ * done (for a revert, rep says what was put back and the caller shows it),
+ * -1 otherwise. id gets the session's short id. */
+struct restore_report;
+int app_trial_decide(struct app *a, bool keep, struct restore_report *rep, char id[9]);
 /* Back to the previous screen. */
 void app_back(struct app *a);
 /* Whether a screen class exists for this action (screens that have not

@@ -467,8 +467,9 @@ static void knobs_apply(struct knobs *ks)
     struct knobset set;
     sl_err e;
     if (ks->npend == 0) { app_message(ks->base.app, ROLE_NORMAL, "no pending change: edit a knob first (Enter)"); return; }
-    enum trial_outcome o = trial_start(ks->base.app, "applying knobs", build_set, ks, &set, &e);
-    if (o != TRIAL_BUSY) {
+    enum trial_outcome o = trial_start(app_store(ks->base.app, &e), "applying knobs", build_set, ks, &set, &e);
+    if (o == TRIAL_BUSY) app_message(ks->base.app, ROLE_WARN, "%s", e.msg);
+    else {
         open_view(ks, o == TRIAL_ON            ? "Applied: on trial until you keep (K) or revert (R) it"
                       : o == TRIAL_ROLLED_BACK ? "Apply failed: rolled back"
                                                : "Apply refused: nothing was written", false);
@@ -483,7 +484,7 @@ static void knobs_keep(struct knobs *ks)
 {
     struct restore_report unused = { 0 };
     char id[9];
-    if (trial_decide(ks->base.app, true, &unused, id) < 0) return;
+    if (app_trial_decide(ks->base.app, true, &unused, id) < 0) return;
     ks->mode = KM_LIST;
     knobs_refresh(ks);
 }

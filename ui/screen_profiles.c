@@ -177,8 +177,9 @@ static void apply_selected(struct profiles *pr)
     }
     struct knobset ks;
     sl_err e;
-    enum trial_outcome o = trial_start(app, "applying a profile", build_plan, &pr->pl, &ks, &e);
-    if (o != TRIAL_BUSY) {
+    enum trial_outcome o = trial_start(app_store(app, &e), "applying a profile", build_plan, &pr->pl, &ks, &e);
+    if (o == TRIAL_BUSY) app_message(app, ROLE_WARN, "%s", e.msg);
+    else {
         char title[160];
         snprintf(title, sizeof title,
                  o == TRIAL_ON            ? "Applied profile %s: on trial until you keep (K) or revert (R) it"
@@ -571,7 +572,7 @@ static enum handled profiles_key(struct screen *s, enum action a, int key)
     case ACT_KEEP: case ACT_REVERT: {
         struct restore_report rep = { 0 };
         char id[9];
-        if (trial_decide(s->app, a == ACT_KEEP, &rep, id) == 0) {
+        if (app_trial_decide(s->app, a == ACT_KEEP, &rep, id) == 0) {
             if (a == ACT_KEEP) pr->mode = PR_LIST;
             else {
                 char title[96];

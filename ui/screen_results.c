@@ -1,7 +1,8 @@
 /* screen_results — stored probe runs (what `sluice history` lists), newest
  * first, with a filter; a run's stored metrics; and two batches of
  * repetitions compared with the search's own verdict (Welch with Holm, a
- * bootstrap interval of the improvement; "within noise" is never a win). */
+ * bootstrap interval of the improvement; "within noise" is never a win);
+ * and groups of runs compared (configurations, searches, kernels). */
 #include "app.h"
 #include "detail.h"
 #include "prompt.h"

@@ -255,9 +255,9 @@ static void apply_winner(struct search_scr *ss)
     }
     struct knobset ks;
     sl_err e;
-    enum trial_outcome o = trial_start(app, "applying the winner", build_winner, ss, &ks, &e);
+    enum trial_outcome o = trial_start(app_store(app, &e), "applying the winner", build_winner, ss, &ks, &e);
     if (o == TRIAL_ON) app_message(app, ROLE_WARN, "winner applied in session %.8s, on trial: K keeps it, R puts the old values back", trial_uuid());
-    else if (o != TRIAL_BUSY) app_message(app, ROLE_ERROR, "%s", e.msg);
+    else app_message(app, o == TRIAL_BUSY ? ROLE_WARN : ROLE_ERROR, "%s", e.msg);
     knobset_free(&ks);
 }
 
@@ -319,7 +319,7 @@ static enum handled search_key(struct screen *s, enum action a, int key)
     case ACT_KEEP: case ACT_REVERT: {
         struct restore_report rep = { 0 };
         char id[9];
-        if (trial_decide(s->app, a == ACT_KEEP, &rep, id) == 0 && a == ACT_REVERT)
+        if (app_trial_decide(s->app, a == ACT_KEEP, &rep, id) == 0 && a == ACT_REVERT)
             app_message(s->app, ROLE_OK, "session %s put back: %d knob(s) checked", id, rep.n);
         restore_report_free(&rep);
         return H_HANDLED;

@@ -1,7 +1,7 @@
 /* trial — one open session owned by the UI, kept or put back on request. */
 #include "trial.h"
-#include "app.h"
 #include "setview.h"
+#include "textview.h"
 #include "sysfs.h"
 
 #include <stdio.h>
@@ -51,29 +51,14 @@ void trial_emergency(void)
     restore_report_free(&rep);
 }
 
-int trial_decide(struct app *app, bool keep, struct restore_report *rep, char id[9])
-{
-    if (!trial_active()) { app_message(app, ROLE_NORMAL, "nothing is on trial"); return -1; }
-    snprintf(id, 9, "%.8s", trial_uuid());
-    sl_err e;
-    if ((keep ? trial_keep(&e) : trial_revert(rep, &e)) < 0) {
-        app_message(app, ROLE_ERROR, "%s", e.msg);
-        return -1;
-    }
-    if (keep) app_message(app, ROLE_OK, "session %s kept; 'sluice restore' puts the old values back", id);
-    return 0;
-}
-
-enum trial_outcome trial_start(struct app *app, const char *what, int (*build)(void *arg, struct knobset *ks, sl_err *e),
+enum trial_outcome trial_start(store *st, const char *what, int (*build)(void *arg, struct knobset *ks, sl_err *e),
                                void *arg, struct knobset *ks, sl_err *e)
 {
     memset(ks, 0, sizeof *ks);
     if (open_session) {
-        app_message(app, ROLE_WARN, "session %.8s is still on trial: keep it (K) or revert it (R) before applying more", uuid);
-        sl_fail(e, SL_EBUSY, "session %.8s is still on trial", uuid);
+        sl_fail(e, SL_EBUSY, "session %.8s is still on trial: keep it (K) or revert it (R) before applying more", uuid);
         return TRIAL_BUSY;
     }
-    store *st = app_store(app, e);
     if (!st || build(arg, ks, e) < 0 || sysfs_require_root(what, e) < 0) return TRIAL_REFUSED;
     if (trial_apply(st, ks, e) == 0) return TRIAL_ON;
     return setview_started(ks) ? TRIAL_ROLLED_BACK : TRIAL_REFUSED;

@@ -8,7 +8,6 @@
 #include <stdbool.h>
 #include "knobset.h"
 
-struct app;
 
 bool trial_active(void);
 /* The open session's UUID ("" when none). */
@@ -17,21 +16,15 @@ const char *trial_uuid(void);
 int trial_keep(sl_err *e);
 /* Put the snapshot back; rep (caller frees) says knob by knob. */
 int trial_revert(struct restore_report *rep, sl_err *e);
-/* The UI's answer to K (keep) or R (revert), shared by every screen that puts
- * changes on trial: "nothing is on trial" and errors go to the message line,
- * a keep is confirmed there. Returns 0 when done (for a revert, rep says what
- * was put back and the caller shows it), -1 otherwise. id gets the session's
- * short id. */
-int trial_decide(struct app *app, bool keep, struct restore_report *rep, char id[9]);
 /* The one apply-on-trial flow of the Knobs, Profiles and Search screens:
- * refuse while a trial is open (said on the message line: TRIAL_BUSY), open
- * the store, let build fill ks (the screen's part: its pending edits, a
+ * refuse while a trial is open (TRIAL_BUSY, e says so for the message line),
+ * refuse without the store st (e as app_store left it), let build fill ks (the screen's part: its pending edits, a
  * profile's plan, a search's winner; it may leave ks empty on error), check
  * root for `what` ("applying knobs"), then apply ks on trial (trial_apply).
  * ks is the caller's to knobset_free whatever the outcome; e says why when
  * it is not TRIAL_ON. */
 enum trial_outcome { TRIAL_BUSY, TRIAL_REFUSED, TRIAL_ROLLED_BACK, TRIAL_ON };
-enum trial_outcome trial_start(struct app *app, const char *what, int (*build)(void *arg, struct knobset *ks, sl_err *e),
+enum trial_outcome trial_start(store *st, const char *what, int (*build)(void *arg, struct knobset *ks, sl_err *e),
                                void *arg, struct knobset *ks, sl_err *e);
 /* What happened, into a screen's view: the changes and the trial note, or
  * what was rolled back and why, or why nothing was written. */
