@@ -2,10 +2,12 @@
 #include "store.h"
 #include "store_migrations.h"
 #include "fault.h"
+#include "record.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,6 +366,83 @@ store *store_wrap(sqlite3 *db, const char *path)
 
 void store_unwrap(store *s) { free(s); }
 
+/* --- records from their field tables (core/record.h) ------------------- */
+
+/* "INSERT INTO table (lead, col...) VALUES (?1, ...) ON CONFLICT(conflict)
+ * DO UPDATE SET col = excluded.col, ... extra WHERE (cols) IS NOT
+ * (excluded.cols) suffix": the stored fields in table order after nlead
+ * leading columns; REC_KEY fields are inserted, never updated. Facts that
+ * did not change are not written at all, so a push that fails afterwards
+ * leaves the file as it was, byte for byte. */
+struct sqlbuf { char text[2048]; size_t used; };
+
+static void __attribute__((format(printf, 2, 3))) sql_add(struct sqlbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(b->text + b->used, sizeof b->text - b->used, fmt, ap);
+    va_end(ap);
+    if (w > 0) b->used = b->used + (size_t)w < sizeof b->text ? b->used + (size_t)w : sizeof b->text - 1;
+}
+
+static void upsert_sql(struct sqlbuf *b, const char *table, const char *lead, int nlead, const char *conflict,
+                       const struct rec_field *f, size_t nf, const char *extra, const char *suffix)
+{
+    int nparam = nlead;
+    sql_add(b, "INSERT INTO %s (%s", table, lead);
+    for (size_t i = 0; i < nf; i++) if (f[i].column) sql_add(b, ", %s", f[i].column);
+    sql_add(b, ") VALUES (?1");
+    for (int i = 2; i <= nlead; i++) sql_add(b, ", ?%d", i);
+    for (size_t i = 0; i < nf; i++) if (f[i].column) sql_add(b, ", ?%d", ++nparam);
+    sql_add(b, ") ON CONFLICT(%s) DO UPDATE SET ", conflict);
+    const char *sep = "";
+    for (size_t i = 0; i < nf; i++)
+        if (f[i].column && !(f[i].flags & REC_KEY)) { sql_add(b, "%s%s = excluded.%s", sep, f[i].column, f[i].column); sep = ", "; }
+    sql_add(b, "%s WHERE (", extra);
+    sep = "";
+    for (size_t i = 0; i < nf; i++)
+        if (f[i].column && !(f[i].flags & REC_KEY)) { sql_add(b, "%s%s", sep, f[i].column); sep = ", "; }
+    sql_add(b, ") IS NOT (");
+    sep = "";
+    for (size_t i = 0; i < nf; i++)
+        if (f[i].column && !(f[i].flags & REC_KEY)) { sql_add(b, "%sexcluded.%s", sep, f[i].column); sep = ", "; }
+    sql_add(b, ")%s", suffix);
+}
+
+/* Bind the stored fields of rec from parameter first on, in table order. */
+static void bind_fields(sqlite3_stmt *st, int first, const struct rec_field *f, size_t nf, const void *rec)
+{
+    for (size_t i = 0; i < nf; i++) {
+        if (!f[i].column) continue;
+        const char *v = (const char *)rec + f[i].offset;
+        char text[512];
+        switch (f[i].type) {
+        case REC_TEXT: sqlite3_bind_text(st, first++, v, -1, SQLITE_TRANSIENT); break;
+        case REC_INT: case REC_TRI: sqlite3_bind_int(st, first++, *(const int *)v); break;
+        case REC_U64: sqlite3_bind_int64(st, first++, (sqlite3_int64)*(const unsigned long long *)v); break;
+        case REC_BOOL: sqlite3_bind_int(st, first++, *(const bool *)v); break;
+        case REC_DERIVED:
+            f[i].derive(rec, text, sizeof text);
+            sqlite3_bind_text(st, first++, text, -1, SQLITE_TRANSIENT);
+            break;
+        }
+    }
+}
+
+/* Prepare the upsert of one record (upsert_sql) and bind its fields after
+ * the nlead leading values the caller binds. NULL with e on error. */
+static sqlite3_stmt *prepare_upsert(store *s, const char *table, const char *lead, int nlead, const char *conflict,
+                                    const struct rec_field *f, size_t nf, const void *rec, const char *extra,
+                                    const char *suffix, const char *what, sl_err *e)
+{
+    struct sqlbuf b = { .used = 0 };
+    upsert_sql(&b, table, lead, nlead, conflict, f, nf, extra, suffix);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, b.text, -1, &st, NULL) != SQLITE_OK) { store_fail(s, e, what); return NULL; }
+    bind_fields(st, nlead + 1, f, nf, rec);
+    return st;
+}
+
 /* store_host_upsert, except that a row it creates takes new_uuid (NULL: a
  * fresh one); a row that exists keeps its own. */
 static int store_host_upsert_as(store *s, const struct host_info *h, const char *new_uuid, int64_t *id, char uuid[37],
@@ -384,24 +463,12 @@ static int store_host_upsert_as(store *s, const struct host_info *h, const char 
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) return store_fail(s, e, "finding the host");
     if (!found && new_uuid) snprintf(uuid, 37, "%s", new_uuid);
     else if (!found) store_uuid(uuid);
-    const char *upsert =
-        "INSERT INTO hosts (uuid, machine_key, hostname, kernel, cpu_model, cpus, mem_bytes, virt) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
-        "ON CONFLICT(machine_key) DO UPDATE SET hostname = ?3, kernel = ?4, cpu_model = ?5, cpus = ?6, "
-        "mem_bytes = ?7, virt = ?8, last_seen = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') "
-        /* Facts unchanged: no write at all, so a push that fails afterwards
-         * leaves the file as it was, byte for byte. last_seen is the last
-         * time the host's facts were seen to change. */
-        "WHERE (hostname, kernel, cpu_model, cpus, mem_bytes, virt) IS NOT (?3, ?4, ?5, ?6, ?7, ?8)";
-    if (sqlite3_prepare_v2(s->db, upsert, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "saving the host");
+    /* last_seen is the last time the host's facts were seen to change. */
+    st = prepare_upsert(s, "hosts", "uuid, machine_key", 2, "machine_key", host_fields, host_fields_len, h,
+                        ", last_seen = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')", "", "saving the host", e);
+    if (!st) return -1;
     sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 3, h->hostname, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 4, h->kernel, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 5, h->cpu_model, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st, 6, h->cpus);
-    sqlite3_bind_int64(st, 7, (sqlite3_int64)h->mem_bytes);
-    sqlite3_bind_text(st, 8, h->virt, -1, SQLITE_TRANSIENT);
     rc = store_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return store_fail(s, e, "saving the host");
@@ -433,39 +500,14 @@ static int device_id(store *s, int64_t host_id, const struct device *d, int64_t 
 static int store_device_upsert_as(store *s, int64_t host_id, const struct device *d, const char *new_uuid, int64_t *id,
                                   sl_err *e)
 {
-    char hw_class[256], uuid[37];
-    device_class(d, hw_class, sizeof hw_class);
+    char uuid[37];
     if (new_uuid) snprintf(uuid, sizeof uuid, "%s", new_uuid);
     else store_uuid(uuid);
-    const char *sql =
-        "INSERT INTO devices (uuid, host_id, name, transport, vendor, model, serial, wwid, rotational, size_bytes, "
-        " logical_block_size, physical_block_size, hw_queues, queue_depth, max_hw_sectors_kb, hw_class) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) "
-        "ON CONFLICT(host_id, name, serial, wwid) DO UPDATE SET transport = ?4, vendor = ?5, model = ?6, "
-        " rotational = ?9, size_bytes = ?10, logical_block_size = ?11, physical_block_size = ?12, "
-        " hw_queues = ?13, queue_depth = ?14, max_hw_sectors_kb = ?15, hw_class = ?16 "
-        /* As for hosts: a device whose facts are unchanged is not written. */
-        "WHERE (transport, vendor, model, rotational, size_bytes, logical_block_size, physical_block_size, "
-        " hw_queues, queue_depth, max_hw_sectors_kb, hw_class) IS NOT (?4, ?5, ?6, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) "
-        "RETURNING id";
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "saving a device");
+    sqlite3_stmt *st = prepare_upsert(s, "devices", "uuid, host_id", 2, "host_id, name, serial, wwid", device_fields,
+                                      device_fields_len, d, "", " RETURNING id", "saving a device", e);
+    if (!st) return -1;
     sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 2, host_id);
-    sqlite3_bind_text(st, 3, d->name, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 4, d->transport, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 5, d->vendor, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 6, d->model, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 7, d->serial, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 8, d->wwid, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st, 9, d->rotational);
-    sqlite3_bind_int64(st, 10, (sqlite3_int64)d->size_bytes);
-    sqlite3_bind_int(st, 11, d->logical_block_size);
-    sqlite3_bind_int(st, 12, d->physical_block_size);
-    sqlite3_bind_int(st, 13, d->hw_queues);
-    sqlite3_bind_int(st, 14, d->queue_depth);
-    sqlite3_bind_int(st, 15, d->max_hw_sectors_kb);
-    sqlite3_bind_text(st, 16, hw_class, -1, SQLITE_TRANSIENT);
     int rc = store_step(st);
     if (rc == SQLITE_ROW) *id = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);

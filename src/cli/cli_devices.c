@@ -2,54 +2,13 @@
 #include "cli.h"
 #include "esc.h"
 #include "device.h"
+#include "record.h"
 #include "sysfs.h"
 #include "units.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static json_t *device_json(const struct device *d)
-{
-    char cls[256];
-    device_class(d, cls, sizeof cls);
-    json_t *o = json_object();
-    json_object_set_new(o, "name", json_string(d->name));
-    char devnum[32];
-    snprintf(devnum, sizeof devnum, "%u:%u", d->major, d->minor);
-    json_object_set_new(o, "devnum", json_string(devnum));
-    json_object_set_new(o, "transport", json_string(d->transport));
-    json_object_set_new(o, "vendor", json_string(d->vendor));
-    json_object_set_new(o, "model", json_string(d->model));
-    json_object_set_new(o, "serial", json_string(d->serial));
-    json_object_set_new(o, "wwid", json_string(d->wwid));
-    json_object_set_new(o, "rotational", d->rotational < 0 ? json_null() : json_boolean(d->rotational));
-    json_object_set_new(o, "size_bytes", json_integer((json_int_t)d->size_bytes));
-    json_object_set_new(o, "logical_block_size", json_integer(d->logical_block_size));
-    json_object_set_new(o, "physical_block_size", json_integer(d->physical_block_size));
-    json_object_set_new(o, "hw_queues", json_integer(d->hw_queues));
-    json_object_set_new(o, "queue_depth", json_integer(d->queue_depth));
-    json_object_set_new(o, "max_hw_sectors_kb", json_integer(d->max_hw_sectors_kb));
-    json_object_set_new(o, "scheduler", d->scheduler[0] ? json_string(d->scheduler) : json_null());
-    json_object_set_new(o, "block_knobs", json_boolean(d->has_queue));
-    json_object_set_new(o, "slaves", json_string(d->slaves));
-    json_object_set_new(o, "backing_file", json_string(d->backing_file));
-    json_object_set_new(o, "dm_name", json_string(d->dm_name));
-    json_object_set_new(o, "hw_class", json_string(cls));
-    return o;
-}
-
-static json_t *host_json(const struct host_info *h)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "hostname", json_string(h->hostname));
-    json_object_set_new(o, "kernel", json_string(h->kernel));
-    json_object_set_new(o, "cpu_model", json_string(h->cpu_model));
-    json_object_set_new(o, "cpus", json_integer(h->cpus));
-    json_object_set_new(o, "mem_bytes", json_integer((json_int_t)h->mem_bytes));
-    json_object_set_new(o, "virtualization", json_string(h->virt));
-    return o;
-}
 
 static void print_devices(const struct host_info *h, const struct device *v, int n)
 {
@@ -115,8 +74,8 @@ static int run_devices(struct cli_ctx *ctx, int argc, char **argv)
     if (n < 0) return cli_error(&e);
     if (ctx->json) {
         json_t *o = json_object(), *arr = json_array();
-        json_object_set_new(o, "host", host_json(&h));
-        for (int i = 0; i < n; i++) json_array_append_new(arr, device_json(&v[i]));
+        json_object_set_new(o, "host", rec_json(host_fields, host_fields_len, &h));
+        for (int i = 0; i < n; i++) json_array_append_new(arr, rec_json(device_fields, device_fields_len, &v[i]));
         json_object_set_new(o, "devices", arr);
         free(v);
         return cli_print_json(o);

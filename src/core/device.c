@@ -1,5 +1,6 @@
 /* device — disk discovery and fingerprints, read through the sysfs module. */
 #include "device.h"
+#include "record.h"
 #include "sysfs.h"
 
 #include <ctype.h>
@@ -290,3 +291,39 @@ void device_class(const struct device *d, char *buf, size_t n)
     snprintf(buf, n, "%s-%s-rot%d-qd%d-s%d", d->transport, j ? model : "unknown",
              d->rotational, d->queue_depth, size_class);
 }
+
+/* --- the device record, described once --------------------------------- */
+
+static void devnum_text(const void *rec, char *buf, size_t n)
+{
+    const struct device *d = rec;
+    snprintf(buf, n, "%u:%u", d->major, d->minor);
+}
+
+static void class_text(const void *rec, char *buf, size_t n) { device_class(rec, buf, n); }
+
+#define DEV(field) REC_AT(struct device, field)
+const struct rec_field device_fields[] = {
+    { "name", "name", REC_TEXT, DEV(name), "", REC_KEY, NULL },
+    { "devnum", NULL, REC_DERIVED, 0, "", 0, devnum_text },
+    { "transport", "transport", REC_TEXT, DEV(transport), "", 0, NULL },
+    { "vendor", "vendor", REC_TEXT, DEV(vendor), "", 0, NULL },
+    { "model", "model", REC_TEXT, DEV(model), "", 0, NULL },
+    { "serial", "serial", REC_TEXT, DEV(serial), "", REC_KEY, NULL },
+    { "wwid", "wwid", REC_TEXT, DEV(wwid), "", REC_KEY, NULL },
+    { "rotational", "rotational", REC_TRI, DEV(rotational), "", 0, NULL },
+    { "size_bytes", "size_bytes", REC_U64, DEV(size_bytes), "bytes", 0, NULL },
+    { "logical_block_size", "logical_block_size", REC_INT, DEV(logical_block_size), "bytes", 0, NULL },
+    { "physical_block_size", "physical_block_size", REC_INT, DEV(physical_block_size), "bytes", 0, NULL },
+    { "hw_queues", "hw_queues", REC_INT, DEV(hw_queues), "", 0, NULL },
+    { "queue_depth", "queue_depth", REC_INT, DEV(queue_depth), "", 0, NULL },
+    { "max_hw_sectors_kb", "max_hw_sectors_kb", REC_INT, DEV(max_hw_sectors_kb), "KiB", 0, NULL },
+    { "scheduler", NULL, REC_TEXT, DEV(scheduler), "", REC_NULL_EMPTY, NULL },
+    { "block_knobs", NULL, REC_BOOL, DEV(has_queue), "", 0, NULL },
+    { "slaves", NULL, REC_TEXT, DEV(slaves), "", 0, NULL },
+    { "backing_file", NULL, REC_TEXT, DEV(backing_file), "", 0, NULL },
+    { "dm_name", NULL, REC_TEXT, DEV(dm_name), "", 0, NULL },
+    { "hw_class", "hw_class", REC_DERIVED, 0, "", 0, class_text },
+};
+#undef DEV
+const size_t device_fields_len = sizeof device_fields / sizeof device_fields[0];

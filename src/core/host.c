@@ -1,5 +1,6 @@
 /* host — the host fingerprint: CPU, memory, kernel, virtualisation. */
 #include "device.h"
+#include "record.h"
 #include "sysfs.h"
 
 #include <stdio.h>
@@ -75,3 +76,17 @@ int host_read(struct host_info *h, sl_err *e)
     virt_facts(h, hv);
     return 0;
 }
+
+/* --- the host record, described once ----------------------------------- */
+
+#define HOST(field) REC_AT(struct host_info, field)
+const struct rec_field host_fields[] = {
+    { "hostname", "hostname", REC_TEXT, HOST(hostname), "", 0, NULL },
+    { "kernel", "kernel", REC_TEXT, HOST(kernel), "", 0, NULL },
+    { "cpu_model", "cpu_model", REC_TEXT, HOST(cpu_model), "", 0, NULL },
+    { "cpus", "cpus", REC_INT, HOST(cpus), "", 0, NULL },
+    { "mem_bytes", "mem_bytes", REC_U64, HOST(mem_bytes), "bytes", 0, NULL },
+    { "virtualization", "virt", REC_TEXT, HOST(virt), "", 0, NULL },
+};
+#undef HOST
+const size_t host_fields_len = sizeof host_fields / sizeof host_fields[0];
