@@ -419,7 +419,9 @@ static void bind_fields(sqlite3_stmt *st, int first, const struct rec_field *f, 
         switch (f[i].type) {
         case REC_TEXT: sqlite3_bind_text(st, first++, v, -1, SQLITE_TRANSIENT); break;
         case REC_INT: case REC_TRI: sqlite3_bind_int(st, first++, *(const int *)v); break;
+        case REC_I64: sqlite3_bind_int64(st, first++, *(const int64_t *)v); break;
         case REC_U64: sqlite3_bind_int64(st, first++, (sqlite3_int64)*(const unsigned long long *)v); break;
+        case REC_DOUBLE: sqlite3_bind_double(st, first++, *(const double *)v); break;
         case REC_BOOL: sqlite3_bind_int(st, first++, *(const bool *)v); break;
         case REC_DERIVED:
             f[i].derive(rec, text, sizeof text);
@@ -441,6 +443,39 @@ static sqlite3_stmt *prepare_upsert(store *s, const char *table, const char *lea
     if (sqlite3_prepare_v2(s->db, b.text, -1, &st, NULL) != SQLITE_OK) { store_fail(s, e, what); return NULL; }
     bind_fields(st, nlead + 1, f, nf, rec);
     return st;
+}
+
+void store_select_fields(char *buf, size_t n, const struct rec_field *f, size_t nf, const char *from)
+{
+    struct sqlbuf b = { .used = 0 };
+    const char *sep = "SELECT ";
+    for (size_t i = 0; i < nf; i++)
+        if (f[i].column && f[i].type != REC_DERIVED) { sql_add(&b, "%s%s", sep, f[i].column); sep = ", "; }
+    sql_add(&b, " %s", from);
+    snprintf(buf, n, "%s", b.text);
+}
+
+void store_read_fields(sqlite3_stmt *st, const struct rec_field *f, size_t nf, void *rec)
+{
+    int col = 0;
+    for (size_t i = 0; i < nf; i++) {
+        if (!f[i].column || f[i].type == REC_DERIVED) continue;
+        char *v = (char *)rec + f[i].offset;
+        switch (f[i].type) {
+        case REC_TEXT: {
+            const unsigned char *t = sqlite3_column_text(st, col);
+            snprintf(v, f[i].size, "%s", t ? (const char *)t : "");
+            break;
+        }
+        case REC_INT: case REC_TRI: *(int *)v = sqlite3_column_int(st, col); break;
+        case REC_I64: *(int64_t *)v = sqlite3_column_int64(st, col); break;
+        case REC_U64: *(unsigned long long *)v = (unsigned long long)sqlite3_column_int64(st, col); break;
+        case REC_DOUBLE: *(double *)v = sqlite3_column_double(st, col); break;
+        case REC_BOOL: *(bool *)v = sqlite3_column_int(st, col) != 0; break;
+        case REC_DERIVED: break;
+        }
+        col++;
+    }
 }
 
 /* store_host_upsert, except that a row it creates takes new_uuid (NULL: a

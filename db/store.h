@@ -33,6 +33,12 @@ void store_rollback(store *s);
 /* sqlite3_step, with the fault hook (SLUICE_FAULT=sqlite_step:N, fault.h):
  * every statement under db/ steps through it. Returns as sqlite3_step. */
 int store_step(sqlite3_stmt *st);
+/* Records from their field tables (core/record.h): "SELECT col, ... FROM
+ * ..." of the stored fields in table order (columns may be expressions),
+ * and one result row of it read back into rec. */
+struct rec_field;
+void store_select_fields(char *buf, size_t n, const struct rec_field *f, size_t nf, const char *from);
+void store_read_fields(sqlite3_stmt *st, const struct rec_field *f, size_t nf, void *rec);
 /* Fill e from the connection's last error; returns -1. */
 int store_fail(store *s, sl_err *e, const char *what);
 /* The last error was another connection holding the database past the busy

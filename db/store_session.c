@@ -1,5 +1,6 @@
 /* store_session — SQL for sessions, snapshots and the change log. */
 #include "store_session.h"
+#include "record.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,35 +60,47 @@ fail:
     return -1;
 }
 
-static const char session_cols[] =
-    "SELECT s.id, s.uuid, s.purpose, s.root, s.pid, s.state, s.started, COALESCE(s.ended, ''), s.note, "
-    " (SELECT count(*) FROM session_changes c WHERE c.session_id = s.id), s.holder_start, s.holder_ns, "
-    " s.restoring, s.writing, s.profile FROM sessions s ";
+/* The session record, described once: what the store reads and `sessions
+ * --json` prints (in this order). */
+#define SESS(field, type, key, col, ...) REC_FIELD(struct session_row, field, type, key, col, __VA_ARGS__)
+const struct rec_field session_fields[] = {
+    SESS(uuid, REC_TEXT, "uuid", "s.uuid"),
+    SESS(purpose, REC_TEXT, "purpose", "s.purpose"),
+    SESS(state, REC_TEXT, "state", "s.state"),
+    SESS(pid, REC_INT, "pid", "s.pid"),
+    SESS(root, REC_TEXT, "root", "s.root", .empty_as = "/"),
+    SESS(started, REC_TEXT, "started", "s.started"),
+    SESS(ended, REC_TEXT, "ended", "s.ended", .flags = REC_NULL_EMPTY),
+    SESS(changes, REC_INT, "changes", "(SELECT count(*) FROM session_changes c WHERE c.session_id = s.id)"),
+    SESS(note, REC_TEXT, "note", "s.note"),
+    SESS(id, REC_I64, NULL, "s.id"),
+    SESS(holder_start, REC_DOUBLE, NULL, "s.holder_start", .unit = "s"),
+    SESS(holder_ns, REC_TEXT, NULL, "s.holder_ns"),
+    SESS(restoring, REC_INT, NULL, "s.restoring"),
+    SESS(writing, REC_INT, NULL, "s.writing"),
+    SESS(profile, REC_TEXT, NULL, "s.profile"),
+};
+#undef SESS
+const size_t session_fields_len = sizeof session_fields / sizeof session_fields[0];
+
+/* "SELECT <the fields> FROM sessions s <tail>". */
+static void session_sql(char *sql, size_t n, const char *tail)
+{
+    char from[1100];
+    snprintf(from, sizeof from, "FROM sessions s %s", tail);
+    store_select_fields(sql, n, session_fields, session_fields_len, from);
+}
 
 static void row_from(sqlite3_stmt *st, struct session_row *r)
 {
     memset(r, 0, sizeof *r);
-    r->id = sqlite3_column_int64(st, 0);
-    COPY_TEXT(r->uuid, st, 1);
-    COPY_TEXT(r->purpose, st, 2);
-    COPY_TEXT(r->root, st, 3);
-    r->pid = sqlite3_column_int(st, 4);
-    COPY_TEXT(r->state, st, 5);
-    COPY_TEXT(r->started, st, 6);
-    COPY_TEXT(r->ended, st, 7);
-    COPY_TEXT(r->note, st, 8);
-    r->changes = sqlite3_column_int(st, 9);
-    r->holder_start = sqlite3_column_double(st, 10);
-    COPY_TEXT(r->holder_ns, st, 11);
-    r->restoring = sqlite3_column_int(st, 12);
-    r->writing = sqlite3_column_int(st, 13);
-    COPY_TEXT(r->profile, st, 14);
+    store_read_fields(st, session_fields, session_fields_len, r);
 }
 
 int store_session_list(store *s, const char *state, struct session_row **out, sl_err *e)
 {
-    char sql[768];
-    snprintf(sql, sizeof sql, "%s %s ORDER BY s.id DESC", session_cols, state ? "WHERE s.state = ?" : "");
+    char sql[1536];
+    session_sql(sql, sizeof sql, state ? "WHERE s.state = ? ORDER BY s.id DESC" : "ORDER BY s.id DESC");
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "listing sessions");
     if (state) sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
@@ -105,8 +118,8 @@ int store_session_list(store *s, const char *state, struct session_row **out, sl
 
 int store_session_get(store *s, const char *uuid_prefix, struct session_row *out, sl_err *e)
 {
-    char sql[768];
-    snprintf(sql, sizeof sql, "%s WHERE s.uuid LIKE ? || '%%' ESCAPE '\\' ORDER BY s.id DESC LIMIT 2", session_cols);
+    char sql[1536];
+    session_sql(sql, sizeof sql, "WHERE s.uuid LIKE ? || '%' ESCAPE '\\' ORDER BY s.id DESC LIMIT 2");
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "finding a session");
     char pattern[64];
@@ -132,8 +145,9 @@ int store_session_get(store *s, const char *uuid_prefix, struct session_row *out
 /* The newest session matching `where` (SQL text of ours, no input), 1 when none. */
 static int newest_where(store *s, const char *where, struct session_row *out, sl_err *e)
 {
-    char sql[768];
-    snprintf(sql, sizeof sql, "%s WHERE %s ORDER BY s.id DESC LIMIT 1", session_cols, where);
+    char sql[1536], tail[1024];
+    snprintf(tail, sizeof tail, "WHERE %s ORDER BY s.id DESC LIMIT 1", where);
+    session_sql(sql, sizeof sql, tail);
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "finding a session");
     int rc = store_step(st);

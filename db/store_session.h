@@ -2,6 +2,7 @@
 #ifndef SLUICE_STORE_SESSION_H
 #define SLUICE_STORE_SESSION_H
 
+#include "record.h"
 #include "store.h"
 
 struct snapshot_row {
@@ -33,6 +34,11 @@ struct session_row {
     int writing;        /* the holder was writing the kernel */
     char profile[64];   /* the profile it applied ("": none) */
 };
+
+/* Its fields described once (core/record.h): the store reads rows through
+ * it and `sessions --json` prints it. */
+extern const struct rec_field session_fields[];
+extern const size_t session_fields_len;
 
 /* The process responsible for a session (the tuner, or a restorer). */
 struct session_holder {

@@ -3,6 +3,7 @@
 #include "share/share.h"
 #include "probe/scratch.h"
 #include "profile/lifecycle.h"
+#include "record.h"
 #include "session.h"
 #include "sysfs.h"
 
@@ -10,20 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static json_t *session_json(const struct session_row *r)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "uuid", json_string(r->uuid));
-    json_object_set_new(o, "purpose", json_string(r->purpose));
-    json_object_set_new(o, "state", json_string(r->state));
-    json_object_set_new(o, "pid", json_integer(r->pid));
-    json_object_set_new(o, "root", json_string(r->root[0] ? r->root : "/"));
-    json_object_set_new(o, "started", json_string(r->started));
-    json_object_set_new(o, "ended", r->ended[0] ? json_string(r->ended) : json_null());
-    json_object_set_new(o, "changes", json_integer(r->changes));
-    json_object_set_new(o, "note", json_string(r->note));
-    return o;
-}
+static json_t *session_json(const struct session_row *r) { return rec_json(session_fields, session_fields_len, r); }
 
 static int run_sessions(struct cli_ctx *ctx, int argc, char **argv)
 {

@@ -302,28 +302,28 @@ static void devnum_text(const void *rec, char *buf, size_t n)
 
 static void class_text(const void *rec, char *buf, size_t n) { device_class(rec, buf, n); }
 
-#define DEV(field) REC_AT(struct device, field)
+#define DEV(field, type, key, col, ...) REC_FIELD(struct device, field, type, key, col, __VA_ARGS__)
 const struct rec_field device_fields[] = {
-    { "name", "name", REC_TEXT, DEV(name), "", REC_KEY, NULL },
-    { "devnum", NULL, REC_DERIVED, 0, "", 0, devnum_text },
-    { "transport", "transport", REC_TEXT, DEV(transport), "", 0, NULL },
-    { "vendor", "vendor", REC_TEXT, DEV(vendor), "", 0, NULL },
-    { "model", "model", REC_TEXT, DEV(model), "", 0, NULL },
-    { "serial", "serial", REC_TEXT, DEV(serial), "", REC_KEY, NULL },
-    { "wwid", "wwid", REC_TEXT, DEV(wwid), "", REC_KEY, NULL },
-    { "rotational", "rotational", REC_TRI, DEV(rotational), "", 0, NULL },
-    { "size_bytes", "size_bytes", REC_U64, DEV(size_bytes), "bytes", 0, NULL },
-    { "logical_block_size", "logical_block_size", REC_INT, DEV(logical_block_size), "bytes", 0, NULL },
-    { "physical_block_size", "physical_block_size", REC_INT, DEV(physical_block_size), "bytes", 0, NULL },
-    { "hw_queues", "hw_queues", REC_INT, DEV(hw_queues), "", 0, NULL },
-    { "queue_depth", "queue_depth", REC_INT, DEV(queue_depth), "", 0, NULL },
-    { "max_hw_sectors_kb", "max_hw_sectors_kb", REC_INT, DEV(max_hw_sectors_kb), "KiB", 0, NULL },
-    { "scheduler", NULL, REC_TEXT, DEV(scheduler), "", REC_NULL_EMPTY, NULL },
-    { "block_knobs", NULL, REC_BOOL, DEV(has_queue), "", 0, NULL },
-    { "slaves", NULL, REC_TEXT, DEV(slaves), "", 0, NULL },
-    { "backing_file", NULL, REC_TEXT, DEV(backing_file), "", 0, NULL },
-    { "dm_name", NULL, REC_TEXT, DEV(dm_name), "", 0, NULL },
-    { "hw_class", "hw_class", REC_DERIVED, 0, "", 0, class_text },
+    DEV(name, REC_TEXT, "name", "name", .flags = REC_KEY),
+    { .json = "devnum", .type = REC_DERIVED, .derive = devnum_text },
+    DEV(transport, REC_TEXT, "transport", "transport"),
+    DEV(vendor, REC_TEXT, "vendor", "vendor"),
+    DEV(model, REC_TEXT, "model", "model"),
+    DEV(serial, REC_TEXT, "serial", "serial", .flags = REC_KEY),
+    DEV(wwid, REC_TEXT, "wwid", "wwid", .flags = REC_KEY),
+    DEV(rotational, REC_TRI, "rotational", "rotational"),
+    DEV(size_bytes, REC_U64, "size_bytes", "size_bytes", .unit = "bytes"),
+    DEV(logical_block_size, REC_INT, "logical_block_size", "logical_block_size", .unit = "bytes"),
+    DEV(physical_block_size, REC_INT, "physical_block_size", "physical_block_size", .unit = "bytes"),
+    DEV(hw_queues, REC_INT, "hw_queues", "hw_queues"),
+    DEV(queue_depth, REC_INT, "queue_depth", "queue_depth"),
+    DEV(max_hw_sectors_kb, REC_INT, "max_hw_sectors_kb", "max_hw_sectors_kb", .unit = "KiB"),
+    DEV(scheduler, REC_TEXT, "scheduler", NULL, .flags = REC_NULL_EMPTY),
+    DEV(has_queue, REC_BOOL, "block_knobs", NULL),
+    DEV(slaves, REC_TEXT, "slaves", NULL),
+    DEV(backing_file, REC_TEXT, "backing_file", NULL),
+    DEV(dm_name, REC_TEXT, "dm_name", NULL),
+    { .json = "hw_class", .column = "hw_class", .type = REC_DERIVED, .derive = class_text },
 };
 #undef DEV
 const size_t device_fields_len = sizeof device_fields / sizeof device_fields[0];

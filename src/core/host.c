@@ -79,14 +79,14 @@ int host_read(struct host_info *h, sl_err *e)
 
 /* --- the host record, described once ----------------------------------- */
 
-#define HOST(field) REC_AT(struct host_info, field)
+#define HOST(field, type, key, col, ...) REC_FIELD(struct host_info, field, type, key, col, __VA_ARGS__)
 const struct rec_field host_fields[] = {
-    { "hostname", "hostname", REC_TEXT, HOST(hostname), "", 0, NULL },
-    { "kernel", "kernel", REC_TEXT, HOST(kernel), "", 0, NULL },
-    { "cpu_model", "cpu_model", REC_TEXT, HOST(cpu_model), "", 0, NULL },
-    { "cpus", "cpus", REC_INT, HOST(cpus), "", 0, NULL },
-    { "mem_bytes", "mem_bytes", REC_U64, HOST(mem_bytes), "bytes", 0, NULL },
-    { "virtualization", "virt", REC_TEXT, HOST(virt), "", 0, NULL },
+    HOST(hostname, REC_TEXT, "hostname", "hostname"),
+    HOST(kernel, REC_TEXT, "kernel", "kernel"),
+    HOST(cpu_model, REC_TEXT, "cpu_model", "cpu_model"),
+    HOST(cpus, REC_INT, "cpus", "cpus"),
+    HOST(mem_bytes, REC_U64, "mem_bytes", "mem_bytes", .unit = "bytes"),
+    HOST(virt, REC_TEXT, "virtualization", "virt"),
 };
 #undef HOST
 const size_t host_fields_len = sizeof host_fields / sizeof host_fields[0];

@@ -1,7 +1,6 @@
 /* record — JSON and text from a record family's field table. */
 #include "record.h"
 
-#include <stdint.h>
 #include <stdio.h>
 
 static const void *at(const struct rec_field *f, const void *rec) { return (const char *)rec + f->offset; }
@@ -12,9 +11,12 @@ static json_t *value_json(const struct rec_field *f, const void *rec)
     switch (f->type) {
     case REC_TEXT: {
         const char *t = at(f, rec);
-        return (f->flags & REC_NULL_EMPTY) && !*t ? json_null() : json_string(t);
+        if (!*t && (f->flags & REC_NULL_EMPTY)) return json_null();
+        return json_string(!*t && f->empty_as ? f->empty_as : t);
     }
     case REC_INT: return json_integer(*(const int *)at(f, rec));
+    case REC_I64: return json_integer((json_int_t)*(const int64_t *)at(f, rec));
+    case REC_DOUBLE: return json_real(*(const double *)at(f, rec));
     case REC_U64: return json_integer((json_int_t)*(const unsigned long long *)at(f, rec));
     case REC_TRI: {
         int v = *(const int *)at(f, rec);
