@@ -478,6 +478,24 @@ void store_read_fields(sqlite3_stmt *st, const struct rec_field *f, size_t nf, v
     }
 }
 
+int store_collect(store *s, sqlite3_stmt *st, const struct rec_field *f, size_t nf, size_t elem, void **out,
+                  const char *what, sl_err *e)
+{
+    size_t n = 0, cap = 16;
+    char *v = xmalloc(elem * cap);
+    int rc;
+    while ((rc = store_step(st)) == SQLITE_ROW) {
+        if (n == cap) { cap *= 2; v = xrealloc(v, elem * cap); }
+        memset(v + n * elem, 0, elem);
+        store_read_fields(st, f, nf, v + n * elem);
+        n++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) { free(v); return store_fail(s, e, what); }
+    *out = v;
+    return (int)n;
+}
+
 /* store_host_upsert, except that a row it creates takes new_uuid (NULL: a
  * fresh one); a row that exists keeps its own. */
 static int store_host_upsert_as(store *s, const struct host_info *h, const char *new_uuid, int64_t *id, char uuid[37],

@@ -39,6 +39,11 @@ int store_step(sqlite3_stmt *st);
 struct rec_field;
 void store_select_fields(char *buf, size_t n, const struct rec_field *f, size_t nf, const char *from);
 void store_read_fields(sqlite3_stmt *st, const struct rec_field *f, size_t nf, void *rec);
+/* Every row of the prepared statement st (of store_select_fields' list)
+ * into a malloc'ed array of elem-byte records (*out; caller frees), then
+ * finalizes st. Returns the count, or -1 with e naming what. */
+int store_collect(store *s, sqlite3_stmt *st, const struct rec_field *f, size_t nf, size_t elem, void **out,
+                  const char *what, sl_err *e);
 /* Fill e from the connection's last error; returns -1. */
 int store_fail(store *s, sl_err *e, const char *what);
 /* The last error was another connection holding the database past the busy

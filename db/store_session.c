@@ -104,16 +104,7 @@ int store_session_list(store *s, const char *state, struct session_row **out, sl
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "listing sessions");
     if (state) sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
-    int n = 0, cap = 8, rc;
-    struct session_row *v = xmalloc(sizeof *v * (size_t)cap);
-    while ((rc = store_step(st)) == SQLITE_ROW) {
-        if (n == cap) { cap *= 2; v = xrealloc(v, sizeof *v * (size_t)cap); }
-        row_from(st, &v[n++]);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) { free(v); return store_fail(s, e, "listing sessions"); }
-    *out = v;
-    return n;
+    return store_collect(s, st, session_fields, session_fields_len, sizeof **out, (void **)out, "listing sessions", e);
 }
 
 int store_session_get(store *s, const char *uuid_prefix, struct session_row *out, sl_err *e)
@@ -163,32 +154,32 @@ int store_session_latest_unrestored(store *s, struct session_row *out, sl_err *e
     return newest_where(s, "s.state IN ('open', 'kept', 'failed')", out, e);
 }
 
+#define SNAP(field, type, col) REC_FIELD(struct snapshot_row, field, type, NULL, col)
+static const struct rec_field snapshot_fields[] = {
+    SNAP(knob, REC_TEXT, "knob"), SNAP(path, REC_TEXT, "path"), SNAP(value, REC_TEXT, "value"),
+    SNAP(present, REC_INT, "present"), SNAP(order, REC_INT, "apply_order"), SNAP(sched, REC_TEXT, "sched"),
+    SNAP(left, REC_TEXT, "left_value"), SNAP(has_left, REC_INT, "left_value IS NOT NULL"),
+    SNAP(plan, REC_TEXT, "restore_plan"),
+};
+#undef SNAP
+
+/* The rows of fields from the statement "SELECT <fields> tail" bound to one id. */
+static int collect_for(store *s, const struct rec_field *f, size_t nf, const char *tail, int64_t id, size_t elem,
+                       void **out, const char *what, sl_err *e)
+{
+    char sql[1536];
+    store_select_fields(sql, sizeof sql, f, nf, tail);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, what);
+    sqlite3_bind_int64(st, 1, id);
+    return store_collect(s, st, f, nf, elem, out, what, e);
+}
+
 int store_session_snapshots(store *s, int64_t session_id, struct snapshot_row **out, sl_err *e)
 {
-    const char *sql = "SELECT knob, path, value, present, apply_order, sched, COALESCE(left_value, ''), "
-                      "left_value IS NOT NULL, restore_plan FROM snapshots WHERE session_id = ? ORDER BY apply_order, rowid";
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading a snapshot");
-    sqlite3_bind_int64(st, 1, session_id);
-    int n = 0, cap = 16, rc;
-    struct snapshot_row *v = xmalloc(sizeof *v * (size_t)cap);
-    while ((rc = store_step(st)) == SQLITE_ROW) {
-        if (n == cap) { cap *= 2; v = xrealloc(v, sizeof *v * (size_t)cap); }
-        struct snapshot_row *r = &v[n++];
-        COPY_TEXT(r->knob, st, 0);
-        COPY_TEXT(r->path, st, 1);
-        COPY_TEXT(r->value, st, 2);
-        r->present = sqlite3_column_int(st, 3);
-        r->order = sqlite3_column_int(st, 4);
-        COPY_TEXT(r->sched, st, 5);
-        COPY_TEXT(r->left, st, 6);
-        r->has_left = sqlite3_column_int(st, 7);
-        COPY_TEXT(r->plan, st, 8);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) { free(v); return store_fail(s, e, "reading a snapshot"); }
-    *out = v;
-    return n;
+    return collect_for(s, snapshot_fields, sizeof snapshot_fields / sizeof snapshot_fields[0],
+                       "FROM snapshots WHERE session_id = ? ORDER BY apply_order, rowid", session_id, sizeof **out,
+                       (void **)out, "reading a snapshot", e);
 }
 
 int store_session_set_state(store *s, int64_t session_id, const char *state, const char *note, sl_err *e)
@@ -334,33 +325,27 @@ failed:
     return -1;
 }
 
+#define CLAIM(field, type, col) REC_FIELD(struct session_claim, field, type, NULL, col)
+static const struct rec_field claim_fields[] = {
+    CLAIM(session_id, REC_I64, "s.id"), CLAIM(uuid, REC_TEXT, "s.uuid"), CLAIM(writing, REC_INT, "s.writing"),
+    CLAIM(knob, REC_TEXT, "p.knob"), CLAIM(orig, REC_TEXT, "p.value"), CLAIM(left, REC_TEXT, "p.left_value"),
+    CLAIM(has_left, REC_INT, "p.left_value IS NOT NULL"),
+};
+#undef CLAIM
+
 int store_session_later_claims(store *s, int64_t session_id, const char *root, struct session_claim **out, sl_err *e)
 {
-    const char *sql = "SELECT s.id, s.uuid, s.writing, p.knob, p.value, COALESCE(p.left_value, ''), p.left_value IS NOT NULL "
-                      "FROM sessions s JOIN snapshots p ON p.session_id = s.id "
-                      "WHERE s.id > ? AND s.root = ? AND s.state IN ('open', 'kept', 'failed') AND p.present = 1 "
-                      "ORDER BY s.id DESC, p.knob";
+    const size_t nf = sizeof claim_fields / sizeof claim_fields[0];
+    char sql[1536];
+    store_select_fields(sql, sizeof sql, claim_fields, nf,
+                        "FROM sessions s JOIN snapshots p ON p.session_id = s.id "
+                        "WHERE s.id > ? AND s.root = ? AND s.state IN ('open', 'kept', 'failed') AND p.present = 1 "
+                        "ORDER BY s.id DESC, p.knob");
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading later sessions");
     sqlite3_bind_int64(st, 1, session_id);
     sqlite3_bind_text(st, 2, root, -1, SQLITE_STATIC);
-    int n = 0, cap = 16, rc;
-    struct session_claim *v = xmalloc(sizeof *v * (size_t)cap);
-    while ((rc = store_step(st)) == SQLITE_ROW) {
-        if (n == cap) { cap *= 2; v = xrealloc(v, sizeof *v * (size_t)cap); }
-        struct session_claim *c = &v[n++];
-        c->session_id = sqlite3_column_int64(st, 0);
-        COPY_TEXT(c->uuid, st, 1);
-        c->writing = sqlite3_column_int(st, 2);
-        COPY_TEXT(c->knob, st, 3);
-        COPY_TEXT(c->orig, st, 4);
-        COPY_TEXT(c->left, st, 5);
-        c->has_left = sqlite3_column_int(st, 6);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) { free(v); return store_fail(s, e, "reading later sessions"); }
-    *out = v;
-    return n;
+    return store_collect(s, st, claim_fields, nf, sizeof **out, (void **)out, "reading later sessions", e);
 }
 
 int store_session_set_profile(store *s, int64_t session_id, const char *profile, sl_err *e)
@@ -406,27 +391,16 @@ failed:
     return -1;
 }
 
+#define CHANGE(field, type, col) REC_FIELD(struct change_log_row, field, type, NULL, col)
+static const struct rec_field change_fields[] = {
+    CHANGE(seq, REC_INT, "seq"), CHANGE(knob, REC_TEXT, "knob"), CHANGE(old_value, REC_TEXT, "old_value"),
+    CHANGE(new_value, REC_TEXT, "new_value"), CHANGE(got_value, REC_TEXT, "got_value"), CHANGE(at, REC_TEXT, "at"),
+};
+#undef CHANGE
+
 int store_session_changes(store *s, int64_t session_id, struct change_log_row **out, sl_err *e)
 {
-    const char *sql = "SELECT seq, knob, old_value, new_value, got_value, at FROM session_changes "
-                      "WHERE session_id = ? ORDER BY seq";
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading a change log");
-    sqlite3_bind_int64(st, 1, session_id);
-    int n = 0, cap = 16, rc;
-    struct change_log_row *v = xmalloc(sizeof *v * (size_t)cap);
-    while ((rc = store_step(st)) == SQLITE_ROW) {
-        if (n == cap) { cap *= 2; v = xrealloc(v, sizeof *v * (size_t)cap); }
-        struct change_log_row *r = &v[n++];
-        r->seq = sqlite3_column_int(st, 0);
-        COPY_TEXT(r->knob, st, 1);
-        COPY_TEXT(r->old_value, st, 2);
-        COPY_TEXT(r->new_value, st, 3);
-        COPY_TEXT(r->got_value, st, 4);
-        COPY_TEXT(r->at, st, 5);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) { free(v); return store_fail(s, e, "reading a change log"); }
-    *out = v;
-    return n;
+    return collect_for(s, change_fields, sizeof change_fields / sizeof change_fields[0],
+                       "FROM session_changes WHERE session_id = ? ORDER BY seq", session_id, sizeof **out,
+                       (void **)out, "reading a change log", e);
 }
