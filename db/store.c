@@ -421,7 +421,12 @@ static void bind_fields(sqlite3_stmt *st, int first, const struct rec_field *f, 
         case REC_INT: case REC_TRI: sqlite3_bind_int(st, first++, *(const int *)v); break;
         case REC_I64: sqlite3_bind_int64(st, first++, *(const int64_t *)v); break;
         case REC_U64: sqlite3_bind_int64(st, first++, (sqlite3_int64)*(const unsigned long long *)v); break;
-        case REC_DOUBLE: sqlite3_bind_double(st, first++, *(const double *)v); break;
+        case REC_DOUBLE: {
+            double d;
+            memcpy(&d, v, sizeof d);
+            sqlite3_bind_double(st, first++, d);
+            break;
+        }
         case REC_BOOL: sqlite3_bind_int(st, first++, *(const bool *)v); break;
         case REC_DERIVED:
             f[i].derive(rec, text, sizeof text);
@@ -470,7 +475,11 @@ void store_read_fields(sqlite3_stmt *st, const struct rec_field *f, size_t nf, v
         case REC_INT: case REC_TRI: *(int *)v = sqlite3_column_int(st, col); break;
         case REC_I64: *(int64_t *)v = sqlite3_column_int64(st, col); break;
         case REC_U64: *(unsigned long long *)v = (unsigned long long)sqlite3_column_int64(st, col); break;
-        case REC_DOUBLE: *(double *)v = sqlite3_column_double(st, col); break;
+        case REC_DOUBLE: {
+            double d = sqlite3_column_double(st, col);
+            memcpy(v, &d, sizeof d);
+            break;
+        }
         case REC_BOOL: *(bool *)v = sqlite3_column_int(st, col) != 0; break;
         case REC_DERIVED: break;
         }
