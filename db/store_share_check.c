@@ -103,17 +103,18 @@ static void local_object(store *s, const char *name, char *type, size_t tn, char
     sqlite3_finalize(st);
 }
 
-static bool has_column(store *s, const char *table, const char *col)
+/* Whether the local table has the column: 1, 0, or -1 when it could not be
+ * read (not the file's fault). */
+static int has_column(store *s, const char *table, const char *col)
 {
     sqlite3_stmt *st;
-    bool found = false;
     if (sqlite3_prepare_v2(store_db(s), "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", -1, &st, NULL) != SQLITE_OK)
-        return false;
+        return -1;
     sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
-    found = store_step(st) == SQLITE_ROW;
+    int rc = store_step(st);
     sqlite3_finalize(st);
-    return found;
+    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
 static int check_columns(store *s, sqlite3 *db, const char *table, const char *label, sl_err *e)
@@ -125,7 +126,12 @@ static int check_columns(store *s, sqlite3 *db, const char *table, const char *l
     int rc, bad = 0;
     while ((rc = store_step(st)) == SQLITE_ROW) {
         const char *col = (const char *)sqlite3_column_text(st, 0);
-        if (!has_column(s, table, col ? col : "")) {
+        int has = has_column(s, table, col ? col : "");
+        if (has < 0) {
+            bad = store_fail(s, e, "reading the local schema");
+            break;
+        }
+        if (!has) {
             bad = sl_fail(e, SL_EFAIL, "%s has a column %s.%s that this sluice's schema lacks: nothing merged",
                           label, table, col ? col : "?");
             break;

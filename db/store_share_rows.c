@@ -15,35 +15,39 @@ static int corrupt(sqlite3 *db, const char *label, sl_err *e)
     return sl_fail(e, SL_EFAIL, "%s is corrupt or not a sluice database (%s): nothing merged", label, sqlite3_errmsg(db));
 }
 
-static bool file_has(sqlite3 *db, const char *table, const char *col)
+/* Whether the file has the table (col NULL) or the column: 1, 0, or -1 when
+ * the question itself failed (then a check must not be skipped as if the
+ * answer were no). */
+static int file_has(sqlite3 *db, const char *table, const char *col)
 {
     sqlite3_stmt *st;
     const char *sql = col ? "SELECT 1 FROM pragma_table_info(?1, 'main') WHERE name = ?2"
                           : "SELECT 1 FROM main.sqlite_schema WHERE type = 'table' AND name = ?1";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return false;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
     sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
     if (col) sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
-    bool found = store_step(st) == SQLITE_ROW;
+    int rc = store_step(st);
     sqlite3_finalize(st);
-    return found;
+    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* --- sluice's constraints ----------------------------------------------- */
 
 /* Whether the local table's column is a foreign key to a table that is not
- * shared (the merge writes NULL there). */
-static bool local_only_ref(store *s, const char *table, const char *col)
+ * shared (the merge writes NULL there): 1, 0, or -1 when it could not be
+ * read. */
+static int local_only_ref(store *s, const char *table, const char *col)
 {
     sqlite3_stmt *st;
-    bool found = false;
+    int found = 0, rc = SQLITE_DONE;
     if (sqlite3_prepare_v2(store_db(s), "SELECT \"table\" FROM pragma_foreign_key_list(?1) WHERE \"from\" = ?2", -1, &st,
-                           NULL) != SQLITE_OK) return false;
+                           NULL) != SQLITE_OK) return -1;
     sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
-    while (!found && store_step(st) == SQLITE_ROW)
+    while (!found && (rc = store_step(st)) == SQLITE_ROW)
         found = !share_table_find((const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
-    return found;
+    return found ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* What of a long text or blob the copy keeps: every key, hash and
@@ -53,29 +57,43 @@ static bool local_only_ref(store *s, const char *table, const char *col)
 #define COPY_TEXT_MAX 256
 
 /* "INSERT INTO temp.T (cols) SELECT exprs FROM main.T s" for the file's
- * columns, each value as the merge computes it. */
-static char *copy_sql(store *s, sqlite3 *db, const struct share_table *t)
+ * columns, each value as the merge computes it; NULL with e when the
+ * columns could not all be read (the file's, or the local schema's). */
+static char *copy_sql(store *s, sqlite3 *db, const struct share_table *t, const char *label, sl_err *e)
 {
     size_t cap = 8192;
     char *cols = xmalloc(cap), *vals = xmalloc(cap);
     cols[0] = vals[0] = 0;
     sqlite3_stmt *st;
+    int rc = SQLITE_ERROR;
     if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info(?1, 'main')", -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
-        while (store_step(st) == SQLITE_ROW) {
+        while ((rc = store_step(st)) == SQLITE_ROW) {
             const char *c = (const char *)sqlite3_column_text(st, 0);
+            int ref;
             if (!c || strchr(c, '"') || strlen(cols) + strlen(c) + 8 > cap / 2) continue;
             size_t cl = strlen(cols), vl = strlen(vals);
             snprintf(cols + cl, cap - cl, "%s\"%s\"", cl ? ", " : "", c);
             if (t->private_col && strcmp(c, t->private_col) == 0)
                 snprintf(vals + vl, cap - vl, "%s%s", vl ? ", " : "", t->private_expr);
-            else if (local_only_ref(s, t->name, c))
+            else if ((ref = local_only_ref(s, t->name, c)) < 0) {
+                rc = SQLITE_ABORT;   /* the local schema could not be read */
+                break;
+            }
+            else if (ref)
                 snprintf(vals + vl, cap - vl, "%sNULL", vl ? ", " : "");
             else  /* long texts and blobs cut: a constraint looks at keys and short values, not at megabytes */
                 snprintf(vals + vl, cap - vl, "%sCASE typeof(s.\"%s\") WHEN 'text' THEN substr(s.\"%s\", 1, %d) WHEN 'blob' THEN substr(s.\"%s\", 1, %d) ELSE s.\"%s\" END",
                          vl ? ", " : "", c, c, COPY_TEXT_MAX, c, COPY_TEXT_MAX, c);
         }
         sqlite3_finalize(st);
+    }
+    if (rc != SQLITE_DONE) {   /* a partial column list would check part of the rows */
+        if (rc == SQLITE_ABORT) store_fail(s, e, "reading the local schema");
+        else corrupt(db, label, e);
+        free(cols);
+        free(vals);
+        return NULL;
     }
     size_t n = strlen(cols) + strlen(vals) + 256;
     char *sql = xmalloc(n);
@@ -96,12 +114,20 @@ int store_share_check_constraints(store *s, sqlite3 *db, const char *label, sl_e
     sqlite3_exec(db, "PRAGMA temp_store=MEMORY", NULL, NULL, NULL);
     for (int i = 0; i < share_table_count; i++) {
         const struct share_table *t = &share_tables[i];
-        if (!file_has(db, t->name, NULL)) continue;
+        int has = file_has(db, t->name, NULL);
+        if (has < 0) return corrupt(db, label, e);
+        if (!has) continue;
         sqlite3_stmt *st;
         if (sqlite3_prepare_v2(store_db(s), "SELECT sql FROM main.sqlite_schema WHERE type = 'table' AND name = ?", -1,
                                &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading the local schema");
         sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
-        const char *create = store_step(st) == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+        int step = store_step(st);
+        if (step != SQLITE_ROW && step != SQLITE_DONE) {
+            store_fail(s, e, "reading the local schema");
+            sqlite3_finalize(st);
+            return -1;
+        }
+        const char *create = step == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
         if (!create || strncmp(create, "CREATE TABLE ", 13) != 0) {
             sqlite3_finalize(st);
             continue;  /* an older local schema: check_object has refused the file already */
@@ -113,7 +139,8 @@ int store_share_check_constraints(store *s, sqlite3 *db, const char *label, sl_e
         int rc = sqlite3_exec(db, ddl, NULL, NULL, NULL);
         free(ddl);
         if (rc != SQLITE_OK) return corrupt(db, label, e);
-        char *copy = copy_sql(s, db, t);
+        char *copy = copy_sql(s, db, t, label, e);
+        if (!copy) return -1;
         rc = sqlite3_exec(db, copy, NULL, NULL, NULL);
         free(copy);
         if (rc != SQLITE_OK)
@@ -170,14 +197,19 @@ static const struct metric_bound {
 /* One scan of runs: the first value that is not a number within bounds. */
 int store_share_check_metrics(sqlite3 *db, const char *label, sl_err *e)
 {
-    if (!file_has(db, "runs", NULL)) return 0;
+    int has = file_has(db, "runs", NULL);
+    if (has <= 0) return has < 0 ? corrupt(db, label, e) : 0;
     size_t cap = 16384, len = 0;
     char *sql = xmalloc(cap);
     len += (size_t)snprintf(sql + len, cap - len, "SELECT uuid, CASE");
     int terms = 0;
     for (size_t i = 0; i < NBOUNDS; i++) {
         const struct metric_bound *b = &run_bounds[i];
-        if (!file_has(db, "runs", b->col)) continue;
+        if ((has = file_has(db, "runs", b->col)) < 0) {
+            free(sql);
+            return corrupt(db, label, e);
+        }
+        if (!has) continue;
         len += (size_t)snprintf(sql + len, cap - len, " WHEN \"%s\" IS NOT NULL AND NOT (typeof(\"%s\") IN ('integer', 'real') "
                                 "AND \"%s\" BETWEEN %.17g AND %.17g) THEN %zu", b->col, b->col, b->col, b->lo, b->hi, i);
         terms++;
@@ -221,7 +253,9 @@ int store_share_check_metrics(sqlite3 *db, const char *label, sl_err *e)
  * would count as measured on this very machine in recommend. */
 int store_share_check_claims(store *s, sqlite3 *db, const char *my_uuid, const char *label, sl_err *e)
 {
-    if (!my_uuid || !my_uuid[0] || !file_has(db, "runs", NULL)) return 0;
+    if (!my_uuid || !my_uuid[0]) return 0;
+    int has = file_has(db, "runs", NULL);
+    if (has <= 0) return has < 0 ? corrupt(db, label, e) : 0;
     sqlite3_stmt *st, *local;
     if (sqlite3_prepare_v2(db, "SELECT uuid FROM main.runs WHERE host_uuid = ?", -1, &st, NULL) != SQLITE_OK)
         return corrupt(db, label, e);
