@@ -109,13 +109,14 @@ static int evaluate(struct loop *L, const struct search_config *c, enum trial_ro
         if (hk && hk->record && hk->record(hk->arg, &t, e) < 0) return -1;
     }
     L->last_elapsed = t.elapsed_ms;
-    history_add(&L->h, c, t.score, role == TRIAL_BASELINE);
+    if (t.m.stalled) history_add_stalled(&L->h, c, t.score, role == TRIAL_BASELINE);
+    else history_add(&L->h, c, t.score, role == TRIAL_BASELINE);
     if (L->ntr == L->cap) {
         L->cap = L->cap ? L->cap * 2 : 64;
         L->tr = xrealloc(L->tr, sizeof *L->tr * (size_t)L->cap);
     }
     L->tr[L->ntr++] = t;
-    if (role == TRIAL_BASELINE) L->nbase++;
+    if (role == TRIAL_BASELINE && !t.m.stalled) L->nbase++;
     if (hk && hk->progress) hk->progress(hk->arg, &t, &L->h);
     return 0;
 }
@@ -262,11 +263,30 @@ static void race_prune(struct loop *L, const struct leader *t, int nl, int k, bo
     }
 }
 
+/* The stall rule (man page "Stalled runs"), fixed before any run: a run
+ * the canary flagged (an external stall, eval_metrics.stalled) is left
+ * out of every decision and every mean, and the race measures again in
+ * its place; unless more than half of its configuration's runs are
+ * flagged: then the stalls are taken as the configuration's own and its
+ * runs count. Never silent: the result counts what was left out or kept. */
+static bool trial_counts(const struct loop *L, int t)
+{
+    const struct search_trial *x = &L->tr[t];
+    if (!x->m.stalled) return true;
+    int n = 0, flagged = 0;
+    for (int i = 0; i < L->ntr; i++)
+        if (space_config_equal(L->sp, &L->tr[i].cfg, &x->cfg)) {
+            n++;
+            flagged += L->tr[i].m.stalled;
+        }
+    return 2 * flagged > n;
+}
+
 static int race_count(const struct loop *L, const struct search_config *c)
 {
     int n = 0;
     for (int t = 0; t < L->ntr; t++)
-        n += L->tr[t].role == TRIAL_RACE && space_config_equal(L->sp, &L->tr[t].cfg, c);
+        n += L->tr[t].role == TRIAL_RACE && space_config_equal(L->sp, &L->tr[t].cfg, c) && trial_counts(L, t);
     return n;
 }
 
@@ -332,7 +352,7 @@ static void metrics_of(const struct loop *L, const struct search_config *c, stru
     memset(mean, 0, sizeof *mean);
     *n = 0;
     for (int t = 0; t < L->ntr; t++) {
-        if (!space_config_equal(L->sp, &L->tr[t].cfg, c)) continue;
+        if (!space_config_equal(L->sp, &L->tr[t].cfg, c) || !trial_counts(L, t)) continue;
         (*n)++;
         for (int k = 0; k < MET_NR; k++)
             if (L->tr[t].m.has[k]) { mean->v[k] += L->tr[t].m.v[k]; cnt[k]++; }
@@ -343,7 +363,7 @@ static void metrics_of(const struct loop *L, const struct search_config *c, stru
     }
     if (!sd) return;
     for (int t = 0; t < L->ntr; t++)
-        if (space_config_equal(L->sp, &L->tr[t].cfg, c))
+        if (space_config_equal(L->sp, &L->tr[t].cfg, c) && trial_counts(L, t))
             for (int k = 0; k < MET_NR; k++)
                 if (L->tr[t].m.has[k]) sumsq[k] += pow(L->tr[t].m.v[k] - mean->v[k], 2);
     memset(sd, 0, sizeof *sd);
@@ -369,7 +389,8 @@ static int scores_of(const struct loop *L, const struct search_config *c, bool r
 {
     int n = 0;
     for (int t = 0; t < L->ntr; t++)
-        if ((!race_only || L->tr[t].role == TRIAL_RACE) && space_config_equal(L->sp, &L->tr[t].cfg, c))
+        if ((!race_only || L->tr[t].role == TRIAL_RACE) && space_config_equal(L->sp, &L->tr[t].cfg, c) &&
+            trial_counts(L, t))
             out[n++] = L->tr[t].score;
     return n;
 }
@@ -440,6 +461,18 @@ static void pick_winner(const struct loop *L, struct search_result *r)
                  r->leader[r->winner].changes, r->leader[w].changes);
 }
 
+/* What the stall rule did to the runs of c: flagged runs left out and
+ * flagged runs kept (the configuration's own stalls). */
+static void stall_counts(const struct loop *L, const struct search_config *c, int *out, int *kept)
+{
+    *out = *kept = 0;
+    for (int t = 0; t < L->ntr; t++)
+        if (L->tr[t].m.stalled && space_config_equal(L->sp, &L->tr[t].cfg, c)) {
+            if (trial_counts(L, t)) (*kept)++;
+            else (*out)++;
+        }
+}
+
 static void judge(struct loop *L, int *idx, int nl, struct search_result *r)
 {
     double *base = xmalloc(sizeof *base * (size_t)(L->ntr + 1));
@@ -463,6 +496,9 @@ static void judge(struct loop *L, int *idx, int nl, struct search_result *r)
         else { r->leader[i].look = looks; r->leader[i].looks = looks; }
     }
     search_guard_leaders(L->spec, &L->obj, L->sp, L->tr, L->ntr, &L->base, r);
+    stall_counts(L, &L->base, &r->base_stalled_out, &r->base_stalled_kept);
+    for (int i = 0; i < nl; i++) stall_counts(L, &r->leader[i].cfg, &r->leader[i].stalled_out, &r->leader[i].stalled_kept);
+    for (int t = 0; t < L->ntr; t++) r->stalled_runs += L->tr[t].m.stalled;
     pick_winner(L, r);
     search_side_effects(L->spec, &L->obj, L->sp, L->tr, L->ntr, &L->base, r);
 }
