@@ -154,6 +154,8 @@ static void run_grid(const struct grid *g, const struct space *sp, const char *s
         spec.budget_evals = budget;
         spec.seed = (uint64_t)s;
         spec.ei_stop = 0;   /* spend the whole budget: we measure the path */
+        if (getenv("LEADERS")) spec.leaders = atoi(getenv("LEADERS"));
+        if (getenv("RACE")) spec.race_reps = atoi(getenv("RACE"));
         if (getenv("TEST")) spec.test = (enum search_test)search_test_parse(getenv("TEST"));
         struct tracker tr = { .ev = &ev, .sp = sp, .fstar = fstar, .target = 0.95 * fstar };
         struct search_hooks hk = { .arg = &tr, .progress = on_trial };

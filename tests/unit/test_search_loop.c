@@ -64,7 +64,7 @@ TEST(search_finds_and_claims_a_real_improvement)
             ev.ops->truth(ev.ctx, &wb, &b, &tb);
             CHECK(tw.v[MET_THROUGHPUT] > tb.v[MET_THROUGHPUT]);
             CHECK(r.leader[r.winner].ci.lo > 0);
-            CHECK(r.leader[r.winner].n >= 5);
+            CHECK(r.leader[r.winner].n >= 4);   /* a sequential race decides from 4 runs */
         }
         CHECK(r.npareto >= 1);
         search_result_free(&r);
