@@ -33,6 +33,7 @@ struct grid {
     const char *device;
     double cv;
     double stall_share;    /* heavy tails: this share of runs stalls to 20-60% */
+    double seen;           /* the canary flags this share of the stalls (and 1% of other runs) */
     bool flat;
     uint64_t shape;
     const char *csv;       /* recorded grid (CSV) instead of a synthetic landscape */
@@ -62,7 +63,9 @@ static void on_trial(void *arg, const struct search_trial *t, const struct histo
 
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 
-/* CSV: one row per repetition: "config text with ; between knobs",MB/s */
+/* CSV: one row per repetition: "config text with ; between knobs",MB/s
+ * and optionally ,first,stall_ms,... (bench/record-real-grid): a run whose
+ * canary overslept >= 100 ms is flagged as the probe would flag it. */
 static int load_csv(struct evaluator *ev, const char *path, uint64_t seed)
 {
     FILE *f = fopen(path, "r");
@@ -71,12 +74,17 @@ static int load_csv(struct evaluator *ev, const char *path, uint64_t seed)
     char line[4096];
     while (fgets(line, sizeof line, f)) {
         if (line[0] == '#' || line[0] == '\n') continue;
-        char *comma = strrchr(line, ',');
+        char *comma = strchr(line, ',');
         if (!comma) continue;
         *comma = 0;
         struct eval_metrics m = { 0 };
-        m.v[MET_THROUGHPUT] = atof(comma + 1);
+        char *field = comma + 1;
+        m.v[MET_THROUGHPUT] = strtod(field, &field);
         m.has[MET_THROUGHPUT] = true;
+        if (*field == ',' && strchr(field + 1, ',')) {
+            m.stall_ms = atof(strchr(field + 1, ',') + 1);
+            m.stalled = eval_stall_rule(m.stall_ms);
+        }
         for (char *p = line; *p; p++) if (*p == ';') *p = '\n';
         size_t n = strlen(line);
         if (n && line[n - 1] != '\n') { line[n] = '\n'; line[n + 1] = 0; }
@@ -92,6 +100,7 @@ static void make_evaluator(const struct grid *g, struct evaluator *ev, uint64_t 
     else {
         evaluator_synthetic(ev, g->shape, seed * 7919 + 1, g->cv, g->flat);
         if (g->stall_share > 0) evaluator_synthetic_stalls(ev, g->stall_share, 0.2, 0.6);
+        if (g->seen > 0) evaluator_synthetic_canary(ev, g->seen, 0.01);
     }
 }
 
@@ -145,6 +154,8 @@ static void run_grid(const struct grid *g, const struct space *sp, const char *s
         spec.budget_evals = budget;
         spec.seed = (uint64_t)s;
         spec.ei_stop = 0;   /* spend the whole budget: we measure the path */
+        if (getenv("LEADERS")) spec.leaders = atoi(getenv("LEADERS"));
+        if (getenv("RACE")) spec.race_reps = atoi(getenv("RACE"));
         if (getenv("TEST")) spec.test = (enum search_test)search_test_parse(getenv("TEST"));
         struct tracker tr = { .ev = &ev, .sp = sp, .fstar = fstar, .target = 0.95 * fstar };
         struct search_hooks hk = { .arg = &tr, .progress = on_trial };
@@ -197,24 +208,29 @@ int main(int argc, char **argv)
         nb = 0;
         for (char *tok = strtok(list, ","); tok && nb < 4; tok = strtok(NULL, ",")) budgets[nb++] = atoi(tok);
     }
-    struct grid grids[12] = {
-        { "writeback-cv3", "writeback", NULL, 0.03, 0, false, 1, NULL },
-        { "writeback-cv5", "writeback", NULL, 0.05, 0, false, 2, NULL },
-        { "writeback-cv10", "writeback", NULL, 0.10, 0, false, 3, NULL },
-        { "mixed-cv5", "bench/data/mixed.space", NULL, 0.05, 0, false, 4, NULL },
-        { "flat-cv5", "writeback", NULL, 0.05, 0, true, 5, NULL },
-        { "writeback-cv5-stall10", "writeback", NULL, 0.05, 0.10, false, 2, NULL },
-        { "mixed-cv5-stall10", "bench/data/mixed.space", NULL, 0.05, 0.10, false, 4, NULL },
-        { "flat-cv5-stall10", "writeback", NULL, 0.05, 0.10, true, 5, NULL },
+    /* the -seen80 grids: the same stalls, 80% of them flagged by the
+     * canary (the stall rule leaves those out), 1% of other runs flagged */
+    struct grid grids[16] = {
+        { "writeback-cv3", "writeback", NULL, 0.03, 0, 0, false, 1, NULL },
+        { "writeback-cv5", "writeback", NULL, 0.05, 0, 0, false, 2, NULL },
+        { "writeback-cv10", "writeback", NULL, 0.10, 0, 0, false, 3, NULL },
+        { "mixed-cv5", "bench/data/mixed.space", NULL, 0.05, 0, 0, false, 4, NULL },
+        { "flat-cv5", "writeback", NULL, 0.05, 0, 0, true, 5, NULL },
+        { "writeback-cv5-stall10", "writeback", NULL, 0.05, 0.10, 0, false, 2, NULL },
+        { "mixed-cv5-stall10", "bench/data/mixed.space", NULL, 0.05, 0.10, 0, false, 4, NULL },
+        { "flat-cv5-stall10", "writeback", NULL, 0.05, 0.10, 0, true, 5, NULL },
+        { "writeback-cv5-stall10-seen80", "writeback", NULL, 0.05, 0.10, 0.8, false, 2, NULL },
+        { "mixed-cv5-stall10-seen80", "bench/data/mixed.space", NULL, 0.05, 0.10, 0.8, false, 4, NULL },
+        { "flat-cv5-stall10-seen80", "writeback", NULL, 0.05, 0.10, 0.8, true, 5, NULL },
     };
-    int ng = 8;
-    for (int a = 4; a < argc && ng < 12; a++) {
+    int ng = 11, nsynth = 11;
+    for (int a = 4; a < argc && ng < 16; a++) {
         /* a recorded grid: bench/data/NAME.csv replayed over bench/data/NAME.space */
-        static char names[4][64], spaces[4][PATH_MAX];
+        static char names[5][64], spaces[5][PATH_MAX];
         const char *base = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];
-        snprintf(names[ng - 8], sizeof names[0], "%.*s", (int)strcspn(base, "."), base);
-        snprintf(spaces[ng - 8], sizeof spaces[0], "%.*s.space", (int)(strlen(argv[a]) - 4), argv[a]);
-        grids[ng] = (struct grid){ names[ng - 8], spaces[ng - 8], NULL, 0, 0, false, 0, argv[a] };
+        snprintf(names[ng - nsynth], sizeof names[0], "%.*s", (int)strcspn(base, "."), base);
+        snprintf(spaces[ng - nsynth], sizeof spaces[0], "%.*s.space", (int)(strlen(argv[a]) - 4), argv[a]);
+        grids[ng] = (struct grid){ names[ng - nsynth], spaces[ng - nsynth], NULL, 0, 0, 0, false, 0, argv[a] };
         ng++;
     }
     /* STRATEGIES="bo random" runs a subset (default: all four) */
@@ -226,7 +242,19 @@ int main(int argc, char **argv)
         nstrat = 0;
         for (char *tok = strtok(want, " ,"); tok && nstrat < 4; tok = strtok(NULL, " ,")) strategies[nstrat++] = tok;
     }
-    struct space sps[12];
+    /* GRIDS="real,stall10-seen" keeps the grids whose name holds one of these */
+    if (getenv("GRIDS")) {
+        int kept = 0;
+        for (int g = 0; g < ng; g++) {
+            char list[256];
+            snprintf(list, sizeof list, "%s", getenv("GRIDS"));
+            bool keep = false;
+            for (char *tok = strtok(list, " ,"); tok && !keep; tok = strtok(NULL, " ,")) keep = strstr(grids[g].name, tok) != NULL;
+            if (keep) grids[kept++] = grids[g];
+        }
+        ng = kept;
+    }
+    struct space sps[16];
     for (int g = 0; g < ng; g++)
         if (space_build(grids[g].space, grids[g].device, &sps[g], &e) < 0) { fprintf(stderr, "%s: %s\n", grids[g].name, e.msg); return 2; }
     for (int b = 0; b < nb; b++)

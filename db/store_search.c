@@ -231,7 +231,8 @@ int store_search_runs(store *s, const char *workload, stored_run_fn fn, void *ar
         "h.cpu_model, h.cpus, h.mem_bytes, json_extract(r.metrics_json, '$.reader.p50_ns'), "
         "json_extract(r.metrics_json, '$.reader.p99_ns'), json_extract(r.metrics_json, '$.reader.max_ns'), "
         "json_extract(r.metrics_json, '$.ops.write.lat_ns.p99'), r.psi_some_pct, "
-        "json_extract(r.metrics_json, '$.psi_io.full_pct') "
+        "json_extract(r.metrics_json, '$.psi_io.full_pct'), "
+        "json_extract(r.metrics_json, '$.canary.sleep_max_ns') "
         "FROM runs r JOIN configs c ON c.hash = r.config_hash LEFT JOIN hosts h ON h.uuid = r.host_uuid "
         "WHERE r.status IN ('ok', 'warm') AND (?1 IS NULL OR r.workload = ?1) ORDER BY r.id";
     sqlite3_stmt *st;
@@ -263,6 +264,7 @@ int store_search_runs(store *s, const char *workload, stored_run_fn fn, void *ar
             .write_p99_ns = col_real(st, 20),
             .psi_some_pct = col_real(st, 21),
             .psi_full_pct = col_real(st, 22),
+            .sleep_max_ns = col_real(st, 23),
         };
         n++;
         if (fn(arg, &r) != 0) break;

@@ -57,6 +57,7 @@ struct stored_run {
     double stalls_100ms;            /* NAN without a canary */
     /* the collateral measures (NAN when not measured) */
     double reader_p50_ns, reader_p99_ns, reader_max_ns, write_p99_ns, psi_some_pct, psi_full_pct;
+    double sleep_max_ns;            /* the canary's largest oversleep (the stall rule); NAN without one */
     /* The run's host as the store knows it (NULL/0 when its host row is
      * not there): what classes a run made on no device. */
     const char *host_cpu_model;

@@ -318,6 +318,15 @@ json_t *probe_json_real(double v);
  * (no buffered writes, O_DIRECT, no thresholds in /proc/vmstat, or the
  * run was aborted or failed). */
 int probe_threshold_reached(const struct probe_result *r);
+/* The stall rule (man page "Stalled runs"): a run whose canary overslept
+ * its 100 ms sleep by PROBE_EXTERNAL_STALL_NS or more saw an external
+ * stall. A thread that only sleeps is not held up by the workload's I/O:
+ * such an oversleep is CPU starvation, a host pause or reclaim, which
+ * lowers one run whatever the knobs are. The run is kept, stored and
+ * flagged; a search leaves it out of its decisions. true/false; false
+ * without a canary (nothing seen). */
+#define PROBE_EXTERNAL_STALL_NS 100000000ull
+bool probe_external_stall(const struct probe_result *r);
 /* "850 ns", "12.3 us", "4.56 ms", "1.23 s" */
 void probe_format_ns(double ns, char *buf, size_t n);
 

@@ -194,6 +194,7 @@ json_t *probe_result_json(const struct probe_result *r)
     json_object_set_new(o, "cold", json_boolean(r->cold));
     int reached = probe_threshold_reached(r);
     json_object_set_new(o, "dirty_threshold_reached", reached < 0 ? json_null() : json_boolean(reached));
+    json_object_set_new(o, "external_stall", r->canary.enabled ? json_boolean(probe_external_stall(r)) : json_null());
     json_object_set_new(o, "wall_s", probe_json_real(r->wall_s));
     json_object_set_new(o, "ramp_s", probe_json_real(r->ramp_s));
     json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
@@ -218,6 +219,11 @@ json_t *probe_result_json(const struct probe_result *r)
     json_object_set_new(o, "phases", phases_json(r));
     json_object_set_new(o, "series", series_json(&r->series));
     return o;
+}
+
+bool probe_external_stall(const struct probe_result *r)
+{
+    return r->canary.enabled && r->canary.sleep_max_ns >= PROBE_EXTERNAL_STALL_NS;
 }
 
 int probe_threshold_reached(const struct probe_result *r)
@@ -328,12 +334,12 @@ void probe_result_print(const struct probe_result *r, FILE *out)
     char span[64];
     if (s->fixed_work) snprintf(span, sizeof span, "fixed work (written once, fsync timed)");
     else snprintf(span, sizeof span, "%g s + %g s ramp", (double)s->time_ms / 1000, (double)s->ramp_ms / 1000);
-    fprintf(out, ": %d thread%s, bs %s, size %s, %s%s%s, seed %llu, run %d/%d: %s%s%s\n", s->threads,
+    fprintf(out, ": %d thread%s, bs %s, size %s, %s%s%s, seed %llu, run %d/%d: %s%s%s%s\n", s->threads,
             s->threads == 1 ? "" : "s", bs, size, span,
             s->direct ? ", O_DIRECT" : "", s->iodepth > 1 ? ", io_uring" : "", (unsigned long long)r->seed, r->rep + 1,
             r->reps, probe_status_name(r->status),
             probe_threshold_reached(r) == 0 ? ", dirty threshold NOT reached" : "",
-            r->rewritten_bytes ? ", REWROTE its own pages" : "");
+            r->rewritten_bytes ? ", REWROTE its own pages" : "", probe_external_stall(r) ? ", EXTERNAL STALL" : "");
     bool phases_done = probe_result_print_own(r, out);
     fprintf(out, "  total  %10.1f MB/s %10.0f IOPS   in %.3f s%s\n", r->mb_s, r->iops, r->wall_s, r->cold ? ", cold cache" : "");
     for (int op = 0; op < PROBE_OP_NR; op++)

@@ -158,6 +158,12 @@ static void finish(struct probe_ctx *c, struct probe_result *r)
                  : c->spec.sync_every ? ": --sync-every syncs it before it can build up"
                                       : "; give a larger --size or a longer --time");
     note_work(c, r);
+    if (probe_external_stall(r)) {
+        char ms[24];
+        snprintf(ms, sizeof ms, "%.0f", (double)r->canary.sleep_max_ns / 1e6);
+        note_add(r, "EXTERNAL STALL: the canary's 100 ms sleep overslept by %s ms (CPU starvation, a host pause or "
+                    "reclaim, not this workload's I/O): kept and flagged; a search leaves it out of its decisions", ms);
+    }
     if (!c->has_disk && c->spec.ndirs > 0) note_add(r, "%s", "device metrics unavailable: no block device under --dir "
                                                              "(tmpfs, a virtual filesystem, or no /sys/dev)");
 }

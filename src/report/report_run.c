@@ -147,6 +147,12 @@ static void add_metrics(struct report *rep, const struct run_detail *d, const js
         add_op(rep, json_object_iter_key(it), json_object_iter_value(it));
     add_system(rep, m);
     add_canary_text(rep, json_object_get(m, "canary"));
+    if (json_is_true(json_object_get(m, "external_stall"))) {
+        char sl[16];
+        fmt_ns(rj_num(json_object_get(m, "canary"), "sleep_max_ns", 0), sl, sizeof sl);
+        report_add(rep, RI_WARN, "external stall: the canary's sleep overslept by %s (CPU starvation, a host pause or "
+                   "reclaim): a search leaves this run out of its decisions", sl);
+    }
     add_phases(rep, json_object_get(m, "phases"));
 }
 

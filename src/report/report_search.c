@@ -53,6 +53,7 @@ static void one_line(const char *text, char *out, size_t n)
 static void add_trials(struct report *rep, const struct trial_row *t, int n)
 {
     report_add(rep, RI_HEAD, "Trials (%d)", n);
+    int nstalled = 0;
     for (int i = 0; i < n; i++) {
         char cfg[2048], metrics[512] = "";
         one_line(t[i].config_text, cfg, sizeof cfg);
@@ -65,10 +66,18 @@ static void add_trials(struct report *rep, const struct trial_row *t, int n)
                                       metric_table[k].name, json_number_value(v), metric_table[k].unit[0] ? " " : "",
                                       metric_table[k].unit);
         }
+        const json_t *st = json_object_get(m, "stalled_ms");
+        char stall[96] = "";
+        if (json_is_number(st))
+            snprintf(stall, sizeof stall, "; STALLED (the canary overslept %.0f ms: the stall rule)", json_number_value(st));
         json_decref(m);
-        report_add(rep, RI_TEXT, "#%d %s: score %.4g; %s; run %s; %s", t[i].seq, t[i].role, t[i].score,
-                   metrics[0] ? metrics : "no metrics", t[i].run_uuid[0] ? t[i].run_uuid : "-", cfg);
+        report_add(rep, stall[0] ? RI_WARN : RI_TEXT, "#%d %s: score %.4g; %s%s; run %s; %s", t[i].seq, t[i].role,
+                   t[i].score, metrics[0] ? metrics : "no metrics", stall, t[i].run_uuid[0] ? t[i].run_uuid : "-", cfg);
+        nstalled += stall[0] != 0;
     }
+    if (nstalled)
+        report_add(rep, RI_NOTE, "%d trial%s flagged by the stall canary: left out of the decisions unless more than half "
+                   "of its configuration's runs were flagged (man page: Stalled runs)", nstalled, nstalled == 1 ? "" : "s");
 }
 
 static void add_scores_chart(struct report *rep, const struct search_row *s, const struct trial_row *t, int n)

@@ -18,6 +18,7 @@ struct synth {
     double cv;
     double stall_share, stall_lo, stall_hi;
     double reader_exp;   /* reader latency ~ exp(reader_exp * f): < 0 it improves with throughput */
+    double detect, false_flag;
     bool flat;
     gsl_rng *rng;
 };
@@ -64,9 +65,14 @@ static int synth_evaluate(void *ctx, const struct space *sp, const struct search
     struct synth *s = ctx;
     double sigma = sqrt(log(1 + s->cv * s->cv));
     double noise = s->cv > 0 ? exp(gsl_ran_gaussian(s->rng, sigma) - sigma * sigma / 2) : 1;
-    if (s->stall_share > 0 && gsl_rng_uniform(s->rng) < s->stall_share)
-        noise *= s->stall_lo + (s->stall_hi - s->stall_lo) * gsl_rng_uniform(s->rng);
+    bool stall = s->stall_share > 0 && gsl_rng_uniform(s->rng) < s->stall_share;
+    if (stall) noise *= s->stall_lo + (s->stall_hi - s->stall_lo) * gsl_rng_uniform(s->rng);
     metrics_of(s, landscape(s, sp, c), noise, out);
+    if (s->detect > 0 || s->false_flag > 0) {
+        double u = gsl_rng_uniform(s->rng);
+        out->stalled = stall ? u < s->detect : u < s->false_flag;
+        out->stall_ms = out->stalled ? 100 + 400 * gsl_rng_uniform(s->rng) : 0;
+    }
     return 0;
 }
 
@@ -120,6 +126,13 @@ void evaluator_synthetic_stalls(struct evaluator *ev, double share, double lo, d
 void evaluator_synthetic_trade(struct evaluator *ev, double reader_exp)
 {
     ((struct synth *)ev->ctx)->reader_exp = reader_exp;
+}
+
+void evaluator_synthetic_canary(struct evaluator *ev, double detect, double false_flag)
+{
+    struct synth *s = ev->ctx;
+    s->detect = detect;
+    s->false_flag = false_flag;
 }
 
 void evaluator_free(struct evaluator *ev)

@@ -40,6 +40,11 @@ void evaluator_synthetic(struct evaluator *ev, uint64_t shape_seed, uint64_t noi
  * 0.2-0.6: a stall to 20-60% of the true level), as host reclaim or a
  * balloon does to a real disk's runs. The truth stays stall-free. */
 void evaluator_synthetic_stalls(struct evaluator *ev, double share, double lo, double hi);
+/* What the stall canary sees of those stalls: a stalled run is flagged
+ * (eval_metrics.stalled) with probability `detect`; a run that did not
+ * stall is flagged with probability `false_flag` (a stall that did not
+ * lower the run). Without this call nothing is flagged. */
+void evaluator_synthetic_canary(struct evaluator *ev, double detect, double false_flag);
 
 /* What the synthetic landscape does to the reader beside the workload
  * (reader_p50/p99/max): its latency goes as exp(reader_exp * f), where f

@@ -1,6 +1,7 @@
 /* objective — the metric table, parsing, scoring. */
 #include "search/objective.h"
 #include "store_search.h"
+#include "probe/probe.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -191,6 +192,8 @@ bool objective_single(const struct objective *o, int *metric)
     return true;
 }
 
+bool eval_stall_rule(double sleep_max_ms) { return sleep_max_ms * 1e6 >= (double)PROBE_EXTERNAL_STALL_NS; }
+
 void objective_metrics_from_run(const struct stored_run *r, struct eval_metrics *m)
 {
     memset(m, 0, sizeof *m);
@@ -200,6 +203,7 @@ void objective_metrics_from_run(const struct stored_run *r, struct eval_metrics 
     if (!isnan(r->p99_ns)) { m->v[MET_P99] = r->p99_ns / 1e6; m->has[MET_P99] = true; }
     if (!isnan(r->canary_p99_ns)) { m->v[MET_CANARY_P99] = r->canary_p99_ns / 1e6; m->has[MET_CANARY_P99] = true; }
     if (!isnan(r->stalls_100ms)) { m->v[MET_STALLS] = r->stalls_100ms; m->has[MET_STALLS] = true; }
+    if (!isnan(r->sleep_max_ns)) { m->stall_ms = r->sleep_max_ns / 1e6; m->stalled = eval_stall_rule(m->stall_ms); }
     /* CPU-seconds per MB: (cpu% / 100) * wall / (MB/s * wall), in ms */
     if (r->mb_s > 0) { m->v[MET_CPU_PER_MB] = r->cpu_pct * 10 / r->mb_s; m->has[MET_CPU_PER_MB] = true; }
     const struct { int k; double v, scale; } more[] = {

@@ -32,7 +32,14 @@ struct eval_metrics {
     double v[MET_NR];
     bool has[MET_NR];
     char run_uuid[37];    /* the stored run behind it, "" when none */
+    /* The stall rule (probe.h, probe_external_stall): the canary's sleep
+     * overslept by stall_ms >= 100: an external stall lowered this run.
+     * false without a canary. */
+    bool stalled;
+    double stall_ms;
 };
+/* Whether an oversleep of the canary of this many ms is an external stall. */
+bool eval_stall_rule(double sleep_max_ms);
 
 #define OBJ_MAX_TERMS 4
 struct objective {

@@ -79,7 +79,22 @@ void report_trades(const struct search_spec *spec, const struct search_result *r
                                      "',reader_p99<=baseline' to refuse such a trade)", goal, spec->objective);
 }
 
-void report_verdict_line(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
+/* What the stall rule did, "" when the canary flagged no run. */
+static void stall_note(const struct search_result *r, char *buf, size_t n)
+{
+    buf[0] = 0;
+    if (!r->stalled_runs) return;
+    int out = r->base_stalled_out, kept = r->base_stalled_kept;
+    for (int i = 0; i < r->nleaders; i++) {
+        out += r->leader[i].stalled_out;
+        kept += r->leader[i].stalled_kept;
+    }
+    snprintf(buf, n, "stall rule: the canary flagged %d run%s (overslept >= 100 ms); %d of the baseline's and leaders' left out "
+             "of the decision (baseline %d), %d kept as their configuration's own", r->stalled_runs,
+             r->stalled_runs == 1 ? "" : "s", out, r->base_stalled_out, kept);
+}
+
+static void verdict_text(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
                          char *buf, size_t n)
 {
     struct objective o;
@@ -119,6 +134,16 @@ void report_verdict_line(const struct search_spec *spec, const struct space *sp,
     snprintf(buf, n, "better: %s improves %s by %s [%.0f%% CI %s, %s] (%s, %s, Holm p=%.2g%s), %d vs %d runs", cfg,
              goal, est, 100 * l->ci.level, lo, hi, l->dec.estimator, l->dec.test, l->p_adj, look, l->n,
              r->nbase);
+}
+
+void report_verdict_line(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
+                         char *buf, size_t n)
+{
+    verdict_text(spec, sp, r, buf, n);
+    char st[256];
+    stall_note(r, st, sizeof st);
+    size_t len = strlen(buf);
+    if (st[0] && len + 3 < n) snprintf(buf + len, n - len, "; %s", st);
 }
 
 static void interval(double lo, double hi, char *buf, size_t n)
@@ -283,12 +308,17 @@ json_t *report_json(const struct search_spec *spec, const struct space *sp, cons
     json_object_set_new(o, "objective", json_string(spec->objective));
     json_object_set_new(o, "strategy", json_string(spec->strategy));
     json_object_set_new(o, "evaluations", json_integer(r->nevals));
+    if (r->stalled_runs) json_object_set_new(o, "stalled_runs", json_integer(r->stalled_runs));
     json_object_set_new(o, "stop_reason", json_string(r->stop_reason));
     json_t *b = json_object();
     json_object_set_new(b, "runs", json_integer(r->nbase));
     json_object_set_new(b, "mean", metrics_obj(&r->base_mean));
     json_object_set_new(b, "score_sd", num_or_null(r->base_sd));
     json_object_set_new(b, "mde", num_or_null(r->mde));
+    if (r->stalled_runs) {   /* the stall rule's counts, when the canary flagged any run */
+        json_object_set_new(b, "stalled_left_out", json_integer(r->base_stalled_out));
+        json_object_set_new(b, "stalled_kept", json_integer(r->base_stalled_kept));
+    }
     json_object_set_new(o, "baseline", b);
     json_t *ls = json_array();
     for (int i = 0; i < r->nleaders; i++) {
@@ -311,6 +341,10 @@ json_t *report_json(const struct search_spec *spec, const struct space *sp, cons
         json_object_set_new(x, "decision", decide_json(&l->dec));
         json_object_set_new(x, "look", json_integer(l->look));
         json_object_set_new(x, "looks", json_integer(l->looks));
+        if (r->stalled_runs) {
+            json_object_set_new(x, "stalled_left_out", json_integer(l->stalled_out));
+            json_object_set_new(x, "stalled_kept", json_integer(l->stalled_kept));
+        }
         json_array_append_new(ls, x);
     }
     json_object_set_new(o, "leaders", ls);

@@ -90,6 +90,7 @@ struct leader {
      * verdict INFEASIBLE, guard says what got worse */
     bool refused;
     struct collateral_effect guard;
+    int stalled_out, stalled_kept;   /* flagged runs left out / kept by the stall rule */
 };
 
 /* The side-effects table of a verdict: every collateral metric both sides
@@ -125,7 +126,9 @@ struct search_result {
     int nevals;
     long long elapsed_ms;
     char stop_reason[160];
-    int nbase;
+    int nbase;                   /* baseline runs the decisions use */
+    int base_stalled_out, base_stalled_kept;   /* the stall rule on the baseline's runs */
+    int stalled_runs;            /* runs the canary flagged, in the whole search */
     double base_mean_score, base_sd;
     struct eval_metrics base_mean;
     double mde;                  /* minimum detectable improvement at race size */

@@ -49,7 +49,7 @@ int history_find(const struct history *h, const struct search_config *c)
     return -1;
 }
 
-int history_add(struct history *h, const struct search_config *c, double score, bool baseline)
+static int observe(struct history *h, const struct search_config *c, double score, bool baseline, bool stalled)
 {
     int i = history_find(h, c);
     if (i < 0) {
@@ -62,12 +62,29 @@ int history_add(struct history *h, const struct search_config *c, double score, 
         h->pt[i].cfg = *c;
     }
     struct hist_point *p = &h->pt[i];
+    p->baseline = p->baseline || baseline;
+    h->nobs++;
+    if (p->m == 0) p->stalled_only = stalled;
+    if (stalled && !p->stalled_only) return i;           /* unflagged runs speak for it */
+    if (!stalled && p->stalled_only) {                    /* the first unflagged run replaces flagged ones */
+        p->m = 0;
+        p->sum = p->sumsq = 0;
+        p->stalled_only = false;
+    }
     p->m++;
     p->sum += score;
     p->sumsq += score * score;
-    p->baseline = p->baseline || baseline;
-    h->nobs++;
     return i;
+}
+
+int history_add(struct history *h, const struct search_config *c, double score, bool baseline)
+{
+    return observe(h, c, score, baseline, false);
+}
+
+int history_add_stalled(struct history *h, const struct search_config *c, double score, bool baseline)
+{
+    return observe(h, c, score, baseline, true);
 }
 
 double history_mean(const struct history *h, int i)

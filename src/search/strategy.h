@@ -15,6 +15,7 @@ struct hist_point {
     int m;              /* observations */
     double sum, sumsq;  /* of scores */
     bool baseline;
+    bool stalled_only;  /* every observation so far was flagged by the stall canary */
 };
 struct history {
     const struct space *sp;
@@ -27,6 +28,10 @@ void history_init(struct history *h, const struct space *sp);
 void history_free(struct history *h);
 /* Record one observation; returns the point's index. */
 int history_add(struct history *h, const struct search_config *c, double score, bool baseline);
+/* The same for a run the stall canary flagged (the stall rule): it counts
+ * only while the point has nothing else, and the first unflagged run
+ * replaces it, so a strategy's means are those of unflagged runs. */
+int history_add_stalled(struct history *h, const struct search_config *c, double score, bool baseline);
 int history_find(const struct history *h, const struct search_config *c);
 double history_mean(const struct history *h, int i);
 /* Index of the best mean (ties: fewer observations last); -1 when empty. */

@@ -85,6 +85,7 @@ void search_metrics_json(const struct eval_metrics *m, char *buf, size_t n)
     for (int k = 0; k < MET_NR; k++)
         if (m->has[k]) json_object_set_new(o, metric_table[k].name, json_real(m->v[k]));
     if (m->run_uuid[0]) json_object_set_new(o, "run", json_string(m->run_uuid));
+    if (m->stalled) json_object_set_new(o, "stalled_ms", json_real(m->stall_ms));
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     snprintf(buf, n, "%s", s ? s : "{}");
     free(s);
@@ -100,6 +101,8 @@ int search_metrics_parse(const char *text, struct eval_metrics *m)
         json_t *v = json_object_get(o, metric_table[k].name);
         if (json_is_number(v)) { m->v[k] = json_number_value(v); m->has[k] = true; }
     }
+    json_t *st = json_object_get(o, "stalled_ms");
+    if (json_is_number(st)) { m->stall_ms = json_number_value(st); m->stalled = true; }
     json_t *r = json_object_get(o, "run");
     if (json_is_string(r)) snprintf(m->run_uuid, sizeof m->run_uuid, "%s", json_string_value(r));
     json_decref(o);

@@ -223,6 +223,78 @@ static void est_welch(const double *b, int nb, const double *c, int nc, double l
     snprintf(test, tn, "Welch t (df %.1f)", w.df);
 }
 
+/* Wilcoxon signed-rank on paired differences d (zeros dropped, as R
+ * does) with the Hodges-Lehmann pseudo-median (the median of the Walsh
+ * averages) and its interval: R's wilcox.test(x, y, paired = TRUE,
+ * conf.int = TRUE), exact without ties or zeros, else the normal
+ * approximation with the tie correction and R's continuity correction. */
+static void est_signed_rank(const double *d0, int n0, double level, struct estimate *r, char *test, size_t tn)
+{
+    double *d = xmalloc(sizeof *d * (size_t)(n0 + 1));
+    int n = 0;
+    for (int i = 0; i < n0; i++)
+        if (d0[i] != 0) d[n++] = d0[i];
+    int mw = n0 * (n0 + 1) / 2;
+    double *walsh = xmalloc(sizeof *walsh * (size_t)(mw + 1));
+    int k = 0;
+    for (int i = 0; i < n0; i++)
+        for (int j = i; j < n0; j++) walsh[k++] = (d0[i] + d0[j]) / 2;
+    qsort(walsh, (size_t)mw, sizeof *walsh, cmp_double);
+    r->shift = gsl_stats_median_from_sorted_data(walsh, 1, (size_t)mw);
+    /* ranks of |d| (average ranks for ties) and V, the positive ranks' sum */
+    double *a = xmalloc(sizeof *a * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) a[i] = fabs(d[i]);
+    qsort(a, (size_t)n, sizeof *a, cmp_double);
+    double v = 0, tie_adj = 0;
+    bool ties = n < n0;
+    for (int i = 0; i < n; i++) {
+        int lo = 0, hi = n - 1;
+        while (lo < n && a[lo] < fabs(d[i])) lo++;
+        for (hi = lo; hi + 1 < n && a[hi + 1] == a[lo]; hi++) {}
+        if (d[i] > 0) v += (lo + hi) / 2.0 + 1;
+    }
+    for (int i = 0; i < n;) {
+        int j = i;
+        while (j + 1 < n && a[j + 1] == a[i]) j++;
+        int t = j - i + 1;
+        if (t > 1) { ties = true; tie_adj += (double)t * t * t - t; }
+        i = j + 1;
+    }
+    double half = (1 - level) / 2;
+    int q;
+    if (!ties && n > 0 && n <= 50) {
+        int m = n * (n + 1) / 2;
+        double *pmf = xcalloc((size_t)m + 1, sizeof *pmf);
+        pmf[0] = 1;
+        for (int rank = 1; rank <= n; rank++)
+            for (int s = m; s >= rank; s--) pmf[s] += pmf[s - rank];
+        double total = ldexp(1, n), up = 0, down = 0, cdf = 0;
+        for (int s = 0; s <= m; s++) {
+            pmf[s] /= total;
+            if (s >= v) up += pmf[s];
+            if (s <= v) down += pmf[s];
+        }
+        r->p = fmin(1, 2 * fmin(up, down));
+        for (q = 0; q <= m && (cdf += pmf[q]) < half; q++) {}
+        free(pmf);
+        snprintf(test, tn, "Wilcoxon signed-rank exact");
+    } else {
+        double mean = n * (n + 1) / 4.0, sd = sqrt(n * (n + 1) * (2 * n + 1) / 24.0 - tie_adj / 48);
+        double z = v - mean;
+        z = sd > 0 ? (z - (z > 0 ? 0.5 : z < 0 ? -0.5 : 0)) / sd : 0;
+        r->p = fmin(1, 2 * gsl_cdf_ugaussian_Q(fabs(z)));
+        q = (int)floor(mw / 2.0 - gsl_cdf_ugaussian_Qinv(half) * sqrt(n0 * (n0 + 1) * (2 * n0 + 1) / 24.0));
+        snprintf(test, tn, "Wilcoxon signed-rank normal approx.");
+    }
+    if (q < 1) q = 1;
+    if (q > mw) q = mw;
+    r->lo = walsh[q - 1];
+    r->hi = walsh[mw - q];
+    free(a);
+    free(walsh);
+    free(d);
+}
+
 /* Copies of the values in log units, or a reason there is no verdict. */
 static enum decide_why prepare(const double *x, int n, bool log_input, double *out, int *bad)
 {
@@ -282,14 +354,18 @@ static bool screen(const double *base, int nb, const double *cand, int nc, const
     return true;
 }
 
-int decide_compare(const double *base, int nb, const double *cand, int nc, const struct decide_opts *o,
-                   struct decision *out, sl_err *e)
+static int check_opts(const struct decide_opts *o, int nb, int nc, sl_err *e)
 {
-    memset(out, 0, sizeof *out);
     if (!(o->alpha > 0 && o->alpha < 1) || !(o->level > 0 && o->level < 1))
         return sl_fail(e, SL_EUSAGE, "decide: alpha %g and level %g must be between 0 and 1", o->alpha, o->level);
     if (o->method >= DECIDE_METHOD_NR || o->min_reps < 2 || nb < 0 || nc < 0)
         return sl_fail(e, SL_EUSAGE, "decide: unknown method %d or min_reps %d below 2", (int)o->method, o->min_reps);
+    return 0;
+}
+
+static void begin(struct decision *out, const struct decide_opts *o, int nb, int nc)
+{
+    memset(out, 0, sizeof *out);
     out->method = o->method;
     out->estimator = methods[o->method].estimator;
     out->level = o->level;
@@ -297,6 +373,25 @@ int decide_compare(const double *base, int nb, const double *cand, int nc, const
     out->nb = nb;
     out->nc = nc;
     out->effect_pct = out->lo_pct = out->hi_pct = out->p = NAN;
+}
+
+static void conclude(struct decision *out, const struct decide_opts *o, const struct estimate *r)
+{
+    out->effect_pct = 100 * (exp(r->shift) - 1);
+    out->lo_pct = 100 * (exp(r->lo) - 1);
+    out->hi_pct = 100 * (exp(r->hi) - 1);
+    out->p = r->p;
+    bool up = r->shift > 0, clear = r->p < o->alpha && (up ? r->lo > 0 : r->hi < 0);
+    if (!clear) out->verdict = DECIDE_WITHIN_NOISE;
+    else out->verdict = up != o->lower_is_better ? DECIDE_BETTER : DECIDE_WORSE;
+}
+
+int decide_compare(const double *base, int nb, const double *cand, int nc, const struct decide_opts *o,
+                   struct decision *out, sl_err *e)
+{
+    memset(out, 0, sizeof *out);
+    if (check_opts(o, nb, nc, e) < 0) return -1;
+    begin(out, o, nb, nc);
     double *lb = xmalloc(sizeof *lb * (size_t)(nb + 1)), *lc = xmalloc(sizeof *lc * (size_t)(nc + 1));
     if (screen(base, nb, cand, nc, o, lb, lc, out)) {
         struct estimate r;
@@ -306,13 +401,30 @@ int decide_compare(const double *base, int nb, const double *cand, int nc, const
         case DECIDE_BOOT_MEDIAN: est_boot_median(lb, nb, lc, nc, o->level, o->seed, &r, out->test, sizeof out->test); break;
         default: est_welch(lb, nb, lc, nc, o->level, &r, out->test, sizeof out->test); break;
         }
-        out->effect_pct = 100 * (exp(r.shift) - 1);
-        out->lo_pct = 100 * (exp(r.lo) - 1);
-        out->hi_pct = 100 * (exp(r.hi) - 1);
-        out->p = r.p;
-        bool up = r.shift > 0, clear = r.p < o->alpha && (up ? r.lo > 0 : r.hi < 0);
-        if (!clear) out->verdict = DECIDE_WITHIN_NOISE;
-        else out->verdict = up != o->lower_is_better ? DECIDE_BETTER : DECIDE_WORSE;
+        conclude(out, o, &r);
+    }
+    free(lb);
+    free(lc);
+    return 0;
+}
+
+int decide_paired(const double *base, const double *cand, int n, const struct decide_opts *o, struct decision *out,
+                  sl_err *e)
+{
+    if (check_opts(o, n, n, e) < 0) return -1;
+    begin(out, o, n, n);
+    out->estimator = "Hodges-Lehmann pseudo-median of paired differences";
+    double *lb = xmalloc(sizeof *lb * (size_t)(n + 1)), *lc = xmalloc(sizeof *lc * (size_t)(n + 1));
+    if (screen(base, n, cand, n, o, lb, lc, out)) {
+        for (int i = 0; i < n; i++) lc[i] -= lb[i];
+        if (constant(lc, n)) {
+            no_verdict(out, DECIDE_WHY_IDENTICAL, "the %s differs from the baseline by the same amount in all %d "
+                       "pairs (%d distinct difference): no spread to judge it against", "candidate", n, 1);
+        } else {
+            struct estimate r;
+            est_signed_rank(lc, n, o->level, &r, out->test, sizeof out->test);
+            conclude(out, o, &r);
+        }
     }
     free(lb);
     free(lc);

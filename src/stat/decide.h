@@ -67,6 +67,18 @@ struct decision {
 int decide_compare(const double *base, int nb, const double *cand, int nc, const struct decide_opts *o,
                    struct decision *out, sl_err *e);
 
+/* A paired (blocked) comparison: cand[i] and base[i] were measured in
+ * the same block (interleaved, back to back), so what drifts between
+ * blocks cancels in their difference. The Hodges-Lehmann pseudo-median of
+ * the paired (log) differences, its interval and Wilcoxon's signed-rank
+ * test, as R's wilcox.test(cand, base, paired = TRUE, conf.int = TRUE):
+ * exact without ties or zero differences and n <= 50, else the normal
+ * approximation. o->method is not used. Same contract as decide_compare
+ * (no verdict for too few pairs, a non-finite or non-positive value, or
+ * differences that are all one value). */
+int decide_paired(const double *base, const double *cand, int n, const struct decide_opts *o, struct decision *out,
+                  sl_err *e);
+
 const char *decide_verdict_name(enum decide_verdict v);   /* "better", "within noise", ... */
 const char *decide_method_name(enum decide_method m);     /* "hl-mw", "yuen", "boot-median", "welch" */
 int decide_method_parse(const char *name);                /* -1 when unknown */
