@@ -48,6 +48,13 @@ void profile_dirs_init(struct profile_dirs *d, const char *option_dir)
     add_dir(d, option_dir && *option_dir ? option_dir : env);
     char etc[PATH_MAX];
     if (sysfs_path(etc, sizeof etc, PROFILE_ETC_DIR) == 0) add_dir(d, etc);
+    /* A binary run from its build tree (`make run`, a fresh checkout)
+     * finds the profiles shipped beside it before an installed copy's. */
+    char exe[PATH_MAX];
+    if (sysfs_self_exe(exe, sizeof exe) == 0 && strrchr(exe, '/')) {
+        snprintf(strrchr(exe, '/'), sizeof exe - (size_t)(strrchr(exe, '/') - exe), "/profiles");
+        add_dir(d, exe);
+    }
     add_dir(d, SLUICE_DATADIR "/profiles");
 }
 

@@ -45,8 +45,9 @@ struct profile {
 };
 
 /* Where profiles are looked for, first match wins: --profiles DIR, else
- * $SLUICE_PROFILES; then ROOT/etc/sluice/profiles; then the installed
- * DATADIR/profiles. Missing directories are skipped. */
+ * $SLUICE_PROFILES; then ROOT/etc/sluice/profiles; then profiles/ beside
+ * the binary (the build tree's); then the installed DATADIR/profiles.
+ * Missing directories are skipped. */
 struct profile_dirs {
     char dir[PROFILE_MAX_DIRS][PATH_MAX];
     int n;
