@@ -30,44 +30,71 @@ struct group {
 
 static const char *const match_names[] = { "other hardware", "same hardware class", "this host" };
 
-/* The fallback: shipped profiles whose match rules select this host, the
- * hardware-specific ones first, else one by objective. */
+/* On a virtual machine, or with virtio disks, what the guest sees of its
+ * disks is not the hardware: say so and propose measuring. NULL on bare
+ * metal with no virtual disk. */
+static const char *virtual_note(const struct host_info *h, const struct device *devs, int nd, char *buf, size_t n)
+{
+    char disks[256] = "";
+    for (int i = 0; i < nd; i++)
+        if (strcmp(devs[i].transport, "virtio") == 0) {
+            size_t len = strlen(disks);
+            snprintf(disks + len, sizeof disks - len, "%s%s", len ? ", " : "", devs[i].name);
+        }
+    bool vm = h->virt[0] && strcmp(h->virt, "none") != 0;
+    if (!vm && !disks[0]) return NULL;
+    char what[320];
+    if (vm) snprintf(what, sizeof what, "this is a virtual machine (%s)%s%s", h->virt, disks[0] ? " with virtio disks " : "", disks);
+    else snprintf(what, sizeof what, "%s %s virtual (virtio) disk%s", disks, strchr(disks, ',') ? "are" : "is a",
+                  strchr(disks, ',') ? "s" : "");
+    snprintf(buf, n,
+             "%s: a virtual disk reports what the hypervisor emulates (its rotational flag, 1 or 0, is not the host's "
+             "storage), and settings measured on a virtual disk transfer poorly to bare metal and back. Measure here: "
+             "sluice tune --quick", what);
+    return buf;
+}
+
+/* The fallback: every shipped profile whose match rules select this host,
+ * ranked with its reasons (profile_rank), and the general one by
+ * objective; on a virtual machine, the note that its disks are not the
+ * hardware. */
 static int fallback(struct cli_ctx *ctx, const struct host_info *h, const struct device *devs, int nd, const char *objective,
                     const char *workload)
 {
     struct profile_dirs d;
     profile_dirs_init(&d, NULL);
-    char **names = NULL, **paths = NULL;
-    sl_err e;
-    int n = profile_list(&d, &names, &paths, &e);
-    char pick[128] = "", summary[512] = "";
-    bool specific = false;
     const char *general = strstr(objective, "p99") || strstr(objective, "stalls") ? "latency" : "throughput";
-    for (int i = 0; i < n; i++) {
-        struct profile p;
-        if (profile_load(&d, paths[i], &p, NULL) < 0) continue;
-        bool matches = p.nmatch > 0 && profile_host_matches(&p, devs, nd, h);
-        if ((matches && !specific) || (!pick[0] && strcmp(p.name, general) == 0)) {
-            snprintf(pick, sizeof pick, "%s", p.name);
-            snprintf(summary, sizeof summary, "%s", p.summary);
-            specific = specific || matches;
-        }
-        profile_free(&p);
-    }
-    for (int i = 0; i < n; i++) { free(names[i]); free(paths[i]); }
-    if (n > 0) { free(names); free(paths); }
+    struct profile_fit *fits;
+    sl_err e;
+    int n = profile_rank(&d, h, devs, nd, general, &fits, &e);
+    if (n < 0) n = 0;
+    char vbuf[600];
+    const char *vnote = virtual_note(h, devs, nd, vbuf, sizeof vbuf);
     if (ctx->json) {
-        return cli_print_json(json_pack("{s:s,s:o,s:s}", "source", pick[0] ? "profile" : "none", "profile",
-                                        pick[0] ? json_string(pick) : json_null(), "note",
-                                        "no stored measurements for this hardware"));
+        json_t *ranked = json_array();
+        for (int i = 0; i < n; i++)
+            json_array_append_new(ranked, json_pack("{s:s, s:f, s:s, s:b, s:s}", "profile", fits[i].name, "score", fits[i].score,
+                                                    "reasons", fits[i].reasons, "guest_flag_only", fits[i].guest_flag_only,
+                                                    "summary", fits[i].summary));
+        json_t *j = json_pack("{s:s, s:o, s:s, s:s?, s:o}", "source", n ? "profile" : "none", "profile",
+                              n ? json_string(fits[0].name) : json_null(), "note", "no stored measurements for this hardware",
+                              "virtual", vnote, "ranked", ranked);
+        free(fits);
+        return cli_print_json(j);
     }
     printf("no data: no stored measurements%s%s match this host or its hardware class.\n", workload[0] ? " of workload " : "", workload);
-    if (pick[0]) {
-        printf("shipped profile %s (%s):\n  %s\n", pick, specific ? "its match rules select this hardware" : "general, by objective", summary);
-        printf("  apply with: sluice apply %s   (or measure first: sluice tune --quick)\n", pick);
+    if (vnote) printf("note: %s\n", vnote);
+    if (n) {
+        printf("shipped profiles for this host, best first:\n");
+        for (int i = 0; i < n; i++) {
+            printf("  %d. %s: %s\n", i + 1, fits[i].name, esc_t(fits[i].reasons));
+            printf("     %s\n", esc_t(fits[i].summary));
+        }
+        printf("  apply with: sluice apply %s   (or measure first: sluice tune --quick)\n", fits[0].name);
     } else {
         printf("no shipped profile is installed either: measure with 'sluice tune --quick' or 'sluice search'\n");
     }
+    free(fits);
     return 0;
 }
 

@@ -126,6 +126,23 @@ struct profile_row {
  * listed. A profile that does not load is a row with ok false. */
 int profile_catalogue(const struct profile_dirs *d, struct profile_row **rows, sl_err *e);
 
+/* A profile that suits this host, for recommend without data. */
+struct profile_fit {
+    char name[PROFILE_NAME_MAX];
+    char summary[1100];
+    double score;                      /* higher first */
+    char reasons[600];                 /* "virt=!none: this host (...); rotational=1: sda, vda (...)" */
+    bool guest_flag_only;              /* chosen only by a virtual disk's rotational flag */
+};
+/* Every profile whose match rules select this host or its disks, best
+ * first: a rule on the host (virt=, kernel=) before rules on disks, and a
+ * lone rotational= rule on a virtual machine's disks last (the guest's
+ * flag says nothing of the host's storage); then the profile named general
+ * (no rules: chosen by objective), if there is one. Returns how many, *out
+ * freed by the caller (never NULL on success); -1 with e. */
+int profile_rank(const struct profile_dirs *d, const struct host_info *h, const struct device *devs, int nd,
+                 const char *general, struct profile_fit **out, sl_err *e);
+
 const char *prof_section_name(enum prof_section s);
 /* The entry's full catalogue name for device dev: vm.dirty_ratio,
  * vm.bdflush.nfract, block.sda.scheduler, block.sda.iosched.fifo_batch,
