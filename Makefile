@@ -161,18 +161,26 @@ build/sluice-apply.service: sluice FORCE
 	@mkdir -p build
 	@./sluice boot unit --exe $(PREFIX)/sbin/sluice > $@.tmp && mv $@.tmp $@
 
-install: sluice build/sluice-apply.service
+# So is the bash completion: generated from the option tables.
+build/sluice.bash: sluice FORCE
+	@mkdir -p build
+	@./sluice completion bash > $@.tmp && mv $@.tmp $@
+
+install: sluice build/sluice-apply.service build/sluice.bash
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8 \
-	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(PREFIX)/lib/systemd/system
+	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(PREFIX)/lib/systemd/system \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0755 sluice $(DESTDIR)$(PREFIX)/sbin/sluice
 	install -m 0644 man/sluice.8 $(DESTDIR)$(PREFIX)/share/man/man8/sluice.8
 	install -m 0644 man/sluice-profile.5 $(DESTDIR)$(PREFIX)/share/man/man5/sluice-profile.5
 	install -m 0644 profiles/*.conf $(DESTDIR)$(DATADIR)/profiles/
 	install -m 0644 build/sluice-apply.service $(DESTDIR)$(PREFIX)/lib/systemd/system/sluice-apply.service
+	install -m 0644 build/sluice.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sluice
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/sbin/sluice $(DESTDIR)$(PREFIX)/share/man/man8/sluice.8 \
-	      $(DESTDIR)$(PREFIX)/share/man/man5/sluice-profile.5 $(DESTDIR)$(PREFIX)/lib/systemd/system/sluice-apply.service
+	      $(DESTDIR)$(PREFIX)/share/man/man5/sluice-profile.5 $(DESTDIR)$(PREFIX)/lib/systemd/system/sluice-apply.service \
+	      $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sluice
 	rm -rf $(DESTDIR)$(DATADIR)
 
 clean:

@@ -187,7 +187,7 @@ static const struct opt boot_rows[] = {
 };
 static const struct opt_table boot_table = { sizeof(struct boot_opts), NULL,
                                              { { cli_profile_dirs_rows, offsetof(struct boot_opts, s) }, { boot_rows, 0 } },
-                                             "install PROFILE | status | remove | unit", NULL };
+                                             "install PROFILE | status | remove | unit", COMPLETE_PROFILE };
 
 static int run_boot(struct cli_ctx *ctx, int argc, char **argv)
 {

@@ -7,7 +7,8 @@ if ! make -s install DESTDIR="$dest" PREFIX=/opt/sl > "$dest.log" 2>&1; then
     echo "FAIL install/make-install"; sed 's/^/  /' "$dest.log" | tail -5; rm -f "$dest.log"; exit 0
 fi
 rm -f "$dest.log"
-for f in sbin/sluice share/man/man8/sluice.8 share/man/man5/sluice-profile.5 lib/systemd/system/sluice-apply.service; do
+for f in sbin/sluice share/man/man8/sluice.8 share/man/man5/sluice-profile.5 lib/systemd/system/sluice-apply.service \
+         share/bash-completion/completions/sluice; do
     if [ -f "$dest/opt/sl/$f" ]; then echo "ok install/$f"; else echo "FAIL install/$f"; echo "  missing $dest/opt/sl/$f"; fi
 done
 for p in profiles/*.conf; do
