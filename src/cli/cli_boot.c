@@ -33,6 +33,12 @@ static json_t *file_json(const char *path, const char *state)
     return f;
 }
 
+struct boot_opts {
+    struct sub_opts s;   /* first: cli_profile_opts reads it */
+    const char *exe;
+    const char *init;    /* --init: systemd, sysv, rc.local; NULL: what the root has */
+};
+
 static int boot_install_cmd(struct cli_ctx *ctx, const struct sub_opts *o, const char *name)
 {
     sl_err e;
@@ -43,7 +49,9 @@ static int boot_install_cmd(struct cli_ctx *ctx, const struct sub_opts *o, const
     char exe[512];
     if (sysfs_self_exe(exe, sizeof exe) < 0) snprintf(exe, sizeof exe, "/usr/local/sbin/sluice");
     struct notes nt = { 0 };
-    int rc = boot_install(&p, &pl, exe, o->force, &nt, &e);
+    const char *init_opt = ((const struct boot_opts *)ctx->opts)->init;
+    enum boot_init init = init_opt ? (enum boot_init)boot_init_parse(init_opt) : boot_init_detect();
+    int rc = boot_install_as(&p, &pl, exe, o->force, init, &nt, &e);
     if (rc < 0) {
         rc = cli_error(&e);
     } else {
@@ -55,6 +63,7 @@ static int boot_install_cmd(struct cli_ctx *ctx, const struct sub_opts *o, const
             json_t *j = json_object();
             json_object_set_new(j, "installed", json_string(p.name));
             json_object_set_new(j, "root", json_string(sysfs_root()));
+            json_object_set_new(j, "init", json_string(boot_init_name(init)));
             json_object_set_new(j, "files", files);
             json_object_set_new(j, "notes", notes_json(&nt));
             boot_manifest_free(&m);
@@ -63,7 +72,9 @@ static int boot_install_cmd(struct cli_ctx *ctx, const struct sub_opts *o, const
             profile_free(&p);
             return cli_print_json(j);
         }
-        printf("installed profile %s%s%s:\n", p.name, sysfs_is_real_root() ? "" : " under ", sysfs_root());
+        printf("installed profile %s%s%s, applied at boot by %s:\n", p.name, sysfs_is_real_root() ? "" : " under ",
+               sysfs_root(), init == BOOT_INIT_SYSTEMD ? "a systemd unit" : init == BOOT_INIT_SYSV ? "a System V init script"
+                                                                                               : "a line in rc.local");
         struct table *t = table_new(2, "  FILE", "WHAT");
         for (int i = 0; i < m.n; i++) {
             char path[300];
@@ -159,7 +170,8 @@ static int boot_remove_cmd(struct cli_ctx *ctx, const struct sub_opts *o)
     rc = boot_remove(o->force, &m, states, removed, &e);
     json_t *files = json_array();
     for (int i = 0; i < m.n; i++) {
-        const char *what = removed[i] ? "removed" : states[i] == BOOT_MISSING ? "already gone" : "KEPT (edited since install)";
+        const char *what = removed[i] ? (m.e[i].line ? "removed sluice's line from" : "removed")
+                           : states[i] == BOOT_MISSING ? "already gone" : "KEPT (edited since install)";
         if (!ctx->json) printf("%s %s\n", what, m.e[i].path);
         json_array_append_new(files, json_pack("{s:s, s:s}", "path", m.e[i].path,
                                                "state", removed[i] ? "removed" : states[i] == BOOT_MISSING ? "gone" : "kept"));
@@ -173,16 +185,15 @@ static int boot_remove_cmd(struct cli_ctx *ctx, const struct sub_opts *o)
     return rc < 0 ? cli_error(&e) : 0;
 }
 
-struct boot_opts {
-    struct sub_opts s;   /* first: cli_profile_opts reads it */
-    const char *exe;
-};
 
 static const struct opt boot_rows[] = {
     { .name = "force", .type = OPT_FLAG, .help = "install: replace files edited since; remove: remove them too",
       OPT_AT(struct boot_opts, s.force) },
     { .name = "exe", .type = OPT_TEXT, .arg = "PATH", .def = "this binary",
       .help = "unit: the sluice binary the unit runs (for packaging)", OPT_PTR(struct boot_opts, exe), .complete = COMPLETE_FILE },
+    { .name = "init", .type = OPT_CHOICE, .arg = "SYSTEM", .def = "what the root has",
+      .help = "install: apply at boot by a systemd unit, a System V init script or a line in rc.local",
+      OPT_PTR(struct boot_opts, init), .complete = "systemd sysv rc.local" },
     { NULL },
 };
 static const struct opt_table boot_table = { sizeof(struct boot_opts), NULL,

@@ -15,10 +15,14 @@
 
 static const struct { const char *path; const char *what; } boot_files[] = {
     { BOOT_ACTIVE, "the profile 'sluice apply --boot' applies" },
-    { "/etc/sysctl.d/60-sluice.conf", "vm knobs, set early by systemd-sysctl" },
-    { "/etc/udev/rules.d/61-sluice.rules", "queue knobs per disk, keyed on stable ids" },
+    { BOOT_SYSCTL, "vm knobs, set early by systemd-sysctl" },
+    { BOOT_UDEV, "queue knobs per disk, keyed on stable ids" },
     { BOOT_UNIT, "oneshot unit: restore --crashed, then apply --boot" },
     { BOOT_UNIT_LINK, "enables the unit (symlink)" },
+    { "/etc/init.d/" BOOT_INITSCRIPT, "init script: restore --crashed, then apply --boot" },
+    { "/etc/rc.d/init.d/" BOOT_INITSCRIPT, "init script: restore --crashed, then apply --boot" },
+    { "/etc/rc.local", "runs 'sluice apply --boot' at the end of boot" },
+    { "/etc/rc.d/rc.local", "runs 'sluice apply --boot' at the end of boot" },
 };
 #define NFILES (sizeof boot_files / sizeof boot_files[0])
 
@@ -26,6 +30,7 @@ const char *boot_file_what(const char *path)
 {
     for (size_t i = 0; i < NFILES; i++)
         if (strcmp(boot_files[i].path, path) == 0) return boot_files[i].what;
+    if (strstr(path, "/S99" BOOT_INITSCRIPT)) return "starts the init script in that runlevel (symlink)";
     return "";
 }
 
@@ -36,31 +41,35 @@ static uint64_t fnv1a(const char *s, size_t len)
     return h;
 }
 
-char *boot_unit_text(const char *exe, sl_err *e)
+/* A boot file's text: tmpl with the quoted exe in its two %s. */
+static char *exec_text(int (*quote)(const char *, char *, size_t, sl_err *), const char *tmpl, const char *exe, sl_err *e)
 {
-    char prog[PATH_MAX * 2 + 8];
-    if (quote_unit_exec(exe, prog, sizeof prog, e) < 0) return NULL;
+    char prog[PATH_MAX * 4 + 8];
+    if (quote(exe, prog, sizeof prog, e) < 0) return NULL;
     struct textbuf b = { 0 };
-    textbuf_printf(&b,
-        "# sluice-apply.service: written by sluice; 'sluice boot remove' deletes it.\n"
-        "[Unit]\n"
-        "Description=Apply the sluice tuning profile (VM write-back and block queues)\n"
-        "Documentation=man:sluice(8) man:sluice-profile(5)\n"
-        "After=local-fs.target systemd-sysctl.service systemd-udevd.service\n"
-        "ConditionPathExists=" BOOT_ACTIVE "\n"
-        "\n"
-        "[Service]\n"
-        "Type=oneshot\n"
-        "RemainAfterExit=yes\n"
-        "# A session a crash left open is put back first; a failure there must not stop the apply.\n"
-        "ExecStartPre=-%s restore --crashed\n"
-        "ExecStart=%s apply --boot\n"
-        "\n"
-        "[Install]\n"
-        "WantedBy=multi-user.target\n",
-        prog, prog);
+    textbuf_printf(&b, tmpl, prog, prog);
     return textbuf_take(&b);
 }
+
+static const char unit_template[] =
+    "# sluice-apply.service: written by sluice; 'sluice boot remove' deletes it.\n"
+    "[Unit]\n"
+    "Description=Apply the sluice tuning profile (VM write-back and block queues)\n"
+    "Documentation=man:sluice(8) man:sluice-profile(5)\n"
+    "After=local-fs.target systemd-sysctl.service systemd-udevd.service\n"
+    "ConditionPathExists=" BOOT_ACTIVE "\n"
+    "\n"
+    "[Service]\n"
+    "Type=oneshot\n"
+    "RemainAfterExit=yes\n"
+    "# A session a crash left open is put back first; a failure there must not stop the apply.\n"
+    "ExecStartPre=-%s restore --crashed\n"
+    "ExecStart=%s apply --boot\n"
+    "\n"
+    "[Install]\n"
+    "WantedBy=multi-user.target\n";
+
+char *boot_unit_text(const char *exe, sl_err *e) { return exec_text(quote_unit_exec, unit_template, exe, e); }
 
 /* --- manifest --------------------------------------------------------------- */
 
@@ -88,6 +97,10 @@ int boot_manifest_read(struct boot_manifest *m, sl_err *e)
         if (sscanf(line, "profile %63s", m->profile) == 1) continue;
         if (sscanf(line, "file %255s %llx", path, &h) == 2) manifest_add(m, path, false, NULL, h);
         else if (sscanf(line, "link %255s %255s", path, extra) == 2) manifest_add(m, path, true, extra, 0);
+        else if (sscanf(line, "line %255s %llx", path, &h) == 2) {
+            manifest_add(m, path, false, NULL, h);
+            m->e[m->n - 1].line = true;
+        }
     }
     free(text);
     return 0;
@@ -97,6 +110,24 @@ void boot_manifest_free(struct boot_manifest *m)
 {
     free(m->e);
     memset(m, 0, sizeof *m);
+}
+
+/* text without its lines whose hash is h (the line sluice added), or NULL
+ * when it has none. malloc'ed. */
+static char *without_line(const char *text, uint64_t h)
+{
+    struct textbuf b = { 0 };
+    bool found = false;
+    for (const char *l = text; *l;) {
+        size_t len = strcspn(l, "\n");
+        if (fnv1a(l, len) == h) found = true;
+        else textbuf_printf(&b, "%.*s%s", (int)len, l, l[len] ? "\n" : "");
+        l += len + (l[len] ? 1 : 0);
+    }
+    char *out = textbuf_take(&b);
+    if (found) return out;
+    free(out);
+    return NULL;
 }
 
 /* What is at an entry's path now, compared with what sluice wrote. */
@@ -113,6 +144,12 @@ enum boot_state boot_entry_state(const struct boot_entry *be)
     if (!sysfs_exists(be->path)) return BOOT_MISSING;
     int len = sysfs_read_text(be->path, 1 << 20, &text, NULL);
     if (len < 0) return BOOT_CHANGED;
+    if (be->line) {
+        char *rest = without_line(text, be->hash);
+        free(text);
+        free(rest);
+        return rest ? BOOT_INTACT : BOOT_MISSING;
+    }
     uint64_t h = fnv1a(text, (size_t)len);
     free(text);
     return h == be->hash ? BOOT_INTACT : BOOT_CHANGED;
@@ -156,84 +193,296 @@ static void dirname_of(const char *path, char *dir, size_t n)
     if (slash) *slash = 0;
 }
 
-int boot_install(const struct profile *p, const struct plan *pl, const char *exe, bool force, struct notes *nt,
-                 sl_err *e)
+/* --- which init system ------------------------------------------------------ */
+
+enum boot_init boot_init_detect(void)
 {
-    /* The profile's path goes into active.conf's first comment. */
-    if (quote_check_path("profile file", p->path, e) < 0) return -1;
-    char *unit = boot_unit_text(exe, e);
-    if (!unit) return -1;
-    struct boot_manifest old;
-    if (boot_manifest_read(&old, e) < 0) {
-        free(unit);
-        return -1;
+    if (sysfs_is_dir("/run/systemd/system")) return BOOT_INIT_SYSTEMD;
+    if (sysfs_is_dir("/etc/init.d") || sysfs_is_dir("/etc/rc.d/init.d")) return BOOT_INIT_SYSV;
+    if (sysfs_is_dir("/etc/systemd/system") || sysfs_exists("/lib/systemd/systemd") || sysfs_exists("/usr/lib/systemd/systemd"))
+        return BOOT_INIT_SYSTEMD;
+    return sysfs_is_dir("/sys/block") ? BOOT_INIT_SYSTEMD : BOOT_INIT_RCLOCAL;
+}
+
+static const char *const init_names[] = { "systemd", "sysv", "rc.local" };
+
+const char *boot_init_name(enum boot_init i) { return init_names[i]; }
+
+int boot_init_parse(const char *name)
+{
+    for (int i = 0; i < 3; i++)
+        if (strcmp(init_names[i], name) == 0) return i;
+    return -1;
+}
+
+/* The System V init script: LSB header for insserv/update-rc.d, start only. */
+static const char initscript_template[] =
+    "#!/bin/sh\n"
+    "### BEGIN INIT INFO\n"
+    "# Provides:          " BOOT_INITSCRIPT "\n"
+    "# Required-Start:    $local_fs $remote_fs\n"
+    "# Required-Stop:\n"
+    "# Should-Start:      udev procps\n"
+    "# Default-Start:     2 3 4 5\n"
+    "# Default-Stop:\n"
+    "# Short-Description: Apply the sluice tuning profile (VM write-back and block queues)\n"
+    "### END INIT INFO\n"
+    "# Written by 'sluice boot install'; 'sluice boot remove' deletes it.\n"
+    "case \"$1\" in\n"
+    "start|restart|force-reload)\n"
+    "    [ -f " BOOT_ACTIVE " ] || exit 0\n"
+    "    # A session a crash left open is put back first; a failure there must not stop the apply.\n"
+    "    %s restore --crashed\n"
+    "    exec %s apply --boot ;;\n"
+    "stop|status) exit 0 ;;\n"
+    "*) echo \"usage: $0 start\" >&2; exit 3 ;;\n"
+    "esac\n";
+
+static const char rclocal_template[] =
+    "[ -f " BOOT_ACTIVE " ] && { %s restore --crashed; %s apply --boot; } || true   # sluice boot install";
+
+/* Whether an exported file sets anything (a line that is not a comment). */
+static bool has_setting(const char *text)
+{
+    for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (*l != '#' && *l != '\n') return true;
+    return false;
+}
+
+/* Take away what one manifest entry installed: its file or link, or for
+ * a line only that line (the administrator's file stays). */
+static int remove_entry(const struct boot_entry *be, sl_err *e)
+{
+    if (!be->line) return sysfs_unlink(be->path, e);
+    char *text, *rest;
+    if (sysfs_read_text(be->path, 1 << 20, &text, e) < 0) return -1;
+    rest = without_line(text, be->hash);
+    free(text);
+    int rc = rest ? sysfs_write_file_atomic(be->path, rest, strlen(rest), 0755, e) : 0;
+    free(rest);
+    return rc;
+}
+
+/* What an earlier install wrote that this one does not (another init
+ * system, a profile without vm or queue knobs): removed while unedited, so
+ * no stale sysctl.d file or unit is left to apply old values at boot. */
+static int remove_stale(const struct boot_manifest *old, const struct boot_manifest *now, bool force, struct notes *nt,
+                        sl_err *e)
+{
+    for (int i = 0; i < old->n; i++) {
+        if (manifest_find(now, old->e[i].path)) continue;
+        enum boot_state st = boot_entry_state(&old->e[i]);
+        if (st == BOOT_MISSING) continue;
+        if (st == BOOT_CHANGED && !force) {
+            notes_add(nt, "%s, from the last install, was edited since: left in place", old->e[i].path);
+            continue;
+        }
+        if (remove_entry(&old->e[i], e) < 0) return -1;
     }
-    char *texts[4];
+    return 0;
+}
+
+/* --- what install writes ---------------------------------------------------- */
+
+/* One thing install writes: a file (text), a symlink (target), or a line
+ * added to an existing file (rc.local). */
+struct output {
+    char path[256];
+    char *text;
+    const char *target;
+    mode_t mode;
+    bool line;
+};
+
+struct outputs {
+    struct output v[16];
+    int n;
+};
+
+static void out_add(struct outputs *o, const char *path, char *text, const char *target, mode_t mode, bool line)
+{
+    struct output *x = &o->v[o->n++];
+    snprintf(x->path, sizeof x->path, "%s", path);
+    x->text = text;
+    x->target = target;
+    x->mode = mode;
+    x->line = line;
+}
+
+/* "exit 0" ends Debian's rc.local: the line goes before it. The file's
+ * text with line added, malloc'ed. */
+static char *with_line(const char *file, const char *line)
+{
+    struct textbuf b = { 0 };
+    const char *end = file + strlen(file);
+    const char *last = NULL;
+    for (const char *l = file; l < end; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : end)
+        if (strncmp(l, "exit 0", 6) == 0) last = l;
+    if (!last) last = end;
+    textbuf_printf(&b, "%.*s%s%s\n%s", (int)(last - file), file, last > file && last[-1] != '\n' ? "\n" : "", line, last);
+    return textbuf_take(&b);
+}
+
+/* The rc.local of the root: Red Hat's lives in /etc/rc.d. */
+static const char *rclocal_path(void) { return sysfs_is_dir("/etc/rc.d") ? "/etc/rc.d/rc.local" : "/etc/rc.local"; }
+
+static void plan_init_outputs(struct outputs *o, enum boot_init init, char *unit, char *script, char *line)
+{
+    if (init == BOOT_INIT_SYSTEMD) {
+        out_add(o, BOOT_UNIT, unit, NULL, 0644, false);
+        out_add(o, BOOT_UNIT_LINK, NULL, BOOT_UNIT, 0, false);
+        free(script);
+        free(line);
+    } else if (init == BOOT_INIT_SYSV) {
+        const char *base = sysfs_is_dir("/etc/rc.d/init.d") && !sysfs_is_dir("/etc/init.d") ? "/etc/rc.d" : "/etc";
+        char path[256];
+        snprintf(path, sizeof path, "%s/init.d/" BOOT_INITSCRIPT, base);
+        out_add(o, path, script, NULL, 0755, false);
+        /* Runlevels 2-5 where the root has them (rc2.d at least). */
+        for (int level = 2; level <= 5; level++) {
+            snprintf(path, sizeof path, "%s/rc%d.d", base, level);
+            if (!sysfs_is_dir(path) && level != 2) continue;
+            snprintf(path, sizeof path, "%s/rc%d.d/S99" BOOT_INITSCRIPT, base, level);
+            out_add(o, path, NULL, "../init.d/" BOOT_INITSCRIPT, 0, false);
+        }
+        free(unit);
+        free(line);
+    } else {
+        const char *rc = rclocal_path();
+        char *text = NULL;
+        bool exists = sysfs_exists(rc) && sysfs_read_text(rc, 1 << 20, &text, NULL) >= 0;
+        if (exists) {
+            /* A reinstall replaces the line it added before. */
+            char *rest = without_line(text, fnv1a(line, strlen(line)));
+            out_add(o, rc, with_line(rest ? rest : text, line), NULL, 0755, true);
+            free(rest);
+            free(text);
+            /* The line itself is what the manifest keeps: o->v[].target holds it. */
+            o->v[o->n - 1].target = line;
+        } else {
+            struct textbuf b = { 0 };
+            textbuf_printf(&b, "#!/bin/sh\n# rc.local: run at the end of boot. Written by 'sluice boot install'.\n%s\nexit 0\n", line);
+            out_add(o, rc, textbuf_take(&b), NULL, 0755, false);
+            free(line);
+        }
+        free(unit);
+        free(script);
+    }
+}
+
+static int write_output(const struct output *x, bool force, struct boot_manifest *m, sl_err *e)
+{
+    char dir[256];
+    dirname_of(x->path, dir, sizeof dir);
+    if (sysfs_mkdirs(dir, 0755, e) < 0) return -1;
+    if (!x->text) {
+        if (sysfs_is_symlink(x->path) || !sysfs_exists(x->path) || force) {
+            if (!sysfs_is_symlink(x->path) && sysfs_exists(x->path) && sysfs_unlink(x->path, e) < 0) return -1;
+            if (sysfs_is_symlink(x->path) && sysfs_unlink(x->path, e) < 0) return -1;
+            if (sysfs_symlink(x->target, x->path, e) < 0) return -1;
+        }
+        manifest_add(m, x->path, true, x->target, 0);
+        return 0;
+    }
+    if (sysfs_write_file_atomic(x->path, x->text, strlen(x->text), x->mode, e) < 0) return -1;
+    if (x->line) {
+        manifest_add(m, x->path, false, NULL, fnv1a(x->target, strlen(x->target)));
+        m->e[m->n - 1].line = true;
+    } else {
+        manifest_add(m, x->path, false, NULL, fnv1a(x->text, strlen(x->text)));
+    }
+    return 0;
+}
+
+static int write_manifest(const struct boot_manifest *m, sl_err *e)
+{
+    struct textbuf mt = { 0 };
+    textbuf_printf(&mt, "# Files 'sluice boot install' wrote; 'sluice boot remove' deletes exactly these\n"
+                        "# (a file edited since is left in place). Do not edit.\nprofile %s\n", m->profile);
+    for (int i = 0; i < m->n; i++) {
+        if (m->e[i].link) textbuf_printf(&mt, "link %s %s\n", m->e[i].path, m->e[i].target);
+        else textbuf_printf(&mt, "%s %s %016llx\n", m->e[i].line ? "line" : "file", m->e[i].path,
+                            (unsigned long long)m->e[i].hash);
+    }
+    char *mtext = textbuf_take(&mt);
+    int rc = sysfs_write_file_atomic(BOOT_MANIFEST, mtext, strlen(mtext), 0644, e);
+    free(mtext);
+    return rc;
+}
+
+/* active.conf's text, checked to load back as apply --boot will read it. */
+static char *active_text(const struct profile *p, sl_err *e)
+{
     char *prof = profile_render(p, false);
     struct textbuf active = { 0 };
     textbuf_printf(&active, "; Installed by 'sluice boot install %s'%s%s: 'sluice apply --boot' applies it at every boot.\n"
                             "; Change it with 'sluice boot install', not by editing this file.\n%s",
                    p->name, p->path[0] ? " from " : "", p->path, prof);
     free(prof);
-    texts[0] = textbuf_take(&active);
-    /* What apply --boot will read must load: check before writing anything. */
+    char *text = textbuf_take(&active);
     struct profile back;
     struct profile_dirs none = { .n = 0 };
-    int ok = profile_load_text(&none, texts[0], BOOT_ACTIVE, &back, e);
+    int ok = profile_load_text(&none, text, BOOT_ACTIVE, &back, e);
     profile_free(&back);
     if (ok < 0) {
-        free(texts[0]);
-        free(unit);
-        boot_manifest_free(&old);
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+int boot_install(const struct profile *p, const struct plan *pl, const char *exe, bool force, struct notes *nt,
+                 sl_err *e)
+{
+    return boot_install_as(p, pl, exe, force, boot_init_detect(), nt, e);
+}
+
+int boot_install_as(const struct profile *p, const struct plan *pl, const char *exe, bool force, enum boot_init init,
+                    struct notes *nt, sl_err *e)
+{
+    /* The profile's path goes into active.conf's first comment. */
+    if (quote_check_path("profile file", p->path, e) < 0) return -1;
+    char *unit = boot_unit_text(exe, e), *script = unit ? exec_text(quote_shell_word, initscript_template, exe, e) : NULL;
+    char *line = script ? exec_text(quote_shell_word, rclocal_template, exe, e) : NULL;
+    char *active = line ? active_text(p, e) : NULL;
+    struct boot_manifest old;
+    if (!active || boot_manifest_read(&old, e) < 0) {
+        free(unit), free(script), free(line), free(active);
         return -1;
     }
-    texts[1] = profile_export_sysctl(p, pl, nt);
-    texts[2] = profile_export_udev(p, pl, nt);
-    texts[3] = unit;
+    struct outputs o = { .n = 0 };
+    out_add(&o, BOOT_ACTIVE, active, NULL, 0644, false);
+    char *sysctl = profile_export_sysctl(p, pl, nt), *udev = profile_export_udev(p, pl, nt);
+    /* sysctl.d where the root reads it (systemd-sysctl, procps's init script). */
+    if (has_setting(sysctl) && (init == BOOT_INIT_SYSTEMD || sysfs_is_dir("/etc/sysctl.d")))
+        out_add(&o, BOOT_SYSCTL, sysctl, NULL, 0644, false);
+    else {
+        if (has_setting(sysctl)) notes_add(nt, "no sysctl.d on this root: 'sluice apply --boot' sets the vm knobs");
+        free(sysctl);
+    }
+    if (has_setting(udev) && sysfs_is_dir("/sys/block")) out_add(&o, BOOT_UDEV, udev, NULL, 0644, false);
+    else free(udev);
+    plan_init_outputs(&o, init, unit, script, line);
     int rc = 0;
-    for (size_t i = 0; i < NFILES && rc == 0; i++) rc = check_owned(&old, boot_files[i].path, force, e);
+    for (int i = 0; i < o.n && rc == 0; i++)
+        if (!o.v[i].line) rc = check_owned(&old, o.v[i].path, force, e);
     struct boot_manifest m = { 0 };
     snprintf(m.profile, sizeof m.profile, "%s", p->name);
-    for (size_t i = 0; i < NFILES && rc == 0; i++) {
-        char dir[256];
-        dirname_of(boot_files[i].path, dir, sizeof dir);
-        if ((rc = sysfs_mkdirs(dir, 0755, e)) < 0) break;
-        if (strcmp(boot_files[i].path, BOOT_UNIT_LINK) == 0) {
-            if (sysfs_is_symlink(BOOT_UNIT_LINK) || !sysfs_exists(BOOT_UNIT_LINK) || force) {
-                if (!sysfs_is_symlink(BOOT_UNIT_LINK) && sysfs_exists(BOOT_UNIT_LINK) && sysfs_unlink(BOOT_UNIT_LINK, e) < 0) {
-                    rc = -1;
-                    break;
-                }
-                rc = sysfs_symlink(BOOT_UNIT, BOOT_UNIT_LINK, e);
-            }
-            if (rc == 0) manifest_add(&m, BOOT_UNIT_LINK, true, BOOT_UNIT, 0);
-            continue;
-        }
-        const char *t = texts[i];
-        rc = sysfs_write_file_atomic(boot_files[i].path, t, strlen(t), 0644, e);
-        if (rc == 0) manifest_add(&m, boot_files[i].path, false, NULL, fnv1a(t, strlen(t)));
-    }
+    for (int i = 0; i < o.n && rc == 0; i++) rc = write_output(&o.v[i], force, &m, e);
+    if (rc == 0) rc = remove_stale(&old, &m, force, nt, e);
     /* The manifest records what this run wrote, even after a failure, so
      * `boot remove` can still take it away. */
-    if (m.n) {
-        struct textbuf mt = { 0 };
-        textbuf_printf(&mt, "# Files 'sluice boot install' wrote; 'sluice boot remove' deletes exactly these\n"
-                            "# (a file edited since is left in place). Do not edit.\nprofile %s\n", m.profile);
-        for (int i = 0; i < m.n; i++) {
-            if (m.e[i].link) textbuf_printf(&mt, "link %s %s\n", m.e[i].path, m.e[i].target);
-            else textbuf_printf(&mt, "file %s %016llx\n", m.e[i].path, (unsigned long long)m.e[i].hash);
-        }
-        char *mtext = textbuf_take(&mt);
-        sl_err me;
-        if (sysfs_write_file_atomic(BOOT_MANIFEST, mtext, strlen(mtext), 0644, &me) < 0 && rc == 0) {
-            if (e) *e = me;
-            rc = -1;
-        }
-        free(mtext);
+    sl_err me;
+    if (m.n && write_manifest(&m, &me) < 0 && rc == 0) {
+        if (e) *e = me;
+        rc = -1;
+    }
+    for (int i = 0; i < o.n; i++) {
+        free(o.v[i].text);
+        if (o.v[i].line) free((char *)o.v[i].target);
     }
     boot_manifest_free(&m);
     boot_manifest_free(&old);
-    for (int i = 0; i < 4; i++) free(texts[i]);
     return rc;
 }
 
@@ -249,7 +498,7 @@ int boot_remove(bool force, struct boot_manifest *out, enum boot_state *states, 
         removed[i] = false;
         if (states[i] == BOOT_MISSING) continue;
         if (states[i] == BOOT_CHANGED && !force) { kept++; continue; }
-        if (sysfs_unlink(be->path, e) < 0) return -1;
+        if (remove_entry(be, e) < 0) return -1;
         removed[i] = true;
     }
     if (kept)

@@ -12,10 +12,26 @@
 #define BOOT_MANIFEST "/etc/sluice/boot.manifest"
 #define BOOT_UNIT "/etc/systemd/system/sluice-apply.service"
 #define BOOT_UNIT_LINK "/etc/systemd/system/multi-user.target.wants/sluice-apply.service"
+#define BOOT_SYSCTL "/etc/sysctl.d/60-sluice.conf"
+#define BOOT_UDEV "/etc/udev/rules.d/61-sluice.rules"
+#define BOOT_INITSCRIPT "sluice-apply"
+
+/* How the root boots, so the profile is applied the way it expects: a
+ * systemd unit; a System V init script linked into runlevels 2-5; or a
+ * line in rc.local (2.4-era systems, and roots with neither). */
+enum boot_init { BOOT_INIT_SYSTEMD, BOOT_INIT_SYSV, BOOT_INIT_RCLOCAL };
+/* From what the root has: a booted systemd (/run/systemd/system) first,
+ * then /etc/init.d (or /etc/rc.d/init.d), then systemd installed; a root
+ * with none of them is judged by its kernel (sysfs: systemd; 2.4: rc.local). */
+enum boot_init boot_init_detect(void);
+/* "systemd", "sysv", "rc.local"; boot_init_parse: -1 for another word. */
+const char *boot_init_name(enum boot_init i);
+int boot_init_parse(const char *name);
 
 struct boot_entry {
     char path[256];
     bool link;
+    bool line;          /* one line sluice added to an existing file (rc.local); hash is the line's */
     char target[256];   /* link: where it points */
     uint64_t hash;      /* file: FNV-1a of the content written */
 };
@@ -37,6 +53,12 @@ char *boot_unit_text(const char *exe, sl_err *e);
  * formats cannot express is added to nt. */
 int boot_install(const struct profile *p, const struct plan *pl, const char *exe, bool force, struct notes *nt,
                  sl_err *e);
+/* The same for the init system given (boot_install: boot_init_detect()).
+ * sysctl.d is written only when the profile sets a vm knob it can express
+ * (and the root uses sysctl.d), udev rules only when a disk gets a queue
+ * knob on a root with sysfs; a note says what was left out and why. */
+int boot_install_as(const struct profile *p, const struct plan *pl, const char *exe, bool force, enum boot_init init,
+                    struct notes *nt, sl_err *e);
 /* 1 when nothing is installed (no manifest), 0 when read, -1 on error. */
 int boot_manifest_read(struct boot_manifest *m, sl_err *e);
 void boot_manifest_free(struct boot_manifest *m);

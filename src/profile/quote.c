@@ -120,6 +120,24 @@ int quote_unit_exec(const char *path, char *out, size_t n, sl_err *e)
     return 0;
 }
 
+int quote_shell_word(const char *path, char *out, size_t n, sl_err *e)
+{
+    if (quote_check_path("program path", path, e) < 0) return -1;
+    size_t j = 0;
+    if (j + 1 < n) out[j++] = '\'';
+    for (const char *p = path; *p && j + 6 < n; p++) {
+        if (*p == '\'') {
+            memcpy(out + j, "'\\''", 4);
+            j += 4;
+        } else {
+            out[j++] = *p;
+        }
+    }
+    if (j + 1 < n) out[j++] = '\'';
+    out[j] = 0;
+    return 0;
+}
+
 void quote_tuned_value(const char *in, char *out, size_t n)
 {
     size_t j = 0;

@@ -53,6 +53,11 @@ int quote_udev_assign(const char *in, char *out, size_t n, sl_err *e);
  * when it holds a blank. -1 (SL_EUSAGE) naming it for a control character. */
 int quote_unit_exec(const char *path, char *out, size_t n, sl_err *e);
 
+/* A program path as one word of a shell script (an init script, an
+ * rc.local line): single-quoted, a ' as '\''. -1 (SL_EUSAGE) naming it for
+ * a control character. */
+int quote_shell_word(const char *path, char *out, size_t n, sl_err *e);
+
 /* A TuneD profile value (summary=, devices=, a [sysfs] path): '$' (TuneD
  * expands ${...}, calling functions such as ${f:exec:...}), '#' (its
  * parser's inline comments) and control characters become '?'. */
