@@ -13,6 +13,55 @@
 
 static json_t *session_json(const struct session_row *r) { return rec_json(session_fields, session_fields_len, r); }
 
+struct sessions_opts {
+    bool log;
+};
+
+/* One session's writes (and how it ended) into the audit listing. */
+static int log_session(store *st, const struct session_row *r, struct table *t, json_t *arr, sl_err *e)
+{
+    struct change_log_row *ch;
+    int n = store_session_changes(st, r->id, &ch, e);
+    if (n < 0) return -1;
+    char id[9];
+    snprintf(id, sizeof id, "%.8s", r->uuid);
+    const char *what = r->profile[0] ? r->profile : r->purpose;
+    for (int i = 0; i < n; i++) {
+        if (t) table_row(t, ch[i].at, id, what, ch[i].knob, ch[i].old_value, ch[i].new_value, ch[i].got_value);
+        else json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "at", ch[i].at, "session",
+                                                  r->uuid, "purpose", r->purpose, "profile", r->profile, "action", "write",
+                                                  "knob", ch[i].knob, "old", ch[i].old_value, "new", ch[i].new_value, "got",
+                                                  ch[i].got_value));
+    }
+    free(ch);
+    /* A restore's put-backs are not in the change log: its end is. */
+    if (r->ended[0] && (strcmp(r->state, "restored") == 0 || strcmp(r->state, "failed") == 0)) {
+        if (t) table_row(t, r->ended, id, what, "(put back)", "", "", r->note);
+        else json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "at", r->ended, "session", r->uuid, "purpose",
+                                                  r->purpose, "profile", r->profile, "action", r->state, "note", r->note));
+    }
+    return 0;
+}
+
+/* sessions --log: every write of every session, oldest first, as the
+ * syslog audit trail told it (from the store). */
+static int sessions_log(struct cli_ctx *ctx, store *st, struct session_row *rows, int n)
+{
+    struct table *t = ctx->json ? NULL : table_new(7, "AT", "SESSION", "FOR", "KNOB", "OLD", "NEW", "GOT");
+    json_t *arr = ctx->json ? json_array() : NULL;
+    sl_err e;
+    int rc = 0;
+    for (int i = n - 1; i >= 0 && rc == 0; i--) rc = log_session(st, &rows[i], t, arr, &e);
+    free(rows);
+    if (rc < 0) {
+        if (t) table_print(t);
+        json_decref(arr);
+        return cli_error(&e);
+    }
+    if (t) table_print(t);
+    return arr ? cli_print_json(arr) : 0;
+}
+
 static int run_sessions(struct cli_ctx *ctx, int argc, char **argv)
 {
     if (argc > 1) return cli_usage("sessions", "unexpected argument %s", argv[1]);
@@ -22,6 +71,7 @@ static int run_sessions(struct cli_ctx *ctx, int argc, char **argv)
     struct session_row *rows;
     int n = store_session_list(st, NULL, &rows, &e);
     if (n < 0) return cli_error(&e);
+    if (((const struct sessions_opts *)ctx->opts)->log) return sessions_log(ctx, st, rows, n);
     if (ctx->json) {
         json_t *arr = json_array();
         for (int i = 0; i < n; i++) json_array_append_new(arr, session_json(&rows[i]));
@@ -42,7 +92,12 @@ static int run_sessions(struct cli_ctx *ctx, int argc, char **argv)
     return 0;
 }
 
-static const struct opt_table sessions_table = { 0, NULL, { { NULL, 0 } }, NULL, NULL };
+static const struct opt sessions_rows[] = {
+    { .name = "log", .type = OPT_FLAG, .help = "every knob each session wrote, oldest first: the audit trail sluice also sends to syslog",
+      OPT_AT(struct sessions_opts, log) },
+    { NULL },
+};
+static const struct opt_table sessions_table = { sizeof(struct sessions_opts), NULL, { { sessions_rows, 0 } }, NULL, NULL };
 CLI_COMMAND_OPTS(cmd_sessions, "sessions", run_sessions, sessions_table,
             "tuning sessions: what was changed, when, and whether it was put back", 0);
 

@@ -259,7 +259,7 @@ static void find_side_effects(struct knobset *ks, const struct session *s)
  * up to `upto` rolled back. Whether everything came back. */
 static bool roll_back(struct knobset *ks, struct session *s, int upto)
 {
-    if (s) session_put_back(s->snaps, s->nsnaps, &ks->rollback);
+    if (s) session_put_back(&s->row, s->snaps, s->nsnaps, &ks->rollback);
     for (int j = 0; j < upto; j++)
         if (ks->ch[j].state == CHANGE_WRITTEN || ks->ch[j].state == CHANGE_ADJUSTED) ks->ch[j].state = CHANGE_ROLLED_BACK;
     return ks->rollback.failed == 0;

@@ -1,5 +1,6 @@
 /* session — lock, snapshot, keep or put back, crash recovery. */
 #include "session.h"
+#include "audit.h"
 #include "device.h"
 #include "session_internal.h"
 #include "sysfs.h"
@@ -119,8 +120,8 @@ bool session_inactive_half(const struct knob *k, const struct snapshot_row *rows
     return p && p->present && strcmp(p->value, "0") != 0;
 }
 
-void session_write_back(const struct knob *k, const struct snapshot_row *row, struct restore_item *it,
-                        struct restore_report *rep)
+void session_write_back(const struct session_row *who, const struct knob *k, const struct snapshot_row *row,
+                        struct restore_item *it, struct restore_report *rep)
 {
     sl_err e;
     if (knob_write(k, row->value, &e) < 0 || knob_read(k, it->got, sizeof it->got, &e) < 0) {
@@ -134,9 +135,11 @@ void session_write_back(const struct knob *k, const struct snapshot_row *row, st
     } else {
         it->status = RESTORE_WRITTEN;
     }
+    audit_knob(who ? who->uuid : NULL, who ? who->purpose : NULL, "put-back", row->knob, it->had, row->value,
+               it->status == RESTORE_WRITTEN ? it->got : NULL, it->msg);
 }
 
-void session_put_back(const struct snapshot_row *rows, int n, struct restore_report *rep)
+void session_put_back(const struct session_row *who, const struct snapshot_row *rows, int n, struct restore_report *rep)
 {
     for (int i = 0; i < n; i++) {
         const struct snapshot_row *row = &rows[i];
@@ -160,7 +163,7 @@ void session_put_back(const struct snapshot_row *rows, int n, struct restore_rep
             snprintf(it->got, sizeof it->got, "%s", it->had);
             continue;
         }
-        session_write_back(&k, row, it, rep);
+        session_write_back(who, &k, row, it, rep);
     }
 }
 
@@ -217,6 +220,8 @@ int session_writes_begin(struct session *s, sl_err *e)
 
 int session_writes_done(struct session *s, const struct change_row *ch, int nch, sl_err *e)
 {
+    for (int i = 0; i < nch; i++)
+        audit_knob(s->row.uuid, s->row.purpose, "write", ch[i].knob, ch[i].old_value, ch[i].new_value, ch[i].got_value, NULL);
     struct snapshot_row *now = xcalloc((size_t)(s->nsnaps ? s->nsnaps : 1), sizeof *now);
     read_left(s, now);
     int rc = store_session_record_writes(s->st, s->row.id, ch, nch, now, s->nsnaps, e);
@@ -227,7 +232,7 @@ int session_writes_done(struct session *s, const struct change_row *ch, int nch,
 int session_put_back_own(struct session *s, struct restore_report *rep, sl_err *e)
 {
     if (session_writes_begin(s, e) < 0) return -1;
-    session_put_back(s->snaps, s->nsnaps, rep);
+    session_put_back(&s->row, s->snaps, s->nsnaps, rep);
     return session_writes_done(s, NULL, 0, e);
 }
 
@@ -238,7 +243,7 @@ static int undo_unrecorded(struct session *s, struct restore_report *rep, sl_err
 {
     struct restore_report own = { 0 };
     if (!rep) rep = &own;
-    session_put_back(s->snaps, s->nsnaps, rep);
+    session_put_back(&s->row, s->snaps, s->nsnaps, rep);
     store_session_set_state(s->st, s->row.id, rep->failed ? "failed" : "restored", e->msg, NULL);
     char holds[2048];
     restore_report_holdings(rep, holds, sizeof holds);

@@ -78,7 +78,8 @@ void session_free(struct session *s);
 
 /* Write snapshot values back in apply order, skipping knobs already right,
  * reading each back. Continues past failures; rep->failed counts them. */
-void session_put_back(const struct snapshot_row *rows, int n, struct restore_report *rep);
+/* who: the session whose snapshot it is (the audit names it). */
+void session_put_back(const struct session_row *who, const struct snapshot_row *rows, int n, struct restore_report *rep);
 
 /* Restore a stored session (must be against the current --root), checking
  * before it writes: a knob is put back only while it holds what the session

@@ -14,7 +14,7 @@ struct restore_item *session_report_add(struct restore_report *rep, const struct
  * zeroes dirty_ratio, and the reverse). */
 bool session_inactive_half(const struct knob *k, const struct snapshot_row *rows, int n, const char *value);
 /* Write row's value to k and read it back into it->got: WRITTEN or FAILED. */
-void session_write_back(const struct knob *k, const struct snapshot_row *row, struct restore_item *it,
-                        struct restore_report *rep);
+void session_write_back(const struct session_row *who, const struct knob *k, const struct snapshot_row *row,
+                        struct restore_item *it, struct restore_report *rep);
 
 #endif

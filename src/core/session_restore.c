@@ -120,7 +120,7 @@ static void write_planned(struct restore_run *R, struct restore_report *rep, sl_
     }
     free(names);
     for (int i = 0; i < R->n; i++)
-        if (R->put[i]) session_write_back(&R->knobs[i], &R->rows[i], &rep->items[i], rep);
+        if (R->put[i]) session_write_back(R->row, &R->knobs[i], &R->rows[i], &rep->items[i], rep);
 }
 
 static int finish(struct restore_run *R, struct restore_report *rep, sl_err *e)

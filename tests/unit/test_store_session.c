@@ -118,7 +118,7 @@ TEST(put_back_writes_only_the_active_half_of_a_pair)
           .present = 1, .order = 60 },
     };
     struct restore_report rep = { 0 };
-    session_put_back(rows, 2, &rep);
+    session_put_back(NULL, rows, 2, &rep);
     CHECK_INT(rep.n, 2);
     CHECK_INT(rep.failed, 0);
     CHECK_INT(rep.items[0].status, RESTORE_WRITTEN);
