@@ -14,7 +14,8 @@ BUILD_DEBS = gcc make pkg-config libsqlite3-dev libjansson-dev libncurses-dev \
              libxml2-dev libssl-dev libzstd-dev
 TEST_DEBS  = sqlite3 tmux util-linux e2fsprogs fio systemd cppcheck valgrind \
              clang libclang-rt-14-dev dmsetup \
-             nginx libnginx-mod-http-dav-ext python3 openssl openssh-server chromium rsyslog zstd
+             nginx libnginx-mod-http-dav-ext python3 openssl openssh-server chromium rsyslog zstd \
+             debhelper dpkg-dev
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
