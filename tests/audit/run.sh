@@ -1,5 +1,5 @@
 #!/bin/sh
-# The audit trail (issue 15 item 7): every knob sluice writes reaches
+# The audit trail: every knob sluice writes reaches
 # syslog(3) with facility authpriv, and 'sessions --log' lists the same
 # writes from the store. This machine runs no syslog daemon: the test starts
 # rsyslogd on a private socket and config, points /dev/log at that socket

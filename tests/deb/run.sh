@@ -1,5 +1,5 @@
 #!/bin/sh
-# The Debian package round trip (issue 15 item 5): 'dpkg-buildpackage -us
+# The Debian package round trip: 'dpkg-buildpackage -us
 # -uc -b' builds a .deb from a copy of this tree; it holds the binary, man
 # pages, profiles, unit and completion, and no maintainer script; installed
 # by dpkg into a private root with its own dpkg database (the host's /usr,
