@@ -326,7 +326,8 @@ static char *with_line(const char *file, const char *line)
 /* The rc.local of the root: Red Hat's lives in /etc/rc.d. */
 static const char *rclocal_path(void) { return sysfs_is_dir("/etc/rc.d") ? "/etc/rc.d/rc.local" : "/etc/rc.local"; }
 
-static void plan_init_outputs(struct outputs *o, enum boot_init init, char *unit, char *script, char *line)
+static void plan_init_outputs(struct outputs *o, const struct boot_manifest *old, enum boot_init init, char *unit,
+                              char *script, char *line)
 {
     if (init == BOOT_INIT_SYSTEMD) {
         out_add(o, BOOT_UNIT, unit, NULL, 0644, false);
@@ -350,7 +351,11 @@ static void plan_init_outputs(struct outputs *o, enum boot_init init, char *unit
     } else {
         const char *rc = rclocal_path();
         char *text = NULL;
-        bool exists = sysfs_exists(rc) && sysfs_read_text(rc, 1 << 20, &text, NULL) >= 0;
+        /* An rc.local an earlier install created (whole, unedited) is sluice's
+         * own: written whole again, not given a line. */
+        const struct boot_entry *mine = manifest_find(old, rc);
+        bool own = mine && !mine->line && boot_entry_state(mine) == BOOT_INTACT;
+        bool exists = !own && sysfs_exists(rc) && sysfs_read_text(rc, 1 << 20, &text, NULL) >= 0;
         if (exists) {
             /* A reinstall replaces the line it added before. */
             char *rest = without_line(text, fnv1a(line, strlen(line)));
@@ -462,7 +467,7 @@ int boot_install_as(const struct profile *p, const struct plan *pl, const char *
     }
     if (has_setting(udev) && sysfs_is_dir("/sys/block")) out_add(&o, BOOT_UDEV, udev, NULL, 0644, false);
     else free(udev);
-    plan_init_outputs(&o, init, unit, script, line);
+    plan_init_outputs(&o, &old, init, unit, script, line);
     int rc = 0;
     for (int i = 0; i < o.n && rc == 0; i++)
         if (!o.v[i].line) rc = check_owned(&old, o.v[i].path, force, e);
