@@ -16,17 +16,28 @@
 static const int collateral[] = { MET_READER_P99, MET_READER_P50, MET_READER_MAX, MET_WRITE_P99,
                                   MET_PSI_SOME,   MET_PSI_FULL,   MET_CANARY_P99, MET_STALLS };
 
+/* The round that judges c: the latest re-measurement it had (a
+ * confirmation round after the race, when there was one), else the race. */
+static int judging_role(const struct search_trial *tr, int ntr, const struct space *sp, const struct search_config *c)
+{
+    int role = TRIAL_RACE;
+    for (int t = 0; t < ntr; t++)
+        if ((int)tr[t].role > role && space_config_equal(sp, &tr[t].cfg, c)) role = (int)tr[t].role;
+    return role;
+}
+
 /* Values of metric k (plus its offset, so counts and PSI of 0 can be
- * compared as ratios) over the trials of c; re-measured only: trials
- * other than exploration and baseline (the race and later rounds), whose
- * selection did not pick them. */
+ * compared as ratios) over the trials of c in round `role`: never
+ * exploration, whose selection picked c. The baseline's side: its runs of
+ * that round where it had them (a confirmation measures it afresh beside
+ * the candidate), else all its runs. */
 static int values_of(const struct search_trial *tr, int ntr, const struct space *sp, const struct search_config *c,
-                     bool remeasured, int k, double *out)
+                     int role, bool any_role, int k, double *out)
 {
     int n = 0;
     for (int t = 0; t < ntr; t++) {
         if (!space_config_equal(sp, &tr[t].cfg, c) || !tr[t].m.has[k]) continue;
-        if (remeasured && (tr[t].role == TRIAL_EXPLORE || tr[t].role == TRIAL_BASELINE)) continue;
+        if (!any_role && (int)tr[t].role != role) continue;
         out[n++] = tr[t].m.v[k] + metric_table[k].offset;
     }
     return n;
@@ -54,7 +65,10 @@ static bool effect_of(const struct search_spec *spec, const struct space *sp, co
                       struct collateral_effect *out)
 {
     double *b = xmalloc(sizeof *b * (size_t)(ntr + 1)), *c = xmalloc(sizeof *c * (size_t)(ntr + 1));
-    int nb = values_of(tr, ntr, sp, base, false, k, b), nc = values_of(tr, ntr, sp, cand, true, k, c);
+    int role = judging_role(tr, ntr, sp, cand);
+    int nc = values_of(tr, ntr, sp, cand, role, false, k, c);
+    int nb = role == TRIAL_RACE ? 0 : values_of(tr, ntr, sp, base, role, false, k, b);
+    if (nb == 0) nb = values_of(tr, ntr, sp, base, role, true, k, b);
     bool ok = nb > 0 && nc > 0;
     if (ok) {
         memset(out, 0, sizeof *out);
