@@ -136,4 +136,21 @@ void share_classes_free(char **v, int n);
  * as store_host_upsert does): 0 found, 1 unknown, -1 error. Writes nothing. */
 int store_share_host_uuid(store *s, const struct host_info *h, char uuid[37], sl_err *e);
 
+/* A host's runs in a few bytes (db/store_share_digest.c): how many, the
+ * newest start, a SHA-256 over their sorted UUIDs (each followed by a
+ * newline). The manifest carries it; pull compares it with the local one. */
+struct share_digest {
+    char host[37];
+    long long runs;
+    char runs_sha256[65];
+    char newest[32];
+    bool known;               /* the host is in the hosts table */
+};
+/* Every host with runs or a hosts row, sorted by host UUID (find with
+ * share_digest_find). Returns the count (array malloc'ed) or -1. */
+int store_share_digests(store *s, struct share_digest **out, sl_err *e);
+/* The same, read from a snapshot file store_share_export wrote. */
+int store_share_snapshot_digests(const char *path, struct share_digest **out, sl_err *e);
+const struct share_digest *share_digest_find(const struct share_digest *v, int n, const char *host);
+
 #endif

@@ -212,18 +212,41 @@ int store_share_run_classes(store *s, const char *host_uuid, char ***out, sl_err
     return n;
 }
 
-int store_share_snapshot_classes(const char *path, const char *host_uuid, char ***out, sl_err *e)
+/* A snapshot file store_share_export wrote, opened read-only and wrapped
+ * as a store; NULL with e. Release with snapshot_close. */
+static store *snapshot_open(const char *path, sl_err *e)
 {
     sqlite3 *db = NULL;
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
         sl_fail(e, SL_EFAIL, "snapshot %s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
         sqlite3_close(db);
-        return -1;
+        return NULL;
     }
-    store *w = store_wrap(db, path);
-    int n = store_share_run_classes(w, host_uuid, out, e);
+    return store_wrap(db, path);
+}
+
+static void snapshot_close(store *w)
+{
+    sqlite3 *db = store_db(w);
     store_unwrap(w);
     sqlite3_close(db);
+}
+
+int store_share_snapshot_classes(const char *path, const char *host_uuid, char ***out, sl_err *e)
+{
+    store *w = snapshot_open(path, e);
+    if (!w) return -1;
+    int n = store_share_run_classes(w, host_uuid, out, e);
+    snapshot_close(w);
+    return n;
+}
+
+int store_share_snapshot_digests(const char *path, struct share_digest **out, sl_err *e)
+{
+    store *w = snapshot_open(path, e);
+    if (!w) return -1;
+    int n = store_share_digests(w, out, e);
+    snapshot_close(w);
     return n;
 }
 

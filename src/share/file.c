@@ -2,6 +2,7 @@
  * Uploads are written beside the target under a temporary name, fsynced and
  * renamed, so a reader never sees half a database. */
 #include "share.h"
+#include "manifest.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -121,7 +123,38 @@ static int file_get(struct share_remote *r, const char *key, const char *local_p
     return share_private_copy(path, local_path, r->opts.max_bytes, e);
 }
 
+/* The object replaced only while the folder's lock is held and the object
+ * still is what the caller read: flock works across NFSv4 clients too. */
+static int file_put_if(struct share_remote *r, const char *key, const char *local_path, const char *expect_sha256,
+                       sl_err *e)
+{
+    if (base_dir(r, e) < 0) return -1;
+    char final[4096], lock[4200];
+    snprintf(final, sizeof final, "%s/%s", r->base, key);
+    char *slash = strrchr(final, '/');
+    snprintf(lock, sizeof lock, "%.*s/.%s.lock", (int)(slash - final), final, slash + 1);
+    *slash = 0;
+    if (mkdir_p(final, e) < 0) return -1;
+    *slash = '/';
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) return sl_fail_errno(e, SL_EFAIL, errno, "%s", lock);
+    int rc;
+    while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR) {}
+    if (rc != 0) {
+        rc = sl_fail_errno(e, SL_EFAIL, errno, "locking %s", lock);
+        close(fd);
+        return rc;
+    }
+    char now[65] = "";
+    if (access(final, F_OK) == 0) rc = share_sha256_file(final, now, e);
+    else if (errno != ENOENT) rc = sl_fail_errno(e, SL_EFAIL, errno, "%s", final);
+    if (rc == 0) rc = strcmp(now, expect_sha256) != 0 ? 1 : file_put(r, key, local_path, e);
+    close(fd);   /* releases the lock */
+    return rc;
+}
+
 static const char *const file_schemes[] = { "file", NULL };
 const struct share_transport share_file_transport = {
     .name = "file", .schemes = file_schemes, .put = file_put, .list = file_list, .get = file_get,
+    .put_if = file_put_if,
 };

@@ -106,6 +106,27 @@ void share_list_free(struct share_list *l)
     memset(l, 0, sizeof *l);
 }
 
+bool share_list_has(const struct share_list *l, const char *name)
+{
+    for (int i = 0; i < l->n; i++)
+        if (!l->v[i].is_dir && strcmp(l->v[i].name, name) == 0) return true;
+    return false;
+}
+
+int share_object_stem(const char *name, char *stem, size_t n)
+{
+    static const char *const suffix[] = { SHARE_SUFFIX, SHARE_ZST_SUFFIX };
+    size_t len = strlen(name);
+    for (int k = 1; k >= 0; k--) {
+        size_t sl = strlen(suffix[k]);
+        if (len > sl && strcmp(name + len - sl, suffix[k]) == 0) {
+            snprintf(stem, n, "%.*s", (int)(len - sl), name);
+            return k + 1;
+        }
+    }
+    return 0;
+}
+
 bool share_name_valid(const char *name)
 {
     size_t n = strlen(name);

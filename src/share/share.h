@@ -69,6 +69,12 @@ struct share_transport {
     int (*list)(struct share_remote *r, const char *dir, struct share_list *out, sl_err *e);
     /* Fetch key into local_path (created 0600), at most opts.max_bytes. */
     int (*get)(struct share_remote *r, const char *key, const char *local_path, sl_err *e);
+    /* A conditional write, or NULL where the transport has none: store
+     * local_path under key only if the object still holds the bytes whose
+     * SHA-256 is expect_sha256 ("": only if there is no object). 0 stored,
+     * 1 it changed meanwhile (nothing written), -1 error. */
+    int (*put_if)(struct share_remote *r, const char *key, const char *local_path, const char *expect_sha256,
+                  sl_err *e);
     /* Release what the transport keeps in r->priv beyond the block itself. */
     void (*close)(struct share_remote *r);
 };
@@ -94,6 +100,11 @@ long long share_time_left_ms(const struct share_remote *r);
 
 void share_list_add(struct share_list *l, const char *name, bool is_dir, long long size_bytes);
 void share_list_free(struct share_list *l);
+/* Whether l has a file (not a folder) called name. */
+bool share_list_has(const struct share_list *l, const char *name);
+/* The host part of an object's name: NAME.sluicedb.zst (what push
+ * uploads) gives 2, NAME.sluicedb (older sluice) 1, anything else 0. */
+int share_object_stem(const char *name, char *stem, size_t n);
 
 /* Names that may be a path component of a key: [A-Za-z0-9._-], not "." "..",
  * no leading dot (temporary uploads start with one). */

@@ -1,6 +1,7 @@
 /* sync — push (snapshot, upload per class), pull (list, fetch, check all,
  * then merge) and merge of a local file. */
 #include "sync.h"
+#include "manifest.h"
 #include "device.h"
 #include "sysfs.h"
 
@@ -8,7 +9,10 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static void emit(share_event_fn fn, void *arg, int kind, const char *name, const struct share_report *rep,
@@ -290,6 +294,35 @@ static int push_classes(const struct share_push_opts *po, const char *snap, cons
     return 1;
 }
 
+/* The manifest entry of the object packed (compressed from snap). */
+static int manifest_entry_for(const char *snap, const char *packed, const char *uuid,
+                              struct share_manifest_entry *x, sl_err *e)
+{
+    memset(x, 0, sizeof *x);
+    snprintf(x->object, sizeof x->object, "%s" SHARE_ZST_SUFFIX, uuid);
+    snprintf(x->host, sizeof x->host, "%s", uuid);
+    struct stat st;
+    if (stat(packed, &st) != 0) return sl_fail_errno(e, SL_EFAIL, errno, "%s", packed);
+    x->size = (long long)st.st_size;
+    if (share_sha256_file(packed, x->sha256, e) < 0) return -1;
+    struct share_digest *d;
+    int n = store_share_snapshot_digests(snap, &d, e);
+    if (n < 0) return -1;
+    const struct share_digest *mine = share_digest_find(d, n, uuid);
+    int others = 0;
+    for (int i = 0; i < n; i++) others += d[i].runs > 0 && strcmp(d[i].host, uuid) != 0;
+    x->own_only = others == 0;
+    if (mine) {
+        x->runs = mine->runs;
+        snprintf(x->runs_sha256, sizeof x->runs_sha256, "%s", mine->runs_sha256);
+        snprintf(x->newest, sizeof x->newest, "%s", mine->newest);
+    }
+    free(d);
+    time_t now = time(NULL);
+    strftime(x->pushed, sizeof x->pushed, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    return 0;
+}
+
 int share_push(store *s, struct share_remote *r, const struct share_push_opts *po, share_event_fn fn, void *arg,
                sl_err *e)
 {
@@ -313,6 +346,8 @@ int share_push(store *s, struct share_remote *r, const struct share_push_opts *p
     int rc = store_share_export(s, snap, po->mine ? uuid : NULL, &ph.rec, e);
     if (rc == 0 && (nc = push_classes(po, snap, uuid, &classes, e)) < 0) rc = -1;
     if (rc == 0) rc = share_zstd_compress(snap, packed, e);
+    struct share_manifest_entry x;
+    if (rc == 0) rc = manifest_entry_for(snap, packed, uuid, &x, e);
     int pushed = 0;
     for (int i = 0; rc == 0 && i < nc; i++) {
         char key[512];
@@ -321,6 +356,9 @@ int share_push(store *s, struct share_remote *r, const struct share_push_opts *p
         if (rc == 0) {
             emit(fn, arg, SHARE_PUSHED, key, NULL, NULL, -1);
             pushed++;
+            /* Then its entry in the class manifest: a pull between the two
+             * sees the new object under the old entry and fetches it. */
+            rc = share_manifest_publish(r, classes[i], &x, dir, e);
         }
     }
     share_tmpdir_remove(dir);
@@ -342,23 +380,23 @@ struct candidate {
     char key[512];
     char path[4300];
     bool ok;
+    bool has_entry;           /* the manifest or OBJECT.json describes it: x */
+    bool entry_listed;        /* OBJECT.json is there */
+    char cls[256];
+    struct share_manifest_entry x;
 };
 
-/* The host part of an object's name: NAME.sluicedb.zst (what push
- * uploads) gives 2, NAME.sluicedb (older sluice) 1, anything else 0. */
-static int object_stem(const char *name, char *stem, size_t n)
-{
-    static const char *const suffix[] = { SHARE_SUFFIX, SHARE_ZST_SUFFIX };
-    size_t len = strlen(name);
-    for (int k = 1; k >= 0; k--) {
-        size_t sl = strlen(suffix[k]);
-        if (len > sl && strcmp(name + len - sl, suffix[k]) == 0) {
-            snprintf(stem, n, "%.*s", (int)(len - sl), name);
-            return k + 1;
-        }
-    }
-    return 0;
-}
+/* What a pull will fetch, and what it found it need not. */
+struct pull_plan {
+    struct candidate *c;
+    int n, cap;
+    int unchanged;            /* objects whose runs this store holds already */
+    int lies;                 /* objects refused for not being what their manifest says */
+    const struct share_digest *dig;   /* this store's hosts, sorted */
+    int ndig;
+    const char *my_uuid;
+    const char *tmpdir;
+};
 
 /* Whether the listing also has NAME.sluicedb.zst for this NAME.sluicedb:
  * the host pushed again with a newer sluice, its old object is stale. */
@@ -366,52 +404,202 @@ static bool has_newer_object(const struct share_list *l, const char *stem)
 {
     char want[300];
     snprintf(want, sizeof want, "%s" SHARE_ZST_SUFFIX, stem);
-    for (int i = 0; i < l->n; i++)
-        if (!l->v[i].is_dir && strcmp(l->v[i].name, want) == 0) return true;
-    return false;
+    return share_list_has(l, want);
 }
 
-/* Objects worth fetching: NAME.sluicedb[.zst] in the wanted class folders,
- * not this host's own. */
-static int find_candidates(struct share_remote *r, const struct share_pull_opts *po, const char *my_uuid,
-                           struct candidate **out, sl_err *e)
+/* The class manifest, when the listing has one and it reads; NULL else
+ * (every object is then fetched). */
+static json_t *class_manifest(struct share_remote *r, const char *cls, const struct share_list *l,
+                              const struct pull_plan *p, share_event_fn fn, void *arg, sl_err *e, bool *failed)
+{
+    *failed = false;
+    if (!share_list_has(l, SHARE_MANIFEST)) return NULL;
+    char key[512], path[4200], label[2700];
+    snprintf(key, sizeof key, "%s/" SHARE_MANIFEST, cls);
+    snprintf(path, sizeof path, "%s/manifest-%s.json", p->tmpdir, cls);
+    snprintf(label, sizeof label, "%s/%s", r->shown, key);
+    if (r->ops->get(r, key, path, e) < 0) {
+        *failed = true;
+        return NULL;
+    }
+    sl_err bad;
+    json_t *m = share_manifest_read(path, label, &bad);
+    unlink(path);
+    if (!m) emit(fn, arg, SHARE_NOTE, key, NULL, "unreadable, so every object of the class is fetched", -1);
+    return m;
+}
+
+/* An object this store holds every run of already, by its manifest entry:
+ * the host's own runs only, the host known here, the same run digest. */
+static bool up_to_date(const struct pull_plan *p, const struct candidate *c, const char *stem)
+{
+    if (!c->has_entry || !c->x.own_only || strcmp(c->x.host, stem) != 0) return false;
+    const struct share_digest *d = share_digest_find(p->dig, p->ndig, c->x.host);
+    return d && d->known && d->runs == c->x.runs && strcmp(d->runs_sha256, c->x.runs_sha256) == 0;
+}
+
+static void refuse_lie(struct pull_plan *p, const char *key, const char *msg, share_event_fn fn, void *arg)
+{
+    emit(fn, arg, SHARE_REFUSED, key, NULL, msg, -1);
+    p->lies++;
+}
+
+/* One class folder: its objects into the plan. */
+static int plan_class(struct share_remote *r, const char *cls, struct pull_plan *p, share_event_fn fn, void *arg,
+                      sl_err *e)
+{
+    struct share_list l = { 0 };
+    if (r->ops->list(r, cls, &l, e) < 0) return -1;
+    bool failed;
+    json_t *m = class_manifest(r, cls, &l, p, fn, arg, e, &failed);
+    for (int i = 0; !failed && i < l.n; i++) {
+        const char *name = l.v[i].name;
+        char stem[256];
+        int kind = l.v[i].is_dir || !share_name_valid(name) ? 0 : share_object_stem(name, stem, sizeof stem);
+        if (kind == 0 || (p->my_uuid && strcmp(stem, p->my_uuid) == 0)) continue;
+        if (kind == 1 && has_newer_object(&l, stem)) continue;
+        if (p->n == p->cap) p->c = xrealloc(p->c, sizeof *p->c * (size_t)(p->cap = p->cap ? p->cap * 2 : 8));
+        struct candidate *c = &p->c[p->n];
+        memset(c, 0, sizeof *c);
+        snprintf(c->key, sizeof c->key, "%s/%s", cls, name);
+        snprintf(c->cls, sizeof c->cls, "%s", cls);
+        char json_name[300];
+        snprintf(json_name, sizeof json_name, "%s" SHARE_ENTRY_SUFFIX, name);
+        c->entry_listed = share_list_has(&l, json_name);
+        long long size = l.v[i].size_bytes;
+        c->has_entry = m && share_manifest_entry(m, name, &c->x) && share_entry_fits(&c->x, size);
+        /* Not in the manifest (a concurrent push lost it) or out of date:
+         * the object's own entry, a few hundred bytes, saves fetching it. */
+        if (!c->has_entry && c->entry_listed) {
+            int rc = share_entry_fetch(r, cls, name, p->tmpdir, &c->x, e);
+            if (rc < 0) {
+                failed = true;
+                break;
+            }
+            c->has_entry = rc == 1 && share_entry_fits(&c->x, size);
+        }
+        if (up_to_date(p, c, stem)) p->unchanged++;
+        else p->n++;
+    }
+    /* Entries naming an object the server does not have. */
+    const char *name;
+    json_t *v;
+    json_object_foreach(json_object_get(m, "objects"), name, v) {
+        char stem[256], key[512];
+        if (!share_name_valid(name) || !share_object_stem(name, stem, sizeof stem) || share_list_has(&l, name)) continue;
+        if (p->my_uuid && strcmp(stem, p->my_uuid) == 0) continue;
+        snprintf(key, sizeof key, "%s/%s", cls, name);
+        refuse_lie(p, key, "the manifest names it, but the server has no such object", fn, arg);
+    }
+    json_decref(m);
+    share_list_free(&l);
+    return failed ? -1 : 0;
+}
+
+/* The class folders a pull reads: all of them, or this host's disks'. */
+static int pull_classes(struct share_remote *r, const struct share_pull_opts *po, char ***dirs, sl_err *e)
+{
+    if (!po->all_classes) return share_host_classes(dirs, e);
+    struct share_list top = { 0 };
+    if (r->ops->list(r, "", &top, e) < 0) return -1;
+    *dirs = xcalloc((size_t)top.n + 1, sizeof **dirs);
+    int nd = 0;
+    for (int i = 0; i < top.n; i++)
+        if (top.v[i].is_dir && share_name_valid(top.v[i].name)) (*dirs)[nd++] = xstrdup(top.v[i].name);
+    share_list_free(&top);
+    return nd;
+}
+
+static int plan_pull(struct share_remote *r, const struct share_pull_opts *po, struct pull_plan *p,
+                     share_event_fn fn, void *arg, sl_err *e)
 {
     char **dirs = NULL;
-    int nd;
-    if (po->all_classes) {
-        struct share_list top = { 0 };
-        if (r->ops->list(r, "", &top, e) < 0) return -1;
-        dirs = xcalloc((size_t)top.n + 1, sizeof *dirs);
-        nd = 0;
-        for (int i = 0; i < top.n; i++)
-            if (top.v[i].is_dir && share_name_valid(top.v[i].name)) dirs[nd++] = xstrdup(top.v[i].name);
-        share_list_free(&top);
-    } else if ((nd = share_host_classes(&dirs, e)) < 0) return -1;
-    struct candidate *c = NULL;
-    int n = 0, cap = 0, rc = 0;
-    for (int d = 0; d < nd && rc == 0; d++) {
-        struct share_list l = { 0 };
-        rc = r->ops->list(r, dirs[d], &l, e);
-        for (int i = 0; rc == 0 && i < l.n; i++) {
-            const char *name = l.v[i].name;
-            char stem[256];
-            int kind = l.v[i].is_dir || !share_name_valid(name) ? 0 : object_stem(name, stem, sizeof stem);
-            if (kind == 0 || (my_uuid && strcmp(stem, my_uuid) == 0)) continue;
-            if (kind == 1 && has_newer_object(&l, stem)) continue;
-            if (n == cap) c = xrealloc(c, sizeof *c * (size_t)(cap = cap ? cap * 2 : 8));
-            memset(&c[n], 0, sizeof c[n]);
-            snprintf(c[n].key, sizeof c[n].key, "%s/%s", dirs[d], name);
-            n++;
-        }
-        share_list_free(&l);
+    int nd = pull_classes(r, po, &dirs, e), rc = nd < 0 ? -1 : 0;
+    for (int d = 0; d < nd && rc == 0; d++) rc = plan_class(r, dirs[d], p, fn, arg, e);
+    share_classes_free(dirs, nd > 0 ? nd : 0);
+    return rc;
+}
+
+static const char *mismatch(const struct candidate *c, char *msg, size_t n)
+{
+    struct stat st;
+    char sha[65] = "";
+    sl_err ignore;
+    if (stat(c->path, &st) != 0 || share_sha256_file(c->path, sha, &ignore) < 0) return NULL;
+    if ((long long)st.st_size != c->x.size)
+        snprintf(msg, n, "the manifest says %lld bytes, the object has %lld: altered, or pushed again while this "
+                 "pull ran (pull again)", c->x.size, (long long)st.st_size);
+    else if (strcmp(sha, c->x.sha256) != 0)
+        snprintf(msg, n, "the manifest says sha256 %.16s..., the object has %.16s...: altered, or pushed again while "
+                 "this pull ran (pull again)", c->x.sha256, sha);
+    else return NULL;
+    return msg;
+}
+
+/* A download that is not what its manifest entry says: the reason, or NULL.
+ * Before refusing, the object's own entry is read (the manifest may have
+ * missed the host's latest push). */
+static const char *not_as_described(struct share_remote *r, const struct pull_plan *p, struct candidate *c, char *msg,
+                                    size_t n)
+{
+    if (!c->has_entry) return NULL;
+    const char *why = mismatch(c, msg, n);
+    struct share_manifest_entry own;
+    sl_err ignore;
+    if (why && c->entry_listed && share_entry_fetch(r, c->cls, c->x.object, p->tmpdir, &own, &ignore) == 1 &&
+        strcmp(own.sha256, c->x.sha256) != 0) {
+        c->x = own;
+        why = mismatch(c, msg, n);
     }
-    share_classes_free(dirs, nd);
-    if (rc < 0) {
-        free(c);
+    return why;
+}
+
+/* Fetch and check every planned object: 0, or -1 with e when one failed a
+ * check and keep_going is off (the pull then merges nothing). Objects that
+ * are not what their manifest says are refused and named, never fatal. */
+static int fetch_all(store *s, struct share_remote *r, const struct share_pull_opts *po, struct pull_plan *p,
+                     share_event_fn fn, void *arg, int *bad, sl_err *e)
+{
+    sl_err first = { 0 };
+    for (int i = 0; i < p->n; i++) {
+        struct candidate *c = &p->c[i];
+        snprintf(c->path, sizeof c->path, "%s/%d" SHARE_SUFFIX, p->tmpdir, i);
+        sl_err fe;
+        char label[2600], lie[300];
+        snprintf(label, sizeof label, "%s/%s", r->shown, c->key);
+        struct share_image img = { 0 };
+        int rc = share_cancelled(r) ? share_fail_cancelled(&fe, "pull") : r->ops->get(r, c->key, c->path, &fe);
+        if (rc == 0 && not_as_described(r, p, c, lie, sizeof lie)) {
+            refuse_lie(p, c->key, lie, fn, arg);
+            continue;
+        }
+        if (rc == 0) rc = share_image_read(c->path, label, r->opts.max_bytes, &img, &fe);
+        if (rc == 0) rc = store_share_check(s, &img, label, &fe);
+        share_image_free(&img);
+        c->ok = rc == 0;
+        if (rc == 0) {
+            emit(fn, arg, SHARE_FETCHED, c->key, NULL, NULL, -1);
+            continue;
+        }
+        /* Without --keep-going the first refusal is the command's error. */
+        if (po->keep_going) emit(fn, arg, SHARE_REFUSED, c->key, NULL, fe.msg, -1);
+        if (!(*bad)++) first = fe;
+        if (!po->keep_going || share_cancelled(r)) break;
+    }
+    if (*bad && !po->keep_going) {
+        *e = first;
         return -1;
     }
-    *out = c;
-    return n;
+    return 0;
+}
+
+static void note_unchanged(struct share_remote *r, const struct pull_plan *p, share_event_fn fn, void *arg)
+{
+    if (!p->unchanged) return;
+    char msg[200];
+    snprintf(msg, sizeof msg, "nothing new in %d unchanged object%s: this database holds their runs (the "
+             "manifest's digests match)", p->unchanged, p->unchanged == 1 ? "" : "s");
+    emit(fn, arg, SHARE_NOTE, r->shown, NULL, msg, -1);
 }
 
 long long share_pull(store *s, struct share_remote *r, const struct share_pull_opts *po, share_event_fn fn, void *arg,
@@ -422,70 +610,48 @@ long long share_pull(store *s, struct share_remote *r, const struct share_pull_o
     if (host_read(&h, e) < 0) return -1;
     int known = store_share_host_uuid(s, &h, uuid, e);
     if (known < 0) return -1;
-    struct candidate *c;
-    int n = find_candidates(r, po, known == 0 ? uuid : NULL, &c, e);
-    if (n < 0) return -1;
-    if (n == 0) {
-        emit(fn, arg, SHARE_NOTE, r->shown, NULL, "nothing to pull for this host's hardware classes", -1);
-        free(c);
-        return 0;
-    }
+    struct share_digest *dig;
+    int ndig = store_share_digests(s, &dig, e);
+    if (ndig < 0) return -1;
     char dir[4096];
     if (share_tmpdir(dir, sizeof dir, e) < 0) {
-        free(c);
+        free(dig);
         return -1;
     }
+    struct pull_plan p = { .dig = dig, .ndig = ndig, .my_uuid = known == 0 ? uuid : NULL, .tmpdir = dir };
+    int rc = plan_pull(r, po, &p, fn, arg, e);
+    if (rc == 0 && p.n == 0 && !p.unchanged && !p.lies)
+        emit(fn, arg, SHARE_NOTE, r->shown, NULL, "nothing to pull for this host's hardware classes", -1);
     /* Everything is fetched and checked before the first merge: a bad object
      * stops the pull with the store as it was. */
     int bad = 0;
-    sl_err first = { 0 };
-    for (int i = 0; i < n; i++) {
-        snprintf(c[i].path, sizeof c[i].path, "%s/%d" SHARE_SUFFIX, dir, i);
-        sl_err fe;
-        char label[2600];
-        snprintf(label, sizeof label, "%s/%s", r->shown, c[i].key);
-        struct share_image img = { 0 };
-        int rc = share_cancelled(r) ? share_fail_cancelled(&fe, "pull") : r->ops->get(r, c[i].key, c[i].path, &fe);
-        if (rc == 0) rc = share_image_read(c[i].path, label, r->opts.max_bytes, &img, &fe);
-        if (rc == 0) rc = store_share_check(s, &img, label, &fe);
-        share_image_free(&img);
-        c[i].ok = rc == 0;
-        if (rc == 0) {
-            emit(fn, arg, SHARE_FETCHED, c[i].key, NULL, NULL, -1);
-            continue;
-        }
-        /* Without --keep-going the first refusal is the command's error. */
-        if (po->keep_going) emit(fn, arg, SHARE_REFUSED, c[i].key, NULL, fe.msg, -1);
-        if (!bad++) first = fe;
-        if (!po->keep_going || share_cancelled(r)) break;
-    }
-    long long added = 0;
-    int rc = 0;
-    if (bad && !po->keep_going) {
-        *e = first;
-        rc = -1;
-    }
+    if (rc == 0) rc = fetch_all(s, r, po, &p, fn, arg, &bad, e);
     /* A cancel stops every merge, --keep-going or not. */
     if (rc == 0 && share_cancelled(r)) rc = share_fail_cancelled(e, "pull");
-    for (int i = 0; rc == 0 && i < n; i++) {
-        if (!c[i].ok) continue;
+    long long added = 0;
+    for (int i = 0; rc == 0 && i < p.n; i++) {
+        struct candidate *c = &p.c[i];
+        if (!c->ok) continue;
         /* Read again from our private download: checked files are not all
          * held in memory at once. */
         struct share_report rep;
         struct share_image img;
-        rc = share_image_read(c[i].path, c[i].key, r->opts.max_bytes, &img, e);
-        if (rc == 0 && store_share_merge(s, &img, &rep, e) < 0) rc = merge_failed(c[i].key, e);
+        rc = share_image_read(c->path, c->key, r->opts.max_bytes, &img, e);
+        if (rc == 0 && store_share_merge(s, &img, &rep, e) < 0) rc = merge_failed(c->key, e);
         share_image_free(&img);
         if (rc == 0) {
             added += share_report_added(&rep);
-            emit(fn, arg, SHARE_MERGED, c[i].key, &rep, NULL, -1);
+            emit(fn, arg, SHARE_MERGED, c->key, &rep, NULL, -1);
         }
     }
-    store_share_merge_done(s);
+    if (p.n) store_share_merge_done(s);
+    if (rc == 0) note_unchanged(r, &p, fn, arg);
     share_tmpdir_remove(dir);
-    free(c);
-    if (rc == 0 && bad)
-        return sl_fail(e, SL_EFAIL, "%d object%s refused (see above); the others were merged", bad,
-                       bad == 1 ? "" : "s");
+    free(p.c);
+    free(dig);
+    int refused = bad + p.lies;
+    if (rc == 0 && refused)
+        return sl_fail(e, SL_EFAIL, "%d object%s refused (see above); the others were merged", refused,
+                       refused == 1 ? "" : "s");
     return rc < 0 ? -1 : added;
 }
