@@ -22,8 +22,10 @@ int store_search_create(store *s, struct search_row *r, sl_err *e)
     store_uuid(r->uuid);
     const char *sql =
         "INSERT INTO searches (uuid, host_id, session_id, space, device, hw_class, kernel, workload, objective, "
-        "strategy, evaluator, budget_evals, budget_ms, seed, spec_json, state) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 'running') RETURNING id, started";
+        "strategy, evaluator, budget_evals, budget_ms, seed, spec_json, state, workload_hash, workload_text, sizing_note, "
+        "threshold_capped) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 'running', ?16, ?17, ?18, ?19) "
+        "RETURNING id, started";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "recording the search");
     sqlite3_bind_text(st, 1, r->uuid, -1, SQLITE_STATIC);
@@ -41,6 +43,10 @@ int store_search_create(store *s, struct search_row *r, sl_err *e)
     sqlite3_bind_int64(st, 13, r->budget_ms);
     sqlite3_bind_int64(st, 14, r->seed);
     sqlite3_bind_text(st, 15, r->spec_json, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 16, r->workload_hash, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 17, r->workload_text, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 18, r->sizing_note, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 19, r->threshold_capped);
     int rc = store_step(st);
     if (rc == SQLITE_ROW) {
         r->id = sqlite3_column_int64(st, 0);
@@ -85,7 +91,8 @@ static const char search_cols[] =
     "SELECT s.id, s.uuid, COALESCE(s.host_id, 0), COALESCE(s.session_id, 0), s.space, s.device, s.hw_class, s.kernel, "
     "s.workload, s.objective, s.strategy, s.evaluator, s.budget_evals, s.budget_ms, s.seed, s.spec_json, s.state, "
     "s.applied, s.verdict, s.winner_text, s.winner_hash, s.improvement, s.ci_lo, s.ci_hi, s.p_holm, s.n_winner, "
-    "s.n_baseline, s.started, COALESCE(s.ended, ''), COALESCE(h.uuid, '') "
+    "s.n_baseline, s.started, COALESCE(s.ended, ''), COALESCE(h.uuid, ''), s.workload_hash, s.workload_text, "
+    "s.sizing_note, s.threshold_capped "
     "FROM searches s LEFT JOIN hosts h ON h.id = s.host_id ";
 
 static void search_from(sqlite3_stmt *st, struct search_row *r)
@@ -121,6 +128,10 @@ static void search_from(sqlite3_stmt *st, struct search_row *r)
     COPY_TEXT(r->started, st, 27);
     COPY_TEXT(r->ended, st, 28);
     COPY_TEXT(r->host_uuid, st, 29);
+    COPY_TEXT(r->workload_hash, st, 30);
+    COPY_TEXT(r->workload_text, st, 31);
+    COPY_TEXT(r->sizing_note, st, 32);
+    r->threshold_capped = sqlite3_column_int(st, 33);
 }
 
 int store_search_get(store *s, const char *prefix, struct search_row *out, sl_err *e)

@@ -21,6 +21,11 @@ struct search_row {
     int n_winner, n_baseline;
     char started[32], ended[32];
     char host_uuid[37];
+    /* migration 007: the workload every evaluation ran, fixed before the
+     * first; how its volume was sized; whether free space capped it below
+     * what the largest dirty limit needs ("" and 0 for oracle searches) */
+    char workload_hash[65], workload_text[1024], sizing_note[512];
+    int threshold_capped;
 };
 
 struct trial_row {
