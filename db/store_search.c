@@ -243,8 +243,9 @@ int store_search_runs(store *s, const char *workload, stored_run_fn fn, void *ar
         "json_extract(r.metrics_json, '$.reader.p99_ns'), json_extract(r.metrics_json, '$.reader.max_ns'), "
         "json_extract(r.metrics_json, '$.ops.write.lat_ns.p99'), r.psi_some_pct, "
         "json_extract(r.metrics_json, '$.psi_io.full_pct'), "
-        "json_extract(r.metrics_json, '$.canary.sleep_max_ns') "
+        "json_extract(r.metrics_json, '$.canary.sleep_max_ns'), r.workload_hash, COALESCE(w.spec, '') "
         "FROM runs r JOIN configs c ON c.hash = r.config_hash LEFT JOIN hosts h ON h.uuid = r.host_uuid "
+        "LEFT JOIN workloads w ON w.hash = r.workload_hash "
         "WHERE r.status IN ('ok', 'warm') AND (?1 IS NULL OR r.workload = ?1) ORDER BY r.id";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading runs");
@@ -276,6 +277,8 @@ int store_search_runs(store *s, const char *workload, stored_run_fn fn, void *ar
             .psi_some_pct = col_real(st, 21),
             .psi_full_pct = col_real(st, 22),
             .sleep_max_ns = col_real(st, 23),
+            .workload_hash = (const char *)sqlite3_column_text(st, 24),
+            .workload_text = (const char *)sqlite3_column_text(st, 25),
         };
         n++;
         if (fn(arg, &r) != 0) break;

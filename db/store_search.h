@@ -57,6 +57,7 @@ int store_search_trials(store *s, int64_t search_id, struct trial_row **out, sl_
 /* A stored probe run as search, recommend and compare read it. */
 struct stored_run {
     const char *uuid, *config_text, *kernel, *host_uuid, *hw_class, *workload, *device, *config_hash;
+    const char *workload_hash, *workload_text;   /* the work it ran ("" when its text is not stored) */
     double mb_s, wall_s, cpu_pct;   /* cpu_pct: usr + sys, % of one CPU */
     double p99_ns, canary_p99_ns;   /* NAN when not measured */
     double stalls_100ms;            /* NAN without a canary */
