@@ -63,7 +63,8 @@ int store_search_update(store *s, const struct search_row *r, const char *result
     const char *sql =
         "UPDATE searches SET state = ?2, session_id = ?3, applied = ?4, verdict = ?5, winner_text = ?6, "
         "winner_hash = ?7, improvement = ?8, ci_lo = ?9, ci_hi = ?10, p_holm = ?11, n_winner = ?12, "
-        "n_baseline = ?13, result_json = COALESCE(?14, result_json), "
+        "n_baseline = ?13, result_json = COALESCE(?14, result_json), confirm_outcome = ?15, confirm_reps = ?16, "
+        "explore_improvement = ?17, shrinkage = ?18, "
         "ended = CASE WHEN ?2 = 'running' THEN NULL ELSE strftime('%Y-%m-%dT%H:%M:%SZ', 'now') END WHERE id = ?1";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "updating the search");
@@ -81,6 +82,10 @@ int store_search_update(store *s, const struct search_row *r, const char *result
     sqlite3_bind_int(st, 12, r->n_winner);
     sqlite3_bind_int(st, 13, r->n_baseline);
     if (result_json) sqlite3_bind_text(st, 14, result_json, -1, SQLITE_STATIC); else sqlite3_bind_null(st, 14);
+    sqlite3_bind_text(st, 15, r->confirm_outcome, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 16, r->confirm_reps);
+    bind_real_or_null(st, 17, r->explore_improvement);
+    bind_real_or_null(st, 18, r->shrinkage);
     int rc = store_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return store_fail(s, e, "updating the search");
@@ -92,7 +97,7 @@ static const char search_cols[] =
     "s.workload, s.objective, s.strategy, s.evaluator, s.budget_evals, s.budget_ms, s.seed, s.spec_json, s.state, "
     "s.applied, s.verdict, s.winner_text, s.winner_hash, s.improvement, s.ci_lo, s.ci_hi, s.p_holm, s.n_winner, "
     "s.n_baseline, s.started, COALESCE(s.ended, ''), COALESCE(h.uuid, ''), s.workload_hash, s.workload_text, "
-    "s.sizing_note, s.threshold_capped "
+    "s.sizing_note, s.threshold_capped, s.confirm_outcome, s.confirm_reps, s.explore_improvement, s.shrinkage "
     "FROM searches s LEFT JOIN hosts h ON h.id = s.host_id ";
 
 static void search_from(sqlite3_stmt *st, struct search_row *r)
@@ -132,6 +137,10 @@ static void search_from(sqlite3_stmt *st, struct search_row *r)
     COPY_TEXT(r->workload_text, st, 31);
     COPY_TEXT(r->sizing_note, st, 32);
     r->threshold_capped = sqlite3_column_int(st, 33);
+    COPY_TEXT(r->confirm_outcome, st, 34);
+    r->confirm_reps = sqlite3_column_int(st, 35);
+    r->explore_improvement = col_real(st, 36);
+    r->shrinkage = col_real(st, 37);
 }
 
 int store_search_get(store *s, const char *prefix, struct search_row *out, sl_err *e)

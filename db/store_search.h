@@ -26,6 +26,11 @@ struct search_row {
      * what the largest dirty limit needs ("" and 0 for oracle searches) */
     char workload_hash[65], workload_text[1024], sizing_note[512];
     int threshold_capped;
+    /* migration 008: the confirmation round ("" and 0 when none ran);
+     * improvement..p_holm then hold the confirmed effect */
+    char confirm_outcome[16];
+    int confirm_reps;
+    double explore_improvement, shrinkage;   /* NAN when none */
 };
 
 struct trial_row {

@@ -49,11 +49,19 @@ static void add_verdict(struct report *rep, const struct search_row *s)
     report_add(rep, s->verdict[0] == 'w' && strcmp(s->verdict, "win") == 0 ? RI_TEXT : RI_NOTE, "verdict: %s",
                s->verdict);
     if (s->winner_text[0]) report_add(rep, RI_TEXT, "winner: %s", s->winner_text);
-    if (!isnan(s->improvement))
+    if (s->confirm_outcome[0]) {
+        report_add(rep, strcmp(s->confirm_outcome, "confirmed") == 0 ? RI_TEXT : RI_NOTE,
+                   "confirmation: %s on %d fresh interleaved runs each of the baseline, the candidate and the runner-up",
+                   s->confirm_outcome, s->confirm_reps);
+        report_add(rep, RI_TEXT, "exploring estimated %+.1f %%; confirmed %+.1f %%, 95 %% interval %+.1f %% .. %+.1f %%, "
+                   "p = %.3g; shrinkage %.0f %%", 100 * s->explore_improvement, 100 * s->improvement, 100 * s->ci_lo,
+                   100 * s->ci_hi, s->p_holm, 100 * s->shrinkage);
+    } else if (!isnan(s->improvement)) {
         report_add(rep, RI_TEXT, "improvement %+.1f %%, 95 %% interval %+.1f %% .. %+.1f %% (bootstrap of the change "
                    "of means on the log scale, i.e. a ratio of geometric means), Holm-corrected p = %.3g; %d winner "
                    "and %d baseline repetitions", 100 * s->improvement, 100 * s->ci_lo, 100 * s->ci_hi, s->p_holm,
                    s->n_winner, s->n_baseline);
+    }
 }
 
 static void add_trials(struct report *rep, const struct trial_row *t, int n)

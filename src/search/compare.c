@@ -71,8 +71,10 @@ int compare_search_side(store *st, const char *id, struct compare_side *s, char 
     int n = store_search_trials(st, row.id, &t, e);
     if (n < 0) return -1;
     bool winner = row.winner_text[0] != 0;
+    /* a confirmed winner: its fresh confirmation runs, which made the claim */
+    const char *role = row.confirm_reps > 0 ? "confirm" : "race";
     for (int i = 0; i < n; i++) {
-        bool take = winner ? strcmp(t[i].role, "race") == 0 && strcmp(t[i].config_text, row.winner_text) == 0
+        bool take = winner ? strcmp(t[i].role, role) == 0 && strcmp(t[i].config_text, row.winner_text) == 0
                            : strcmp(t[i].role, "baseline") == 0;
         struct eval_metrics m;
         if (take && search_metrics_parse(t[i].metrics_json, &m) == 0) push(s, &m, NULL);

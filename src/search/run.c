@@ -375,22 +375,35 @@ static void fill_row(struct search_row *row, const struct search_flow_opts *o, c
     struct device d;
     if (sp->device[0] && device_get(sp->device, &d, NULL) == 0) device_class(&d, row->hw_class, sizeof row->hw_class);
     row->improvement = row->ci_lo = row->ci_hi = row->p_holm = NAN;
+    row->explore_improvement = row->shrinkage = NAN;
 }
 
 static void fill_verdict(struct search_row *row, const struct space *sp, const struct search_result *r)
 {
     snprintf(row->state, sizeof row->state, "done");
     row->n_baseline = r->nbase;
+    const struct confirmation *cf = &r->confirm;
+    snprintf(row->confirm_outcome, sizeof row->confirm_outcome, "%s", confirm_outcome_name(cf->outcome));
+    row->confirm_reps = cf->reps;
+    row->explore_improvement = cf->explore_est;
+    row->shrinkage = cf->shrinkage;
     if (r->winner >= 0) {
+        /* the claim is the confirmation's: its fresh runs, its interval */
         const struct leader *l = &r->leader[r->winner];
         snprintf(row->verdict, sizeof row->verdict, "win");
         space_config_text(sp, &l->cfg, row->winner_text, sizeof row->winner_text);
         space_config_hash(sp, &l->cfg, row->winner_hash);
-        row->improvement = l->ci.est;
-        row->ci_lo = l->ci.lo;
-        row->ci_hi = l->ci.hi;
-        row->p_holm = l->p_adj;
-        row->n_winner = l->n;
+        row->improvement = cf->confirmed_est;
+        row->ci_lo = cf->dec.lo_pct / 100;
+        row->ci_hi = cf->dec.hi_pct / 100;
+        row->p_holm = cf->dec.p;
+        row->n_winner = cf->reps;
+    } else if (cf->outcome != CONFIRM_NONE) {
+        snprintf(row->verdict, sizeof row->verdict, "%s", cf->outcome == CONFIRM_CONTRADICTED ? "contradicted" : "noise");
+        row->improvement = cf->confirmed_est;
+        row->ci_lo = cf->dec.lo_pct / 100;
+        row->ci_hi = cf->dec.hi_pct / 100;
+        row->p_holm = cf->dec.p;
     } else {
         bool infeasible = r->nleaders > 0;
         for (int i = 0; i < r->nleaders; i++) infeasible = infeasible && r->leader[i].verdict == VERDICT_INFEASIBLE;
