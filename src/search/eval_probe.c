@@ -5,10 +5,12 @@
 #include "search/eval_probe.h"
 #include "probe/probe_store.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct probe_eval {
     struct probe_spec spec;
@@ -129,6 +131,21 @@ static int put_in_place(struct probe_eval *pe, const struct space *sp, const str
     return rc;
 }
 
+/* The room the previous evaluation's scratch files held counts as free
+ * only once the filesystem has committed their removal (ext4 returns an
+ * unlinked file's blocks at the next journal commit, seconds later), and a
+ * volume sized to half the free space would otherwise find half of it
+ * gone: commit before the next probe checks its room. */
+static void commit_dirs(const struct probe_spec *s)
+{
+    for (int i = 0; i < s->ndirs; i++) {
+        int fd = open(s->dir[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0) continue;
+        (void)syncfs(fd);
+        close(fd);
+    }
+}
+
 static int probe_evaluate(void *ctx, const struct space *sp, const struct search_config *c, bool baseline,
                           struct eval_metrics *out, sl_err *e)
 {
@@ -139,6 +156,7 @@ static int probe_evaluate(void *ctx, const struct space *sp, const struct search
     /* a fresh, reproducible seed per evaluation */
     spec.seed = pe->seed * 1000003ULL + (uint64_t)pe->nrun++;
     spec.seed_set = true;
+    commit_dirs(&spec);
     struct probe *p;
     if (probe_open_recorded(&spec, pe->st, &p, e) < 0) return -1;
     struct probe_result *r = probe_result_new();
