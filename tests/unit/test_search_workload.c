@@ -149,3 +149,35 @@ TEST(search_refuses_a_workload_that_follows_the_threshold)
     CHECK_INT(search_hashes(false, note, sizeof note, &e), -1);
     CHECK_CONTAINS(e.msg, "measured another workload than the search fixed (size=");
 }
+
+/* Bad input: a space whose largest dirty limit needs more volume than the
+ * disk holds. The volume is capped at half the free space, the note says
+ * what was sized and why, and the flag says the threshold is not reached. */
+TEST(search_workload_capped_by_free_space_says_so)
+{
+    sl_err e;
+    root = harness_fixture_copy("modern");
+    CHECK_INT(sysfs_set_root(root, &e), 0);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/proc/vmstat", root);
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    /* 4 PiB of dirtyable memory: no disk holds twice 40% of it */
+    fprintf(f, "nr_free_pages 1000000000000\nnr_inactive_file 0\nnr_active_file 0\nnr_dirty 0\nnr_writeback 0\n"
+               "nr_dirty_threshold 200000000000\nnr_dirty_background_threshold 100000000000\n");
+    fclose(f);
+    struct space sp;
+    CHECK_INT(space_build("writeback", NULL, &sp, &e), 0);
+    struct probe_spec spec = { .canary = 0 };
+    snprintf(spec.workload, sizeof spec.workload, "seqwrite");
+    snprintf(spec.dir[0], sizeof spec.dir[0], "%s", harness_tmpdir());
+    spec.ndirs = 1;
+    struct search_workload w;
+    CHECK_INT(search_workload_fix(&spec, &sp, &w, &e), 0);
+    CHECK(w.capped);
+    CHECK_CONTAINS(w.note, "is free under");
+    CHECK_CONTAINS(w.note, "will not reach their threshold");
+    CHECK_CONTAINS(w.text, "size_bytes=");
+    CHECK(spec.size_bytes > 0);
+    sysfs_set_root(NULL, &e);
+}
