@@ -22,8 +22,10 @@ int store_search_create(store *s, struct search_row *r, sl_err *e)
     store_uuid(r->uuid);
     const char *sql =
         "INSERT INTO searches (uuid, host_id, session_id, space, device, hw_class, kernel, workload, objective, "
-        "strategy, evaluator, budget_evals, budget_ms, seed, spec_json, state) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 'running') RETURNING id, started";
+        "strategy, evaluator, budget_evals, budget_ms, seed, spec_json, state, workload_hash, workload_text, sizing_note, "
+        "threshold_capped) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 'running', ?16, ?17, ?18, ?19) "
+        "RETURNING id, started";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "recording the search");
     sqlite3_bind_text(st, 1, r->uuid, -1, SQLITE_STATIC);
@@ -41,6 +43,10 @@ int store_search_create(store *s, struct search_row *r, sl_err *e)
     sqlite3_bind_int64(st, 13, r->budget_ms);
     sqlite3_bind_int64(st, 14, r->seed);
     sqlite3_bind_text(st, 15, r->spec_json, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 16, r->workload_hash, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 17, r->workload_text, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 18, r->sizing_note, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 19, r->threshold_capped);
     int rc = store_step(st);
     if (rc == SQLITE_ROW) {
         r->id = sqlite3_column_int64(st, 0);
@@ -57,7 +63,8 @@ int store_search_update(store *s, const struct search_row *r, const char *result
     const char *sql =
         "UPDATE searches SET state = ?2, session_id = ?3, applied = ?4, verdict = ?5, winner_text = ?6, "
         "winner_hash = ?7, improvement = ?8, ci_lo = ?9, ci_hi = ?10, p_holm = ?11, n_winner = ?12, "
-        "n_baseline = ?13, result_json = COALESCE(?14, result_json), "
+        "n_baseline = ?13, result_json = COALESCE(?14, result_json), confirm_outcome = ?15, confirm_reps = ?16, "
+        "explore_improvement = ?17, shrinkage = ?18, "
         "ended = CASE WHEN ?2 = 'running' THEN NULL ELSE strftime('%Y-%m-%dT%H:%M:%SZ', 'now') END WHERE id = ?1";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "updating the search");
@@ -75,6 +82,10 @@ int store_search_update(store *s, const struct search_row *r, const char *result
     sqlite3_bind_int(st, 12, r->n_winner);
     sqlite3_bind_int(st, 13, r->n_baseline);
     if (result_json) sqlite3_bind_text(st, 14, result_json, -1, SQLITE_STATIC); else sqlite3_bind_null(st, 14);
+    sqlite3_bind_text(st, 15, r->confirm_outcome, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 16, r->confirm_reps);
+    bind_real_or_null(st, 17, r->explore_improvement);
+    bind_real_or_null(st, 18, r->shrinkage);
     int rc = store_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return store_fail(s, e, "updating the search");
@@ -85,7 +96,8 @@ static const char search_cols[] =
     "SELECT s.id, s.uuid, COALESCE(s.host_id, 0), COALESCE(s.session_id, 0), s.space, s.device, s.hw_class, s.kernel, "
     "s.workload, s.objective, s.strategy, s.evaluator, s.budget_evals, s.budget_ms, s.seed, s.spec_json, s.state, "
     "s.applied, s.verdict, s.winner_text, s.winner_hash, s.improvement, s.ci_lo, s.ci_hi, s.p_holm, s.n_winner, "
-    "s.n_baseline, s.started, COALESCE(s.ended, ''), COALESCE(h.uuid, '') "
+    "s.n_baseline, s.started, COALESCE(s.ended, ''), COALESCE(h.uuid, ''), s.workload_hash, s.workload_text, "
+    "s.sizing_note, s.threshold_capped, s.confirm_outcome, s.confirm_reps, s.explore_improvement, s.shrinkage "
     "FROM searches s LEFT JOIN hosts h ON h.id = s.host_id ";
 
 static void search_from(sqlite3_stmt *st, struct search_row *r)
@@ -121,6 +133,14 @@ static void search_from(sqlite3_stmt *st, struct search_row *r)
     COPY_TEXT(r->started, st, 27);
     COPY_TEXT(r->ended, st, 28);
     COPY_TEXT(r->host_uuid, st, 29);
+    COPY_TEXT(r->workload_hash, st, 30);
+    COPY_TEXT(r->workload_text, st, 31);
+    COPY_TEXT(r->sizing_note, st, 32);
+    r->threshold_capped = sqlite3_column_int(st, 33);
+    COPY_TEXT(r->confirm_outcome, st, 34);
+    r->confirm_reps = sqlite3_column_int(st, 35);
+    r->explore_improvement = col_real(st, 36);
+    r->shrinkage = col_real(st, 37);
 }
 
 int store_search_get(store *s, const char *prefix, struct search_row *out, sl_err *e)
@@ -232,8 +252,9 @@ int store_search_runs(store *s, const char *workload, stored_run_fn fn, void *ar
         "json_extract(r.metrics_json, '$.reader.p99_ns'), json_extract(r.metrics_json, '$.reader.max_ns'), "
         "json_extract(r.metrics_json, '$.ops.write.lat_ns.p99'), r.psi_some_pct, "
         "json_extract(r.metrics_json, '$.psi_io.full_pct'), "
-        "json_extract(r.metrics_json, '$.canary.sleep_max_ns') "
+        "json_extract(r.metrics_json, '$.canary.sleep_max_ns'), r.workload_hash, COALESCE(w.spec, '') "
         "FROM runs r JOIN configs c ON c.hash = r.config_hash LEFT JOIN hosts h ON h.uuid = r.host_uuid "
+        "LEFT JOIN workloads w ON w.hash = r.workload_hash "
         "WHERE r.status IN ('ok', 'warm') AND (?1 IS NULL OR r.workload = ?1) ORDER BY r.id";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading runs");
@@ -265,6 +286,8 @@ int store_search_runs(store *s, const char *workload, stored_run_fn fn, void *ar
             .psi_some_pct = col_real(st, 21),
             .psi_full_pct = col_real(st, 22),
             .sleep_max_ns = col_real(st, 23),
+            .workload_hash = (const char *)sqlite3_column_text(st, 24),
+            .workload_text = (const char *)sqlite3_column_text(st, 25),
         };
         n++;
         if (fn(arg, &r) != 0) break;

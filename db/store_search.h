@@ -21,6 +21,16 @@ struct search_row {
     int n_winner, n_baseline;
     char started[32], ended[32];
     char host_uuid[37];
+    /* migration 007: the workload every evaluation ran, fixed before the
+     * first; how its volume was sized; whether free space capped it below
+     * what the largest dirty limit needs ("" and 0 for oracle searches) */
+    char workload_hash[65], workload_text[1024], sizing_note[512];
+    int threshold_capped;
+    /* migration 008: the confirmation round ("" and 0 when none ran);
+     * improvement..p_holm then hold the confirmed effect */
+    char confirm_outcome[16];
+    int confirm_reps;
+    double explore_improvement, shrinkage;   /* NAN when none */
 };
 
 struct trial_row {
@@ -52,6 +62,7 @@ int store_search_trials(store *s, int64_t search_id, struct trial_row **out, sl_
 /* A stored probe run as search, recommend and compare read it. */
 struct stored_run {
     const char *uuid, *config_text, *kernel, *host_uuid, *hw_class, *workload, *device, *config_hash;
+    const char *workload_hash, *workload_text;   /* the work it ran ("" when its text is not stored) */
     double mb_s, wall_s, cpu_pct;   /* cpu_pct: usr + sys, % of one CPU */
     double p99_ns, canary_p99_ns;   /* NAN when not measured */
     double stalls_100ms;            /* NAN without a canary */

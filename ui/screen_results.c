@@ -418,6 +418,12 @@ static void judge(struct results *rs, const struct compare_side *a, const struct
         view_line(rs, ROLE_WARN, line);
         return;
     }
+    char why[512];
+    if (!compare_same_work(a, b, why, sizeof why)) {
+        snprintf(line, sizeof line, "not compared: %s (runs of different work are not set against each other)", why);
+        view_line(rs, ROLE_ERROR, line);
+        return;
+    }
     struct comparison c;
     evidence_compare(&o, a->m, a->n, b->m, b->n, alpha, TEST_WELCH, &c);
     compare_side_line("A", a, &o, &c.mean_a, line, sizeof line);

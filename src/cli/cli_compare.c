@@ -59,6 +59,17 @@ static void print_comparison(const struct comparison *c, const char *objtext)
     printf("%s\nverdict: %s\n", esc_t(line), compare_verdict_text(&c->l));
 }
 
+/* Runs of different work are not set against each other: false (and the
+ * refusal said) when a and b are not comparable. */
+static bool comparable(const struct compare_side *a, const struct compare_side *b)
+{
+    char why[512];
+    if (compare_same_work(a, b, why, sizeof why)) return true;
+    fprintf(stderr, "sluice: not compared: %s. A comparison needs the same work on both sides: measure both with the "
+            "same probe options (the same --size), or compare two searches of one workload\n", esc_t(why));
+    return false;
+}
+
 static int by_kernel(struct cli_ctx *ctx, const struct evidence *ev, int argc, char **argv, const struct objective *o,
                      const char *objtext, enum search_test test)
 {
@@ -91,6 +102,8 @@ static int by_kernel(struct cli_ctx *ctx, const struct evidence *ev, int argc, c
         if (s.n < 2) {
             fprintf(stderr, "sluice: kernel %s has %d run(s): at least 2 are needed\n", kernels[k], s.n);
             rc = SL_EUSAGE;
+        } else if (!comparable(&base, &s)) {
+            rc = SL_EFAIL;
         } else {
             struct comparison c;
             compare_sides(o, &base, &s, 0.05 / (nk - 1), test, &c);
@@ -220,6 +233,10 @@ static int run_compare(struct cli_ctx *ctx, int argc, char **argv)
         fprintf(stderr, "sluice: %s has %d run(s)%s%s: each side needs at least 2 (record more with 'sluice probe')\n",
                 a.n < 2 ? a.label : b.label, a.n < 2 ? a.n : b.n, co.workload[0] ? " of workload " : "", co.workload);
         rc = SL_EUSAGE;
+        goto out;
+    }
+    if (!comparable(&a, &b)) {
+        rc = SL_EFAIL;
         goto out;
     }
     rc = report(ctx, &co, &a, &b, &o, !a_search || !b_search);

@@ -28,7 +28,8 @@ static const struct opt probe_cmd_rows[] = {
 
 static const struct opt_table probe_table = {
     sizeof(struct probe_cmd_opts), probe_defaults,
-    { { probe_spec_options, offsetof(struct probe_cmd_opts, s) }, { probe_cmd_rows, 0 } }, "WORKLOAD", COMPLETE_WORKLOAD,
+    { { probe_workload_rows, offsetof(struct probe_cmd_opts, s) }, { probe_run_rows, offsetof(struct probe_cmd_opts, s) },
+      { probe_cmd_rows, 0 } }, "WORKLOAD", COMPLETE_WORKLOAD,
 };
 
 static int check_args(int argc, char **argv, struct probe_spec *s)

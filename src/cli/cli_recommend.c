@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "esc.h"
 #include "device.h"
+#include "probe/probe.h"
 #include "profile/profile.h"
 #include "search/compare.h"
 #include "search/evidence.h"
@@ -24,6 +25,7 @@ struct group {
     const char **host;    /* of each run, borrowed from the evidence */
     int n, from_host, from_class;
     int changes;          /* from catalogue defaults */
+    int work;             /* the workload its runs ran (evidence.work) */
     ptrdiff_t first;      /* its first run's place in the evidence */
     double mean_score;
 };
@@ -115,6 +117,8 @@ struct rec {
     double *sc[SEARCH_MAX_LEADERS], *bs;
     int nsc[SEARCH_MAX_LEADERS], nbs;
     int win;                            /* index into l[], -1: none */
+    int other_work;                     /* configurations left out: they ran other work than the defaults */
+    char other_diff[256];               /* how the first of them differs */
     bool by_host;                       /* more than one host behind the judged groups */
     struct host_attribution ha[SEARCH_MAX_LEADERS], hbase;
     char host_decision[SEARCH_MAX_LEADERS][256];
@@ -156,12 +160,13 @@ static int read_hardware(struct rec *R, store *st, sl_err *e)
     return evidence_scope_this_host(st, &R->scope, e);
 }
 
-/* Runs ordered by configuration (its hash: one per text, and shorter), then
- * by their place in the evidence. */
+/* Runs ordered by configuration (its hash: one per text, and shorter) and
+ * the work they ran, then by their place in the evidence. */
 static int cmp_config(const void *a, const void *b)
 {
     const struct run_sample *x = *(const struct run_sample *const *)a, *y = *(const struct run_sample *const *)b;
     int c = strcmp(x->config_hash, y->config_hash);
+    if (!c) c = (x->work > y->work) - (x->work < y->work);
     return c ? c : (x > y) - (x < y);
 }
 
@@ -172,16 +177,17 @@ static int cmp_group_first(const void *a, const void *b)
     return (x->first > y->first) - (x->first < y->first);
 }
 
-/* The runs rs[0..n-1] (sorted by cmp_config) as one group per configuration:
- * O(n log n) however many configurations there are. */
+/* The runs rs[0..n-1] (sorted by cmp_config) as one group per configuration
+ * and work: O(n log n) however many configurations there are. */
 static void group_sorted(struct rec *R, const struct run_sample **rs, int n)
 {
     R->g = xmalloc(sizeof *R->g * (size_t)(n + 1));   /* at most one group per run */
     for (int i = 0, j; i < n; i = j) {
-        for (j = i + 1; j < n && strcmp(rs[j]->config_hash, rs[i]->config_hash) == 0; j++) {}
+        for (j = i + 1; j < n && strcmp(rs[j]->config_hash, rs[i]->config_hash) == 0 && rs[j]->work == rs[i]->work; j++) {}
         struct group *x = &R->g[R->ng++];
         memset(x, 0, sizeof *x);
         x->config = rs[i]->config_text;
+        x->work = rs[i]->work;
         x->changes = evidence_changes_from_defaults(x->config);
         x->first = rs[i] - R->ev.run;
         x->m = xmalloc(sizeof *x->m * (size_t)(j - i));
@@ -224,8 +230,9 @@ static int scores_of(const struct objective *o, const struct eval_metrics *m, in
 }
 
 /* The defaults (the group closest to the catalogue defaults, then the one
- * with most runs) and up to SEARCH_MAX_LEADERS candidates with 2+ runs,
- * best means first. */
+ * with most runs) and up to SEARCH_MAX_LEADERS candidates with 2+ runs of
+ * the same work as the defaults', best means first; those that ran other
+ * work are left out and counted. */
 static void pick_base_and_candidates(struct rec *R)
 {
     struct group *g = R->g;
@@ -243,12 +250,17 @@ static void pick_base_and_candidates(struct rec *R)
     for (int round = 0; round < SEARCH_MAX_LEADERS; round++) {
         int best = -1;
         for (int i = 0; i < ng; i++) {
-            bool taken = i == base || g[i].n < 2;
+            bool taken = i == base || g[i].n < 2 || g[i].work != g[base].work;
             for (int j = 0; j < R->nc; j++) taken = taken || R->cand[j] == i;
             if (!taken && (best < 0 || g[i].mean_score > g[best].mean_score)) best = i;
         }
         if (best < 0) break;
         R->cand[R->nc++] = best;
+    }
+    for (int i = 0; i < ng; i++) {
+        if (i == base || g[i].n < 2 || g[i].work == g[base].work) continue;
+        if (!R->other_work++)
+            probe_workload_diff(R->ev.work[g[base].work].text, R->ev.work[g[i].work].text, R->other_diff, sizeof R->other_diff);
     }
 }
 
@@ -336,6 +348,8 @@ static int print_json(const struct rec *R, const char *diff, int match)
     }
     json_object_set_new(j, "unit", json_string(R->by_host ? "host" : "run"));
     json_object_set_new(j, "hosts_baseline", compare_hosts_json(&R->hbase));
+    json_object_set_new(j, "left_out_other_work", json_integer(R->other_work));
+    if (R->other_work) json_object_set_new(j, "other_work", json_string(R->other_diff));
     return cli_print_json(j);
 }
 
@@ -353,6 +367,9 @@ static void print_text(const struct rec *R, const char *basev, const char *diff,
         compare_hosts_line(&R->hbase, hosts, sizeof hosts);
         printf("%s\nunit: host (runs from more than one host: each host's mean counts once)\n", esc_t(hosts));
     }
+    if (R->other_work)
+        printf("left out: %d configuration%s measured with other work than the defaults (%s): runs of different work "
+               "are not set against each other\n", R->other_work, R->other_work == 1 ? "" : "s", esc_t(R->other_diff));
     if (R->win < 0) {
         printf("within noise: no stored configuration beats the defaults by more than the measurements can tell apart; keep them\n");
         return;
@@ -379,6 +396,12 @@ static void print_text(const struct rec *R, const char *basev, const char *diff,
 static int report(struct rec *R)
 {
     pick_base_and_candidates(R);
+    if (R->nc == 0 && R->other_work) {
+        fprintf(stderr, "sluice: not recommended: every other stored configuration ran other work than the defaults "
+                "(%s), and runs of different work are not set against each other: measure them with the same probe "
+                "options (or run 'sluice search')\n", esc_t(R->other_diff));
+        return SL_EFAIL;
+    }
     judge_candidates(R);
     const struct group *b = &R->g[R->base];
     struct eval_metrics bmean;

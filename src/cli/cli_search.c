@@ -13,6 +13,7 @@
 /* What the terminal observer knows. */
 struct term_watch {
     const struct search_flow_opts *o;
+    const struct search_flow_outcome *out;
     bool quiet, tty, line_shown;
     const struct space *sp;
     struct objective obj;
@@ -34,6 +35,13 @@ static void on_started(void *arg, const char *uuid, const struct space *sp, bool
     printf("search %s: space %s (%d knob%s%s%s), workload %s, objective %s, strategy %s, %s\n", uuid, sp->name, sp->ndims,
            sp->ndims == 1 ? "" : "s", sp->device[0] ? " on " : "", sp->device, s->workload, s->objective, s->strategy,
            w->o->oracle[0] ? "answered by the oracle" : "measured by probes");
+    const struct search_workload *wl = &w->out->workload;
+    if (wl->hash[0]) {
+        char text[1024];
+        search_workload_line(wl, text, sizeof text);
+        printf("workload %.12s, the same for every configuration: %s\n", wl->hash, text);
+    }
+    if (wl->note[0]) printf("sizing: %s\n", wl->note);
     if (resuming) printf("resuming after %d stored evaluations\n", nstored);
     fflush(stdout);
 }
@@ -73,7 +81,7 @@ int cli_search_run(struct cli_ctx *ctx, struct search_flow_opts *o, struct searc
     memset(out, 0, sizeof *out);
     store *st = cli_store(ctx, &e);
     if (!st) return cli_error(&e);
-    struct term_watch w = { .o = o, .quiet = ctx->json };
+    struct term_watch w = { .o = o, .out = out, .quiet = ctx->json };
     w.tty = !w.quiet && isatty(STDERR_FILENO);
     const struct search_observer obs = { .arg = &w, .started = on_started, .progress = on_progress, .note = on_note };
     o->observer = &obs;
@@ -120,11 +128,6 @@ static int list_searches(struct cli_ctx *ctx)
     return 0;
 }
 
-static void search_defaults(void *o) { search_flow_defaults(o); }
-
-static const struct opt_table search_table = { sizeof(struct search_flow_opts), search_defaults,
-                                               { { search_flow_rows, 0 } }, NULL, NULL };
-
 static int run_search(struct cli_ctx *ctx, int argc, char **argv)
 {
     struct search_flow_opts *o = ctx->opts;
@@ -138,5 +141,5 @@ static int run_search(struct cli_ctx *ctx, int argc, char **argv)
     return rc;
 }
 
-CLI_COMMAND_OPTS(cmd_search, "search", run_search, search_table,
+CLI_COMMAND_OPTS(cmd_search, "search", run_search, search_flow_table,
                  "search a parameter space for the best settings, with a verdict against the noise", CLI_WRITES);

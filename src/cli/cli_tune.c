@@ -6,6 +6,7 @@
 #include "cli_search.h"
 #include "search/report.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,21 +19,30 @@ struct tune_opts {
 
 #define TUNE_OBJECTIVE "throughput,reader_p99<=baseline"
 
-/* quick: 3 s probes after a 1 s ramp, at most 40 evaluations or 4 minutes */
+/* quick: at most 40 evaluations or 4 minutes (the probes' length: see
+ * quick_probe_time) */
 static void tune_defaults(void *p)
 {
     struct search_flow_opts *o = &((struct tune_opts *)p)->o;
     search_flow_defaults(o);
     o->spec.budget_evals = 40;
     o->spec.budget_ms = 4 * 60 * 1000;
-    o->probe.time_ms = 3000;
-    o->probe.ramp_ms = 1000;
-    o->probe.ramp_set = 1;
     /* A busy sysadmin's machine is also someone's desktop or database: the
      * quick default takes no throughput bought with slower reads beside
      * it (the collateral reader, beyond noise). --objective throughput
      * takes the trade, and the verdict says what it costs. */
     snprintf(o->spec.objective, sizeof o->spec.objective, "%s", TUNE_OBJECTIVE);
+}
+
+/* A buffered writer does fixed work (its volume sized once for the whole
+ * search); any other workload measures 3 s after its 1 s ramp unless
+ * --time says otherwise. */
+static void quick_probe_time(struct search_flow_opts *o)
+{
+    struct probe_spec chk = o->probe;
+    sl_err e;
+    if (o->probe.time_ms || probe_spec_resolve(&chk, &e) < 0 || chk.fixed_work) return;
+    o->probe.time_ms = 3000;
 }
 
 /* --workload, --dir, --objective, --seed: as search checks them. */
@@ -72,8 +82,6 @@ static const struct opt tune_rows[] = {
       OPT_AT(struct tune_opts, o), .set = set_as_search, .complete = COMPLETE_WORKLOAD },
     { .name = "device", .type = OPT_CALL, .arg = "DEV", .help = "search this disk's queue knobs too",
       OPT_AT(struct tune_opts, o), .set = set_device, .complete = COMPLETE_DEVICE },
-    { .name = "dir", .type = OPT_CALL, .arg = "D", .help = "where the probes write", OPT_AT(struct tune_opts, o), .set = set_as_search,
-      .complete = COMPLETE_DIR },
     { .name = "objective", .type = OPT_CALL, .arg = "O", .def = TUNE_OBJECTIVE,
       .help = "what to optimise ('throughput' alone takes a win that slows readers beside it)",
       OPT_AT(struct tune_opts, o), .set = set_as_search },
@@ -83,7 +91,8 @@ static const struct opt tune_rows[] = {
     { NULL },
 };
 static const struct opt_table tune_table = { sizeof(struct tune_opts), tune_defaults,
-                                             { { tune_rows, 0 }, { NULL, 0 } }, NULL, NULL };
+                                             { { tune_rows, 0 },
+                                               { probe_workload_rows, offsetof(struct tune_opts, o.probe) } }, NULL, NULL };
 
 static int run_tune(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -93,6 +102,7 @@ static int run_tune(struct cli_ctx *ctx, int argc, char **argv)
     if (!t->quick) return cli_usage("tune", "only the quick mode exists: sluice tune --quick (a full search is 'sluice search')");
     if (argc > 1) return cli_usage("tune", "unexpected argument %s", argv[1]);
     snprintf(o.probe.workload, sizeof o.probe.workload, "%s", o.spec.workload);
+    quick_probe_time(&o);
     struct search_flow_outcome out;
     int rc = cli_search_run(ctx, &o, &out);
     if (rc != 0 || !out.ok) { search_result_free(&out.result); return rc; }

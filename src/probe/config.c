@@ -5,6 +5,7 @@
  * hash and merged databases stay idempotent. */
 #include "probe_internal.h"
 #include "knob.h"
+#include "units.h"
 
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -92,4 +93,52 @@ void probe_workload_text(const struct probe_spec *s, char *buf, size_t n, char h
     size_t l = strlen(buf);
     if (s->loadfile_hash[0] && l < n) snprintf(buf + l, n - l, "loadfile_sha256=%s\n", s->loadfile_hash);
     probe_sha256_hex(buf, hash);
+}
+
+/* One line "key=value" of a workload text, sizes in bytes shown as sizes. */
+static void diff_side(const char *line, size_t len, char *out, size_t n)
+{
+    const char *eq = memchr(line, '=', len);
+    size_t klen = eq ? (size_t)(eq - line) : len;
+    if (eq && klen > 6 && strncmp(eq - 6, "_bytes", 6) == 0) {
+        char sz[32];
+        units_format_bytes(strtoull(eq + 1, NULL, 10), sz, sizeof sz);
+        snprintf(out, n, "%.*s=%s", (int)(klen - 6), line, sz);
+    } else {
+        snprintf(out, n, "%.*s", (int)len, line);
+    }
+}
+
+/* The line of text with the key of line (up to '='), or NULL; *len its length. */
+static const char *line_of_key(const char *text, const char *line, size_t *len)
+{
+    size_t klen = strcspn(line, "=\n");
+    for (const char *p = text; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0)) {
+        if (strncmp(p, line, klen) == 0 && p[klen] == line[klen]) {
+            *len = strcspn(p, "\n");
+            return p;
+        }
+    }
+    return NULL;
+}
+
+/* The first line of a whose key b lacks or holds with another value. */
+static bool differs(const char *a, const char *b, bool a_first, char *out, size_t n)
+{
+    for (const char *p = a; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0)) {
+        size_t la = strcspn(p, "\n"), lb = 0;
+        const char *q = line_of_key(b, p, &lb);
+        if (q && la == lb && strncmp(p, q, la) == 0) continue;
+        char sa[128], sb[128] = "(nothing)";
+        diff_side(p, la, sa, sizeof sa);
+        if (q) diff_side(q, lb, sb, sizeof sb);
+        snprintf(out, n, "%s vs %s", a_first ? sa : sb, a_first ? sb : sa);
+        return true;
+    }
+    return false;
+}
+
+void probe_workload_diff(const char *a, const char *b, char *out, size_t n)
+{
+    if (!differs(a, b, true, out, n) && !differs(b, a, false, out, n)) snprintf(out, n, "the same workload");
 }

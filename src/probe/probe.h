@@ -251,13 +251,26 @@ int probe_spec_resolve(struct probe_spec *spec, sl_err *e);
  * such as 5s; --time above 0) from text: the one check the command line and
  * the Probe screen share. -1 with a message naming the option and value. */
 int probe_spec_set(struct probe_spec *s, const char *option, const char *text, sl_err *e);
-/* The probe's options (--dir ... --loadfile) as rows storing into a struct
- * probe_spec: `sluice probe`, search and tune take them into their own
- * tables; probe_spec_table holds them alone, for the Probe screen's form
- * (opt_set(&probe_spec_table, spec, "--repeat", "5", e)). Set spec->canary
- * to -1 first: the rows store a given --canary / --no-canary only. */
-extern const struct opt probe_spec_options[];
+/* The probe's options as rows storing into a struct probe_spec, in two
+ * lists: the workload's shape (--dir, --threads, --bs, --size, --time,
+ * --ramp, --direct, --iodepth, --sync-every, --loadfile), which `sluice
+ * probe`, search and tune all take from here (one list, one set of checks,
+ * the same words when a value is refused), and a probe run's own
+ * (--repeat, --seed, --canary, --no-canary). probe_spec_table holds both,
+ * for the Probe screen's form (opt_set(&probe_spec_table, spec, "--repeat",
+ * "5", e)). Set spec->canary to -1 first: the rows store a given --canary /
+ * --no-canary only. */
+extern const struct opt probe_workload_rows[];
+extern const struct opt probe_run_rows[];
 extern const struct opt_table probe_spec_table;
+/* The workload as text ("bs=...\nsize_bytes=...\n", sorted lines of
+ * what shapes the load: not the directory, seed or repetitions) and its
+ * sha256, for a resolved spec: what a run's workload_hash is made of. */
+void probe_workload_text(const struct probe_spec *s, char *buf, size_t n, char hash[65]);
+/* Where two workload texts differ: their first differing lines as
+ * "size=2.0G vs size=9.0G" (sizes shown as sizes; "(nothing)" for a line
+ * one lacks), or "the same workload". */
+void probe_workload_diff(const char *a, const char *b, char *out, size_t n);
 /* Buffered write volume for a whole comparison, fixed once before its first
  * evaluation (every configuration runs the same bytes): enough to exceed `largest_limit_bytes`, the largest
  * dirty limit any configuration compared can set (probe_dirty_limit_at),

@@ -10,7 +10,6 @@ void probe_sha256_hex(const char *text, char out[65]);
 /* The knob values in force for the vm and the disk (may be ""), as sorted
  * "name=value\n" text (malloc'ed) and its hash. */
 int probe_config_capture(const char *disk, char **text, char hash[65], sl_err *e);
-void probe_workload_text(const struct probe_spec *s, char *buf, size_t n, char hash[65]);
 
 /* canary.c: a thread beside the workload; start returns NULL when it could
  * not start (the run goes on without it, noted). */

@@ -1,7 +1,9 @@
-/* spec_opts — the probe's options as one table (probe_spec_options): the
- * rows `sluice probe` parses, the Probe screen's form sets through
- * probe_spec_table, so both take the same bounds and refuse a value with
- * the same words; and the size and duration options given as text. */
+/* spec_opts — the probe's options as table rows: the workload's
+ * (probe_workload_rows: `sluice probe`, search and tune take them from
+ * here) and a probe run's own (probe_run_rows); probe_spec_table holds
+ * both for the Probe screen's form, so every front end takes the same
+ * bounds and refuses a value with the same words. And the size and
+ * duration options given as text. */
 #include "probe.h"
 #include "units.h"
 
@@ -80,8 +82,8 @@ static int set_loadfile(void *at, const struct opt *row, const char *text, sl_er
 }
 
 #define SPEC(field) OPT_AT(struct probe_spec, field)
-const struct opt probe_spec_options[] = {
-    { .name = "dir", .type = OPT_CALL, .arg = "D", .def = "the current directory",
+const struct opt probe_workload_rows[] = {
+    { .name = "dir", .type = OPT_CALL, .arg = "D", .def = "/var/tmp",
       .help = "where to write (again for more disks: multidisk)", .set = set_dir, .complete = COMPLETE_DIR },
     { .name = "threads", .type = OPT_INT, .arg = "N", .min = 1, .max = PROBE_MAX_THREADS, .def = "the workload's",
       .help = "worker threads", SPEC(threads) },
@@ -95,17 +97,22 @@ const struct opt probe_spec_options[] = {
       .help = "I/Os in flight per thread with --direct (io_uring)", SPEC(iodepth) },
     { .name = "sync-every", .type = OPT_INT, .arg = "N", .min = 0, .max = INT_MAX, .def = "never",
       .help = "fsync every N writes", SPEC(sync_every) },
+    { .name = "loadfile", .type = OPT_CALL, .arg = "FILE", .def = "the built-in one",
+      .help = "dbench: a NetBench loadfile", .set = set_loadfile, .complete = COMPLETE_FILE },
+    { NULL },
+};
+
+const struct opt probe_run_rows[] = {
     { .name = "repeat", .type = OPT_INT, .arg = "N", .min = 1, .max = PROBE_MAX_REPEAT, .def = "1", .help = "repetitions",
       SPEC(repeat) },
     { .name = "seed", .type = OPT_CALL, .arg = "N", .help = "base random seed, for repeatable runs", .set = set_seed },
     { .name = "canary", .type = OPT_CALL, .help = "measure the stalls of a small synchronous writer alongside",
       .def = "on for write workloads", .set = set_canary },
     { .name = "no-canary", .type = OPT_CALL, .help = "no canary writer", .set = set_canary },
-    { .name = "loadfile", .type = OPT_CALL, .arg = "FILE", .def = "the built-in one",
-      .help = "dbench: a NetBench loadfile", .set = set_loadfile, .complete = COMPLETE_FILE },
     { NULL },
 };
 #undef SPEC
 
-const struct opt_table probe_spec_table = { sizeof(struct probe_spec), NULL, { { probe_spec_options, 0 } }, "WORKLOAD",
+const struct opt_table probe_spec_table = { sizeof(struct probe_spec), NULL,
+                                          { { probe_workload_rows, 0 }, { probe_run_rows, 0 } }, "WORKLOAD",
                                           COMPLETE_WORKLOAD };

@@ -11,6 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* "knob=value\n..." as "knob=value, knob=value". */
+static void one_line(const char *text, char *out, size_t n)
+{
+    size_t o = 0;
+    for (const char *p = text; *p && o + 3 < n; p++) {
+        if (*p != '\n') { out[o++] = *p; continue; }
+        if (p[1]) { out[o++] = ','; out[o++] = ' '; }
+    }
+    out[o] = 0;
+}
+
 static void add_search_header(struct report *rep, const struct search_row *s)
 {
     snprintf(rep->title, sizeof rep->title, "Search %.8s: %s for %s, %s", s->uuid, s->workload, s->objective, s->state);
@@ -23,6 +34,12 @@ static void add_search_header(struct report *rep, const struct search_row *s)
     report_add(rep, RI_TEXT, "device %s, kernel %s; started %s%s%s", s->device[0] ? s->device : "-",
                s->kernel[0] ? s->kernel : "?", s->started, s->ended[0] ? ", ended " : "", s->ended);
     report_add(rep, RI_TEXT, "state %s%s", s->state, s->applied ? ", the winner was applied" : "");
+    if (s->workload_hash[0]) {
+        char text[1024];
+        one_line(s->workload_text, text, sizeof text);
+        report_add(rep, RI_TEXT, "workload %.12s, the same for every configuration: %s", s->workload_hash, text);
+    }
+    if (s->sizing_note[0]) report_add(rep, s->threshold_capped ? RI_NOTE : RI_TEXT, "sizing: %s", s->sizing_note);
 }
 
 static void add_verdict(struct report *rep, const struct search_row *s)
@@ -32,22 +49,19 @@ static void add_verdict(struct report *rep, const struct search_row *s)
     report_add(rep, s->verdict[0] == 'w' && strcmp(s->verdict, "win") == 0 ? RI_TEXT : RI_NOTE, "verdict: %s",
                s->verdict);
     if (s->winner_text[0]) report_add(rep, RI_TEXT, "winner: %s", s->winner_text);
-    if (!isnan(s->improvement))
+    if (s->confirm_outcome[0]) {
+        report_add(rep, strcmp(s->confirm_outcome, "confirmed") == 0 ? RI_TEXT : RI_NOTE,
+                   "confirmation: %s on %d fresh interleaved runs each of the baseline, the candidate and the runner-up",
+                   s->confirm_outcome, s->confirm_reps);
+        report_add(rep, RI_TEXT, "exploring estimated %+.1f %%; confirmed %+.1f %%, 95 %% interval %+.1f %% .. %+.1f %%, "
+                   "p = %.3g; shrinkage %.0f %%", 100 * s->explore_improvement, 100 * s->improvement, 100 * s->ci_lo,
+                   100 * s->ci_hi, s->p_holm, 100 * s->shrinkage);
+    } else if (!isnan(s->improvement)) {
         report_add(rep, RI_TEXT, "improvement %+.1f %%, 95 %% interval %+.1f %% .. %+.1f %% (bootstrap of the change "
                    "of means on the log scale, i.e. a ratio of geometric means), Holm-corrected p = %.3g; %d winner "
                    "and %d baseline repetitions", 100 * s->improvement, 100 * s->ci_lo, 100 * s->ci_hi, s->p_holm,
                    s->n_winner, s->n_baseline);
-}
-
-/* "knob=value\n..." as "knob=value, knob=value". */
-static void one_line(const char *text, char *out, size_t n)
-{
-    size_t o = 0;
-    for (const char *p = text; *p && o + 3 < n; p++) {
-        if (*p != '\n') { out[o++] = *p; continue; }
-        if (p[1]) { out[o++] = ','; out[o++] = ' '; }
     }
-    out[o] = 0;
 }
 
 static void add_trials(struct report *rep, const struct trial_row *t, int n)

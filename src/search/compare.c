@@ -1,5 +1,6 @@
 /* compare — the sides of a comparison and its report lines (compare.h). */
 #include "search/compare.h"
+#include "probe/probe.h"
 #include "search/report.h"
 #include "store_search.h"
 
@@ -13,9 +14,7 @@ void compare_side_free(struct compare_side *s)
 {
     free(s->m);
     free(s->host);
-    s->m = NULL;
-    s->host = NULL;
-    s->n = s->cap = 0;
+    memset(s, 0, sizeof *s);
 }
 
 /* host NULL: a search's trial, whose host is not recorded. */
@@ -30,9 +29,38 @@ static void push(struct compare_side *s, const struct eval_metrics *m, const cha
     s->m[s->n++] = *m;
 }
 
-static void push_run(struct compare_side *s, const struct run_sample *r)
+/* The side ran this workload too (hash "": not known, not checked). */
+static void side_work(struct compare_side *s, const char *hash, const char *text)
+{
+    if (!hash[0]) return;
+    if (!s->work_hash[0]) {
+        snprintf(s->work_hash, sizeof s->work_hash, "%s", hash);
+        snprintf(s->work_text, sizeof s->work_text, "%s", text);
+    } else if (!s->mixed[0] && strcmp(s->work_hash, hash) != 0) {
+        probe_workload_diff(s->work_text, text, s->mixed, sizeof s->mixed);
+    }
+}
+
+static void push_run(struct compare_side *s, const struct evidence *ev, const struct run_sample *r)
 {
     push(s, &r->m, r->host_uuid);
+    side_work(s, ev->work[r->work].hash, ev->work[r->work].text);
+}
+
+bool compare_same_work(const struct compare_side *a, const struct compare_side *b, char *why, size_t n)
+{
+    const struct compare_side *mixed = a->mixed[0] ? a : b->mixed[0] ? b : NULL;
+    if (mixed) {
+        snprintf(why, n, "%s (%s) holds runs of different work: %s", mixed == a ? "A" : "B", mixed->label, mixed->mixed);
+        return false;
+    }
+    if (a->work_hash[0] && b->work_hash[0] && strcmp(a->work_hash, b->work_hash) != 0) {
+        char diff[256];
+        probe_workload_diff(a->work_text, b->work_text, diff, sizeof diff);
+        snprintf(why, n, "A and B ran different work: %s", diff);
+        return false;
+    }
+    return true;
 }
 
 int compare_search_side(store *st, const char *id, struct compare_side *s, char *objective, size_t on, sl_err *e)
@@ -43,13 +71,16 @@ int compare_search_side(store *st, const char *id, struct compare_side *s, char 
     int n = store_search_trials(st, row.id, &t, e);
     if (n < 0) return -1;
     bool winner = row.winner_text[0] != 0;
+    /* a confirmed winner: its fresh confirmation runs, which made the claim */
+    const char *role = row.confirm_reps > 0 ? "confirm" : "race";
     for (int i = 0; i < n; i++) {
-        bool take = winner ? strcmp(t[i].role, "race") == 0 && strcmp(t[i].config_text, row.winner_text) == 0
+        bool take = winner ? strcmp(t[i].role, role) == 0 && strcmp(t[i].config_text, row.winner_text) == 0
                            : strcmp(t[i].role, "baseline") == 0;
         struct eval_metrics m;
         if (take && search_metrics_parse(t[i].metrics_json, &m) == 0) push(s, &m, NULL);
     }
     free(t);
+    side_work(s, row.workload_hash, row.workload_text);
     snprintf(s->label, sizeof s->label, "search %.8s %s (%s)", row.uuid, winner ? "winner" : "baseline",
              winner ? row.winner_text : "no winner");
     if (!objective[0]) snprintf(objective, on, "%s", row.objective);
@@ -59,21 +90,21 @@ int compare_search_side(store *st, const char *id, struct compare_side *s, char 
 void compare_config_side(const struct evidence *ev, const char *sel, struct compare_side *s)
 {
     for (int i = 0; i < ev->n; i++)
-        if (evidence_config_has(ev->run[i].config_text, sel)) push_run(s, &ev->run[i]);
+        if (evidence_config_has(ev->run[i].config_text, sel)) push_run(s, ev, &ev->run[i]);
     snprintf(s->label, sizeof s->label, "%s", sel);
 }
 
 void compare_hash_side(const struct evidence *ev, const char *hash, struct compare_side *s)
 {
     for (int i = 0; i < ev->n; i++)
-        if (hash[0] && strncmp(ev->run[i].config_hash, hash, strlen(hash)) == 0) push_run(s, &ev->run[i]);
+        if (hash[0] && strncmp(ev->run[i].config_hash, hash, strlen(hash)) == 0) push_run(s, ev, &ev->run[i]);
     snprintf(s->label, sizeof s->label, "config %.8s", hash);
 }
 
 void compare_kernel_side(const struct evidence *ev, const char *kernel, struct compare_side *s)
 {
     for (int i = 0; i < ev->n; i++)
-        if (strcmp(ev->run[i].kernel, kernel) == 0) push_run(s, &ev->run[i]);
+        if (strcmp(ev->run[i].kernel, kernel) == 0) push_run(s, ev, &ev->run[i]);
     snprintf(s->label, sizeof s->label, "kernel %s", kernel);
 }
 

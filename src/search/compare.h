@@ -13,8 +13,15 @@ struct compare_side {
     struct eval_metrics *m;
     const char **host;        /* the host of each run (borrowed from the evidence); NULL for a search's trials */
     int n, cap;
+    /* The work its runs ran (the first run's; "" unknown) and, when they
+     * did not all run it, where two of them differ. */
+    char work_hash[65], work_text[1024], mixed[256];
 };
 void compare_side_free(struct compare_side *s);
+/* Whether a and b can be set against each other: every run of each ran
+ * one workload, the same on both sides. false with why naming the
+ * difference ("A and B ran different work: size=2.0G vs size=9.0G"). */
+bool compare_same_work(const struct compare_side *a, const struct compare_side *b, char *why, size_t n);
 
 /* A search's winner (its race trials), or its baseline when nothing won.
  * objective is filled with the search's when empty. */

@@ -19,6 +19,8 @@ struct synth {
     double stall_share, stall_lo, stall_hi;
     double reader_exp;   /* reader latency ~ exp(reader_exp * f): < 0 it improves with throughput */
     double detect, false_flag;
+    int inflate_until, evals;    /* evaluations so far; the first inflate_until of candidates inflated */
+    double inflate;
     bool flat;
     gsl_rng *rng;
 };
@@ -67,7 +69,10 @@ static int synth_evaluate(void *ctx, const struct space *sp, const struct search
     double noise = s->cv > 0 ? exp(gsl_ran_gaussian(s->rng, sigma) - sigma * sigma / 2) : 1;
     bool stall = s->stall_share > 0 && gsl_rng_uniform(s->rng) < s->stall_share;
     if (stall) noise *= s->stall_lo + (s->stall_hi - s->stall_lo) * gsl_rng_uniform(s->rng);
-    metrics_of(s, landscape(s, sp, c), noise, out);
+    double f = landscape(s, sp, c);
+    if (!baseline && s->evals < s->inflate_until) f += log(s->inflate);
+    s->evals++;
+    metrics_of(s, f, noise, out);
     if (s->detect > 0 || s->false_flag > 0) {
         double u = gsl_rng_uniform(s->rng);
         out->stalled = stall ? u < s->detect : u < s->false_flag;
@@ -133,6 +138,13 @@ void evaluator_synthetic_canary(struct evaluator *ev, double detect, double fals
     struct synth *s = ev->ctx;
     s->detect = detect;
     s->false_flag = false_flag;
+}
+
+void evaluator_synthetic_inflate(struct evaluator *ev, int until, double factor)
+{
+    struct synth *s = ev->ctx;
+    s->inflate_until = until;
+    s->inflate = factor;
 }
 
 void evaluator_free(struct evaluator *ev)

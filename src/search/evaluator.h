@@ -53,6 +53,13 @@ void evaluator_synthetic_canary(struct evaluator *ev, double detect, double fals
  * makes the throughput winner the readers' worst (a trade to report). */
 void evaluator_synthetic_trade(struct evaluator *ev, double reader_exp);
 
+/* Exploring that measures more than is there: the first `until`
+ * evaluations of every configuration but the baseline come out `factor`
+ * times better (a warm cache, rewritten pages, a lucky streak that got a
+ * leader picked and a race stopped), later ones as the landscape says.
+ * The truth is the landscape's. */
+void evaluator_synthetic_inflate(struct evaluator *ev, int until, double factor);
+
 /* In-memory repetitions keyed by configuration: each evaluation draws one
  * repetition uniformly (with replacement) from a generator seeded with seed.
  * Rows are added with evaluator_table_add; the truth is the mean. */

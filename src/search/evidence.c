@@ -18,6 +18,21 @@ static void copy_field(char *dst, size_t n, const char *src)
     dst[len] = 0;
 }
 
+/* The index of the workload with this hash, added when new (the last one
+ * looked up first: runs of one workload come in a row). */
+static int intern_work(struct evidence *ev, const char *hash, const char *text)
+{
+    if (!hash) hash = "";
+    int *last = &ev->last_work;
+    if (*last < ev->nwork && strcmp(ev->work[*last].hash, hash) == 0) return *last;
+    for (int i = 0; i < ev->nwork; i++)
+        if (strcmp(ev->work[i].hash, hash) == 0) return *last = i;
+    ev->work = xrealloc(ev->work, sizeof *ev->work * (size_t)(ev->nwork + 1));
+    copy_field(ev->work[ev->nwork].hash, sizeof ev->work[0].hash, hash);
+    ev->work[ev->nwork].text = xstrdup(text ? text : "");
+    return *last = ev->nwork++;
+}
+
 static int add(void *arg, const struct stored_run *r)
 {
     struct evidence *ev = arg;
@@ -35,6 +50,7 @@ static int add(void *arg, const struct stored_run *r)
     copy_field(s->workload, sizeof s->workload, r->workload);
     copy_field(s->config_hash, sizeof s->config_hash, r->config_hash);
     if (r->host_cpu_model) evidence_host_class(r->host_cpu_model, r->host_cpus, r->host_mem_bytes, s->host_class, sizeof s->host_class);
+    s->work = intern_work(ev, r->workload_hash, r->workload_text);
     objective_metrics_from_run(r, &s->m);
     return 0;
 }
@@ -49,6 +65,8 @@ int evidence_load(store *st, const char *workload, struct evidence *ev, sl_err *
 void evidence_free(struct evidence *ev)
 {
     for (int i = 0; i < ev->n; i++) free(ev->run[i].config_text);
+    for (int i = 0; i < ev->nwork; i++) free(ev->work[i].text);
+    free(ev->work);
     free(ev->run);
     memset(ev, 0, sizeof *ev);
 }

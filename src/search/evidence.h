@@ -14,12 +14,22 @@ struct run_sample {
     char kernel[128], host_uuid[37], hw_class[256], workload[32];
     char host_class[192];     /* its host's CPUs, memory and CPU model: the class of a run on no device */
     char config_hash[65];
+    int work;                 /* its workload: an index into evidence.work */
     struct eval_metrics m;
+};
+
+/* A workload the runs ran (workload_hash and its text): kept once however
+ * many runs share it. */
+struct evidence_work {
+    char hash[65];
+    char *text;
 };
 
 struct evidence {
     struct run_sample *run;
     int n, cap;
+    struct evidence_work *work;
+    int nwork, last_work;     /* last_work: the one the last run had */
 };
 
 /* Which runs count as evidence for this host: its own, those on a disk of

@@ -79,6 +79,27 @@ void report_trades(const struct search_spec *spec, const struct search_result *r
                                      "',reader_p99<=baseline' to refuse such a trade)", goal, spec->objective);
 }
 
+/* A claim that did not hold on fresh runs: what exploring said and what
+ * the confirmation measured. */
+static void unconfirmed_line(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
+                             char *buf, size_t n)
+{
+    const struct confirmation *cf = &r->confirm;
+    const struct leader *l = &r->leader[cf->candidate];
+    char cfg[1024], est[32], dec[256];
+    report_config_diff(sp, &l->cfg, cfg, sizeof cfg);
+    report_pct(cf->explore_est, est, sizeof est);
+    decide_text(&cf->dec, dec, sizeof dec);
+    struct objective o;
+    char goal[160];
+    objective_parse(spec->objective, &o, NULL);
+    objective_goal_text(&o, goal, sizeof goal);
+    snprintf(buf, n, "%s: exploring estimated %s at %s on %s, but %d fresh interleaved runs each measured %s; no win: "
+             "keep the current settings",
+             cf->outcome == CONFIRM_CONTRADICTED ? "confirmation contradicts exploration" : "not confirmed", cfg, est,
+             goal, cf->reps, dec);
+}
+
 /* What the stall rule did, "" when the canary flagged no run. */
 static void stall_note(const struct search_result *r, char *buf, size_t n)
 {
@@ -97,6 +118,10 @@ static void stall_note(const struct search_result *r, char *buf, size_t n)
 static void verdict_text(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
                          char *buf, size_t n)
 {
+    if (r->winner < 0 && r->confirm.candidate >= 0) {
+        unconfirmed_line(spec, sp, r, buf, n);
+        return;
+    }
     struct objective o;
     objective_parse(spec->objective, &o, NULL);
     char goal[160];
@@ -127,6 +152,19 @@ static void verdict_text(const struct search_spec *spec, const struct space *sp,
     const struct leader *l = &r->leader[r->winner];
     char cfg[1024], est[32], lo[32], hi[32], look[48] = "";
     report_config_diff(sp, &l->cfg, cfg, sizeof cfg);
+    const struct confirmation *cf = &r->confirm;
+    if (cf->outcome == CONFIRM_CONFIRMED) {
+        char xest[32];
+        report_pct(cf->confirmed_est, est, sizeof est);
+        report_pct(cf->dec.lo_pct / 100, lo, sizeof lo);
+        report_pct(cf->dec.hi_pct / 100, hi, sizeof hi);
+        report_pct(cf->explore_est, xest, sizeof xest);
+        snprintf(buf, n, "better: %s improves %s by %s [%.0f%% CI %s, %s] (%s, %s p=%.2g), confirmed on %d fresh "
+                 "interleaved runs each; exploring estimated %s (shrinkage %.0f%%)", cfg, goal, est,
+                 100 * cf->dec.level, lo, hi, cf->dec.estimator, cf->dec.test, cf->dec.p, cf->reps, xest,
+                 100 * cf->shrinkage);
+        return;
+    }
     report_pct(l->ci.est, est, sizeof est);
     report_pct(l->ci.lo, lo, sizeof lo);
     report_pct(l->ci.hi, hi, sizeof hi);
@@ -212,7 +250,7 @@ static void print_effects(FILE *out, const struct search_result *r)
     if (fx->leader < 0 || fx->n == 0) return;
     const struct leader *l = &r->leader[fx->leader];
     fprintf(out, "\nside effects of %s (medians of %d vs %d runs; change and interval: %s; each row tested at alpha %.2g):\n",
-            fx->leader == r->winner ? "the winner" : "the refused win", r->nbase, l->n, decide_method_name(fx->row[0].dec.method),
+            fx->leader == r->winner ? "the winner" : "the refused win", fx->row[0].dec.nb, fx->row[0].dec.nc, decide_method_name(fx->row[0].dec.method),
             fx->row[0].dec.alpha);
     fprintf(out, "  %-11s %-12s %-12s %-9s %-22s %s\n", "METRIC", "BASELINE", l->refused ? "REFUSED" : "WINNER", "CHANGE",
             "95% CI", "VERDICT");
@@ -230,12 +268,38 @@ static void print_effects(FILE *out, const struct search_result *r)
     }
 }
 
+/* The confirmation round: exploring's estimate beside the fresh runs'. */
+static void print_confirmation(FILE *out, const struct space *sp, const struct search_result *r)
+{
+    const struct confirmation *cf = &r->confirm;
+    if (cf->outcome == CONFIRM_NONE) return;
+    fprintf(out, "\nconfirmation: %d fresh runs each of %s, interleaved (exploring's runs not reused)\n", cf->reps,
+            cf->runner_up >= 0 ? "the baseline, the winner and the runner-up" : "the baseline and the winner");
+    char cfg[1024], xest[32], dec[256];
+    report_config_diff(sp, &r->leader[cf->candidate].cfg, cfg, sizeof cfg);
+    report_pct(cf->explore_est, xest, sizeof xest);
+    decide_text(&cf->dec, dec, sizeof dec);
+    fprintf(out, "  winner:    exploring %s, confirmed %s; shrinkage %.0f%%: %s\n    %s\n", xest, dec, 100 * cf->shrinkage,
+            confirm_outcome_name(cf->outcome), cfg);
+    if (cf->runner_up < 0) return;
+    report_config_diff(sp, &r->leader[cf->runner_up].cfg, cfg, sizeof cfg);
+    report_pct(r->leader[cf->runner_up].ci.est, xest, sizeof xest);
+    decide_text(&cf->dec_runner, dec, sizeof dec);
+    fprintf(out, "  runner-up: exploring %s, confirmed %s (no claim)\n    %s\n", xest, dec, cfg);
+}
+
 void report_print(FILE *out, const struct search_spec *spec, const struct space *sp, const struct search_result *r)
 {
     struct objective o;
     objective_parse(spec->objective, &o, NULL);
     char buf[1024], base[64];
-    fprintf(out, "%d evaluations; exploring stopped: %s\n", r->nevals, r->stop_reason);
+    int nconf = 0;
+    for (int i = 0; i < r->ntrials; i++) nconf += r->trials[i].role == TRIAL_CONFIRM;
+    if (nconf)
+        fprintf(out, "%d evaluations (%d exploring, %d confirming); exploring stopped: %s\n", r->nevals, r->nevals - nconf,
+                nconf, r->stop_reason);
+    else
+        fprintf(out, "%d evaluations; exploring stopped: %s\n", r->nevals, r->stop_reason);
     report_metric(&o, &r->base_mean, r->base_mean_score, base, sizeof base);
     char mde[32];
     report_pct(r->mde, mde, sizeof mde);
@@ -257,6 +321,7 @@ void report_print(FILE *out, const struct search_spec *spec, const struct space 
                     verdict_name(l->verdict), cfg);
         }
     }
+    print_confirmation(out, sp, r);
     if (r->npareto) print_pareto(out, sp, r);
     report_verdict_line(spec, sp, r, buf, sizeof buf);
     fprintf(out, "\nverdict: %s\n", buf);
@@ -298,6 +363,29 @@ static json_t *effects_json(const struct space *sp, const struct search_result *
     }
     return json_pack("{s:s,s:i,s:s,s:o}", "of", fx->leader == r->winner ? "winner" : "refused", "leader", fx->leader,
                      "changes", diff, "rows", rows);
+}
+
+static json_t *confirmation_json(const struct space *sp, const struct search_result *r)
+{
+    const struct confirmation *cf = &r->confirm;
+    if (cf->outcome == CONFIRM_NONE) return json_null();
+    char diff[1024];
+    report_config_diff(sp, &r->leader[cf->candidate].cfg, diff, sizeof diff);
+    json_t *o = json_object();
+    json_object_set_new(o, "outcome", json_string(confirm_outcome_name(cf->outcome)));
+    json_object_set_new(o, "runs_each", json_integer(cf->reps));
+    json_object_set_new(o, "changes", json_string(diff));
+    json_object_set_new(o, "exploring_improvement", num_or_null(cf->explore_est));
+    json_object_set_new(o, "confirmed_improvement", num_or_null(cf->confirmed_est));
+    json_object_set_new(o, "shrinkage", num_or_null(cf->shrinkage));
+    json_object_set_new(o, "decision", decide_json(&cf->dec));
+    if (cf->runner_up >= 0) {
+        report_config_diff(sp, &r->leader[cf->runner_up].cfg, diff, sizeof diff);
+        json_object_set_new(o, "runner_up", json_pack("{s:s,s:o,s:o}", "changes", diff, "exploring_improvement",
+                                                      num_or_null(r->leader[cf->runner_up].ci.est), "decision",
+                                                      decide_json(&cf->dec_runner)));
+    }
+    return o;
 }
 
 json_t *report_json(const struct search_spec *spec, const struct space *sp, const struct search_result *r)
@@ -349,6 +437,7 @@ json_t *report_json(const struct search_spec *spec, const struct space *sp, cons
     }
     json_object_set_new(o, "leaders", ls);
     json_object_set_new(o, "winner", r->winner >= 0 ? json_integer(r->winner) : json_null());
+    json_object_set_new(o, "confirmation", confirmation_json(sp, r));
     char line[1024];
     report_verdict_line(spec, sp, r, line, sizeof line);
     json_object_set_new(o, "verdict", json_string(line));

@@ -13,13 +13,14 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 enum { O_SPACE = 256, O_DEVICE, O_WORKLOAD, O_OBJECTIVE, O_STRATEGY, O_BUDGET, O_ORACLE, O_APPLY, O_RESUME, O_SEED,
-       O_DIR, O_TIME, O_RAMP, O_THREADS, O_ALPHA, O_LEADERS, O_RACE, O_TEST, O_LIST, O_EI_STOP };
+       O_ALPHA, O_LEADERS, O_RACE, O_TEST, O_LIST, O_EI_STOP };
 
 int search_flow_parse_budget(const char *arg, struct search_spec *s)
 {
@@ -70,10 +71,6 @@ const struct opt search_flow_rows[] = {
     ROW("apply", NULL, NULL, "apply the winner when it beats the baseline beyond the noise", NULL, O_APPLY),
     ROW("resume", "ID", NULL, "continue an interrupted search", NULL, O_RESUME),
     ROW("seed", "N", NULL, "random seed, for a repeatable search", NULL, O_SEED),
-    ROW("dir", "D", NULL, "where the probes write (a directory on the disk under test)", COMPLETE_DIR, O_DIR),
-    ROW("time", "T", NULL, "how long each probe measures (500ms, 5s)", NULL, O_TIME),
-    ROW("ramp", "T", NULL, "warm-up before each probe measures", NULL, O_RAMP),
-    ROW("threads", "N", NULL, "probe threads", NULL, O_THREADS),
     ROW("alpha", "A", "0.05", "significance level of the verdict", NULL, O_ALPHA),
     ROW("leaders", "N", NULL, "how many of the best trials are raced at the end", NULL, O_LEADERS),
     ROW("race", "N", NULL, "runs per leader in the final race (2 to 100)", NULL, O_RACE),
@@ -108,24 +105,6 @@ static int search_flow_set_id(struct search_flow_opts *o, int id, const char *ar
         s->seed = strtoull(arg, &end, 10);
         if (end == arg || *end) return sl_fail(e, SL_EUSAGE, "--seed %s: give a whole number", arg);
         break;
-    case O_DIR:
-        if (strlen(arg) >= PATH_MAX - 64) return sl_fail(e, SL_EUSAGE, "--dir: path too long");
-        snprintf(o->probe.dir[0], PATH_MAX, "%s", arg);
-        o->probe.ndirs = 1;
-        break;
-    case O_TIME: case O_RAMP: {
-        long long ms = units_parse_duration_ms(arg);
-        if (ms < 0 || (id == O_TIME && ms == 0))
-            return sl_fail(e, SL_EUSAGE, "%s %s: give a duration such as 500ms or 5s", id == O_TIME ? "--time" : "--ramp", arg);
-        if (id == O_TIME) o->probe.time_ms = (uint64_t)ms;
-        else { o->probe.ramp_ms = (uint64_t)ms; o->probe.ramp_set = 1; }
-        break;
-    }
-    case O_THREADS:
-        o->probe.threads = (int)strtol(arg, &end, 10);
-        if (end == arg || *end || o->probe.threads < 1 || o->probe.threads > PROBE_MAX_THREADS)
-            return sl_fail(e, SL_EUSAGE, "--threads %s: give 1 to %d", arg, PROBE_MAX_THREADS);
-        break;
     case O_ALPHA:
         s->alpha = strtod(arg, &end);
         if (end == arg || *end || s->alpha <= 0 || s->alpha >= 0.5) return sl_fail(e, SL_EUSAGE, "--alpha %s: give a level such as 0.05", arg);
@@ -156,11 +135,20 @@ static int search_flow_set_id(struct search_flow_opts *o, int id, const char *ar
     return 0;
 }
 
+static void table_defaults(void *o) { search_flow_defaults(o); }
+
+/* The search's own rows and the probe's workload rows (the same list as
+ * `sluice probe`), so every evaluation's workload is set as a probe's is. */
+const struct opt_table search_flow_table = {
+    sizeof(struct search_flow_opts), table_defaults,
+    { { search_flow_rows, 0 }, { probe_workload_rows, offsetof(struct search_flow_opts, probe) } }, NULL, NULL,
+};
+
 int search_flow_set(struct search_flow_opts *o, const char *option, const char *arg, sl_err *e)
 {
-    for (const struct opt *p = search_flow_rows; p->name && !strncmp(option, "--", 2); p++)
-        if (strcmp(p->name, option + 2) == 0) return search_flow_set_id(o, p->id, arg, e);
-    return sl_fail(e, SL_EUSAGE, "%s is not an option of search", option);
+    if (!opt_find(&search_flow_table, option, NULL) || strncmp(option, "--", 2) != 0)
+        return sl_fail(e, SL_EUSAGE, "%s is not an option of search", option);
+    return opt_set(&search_flow_table, o, option, arg, e);
 }
 
 int search_flow_check(struct search_flow_opts *o, sl_err *e)
@@ -190,6 +178,18 @@ static void spec_json(const struct search_flow_opts *o, char *buf, size_t n)
                           "test", (int)s->test, "oracle", o->oracle, "dir", o->probe.ndirs ? o->probe.dir[0] : "",
                           "time_ms", (json_int_t)o->probe.time_ms, "ramp_ms", (json_int_t)o->probe.ramp_ms,
                           "ramp_set", o->probe.ramp_set, "apply", o->apply, "threads", o->probe.threads);
+    /* the workload as fixed (search_workload_fix): a resume runs the same */
+    const struct probe_spec *p = &o->probe;
+    json_t *dirs = json_array();
+    for (int i = 0; i < p->ndirs; i++) json_array_append_new(dirs, json_string(p->dir[i]));
+    json_object_set_new(j, "dirs", dirs);
+    json_object_set_new(j, "bs", json_integer((json_int_t)p->bs));
+    json_object_set_new(j, "size_bytes", json_integer((json_int_t)p->size_bytes));
+    json_object_set_new(j, "time_based", json_boolean(p->time_based));
+    json_object_set_new(j, "direct", json_boolean(p->direct));
+    json_object_set_new(j, "iodepth", json_integer(p->iodepth));
+    json_object_set_new(j, "sync_every", json_integer(p->sync_every));
+    json_object_set_new(j, "loadfile", json_string(p->loadfile));
     char *t = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
     snprintf(buf, n, "%s", t ? t : "{}");
     free(t);
@@ -241,6 +241,25 @@ static int spec_parse(const char *text, struct search_flow_opts *o, sl_err *e)
     o->probe.ramp_set = rset;
     o->probe.threads = threads;
     o->apply = o->apply || apply;
+    /* the fixed workload (absent from searches stored before it was) */
+    json_int_t bs = 0, size = 0;
+    int tb = 0, direct = 0, depth = 0, sync = 0;
+    const char *loadfile = "";
+    json_t *dirs = NULL;
+    json_unpack(j, "{s?o,s?I,s?I,s?b,s?b,s?i,s?i,s?s}", "dirs", &dirs, "bs", &bs, "size_bytes", &size, "time_based", &tb,
+                "direct", &direct, "iodepth", &depth, "sync_every", &sync, "loadfile", &loadfile);
+    for (size_t i = 0; json_is_array(dirs) && i < json_array_size(dirs) && i < PROBE_MAX_DIRS; i++) {
+        const char *d = json_string_value(json_array_get(dirs, i));
+        if (d) snprintf(o->probe.dir[i], PATH_MAX, "%s", d);
+        o->probe.ndirs = (int)i + 1;
+    }
+    o->probe.bs = (uint64_t)bs;
+    o->probe.size_bytes = (uint64_t)size;
+    o->probe.time_based = tb;
+    o->probe.direct = direct;
+    o->probe.iodepth = depth;
+    o->probe.sync_every = sync;
+    snprintf(o->probe.loadfile, sizeof o->probe.loadfile, "%s", loadfile);
     json_decref(j);
     return 0;
 }
@@ -328,7 +347,8 @@ static void pick_device(struct search_flow_opts *o)
     s->device[0] = 0;
 }
 
-static void fill_row(struct search_row *row, const struct search_flow_opts *o, const struct space *sp, store *st)
+static void fill_row(struct search_row *row, const struct search_flow_opts *o, const struct space *sp,
+                     const struct search_workload *w, store *st)
 {
     memset(row, 0, sizeof *row);
     const struct search_spec *s = &o->spec;
@@ -342,6 +362,10 @@ static void fill_row(struct search_row *row, const struct search_flow_opts *o, c
     row->budget_ms = s->budget_ms;
     row->seed = (int64_t)s->seed;
     spec_json(o, row->spec_json, sizeof row->spec_json);
+    snprintf(row->workload_hash, sizeof row->workload_hash, "%s", w->hash);
+    snprintf(row->workload_text, sizeof row->workload_text, "%s", w->text);
+    snprintf(row->sizing_note, sizeof row->sizing_note, "%s", w->note);
+    row->threshold_capped = w->capped;
     struct host_info h;
     char uuid[37];
     if (host_read(&h, NULL) == 0) {
@@ -351,22 +375,35 @@ static void fill_row(struct search_row *row, const struct search_flow_opts *o, c
     struct device d;
     if (sp->device[0] && device_get(sp->device, &d, NULL) == 0) device_class(&d, row->hw_class, sizeof row->hw_class);
     row->improvement = row->ci_lo = row->ci_hi = row->p_holm = NAN;
+    row->explore_improvement = row->shrinkage = NAN;
 }
 
 static void fill_verdict(struct search_row *row, const struct space *sp, const struct search_result *r)
 {
     snprintf(row->state, sizeof row->state, "done");
     row->n_baseline = r->nbase;
+    const struct confirmation *cf = &r->confirm;
+    snprintf(row->confirm_outcome, sizeof row->confirm_outcome, "%s", confirm_outcome_name(cf->outcome));
+    row->confirm_reps = cf->reps;
+    row->explore_improvement = cf->explore_est;
+    row->shrinkage = cf->shrinkage;
     if (r->winner >= 0) {
+        /* the claim is the confirmation's: its fresh runs, its interval */
         const struct leader *l = &r->leader[r->winner];
         snprintf(row->verdict, sizeof row->verdict, "win");
         space_config_text(sp, &l->cfg, row->winner_text, sizeof row->winner_text);
         space_config_hash(sp, &l->cfg, row->winner_hash);
-        row->improvement = l->ci.est;
-        row->ci_lo = l->ci.lo;
-        row->ci_hi = l->ci.hi;
-        row->p_holm = l->p_adj;
-        row->n_winner = l->n;
+        row->improvement = cf->confirmed_est;
+        row->ci_lo = cf->dec.lo_pct / 100;
+        row->ci_hi = cf->dec.hi_pct / 100;
+        row->p_holm = cf->dec.p;
+        row->n_winner = cf->reps;
+    } else if (cf->outcome != CONFIRM_NONE) {
+        snprintf(row->verdict, sizeof row->verdict, "%s", cf->outcome == CONFIRM_CONTRADICTED ? "contradicted" : "noise");
+        row->improvement = cf->confirmed_est;
+        row->ci_lo = cf->dec.lo_pct / 100;
+        row->ci_hi = cf->dec.hi_pct / 100;
+        row->p_holm = cf->dec.p;
     } else {
         bool infeasible = r->nleaders > 0;
         for (int i = 0; i < r->nleaders; i++) infeasible = infeasible && r->leader[i].verdict == VERDICT_INFEASIBLE;
@@ -499,18 +536,34 @@ static int begin_probe_session(struct run *R, sl_err *e)
     return rc;
 }
 
+/* The workload every evaluation runs, fixed before the first (a resume
+ * runs the stored one, and refuses when it no longer comes out the same:
+ * a changed loadfile). */
+static int fix_workload(struct run *R, sl_err *e)
+{
+    struct search_workload *w = &R->out->workload;
+    if (search_workload_fix(&R->o->probe, R->sp, w, e) < 0) return -1;
+    if (!R->resuming || !R->row.workload_hash[0]) return 0;
+    if (strcmp(R->row.workload_hash, w->hash) != 0) {
+        char diff[256];
+        probe_workload_diff(R->row.workload_text, w->text, diff, sizeof diff);
+        return sl_fail(e, SL_EFAIL, "cannot resume search %.8s: its workload no longer comes out the same (%s): start a new search",
+                       R->row.uuid, diff);
+    }
+    snprintf(w->note, sizeof w->note, "%s", R->row.sizing_note);
+    w->capped = R->row.threshold_capped;
+    return 0;
+}
+
 /* The space, the evaluator, the stored search row and (probing) the session. */
 static int prepare(struct run *R, sl_err *e)
 {
     struct search_flow_opts *o = R->o;
     int rc = space_build(o->spec.space, o->spec.device[0] ? o->spec.device : NULL, R->sp, e);
-    if (rc == 0 && R->probe_mode) {
-        struct probe_spec check = o->probe;
-        rc = probe_spec_resolve(&check, e);
-    }
+    if (rc == 0 && R->probe_mode) rc = fix_workload(R, e);
     if (rc == 0 && !R->probe_mode) rc = evaluator_oracle(&R->ev, o->oracle, o->spec.workload, o->spec.seed, e);
     if (rc == 0 && !R->resuming) {
-        fill_row(&R->row, o, R->sp, R->st);
+        fill_row(&R->row, o, R->sp, &R->out->workload, R->st);
         rc = store_search_create(R->st, &R->row, e);
     }
     if (rc == 0 && R->probe_mode) rc = begin_probe_session(R, e);
@@ -566,6 +619,7 @@ json_t *search_flow_report_json(const struct search_flow_opts *o, const struct s
 {
     json_t *j = report_json(&o->spec, &out->space, &out->result);
     json_object_set_new(j, "search", json_string(out->uuid));
+    if (out->workload.hash[0]) json_object_set_new(j, "workload_fixed", search_workload_json(&out->workload));
     json_object_set_new(j, "applied", json_boolean(out->applied));
     return j;
 }

@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include "opt.h"
 #include "probe/probe.h"
+#include "search/eval_probe.h"
 #include "search/search.h"
 #include "store.h"
 
@@ -46,11 +47,15 @@ struct search_flow_outcome {
     char uuid[37];
     struct space space;
     struct search_result result;   /* free with search_result_free */
+    struct search_workload workload; /* what every evaluation ran (probe mode) */
     sl_err err;                    /* why it failed or stopped */
 };
 
-/* The options of `search`: its option table's rows (into a search_flow_opts). */
+/* The options of `search`: its own rows (into a search_flow_opts), and
+ * its option table: those rows and the probe's workload rows
+ * (probe_workload_rows, into the probe spec). */
 extern const struct opt search_flow_rows[];
+extern const struct opt_table search_flow_table;
 
 void search_flow_defaults(struct search_flow_opts *o);
 /* "40" (evaluations, at least 8) or "90s"/"10m" (wall time); -1 when bad. */

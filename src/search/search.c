@@ -42,13 +42,14 @@ void search_spec_defaults(struct search_spec *s)
 
 const char *trial_role_name(enum trial_role r)
 {
-    static const char *const names[] = { [TRIAL_BASELINE] = "baseline", [TRIAL_EXPLORE] = "explore", [TRIAL_RACE] = "race" };
+    static const char *const names[] = { [TRIAL_BASELINE] = "baseline", [TRIAL_EXPLORE] = "explore", [TRIAL_RACE] = "race",
+                                         [TRIAL_CONFIRM] = "confirm" };
     return names[r];
 }
 
 int trial_role_parse(const char *name)
 {
-    for (int r = TRIAL_BASELINE; r <= TRIAL_RACE; r++)
+    for (int r = TRIAL_BASELINE; r <= TRIAL_CONFIRM; r++)
         if (strcmp(trial_role_name((enum trial_role)r), name) == 0) return r;
     return -1;
 }
@@ -85,6 +86,8 @@ static int evaluate(struct loop *L, const struct search_config *c, enum trial_ro
     const struct search_hooks *hk = L->hk;
     struct search_trial t = { .seq = L->ntr, .role = role, .cfg = *c };
     struct search_trial stored;
+    /* the baseline's confirmation runs put the snapshot back as its others do */
+    bool is_base = role == TRIAL_BASELINE || (role == TRIAL_CONFIRM && space_config_equal(L->sp, c, &L->base));
     if (hk && hk->replay && hk->replay(hk->arg, t.seq, &stored) == 1) {
         if (!space_config_equal(L->sp, &stored.cfg, c) || stored.role != role) {
             char want[1024], got[1024];
@@ -100,7 +103,7 @@ static int evaluate(struct loop *L, const struct search_config *c, enum trial_ro
     } else {
         if (hk && hk->interrupted && hk->interrupted(hk->arg))
             return sl_fail(e, SL_EFAIL, "interrupted");
-        if (L->ev->ops->evaluate(L->ev->ctx, L->sp, c, role == TRIAL_BASELINE, &t.m, e) < 0) return -1;
+        if (L->ev->ops->evaluate(L->ev->ctx, L->sp, c, is_base, &t.m, e) < 0) return -1;
         t.score = objective_score(&L->obj, &t.m);
         if (isnan(t.score))
             return sl_fail(e, SL_EFAIL, "workload %s does not measure what objective %s needs (a write workload gives throughput and latency; the canary metrics need the stall canary)",
@@ -109,8 +112,8 @@ static int evaluate(struct loop *L, const struct search_config *c, enum trial_ro
         if (hk && hk->record && hk->record(hk->arg, &t, e) < 0) return -1;
     }
     L->last_elapsed = t.elapsed_ms;
-    if (t.m.stalled) history_add_stalled(&L->h, c, t.score, role == TRIAL_BASELINE);
-    else history_add(&L->h, c, t.score, role == TRIAL_BASELINE);
+    if (t.m.stalled) history_add_stalled(&L->h, c, t.score, is_base);
+    else history_add(&L->h, c, t.score, is_base);
     if (L->ntr == L->cap) {
         L->cap = L->cap ? L->cap * 2 : 64;
         L->tr = xrealloc(L->tr, sizeof *L->tr * (size_t)L->cap);
@@ -527,6 +530,98 @@ static bool measured(const struct loop *L, int k)
     return false;
 }
 
+const char *confirm_outcome_name(enum confirm_outcome c)
+{
+    static const char *const names[] = { [CONFIRM_NONE] = "", [CONFIRM_CONFIRMED] = "confirmed",
+                                         [CONFIRM_NOISE] = "not confirmed", [CONFIRM_CONTRADICTED] = "contradicted" };
+    return names[c];
+}
+
+#define CONFIRM_MIN_REPS 5
+#define CONFIRM_MAX_REPS 20
+
+static int runs_of(const struct loop *L, const struct search_config *c)
+{
+    int n = 0;
+    for (int t = 0; t < L->ntr; t++) n += space_config_equal(L->sp, &L->tr[t].cfg, c);
+    return n;
+}
+
+/* Scores of c's confirmation runs into out. */
+static int confirm_scores(const struct loop *L, const struct search_config *c, double *out)
+{
+    int n = 0;
+    for (int t = 0; t < L->ntr; t++)
+        if (L->tr[t].role == TRIAL_CONFIRM && space_config_equal(L->sp, &L->tr[t].cfg, c)) out[n++] = L->tr[t].score;
+    return n;
+}
+
+/* The runner-up: the leader other than w with the largest estimate. */
+static int runner_up(const struct search_result *r, int w)
+{
+    int ru = -1;
+    for (int i = 0; i < r->nleaders; i++)
+        if (i != w && r->leader[i].n > 0 && !isnan(r->leader[i].ci.est) &&
+            (ru < 0 || r->leader[i].ci.est > r->leader[ru].ci.est))
+            ru = i;
+    return ru;
+}
+
+/* Candidate c against the baseline on their confirmation runs, at the
+ * search's whole alpha (one planned test of one claim). */
+static void confirm_decide(const struct loop *L, const struct search_config *c, struct decision *d)
+{
+    double *b = xmalloc(sizeof *b * (size_t)(L->ntr + 1)), *x = xmalloc(sizeof *x * (size_t)(L->ntr + 1));
+    int nb = confirm_scores(L, &L->base, b), nx = confirm_scores(L, c, x);
+    struct decide_opts o;
+    decide_opts_default(&o);
+    o.method = search_test_method(L->spec->test);
+    o.alpha = L->spec->alpha;
+    o.log_input = true;
+    o.seed = L->spec->seed;
+    decide_compare(b, nb, x, nx, &o, d, NULL);
+    free(b);
+    free(x);
+}
+
+/* The confirmation round (struct confirmation): rounds of the baseline,
+ * the candidate and the runner-up in rotating order, so drift and order
+ * effects fall on each alike. Only a confirmed candidate stays the winner. */
+static int confirm(struct loop *L, struct search_result *r, sl_err *e)
+{
+    struct confirmation *cf = &r->confirm;
+    memset(cf, 0, sizeof *cf);
+    cf->candidate = cf->runner_up = -1;
+    cf->explore_est = cf->confirmed_est = cf->shrinkage = NAN;
+    if (r->winner < 0) return 0;
+    int w = r->winner, ru = runner_up(r, w);
+    const struct search_config *cfg[3] = { &L->base, &r->leader[w].cfg, ru >= 0 ? &r->leader[ru].cfg : NULL };
+    int nc = ru >= 0 ? 3 : 2, k = CONFIRM_MIN_REPS;
+    for (int i = 0; i < nc; i++) {
+        int n = runs_of(L, cfg[i]);
+        k = n > k ? n : k;
+    }
+    k = k > CONFIRM_MAX_REPS ? CONFIRM_MAX_REPS : k;
+    for (int round = 0; round < k; round++)
+        for (int j = 0; j < nc; j++) {
+            const struct search_config *c = cfg[(j + round) % nc];
+            if (evaluate(L, c, TRIAL_CONFIRM, e) < 0) return -1;
+        }
+    cf->candidate = w;
+    cf->runner_up = ru;
+    cf->reps = k;
+    cf->explore_est = r->leader[w].ci.est;
+    confirm_decide(L, &r->leader[w].cfg, &cf->dec);
+    if (ru >= 0) confirm_decide(L, &r->leader[ru].cfg, &cf->dec_runner);
+    cf->confirmed_est = cf->dec.effect_pct / 100;
+    cf->shrinkage = cf->explore_est > 0 ? 1 - cf->confirmed_est / cf->explore_est : NAN;
+    if (cf->dec.verdict == DECIDE_BETTER) cf->outcome = CONFIRM_CONFIRMED;
+    else if (cf->dec.verdict == DECIDE_WORSE || !(cf->confirmed_est > 0)) cf->outcome = CONFIRM_CONTRADICTED;
+    else cf->outcome = CONFIRM_NOISE;
+    if (cf->outcome != CONFIRM_CONFIRMED) r->winner = -1;
+    return 0;
+}
+
 static void pareto(struct loop *L, struct search_result *r)
 {
     int m[2] = { -1, -1 }, nm = 0;
@@ -581,8 +676,13 @@ int search_run(const struct search_spec *spec, const struct space *sp, struct ev
     }
     if (rc == 0) {
         judge(&L, idx, nl, out);
-        pareto(&L, out);
+        rc = confirm(&L, out, e);
     }
+    /* the side effects of what the confirmation left standing, its fresh
+     * runs included; an unconfirmed candidate trades nothing */
+    if (rc == 0 && out->confirm.outcome != CONFIRM_NONE)
+        search_side_effects(spec, &L.obj, sp, L.tr, L.ntr, &L.base, out);
+    if (rc == 0) pareto(&L, out);
     out->nevals = L.ntr;
     out->elapsed_ms = L.last_elapsed;
     out->trials = L.tr;

@@ -46,7 +46,7 @@ struct search_spec {
 /* Defaults for everything but space/workload/objective/strategy/budget. */
 void search_spec_defaults(struct search_spec *s);
 
-enum trial_role { TRIAL_BASELINE, TRIAL_EXPLORE, TRIAL_RACE };
+enum trial_role { TRIAL_BASELINE, TRIAL_EXPLORE, TRIAL_RACE, TRIAL_CONFIRM };
 const char *trial_role_name(enum trial_role r);
 int trial_role_parse(const char *name);
 
@@ -122,6 +122,33 @@ struct pareto_point {
  * nothing is left out. */
 int search_pareto_front(const struct pareto_point *pts, int n, const int m[2], struct pareto_point *front, int max);
 
+/* The confirmation round: after exploring (the race included) named a
+ * winner, it, the baseline and the runner-up are measured again, k times
+ * each, interleaved in rotating order, with fresh runs (new seeds, new
+ * files), at least as often as exploring measured any of them; only these
+ * runs decide the claim. Exploring's estimate is inflated by selection
+ * (the winner is the one whose runs came out best) and by a race that
+ * stops when a leader looks decided: the difference is the shrinkage. */
+enum confirm_outcome {
+    CONFIRM_NONE,          /* nothing to confirm: exploring named no winner */
+    CONFIRM_CONFIRMED,     /* the fresh runs show the improvement beyond noise */
+    CONFIRM_NOISE,         /* within noise on the fresh runs: no win */
+    CONFIRM_CONTRADICTED,  /* the fresh runs put it at or below the baseline: no win */
+};
+const char *confirm_outcome_name(enum confirm_outcome c);   /* "confirmed", "not confirmed", "contradicted", "" */
+
+struct confirmation {
+    enum confirm_outcome outcome;
+    int candidate;               /* exploring's winner: index into leader[] (-1 none) */
+    int runner_up;               /* the next best leader, measured beside it (-1 none) */
+    int reps;                    /* fresh runs of each */
+    double explore_est;          /* exploring's estimate of the candidate (a fraction) */
+    double confirmed_est;        /* the fresh runs' estimate */
+    double shrinkage;            /* 1 - confirmed / exploring: the share of the claim that did not hold */
+    struct decision dec;         /* candidate against the baseline, fresh runs only */
+    struct decision dec_runner;  /* runner-up against the baseline, fresh runs only (no claim) */
+};
+
 struct search_result {
     int nevals;
     long long elapsed_ms;
@@ -141,6 +168,7 @@ struct search_result {
     int npareto;                 /* members listed in pareto[] */
     int pareto_size;             /* members in all (more than listed when the front is wide) */
     struct pareto_point pareto[SEARCH_MAX_PARETO];
+    struct confirmation confirm;
     struct search_trial *trials;
     int ntrials;
 };

@@ -43,7 +43,8 @@ if [ "$state" != "open" ]; then
 else
     S search --resume "$sid" > "$tmp/resume.out" 2>&1
     rc=$?
-    after=$(count "SELECT count(*) FROM trials")
+    # the budget buys exploring; a claim's confirmation runs come on top
+    after=$(count "SELECT count(*) FROM trials WHERE role != 'confirm'")
     scores2=$(count "SELECT group_concat(score, ',') FROM (SELECT score FROM trials WHERE seq < 8 ORDER BY seq)")
     sstate=$(count "SELECT state FROM searches")
     open=$(count "SELECT count(*) FROM sessions WHERE state = 'open'")

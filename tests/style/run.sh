@@ -74,9 +74,6 @@ public_ok='
  decide_verdict_name   names of decide.h enums for renderings (#19, #13 in flight)
  decide_method_name    idem
  quote_has_control     landed with src/profile/quote.c for the quoting callers in flight
- probe_dirty_limit_at  sizing a comparison once (#13): its search-side caller is not on main yet
- probe_dirty_limit_now idem
- probe_spec_size_for_limit idem
  store_run_metrics     the stored metrics of one run, for readers of a run record (report, #17)
  search_test_name      the name of a --test value, declared in search.h for renderings
  probe_json_real       the one rounding of reals into JSON, declared in probe.h for renderings

@@ -15,6 +15,13 @@ TEST(search_option_sets_what_the_command_line_sets)
     CHECK_INT(search_flow_set(&o, "--workload", "null", &e), 0);
     CHECK_INT(search_flow_set(&o, "--apply", NULL, &e), 0);
     CHECK(o.apply);
+    /* the probe's workload options, from its own rows */
+    CHECK_INT(search_flow_set(&o, "--direct", NULL, &e), 0);
+    CHECK(o.probe.direct);
+    CHECK_INT(search_flow_set(&o, "--iodepth", "16", &e), 0);
+    CHECK_INT(o.probe.iodepth, 16);
+    CHECK_INT(search_flow_set(&o, "--sync-every", "8", &e), 0);
+    CHECK_INT(o.probe.sync_every, 8);
     CHECK_INT(search_flow_check(&o, &e), 0);
     CHECK_STR(o.probe.workload, "null");
 }
@@ -27,7 +34,7 @@ TEST(search_option_refuses_what_the_command_line_refuses)
     CHECK_INT(search_flow_set(&o, "--budget", "3", &e), -1);
     CHECK_CONTAINS(e.msg, "--budget 3: give a number of evaluations");
     CHECK_INT(search_flow_set(&o, "--time", "0", &e), -1);
-    CHECK_CONTAINS(e.msg, "--time 0");
+    CHECK_CONTAINS(e.msg, "--time must be above 0");   /* the probe's words: its rows */
     CHECK_INT(search_flow_set(&o, "--seed", "12x", &e), -1);
     CHECK_CONTAINS(e.msg, "--seed 12x");
     CHECK_INT(search_flow_set(&o, "--nosuch", "1", &e), -1);
