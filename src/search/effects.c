@@ -90,9 +90,10 @@ static bool effect_of(const struct search_spec *spec, const struct space *sp, co
 
 void search_guard_leaders(const struct search_spec *spec, const struct objective *o, const struct space *sp,
                           const struct search_trial *tr, int ntr, const struct search_config *base,
-                          struct search_result *r)
+                          struct search_result *r, int only)
 {
     for (int i = 0; i < r->nleaders; i++) {
+        if (only >= 0 && i != only) continue;
         struct leader *l = &r->leader[i];
         for (int g = 0; g < o->ncons && l->verdict == VERDICT_WIN; g++) {
             struct collateral_effect fx;

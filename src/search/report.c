@@ -118,16 +118,17 @@ static void stall_note(const struct search_result *r, char *buf, size_t n)
 static void verdict_text(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
                          char *buf, size_t n)
 {
-    if (r->winner < 0 && r->confirm.candidate >= 0) {
-        unconfirmed_line(spec, sp, r, buf, n);
-        return;
-    }
     struct objective o;
     objective_parse(spec->objective, &o, NULL);
     char goal[160];
     objective_goal_text(&o, goal, sizeof goal);
+    /* before the unconfirmed line: a confirmed win its guard refused on the fresh runs */
     if (r->winner < 0 && r->effects.leader >= 0 && r->leader[r->effects.leader].refused) {
         refused_line(spec, sp, &r->leader[r->effects.leader], goal, buf, n);
+        return;
+    }
+    if (r->winner < 0 && r->confirm.candidate >= 0) {
+        unconfirmed_line(spec, sp, r, buf, n);
         return;
     }
     if (r->winner < 0) {

@@ -513,7 +513,7 @@ static void judge(struct loop *L, int *idx, int nl, struct search_result *r)
         if (L->decided[i]) r->leader[i] = L->frozen[i];
         else { r->leader[i].look = looks; r->leader[i].looks = looks; }
     }
-    search_guard_leaders(L->spec, &L->obj, L->sp, L->tr, L->ntr, &L->base, r);
+    search_guard_leaders(L->spec, &L->obj, L->sp, L->tr, L->ntr, &L->base, r, -1);
     stall_counts(L, &L->base, &r->base_stalled_out, &r->base_stalled_kept);
     for (int i = 0; i < nl; i++) stall_counts(L, &r->leader[i].cfg, &r->leader[i].stalled_out, &r->leader[i].stalled_kept);
     for (int t = 0; t < L->ntr; t++) r->stalled_runs += L->tr[t].m.stalled;
@@ -680,8 +680,14 @@ int search_run(const struct search_spec *spec, const struct space *sp, struct ev
     }
     /* the side effects of what the confirmation left standing, its fresh
      * runs included; an unconfirmed candidate trades nothing */
-    if (rc == 0 && out->confirm.outcome != CONFIRM_NONE)
+    if (rc == 0 && out->confirm.outcome != CONFIRM_NONE) {
+        /* the guards hold on the fresh runs too: the race's runs chose it */
+        if (out->winner >= 0) {
+            search_guard_leaders(spec, &L.obj, sp, L.tr, L.ntr, &L.base, out, out->winner);
+            if (out->leader[out->winner].refused) out->winner = -1;
+        }
         search_side_effects(spec, &L.obj, sp, L.tr, L.ntr, &L.base, out);
+    }
     if (rc == 0) pareto(&L, out);
     out->nevals = L.ntr;
     out->elapsed_ms = L.last_elapsed;

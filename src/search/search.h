@@ -203,11 +203,12 @@ void search_judge(struct leader *l, const double *const *scores, const int *nsco
 /* effects.c: the objective's guards on the leaders that won (a win whose
  * guarded metric is worse than the baseline beyond noise is refused:
  * verdict INFEASIBLE, refused, guard, infeasible_why), before the winner is
- * picked from the rest. tr[0..ntr-1] are the search's trials, base its
- * baseline configuration. */
+ * picked from the rest; only >= 0: that leader alone (the confirmed winner,
+ * judged again on its fresh runs). tr[0..ntr-1] are the search's trials,
+ * base its baseline configuration. */
 void search_guard_leaders(const struct search_spec *spec, const struct objective *o, const struct space *sp,
                           const struct search_trial *tr, int ntr, const struct search_config *base,
-                          struct search_result *r);
+                          struct search_result *r, int only);
 /* The side-effects table of r's winner (or best refused leader) into
  * r->effects: the collateral metrics outside the objective's terms. */
 void search_side_effects(const struct search_spec *spec, const struct objective *o, const struct space *sp,
