@@ -11,7 +11,7 @@ command -v losetup >/dev/null || { echo "skip live/foundation: losetup not insta
 exec 9>/tmp/sluice-live.lock
 flock 9
 
-VM_KNOBS="dirty_ratio dirty_bytes dirty_background_ratio dirty_background_bytes dirty_expire_centisecs swappiness"
+VM_KNOBS="dirty_ratio dirty_bytes dirty_background_ratio dirty_background_bytes dirty_expire_centisecs dirty_writeback_centisecs swappiness"
 work=$(mktemp -d /var/tmp/sluice-live.XXXXXX)
 for k in $VM_KNOBS; do cat /proc/sys/vm/$k > "$work/saved.$k"; done
 loop=""
@@ -23,7 +23,7 @@ cleanup() {
         if [ "$(cat $work/saved.$b)" != 0 ]; then cat "$work/saved.$b" > /proc/sys/vm/$b
         else cat "$work/saved.$r" > /proc/sys/vm/$r; fi
     done
-    for k in dirty_expire_centisecs swappiness; do cat "$work/saved.$k" > /proc/sys/vm/$k; done
+    for k in dirty_expire_centisecs dirty_writeback_centisecs swappiness; do cat "$work/saved.$k" > /proc/sys/vm/$k; done
     [ -n "$loop" ] && losetup -d "$loop"
     rm -rf "$work"
 }
@@ -87,4 +87,38 @@ depth=$(cat /sys/block/$dev/mq/0/nr_tags)
 out=$(s set block.$dev.read_ahead_kb=1024 block.$dev.scheduler=none block.$dev.nr_requests=$((depth + 1)) 2>&1)
 case $out in *"hardware queue depth"*) ok refuse-over-depth ;; *) fail refuse-over-depth "$out" ;; esac
 check refuse-left-nothing "$before_ra" "$(cat $q/read_ahead_kb)"
+
+# 5. Profile A, then B over A, then off, on the loop device and the vm knobs:
+#    B puts back what A set that B does not, and off leaves every knob as it
+#    was. The profiles select the loop device by name, so no other disk of
+#    this machine is touched.
+mkdir "$work/profiles"
+printf '[profile]\nsummary = live A\n[vm]\ndirty_background_ratio = %s\ndirty_expire_centisecs = 1500\nswappiness = 11\n[block "name=%s"]\nscheduler = mq-deadline\niosched.fifo_batch = 4\nread_ahead_kb = 256\n' \
+    "$new_bg" "$dev" > "$work/profiles/live-a.conf"
+printf '[profile]\nsummary = live B\n[vm]\ndirty_writeback_centisecs = 300\nswappiness = 22\n[block "name=%s"]\nread_ahead_kb = 1024\n' \
+    "$dev" > "$work/profiles/live-b.conf"
+knobs_now() {
+    for k in $VM_KNOBS; do echo "vm.$k $(cat /proc/sys/vm/$k)"; done
+    echo "scheduler $(sched)"
+    for f in nr_requests read_ahead_kb; do echo "$f $(cat $q/$f)"; done
+    if [ -d $q/iosched ]; then for f in $q/iosched/*; do echo "iosched.$(basename $f) $(cat $f)"; done; fi
+}
+knobs_now > "$work/before.knobs"
+before_expire=$(cat /proc/sys/vm/dirty_expire_centisecs) before_swap=$(cat /proc/sys/vm/swappiness)
+s apply --profiles "$work/profiles" live-a > "$work/a.out" 2>&1 || fail apply-a "$(tail -3 $work/a.out)"
+check a-scheduler mq-deadline "$(sched)"
+check a-fifo_batch 4 "$(cat $q/iosched/fifo_batch 2>/dev/null)"
+check a-swappiness 11 "$(cat /proc/sys/vm/swappiness)"
+s apply --profiles "$work/profiles" live-b > "$work/b.out" 2>&1 || fail apply-b "$(tail -3 $work/b.out)"
+check b-over-a-expire-back "$before_expire" "$(cat /proc/sys/vm/dirty_expire_centisecs)"
+check b-over-a-bg-back "$before_bg" "$(cat /proc/sys/vm/dirty_background_ratio)"
+check b-over-a-scheduler-back "$before_sched" "$(sched)"
+check b-swappiness 22 "$(cat /proc/sys/vm/swappiness)"
+check b-read_ahead_kb 1024 "$(cat $q/read_ahead_kb)"
+check b-writeback 300 "$(cat /proc/sys/vm/dirty_writeback_centisecs)"
+s off > "$work/off.out" 2>&1 || fail off-exit "$(tail -3 $work/off.out)"
+knobs_now > "$work/after.knobs"
+if diff "$work/before.knobs" "$work/after.knobs" > "$work/knobs.diff"; then ok a-b-off-every-knob-back
+else fail a-b-off-every-knob-back "$(tr '\n' ' ' < $work/knobs.diff)"; fi
+check off-swappiness "$before_swap" "$(cat /proc/sys/vm/swappiness)"
 exit 0
