@@ -3,6 +3,7 @@
  * there; the restore is journaled so a killed one is finished
  * by the next. */
 #include "session.h"
+#include "device.h"
 #include "session_internal.h"
 #include "sysfs.h"
 
@@ -69,6 +70,52 @@ static void decide_changed(struct restore_run *R, int i, struct restore_item *it
     snprintf(it->wrote, sizeof it->wrote, "%s", row->left);
 }
 
+/* The scheduler device dev will have after the restore: the snapshot's,
+ * when the session holds the scheduler row, else the one in force; and
+ * whether the restore switches it (rows[] before i are decided). */
+static const char *sched_after(const struct restore_run *R, const char *dev, bool *switching, char *buf, size_t n)
+{
+    char name[KNOB_NAME_MAX];
+    snprintf(name, sizeof name, "block.%s.scheduler", dev);
+    *switching = false;
+    for (int j = 0; j < R->n; j++)
+        if (strcmp(R->rows[j].knob, name) == 0 && R->rows[j].present) {
+            *switching = R->put[j];
+            return R->rows[j].value;
+        }
+    struct device d;
+    if (device_get(dev, &d, NULL) < 0) return NULL;
+    snprintf(buf, n, "%s", d.scheduler);
+    return buf;
+}
+
+/* Switching a scheduler resets nr_requests and removes or resets every
+ * iosched tunable. So a tunable of a scheduler the device will not have
+ * after the restore has nothing to put back (its files are gone), and when
+ * the restore switches the scheduler, nr_requests and the tunables it finds
+ * already right are written again after the switch. */
+static void after_scheduler(struct restore_run *R, struct restore_report *rep)
+{
+    for (int i = 0; i < R->n; i++) {
+        const struct knob *k = &R->knobs[i];
+        struct restore_item *it = &rep->items[i];   /* write_planned indexes them so too */
+        if (!R->rows[i].present || !k->def || !k->dev[0]) continue;
+        bool iosched = k->def->scope == SCOPE_IOSCHED, nr = strcmp(k->def->name, "nr_requests") == 0;
+        if (!iosched && !nr) continue;
+        bool switching;
+        char buf[64];
+        const char *sched = sched_after(R, k->dev, &switching, buf, sizeof buf);
+        if (iosched && sched && R->rows[i].sched[0] && strcmp(sched, R->rows[i].sched) != 0) {
+            if (it->status == RESTORE_LEFT_CHANGED || it->status == RESTORE_LEFT_LATER) rep->left--;
+            R->put[i] = false;
+            it->status = RESTORE_SKIPPED;
+            snprintf(it->msg, sizeof it->msg, "belongs to %s, which is not the scheduler after the restore", R->rows[i].sched);
+        } else if (switching && it->status == RESTORE_SAME) {
+            R->put[i] = true;
+        }
+    }
+}
+
 /* Read every knob and decide, writing nothing. */
 static void check_all(struct restore_run *R, struct restore_report *rep)
 {
@@ -100,6 +147,7 @@ static void check_all(struct restore_run *R, struct restore_report *rep)
         decide_changed(R, i, it);
         if (it->status == RESTORE_LEFT_CHANGED || it->status == RESTORE_LEFT_LATER) rep->left++;
     }
+    after_scheduler(R, rep);
 }
 
 /* Record the plan, then write the knobs it chose, in apply order. When
