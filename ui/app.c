@@ -7,6 +7,7 @@
 #include "trial.h"
 
 #include <curses.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,7 @@ struct app {
     long long vclock_ms;
     char notes[MAX_NOTES][512];
     int nnotes;
+    char probe_dir[PATH_MAX];
 };
 
 /* --- what screens call ------------------------------------------------ */
@@ -64,6 +66,9 @@ store *app_store(struct app *a, sl_err *e)
 }
 
 const char *app_db_path(const struct app *a) { return a->db_path; }
+
+void app_set_probe_dir(struct app *a, const char *dir) { snprintf(a->probe_dir, sizeof a->probe_dir, "%s", dir); }
+const char *app_probe_dir(const struct app *a) { return a->probe_dir; }
 
 long long app_now_ms(const struct app *a)
 {

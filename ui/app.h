@@ -34,6 +34,10 @@ long long app_now_ms(const struct app *a);
  * -1 otherwise. id gets the session's short id. */
 struct restore_report;
 int app_trial_decide(struct app *a, bool keep, struct restore_report *rep, char id[9]);
+/* The directory last typed on the Probe or the Search form: the other
+ * form, shown with its own Directory empty, starts from it. */
+void app_set_probe_dir(struct app *a, const char *dir);
+const char *app_probe_dir(const struct app *a);
 /* Back to the previous screen. */
 void app_back(struct app *a);
 /* Whether a screen class exists for this action (screens that have not

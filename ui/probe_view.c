@@ -5,6 +5,7 @@
 #include "app.h"
 #include "report/chart.h"
 #include "probe_screen.h"
+#include "sysfs.h"
 #include "units.h"
 
 #include <math.h>
@@ -17,7 +18,7 @@
 
 static const char *const state_names[] = {
     [PROBE_IDLE] = "starting", [PROBE_LAYOUT] = "laying out files", [PROBE_DRAIN] = "draining dirty pages",
-    [PROBE_RAMP] = "ramp", [PROBE_MEASURE] = "measuring", [PROBE_DONE] = "done",
+    [PROBE_RAMP] = "ramp", [PROBE_MEASURE] = "measuring", [PROBE_FLUSH] = "flushing", [PROBE_DONE] = "done",
 };
 
 void probe_view_take_live(struct probe_scr *ps)
@@ -33,7 +34,7 @@ void probe_view_sample(struct probe_scr *ps)
 {
     probe_view_take_live(ps);
     int st = atomic_load(&ps->pg.state);
-    if (st != PROBE_RAMP && st != PROBE_MEASURE) return;
+    if (st != PROBE_RAMP && st != PROBE_MEASURE && st != PROBE_FLUSH) return;
     if (ps->nseries == PROBE_UI_SERIES) {
         memmove(ps->mb_s, ps->mb_s + 1, sizeof ps->mb_s[0] * (PROBE_UI_SERIES - 1));
         memmove(ps->dirty_mb, ps->dirty_mb + 1, sizeof ps->dirty_mb[0] * (PROBE_UI_SERIES - 1));
@@ -61,6 +62,14 @@ static void draw_progress(struct probe_scr *ps, struct rect r)
     x += draw_fmt(r.y, r.x + x, r.w - x, ROLE_NORMAL, "run %d/%d  %-20s ", atomic_load(&ps->pg.rep) + 1,
                   atomic_load(&ps->pg.reps), st >= 0 && st <= PROBE_DONE ? state_names[st] : "?");
     x += draw_text(r.y, r.x + x, bw, ROLE_GRAPH, bar);
+    if (st == PROBE_FLUSH) {
+        /* the writes are done; the timed fsync waits for what is still dirty */
+        double left_mb = (double)(atomic_load(&ps->pg.nr_dirty) + atomic_load(&ps->pg.nr_writeback)) *
+                         (double)sysconf(_SC_PAGESIZE) / 1e6;
+        draw_fmt(r.y, r.x + x, r.w - x, ROLE_WARN, " %.1f s  flushing: %.1f MB to write back%s", el, left_mb,
+                 ps->cancelled ? "  cancelling" : "");
+        return;
+    }
     draw_fmt(r.y, r.x + x, r.w - x, ROLE_NORMAL, " %.1f/%.1f s  %.1f MB/s%s", el, tot,
              (double)atomic_load(&ps->pg.mb_s_milli) / 1000, ps->cancelled ? "  cancelling" : "");
 }
@@ -106,14 +115,21 @@ static void draw_graph(struct probe_scr *ps, struct rect r)
                                                                                 : "(no time series: the run was shorter than a 100 ms sample)");
 }
 
+/* Dirty memory as the probe read it from ROOT/proc/vmstat. Under a test
+ * root that is the fixture's file, not the page cache the probe's writes
+ * fill: the meter says so rather than pass for a measurement. */
 static void draw_dirty(struct probe_scr *ps, struct rect r)
 {
+    static const char fixture_note[] = "  the test root's vmstat, not this host's";
     char spark[PROBE_UI_SERIES * 4];
     double hi = 0;
     for (int i = 0; i < ps->nseries; i++) if (ps->dirty_mb[i] > hi) hi = ps->dirty_mb[i];
     int x = draw_fmt(r.y, r.x, r.w, ROLE_NORMAL, "dirty %8.1f MB ", ps->nseries ? ps->dirty_mb[ps->nseries - 1] : 0.0);
-    chart_spark(ps->dirty_mb, ps->nseries, 0, chart_nice_max(hi), r.w - x - 2, term_glyphs()->utf8, spark, sizeof spark);
-    draw_text(r.y, r.x + x, r.w - x, ROLE_GRAPH, spark);
+    int note = sysfs_is_real_root() ? 0 : (int)sizeof fixture_note - 1;
+    chart_spark(ps->dirty_mb, ps->nseries, 0, chart_nice_max(hi), r.w - x - 2 - note, term_glyphs()->utf8, spark,
+                sizeof spark);
+    x += draw_text(r.y, r.x + x, r.w - x - note, ROLE_GRAPH, spark);
+    if (note) draw_text(r.y, r.x + x, r.w - x, ROLE_DIM, fixture_note);
 }
 
 static const struct probe_op_result *main_op(const struct probe_result *res, const char **name)

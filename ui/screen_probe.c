@@ -5,6 +5,7 @@
 #include "form.h"
 #include "probe/probe_store.h"
 #include "probe_screen.h"
+#include "sysfs.h"
 #include "units.h"
 
 #include <stdio.h>
@@ -168,8 +169,14 @@ static void start(struct probe_scr *ps)
     snprintf(ps->db_path, sizeof ps->db_path, "%s", app_db_path(app));
     clear_results(ps);
     memset(&ps->pg, 0, sizeof ps->pg);
+    /* The last run's histogram and canary counts go: until this probe
+     * publishes its own, there is nothing of it to show. */
+    probe_live_destroy(&ps->live);
+    probe_live_init(&ps->live);
+    hist_init(&ps->live_lat);
     ps->pg.live = &ps->live;
     ps->live_seq = 0;
+    ps->live_rep = 0;
     atomic_store(&ps->pg.state, PROBE_LAYOUT);
     atomic_store(&ps->pg.reps, ps->spec.repeat);
     if (job_start(&ps->job, probe_worker, ps, &e) < 0) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
@@ -219,8 +226,17 @@ static struct screen *probe_create(struct app *app)
     pthread_mutex_init(&ps->lock, NULL);
     probe_live_init(&ps->live);
     form_init(&ps->form, fields, PF_COUNT);
-    snprintf(ps->form.value[PF_WORKLOAD], PATH_MAX, "%s", probe_workload_name(0));
+    /* null writes nothing: a test root's placeholder, not a probe of a real disk */
+    snprintf(ps->form.value[PF_WORKLOAD], PATH_MAX, "%s", sysfs_is_real_root() ? "seqwrite" : probe_workload_name(0));
     return &ps->base;
+}
+
+/* A directory given on the Search form is where this probe goes too. */
+static void probe_show(struct screen *s)
+{
+    struct probe_scr *ps = (struct probe_scr *)s;
+    if (!ps->form.value[PF_DIR][0] && !ps->form.editing)
+        snprintf(ps->form.value[PF_DIR], PATH_MAX, "%s", app_probe_dir(s->app));
 }
 
 static void probe_draw(struct screen *s, struct rect r)
@@ -235,7 +251,10 @@ static void probe_draw(struct screen *s, struct rect r)
 
 static enum handled settings_key(struct probe_scr *ps, enum action a, int key)
 {
-    if (form_key(&ps->form, a, key) == H_HANDLED) return H_HANDLED;
+    if (form_key(&ps->form, a, key) == H_HANDLED) {
+        if (ps->form.value[PF_DIR][0]) app_set_probe_dir(ps->base.app, ps->form.value[PF_DIR]);
+        return H_HANDLED;
+    }
     if (a != ACT_BACK || !ps->ran) return H_IGNORED;
     ps->mode = PM_RUN;
     return H_HANDLED;
@@ -320,6 +339,6 @@ static const enum action probe_hints[] = { ACT_START, ACT_CANCEL, ACT_EDIT, ACT_
 
 const struct screen_class probe_screen = {
     .title = "Probe", .open = ACT_PROBE, .hints = probe_hints,
-    .create = probe_create, .draw = probe_draw, .handle_key = probe_key, .resize = probe_resize, .done = probe_done,
+    .create = probe_create, .show = probe_show, .draw = probe_draw, .handle_key = probe_key, .resize = probe_resize, .done = probe_done,
     .tick = probe_tick, .busy = probe_busy, .cancel = probe_cancel, .hint_on = probe_hint_on,
 };

@@ -279,6 +279,14 @@ static struct screen *search_create(struct app *app)
     return &ss->base;
 }
 
+/* The directory the Probe screen measured is the one to tune for. */
+static void search_show(struct screen *s)
+{
+    struct search_scr *ss = (struct search_scr *)s;
+    if (!ss->form.value[SS_DIR][0] && !ss->form.editing)
+        snprintf(ss->form.value[SS_DIR], PATH_MAX, "%s", app_probe_dir(s->app));
+}
+
 static void search_draw(struct screen *s, struct rect r)
 {
     struct search_scr *ss = (struct search_scr *)s;
@@ -289,7 +297,10 @@ static void search_draw(struct screen *s, struct rect r)
 
 static enum handled settings_key(struct search_scr *ss, enum action a, int key)
 {
-    if (form_key(&ss->form, a, key) == H_HANDLED) return H_HANDLED;
+    if (form_key(&ss->form, a, key) == H_HANDLED) {
+        if (ss->form.value[SS_DIR][0]) app_set_probe_dir(ss->base.app, ss->form.value[SS_DIR]);
+        return H_HANDLED;
+    }
     if (a != ACT_BACK || !ss->ran) return H_IGNORED;
     ss->mode = SM_RUN;
     return H_HANDLED;
@@ -395,6 +406,6 @@ static const enum action search_hints[] = { ACT_START, ACT_CANCEL, ACT_EDIT, ACT
 
 const struct screen_class search_screen = {
     .title = "Search", .open = ACT_SEARCH, .hints = search_hints,
-    .create = search_create, .draw = search_draw, .handle_key = search_key, .resize = search_resize,
+    .create = search_create, .show = search_show, .draw = search_draw, .handle_key = search_key, .resize = search_resize,
     .done = search_done, .tick = search_tick, .busy = search_busy, .cancel = search_cancel, .hint_on = search_hint_on,
 };

@@ -52,7 +52,7 @@ struct progress_line {
 static void *progress_main(void *arg)
 {
     struct progress_line *pl = arg;
-    static const char *const states[] = { "", "laying out", "draining", "ramp", "measuring", "done" };
+    static const char *const states[] = { "", "laying out", "draining", "ramp", "measuring", "flushing", "done" };
     while (!atomic_load(&pl->done)) {
         struct timespec ts = { 0, 250 * 1000000L };
         nanosleep(&ts, NULL);

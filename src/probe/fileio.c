@@ -181,6 +181,11 @@ static int after_write(struct loop *l, struct probe_file *f)
 static int final_sync(struct loop *l)
 {
     if (!l->wrote || l->t->ctx->spec.direct || atomic_load(&l->t->ctx->stop)) return 0;
+    struct probe_progress *pg = l->t->ctx->progress;
+    if (pg) {
+        atomic_fetch_add(&pg->flushed_threads, 1);
+        atomic_store(&pg->state, PROBE_FLUSH);
+    }
     if (l->own) return sync_file(l, l->own);
     for (int i = 0; i < l->nfiles; i++)
         if (l->dirty[i] && sync_file(l, &l->files[i]) < 0) return -1;

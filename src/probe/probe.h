@@ -199,8 +199,9 @@ struct probe_result {
 
 /* What a running probe publishes for a UI or progress line to poll. The
  * probe only stores into it; set `stop` to end the run early (the repetition
- * is then ABORTED). */
-enum probe_state { PROBE_IDLE, PROBE_LAYOUT, PROBE_DRAIN, PROBE_RAMP, PROBE_MEASURE, PROBE_DONE };
+ * is then ABORTED). PROBE_FLUSH: a buffered writer's writes are done and
+ * its final fsync waits for the dirty pages to reach the disk (timed). */
+enum probe_state { PROBE_IDLE, PROBE_LAYOUT, PROBE_DRAIN, PROBE_RAMP, PROBE_MEASURE, PROBE_FLUSH, PROBE_DONE };
 struct probe_progress {
     _Atomic int state;               /* enum probe_state */
     _Atomic int rep, reps;
@@ -208,6 +209,7 @@ struct probe_progress {
     _Atomic uint64_t bytes;          /* since the ramp began */
     _Atomic uint64_t mb_s_milli;     /* over the last 100 ms */
     _Atomic uint64_t nr_dirty, nr_writeback;
+    _Atomic int flushed_threads;     /* of this repetition: threads that began their final fsync */
     _Atomic int stop;
     struct probe_live *live;         /* optional: the histogram as it grows */
 };

@@ -183,6 +183,7 @@ int probe_rep(struct probe *p, int rep, struct probe_result *r, struct probe_pro
         atomic_store(&progress->reps, c->spec.repeat);
         atomic_store(&progress->elapsed_ms, 0);
         atomic_store(&progress->bytes, 0);
+        atomic_store(&progress->flushed_threads, 0);
         atomic_store(&progress->state, PROBE_DRAIN);
     }
     probe_live_begin(c, rep);

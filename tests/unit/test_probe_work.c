@@ -102,3 +102,26 @@ TEST(probe_wrap_is_detected_and_said)
     unsetenv("SLUICE_PROBE_FRESH_PASSES");
     sysfs_set_root(NULL, &e);
 }
+
+/* The final fsync of a buffered writer is a phase of its own on the
+ * progress a UI polls (#17: it showed as "measuring ... 0.0 MB/s"). */
+TEST(probe_final_fsync_is_published_as_flushing)
+{
+    sl_err e;
+    CHECK_INT(sysfs_set_root(harness_fixture_copy("modern"), &e), 0);
+    static const struct { const char *workload; bool flushes; } cases[] = {
+        { "seqwrite", true }, { "randwrite", true }, { "seqread", false } };
+    for (int i = 0; i < 3; i++) {
+        struct probe_spec s = { .repeat = 1, .seed = 7, .seed_set = true, .canary = 0, .bs = 4096, .ndirs = 1, .threads = 2 };
+        snprintf(s.workload, sizeof s.workload, "%s", cases[i].workload);
+        snprintf(s.dir[0], sizeof s.dir[0], "%s", harness_tmpdir());
+        CHECK_INT(probe_spec_set(&s, "--size", "1M", &e), 0);
+        if (!cases[i].flushes) CHECK_INT(probe_spec_set(&s, "--time", "100ms", &e), 0);
+        static struct probe_progress pg;
+        memset(&pg, 0, sizeof pg);
+        CHECK_INT(probe_run(&s, NULL, NULL, &pg, &e), 0);
+        CHECK_INT(atomic_load(&pg.flushed_threads), cases[i].flushes ? 2 : 0);
+        CHECK_INT(atomic_load(&pg.state), PROBE_DONE);
+    }
+    sysfs_set_root(NULL, &e);
+}
