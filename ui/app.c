@@ -41,7 +41,8 @@ struct app {
     int cur, prev;
     char msg[512];
     enum role msg_role;
-    bool quit, quit_dialog;
+    bool quit, quit_dialog, leave_dialog;
+    char unsaved[256];          /* what quitting drops ("": nothing) */
     long long vclock_ms;
     char notes[MAX_NOTES][512];
     int nnotes;
@@ -192,7 +193,17 @@ static void draw_hints(struct app *a, int y, int cols)
     struct screen *s = a->screens[a->cur];
     const enum action *h = classes[a->cur]->hints;
     int x = 0;
-    for (; h && *h != ACT_NONE && x < cols; h++) {
+    /* K and R work everywhere while a trial is open: every hint line says so */
+    enum action all[32];
+    int n = 0;
+    bool has_keep = false;
+    for (; h && *h != ACT_NONE && n < 29; h++) {
+        all[n++] = *h;
+        has_keep |= *h == ACT_KEEP;
+    }
+    if (!has_keep && trial_active()) { all[n++] = ACT_KEEP; all[n++] = ACT_REVERT; }
+    all[n] = ACT_NONE;
+    for (h = all; *h != ACT_NONE && x < cols; h++) {
         if (s && s->cls->hint_on && !s->cls->hint_on(s, *h)) continue;
         const struct action_info *ai = action_info(*h);
         const char *label = ai->label ? ai->label : ai->name;
@@ -205,14 +216,41 @@ static void draw_hints(struct app *a, int y, int cols)
     }
 }
 
-static void draw_quit_dialog(struct app *a, struct rect c)
+/* A dialog centred in the whole window at any size, the smallest
+ * included (below 80x24 nothing else is drawn, but quitting still asks):
+ * its text wrapped to the box, then one line per choice. */
+static void draw_dialog(const char *title, const char *text, const char *const *choices)
 {
-    struct rect b = { c.y + c.h / 2 - 4, c.x + (c.w - 64) / 2, 8, 64 };
-    draw_box(b, ROLE_DIALOG, "Changes on trial");
-    draw_fmt(b.y + 1, b.x + 2, b.w - 4, ROLE_DIALOG, "Session %.8s changed knobs that are still on trial.", trial_uuid());
-    draw_text(b.y + 3, b.x + 4, b.w - 6, ROLE_DIALOG, "K    keep them and quit");
-    draw_text(b.y + 4, b.x + 4, b.w - 6, ROLE_DIALOG, "R    put them back and quit");
-    draw_text(b.y + 5, b.x + 4, b.w - 6, ROLE_DIALOG, "Esc  stay in sluice");
+    int lines, cols;
+    term_size(&lines, &cols);
+    int w = cols < 64 ? cols : 64, nc = 0;
+    char wrapped[8][256];
+    int n = draw_wrap(text, w - 4, wrapped, 8);
+    while (choices[nc]) nc++;
+    int h = n + nc + 3;
+    if (h > lines) h = lines;
+    struct rect b = { (lines - h) / 2, (cols - w) / 2, h, w };
+    draw_box(b, ROLE_DIALOG, title);
+    int y = b.y + 1, end = b.y + h - 1;
+    for (int i = 0; i < n && y < end - nc; i++) draw_text(y++, b.x + 2, w - 4, ROLE_DIALOG, wrapped[i]);
+    if (y < end - nc) y++;
+    for (int i = 0; i < nc && y < end; i++) draw_text(y++, b.x + 2, w - 4, ROLE_DIALOG, choices[i]);
+}
+
+static void draw_dialogs(struct app *a)
+{
+    char text[512];
+    if (a->quit_dialog) {
+        static const char *const choices[] = { "K    keep them and quit", "R    put them back and quit", "Esc  stay in sluice",
+                                               NULL };
+        snprintf(text, sizeof text, "Session %.8s changed knobs that are still on trial.%s%s%s", trial_uuid(),
+                 a->unsaved[0] ? " Also dropped: " : "", a->unsaved, a->unsaved[0] ? "." : "");
+        draw_dialog("Changes on trial", text, choices);
+    } else if (a->leave_dialog) {
+        static const char *const choices[] = { "q    quit and drop them", "Esc  stay in sluice", NULL };
+        snprintf(text, sizeof text, "%s: quitting drops them.", a->unsaved);
+        draw_dialog("Edits not applied", text, choices);
+    }
 }
 
 static void draw_all(struct app *a)
@@ -223,6 +261,7 @@ static void draw_all(struct app *a)
     if (lines < MIN_LINES || cols < MIN_COLS) {
         draw_fmt(lines / 2, 0, cols, ROLE_WARN, "sluice needs %dx%d, this is %dx%d", MIN_COLS, MIN_LINES, cols, lines);
         draw_text(lines / 2 + 1, 0, cols, ROLE_NORMAL, "enlarge the window, or q to quit");
+        draw_dialogs(a);
         refresh();
         return;
     }
@@ -230,7 +269,7 @@ static void draw_all(struct app *a)
     struct rect c = content_rect();
     struct screen *s = screen_at(a, a->cur);
     s->cls->draw(s, c);
-    if (a->quit_dialog) draw_quit_dialog(a, c);
+    draw_dialogs(a);
     draw_hints(a, lines - 2, cols);
     draw_fkeys(lines - 1, cols);
     refresh();
@@ -274,6 +313,39 @@ static void quit_with(struct app *a, bool keep)
     a->quit = true;
 }
 
+/* What the screens would drop on quitting, joined into a->unsaved. */
+static bool find_unsaved(struct app *a)
+{
+    a->unsaved[0] = 0;
+    for (int i = 0; i < NCLASSES; i++) {
+        char what[128];
+        if (!a->screens[i] || !classes[i]->unsaved || !classes[i]->unsaved(a->screens[i], what, sizeof what)) continue;
+        size_t len = strlen(a->unsaved);
+        snprintf(a->unsaved + len, sizeof a->unsaved - len, "%s%s", len ? "; " : "", what);
+    }
+    return a->unsaved[0] != 0;
+}
+
+/* K and R answer on every screen while a trial is open, as the title
+ * bar says; a screen with its own view of the outcome (Knobs) takes them
+ * first. */
+static void decide_trial(struct app *a, bool keep)
+{
+    struct restore_report rep = { 0 };
+    char id[9];
+    if (app_trial_decide(a, keep, &rep, id) == 0 && !keep) {
+        char held[400];
+        restore_report_holdings(&rep, held, sizeof held);
+        if (rep.failed || rep.left)
+            app_message(a, ROLE_ERROR, "session %s: %d knob(s) not put back ('sluice restore %s' says why); now %s", id,
+                        rep.failed + rep.left, id, held);
+        else app_message(a, ROLE_OK, "session %s put back: %s", id, held);
+    }
+    restore_report_free(&rep);
+    struct screen *s = a->screens[a->cur];
+    if (s && s->cls->show) s->cls->show(s);   /* what it shows of the knobs is stale now */
+}
+
 /* --- input ------------------------------------------------------------ */
 
 static void do_resize(struct app *a)
@@ -294,8 +366,13 @@ static void global_action(struct app *a, enum action act, int key)
 {
     switch (act) {
     case ACT_QUIT:
+        find_unsaved(a);
         if (trial_active()) a->quit_dialog = true;
+        else if (a->unsaved[0]) a->leave_dialog = true;
         else a->quit = true;
+        break;
+    case ACT_KEEP: case ACT_REVERT:
+        decide_trial(a, act == ACT_KEEP);
         break;
     case ACT_HELP: case ACT_OVERVIEW: case ACT_KNOBS: case ACT_PROBE: case ACT_SEARCH:
     case ACT_RESULTS: case ACT_PROFILES: case ACT_SHARE:
@@ -332,6 +409,11 @@ static void dispatch(struct app *a, enum action act, int key)
         if (act == ACT_KEEP) quit_with(a, true);
         else if (act == ACT_REVERT) quit_with(a, false);
         else if (act == ACT_BACK) a->quit_dialog = false;
+        return;
+    }
+    if (a->leave_dialog) {
+        if (act == ACT_QUIT) a->quit = true;
+        else if (act == ACT_BACK) a->leave_dialog = false;
         return;
     }
     int lines, cols;
@@ -464,7 +546,7 @@ int app_run(const char *db_path, sl_err *e)
     stop_work(&a);
     if (session_interrupted) put_back_trial(&a, "interrupted");
     else put_back_trial(&a, input_scripted() ? "the key script ended" : "quit");
-    a.quit_dialog = false;
+    a.quit_dialog = a.leave_dialog = false;
     if (term_headless() && getenv("SLUICE_DUMP")) dump_screen(&a);
     term_close();
     app_free(&a);

@@ -5,6 +5,7 @@
 #define SLUICE_UI_SCREEN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "action.h"
 #include "draw.h"
 
@@ -39,6 +40,9 @@ struct screen_class {
     bool (*busy)(struct screen *s);                 /* background work is running */
     void (*cancel)(struct screen *s);               /* ask background work to stop (returns at once) */
     bool (*hint_on)(struct screen *s, enum action a); /* whether a hint applies right now */
+    /* Edits made but not applied (quitting would drop them): true with what
+     * they are in `what` ("2 knob edits not applied"). */
+    bool (*unsaved)(struct screen *s, char *what, size_t n);
 };
 
 #endif

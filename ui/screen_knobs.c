@@ -603,11 +603,19 @@ static void knobs_done(struct screen *s)
     free(ks);
 }
 
+static bool knobs_unsaved(struct screen *s, char *what, size_t n)
+{
+    const struct knobs *ks = (const struct knobs *)s;
+    if (ks->npend == 0) return false;
+    snprintf(what, n, "%d knob edit%s not applied (Knobs)", ks->npend, ks->npend == 1 ? "" : "s");
+    return true;
+}
+
 static const enum action knobs_hints[] = { ACT_EDIT, ACT_SET_DEFAULT, ACT_UNDO, ACT_FILTER, ACT_DIFF, ACT_APPLY,
                                            ACT_KEEP, ACT_REVERT, ACT_BACK, ACT_NONE };
 
 const struct screen_class knobs_screen = {
     .title = "Knobs", .open = ACT_KNOBS, .hints = knobs_hints,
     .create = knobs_create, .draw = knobs_draw, .handle_key = knobs_key, .resize = knobs_resize,
-    .done = knobs_done, .show = knobs_show, .tick = knobs_tick, .hint_on = knobs_hint_on,
+    .done = knobs_done, .show = knobs_show, .tick = knobs_tick, .hint_on = knobs_hint_on, .unsaved = knobs_unsaved,
 };

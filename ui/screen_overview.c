@@ -192,7 +192,7 @@ static void build_sessions(struct overview *o, int width)
     }
     if (trial_active()) {
         snprintf(text, sizeof text, "Session %.8s is on trial: its changes are not kept yet "
-                 "(Knobs screen: K keeps them, R puts them back; quitting asks).", trial_uuid());
+                 "(K keeps them, R puts them back, on any screen; quitting asks).", trial_uuid());
         warn_lines(tv, width, text);
     }
     if (o->problem[0]) {
