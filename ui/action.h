@@ -24,6 +24,7 @@
     ACT(RESULTS, "results", KEY_F(6), '5', "Results", "Stored runs: filter, compare two with intervals")    \
     ACT(PROFILES, "profiles", KEY_F(7), '6', "Profiles", "Profiles: diff against now, apply, save, boot")   \
     ACT(SHARE, "share", KEY_F(8), '7', "Share", "Push and pull result databases")                          \
+    ACT(SESSIONS, "sessions", '8', 0, "Sessions", "Every tuning session: what it changed, its report, put one back") \
     ACT(QUIT, "quit", KEY_F(10), 'q', "Quit", "Leave sluice; changes still on trial: keep or put back first") \
     GROUP("Moving")                                                                                         \
     ACT(UP, "move-up", KEY_UP, 'k', NULL, "Cursor up")                                                      \
@@ -51,7 +52,8 @@
     ACT(START, "start", 's', 0, "Start", "Run the probe with these settings; every repetition is stored")   \
     ACT(CANCEL, "cancel", 'x', 0, "Cancel", "Stop the running work; the repetition is stored as aborted")   \
     ACT(FIO_JOB, "fio-job", 'J', 0, "fio job", "Show the equivalent fio job file, to check a number with fio") \
-    ACT(RESUME, "resume", 'r', 0, "Resume", "Search: list the interrupted searches and continue one where it stopped") \
+    GROUP("Search")                                                                                         \
+    ACT(RESUME, "resume", 'r', 0, "Resume", "List the interrupted searches and continue one where it stopped") \
     GROUP("Profiles")                                                                                       \
     ACT(BOOT_INSTALL, "boot-install", 'I', 0, "Boot", "Install the profile for boot: sysctl.d, udev rules, sluice-apply.service") \
     ACT(BOOT_STATUS, "boot-status", 'B', 0, "Status", "What is installed for boot, file by file, and its drift")  \
@@ -65,6 +67,8 @@
     GROUP("Share")                                                                                          \
     ACT(PUSH, "push", 'P', 0, "Push", "Upload a snapshot of the results to the URL")                        \
     ACT(PULL, "pull", 'L', 0, "Pull", "Fetch the databases of this host's hardware classes and merge them") \
+    GROUP("Sessions")                                                                                       \
+    ACT(PUT_BACK, "put-back", 'p', 0, "Put back", "Put back what the session changed, as 'sluice restore' does: a knob changed since is named and left") \
     GROUP("Overview")                                                                                       \
     ACT(RESTORE_CRASHED, "restore-crashed", 'X', 0, "Restore", "Put back the knobs of sessions a dead sluice left open")
 

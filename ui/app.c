@@ -21,13 +21,13 @@
 #define WAIT_LIMIT_MS (30 * 60 * 1000)
 
 extern const struct screen_class overview_screen, knobs_screen, probe_screen, search_screen, results_screen,
-    profiles_screen, share_screen, help_screen;
+    profiles_screen, share_screen, sessions_screen, help_screen;
 
 /* Screens that exist. A capability whose core has not landed has no class
  * here: its F-key is left off the bar and its action says so. */
 static const struct screen_class *const classes[] = { &overview_screen, &knobs_screen, &probe_screen, &search_screen,
                                                          &results_screen, &profiles_screen, &share_screen,
-                                                         &help_screen };
+                                                         &sessions_screen, &help_screen };
 #define NCLASSES (int)(sizeof classes / sizeof classes[0])
 
 #define MAX_NOTES 8
@@ -138,6 +138,11 @@ static void app_show(struct app *a, enum action open)
     a->cur = i;
     struct screen *s = screen_at(a, i);
     if (s->cls->show) s->cls->show(s);
+}
+
+const struct screen_class *app_previous_screen(const struct app *a)
+{
+    return a->prev != a->cur ? classes[a->prev] : NULL;
 }
 
 void app_back(struct app *a)
@@ -375,7 +380,7 @@ static void global_action(struct app *a, enum action act, int key)
         decide_trial(a, act == ACT_KEEP);
         break;
     case ACT_HELP: case ACT_OVERVIEW: case ACT_KNOBS: case ACT_PROBE: case ACT_SEARCH:
-    case ACT_RESULTS: case ACT_PROFILES: case ACT_SHARE:
+    case ACT_RESULTS: case ACT_PROFILES: case ACT_SHARE: case ACT_SESSIONS:
         app_show(a, act);
         break;
     case ACT_BACK:

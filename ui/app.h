@@ -38,6 +38,9 @@ int app_trial_decide(struct app *a, bool keep, struct restore_report *rep, char 
  * form, shown with its own Directory empty, starts from it. */
 void app_set_probe_dir(struct app *a, const char *dir);
 const char *app_probe_dir(const struct app *a);
+/* The screen shown before the current one (NULL: none), e.g. the one help
+ * was opened from. */
+const struct screen_class *app_previous_screen(const struct app *a);
 /* Back to the previous screen. */
 void app_back(struct app *a);
 /* Whether a screen class exists for this action (screens that have not

@@ -13,41 +13,71 @@ struct help {
     struct textview tv;
 };
 
+/* One action's row: its keys, its script name, its help wrapped. */
+static void action_row(struct textview *tv, enum action a, int width)
+{
+    const struct action_info *ai = action_info(a);
+    char keys[32];
+    action_keys_text(a, keys, sizeof keys);
+    bool missing = strcmp(ai->group, "Screens") == 0 && a != ACT_HELP && a != ACT_QUIT && !app_screen_available(a);
+    tv_line(tv, false, a);
+    tv_add(tv, ROLE_NORMAL, "  ");
+    tv_cell(tv, ROLE_FKEY, 12, keys);
+    tv_cell(tv, ROLE_NORMAL, 17, ai->name);
+    char text[300], lines[4][256];
+    snprintf(text, sizeof text, "%s%s", missing ? "(not available yet) " : "", ai->help);
+    int n = draw_wrap(text, width - 33 > 20 ? width - 33 : 20, lines, 4);
+    for (int i = 0; i < n; i++) {
+        if (i > 0) {
+            tv_line(tv, false, a);
+            tv_add(tv, ROLE_NORMAL, "%33s", "");
+        }
+        tv_add(tv, missing ? ROLE_DIM : ROLE_NORMAL, "%s", lines[i]);
+    }
+}
+
+static void heading(struct textview *tv, const char *fmt, const char *arg)
+{
+    tv_line(tv, false, -1);
+    tv_line(tv, false, -1);
+    tv_add(tv, ROLE_HEADER, fmt, arg);
+}
+
+/* Whether a belongs to the screen: on its hint line, or in the action
+ * table's group named after it (Knobs: U as well). */
+static bool of_screen(const struct screen_class *c, enum action a)
+{
+    for (const enum action *h = c->hints; h && *h != ACT_NONE; h++)
+        if (*h == a) return true;
+    return strcmp(action_info(a)->group, c->title) == 0;
+}
+
+/* The keys of the screen help was opened from, then the ones that work
+ * everywhere (switching screens, moving, keep/revert, quit): the action
+ * table read twice, nothing listed by hand. */
 static void build(struct help *h, int width)
 {
     struct textview *tv = &h->tv;
     const struct glyphs *g = term_glyphs();
+    const struct screen_class *from = app_previous_screen(h->base.app);
     tv_clear(tv);
     tv_line(tv, false, -1);
     tv_add(tv, ROLE_HEADER, "Keys");
     tv_add(tv, ROLE_DIM, "   (Esc or F1 goes back; the same actions by name in key scripts: \":name\")");
-    const char *group = NULL;
-    for (int a = ACT_NONE + 1; a < ACT_COUNT; a++) {
-        const struct action_info *ai = action_info((enum action)a);
-        if (!group || strcmp(group, ai->group) != 0) {
-            group = ai->group;
-            tv_line(tv, false, -1);
-            tv_line(tv, false, -1);
-            tv_add(tv, ROLE_HEADER, "%s", group);
-        }
-        char keys[32];
-        action_keys_text((enum action)a, keys, sizeof keys);
-        bool missing = strcmp(group, "Screens") == 0 && a != ACT_HELP && a != ACT_QUIT && !app_screen_available((enum action)a);
-        tv_line(tv, false, a);
-        tv_add(tv, ROLE_NORMAL, "  ");
-        tv_cell(tv, ROLE_FKEY, 12, keys);
-        tv_cell(tv, ROLE_NORMAL, 17, ai->name);
-        char text[300], lines[4][256];
-        snprintf(text, sizeof text, "%s%s", missing ? "(not available yet) " : "", ai->help);
-        int n = draw_wrap(text, width - 33 > 20 ? width - 33 : 20, lines, 4);
-        for (int i = 0; i < n; i++) {
-            if (i > 0) {
-                tv_line(tv, false, a);
-                tv_add(tv, ROLE_NORMAL, "%33s", "");
-            }
-            tv_add(tv, missing ? ROLE_DIM : ROLE_NORMAL, "%s", lines[i]);
-        }
+    if (from) {
+        heading(tv, "On the %s screen", from->title);
+        for (int a = ACT_NONE + 1; a < ACT_COUNT; a++)
+            if (of_screen(from, (enum action)a) && strcmp(action_info((enum action)a)->group, "Screens") != 0 &&
+                a != ACT_KEEP && a != ACT_REVERT && a != ACT_BACK)
+                action_row(tv, (enum action)a, width);
     }
+    heading(tv, "%s", "Screens");
+    for (int a = ACT_NONE + 1; a < ACT_COUNT; a++)
+        if (strcmp(action_info((enum action)a)->group, "Screens") == 0) action_row(tv, (enum action)a, width);
+    heading(tv, "%s", "Everywhere");
+    for (int a = ACT_NONE + 1; a < ACT_COUNT; a++)
+        if (strcmp(action_info((enum action)a)->group, "Moving") == 0 || a == ACT_KEEP || a == ACT_REVERT)
+            action_row(tv, (enum action)a, width);
     tv_line(tv, false, -1);
     tv_line(tv, false, -1);
     tv_add(tv, ROLE_HEADER, "Marks");

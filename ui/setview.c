@@ -2,6 +2,7 @@
 #include "setview.h"
 
 #include <stdio.h>
+#include <string.h>
 
 void setview_error(struct textview *tv, const char *msg, int width)
 {
@@ -80,7 +81,16 @@ void setview_restore(struct textview *tv, const struct restore_report *rep)
         tv_cell(tv, ROLE_NORMAL, 13, it->want);
         enum role role = it->status == RESTORE_FAILED ? ROLE_ERROR
                          : it->status == RESTORE_LEFT_CHANGED || it->status == RESTORE_LEFT_LATER ? ROLE_WARN : ROLE_OK;
-        tv_add(tv, role, "%s", restore_result_text(it, result, sizeof result));
+        const char *text = restore_result_text(it, result, sizeof result);
+        /* a reason longer than its column ("left: changed since (found 35,
+         * sluice wrote 40) ...") gets a line of its own, not cut at the edge */
+        size_t head = strcspn(text, ":");
+        if (strlen(text) <= 14 || !text[head]) tv_add(tv, role, "%s", text);
+        else {
+            tv_add(tv, role, "%.*s", (int)head, text);
+            tv_line(tv, false, -1);
+            tv_add(tv, role, "  %s", text);
+        }
         if (it->status == RESTORE_FAILED) tv_add(tv, ROLE_ERROR, "  %s", it->msg);
     }
 }

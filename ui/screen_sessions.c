@@ -1,0 +1,207 @@
+/* screen_sessions — every tuning session, as `sluice sessions` lists them:
+ * Enter opens its report (the knobs, the values before and after, the
+ * change log: src/report), p puts a session back through the core's
+ * session_restore, with the rules of `sluice restore`: a knob changed
+ * outside sluice since is named and left, never silently overwritten. */
+#include "app.h"
+#include "detail.h"
+#include "session.h"
+#include "setview.h"
+#include "sysfs.h"
+#include "textview.h"
+#include "trial.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const struct screen_class sessions_screen;
+
+struct sessions {
+    struct screen base;
+    struct textview tv;
+    struct session_row *rows;
+    int nrows;
+    char problem[512];
+    struct detail detail;        /* Enter: the session's report */
+    bool outcome_open;           /* p: what the restore did, knob by knob */
+    struct textview outcome;
+    char outcome_title[128];
+};
+
+static void load(struct sessions *ss)
+{
+    free(ss->rows);
+    ss->rows = NULL;
+    ss->nrows = 0;
+    ss->problem[0] = 0;
+    sl_err e;
+    store *st = app_store(ss->base.app, &e);
+    int n = st ? store_session_list(st, NULL, &ss->rows, &e) : -1;
+    if (n < 0) {
+        ss->rows = NULL;
+        snprintf(ss->problem, sizeof ss->problem, "%s", e.msg);
+        return;
+    }
+    ss->nrows = n;
+}
+
+static bool on_trial(const struct session_row *r) { return trial_active() && strcmp(r->uuid, trial_uuid()) == 0; }
+
+static void build(struct sessions *ss, int width)
+{
+    struct textview *tv = &ss->tv;
+    /* the start last but the note: a time then a number would read as a pid */
+    static const char *const heads[] = { "SESSION", "PURPOSE", "STATE", "CHANGES", "STARTED", "NOTE" };
+    static const int widths[] = { 8, 9, 14, 7, 20 };
+    tv_clear(tv);
+    tv->use_cursor = true;
+    tv_line(tv, false, -1);
+    for (int c = 0; c < 5; c++) tv_cell(tv, ROLE_HEADER, widths[c], heads[c]);
+    tv_add(tv, ROLE_HEADER, "%s", heads[5]);
+    for (int i = 0; i < ss->nrows; i++) {
+        const struct session_row *r = &ss->rows[i];
+        char id[9], state[32], changes[16];
+        snprintf(id, sizeof id, "%.8s", r->uuid);
+        snprintf(state, sizeof state, "%s%s", r->state, on_trial(r) ? " (trial)" : "");
+        snprintf(changes, sizeof changes, "%d", r->changes);
+        bool undone = strcmp(r->state, "restored") == 0;
+        tv_line(tv, true, i);
+        tv_cell(tv, ROLE_NORMAL, widths[0], id);
+        tv_cell(tv, ROLE_NORMAL, widths[1], r->purpose);
+        tv_cell(tv, undone ? ROLE_DIM : strcmp(r->state, "kept") == 0 ? ROLE_OK : ROLE_WARN, widths[2], state);
+        tv_cell(tv, ROLE_NORMAL, widths[3], changes);
+        tv_cell(tv, ROLE_NORMAL, widths[4], r->started);
+        tv_add(tv, ROLE_DIM, "%s%s%s", r->profile[0] ? "profile " : "", r->profile, r->note);
+    }
+    if (ss->nrows == 0) {
+        tv_line(tv, false, -1);
+        tv_add(tv, ROLE_DIM, "No session yet: applying knobs (Knobs, Profiles, a search's winner) opens one.");
+    }
+    if (ss->problem[0]) setview_error(tv, ss->problem, width);
+}
+
+static const struct session_row *selected(const struct sessions *ss)
+{
+    int i = tv_selected_tag(&ss->tv);
+    return i >= 0 && i < ss->nrows ? &ss->rows[i] : NULL;
+}
+
+static void open_outcome(struct sessions *ss, const char *title)
+{
+    snprintf(ss->outcome_title, sizeof ss->outcome_title, "%s", title);
+    tv_clear(&ss->outcome);
+    ss->outcome.top = 0;
+    ss->outcome_open = true;
+}
+
+/* p: the session's knobs put back as `sluice restore SESSION` does. */
+static void put_back(struct sessions *ss)
+{
+    struct app *app = ss->base.app;
+    const struct session_row *sel = selected(ss);
+    if (!sel) { app_message(app, ROLE_NORMAL, "no session selected"); return; }
+    struct session_row r = *sel;
+    if (on_trial(&r)) { app_message(app, ROLE_NORMAL, "session %.8s is the trial: R puts it back", r.uuid); return; }
+    if (strcmp(r.state, "restored") == 0) {
+        app_message(app, ROLE_NORMAL, "session %.8s is already put back", r.uuid);
+        return;
+    }
+    if (trial_active()) {
+        app_message(app, ROLE_WARN, "session %.8s is on trial: keep it (K) or revert it (R) first", trial_uuid());
+        return;
+    }
+    sl_err e;
+    int lock_fd = -1;
+    store *st = app_store(app, &e);
+    if (!st || sysfs_require_root("putting a session back", &e) < 0 || session_lock_acquire(app_db_path(app), &lock_fd, &e) < 0) {
+        app_message(app, ROLE_ERROR, "%s", e.msg);
+        return;
+    }
+    struct restore_report rep = { 0 };
+    int rc = session_restore(st, &r, 0, &rep, &e);
+    session_lock_release(lock_fd);
+    char title[128];
+    snprintf(title, sizeof title, rc == 0 ? "Session %.8s put back" : "Session %.8s: not every knob put back", r.uuid);
+    open_outcome(ss, title);
+    setview_restore(&ss->outcome, &rep);
+    if (rc < 0) {
+        tv_line(&ss->outcome, false, -1);
+        setview_error(&ss->outcome, e.msg, 76);
+    }
+    restore_report_free(&rep);
+    load(ss);
+}
+
+static struct screen *sessions_create(struct app *app)
+{
+    struct sessions *ss = xcalloc(1, sizeof *ss);
+    ss->base.cls = &sessions_screen;
+    ss->base.app = app;
+    ss->tv.use_cursor = true;
+    return &ss->base;
+}
+
+static void sessions_show(struct screen *s) { load((struct sessions *)s); }
+
+static void sessions_draw(struct screen *s, struct rect r)
+{
+    struct sessions *ss = (struct sessions *)s;
+    if (ss->detail.open) { detail_draw(&ss->detail, r); return; }
+    if (ss->outcome_open) {
+        draw_fmt(r.y, r.x, r.w, ROLE_HEADER, "%s (Esc back)", ss->outcome_title);
+        tv_draw(&ss->outcome, (struct rect){ r.y + 1, r.x, r.h - 1, r.w });
+        return;
+    }
+    build(ss, r.w);
+    tv_draw(&ss->tv, r);
+}
+
+static enum handled sessions_key(struct screen *s, enum action a, int key)
+{
+    struct sessions *ss = (struct sessions *)s;
+    if (ss->detail.open) return detail_key(&ss->detail, a);
+    if (ss->outcome_open) {
+        if (a == ACT_BACK) { ss->outcome_open = false; return H_HANDLED; }
+        return tv_move(&ss->outcome, a);
+    }
+    switch (a) {
+    case ACT_EDIT: {
+        const struct session_row *r = selected(ss);
+        if (r) detail_open(&ss->detail, app_store(s->app, NULL), r->uuid);
+        return H_HANDLED;
+    }
+    case ACT_PUT_BACK: put_back(ss); return H_HANDLED;
+    case ACT_REFRESH: load(ss); return H_IGNORED;
+    default: return tv_move(&ss->tv, a);
+    }
+}
+
+static bool sessions_hint_on(struct screen *s, enum action a)
+{
+    struct sessions *ss = (struct sessions *)s;
+    if (ss->detail.open || ss->outcome_open) return a == ACT_BACK;
+    const struct session_row *r = selected(ss);
+    if (a == ACT_PUT_BACK) return r && strcmp(r->state, "restored") != 0 && !on_trial(r);
+    return a != ACT_BACK;
+}
+
+static void sessions_resize(struct screen *s, struct rect r) {}
+
+static void sessions_done(struct screen *s)
+{
+    struct sessions *ss = (struct sessions *)s;
+    detail_close(&ss->detail);
+    tv_free(&ss->tv);
+    tv_free(&ss->outcome);
+    free(ss->rows);
+    free(ss);
+}
+
+static const enum action sessions_hints[] = { ACT_EDIT, ACT_PUT_BACK, ACT_BACK, ACT_NONE };
+
+const struct screen_class sessions_screen = {
+    .title = "Sessions", .open = ACT_SESSIONS, .hints = sessions_hints,
+    .create = sessions_create, .draw = sessions_draw, .handle_key = sessions_key, .resize = sessions_resize,
+    .done = sessions_done, .show = sessions_show, .hint_on = sessions_hint_on,
+};
