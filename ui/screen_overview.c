@@ -6,6 +6,8 @@
 #include "knob.h"
 #include "probe/scratch.h"
 #include "session.h"
+#include "store_run.h"
+#include "store_search.h"
 #include "sysfs.h"
 #include "textview.h"
 #include "trial.h"
@@ -54,6 +56,7 @@ struct overview {
     struct session_row *crashed;
     int ncrashed;
     int nscratch;               /* scratch directories killed probes left */
+    int nruns, nsearches;       /* stored: runs (0 or 1: any at all) and searches */
     char problem[512];          /* a read that failed, shown in the view */
     /* dirty memory meter, bytes */
     bool have_vmstat;
@@ -131,6 +134,12 @@ static void read_crashed(struct overview *o)
     int n = session_find_crashed(st, &o->crashed, &e);
     if (n < 0) { snprintf(o->problem, sizeof o->problem, "sessions: %s", e.msg); o->crashed = NULL; return; }
     o->ncrashed = n;
+    struct run_row *runs = NULL;
+    struct search_row *searches = NULL;
+    o->nruns = store_run_list(st, NULL, 1, &runs, NULL);
+    o->nsearches = store_search_list(st, NULL, &searches, NULL);
+    free(runs);   /* allocated even for no rows */
+    free(searches);
 }
 
 static void sample_vmstat(struct overview *o)
@@ -199,6 +208,21 @@ static void build_sessions(struct overview *o, int width)
         tv_line(tv, false, -1);
         tv_add(tv, ROLE_ERROR, "%s", o->problem);
     }
+}
+
+/* One next step: what is left to put right first, else the next stage of
+ * tuning (measure, search, compare) that the database has not seen yet. */
+static void build_next(struct overview *o)
+{
+    const char *next;
+    if (o->ncrashed || o->nscratch) next = "X: put back what a sluice that died left behind";
+    else if (trial_active()) next = "try the values on trial; then K keeps them or R puts them back";
+    else if (o->nruns <= 0) next = "F4 Probe: measure the disk to tune (seqwrite into a directory on it)";
+    else if (o->nsearches <= 0) next = "F5 Search: search the writeback knobs with the probe's directory";
+    else next = "F6 Results: compare the stored runs; 'sluice recommend' names the best";
+    tv_line(&o->tv, false, -1);
+    tv_cell(&o->tv, ROLE_HEADER, 9, "Next");
+    tv_add(&o->tv, ROLE_OK, "%s", next);
 }
 
 static void build_host(struct overview *o, int width)
@@ -321,6 +345,7 @@ static void overview_draw(struct screen *s, struct rect r)
     struct overview *o = (struct overview *)s;
     tv_clear(&o->tv);
     build_sessions(o, r.w);
+    build_next(o);
     build_host(o, r.w);
     build_knobs(o);
     build_disks(o, r.w);
@@ -422,7 +447,7 @@ static void overview_done(struct screen *s)
     free(o);
 }
 
-static const enum action overview_hints[] = { ACT_RESTORE_CRASHED, ACT_NONE };
+static const enum action overview_hints[] = { ACT_RESTORE_CRASHED, ACT_SESSIONS, ACT_NONE };
 
 const struct screen_class overview_screen = {
     .title = "Overview", .open = ACT_OVERVIEW, .hints = overview_hints,

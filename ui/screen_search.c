@@ -290,7 +290,8 @@ static void search_show(struct screen *s)
 static void search_draw(struct screen *s, struct rect r)
 {
     struct search_scr *ss = (struct search_scr *)s;
-    if (ss->mode == SM_FORM) draw_form(ss, r);
+    if (ss->detail.open) detail_draw(&ss->detail, r);
+    else if (ss->mode == SM_FORM) draw_form(ss, r);
     else if (ss->mode == SM_RESUME) draw_resumable(ss, r);
     else search_view_draw(ss, r);
 }
@@ -306,10 +307,23 @@ static enum handled settings_key(struct search_scr *ss, enum action a, int key)
     return H_HANDLED;
 }
 
+/* Enter on the search shown: what the database holds of it (src/report):
+ * the spec, every trial with its metrics and run, the verdict, the charts. */
+static void open_report(struct search_scr *ss)
+{
+    char id[37];
+    pthread_mutex_lock(&ss->lock);
+    snprintf(id, sizeof id, "%s", ss->uuid);
+    pthread_mutex_unlock(&ss->lock);
+    if (!id[0]) { app_message(ss->base.app, ROLE_NORMAL, "no search stored yet"); return; }
+    detail_open(&ss->detail, app_store(ss->base.app, NULL), id);
+}
+
 static enum handled search_key(struct screen *s, enum action a, int key)
 {
     struct search_scr *ss = (struct search_scr *)s;
     if (ss->mode == SM_FORM && ss->form.editing) return settings_key(ss, a, key);
+    if (ss->detail.open) return detail_key(&ss->detail, a);
     if (ss->mode == SM_RESUME) {
         switch (a) {
         case ACT_BACK: ss->mode = SM_FORM; return H_HANDLED;
@@ -338,7 +352,8 @@ static enum handled search_key(struct screen *s, enum action a, int key)
     default: break;
     }
     if (ss->mode == SM_FORM) return settings_key(ss, a, key);
-    if (a == ACT_BACK || a == ACT_EDIT) { ss->mode = SM_FORM; return H_HANDLED; }
+    if (a == ACT_EDIT) { open_report(ss); return H_HANDLED; }
+    if (a == ACT_BACK) { ss->mode = SM_FORM; return H_HANDLED; }
     return tv_move(&ss->tv, a);
 }
 
@@ -374,12 +389,13 @@ static bool search_hint_on(struct screen *s, enum action a)
 {
     struct search_scr *ss = (struct search_scr *)s;
     bool running = job_running(&ss->job);
+    if (ss->detail.open) return a == ACT_BACK;
     switch (a) {
     case ACT_START: return !running && !(ss->mode == SM_FORM && ss->form.editing) && ss->mode != SM_RESUME;
     case ACT_CANCEL: return running;
     case ACT_APPLY: return !running && ss->have_result && ss->out.result.winner >= 0 && !trial_active();
     case ACT_KEEP: case ACT_REVERT: return trial_active();
-    case ACT_EDIT: return (ss->mode == SM_FORM && !ss->form.editing) || ss->mode == SM_RESUME;
+    case ACT_EDIT: return (ss->mode == SM_FORM && !ss->form.editing) || ss->mode == SM_RESUME || (ss->mode == SM_RUN && !running);
     case ACT_BACK: return ss->mode == SM_RUN || ss->mode == SM_RESUME || ss->form.editing;
     case ACT_RESUME: return !running && ss->mode != SM_RESUME && !ss->form.editing;
     default: return true;
@@ -393,6 +409,7 @@ static void search_done(struct screen *s)
     struct search_scr *ss = (struct search_scr *)s;
     job_stop(&ss->job);
     clear_run(ss);
+    detail_close(&ss->detail);
     pthread_mutex_destroy(&ss->lock);
     tv_free(&ss->tv);
     tv_free(&ss->resume_tv);

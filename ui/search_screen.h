@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include "search/run.h"
 #include "store_search.h"
+#include "detail.h"
 #include "form.h"
 #include "job.h"
 #include "screen.h"
@@ -43,6 +44,7 @@ struct search_scr {
     int ntrials;
     struct objective obj;
     struct textview tv;
+    struct detail detail;              /* Enter on a search: its stored report */
 };
 
 /* search_view.c */

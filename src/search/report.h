@@ -1,7 +1,7 @@
 /* report — renderings of a search result (one model, several outputs):
  * the human report and JSON, shared by `search`, `tune` and the UI. */
-#ifndef SLUICE_REPORT_H
-#define SLUICE_REPORT_H
+#ifndef SLUICE_SEARCH_REPORT_H
+#define SLUICE_SEARCH_REPORT_H
 
 #include <jansson.h>
 #include <stdio.h>
