@@ -43,6 +43,7 @@ struct disk_row {
     struct device d;
     char nr_requests[32], read_ahead_kb[32];
     bool ra_changed;
+    char iosched_diff[512];     /* "read_expire 100 (default 500), ..." */
 };
 
 struct overview {
@@ -81,6 +82,26 @@ static void read_block_knob(const char *dev, const char *name, char *out, size_t
     if (changed) *changed = k.def->def && !knob_values_equal(&k, out, k.def->def);
 }
 
+/* The scheduler's tunables that differ from their catalogue default, as
+ * `sluice show 'block.DEV.iosched.*'` marks them. */
+static void read_iosched_diff(const char *dev, char *out, size_t n)
+{
+    char glob[KNOB_NAME_MAX];
+    snprintf(glob, sizeof glob, "block.%s.iosched.*", dev);
+    const char *const globs[] = { glob };
+    struct knob *list = NULL;
+    out[0] = 0;
+    int cnt = knob_list(globs, 1, &list, NULL);
+    for (int i = 0; i < cnt; i++) {
+        char v[KNOB_VALUE_MAX];
+        const char *def = list[i].def->def, *tail = strrchr(list[i].name, '.');
+        if (!def || knob_read(&list[i], v, sizeof v, NULL) < 0 || knob_values_equal(&list[i], v, def)) continue;
+        size_t len = strlen(out);
+        snprintf(out + len, n - len, "%s%s %s (default %s)", len ? ", " : "", tail ? tail + 1 : list[i].name, v, def);
+    }
+    free(list);   /* allocated even for no knobs; NULL on failure */
+}
+
 static void read_disks(struct overview *o)
 {
     free(o->disks);
@@ -96,6 +117,7 @@ static void read_disks(struct overview *o)
         r->d = v[i];
         read_block_knob(v[i].name, "nr_requests", r->nr_requests, sizeof r->nr_requests, NULL);
         read_block_knob(v[i].name, "read_ahead_kb", r->read_ahead_kb, sizeof r->read_ahead_kb, &r->ra_changed);
+        read_iosched_diff(v[i].name, r->iosched_diff, sizeof r->iosched_diff);
     }
     o->ndisks = n;
     free(v);
@@ -322,6 +344,15 @@ static void build_disks(struct overview *o, int width)
         tv_cell(tv, ROLE_NORMAL, widths[5], d->has_queue ? (d->scheduler[0] ? d->scheduler : "-") : "n/a");
         tv_cell(tv, ROLE_NORMAL, widths[6], r->nr_requests);
         tv_cell(tv, r->ra_changed ? ROLE_CHANGED : ROLE_NORMAL, widths[7], ra);
+        if (r->iosched_diff[0]) {
+            char text[640], lines[4][256];
+            snprintf(text, sizeof text, "%s differs: %s", d->scheduler, r->iosched_diff);
+            int nl = draw_wrap(text, width - 10, lines, 4);
+            for (int k = 0; k < nl; k++) {
+                tv_line(tv, false, -1);
+                tv_add(tv, ROLE_CHANGED, "%9s %s", "", lines[k]);
+            }
+        }
     }
     if (o->ndisks > 0 && !o->disks[0].d.has_queue && !sysfs_is_dir("/sys")) {
         tv_line(tv, false, -1);
