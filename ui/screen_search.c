@@ -44,7 +44,7 @@ static int build_opts(struct search_scr *ss, struct search_flow_opts *o, sl_err 
     search_flow_defaults(o);
     for (int f = 0; f < SS_COUNT; f++)
         if (ss->form.value[f][0] && search_flow_set(o, fields[f].option, ss->form.value[f], e) < 0) return -1;
-    if (search_flow_check(o, e) < 0) return -1;
+    if (search_flow_check(o, e) < 0 || search_flow_check_space(o, e) < 0) return -1;
     struct probe_spec check = o->probe;
     return o->oracle[0] ? 0 : probe_spec_resolve(&check, e);
 }

@@ -177,16 +177,25 @@ static void pareto(struct search_scr *ss, struct textview *tv, int width)
     }
     tv_line(tv, false, -1);
     tv_add(tv, ROLE_DIM, "%9s %s0%*s%.4g %s", "", term_glyphs()->bl, w - 8, "", x1, metric_table[mx].unit);
-    /* each member with the half-width of its 95% interval */
+    /* each member with its 95% interval, in the value's own precision (a
+     * half-width printed with %g read "+/-2.4e+02" beside 240.8) */
     for (int i = 0; i < r->npareto; i++) {
         const struct pareto_point *p = &r->pareto[i];
-        char cfg[1024], hx[32], hy[32];
+        char cfg[1024], hx[48], hy[48];
         report_config_diff(&ss->out.space, &p->cfg, cfg, sizeof cfg);
-        snprintf(hx, sizeof hx, isnan(p->hi[0]) ? "+/-?" : "+/-%.2g", (p->hi[0] - p->lo[0]) / 2);
-        snprintf(hy, sizeof hy, isnan(p->hi[1]) ? "+/-?" : "+/-%.2g", (p->hi[1] - p->lo[1]) / 2);
+        if (isnan(p->hi[0]) || isnan(p->lo[0])) snprintf(hx, sizeof hx, "[?]");
+        else snprintf(hx, sizeof hx, "[%.4g..%.4g]", p->lo[0], p->hi[0]);
+        if (isnan(p->hi[1]) || isnan(p->lo[1])) snprintf(hy, sizeof hy, "[?]");
+        else snprintf(hy, sizeof hy, "[%.4g..%.4g]", p->lo[1], p->hi[1]);
         tv_line(tv, false, -1);
-        tv_add(tv, ROLE_NORMAL, "%8.4g %s %-8s %9.4g %s %-10s %d runs  %s", x[i], metric_table[mx].unit, hx, y[i],
-               metric_table[my].unit, hy, p->n, cfg);
+        tv_add(tv, ROLE_NORMAL, "%.4g %s %s, %.4g %s %s, %d run%s:", x[i], metric_table[mx].unit, hx, y[i],
+               metric_table[my].unit, hy, p->n, p->n == 1 ? "" : "s");
+        char lines[6][256];   /* the whole configuration, wrapped: it is what one applies */
+        int nl = draw_wrap(cfg, width - 4, lines, 6);
+        for (int k = 0; k < nl; k++) {
+            tv_line(tv, false, -1);
+            tv_add(tv, ROLE_NORMAL, "    %s", lines[k]);
+        }
     }
     if (r->pareto_size > r->npareto) {
         tv_line(tv, false, -1);

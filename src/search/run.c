@@ -338,13 +338,32 @@ static void note(const struct search_observer *obs, const char *fmt, ...)
 
 /* --- the flow ------------------------------------------------------------ */
 
-/* A queue space without --device: the disk under --dir, if any. */
+/* The disk a search tunes: --device, or for a queue space without it the
+ * disk under --dir, if any ("" otherwise). */
+static void device_of(const struct search_flow_opts *o, char *device, size_t n)
+{
+    const struct search_spec *s = &o->spec;
+    snprintf(device, n, "%s", s->device);
+    if (s->device[0] || strcmp(s->space, "writeback") == 0 || strcmp(s->space, "bdflush") == 0) return;
+    if (o->probe.ndirs && device_for_path(o->probe.dir[0], device, n, NULL) == 0) return;
+    device[0] = 0;
+}
+
 static void pick_device(struct search_flow_opts *o)
 {
-    struct search_spec *s = &o->spec;
-    if (s->device[0] || strcmp(s->space, "writeback") == 0 || strcmp(s->space, "bdflush") == 0) return;
-    if (o->probe.ndirs && device_for_path(o->probe.dir[0], s->device, sizeof s->device, NULL) == 0) return;
-    s->device[0] = 0;
+    char device[sizeof o->spec.device];
+    device_of(o, device, sizeof device);
+    snprintf(o->spec.device, sizeof o->spec.device, "%s", device);
+}
+
+int search_flow_check_space(const struct search_flow_opts *o, sl_err *e)
+{
+    char device[sizeof o->spec.device];
+    device_of(o, device, sizeof device);
+    struct space *sp = xmalloc(sizeof *sp);
+    int rc = space_build(o->spec.space, device[0] ? device : NULL, sp, e);
+    free(sp);
+    return rc;
 }
 
 static void fill_row(struct search_row *row, const struct search_flow_opts *o, const struct space *sp,
