@@ -36,6 +36,8 @@
     ACT(LEFT, "choice-prev", KEY_LEFT, 0, NULL, "Previous choice of a field (workload, yes/no)")             \
     ACT(RIGHT, "choice-next", KEY_RIGHT, 0, NULL, "Next choice of a field")                                  \
     ACT(BACK, "back", UI_KEY_ESC, 0, NULL, "Close a dialog, a view or the help")                            \
+    ACT(FIND_NEXT, "find-next", 'n', 0, NULL, "After / (find): the next line with the text")                \
+    ACT(FIND_PREV, "find-prev", 'N', 0, NULL, "After / (find): the previous line with the text")            \
     ACT(REFRESH, "refresh", UI_CTRL('L'), 0, NULL, "Read every value again and redraw")                     \
     ACT(DUMP_SCREEN, "dump-screen", KEY_F(12), 0, NULL, "Append the screen as text to the file $SLUICE_DUMP") \
     GROUP("Knobs")                                                                                          \
@@ -43,7 +45,7 @@
     ACT(SET_DEFAULT, "set-default", 'd', 0, "Default", "Make the kernel default the knob's pending value")   \
     ACT(UNDO, "undo", 'u', 0, "Undo", "Drop this knob's pending change (Probe: reset the field)")                               \
     ACT(UNDO_ALL, "undo-all", 'U', 0, NULL, "Drop every pending change")                                    \
-    ACT(FILTER, "filter", '/', 0, "Filter", "Show only knobs whose name contains a text (empty: all)")      \
+    ACT(FILTER, "filter", '/', 0, "Filter", "Knobs, Results: show only the rows containing a text; elsewhere find it as you type (n/N: next/previous)") \
     ACT(DIFF, "diff", 'D', 0, "Diff", "Dry run: what apply would write, and what it snapshots first")       \
     ACT(APPLY, "apply", 'a', 0, "Apply", "Write the pending changes, all or nothing, in a session on trial") \
     ACT(KEEP, "keep", 'K', 0, "Keep", "Keep the values on trial: the session closes as kept")               \

@@ -2,8 +2,10 @@
 #include "app.h"
 #include "device.h"
 #include "input.h"
+#include "prompt.h"
 #include "session.h"
 #include "sysfs.h"
+#include "textview.h"
 #include "trial.h"
 
 #include <curses.h>
@@ -47,6 +49,10 @@ struct app {
     char notes[MAX_NOTES][512];
     int nnotes;
     char probe_dir[PATH_MAX];
+    /* / on a screen without a filter: find as you type, then n/N */
+    bool finding;
+    char needle[128];
+    int find_from, find_line;   /* where the find started; the last match (-1: none) */
 };
 
 /* --- what screens call ------------------------------------------------ */
@@ -135,6 +141,7 @@ static void app_show(struct app *a, enum action open)
         return;
     }
     if (i != a->cur) a->prev = a->cur;
+    if (i != a->cur) a->find_line = -1;   /* n/N start from the new view's place */
     a->cur = i;
     struct screen *s = screen_at(a, i);
     if (s->cls->show) s->cls->show(s);
@@ -189,6 +196,12 @@ static void draw_fkeys(int y, int cols)
 static void draw_hints(struct app *a, int y, int cols)
 {
     draw_fill(y, 0, cols, ROLE_NORMAL);
+    if (a->finding) {
+        int x = draw_fmt(y, 0, cols, ROLE_FKEY, "/%s", a->needle);
+        draw_text(y, x, cols - x, a->needle[0] && a->find_line < 0 ? ROLE_WARN : ROLE_DIM,
+                  a->needle[0] && a->find_line < 0 ? "  not found  (Enter done, Esc stop)" : "  (Enter done, Esc stop, then n/N)");
+        return;
+    }
     if (a->msg[0]) {
         char clip[512];
         draw_clip(a->msg, cols, clip, sizeof clip);
@@ -351,6 +364,56 @@ static void decide_trial(struct app *a, bool keep)
     if (s && s->cls->show) s->cls->show(s);   /* what it shows of the knobs is stale now */
 }
 
+/* --- finding (less's / and n/N) ---------------------------------------- */
+
+static struct textview *current_view(struct app *a)
+{
+    struct screen *s = a->screens[a->cur];
+    return s && s->cls->view ? s->cls->view(s) : NULL;
+}
+
+static int view_position(const struct textview *tv) { return tv->use_cursor && tv->cursor >= 0 ? tv->cursor : tv->top; }
+
+static void find_start(struct app *a)
+{
+    struct textview *tv = current_view(a);
+    if (!tv) { app_message(a, ROLE_DIM, "filter: not on this screen (? shows the keys)"); return; }
+    a->finding = true;
+    a->needle[0] = 0;
+    a->find_from = view_position(tv);
+    a->find_line = -1;
+}
+
+/* A key while finding: the text grows and the view goes to the first line
+ * with it from where the find started; Enter keeps it for n/N, Esc drops it. */
+static void find_key(struct app *a, enum action act, int key)
+{
+    struct textview *tv = current_view(a);
+    if (act == ACT_BACK) {
+        a->finding = false;
+        a->needle[0] = 0;
+        if (tv) tv->found = 0;
+        return;
+    }
+    if (act == ACT_EDIT) {
+        a->finding = false;
+        if (a->needle[0] && a->find_line < 0) app_message(a, ROLE_WARN, "/%s: not found", a->needle);
+        return;
+    }
+    prompt_line_edit(a->needle, sizeof a->needle, key);
+    a->find_line = tv ? tv_find(tv, a->needle, a->find_from - 1, 1) : -1;
+}
+
+static void find_again(struct app *a, int dir)
+{
+    struct textview *tv = current_view(a);
+    if (!tv) { app_message(a, ROLE_DIM, "%s: not on this screen", dir > 0 ? "find-next" : "find-prev"); return; }
+    if (!a->needle[0]) { app_message(a, ROLE_NORMAL, "nothing to find: / first"); return; }
+    int at = tv_find(tv, a->needle, a->find_line >= 0 ? a->find_line : view_position(tv), dir);
+    if (at < 0) app_message(a, ROLE_WARN, "/%s: not found", a->needle);
+    else a->find_line = at;
+}
+
 /* --- input ------------------------------------------------------------ */
 
 static void do_resize(struct app *a)
@@ -379,6 +442,8 @@ static void global_action(struct app *a, enum action act, int key)
     case ACT_KEEP: case ACT_REVERT:
         decide_trial(a, act == ACT_KEEP);
         break;
+    case ACT_FILTER: find_start(a); break;
+    case ACT_FIND_NEXT: case ACT_FIND_PREV: find_again(a, act == ACT_FIND_NEXT ? 1 : -1); break;
     case ACT_HELP: case ACT_OVERVIEW: case ACT_KNOBS: case ACT_PROBE: case ACT_SEARCH:
     case ACT_RESULTS: case ACT_PROFILES: case ACT_SHARE: case ACT_SESSIONS:
         app_show(a, act);
@@ -416,6 +481,7 @@ static void dispatch(struct app *a, enum action act, int key)
         else if (act == ACT_BACK) a->quit_dialog = false;
         return;
     }
+    if (a->finding) { find_key(a, act, key); return; }
     if (a->leave_dialog) {
         if (act == ACT_QUIT) a->quit = true;
         else if (act == ACT_BACK) a->leave_dialog = false;

@@ -10,6 +10,7 @@
 #include "draw.h"
 
 struct app;
+struct textview;
 
 enum handled { H_IGNORED = 0, H_HANDLED = 1 };
 
@@ -43,6 +44,8 @@ struct screen_class {
     /* Edits made but not applied (quitting would drop them): true with what
      * they are in `what` ("2 knob edits not applied"). */
     bool (*unsaved)(struct screen *s, char *what, size_t n);
+    /* The text view shown now (NULL: none, e.g. a form), for / and n/N. */
+    struct textview *(*view)(struct screen *s);
 };
 
 #endif

@@ -124,10 +124,12 @@ static void help_done(struct screen *s)
     free(h);
 }
 
+static struct textview *help_view(struct screen *s) { return &((struct help *)s)->tv; }
+
 static const enum action help_hints[] = { ACT_NONE };
 
 const struct screen_class help_screen = {
     .title = "Help", .open = ACT_HELP, .hints = help_hints,
     .create = help_create, .draw = help_draw, .handle_key = help_key, .resize = help_resize, .done = help_done,
-    .show = help_show,
+    .show = help_show, .view = help_view,
 };

@@ -478,10 +478,13 @@ static void overview_done(struct screen *s)
     free(o);
 }
 
+static struct textview *overview_view(struct screen *s) { return &((struct overview *)s)->tv; }
+
 static const enum action overview_hints[] = { ACT_RESTORE_CRASHED, ACT_SESSIONS, ACT_NONE };
 
 const struct screen_class overview_screen = {
     .title = "Overview", .open = ACT_OVERVIEW, .hints = overview_hints,
     .create = overview_create, .draw = overview_draw, .handle_key = overview_key, .resize = overview_resize,
     .done = overview_done, .show = overview_show, .tick = overview_tick, .hint_on = overview_hint_on,
+    .view = overview_view,
 };

@@ -335,10 +335,16 @@ static void probe_done(struct screen *s)
     free(ps);
 }
 
+static struct textview *probe_text(struct screen *s)
+{
+    struct probe_scr *ps = (struct probe_scr *)s;
+    return ps->mode == PM_FORM ? NULL : &ps->tv;
+}
+
 static const enum action probe_hints[] = { ACT_START, ACT_CANCEL, ACT_EDIT, ACT_UNDO, ACT_FIO_JOB, ACT_BACK, ACT_NONE };
 
 const struct screen_class probe_screen = {
     .title = "Probe", .open = ACT_PROBE, .hints = probe_hints,
     .create = probe_create, .show = probe_show, .draw = probe_draw, .handle_key = probe_key, .resize = probe_resize, .done = probe_done,
-    .tick = probe_tick, .busy = probe_busy, .cancel = probe_cancel, .hint_on = probe_hint_on,
+    .tick = probe_tick, .busy = probe_busy, .cancel = probe_cancel, .hint_on = probe_hint_on, .view = probe_text,
 };

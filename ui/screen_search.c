@@ -418,6 +418,13 @@ static void search_done(struct screen *s)
     free(ss);
 }
 
+static struct textview *search_text(struct screen *s)
+{
+    struct search_scr *ss = (struct search_scr *)s;
+    if (ss->detail.open) return &ss->detail.tv;
+    return ss->mode == SM_RUN ? &ss->tv : ss->mode == SM_RESUME ? &ss->resume_tv : NULL;
+}
+
 static const enum action search_hints[] = { ACT_START, ACT_CANCEL, ACT_EDIT, ACT_RESUME, ACT_APPLY, ACT_KEEP, ACT_REVERT,
                                             ACT_BACK, ACT_NONE };
 
@@ -425,4 +432,5 @@ const struct screen_class search_screen = {
     .title = "Search", .open = ACT_SEARCH, .hints = search_hints,
     .create = search_create, .show = search_show, .draw = search_draw, .handle_key = search_key, .resize = search_resize,
     .done = search_done, .tick = search_tick, .busy = search_busy, .cancel = search_cancel, .hint_on = search_hint_on,
+    .view = search_text,
 };

@@ -198,10 +198,16 @@ static void sessions_done(struct screen *s)
     free(ss);
 }
 
+static struct textview *sessions_view(struct screen *s)
+{
+    struct sessions *ss = (struct sessions *)s;
+    return ss->detail.open ? &ss->detail.tv : ss->outcome_open ? &ss->outcome : &ss->tv;
+}
+
 static const enum action sessions_hints[] = { ACT_EDIT, ACT_PUT_BACK, ACT_BACK, ACT_NONE };
 
 const struct screen_class sessions_screen = {
     .title = "Sessions", .open = ACT_SESSIONS, .hints = sessions_hints,
     .create = sessions_create, .draw = sessions_draw, .handle_key = sessions_key, .resize = sessions_resize,
-    .done = sessions_done, .show = sessions_show, .hint_on = sessions_hint_on,
+    .done = sessions_done, .show = sessions_show, .hint_on = sessions_hint_on, .view = sessions_view,
 };

@@ -135,6 +135,32 @@ enum handled tv_move(struct textview *tv, enum action a)
     return H_HANDLED;
 }
 
+static bool line_has(const struct tv_line *l, const char *needle)
+{
+    char text[2048];
+    size_t len = 0;
+    for (int j = 0; j < l->nsegs && len + 1 < sizeof text; j++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s", l->segs[j].text);
+    return strcasestr(text, needle) != NULL;
+}
+
+int tv_find(struct textview *tv, const char *needle, int from, int dir)
+{
+    if (!needle[0] || tv->n == 0) return -1;
+    for (int k = 1; k <= tv->n; k++) {
+        int i = ((from + dir * k) % tv->n + tv->n) % tv->n;
+        const struct tv_line *l = &tv->lines[i];
+        if ((tv->use_cursor && !l->selectable) || !line_has(l, needle)) continue;
+        if (tv->use_cursor) tv->cursor = i;
+        else {
+            tv->top = i;
+            tv->found = i + 1;
+        }
+        return i;
+    }
+    return -1;
+}
+
 void tv_draw(struct textview *tv, struct rect r)
 {
     tv->page = r.h;
@@ -152,7 +178,7 @@ void tv_draw(struct textview *tv, struct rect r)
         int i = tv->top + row;
         if (i >= tv->n) break;
         const struct tv_line *l = &tv->lines[i];
-        bool sel = tv->use_cursor && i == tv->cursor;
+        bool sel = tv->use_cursor ? i == tv->cursor : i == tv->found - 1;
         int x = 0;
         if (sel) draw_fill(r.y + row, r.x, r.w, ROLE_SELECTED);
         for (int j = 0; j < l->nsegs && x < r.w; j++)

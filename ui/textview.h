@@ -28,6 +28,7 @@ struct textview {
     int cursor;              /* selected line, -1: no cursor (plain scrolling) */
     bool use_cursor;
     int page;                /* lines shown at the last draw */
+    int found;               /* without a cursor: the line tv_find went to, + 1 (0: none), shown selected */
 };
 
 /* Drop the lines (keeps top and cursor). */
@@ -46,6 +47,11 @@ int tv_selected_tag(const struct textview *tv);
 void tv_select_tag(struct textview *tv, int tag);
 /* UP/DOWN/PAGE_UP/PAGE_DOWN/FIRST/LAST; H_IGNORED for other actions. */
 enum handled tv_move(struct textview *tv, enum action a);
+/* less's / and n/N: the next line after `from` (dir 1) or before it (dir
+ * -1) whose text contains needle, ignoring case, wrapping around; with a
+ * cursor only selectable lines count. The cursor (or the top line) goes
+ * there; returns the line, -1 when none matches. */
+int tv_find(struct textview *tv, const char *needle, int from, int dir);
 void tv_draw(struct textview *tv, struct rect r);
 
 #endif
