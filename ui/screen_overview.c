@@ -44,6 +44,7 @@ struct disk_row {
     char nr_requests[32], read_ahead_kb[32];
     bool ra_changed;
     char iosched_diff[512];     /* "read_expire 100 (default 500), ..." */
+    char mounts[512];           /* "/srv /var/backup (xfs)" */
 };
 
 struct overview {
@@ -118,6 +119,7 @@ static void read_disks(struct overview *o)
         read_block_knob(v[i].name, "nr_requests", r->nr_requests, sizeof r->nr_requests, NULL);
         read_block_knob(v[i].name, "read_ahead_kb", r->read_ahead_kb, sizeof r->read_ahead_kb, &r->ra_changed);
         read_iosched_diff(v[i].name, r->iosched_diff, sizeof r->iosched_diff);
+        device_mountpoints(v[i].name, r->mounts, sizeof r->mounts);
     }
     o->ndisks = n;
     free(v);
@@ -344,6 +346,10 @@ static void build_disks(struct overview *o, int width)
         tv_cell(tv, ROLE_NORMAL, widths[5], d->has_queue ? (d->scheduler[0] ? d->scheduler : "-") : "n/a");
         tv_cell(tv, ROLE_NORMAL, widths[6], r->nr_requests);
         tv_cell(tv, r->ra_changed ? ROLE_CHANGED : ROLE_NORMAL, widths[7], ra);
+        if (r->mounts[0]) {
+            tv_line(tv, false, -1);
+            tv_add(tv, ROLE_DIM, "%9s mounted on %s", "", r->mounts);
+        }
         if (r->iosched_diff[0]) {
             char text[640], lines[4][256];
             snprintf(text, sizeof text, "%s differs: %s", d->scheduler, r->iosched_diff);

@@ -271,6 +271,29 @@ int device_for_devnum(unsigned major, unsigned minor, char *disk, size_t n, sl_e
     return 0;
 }
 
+int device_mountpoints(const char *disk, char *buf, size_t n)
+{
+    char *text;
+    buf[0] = 0;
+    if (sysfs_read_text("/proc/self/mountinfo", 1 << 20, &text, NULL) < 0) return -1;
+    char fstype[32] = "";
+    size_t len = 0;
+    for (char *save, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        /* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [FIELDS...] - FSTYPE SOURCE ..." */
+        unsigned major, minor;
+        char mnt[512], owner[64];
+        const char *dash = strstr(line, " - ");
+        if (sscanf(line, "%*d %*d %u:%u %*s %511s", &major, &minor, mnt) != 3 || !dash) continue;
+        if (major == 0 || device_for_devnum(major, minor, owner, sizeof owner, NULL) < 0 || strcmp(owner, disk) != 0) continue;
+        if (!fstype[0]) sscanf(dash + 3, "%31s", fstype);
+        len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s%s", len ? " " : "", mnt);
+        if (len >= n) break;
+    }
+    free(text);
+    if (buf[0] && len < n) snprintf(buf + len, n - len, " (%s)", fstype);
+    return 0;
+}
+
 int device_for_path(const char *path, char *disk, size_t n, sl_err *e)
 {
     struct stat st;

@@ -46,6 +46,11 @@ int device_list(struct device **out, sl_err *e);
 int device_get(const char *name, struct device *out, sl_err *e);
 /* The whole disk behind a device number (a partition maps to its parent). */
 int device_for_devnum(unsigned major, unsigned minor, char *disk, size_t n, sl_err *e);
+/* Where the filesystems on a disk (or its partitions) are mounted, from
+ * ROOT/proc/self/mountinfo: "/srv /var/backup (xfs)", "" when none; a bind
+ * mount of a subtree counts once per mountpoint. -1 when mountinfo cannot
+ * be read (a kernel before 2.6.26: then nothing is known). */
+int device_mountpoints(const char *disk, char *buf, size_t n);
 /* The whole disk holding a file or directory. */
 int device_for_path(const char *path, char *disk, size_t n, sl_err *e);
 /* Device names become parts of paths: only [A-Za-z0-9_!:+-] are accepted. */
