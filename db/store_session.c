@@ -20,10 +20,11 @@ int store_session_create(store *s, int64_t host_id, const char *purpose, const c
     out->pid = h->pid;
     out->holder_start = h->start;
     snprintf(out->holder_ns, sizeof out->holder_ns, "%s", h->ns);
+    snprintf(out->user, sizeof out->user, "%s", h->user);
     if (store_begin(s, e) < 0) return -1;
     sqlite3_stmt *st;
-    const char *ins = "INSERT INTO sessions (uuid, host_id, purpose, root, pid, state, holder_start, holder_ns) "
-                      "VALUES (?, ?, ?, ?, ?, 'open', ?, ?) RETURNING id, started";
+    const char *ins = "INSERT INTO sessions (uuid, host_id, purpose, root, pid, state, holder_start, holder_ns, user) "
+                      "VALUES (?, ?, ?, ?, ?, 'open', ?, ?, ?) RETURNING id, started";
     if (sqlite3_prepare_v2(db, ins, -1, &st, NULL) != SQLITE_OK) goto fail;
     sqlite3_bind_text(st, 1, out->uuid, -1, SQLITE_STATIC);
     if (host_id > 0) sqlite3_bind_int64(st, 2, host_id); else sqlite3_bind_null(st, 2);
@@ -32,6 +33,7 @@ int store_session_create(store *s, int64_t host_id, const char *purpose, const c
     sqlite3_bind_int(st, 5, out->pid);
     sqlite3_bind_double(st, 6, h->start);
     sqlite3_bind_text(st, 7, h->ns, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 8, h->user, -1, SQLITE_STATIC);
     if (store_step(st) != SQLITE_ROW) { sqlite3_finalize(st); goto fail; }
     out->id = sqlite3_column_int64(st, 0);
     COPY_TEXT(out->started, st, 1);
@@ -79,6 +81,7 @@ const struct rec_field session_fields[] = {
     SESS(restoring, REC_INT, NULL, "s.restoring"),
     SESS(writing, REC_INT, NULL, "s.writing"),
     SESS(profile, REC_TEXT, NULL, "s.profile"),
+    SESS(user, REC_TEXT, NULL, "s.user"),
 };
 #undef SESS
 const size_t session_fields_len = sizeof session_fields / sizeof session_fields[0];

@@ -33,6 +33,7 @@ struct session_row {
     int restoring;      /* a restore is under way (pid: the restorer) */
     int writing;        /* the holder was writing the kernel */
     char profile[64];   /* the profile it applied ("": none) */
+    char user[96];      /* who started it: "alice", "root (sudo alice)" ("": before 009) */
 };
 
 /* Its fields described once (core/record.h): the store reads rows through
@@ -45,6 +46,7 @@ struct session_holder {
     int pid;
     double start;
     char ns[64];
+    char user[96];      /* who started it (audit_user) */
 };
 
 /* One knob write, for the change log. */

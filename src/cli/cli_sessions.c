@@ -26,19 +26,22 @@ static int log_session(store *st, const struct session_row *r, struct table *t, 
     char id[9];
     snprintf(id, sizeof id, "%.8s", r->uuid);
     const char *what = r->profile[0] ? r->profile : r->purpose;
+    /* sessions recorded before migration 009 do not know who started them */
+    const char *who = r->user[0] ? r->user : "?";
     for (int i = 0; i < n; i++) {
-        if (t) table_row(t, ch[i].at, id, what, ch[i].knob, ch[i].old_value, ch[i].new_value, ch[i].got_value);
-        else json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "at", ch[i].at, "session",
-                                                  r->uuid, "purpose", r->purpose, "profile", r->profile, "action", "write",
-                                                  "knob", ch[i].knob, "old", ch[i].old_value, "new", ch[i].new_value, "got",
-                                                  ch[i].got_value));
+        if (t) table_row(t, ch[i].at, id, who, what, ch[i].knob, ch[i].old_value, ch[i].new_value, ch[i].got_value);
+        else json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "at", ch[i].at, "session",
+                                                  r->uuid, "user", r->user, "purpose", r->purpose, "profile", r->profile,
+                                                  "action", "write", "knob", ch[i].knob, "old", ch[i].old_value, "new",
+                                                  ch[i].new_value, "got", ch[i].got_value));
     }
     free(ch);
     /* A restore's put-backs are not in the change log: its end is. */
     if (r->ended[0] && (strcmp(r->state, "restored") == 0 || strcmp(r->state, "failed") == 0)) {
-        if (t) table_row(t, r->ended, id, what, "(put back)", "", "", r->note);
-        else json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "at", r->ended, "session", r->uuid, "purpose",
-                                                  r->purpose, "profile", r->profile, "action", r->state, "note", r->note));
+        if (t) table_row(t, r->ended, id, who, what, "(put back)", "", "", r->note);
+        else json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "at", r->ended, "session", r->uuid, "user",
+                                                  r->user, "purpose", r->purpose, "profile", r->profile, "action", r->state,
+                                                  "note", r->note));
     }
     return 0;
 }
@@ -47,7 +50,7 @@ static int log_session(store *st, const struct session_row *r, struct table *t, 
  * syslog audit trail told it (from the store). */
 static int sessions_log(struct cli_ctx *ctx, store *st, struct session_row *rows, int n)
 {
-    struct table *t = ctx->json ? NULL : table_new(7, "AT", "SESSION", "FOR", "KNOB", "OLD", "NEW", "GOT");
+    struct table *t = ctx->json ? NULL : table_new(8, "AT", "SESSION", "USER", "FOR", "KNOB", "OLD", "NEW", "GOT");
     json_t *arr = ctx->json ? json_array() : NULL;
     sl_err e;
     int rc = 0;

@@ -43,6 +43,17 @@ static void user_fields(char *buf, size_t n)
     if (sudo && *sudo && uid == 0) field(buf, n, "sudo_user", sudo);
 }
 
+void audit_user(char *buf, size_t n)
+{
+    uid_t uid = getuid();
+    struct passwd *pw = getpwuid(uid);
+    const char *sudo = getenv("SUDO_USER");
+    char id[32];
+    snprintf(id, sizeof id, "%u", (unsigned)uid);
+    if (sudo && *sudo && uid == 0) snprintf(buf, n, "%s (sudo %s)", pw ? pw->pw_name : id, sudo);
+    else snprintf(buf, n, "%s", pw ? pw->pw_name : id);
+}
+
 void audit_knob(const char *session_uuid, const char *purpose, const char *action, const char *knob, const char *old_value,
                 const char *new_value, const char *got, const char *why)
 {

@@ -2,6 +2,7 @@
  * holds it, and the one test of whether a session's holder is gone. */
 #include "session.h"
 #include "session_internal.h"
+#include "audit.h"
 #include "sysfs.h"
 
 #include <errno.h>
@@ -33,6 +34,7 @@ void session_holder_self(struct session_holder *h)
     char state;
     if (sysfs_process(h->pid, &state, &h->start) < 0) h->start = 0;
     sysfs_pid_namespace(h->ns, sizeof h->ns);
+    audit_user(h->user, sizeof h->user);
 }
 
 /* The value of "KEY value" in the lock file's text, or "" */

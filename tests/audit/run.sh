@@ -72,6 +72,12 @@ SUDO_USER=alice run restore > "$tmp/out" 2>&1
 n=$(arrived 'sudo_user="alice"' 1)
 check restore-logged-with-sudo-user '[ "$n" -ge 1 ]' "$tmp/auth.log"
 
+# A change made through sudo: syslog names the sudo user, and so does the
+# store's record of the session ('sessions --log' USER).
+SUDO_USER=alice run set vm.dirty_writeback_centisecs=700 > "$tmp/out" 2>&1
+n=$(arrived 'knob="vm.dirty_writeback_centisecs" old="500" new="700"' 1)
+check sudo-set-logged '[ "$n" = 1 ] && grep "knob=\"vm.dirty_writeback_centisecs\"" "$tmp/auth.log" | grep -q "user=\"root\" uid=\"0\" sudo_user=\"alice\""' "$tmp/auth.log"
+
 # sessions --log shows the same writes from the store: every (session, knob,
 # old, new) the syslog got as a write is a row there.
 "$sluice" --root "$tmp/root" --db "$tmp/db" sessions --log --json > "$tmp/log.json"
@@ -80,6 +86,12 @@ python3 -c 'import json,sys
 for r in json.load(open(sys.argv[1])):
     if r["action"] == "write": print(r["session"], r["knob"], r["old"], r["new"])' "$tmp/log.json" | sort > "$tmp/store.writes"
 check sessions-log-matches-syslog '[ -s "$tmp/syslog.writes" ] && diff "$tmp/syslog.writes" "$tmp/store.writes" > "$tmp/diff"' "$tmp/diff"
+python3 -c 'import json,sys
+rows = [r for r in json.load(open(sys.argv[1])) if r["action"] == "write"]
+users = {r["knob"]: r["user"] for r in rows}
+sys.exit(0 if users.get("vm.dirty_writeback_centisecs") == "root (sudo alice)" and users.get("vm.dirty_ratio") == "root" else 1)' "$tmp/log.json" > /dev/null 2>&1
+users_rc=$?
+check sessions-log-names-user '[ "$users_rc" = 0 ]' "$tmp/log.json"
 
 # Under --root without SLUICE_AUDIT=all a fixture's writes are not logged.
 before=$(wc -l < "$tmp/auth.log")
