@@ -73,7 +73,7 @@ const struct rec_field session_fields[] = {
     SESS(root, REC_TEXT, "root", "s.root", .empty_as = "/"),
     SESS(started, REC_TEXT, "started", "s.started"),
     SESS(ended, REC_TEXT, "ended", "s.ended", .flags = REC_NULL_EMPTY),
-    SESS(changes, REC_INT, "changes", "(SELECT count(*) FROM session_changes c WHERE c.session_id = s.id)"),
+    SESS(changes, REC_INT, "changes", "(SELECT count(*) FROM session_changes c WHERE c.session_id = s.id AND c.action = 'write')"),
     SESS(note, REC_TEXT, "note", "s.note"),
     SESS(id, REC_I64, NULL, "s.id"),
     SESS(holder_start, REC_DOUBLE, NULL, "s.holder_start", .unit = "s"),
@@ -201,18 +201,19 @@ int store_session_set_state(store *s, int64_t session_id, const char *state, con
     return rc == SQLITE_DONE ? 0 : store_fail(s, e, "updating a session");
 }
 
-static int store_session_log_change(store *s, int64_t session_id, const char *knob, const char *old_value,
-                                    const char *new_value, const char *got_value, sl_err *e)
+static int store_session_log_change(store *s, int64_t session_id, const struct change_row *c, sl_err *e)
 {
-    const char *sql = "INSERT INTO session_changes (session_id, seq, knob, old_value, new_value, got_value) "
-                      "VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_changes WHERE session_id = ?1), ?2, ?3, ?4, ?5)";
+    const char *sql = "INSERT INTO session_changes (session_id, seq, knob, old_value, new_value, got_value, action, note) "
+                      "VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_changes WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7)";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "logging a change");
     sqlite3_bind_int64(st, 1, session_id);
-    sqlite3_bind_text(st, 2, knob, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, old_value, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, new_value, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, got_value, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, c->knob, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, c->old_value, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, c->new_value, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, c->got_value, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, c->action ? c->action : "write", -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 7, c->note ? c->note : "", -1, SQLITE_STATIC);
     int rc = store_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : store_fail(s, e, "logging a change");
@@ -238,8 +239,18 @@ int store_session_set_writing(store *s, int64_t session_id, sl_err *e)
 static int log_changes(store *s, int64_t session_id, const struct change_row *ch, int nch, sl_err *e)
 {
     for (int i = 0; i < nch; i++)
-        if (store_session_log_change(s, session_id, ch[i].knob, ch[i].old_value, ch[i].new_value, ch[i].got_value, e) < 0)
-            return -1;
+        if (store_session_log_change(s, session_id, &ch[i], e) < 0) return -1;
+    return 0;
+}
+
+int store_session_log_put_backs(store *s, int64_t session_id, const struct change_row *ch, int nch, sl_err *e)
+{
+    if (nch == 0) return 0;
+    if (store_begin(s, e) < 0) return -1;
+    if (log_changes(s, session_id, ch, nch, e) < 0 || store_commit(s, e) < 0) {
+        store_rollback(s);
+        return -1;
+    }
     return 0;
 }
 
@@ -396,8 +407,8 @@ failed:
 
 #define CHANGE(field, type, col) REC_FIELD(struct change_log_row, field, type, NULL, col)
 static const struct rec_field change_fields[] = {
-    CHANGE(seq, REC_INT, "seq"), CHANGE(knob, REC_TEXT, "knob"), CHANGE(old_value, REC_TEXT, "old_value"),
-    CHANGE(new_value, REC_TEXT, "new_value"), CHANGE(got_value, REC_TEXT, "got_value"), CHANGE(at, REC_TEXT, "at"),
+    CHANGE(seq, REC_INT, "seq"), CHANGE(action, REC_TEXT, "action"), CHANGE(knob, REC_TEXT, "knob"), CHANGE(old_value, REC_TEXT, "old_value"),
+    CHANGE(new_value, REC_TEXT, "new_value"), CHANGE(got_value, REC_TEXT, "got_value"), CHANGE(note, REC_TEXT, "note"), CHANGE(at, REC_TEXT, "at"),
 };
 #undef CHANGE
 

@@ -52,6 +52,8 @@ struct session_holder {
 /* One knob write, for the change log. */
 struct change_row {
     const char *knob, *old_value, *new_value, *got_value;
+    const char *action;          /* NULL: 'write'; 'put-back' for a restore's */
+    const char *note;            /* NULL: none; why a put-back failed */
 };
 
 /* A knob of a later session not yet restored: what it found and left. */
@@ -82,14 +84,19 @@ int store_session_set_state(store *s, int64_t session_id, const char *state, con
  * for and the one read back. */
 struct change_log_row {
     int seq;
+    char action[16];             /* write, put-back */
     char knob[128];
     char old_value[256], new_value[256], got_value[256];
+    char note[512];
     char at[32];
 };
 /* A session's change log in order. Returns the count (caller frees *out)
  * or -1 with a message. */
 int store_session_changes(store *s, int64_t session_id, struct change_log_row **out, sl_err *e);
 /* Mark that the session is about to write the kernel (writing = 1), durably. */
+/* Log what a restore (or a rollback) wrote back, knob by knob, in one
+ * transaction: rows with action 'put-back'. */
+int store_session_log_put_backs(store *s, int64_t session_id, const struct change_row *ch, int nch, sl_err *e);
 int store_session_set_writing(store *s, int64_t session_id, sl_err *e);
 /* In one transaction: log the changes, record what each knob of `now` holds
  * as what the session left (rows[i].left), and clear writing. */

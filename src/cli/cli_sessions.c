@@ -17,7 +17,8 @@ struct sessions_opts {
     bool log;
 };
 
-/* One session's writes (and how it ended) into the audit listing. */
+/* One session's writes, its put-backs (restore, off, a switch, a
+ * rollback) and how it ended, into the audit listing. */
 static int log_session(store *st, const struct session_row *r, struct table *t, json_t *arr, sl_err *e)
 {
     struct change_log_row *ch;
@@ -29,16 +30,18 @@ static int log_session(store *st, const struct session_row *r, struct table *t, 
     /* sessions recorded before migration 009 do not know who started them */
     const char *who = r->user[0] ? r->user : "?";
     for (int i = 0; i < n; i++) {
-        if (t) table_row(t, ch[i].at, id, who, what, ch[i].knob, ch[i].old_value, ch[i].new_value, ch[i].got_value);
-        else json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "at", ch[i].at, "session",
-                                                  r->uuid, "user", r->user, "purpose", r->purpose, "profile", r->profile,
-                                                  "action", "write", "knob", ch[i].knob, "old", ch[i].old_value, "new",
-                                                  ch[i].new_value, "got", ch[i].got_value));
+        if (t) table_row(t, ch[i].at, id, who, what, ch[i].action, ch[i].knob, ch[i].old_value, ch[i].new_value,
+                         ch[i].got_value, ch[i].note);
+        else json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "at", ch[i].at,
+                                                  "session", r->uuid, "user", r->user, "purpose", r->purpose, "profile",
+                                                  r->profile, "action", ch[i].action, "knob", ch[i].knob, "old",
+                                                  ch[i].old_value, "new", ch[i].new_value, "got", ch[i].got_value,
+                                                  "note", ch[i].note));
     }
     free(ch);
-    /* A restore's put-backs are not in the change log: its end is. */
+    /* How it ended: put back (each knob above, from migration 010 on) or failed. */
     if (r->ended[0] && (strcmp(r->state, "restored") == 0 || strcmp(r->state, "failed") == 0)) {
-        if (t) table_row(t, r->ended, id, who, what, "(put back)", "", "", r->note);
+        if (t) table_row(t, r->ended, id, who, what, r->state, "", "", "", "", r->note);
         else json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "at", r->ended, "session", r->uuid, "user",
                                                   r->user, "purpose", r->purpose, "profile", r->profile, "action", r->state,
                                                   "note", r->note));
@@ -46,11 +49,11 @@ static int log_session(store *st, const struct session_row *r, struct table *t, 
     return 0;
 }
 
-/* sessions --log: every write of every session, oldest first, as the
- * syslog audit trail told it (from the store). */
+/* sessions --log: every write and put-back of every session, oldest
+ * first, as the syslog audit trail told it (from the store). */
 static int sessions_log(struct cli_ctx *ctx, store *st, struct session_row *rows, int n)
 {
-    struct table *t = ctx->json ? NULL : table_new(8, "AT", "SESSION", "USER", "FOR", "KNOB", "OLD", "NEW", "GOT");
+    struct table *t = ctx->json ? NULL : table_new(10, "AT", "SESSION", "USER", "FOR", "ACTION", "KNOB", "OLD", "NEW", "GOT", "NOTE");
     json_t *arr = ctx->json ? json_array() : NULL;
     sl_err e;
     int rc = 0;
@@ -96,7 +99,7 @@ static int run_sessions(struct cli_ctx *ctx, int argc, char **argv)
 }
 
 static const struct opt sessions_rows[] = {
-    { .name = "log", .type = OPT_FLAG, .help = "every knob each session wrote, oldest first: the audit trail sluice also sends to syslog",
+    { .name = "log", .type = OPT_FLAG, .help = "every knob each session wrote or put back, oldest first: the audit trail sluice also sends to syslog",
       OPT_AT(struct sessions_opts, log) },
     { NULL },
 };

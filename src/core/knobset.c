@@ -259,7 +259,10 @@ static void find_side_effects(struct knobset *ks, const struct session *s)
  * up to `upto` rolled back. Whether everything came back. */
 static bool roll_back(struct knobset *ks, struct session *s, int upto)
 {
-    if (s) session_put_back(&s->row, s->snaps, s->nsnaps, &ks->rollback);
+    if (s) {
+        session_put_back(&s->row, s->snaps, s->nsnaps, &ks->rollback);
+        session_log_put_backs(s->st, &s->row, &ks->rollback, NULL);
+    }
     for (int j = 0; j < upto; j++)
         if (ks->ch[j].state == CHANGE_WRITTEN || ks->ch[j].state == CHANGE_ADJUSTED) ks->ch[j].state = CHANGE_ROLLED_BACK;
     return ks->rollback.failed == 0;
@@ -276,7 +279,7 @@ static int log_writes(struct knobset *ks, struct session *s, sl_err *e)
     for (int i = 0; i < ks->n; i++) {
         const struct knob_change *c = &ks->ch[i];
         if (c->state == CHANGE_WRITTEN || c->state == CHANGE_ADJUSTED || c->state == CHANGE_ROLLED_BACK)
-            log[nlog++] = (struct change_row){ c->k.name, c->before, c->want, c->after };
+            log[nlog++] = (struct change_row){ c->k.name, c->before, c->want, c->after, "write", NULL };
     }
     int rc = session_writes_done(s, log, nlog, e);
     free(log);

@@ -167,6 +167,21 @@ void session_put_back(const struct session_row *who, const struct snapshot_row *
     }
 }
 
+int session_log_put_backs(store *st, const struct session_row *who, const struct restore_report *rep, sl_err *e)
+{
+    struct change_row *log = xcalloc((size_t)(rep->n ? rep->n : 1), sizeof *log);
+    int n = 0;
+    for (int i = 0; i < rep->n; i++) {
+        const struct restore_item *it = &rep->items[i];
+        if (it->status != RESTORE_WRITTEN && it->status != RESTORE_FAILED) continue;
+        log[n++] = (struct change_row){ it->knob, it->had, it->want, it->status == RESTORE_WRITTEN ? it->got : "",
+                                        "put-back", it->status == RESTORE_FAILED ? it->msg : NULL };
+    }
+    int rc = store_session_log_put_backs(st, who->id, log, n, e);
+    free(log);
+    return rc;
+}
+
 const char *restore_result_text(const struct restore_item *it, char *buf, size_t n)
 {
     switch (it->status) {
@@ -233,6 +248,7 @@ int session_put_back_own(struct session *s, struct restore_report *rep, sl_err *
 {
     if (session_writes_begin(s, e) < 0) return -1;
     session_put_back(&s->row, s->snaps, s->nsnaps, rep);
+    session_log_put_backs(s->st, &s->row, rep, NULL);
     return session_writes_done(s, NULL, 0, e);
 }
 
@@ -244,6 +260,7 @@ static int undo_unrecorded(struct session *s, struct restore_report *rep, sl_err
     struct restore_report own = { 0 };
     if (!rep) rep = &own;
     session_put_back(&s->row, s->snaps, s->nsnaps, rep);
+    session_log_put_backs(s->st, &s->row, rep, NULL);
     store_session_set_state(s->st, s->row.id, rep->failed ? "failed" : "restored", e->msg, NULL);
     char holds[2048];
     restore_report_holdings(rep, holds, sizeof holds);

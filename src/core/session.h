@@ -80,6 +80,10 @@ void session_free(struct session *s);
  * reading each back. Continues past failures; rep->failed counts them. */
 /* who: the session whose snapshot it is (the audit names it). */
 void session_put_back(const struct session_row *who, const struct snapshot_row *rows, int n, struct restore_report *rep);
+/* Log in the session's change log each knob rep wrote back (or failed to),
+ * as the audit line of each told: what `sessions --log` lists. A failure
+ * to log loses the row, not the put-back: -1 with a message. */
+int session_log_put_backs(store *st, const struct session_row *who, const struct restore_report *rep, sl_err *e);
 
 /* Restore a stored session (must be against the current --root), checking
  * before it writes: a knob is put back only while it holds what the session

@@ -178,6 +178,7 @@ static int finish(struct restore_run *R, struct restore_report *rep, sl_err *e)
     char note[256];
     if (whole) snprintf(note, sizeof note, "restored");
     else snprintf(note, sizeof note, "restore left %d knob(s) as found, %d could not be put back", rep->left, rep->failed);
+    session_log_put_backs(R->st, R->row, rep, NULL);
     if (store_session_finish_restore(R->st, R->row->id, state, note, e) < 0) {
         char holds[2048];
         restore_report_holdings(rep, holds, sizeof holds);

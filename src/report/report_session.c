@@ -24,11 +24,20 @@ int report_session(struct store *st, const char *uuid_prefix, struct report *rep
     report_add(rep, RI_TEXT, "purpose %s, state %s, pid %d, root %s", s.purpose, s.state, s.pid, s.root[0] ? s.root : "/");
     report_add(rep, RI_TEXT, "started %s%s%s", s.started, s.ended[0] ? ", ended " : "", s.ended);
     if (s.note[0]) report_add(rep, RI_NOTE, "note: %s", s.note);
-    report_add(rep, RI_HEAD, "Changes (%d): old, asked, read back", nc);
+    int nw = 0;
+    for (int i = 0; i < nc; i++) nw += strcmp(ch[i].action, "write") == 0;
+    report_add(rep, RI_HEAD, "Changes (%d): old, asked, read back", nw);
     for (int i = 0; i < nc; i++)
-        report_add(rep, strcmp(ch[i].new_value, ch[i].got_value) ? RI_WARN : RI_TEXT, "%s: %s -> %s (read back %s) at %s",
-                   ch[i].knob, ch[i].old_value, ch[i].new_value, ch[i].got_value, ch[i].at);
-    if (!nc) report_add(rep, RI_NOTE, "no knob was written");
+        if (strcmp(ch[i].action, "write") == 0)
+            report_add(rep, strcmp(ch[i].new_value, ch[i].got_value) ? RI_WARN : RI_TEXT, "%s: %s -> %s (read back %s) at %s",
+                       ch[i].knob, ch[i].old_value, ch[i].new_value, ch[i].got_value, ch[i].at);
+    if (!nw) report_add(rep, RI_NOTE, "no knob was written");
+    if (nw < nc) report_add(rep, RI_HEAD, "Put back (%d): found, put back, read back", nc - nw);
+    for (int i = 0; i < nc; i++)
+        if (strcmp(ch[i].action, "write") != 0)
+            report_add(rep, ch[i].note[0] ? RI_WARN : RI_TEXT, "%s: %s -> %s (read back %s) at %s%s%s", ch[i].knob,
+                       ch[i].old_value, ch[i].new_value, ch[i].got_value[0] ? ch[i].got_value : "nothing", ch[i].at,
+                       ch[i].note[0] ? ": " : "", ch[i].note);
     report_add(rep, RI_HEAD, "Snapshot before the first write (%d knobs)", ns);
     for (int i = 0; i < ns; i++)
         report_add(rep, RI_TEXT, "%s = %s", snap[i].knob, snap[i].present ? snap[i].value : "(absent)");

@@ -86,6 +86,13 @@ python3 -c 'import json,sys
 for r in json.load(open(sys.argv[1])):
     if r["action"] == "write": print(r["session"], r["knob"], r["old"], r["new"])' "$tmp/log.json" | sort > "$tmp/store.writes"
 check sessions-log-matches-syslog '[ -s "$tmp/syslog.writes" ] && diff "$tmp/syslog.writes" "$tmp/store.writes" > "$tmp/diff"' "$tmp/diff"
+# ... and every knob a restore, off or rollback put back, knob by knob, as
+# the syslog got each put-back (not one line per session).
+sed -n 's/.* put-back session="\([0-9a-f-]*\)" .* knob="\([^"]*\)" old="\([^"]*\)" new="\([^"]*\)" .*/\1 \2 \3 \4/p' "$tmp/auth.log" | sort > "$tmp/syslog.putbacks"
+python3 -c 'import json,sys
+for r in json.load(open(sys.argv[1])):
+    if r["action"] == "put-back": print(r["session"], r["knob"], r["old"], r["new"])' "$tmp/log.json" | sort > "$tmp/store.putbacks"
+check sessions-log-put-backs-match-syslog '[ "$(wc -l < "$tmp/syslog.putbacks")" -ge 11 ] && diff "$tmp/syslog.putbacks" "$tmp/store.putbacks" > "$tmp/diff"' "$tmp/diff"
 python3 -c 'import json,sys
 rows = [r for r in json.load(open(sys.argv[1])) if r["action"] == "write"]
 users = {r["knob"]: r["user"] for r in rows}
