@@ -121,4 +121,22 @@ knobs_now > "$work/after.knobs"
 if diff "$work/before.knobs" "$work/after.knobs" > "$work/knobs.diff"; then ok a-b-off-every-knob-back
 else fail a-b-off-every-knob-back "$(tr '\n' ' ' < $work/knobs.diff)"; fi
 check off-swappiness "$before_swap" "$(cat /proc/sys/vm/swappiness)"
+
+# 6. A write that fails part-way through a scheduler switch on the real
+#    kernel: the rollback puts back the scheduler first, then nr_requests and
+#    the outgoing scheduler's tunables the switch reset (an admin's
+#    read_expire 100, nr_requests 32), whichever write failed; and
+#    'sessions --log' lists each put-back.
+echo mq-deadline > $q/scheduler; echo 32 > $q/nr_requests; echo 100 > $q/iosched/read_expire
+knobs_now > "$work/before6.knobs"
+for n in 1 2 3; do
+    SLUICE_FAULT=sysfs_write:$n s set block.$dev.scheduler=bfq block.$dev.nr_requests=64 block.$dev.read_ahead_kb=512 \
+        > "$work/fault$n.out" 2>&1 && fail rollback-fault$n-exit "the set succeeded with write $n failing: $(cat $work/fault$n.out)"
+    knobs_now > "$work/after6.knobs"
+    if diff "$work/before6.knobs" "$work/after6.knobs" > "$work/knobs6.diff"; then ok rollback-scheduler-switch-write$n
+    else fail rollback-scheduler-switch-write$n "$(tr '\n' ' ' < $work/knobs6.diff)"; fi
+done
+s sessions --log > "$work/log6.out" 2>&1
+if grep -q "put-back  *block.$dev.scheduler  *bfq  *mq-deadline  *mq-deadline" "$work/log6.out"; then ok rollback-put-backs-logged
+else fail rollback-put-backs-logged "$(grep put-back $work/log6.out | head -3 | tr '\n' ' ')"; fi
 exit 0
