@@ -1,4 +1,4 @@
-/* detail — a report in a scrollable text view. */
+/* detail — reports in scrollable text views, one over the other. */
 #include "detail.h"
 
 #include <stdio.h>
@@ -9,52 +9,90 @@ static const enum role kind_role[] = {
     [RI_CHART] = ROLE_GRAPH,
 };
 
-static void add_line(void *arg, enum report_item_kind kind, const char *line)
+/* A line naming something is selectable; its tag finds the item's ref. */
+static void add_line(void *arg, enum report_item_kind kind, const char *ref, const char *line)
 {
-    struct textview *tv = arg;
-    tv_line(tv, false, -1);
-    tv_add(tv, kind_role[kind], "%s", line);
+    struct detail_level *lv = arg;
+    int tag = -1;
+    if (ref[0])
+        for (int i = 0; i < lv->rep.n; i++)
+            if (strcmp(lv->rep.items[i].ref, ref) == 0) { tag = i; break; }
+    tv_line(&lv->tv, tag >= 0, tag);
+    tv_add(&lv->tv, kind_role[kind], "%s", line);
 }
 
-static void rebuild(struct detail *d, int width)
+static void rebuild(struct detail_level *lv, int width)
 {
-    tv_clear(&d->tv);
-    d->width = width;
-    report_text(&d->rep, width - 1, term_glyphs()->utf8, add_line, &d->tv);   /* the last column: scroll marks */
+    tv_clear(&lv->tv);
+    lv->width = width;
+    report_text(&lv->rep, width - 1, term_glyphs()->utf8, add_line, lv);   /* the last column: scroll marks */
+}
+
+static void push(struct detail *d, const char *id)
+{
+    if (d->depth == DETAIL_DEPTH) return;
+    struct detail_level *lv = &d->lv[d->depth++];
+    memset(lv, 0, sizeof *lv);
+    sl_err e;
+    if (!d->st || report_build(d->st, id, &lv->rep, &e) < 0) {
+        memset(&lv->rep, 0, sizeof lv->rep);
+        snprintf(lv->rep.title, sizeof lv->rep.title, "%.40s", id);
+        report_add(&lv->rep, RI_WARN, "%s", d->st ? e.msg : "no results database is open");
+    }
+    lv->tv.use_cursor = true;
+    lv->tv.pager = true;
+}
+
+static void pop(struct detail *d)
+{
+    struct detail_level *lv = &d->lv[--d->depth];
+    report_free(&lv->rep);
+    tv_free(&lv->tv);
+    lv->width = 0;
+    if (d->depth == 0) d->open = false;
 }
 
 void detail_open(struct detail *d, struct store *st, const char *id)
 {
     detail_close(d);
-    sl_err e;
-    if (!st || report_build(st, id, &d->rep, &e) < 0) {
-        memset(&d->rep, 0, sizeof d->rep);
-        snprintf(d->rep.title, sizeof d->rep.title, "%.40s", id);
-        report_add(&d->rep, RI_WARN, "%s", st ? e.msg : "no results database is open");
-    }
+    d->st = st;
     d->open = true;
-    d->tv.top = 0;
-    d->tv.use_cursor = false;
-    d->width = 0;
+    push(d, id);
 }
+
+bool detail_hint_on(struct detail *d, enum action a)
+{
+    return a == ACT_BACK || (a == ACT_EDIT && tv_selected_tag(&d->lv[d->depth - 1].tv) >= 0);
+}
+
+struct textview *detail_view(struct detail *d) { return d->open ? &d->lv[d->depth - 1].tv : NULL; }
 
 void detail_draw(struct detail *d, struct rect r)
 {
-    if (r.w != d->width) rebuild(d, r.w);
-    draw_fmt(r.y, r.x, r.w, ROLE_HEADER, "%s (Esc back)", d->rep.title);
-    tv_draw(&d->tv, (struct rect){ r.y + 1, r.x, r.h - 1, r.w });
+    struct detail_level *lv = &d->lv[d->depth - 1];
+    if (r.w != lv->width) rebuild(lv, r.w);
+    draw_fmt(r.y, r.x, r.w, ROLE_HEADER, "%s (Esc back)", lv->rep.title);
+    tv_draw(&lv->tv, (struct rect){ r.y + 1, r.x, r.h - 1, r.w });
 }
 
 enum handled detail_key(struct detail *d, enum action a)
 {
-    if (a == ACT_BACK) { detail_close(d); return H_HANDLED; }
-    return tv_move(&d->tv, a);
+    struct detail_level *lv = &d->lv[d->depth - 1];
+    if (a == ACT_BACK) { pop(d); return H_HANDLED; }
+    if (a == ACT_EDIT) {
+        int tag = tv_selected_tag(&lv->tv);
+        if (tag >= 0 && tag < lv->rep.n) {
+            char ref[sizeof lv->rep.items[0].ref];
+            snprintf(ref, sizeof ref, "%s", lv->rep.items[tag].ref);
+            push(d, ref);
+        }
+        return H_HANDLED;
+    }
+    return tv_move(&lv->tv, a);
 }
 
 void detail_close(struct detail *d)
 {
-    report_free(&d->rep);
-    tv_free(&d->tv);
+    while (d->depth > 0) pop(d);
     d->open = false;
-    d->width = 0;
 }

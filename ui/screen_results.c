@@ -583,7 +583,8 @@ static bool results_hint_on(struct screen *s, enum action a)
 {
     struct results *rs = (struct results *)s;
     if (rs->mode == RM_FILTER) return false;
-    if (rs->mode == RM_VIEW || rs->detail.open) return a == ACT_BACK;
+    if (rs->detail.open) return detail_hint_on(&rs->detail, a);
+    if (rs->mode == RM_VIEW) return a == ACT_BACK;
     if (rs->mode == RM_GROUPS) return a == ACT_BACK || a == ACT_MARK || a == ACT_COMPARE;
     if (a == ACT_COMPARE) return rs->marked[0] != 0;
     return a != ACT_BACK;

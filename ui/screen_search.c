@@ -273,6 +273,7 @@ static struct screen *search_create(struct app *app)
     struct search_flow_opts d;
     search_flow_defaults(&d);
     form_init(&ss->form, fields, SS_COUNT);
+    ss->tv.use_cursor = ss->tv.pager = true;   /* Enter on a trial's row opens it */
     snprintf(ss->form.value[SS_SPACE], PATH_MAX, "%s", d.spec.space);
     snprintf(ss->form.value[SS_WORKLOAD], PATH_MAX, "%s", d.spec.workload);
     snprintf(ss->form.value[SS_STRATEGY], PATH_MAX, "%s", d.spec.strategy);
@@ -308,14 +309,18 @@ static enum handled settings_key(struct search_scr *ss, enum action a, int key)
 }
 
 /* Enter on the search shown: what the database holds of it (src/report):
- * the spec, every trial with its metrics and run, the verdict, the charts. */
+ * the spec, every trial with its metrics and run, the verdict, the charts;
+ * on a trial's row, that trial: its configuration in full, its metrics
+ * with units, the runs behind it. */
 static void open_report(struct search_scr *ss)
 {
-    char id[37];
+    char id[48];
+    int row = tv_selected_tag(&ss->tv);
     pthread_mutex_lock(&ss->lock);
-    snprintf(id, sizeof id, "%s", ss->uuid);
+    if (row >= 0 && row < ss->ntrials) snprintf(id, sizeof id, "%.36s#%d", ss->uuid, ss->trials[row].seq);
+    else snprintf(id, sizeof id, "%s", ss->uuid);
     pthread_mutex_unlock(&ss->lock);
-    if (!id[0]) { app_message(ss->base.app, ROLE_NORMAL, "no search stored yet"); return; }
+    if (!ss->uuid[0]) { app_message(ss->base.app, ROLE_NORMAL, "no search stored yet"); return; }
     detail_open(&ss->detail, app_store(ss->base.app, NULL), id);
 }
 
@@ -389,7 +394,7 @@ static bool search_hint_on(struct screen *s, enum action a)
 {
     struct search_scr *ss = (struct search_scr *)s;
     bool running = job_running(&ss->job);
-    if (ss->detail.open) return a == ACT_BACK;
+    if (ss->detail.open) return detail_hint_on(&ss->detail, a);
     switch (a) {
     case ACT_START: return !running && !(ss->mode == SM_FORM && ss->form.editing) && ss->mode != SM_RESUME;
     case ACT_CANCEL: return running;
@@ -421,7 +426,7 @@ static void search_done(struct screen *s)
 static struct textview *search_text(struct screen *s)
 {
     struct search_scr *ss = (struct search_scr *)s;
-    if (ss->detail.open) return &ss->detail.tv;
+    if (ss->detail.open) return detail_view(&ss->detail);
     return ss->mode == SM_RUN ? &ss->tv : ss->mode == SM_RESUME ? &ss->resume_tv : NULL;
 }
 

@@ -180,7 +180,8 @@ static enum handled sessions_key(struct screen *s, enum action a, int key)
 static bool sessions_hint_on(struct screen *s, enum action a)
 {
     struct sessions *ss = (struct sessions *)s;
-    if (ss->detail.open || ss->outcome_open) return a == ACT_BACK;
+    if (ss->detail.open) return detail_hint_on(&ss->detail, a);
+    if (ss->outcome_open) return a == ACT_BACK;
     const struct session_row *r = selected(ss);
     if (a == ACT_PUT_BACK) return r && strcmp(r->state, "restored") != 0 && !on_trial(r);
     return a != ACT_BACK;
@@ -201,7 +202,7 @@ static void sessions_done(struct screen *s)
 static struct textview *sessions_view(struct screen *s)
 {
     struct sessions *ss = (struct sessions *)s;
-    return ss->detail.open ? &ss->detail.tv : ss->outcome_open ? &ss->outcome : &ss->tv;
+    return ss->detail.open ? detail_view(&ss->detail) : ss->outcome_open ? &ss->outcome : &ss->tv;
 }
 
 static const enum action sessions_hints[] = { ACT_EDIT, ACT_PUT_BACK, ACT_BACK, ACT_NONE };

@@ -86,11 +86,11 @@ static void trials_table(struct search_scr *ss, struct textview *tv)
     for (int i = ss->ntrials - 1; i >= 0; i--) {
         const struct search_trial *t = &ss->trials[i];
         char seq[8], val[64], cfg[1024];
-        snprintf(seq, sizeof seq, "%d", t->seq + 1);
+        snprintf(seq, sizeof seq, "%d", t->seq);   /* as stored: "sluice report SEARCH#N" */
         report_metric(&ss->obj, &t->m, t->score, val, sizeof val);
         if (ss->have_space) report_config_diff(&ss->space, &t->cfg, cfg, sizeof cfg);
         else cfg[0] = 0;
-        tv_line(tv, false, -1);
+        tv_line(tv, true, i);   /* Enter opens the trial */
         tv_cell(tv, ROLE_NORMAL, 4, seq);
         tv_cell(tv, t->role == TRIAL_BASELINE ? ROLE_DIM : ROLE_NORMAL, 9, trial_role_name(t->role));
         tv_cell(tv, ROLE_NORMAL, 14, val);

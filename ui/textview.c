@@ -95,6 +95,29 @@ static int nearest_selectable(const struct textview *tv, int i, int dir)
     return -1;
 }
 
+/* A pager's cursor goes over every line; a page key moves the view by a
+ * page and the cursor with it. */
+static enum handled pager_move(struct textview *tv, enum action a, int c, int page)
+{
+    switch (a) {
+    case ACT_UP: c--; break;
+    case ACT_DOWN: c++; break;
+    case ACT_PAGE_UP: c -= page; tv->top -= page; break;
+    case ACT_PAGE_DOWN:
+        if (tv->top + tv->page >= tv->n) { c = tv->n - 1; break; }   /* the last page: to the end */
+        c += page;
+        tv->top += page;
+        break;
+    case ACT_FIRST: c = 0; tv->top = 0; break;
+    case ACT_LAST: c = tv->n - 1; break;
+    default: return H_IGNORED;
+    }
+    if (tv->top < 0) tv->top = 0;
+    if (c >= tv->n) c = tv->n - 1;
+    tv->cursor = c < 0 ? 0 : c;
+    return H_HANDLED;
+}
+
 enum handled tv_move(struct textview *tv, enum action a)
 {
     int page = tv->page > 1 ? tv->page - 1 : 1;
@@ -111,6 +134,7 @@ enum handled tv_move(struct textview *tv, enum action a)
         return H_HANDLED;   /* tv_draw clamps */
     }
     int c = tv->cursor < 0 ? 0 : tv->cursor;
+    if (tv->pager) return pager_move(tv, a, c, page);
     switch (a) {
     case ACT_UP: {
         int j = c - 1;
@@ -150,8 +174,11 @@ int tv_find(struct textview *tv, const char *needle, int from, int dir)
     for (int k = 1; k <= tv->n; k++) {
         int i = ((from + dir * k) % tv->n + tv->n) % tv->n;
         const struct tv_line *l = &tv->lines[i];
-        if ((tv->use_cursor && !l->selectable) || !line_has(l, needle)) continue;
-        if (tv->use_cursor) tv->cursor = i;
+        if ((tv->use_cursor && !tv->pager && !l->selectable) || !line_has(l, needle)) continue;
+        if (tv->pager) {
+            tv->cursor = i;
+            tv->top = i;
+        } else if (tv->use_cursor) tv->cursor = i;
         else {
             tv->top = i;
             tv->found = i + 1;
@@ -164,7 +191,12 @@ int tv_find(struct textview *tv, const char *needle, int from, int dir)
 void tv_draw(struct textview *tv, struct rect r)
 {
     tv->page = r.h;
-    if (tv->use_cursor) {
+    if (tv->use_cursor && tv->pager) {
+        if (tv->cursor >= tv->n) tv->cursor = tv->n - 1;
+        if (tv->cursor < 0) tv->cursor = 0;
+        if (tv->cursor < tv->top) tv->top = tv->cursor;
+        if (tv->cursor >= tv->top + r.h) tv->top = tv->cursor - r.h + 1;
+    } else if (tv->use_cursor) {
         if (tv->cursor < 0 || tv->cursor >= tv->n || !tv->lines[tv->cursor].selectable)
             tv->cursor = nearest_selectable(tv, tv->cursor < 0 ? 0 : tv->cursor, 1);
         if (tv->cursor >= 0) {

@@ -27,6 +27,9 @@ struct textview {
     int top;                 /* first line shown */
     int cursor;              /* selected line, -1: no cursor (plain scrolling) */
     bool use_cursor;
+    bool pager;              /* with use_cursor: the cursor may stand on every line and
+                                the page keys move the view a page, as less does;
+                                selectable lines are those Enter can open */
     int page;                /* lines shown at the last draw */
     int found;               /* without a cursor: the line tv_find went to, + 1 (0: none), shown selected */
 };
@@ -41,7 +44,7 @@ void tv_line(struct textview *tv, bool selectable, int tag);
 void tv_add(struct textview *tv, enum role r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Append text padded or cut to exactly w cells, then one blank. */
 void tv_cell(struct textview *tv, enum role r, int w, const char *text);
-/* The tag of the line under the cursor, -1 if none. */
+/* The tag of the line under the cursor, -1 if none (or not selectable). */
 int tv_selected_tag(const struct textview *tv);
 /* Put the cursor on the line with this tag (if it exists). */
 void tv_select_tag(struct textview *tv, int tag);

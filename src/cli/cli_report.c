@@ -63,12 +63,12 @@ static const struct opt report_rows[] = {
     { NULL },
 };
 static const struct opt_table report_table = { sizeof(struct report_opts), NULL, { { report_rows, 0 } },
-                                               "RUN|SEARCH|SESSION", NULL };
+                                               "RUN|SEARCH|SEARCH#N|SESSION", NULL };
 
 static int run_report(struct cli_ctx *ctx, int argc, char **argv)
 {
     const struct report_opts *o = ctx->opts;
-    if (argc != 2) return cli_usage("report", "give one RUN, SEARCH or SESSION (its UUID or the start of it)");
+    if (argc != 2) return cli_usage("report", "give one RUN, SEARCH, SEARCH#N (a trial) or SESSION (its UUID or the start of it)");
     sl_err e;
     store *st = cli_store(ctx, &e);
     if (!st) return cli_error(&e);
@@ -83,4 +83,4 @@ static int run_report(struct cli_ctx *ctx, int argc, char **argv)
 }
 
 CLI_COMMAND_OPTS(cmd_report, "report", run_report, report_table,
-                 "what is stored about a run, search or session: text, or a self-contained HTML page with charts", 0);
+                 "what is stored about a run, search, trial or session: text, or a self-contained HTML page with charts", 0);

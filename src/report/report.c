@@ -32,6 +32,11 @@ void report_add(struct report *rep, enum report_item_kind kind, const char *fmt,
     new_item(rep, kind)->text = xstrdup(buf);
 }
 
+void report_ref(struct report *rep, const char *ref)
+{
+    if (rep->n) snprintf(rep->items[rep->n - 1].ref, sizeof rep->items[0].ref, "%s", ref);
+}
+
 static struct report_chart *new_chart(struct report *rep, enum report_chart_kind kind, const char *id,
                                       const char *title)
 {
@@ -101,6 +106,15 @@ int report_build(struct store *st, const char *id, struct report *rep, sl_err *e
     };
     memset(rep, 0, sizeof *rep);
     if (!id[0]) return sl_fail(e, SL_EUSAGE, "give the UUID (or its start) of a run, a search or a session");
+    const char *hash = strchr(id, '#');
+    if (hash) {   /* SEARCH#SEQ: one trial */
+        char search[48], *end;
+        long seq = strtol(hash + 1, &end, 10);
+        if (hash == id || *end || end == hash + 1 || seq < 0 || seq > 1000000 || (size_t)(hash - id) >= sizeof search)
+            return sl_fail(e, SL_EUSAGE, "%s: a trial is SEARCH#N (the search's UUID or its start, the trial's number)", id);
+        snprintf(search, sizeof search, "%.*s", (int)(hash - id), id);
+        return report_trial(st, search, (int)seq, rep, e);
+    }
     for (size_t i = 0; i < sizeof builders / sizeof builders[0]; i++) {
         sl_err one;
         if (builders[i](st, id, rep, &one) == 0) return 0;

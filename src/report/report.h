@@ -64,6 +64,8 @@ struct report_item {
     enum report_item_kind kind;
     char *text;                  /* RI_HEAD .. RI_WARN */
     struct report_chart *chart;  /* RI_CHART */
+    char ref[48];                /* what this line names, as report_build takes it ("" none):
+                                    a run's UUID, a trial "SEARCH#SEQ"; a reader can open it */
 };
 
 struct report {
@@ -74,18 +76,24 @@ struct report {
 };
 
 /* Build the report of the run, search or session whose UUID starts with
- * id (runs first, then searches, then sessions). -1 with a message when
+ * id (runs first, then searches, then sessions), or of one trial of a
+ * search, "SEARCH#SEQ". -1 with a message when
  * nothing or more than one thing matches, or the database fails; rep is
  * then empty. Free with report_free. */
 int report_build(struct store *st, const char *id, struct report *rep, sl_err *e);
 int report_run(struct store *st, const char *uuid_prefix, struct report *rep, sl_err *e);
 int report_search(struct store *st, const char *uuid_prefix, struct report *rep, sl_err *e);
 int report_session(struct store *st, const char *uuid_prefix, struct report *rep, sl_err *e);
+/* Trial seq of a search: its configuration in full, its metrics with units
+ * and the runs behind it (each line's ref is its run). */
+int report_trial(struct store *st, const char *search_prefix, int seq, struct report *rep, sl_err *e);
 void report_free(struct report *rep);
 
 /* Building (report.c). Text is copied. */
 void report_add(struct report *rep, enum report_item_kind kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The last item added names ref (a run, "SEARCH#SEQ"): readers may open it. */
+void report_ref(struct report *rep, const char *ref);
 /* A new chart appended to the report (owned by it); n points of nseries. */
 struct report_chart *report_chart_lines(struct report *rep, const char *id, const char *title, int n, int nseries);
 struct report_chart *report_chart_bars(struct report *rep, const char *id, const char *title, int nbars);
@@ -93,9 +101,9 @@ struct report_chart *report_chart_bars(struct report *rep, const char *id, const
 void report_chart_missing(struct report_chart *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Text rendering (report_text.c): every line of the report wrapped to
- * width cells, charts drawn in chart rows (braille in UTF-8, '*' in ASCII).
+ * width cells (each with its item's ref, "" for none), charts drawn in chart rows (braille in UTF-8, '*' in ASCII).
  * A chart that does not fit in width says so in one line. */
-typedef void (*report_line_fn)(void *arg, enum report_item_kind kind, const char *line);
+typedef void (*report_line_fn)(void *arg, enum report_item_kind kind, const char *ref, const char *line);
 void report_text(const struct report *rep, int width, bool utf8, report_line_fn emit, void *arg);
 /* The whole report as text on a stream (sluice report). */
 void report_write_text(const struct report *rep, int width, bool utf8, FILE *out);

@@ -49,6 +49,7 @@ json_t *report_doc_json(const struct report *rep)
         json_t *o = json_pack("{s:s}", "kind", item_kind[it->kind]);
         if (it->kind == RI_CHART) json_object_set_new(o, "chart", chart_json(it->chart));
         else json_object_set_new(o, "text", json_string(it->text ? it->text : ""));
+        if (it->ref[0]) json_object_set_new(o, "ref", json_string(it->ref));   /* what 'sluice report REF' opens */
         json_array_append_new(items, o);
     }
     return json_pack("{s:s, s:s, s:o}", "kind", rep->kind, "title", rep->title, "items", items);

@@ -64,7 +64,7 @@ static void add_verdict(struct report *rep, const struct search_row *s)
     }
 }
 
-static void add_trials(struct report *rep, const struct trial_row *t, int n)
+static void add_trials(struct report *rep, const char *search_uuid, const struct trial_row *t, int n)
 {
     report_add(rep, RI_HEAD, "Trials (%d)", n);
     int nstalled = 0;
@@ -87,6 +87,9 @@ static void add_trials(struct report *rep, const struct trial_row *t, int n)
         json_decref(m);
         report_add(rep, stall[0] ? RI_WARN : RI_TEXT, "#%d %s: score %.4g; %s%s; run %s; %s", t[i].seq, t[i].role,
                    t[i].score, metrics[0] ? metrics : "no metrics", stall, t[i].run_uuid[0] ? t[i].run_uuid : "-", cfg);
+        char ref[48];
+        snprintf(ref, sizeof ref, "%.36s#%d", search_uuid, t[i].seq);
+        report_ref(rep, ref);
         nstalled += stall[0] != 0;
     }
     if (nstalled)
@@ -129,7 +132,7 @@ int report_search(struct store *st, const char *uuid_prefix, struct report *rep,
     if (n < 0) return -1;
     add_search_header(rep, &s);
     add_verdict(rep, &s);
-    add_trials(rep, t, n);
+    add_trials(rep, s.uuid, t, n);
     report_add(rep, RI_HEAD, "Charts");
     add_scores_chart(rep, &s, t, n);
     free(t);

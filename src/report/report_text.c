@@ -27,7 +27,7 @@ static size_t bytes_of_cells(const char *s, int w)
 
 /* Wrap at blanks; a word longer than the width is cut. Continuation lines
  * are indented by two. */
-static void wrap(enum report_item_kind kind, const char *text, int width, report_line_fn emit, void *arg)
+static void wrap(enum report_item_kind kind, const char *ref, const char *text, int width, report_line_fn emit, void *arg)
 {
     char line[ROW_CAP], safe[ROW_CAP];
     const char *p = esc_term(text, safe, sizeof safe, 0);   /* notes, configs, names: from a database */
@@ -43,7 +43,7 @@ static void wrap(enum report_item_kind kind, const char *text, int width, report
         }
         if (take > sizeof line - 3) take = sizeof line - 3;
         snprintf(line, sizeof line, "%*s%.*s", indent, "", (int)take, p);
-        emit(arg, kind, line);
+        emit(arg, kind, ref, line);
         p += take;
         while (*p == ' ') p++;
         indent = 2;
@@ -92,7 +92,7 @@ static void panel(const struct report_chart *c, int s, int w, int h, double hi, 
         if (r == 0 || r == h - 1) fmt_axis(r == 0 ? hi : 0, label, sizeof label);
         else snprintf(label, sizeof label, "%*s", AXIS_W - 1, "");
         snprintf(line, sizeof line, "%s %s%s%s", label, r == 0 || r == h - 1 ? tick : bar, row, name);
-        emit(arg, RI_CHART, line);
+        emit(arg, RI_CHART, "", line);
     }
     free(v);
     free(rows);
@@ -104,12 +104,12 @@ static void x_axis(const struct report_chart *c, int w, bool utf8, report_line_f
     size_t o = 0;
     for (int i = 0; i < w && o + 4 < sizeof rule; i++) o += (size_t)snprintf(rule + o, sizeof rule - o, "%s", utf8 ? "─" : "-");
     snprintf(line, sizeof line, "%*s %s%s", AXIS_W - 1, "", utf8 ? "└" : "+", rule);
-    emit(arg, RI_CHART, line);
+    emit(arg, RI_CHART, "", line);
     char from[24], to[24];
     snprintf(from, sizeof from, "%g %s", c->n ? c->x[0] : 0, c->x_unit);
     snprintf(to, sizeof to, "%g %s", c->n ? c->x[c->n - 1] : 0, c->x_unit);
     snprintf(line, sizeof line, "%*s  %-*s%s", AXIS_W - 1, "", w - (int)strlen(to), from, to);
-    emit(arg, RI_CHART, line);
+    emit(arg, RI_CHART, "", line);
 }
 
 static void lines_chart(const struct report_chart *c, int width, bool utf8, report_line_fn emit, void *arg)
@@ -120,7 +120,7 @@ static void lines_chart(const struct report_chart *c, int width, bool utf8, repo
     for (int s = 0; s < c->nseries; s++) {
         char line[160];
         snprintf(line, sizeof line, "%*s %s (%s)", AXIS_W - 1, "", esc_t(c->series[s].label), c->y_unit);
-        emit(arg, RI_NOTE, line);
+        emit(arg, RI_NOTE, "", line);
         panel(c, s, w, h, hi, utf8, emit, arg);
     }
     x_axis(c, w, utf8, emit, arg);
@@ -128,7 +128,7 @@ static void lines_chart(const struct report_chart *c, int width, bool utf8, repo
         char line[160];
         snprintf(line, sizeof line, "%*s %s %s: %.0f %s", AXIS_W - 1, "", utf8 ? "┈┈" : "--", esc_t(c->marks[m].label),
                  c->marks[m].y, c->y_unit);
-        emit(arg, RI_NOTE, line);
+        emit(arg, RI_NOTE, "", line);
     }
 }
 
@@ -145,12 +145,12 @@ static void bars_chart(const struct report_chart *c, int width, bool utf8, repor
         chart_bar(max > 0 ? c->bar[i] / max : 0, w, utf8, bar, sizeof bar);
         snprintf(line, sizeof line, "%*.*s %s %10.0f %6.2f%%", BAR_LABEL_W, BAR_LABEL_W, c->bar_label[i], bar,
                  c->bar[i], total > 0 ? 100 * c->bar[i] / total : 0);
-        emit(arg, RI_CHART, line);
+        emit(arg, RI_CHART, "", line);
     }
     if (c->nbars && max == 0) {
         char line[160];
         snprintf(line, sizeof line, "%*s none (0 %s)", AXIS_W - 1, "", c->y_unit);
-        emit(arg, RI_NOTE, line);
+        emit(arg, RI_NOTE, "", line);
     }
 }
 
@@ -159,15 +159,15 @@ static void chart_text(const struct report_chart *c, int width, bool utf8, repor
     char line[512];
     if (c->missing[0]) {
         snprintf(line, sizeof line, "%s: %s", c->title, c->missing);
-        wrap(RI_WARN, line, width, emit, arg);
+        wrap(RI_WARN, "", line, width, emit, arg);
         return;
     }
     if (width < REPORT_CHART_MIN_WIDTH) {
         snprintf(line, sizeof line, "%s: needs %d columns, the view has %d", c->title, REPORT_CHART_MIN_WIDTH, width);
-        wrap(RI_WARN, line, width, emit, arg);
+        wrap(RI_WARN, "", line, width, emit, arg);
         return;
     }
-    wrap(RI_TEXT, c->title, width, emit, arg);
+    wrap(RI_TEXT, "", c->title, width, emit, arg);
     if (c->kind == RC_LINES) lines_chart(c, width, utf8, emit, arg);
     else bars_chart(c, width, utf8, emit, arg);
 }
@@ -176,13 +176,13 @@ void report_text(const struct report *rep, int width, bool utf8, report_line_fn 
 {
     for (int i = 0; i < rep->n; i++) {
         const struct report_item *it = &rep->items[i];
-        if (it->kind == RI_HEAD && i > 0) emit(arg, RI_TEXT, "");
+        if (it->kind == RI_HEAD && i > 0) emit(arg, RI_TEXT, "", "");
         if (it->kind == RI_CHART) chart_text(it->chart, width, utf8, emit, arg);
-        else wrap(it->kind, it->text, width, emit, arg);
+        else wrap(it->kind, it->ref, it->text, width, emit, arg);
     }
 }
 
-static void print_line(void *arg, enum report_item_kind kind, const char *line)
+static void print_line(void *arg, enum report_item_kind kind, const char *ref, const char *line)
 {
     FILE *out = arg;
     if (!line[0]) fputc('\n', out);
