@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -409,31 +410,42 @@ static void upsert_sql(struct sqlbuf *b, const char *table, const char *lead, in
     sql_add(b, ")%s", suffix);
 }
 
+/* Bind one field of rec to parameter i: NULL where the value is missing
+ * (rec_is_null), text copied. */
+static void bind_one(sqlite3_stmt *st, int i, const struct rec_field *f, const void *rec)
+{
+    const char *v = (const char *)rec + f->offset;
+    char text[512];
+    if (rec_is_null(f, rec)) { sqlite3_bind_null(st, i); return; }
+    switch (f->type) {
+    case REC_TEXT: sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT); break;
+    case REC_STR: {
+        const char *t = *(const char *const *)v;
+        sqlite3_bind_text(st, i, t ? t : "", -1, SQLITE_TRANSIENT);
+        break;
+    }
+    case REC_INT: case REC_TRI: sqlite3_bind_int(st, i, *(const int *)v); break;
+    case REC_I64: sqlite3_bind_int64(st, i, *(const int64_t *)v); break;
+    case REC_U64: sqlite3_bind_int64(st, i, (sqlite3_int64)*(const unsigned long long *)v); break;
+    case REC_DOUBLE: {
+        double d;
+        memcpy(&d, v, sizeof d);
+        sqlite3_bind_double(st, i, d);
+        break;
+    }
+    case REC_BOOL: sqlite3_bind_int(st, i, *(const bool *)v); break;
+    case REC_DERIVED:
+        f->derive(rec, text, sizeof text);
+        sqlite3_bind_text(st, i, text, -1, SQLITE_TRANSIENT);
+        break;
+    }
+}
+
 /* Bind the stored fields of rec from parameter first on, in table order. */
 static void bind_fields(sqlite3_stmt *st, int first, const struct rec_field *f, size_t nf, const void *rec)
 {
-    for (size_t i = 0; i < nf; i++) {
-        if (!f[i].column) continue;
-        const char *v = (const char *)rec + f[i].offset;
-        char text[512];
-        switch (f[i].type) {
-        case REC_TEXT: sqlite3_bind_text(st, first++, v, -1, SQLITE_TRANSIENT); break;
-        case REC_INT: case REC_TRI: sqlite3_bind_int(st, first++, *(const int *)v); break;
-        case REC_I64: sqlite3_bind_int64(st, first++, *(const int64_t *)v); break;
-        case REC_U64: sqlite3_bind_int64(st, first++, (sqlite3_int64)*(const unsigned long long *)v); break;
-        case REC_DOUBLE: {
-            double d;
-            memcpy(&d, v, sizeof d);
-            sqlite3_bind_double(st, first++, d);
-            break;
-        }
-        case REC_BOOL: sqlite3_bind_int(st, first++, *(const bool *)v); break;
-        case REC_DERIVED:
-            f[i].derive(rec, text, sizeof text);
-            sqlite3_bind_text(st, first++, text, -1, SQLITE_TRANSIENT);
-            break;
-        }
-    }
+    for (size_t i = 0; i < nf; i++)
+        if (f[i].column) bind_one(st, first++, &f[i], rec);
 }
 
 /* Prepare the upsert of one record (upsert_sql) and bind its fields after
@@ -466,17 +478,22 @@ void store_read_fields(sqlite3_stmt *st, const struct rec_field *f, size_t nf, v
     for (size_t i = 0; i < nf; i++) {
         if (!f[i].column || f[i].type == REC_DERIVED) continue;
         char *v = (char *)rec + f[i].offset;
+        bool null = sqlite3_column_type(st, col) == SQLITE_NULL;
+        if (f[i].have) *(bool *)((char *)rec + f[i].have - 1) = !null;
         switch (f[i].type) {
         case REC_TEXT: {
             const unsigned char *t = sqlite3_column_text(st, col);
             snprintf(v, f[i].size, "%s", t ? (const char *)t : "");
             break;
         }
-        case REC_INT: case REC_TRI: *(int *)v = sqlite3_column_int(st, col); break;
+        case REC_STR: *(const char **)v = (const char *)sqlite3_column_text(st, col); break;
+        case REC_INT: case REC_TRI:
+            *(int *)v = null && (f[i].flags & REC_NULL_NEG) ? -1 : sqlite3_column_int(st, col);
+            break;
         case REC_I64: *(int64_t *)v = sqlite3_column_int64(st, col); break;
         case REC_U64: *(unsigned long long *)v = (unsigned long long)sqlite3_column_int64(st, col); break;
         case REC_DOUBLE: {
-            double d = sqlite3_column_double(st, col);
+            double d = null && (f[i].flags & REC_NULL_NAN) ? NAN : sqlite3_column_double(st, col);
             memcpy(v, &d, sizeof d);
             break;
         }
@@ -486,6 +503,61 @@ void store_read_fields(sqlite3_stmt *st, const struct rec_field *f, size_t nf, v
         col++;
     }
 }
+
+/* The fields a statement of kind `update` (else an insert) writes. */
+static bool written(const struct rec_field *f, bool update)
+{
+    if (!f->column || (f->flags & REC_READONLY)) return false;
+    return update ? (f->flags & REC_UPDATE) != 0 : !(f->flags & REC_NOINSERT);
+}
+
+/* Bind the written fields to their named parameters (":column"). */
+static void bind_named(sqlite3_stmt *st, const struct rec_field *f, size_t nf, const void *rec, bool update)
+{
+    for (size_t i = 0; i < nf; i++) {
+        if (!written(&f[i], update)) continue;
+        char name[80];
+        snprintf(name, sizeof name, ":%s", f[i].column);
+        bind_one(st, sqlite3_bind_parameter_index(st, name), &f[i], rec);
+    }
+}
+
+sqlite3_stmt *store_prepare_insert(store *s, const char *table, const char *extra, const struct rec_field *f,
+                                   size_t nf, const void *rec, const char *suffix, const char *what, sl_err *e)
+{
+    struct sqlbuf cols = { .used = 0 }, vals = { .used = 0 };
+    const char *sep = "";
+    for (const char *p = extra ? extra : ""; *p;) {
+        size_t len = strcspn(p, ", ");
+        if (len) { sql_add(&cols, "%s%.*s", sep, (int)len, p); sql_add(&vals, "%s:%.*s", sep, (int)len, p); sep = ", "; }
+        p += len + strspn(p + len, ", ");
+    }
+    for (size_t i = 0; i < nf; i++)
+        if (written(&f[i], false)) { sql_add(&cols, "%s%s", sep, f[i].column); sql_add(&vals, "%s:%s", sep, f[i].column); sep = ", "; }
+    char sql[sizeof cols.text * 2 + 256];
+    snprintf(sql, sizeof sql, "INSERT INTO %s (%s) VALUES (%s)%s", table, cols.text, vals.text, suffix ? suffix : "");
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) { store_fail(s, e, what); return NULL; }
+    bind_named(st, f, nf, rec, false);
+    return st;
+}
+
+sqlite3_stmt *store_prepare_update(store *s, const char *table, const struct rec_field *f, size_t nf, const void *rec,
+                                   const char *tail, const char *what, sl_err *e)
+{
+    struct sqlbuf b = { .used = 0 };
+    sql_add(&b, "UPDATE %s SET ", table);
+    const char *sep = "";
+    for (size_t i = 0; i < nf; i++)
+        if (written(&f[i], true)) { sql_add(&b, "%s%s = :%s", sep, f[i].column, f[i].column); sep = ", "; }
+    sql_add(&b, "%s", tail);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, b.text, -1, &st, NULL) != SQLITE_OK) { store_fail(s, e, what); return NULL; }
+    bind_named(st, f, nf, rec, true);
+    return st;
+}
+
+int store_param(sqlite3_stmt *st, const char *name) { return sqlite3_bind_parameter_index(st, name); }
 
 int store_collect(store *s, sqlite3_stmt *st, const struct rec_field *f, size_t nf, size_t elem, void **out,
                   const char *what, sl_err *e)

@@ -44,6 +44,20 @@ void store_read_fields(sqlite3_stmt *st, const struct rec_field *f, size_t nf, v
  * finalizes st. Returns the count, or -1 with e naming what. */
 int store_collect(store *s, sqlite3_stmt *st, const struct rec_field *f, size_t nf, size_t elem, void **out,
                   const char *what, sl_err *e);
+/* "INSERT INTO table (extra..., col...) VALUES (:extra..., :col...) suffix"
+ * prepared, with rec's fields bound (all with a column but REC_NOINSERT and
+ * REC_READONLY ones). extra: a comma-separated list of further columns the
+ * caller binds by name (store_param(st, ":col")); NULL for none. NULL with
+ * e naming what on error. */
+sqlite3_stmt *store_prepare_insert(store *s, const char *table, const char *extra, const struct rec_field *f,
+                                   size_t nf, const void *rec, const char *suffix, const char *what, sl_err *e);
+/* "UPDATE table SET col = :col, ... tail" of the REC_UPDATE fields, bound;
+ * tail (", x = :y WHERE id = :id") may use those names and its own, which
+ * the caller binds. NULL with e on error. */
+sqlite3_stmt *store_prepare_update(store *s, const char *table, const struct rec_field *f, size_t nf, const void *rec,
+                                   const char *tail, const char *what, sl_err *e);
+/* The index of the named parameter (":name") in st, 0 when it has none. */
+int store_param(sqlite3_stmt *st, const char *name);
 /* Fill e from the connection's last error; returns -1. */
 int store_fail(store *s, sl_err *e, const char *what);
 /* The last error was another connection holding the database past the busy

@@ -1,5 +1,6 @@
 /* store_run — SQL for probe runs, configs and workloads. */
 #include "store_run.h"
+#include "record.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,78 +31,55 @@ static int device_uuid(store *s, int64_t id, char out[37], sl_err *e)
     return rc == SQLITE_ROW ? 0 : store_fail(s, e, "finding the device");
 }
 
-static void bind_opt_int(sqlite3_stmt *st, int col, bool have, int64_t v)
-{
-    if (have) sqlite3_bind_int64(st, col, v);
-    else sqlite3_bind_null(st, col);
-}
-
-static void bind_opt_real(sqlite3_stmt *st, int col, bool have, double v)
-{
-    if (have) sqlite3_bind_double(st, col, v);
-    else sqlite3_bind_null(st, col);
-}
-
-static const char insert_sql[] =
-    "INSERT INTO runs (uuid, batch_uuid, rep, host_uuid, host_id, device_uuid, device_id, device_name, hw_class, "
-    " kernel, workload, workload_hash, config_hash, dir, seed, started, status, note, wall_s, mb_s, iops, read_mb_s, "
-    " write_mb_s, lat_mean_ns, lat_p50_ns, lat_p99_ns, lat_p999_ns, lat_max_ns, cpu_usr_pct, cpu_sys_pct, "
-    " ctx_switches, dev_util_pct, dev_await_ms, psi_some_pct, canary_max_ns, canary_p99_ns, stalls_100ms, stalls_1s, "
-    " stalls_2s, max_dirty_pages, reached_dirty_threshold, metrics_json, hist, series_json) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
-    " ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44)";
-
-static void bind_text(sqlite3_stmt *st, int col, const char *v) { sqlite3_bind_text(st, col, v ? v : "", -1, SQLITE_STATIC); }
+/* The run record as probe saves it: one row a column of runs; the host,
+ * device, hw_class and the histogram blob are bound beside it. */
+#define RR(field, type, col, ...) REC_FIELD(struct run_record, field, type, NULL, col, __VA_ARGS__)
+#define LAT REC_HAVE(struct run_record, have_lat)
+#define CANARY REC_HAVE(struct run_record, have_canary)
+const struct rec_field run_record_fields[] = {
+    RR(uuid, REC_STR, "uuid"), RR(batch, REC_STR, "batch_uuid"), RR(rep, REC_INT, "rep"),
+    RR(device_name, REC_STR, "device_name"), RR(kernel, REC_STR, "kernel"), RR(workload, REC_STR, "workload"),
+    RR(workload_hash, REC_STR, "workload_hash"), RR(config_hash, REC_STR, "config_hash"), RR(dir, REC_STR, "dir"),
+    RR(seed, REC_U64, "seed"), RR(started, REC_STR, "started"), RR(status, REC_STR, "status"),
+    RR(note, REC_STR, "note"),
+    RR(wall_s, REC_DOUBLE, "wall_s", .unit = "s"), RR(mb_s, REC_DOUBLE, "mb_s", .unit = "MB/s"),
+    RR(iops, REC_DOUBLE, "iops"), RR(read_mb_s, REC_DOUBLE, "read_mb_s", .unit = "MB/s"),
+    RR(write_mb_s, REC_DOUBLE, "write_mb_s", .unit = "MB/s"),
+    RR(lat_mean_ns, REC_DOUBLE, "lat_mean_ns", .unit = "ns", LAT), RR(lat_p50_ns, REC_I64, "lat_p50_ns", .unit = "ns", LAT),
+    RR(lat_p99_ns, REC_I64, "lat_p99_ns", .unit = "ns", LAT), RR(lat_p999_ns, REC_I64, "lat_p999_ns", .unit = "ns", LAT),
+    RR(lat_max_ns, REC_I64, "lat_max_ns", .unit = "ns", LAT),
+    RR(cpu_usr_pct, REC_DOUBLE, "cpu_usr_pct", .unit = "%"), RR(cpu_sys_pct, REC_DOUBLE, "cpu_sys_pct", .unit = "%"),
+    RR(ctx_switches, REC_I64, "ctx_switches"),
+    RR(dev_util_pct, REC_DOUBLE, "dev_util_pct", .unit = "%", REC_HAVE(struct run_record, have_disk)),
+    RR(dev_await_ms, REC_DOUBLE, "dev_await_ms", .unit = "ms", REC_HAVE(struct run_record, have_disk)),
+    RR(psi_some_pct, REC_DOUBLE, "psi_some_pct", .unit = "%", REC_HAVE(struct run_record, have_psi)),
+    RR(canary_max_ns, REC_I64, "canary_max_ns", .unit = "ns", CANARY),
+    RR(canary_p99_ns, REC_I64, "canary_p99_ns", .unit = "ns", CANARY),
+    RR(stalls_100ms, REC_I64, "stalls_100ms", CANARY), RR(stalls_1s, REC_I64, "stalls_1s", CANARY),
+    RR(stalls_2s, REC_I64, "stalls_2s", CANARY),
+    RR(max_dirty_pages, REC_I64, "max_dirty_pages", .unit = "pages", REC_HAVE(struct run_record, have_vm)),
+    RR(reached_threshold, REC_INT, "reached_dirty_threshold", .flags = REC_NULL_NEG),
+    RR(metrics_json, REC_STR, "metrics_json"), RR(series_json, REC_STR, "series_json"),
+};
+#undef CANARY
+#undef LAT
+#undef RR
+const size_t run_record_fields_len = sizeof run_record_fields / sizeof run_record_fields[0];
 
 static int insert_run(store *s, const struct run_record *r, int64_t host_id, const char *host_uuid,
                       int64_t dev_id, const char *dev_uuid, const char *hw_class, sl_err *e)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), insert_sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "saving a run");
-    bind_text(st, 1, r->uuid);
-    bind_text(st, 2, r->batch);
-    sqlite3_bind_int(st, 3, r->rep);
-    bind_text(st, 4, host_uuid);
-    sqlite3_bind_int64(st, 5, host_id);
-    if (dev_uuid) bind_text(st, 6, dev_uuid); else sqlite3_bind_null(st, 6);
-    bind_opt_int(st, 7, dev_uuid != NULL, dev_id);
-    bind_text(st, 8, r->device_name);
-    bind_text(st, 9, hw_class);
-    bind_text(st, 10, r->kernel);
-    bind_text(st, 11, r->workload);
-    bind_text(st, 12, r->workload_hash);
-    bind_text(st, 13, r->config_hash);
-    bind_text(st, 14, r->dir);
-    sqlite3_bind_int64(st, 15, (sqlite3_int64)r->seed);
-    bind_text(st, 16, r->started);
-    bind_text(st, 17, r->status);
-    bind_text(st, 18, r->note);
-    sqlite3_bind_double(st, 19, r->wall_s);
-    sqlite3_bind_double(st, 20, r->mb_s);
-    sqlite3_bind_double(st, 21, r->iops);
-    sqlite3_bind_double(st, 22, r->read_mb_s);
-    sqlite3_bind_double(st, 23, r->write_mb_s);
-    bind_opt_real(st, 24, r->have_lat, r->lat_mean_ns);
-    bind_opt_int(st, 25, r->have_lat, r->lat_p50_ns);
-    bind_opt_int(st, 26, r->have_lat, r->lat_p99_ns);
-    bind_opt_int(st, 27, r->have_lat, r->lat_p999_ns);
-    bind_opt_int(st, 28, r->have_lat, r->lat_max_ns);
-    sqlite3_bind_double(st, 29, r->cpu_usr_pct);
-    sqlite3_bind_double(st, 30, r->cpu_sys_pct);
-    sqlite3_bind_int64(st, 31, r->ctx_switches);
-    bind_opt_real(st, 32, r->have_disk, r->dev_util_pct);
-    bind_opt_real(st, 33, r->have_disk, r->dev_await_ms);
-    bind_opt_real(st, 34, r->have_psi, r->psi_some_pct);
-    bind_opt_int(st, 35, r->have_canary, r->canary_max_ns);
-    bind_opt_int(st, 36, r->have_canary, r->canary_p99_ns);
-    bind_opt_int(st, 37, r->have_canary, r->stalls_100ms);
-    bind_opt_int(st, 38, r->have_canary, r->stalls_1s);
-    bind_opt_int(st, 39, r->have_canary, r->stalls_2s);
-    bind_opt_int(st, 40, r->have_vm, r->max_dirty_pages);
-    bind_opt_int(st, 41, r->reached_threshold >= 0, r->reached_threshold);
-    bind_text(st, 42, r->metrics_json);
-    sqlite3_bind_blob(st, 43, r->hist ? (const void *)r->hist : "", (int)r->hist_len, SQLITE_STATIC);
-    bind_text(st, 44, r->series_json);
+    sqlite3_stmt *st = store_prepare_insert(s, "runs", "host_uuid, host_id, device_uuid, device_id, hw_class, hist",
+                                            run_record_fields, run_record_fields_len, r, NULL, "saving a run", e);
+    if (!st) return -1;
+    sqlite3_bind_text(st, store_param(st, ":host_uuid"), host_uuid, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, store_param(st, ":host_id"), host_id);
+    if (dev_uuid) {
+        sqlite3_bind_text(st, store_param(st, ":device_uuid"), dev_uuid, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, store_param(st, ":device_id"), dev_id);
+    }
+    sqlite3_bind_text(st, store_param(st, ":hw_class"), hw_class, -1, SQLITE_STATIC);
+    sqlite3_bind_blob(st, store_param(st, ":hist"), r->hist ? (const void *)r->hist : "", (int)r->hist_len, SQLITE_STATIC);
     int rc = store_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : store_fail(s, e, "saving a run");
@@ -130,118 +108,98 @@ fail:
     return -1;
 }
 
-/* The columns of a run_row, in the order row_from reads them. */
-#define RUN_ROW_COLS                                                                                              \
-    "r.id, r.uuid, r.batch_uuid, r.rep, r.started, r.workload, r.device_name, r.status, r.config_hash, "          \
-    " r.workload_hash, r.kernel, COALESCE(h.hostname, ''), r.seed, r.wall_s, r.mb_s, r.iops, r.cpu_usr_pct, "     \
-    " r.cpu_sys_pct, COALESCE(r.lat_p50_ns, -1), COALESCE(r.lat_p99_ns, -1), COALESCE(r.lat_max_ns, -1), "        \
-    " COALESCE(r.canary_max_ns, -1), r.note, COALESCE(r.reached_dirty_threshold, -1) "
-#define RUN_ROW_NCOLS 24
+/* A run as `history` lists it (the fields read from runs r joined with
+ * hosts h). */
+#define RW(field, type, col, ...) REC_FIELD(struct run_row, field, type, NULL, col, __VA_ARGS__)
+static const struct rec_field run_row_fields[] = {
+    RW(id, REC_I64, "r.id"), RW(uuid, REC_TEXT, "r.uuid"), RW(batch, REC_TEXT, "r.batch_uuid"), RW(rep, REC_INT, "r.rep"),
+    RW(started, REC_TEXT, "r.started"), RW(workload, REC_TEXT, "r.workload"), RW(device, REC_TEXT, "r.device_name"),
+    RW(status, REC_TEXT, "r.status"), RW(config_hash, REC_TEXT, "r.config_hash"),
+    RW(workload_hash, REC_TEXT, "r.workload_hash"), RW(kernel, REC_TEXT, "r.kernel"), RW(hostname, REC_TEXT, "h.hostname"),
+    RW(seed, REC_I64, "r.seed"), RW(wall_s, REC_DOUBLE, "r.wall_s"), RW(mb_s, REC_DOUBLE, "r.mb_s"),
+    RW(iops, REC_DOUBLE, "r.iops"), RW(cpu_usr_pct, REC_DOUBLE, "r.cpu_usr_pct"),
+    RW(cpu_sys_pct, REC_DOUBLE, "r.cpu_sys_pct"), RW(lat_p50_ns, REC_I64, "COALESCE(r.lat_p50_ns, -1)"),
+    RW(lat_p99_ns, REC_I64, "COALESCE(r.lat_p99_ns, -1)"), RW(lat_max_ns, REC_I64, "COALESCE(r.lat_max_ns, -1)"),
+    RW(canary_max_ns, REC_I64, "COALESCE(r.canary_max_ns, -1)"), RW(note, REC_TEXT, "r.note"),
+    RW(reached_threshold, REC_INT, "r.reached_dirty_threshold", .flags = REC_NULL_NEG),
+};
+#undef RW
+#define RUN_ROW_NCOLS (sizeof run_row_fields / sizeof run_row_fields[0])
 
-static void row_from(sqlite3_stmt *st, struct run_row *r)
+/* Prepare "SELECT <fields>, more FROM runs r ... tail" or NULL with e. */
+static sqlite3_stmt *select_runs(store *s, const struct rec_field *f, size_t nf, const char *more, const char *tail,
+                                 const char *what, sl_err *e)
 {
-    memset(r, 0, sizeof *r);
-    r->id = sqlite3_column_int64(st, 0);
-    COPY_TEXT(r->uuid, st, 1);
-    COPY_TEXT(r->batch, st, 2);
-    r->rep = sqlite3_column_int(st, 3);
-    COPY_TEXT(r->started, st, 4);
-    COPY_TEXT(r->workload, st, 5);
-    COPY_TEXT(r->device, st, 6);
-    COPY_TEXT(r->status, st, 7);
-    COPY_TEXT(r->config_hash, st, 8);
-    COPY_TEXT(r->workload_hash, st, 9);
-    COPY_TEXT(r->kernel, st, 10);
-    COPY_TEXT(r->hostname, st, 11);
-    r->seed = sqlite3_column_int64(st, 12);
-    r->wall_s = sqlite3_column_double(st, 13);
-    r->mb_s = sqlite3_column_double(st, 14);
-    r->iops = sqlite3_column_double(st, 15);
-    r->cpu_usr_pct = sqlite3_column_double(st, 16);
-    r->cpu_sys_pct = sqlite3_column_double(st, 17);
-    r->lat_p50_ns = sqlite3_column_int64(st, 18);
-    r->lat_p99_ns = sqlite3_column_int64(st, 19);
-    r->lat_max_ns = sqlite3_column_int64(st, 20);
-    r->canary_max_ns = sqlite3_column_int64(st, 21);
-    COPY_TEXT(r->note, st, 22);
-    r->reached_threshold = sqlite3_column_int(st, 23);
+    char sql[4096], from[1024];
+    snprintf(from, sizeof from,
+             "%s FROM runs r LEFT JOIN hosts h ON h.uuid = r.host_uuid LEFT JOIN configs c ON c.hash = r.config_hash "
+             "LEFT JOIN workloads w ON w.hash = r.workload_hash %s", more, tail);
+    store_select_fields(sql, sizeof sql, f, nf, from);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) { store_fail(s, e, what); return NULL; }
+    return st;
 }
+
+#define RUNS_NEWEST "WHERE (?1 IS NULL OR r.workload = ?1) ORDER BY r.started DESC, r.id DESC LIMIT ?2"
 
 int store_run_list(store *s, const char *workload, int limit, struct run_row **out, sl_err *e)
 {
-    const char *sql = "SELECT " RUN_ROW_COLS "FROM runs r LEFT JOIN hosts h ON h.uuid = r.host_uuid "
-                      "WHERE (?1 IS NULL OR r.workload = ?1) ORDER BY r.started DESC, r.id DESC LIMIT ?2";
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "listing runs");
+    sqlite3_stmt *st = select_runs(s, run_row_fields, RUN_ROW_NCOLS, "", RUNS_NEWEST, "listing runs", e);
+    if (!st) return -1;
     if (workload) sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC);
     else sqlite3_bind_null(st, 1);
     sqlite3_bind_int(st, 2, limit > 0 ? limit : -1);
-    int n = 0, cap = 16, rc;
-    struct run_row *v = xcalloc((size_t)cap, sizeof *v);
-    while ((rc = store_step(st)) == SQLITE_ROW) {
-        if (n == cap) { cap *= 2; v = xrealloc(v, sizeof *v * (size_t)cap); }
-        row_from(st, &v[n++]);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        free(v);
-        return store_fail(s, e, "listing runs");
-    }
-    *out = v;
-    return n;
+    return store_collect(s, st, run_row_fields, RUN_ROW_NCOLS, sizeof **out, (void **)out, "listing runs", e);
 }
 
-/* The collateral measures as columns, from the run's stored metrics JSON
- * (probe_result_json): NULL where the run had no reader, or is older. */
-#define RUN_COLLATERAL_COLS                                                                                            \
-    " json_extract(r.metrics_json, '$.reader.p50_ns'), json_extract(r.metrics_json, '$.reader.p99_ns'), "              \
-    " json_extract(r.metrics_json, '$.reader.max_ns'), json_extract(r.metrics_json, '$.ops.write.lat_ns.p99'), "       \
-    " json_extract(r.metrics_json, '$.psi_io.full_pct') "
-
-const char *const run_metric_names[RM_NR] = {
-    "wall_s", "mb_s", "iops", "read_mb_s", "write_mb_s", "lat_mean_ns", "lat_p50_ns", "lat_p99_ns", "lat_p999_ns",
-    "lat_max_ns", "cpu_usr_pct", "cpu_sys_pct", "ctx_switches", "dev_util_pct", "dev_await_ms", "psi_some_pct",
-    "canary_max_ns", "canary_p99_ns", "stalls_100ms", "stalls_1s", "stalls_2s", "max_dirty_pages",
-    "reader_p50_ns", "reader_p99_ns", "reader_max_ns", "write_p99_ns", "psi_full_pct",
+/* A run as `history --csv/--json/--jsonl` exports it, in the CSV's column
+ * order (the first 22 are the ones history --csv always had: scripts cut
+ * them by position); the collateral measures come from the stored metrics
+ * JSON (probe_result_json), NULL where the run had no reader, or is older. */
+#define RX(field, type, key, col, ...) REC_FIELD(struct run_export, field, type, key, col, __VA_ARGS__)
+#define M(field, col, u) RX(field, REC_DOUBLE, #field, col, .unit = (u), .flags = REC_NULL_NAN)
+#define J(path) "json_extract(r.metrics_json, '$." path "')"
+const struct rec_field run_export_fields[] = {
+    RX(uuid, REC_STR, "uuid", "r.uuid"), RX(batch, REC_STR, "batch", "r.batch_uuid"),
+    RX(rep, REC_INT, "rep", "r.rep + 1"), RX(started, REC_STR, "started", "r.started"),
+    RX(workload, REC_STR, "workload", "r.workload"),
+    RX(device, REC_STR, "device", "r.device_name", .flags = REC_NULL_EMPTY), RX(status, REC_STR, "status", "r.status"),
+    M(mb_s, "r.mb_s", "MB/s"), M(iops, "r.iops", NULL), M(lat_p50_ns, "r.lat_p50_ns", "ns"),
+    M(lat_p99_ns, "r.lat_p99_ns", "ns"), M(lat_max_ns, "r.lat_max_ns", "ns"), M(canary_max_ns, "r.canary_max_ns", "ns"),
+    M(cpu_usr_pct, "r.cpu_usr_pct", "%"), M(cpu_sys_pct, "r.cpu_sys_pct", "%"),
+    RX(seed, REC_I64, "seed", "r.seed"), RX(config_hash, REC_STR, "config_hash", "r.config_hash"),
+    RX(workload_hash, REC_STR, "workload_hash", "r.workload_hash"), RX(kernel, REC_STR, "kernel", "r.kernel"),
+    RX(hostname, REC_STR, "hostname", "COALESCE(h.hostname, '')"), RX(note, REC_STR, "note", "r.note"),
+    RX(reached_threshold, REC_TRI, "dirty_threshold_reached", "r.reached_dirty_threshold", .flags = REC_NULL_NEG),
+    RX(host_uuid, REC_STR, "host_uuid", "r.host_uuid"), RX(hw_class, REC_STR, "hw_class", "r.hw_class"),
+    M(wall_s, "r.wall_s", "s"), M(read_mb_s, "r.read_mb_s", "MB/s"), M(write_mb_s, "r.write_mb_s", "MB/s"),
+    M(lat_mean_ns, "r.lat_mean_ns", "ns"), M(lat_p999_ns, "r.lat_p999_ns", "ns"),
+    M(ctx_switches, "r.ctx_switches", NULL), M(dev_util_pct, "r.dev_util_pct", "%"),
+    M(dev_await_ms, "r.dev_await_ms", "ms"), M(psi_some_pct, "r.psi_some_pct", "%"),
+    M(canary_p99_ns, "r.canary_p99_ns", "ns"), M(stalls_100ms, "r.stalls_100ms", NULL),
+    M(stalls_1s, "r.stalls_1s", NULL), M(stalls_2s, "r.stalls_2s", NULL), M(max_dirty_pages, "r.max_dirty_pages", "pages"),
+    M(reader_p50_ns, J("reader.p50_ns"), "ns"), M(reader_p99_ns, J("reader.p99_ns"), "ns"),
+    M(reader_max_ns, J("reader.max_ns"), "ns"), M(write_p99_ns, J("ops.write.lat_ns.p99"), "ns"),
+    M(psi_full_pct, J("psi_io.full_pct"), "%"),
+    RX(config_text, REC_STR, NULL, "COALESCE(c.text, '')"),
 };
-
-static const char *col_text(sqlite3_stmt *st, int i)
-{
-    const char *t = (const char *)sqlite3_column_text(st, i);
-    return t ? t : "";
-}
+#undef J
+#undef M
+#undef RX
+const size_t run_export_fields_len = sizeof run_export_fields / sizeof run_export_fields[0];
 
 int store_run_export(store *s, const char *workload, int limit, int (*fn)(void *arg, const struct run_export *r),
                      void *arg, sl_err *e)
 {
-    /* the metric columns in run_metric_names' order, from column 17 on */
-    const char *sql =
-        "SELECT r.uuid, r.batch_uuid, r.rep, r.started, r.workload, r.device_name, r.status, r.config_hash, "
-        " r.workload_hash, r.kernel, COALESCE(h.hostname, ''), r.host_uuid, r.hw_class, r.note, COALESCE(c.text, ''), "
-        " r.seed, COALESCE(r.reached_dirty_threshold, -1), "
-        " r.wall_s, r.mb_s, r.iops, r.read_mb_s, r.write_mb_s, r.lat_mean_ns, r.lat_p50_ns, r.lat_p99_ns, "
-        " r.lat_p999_ns, r.lat_max_ns, r.cpu_usr_pct, r.cpu_sys_pct, r.ctx_switches, r.dev_util_pct, r.dev_await_ms, "
-        " r.psi_some_pct, r.canary_max_ns, r.canary_p99_ns, r.stalls_100ms, r.stalls_1s, r.stalls_2s, r.max_dirty_pages, "
-        RUN_COLLATERAL_COLS
-        "FROM runs r LEFT JOIN hosts h ON h.uuid = r.host_uuid LEFT JOIN configs c ON c.hash = r.config_hash "
-        "WHERE (?1 IS NULL OR r.workload = ?1) ORDER BY r.started DESC, r.id DESC LIMIT ?2";
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "exporting runs");
+    sqlite3_stmt *st = select_runs(s, run_export_fields, run_export_fields_len, "", RUNS_NEWEST, "exporting runs", e);
+    if (!st) return -1;
     if (workload) sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC);
     else sqlite3_bind_null(st, 1);
     sqlite3_bind_int(st, 2, limit > 0 ? limit : -1);
     int n = 0, rc;
     while ((rc = store_step(st)) == SQLITE_ROW) {
-        struct run_export r = {
-            .uuid = col_text(st, 0), .batch = col_text(st, 1), .rep = sqlite3_column_int(st, 2),
-            .started = col_text(st, 3), .workload = col_text(st, 4), .device = col_text(st, 5),
-            .status = col_text(st, 6), .config_hash = col_text(st, 7), .workload_hash = col_text(st, 8),
-            .kernel = col_text(st, 9), .hostname = col_text(st, 10), .host_uuid = col_text(st, 11),
-            .hw_class = col_text(st, 12), .note = col_text(st, 13), .config_text = col_text(st, 14),
-            .seed = sqlite3_column_int64(st, 15), .reached_threshold = sqlite3_column_int(st, 16),
-        };
-        for (int k = 0; k < RM_NR; k++)
-            r.metric[k] = sqlite3_column_type(st, 17 + k) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 17 + k);
+        struct run_export r;
+        store_read_fields(st, run_export_fields, run_export_fields_len, &r);
         n++;
         if (fn(arg, &r) != 0) { rc = SQLITE_DONE; break; }
     }
@@ -258,7 +216,7 @@ static char *dup_column(sqlite3_stmt *st, int col)
 
 static void detail_from(sqlite3_stmt *st, struct run_detail *d)
 {
-    row_from(st, &d->row);
+    store_read_fields(st, run_row_fields, RUN_ROW_NCOLS, &d->row);
     int c = RUN_ROW_NCOLS;
     d->metrics_json = dup_column(st, c);
     d->series_json = dup_column(st, c + 1);
@@ -277,12 +235,9 @@ static void detail_from(sqlite3_stmt *st, struct run_detail *d)
 int store_run_detail(store *s, const char *uuid_prefix, struct run_detail *out, sl_err *e)
 {
     memset(out, 0, sizeof *out);
-    const char *sql = "SELECT " RUN_ROW_COLS ", r.metrics_json, r.series_json, r.hist, c.text, w.spec, r.dir "
-                      "FROM runs r LEFT JOIN hosts h ON h.uuid = r.host_uuid "
-                      "LEFT JOIN configs c ON c.hash = r.config_hash LEFT JOIN workloads w ON w.hash = r.workload_hash "
-                      "WHERE substr(r.uuid, 1, length(?1)) = ?1 ORDER BY r.id LIMIT 2";
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading a run");
+    sqlite3_stmt *st = select_runs(s, run_row_fields, RUN_ROW_NCOLS, ", r.metrics_json, r.series_json, r.hist, c.text, w.spec, r.dir",
+                                   "WHERE substr(r.uuid, 1, length(?1)) = ?1 ORDER BY r.id LIMIT 2", "reading a run", e);
+    if (!st) return -1;
     sqlite3_bind_text(st, 1, uuid_prefix, -1, SQLITE_STATIC);
     int found = 0, rc;
     while ((rc = store_step(st)) == SQLITE_ROW)

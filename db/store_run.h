@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include "store.h"
+#include "record.h"
 
 /* One repetition as the store keeps it: the caller (src/probe) renders the
  * result into these values; the store only binds them. The have_* flags
@@ -66,26 +67,26 @@ int store_run_list(store *s, const char *workload, int limit, struct run_row **o
 /* A run as `history --csv/--json/--jsonl` exports it: everything a
  * fleet-wide analysis needs on one row (who, what hardware, which kernel,
  * the knob values in force, every metric). Strings are valid only during
- * the callback. */
-enum run_metric {
-    RM_WALL_S, RM_MB_S, RM_IOPS, RM_READ_MB_S, RM_WRITE_MB_S, RM_LAT_MEAN_NS, RM_LAT_P50_NS, RM_LAT_P99_NS,
-    RM_LAT_P999_NS, RM_LAT_MAX_NS, RM_CPU_USR_PCT, RM_CPU_SYS_PCT, RM_CTX_SWITCHES, RM_DEV_UTIL_PCT,
-    RM_DEV_AWAIT_MS, RM_PSI_SOME_PCT, RM_CANARY_MAX_NS, RM_CANARY_P99_NS, RM_STALLS_100MS, RM_STALLS_1S,
-    RM_STALLS_2S, RM_MAX_DIRTY_PAGES,
-    /* the collateral measures, from the stored metrics JSON (no column of their own) */
-    RM_READER_P50_NS, RM_READER_P99_NS, RM_READER_MAX_NS, RM_WRITE_P99_NS, RM_PSI_FULL_PCT, RM_NR
-};
-/* The column name of each metric (the runs table's). */
-extern const char *const run_metric_names[RM_NR];
+ * the callback. Its fields, their JSON keys and CSV order:
+ * run_export_fields. */
 struct run_export {
     const char *uuid, *batch, *started, *workload, *device, *status, *config_hash, *workload_hash, *kernel;
     const char *hostname, *host_uuid, *hw_class, *note;
     const char *config_text;   /* "knob=value\n" sorted */
-    int rep;                   /* 0-based */
-    long long seed;
+    int rep;                   /* 1-based */
+    int64_t seed;
     int reached_threshold;     /* 1, 0, -1 n/a */
-    double metric[RM_NR];      /* NAN when not measured */
+    /* the metrics, NAN when not measured */
+    double wall_s, mb_s, iops, read_mb_s, write_mb_s, lat_mean_ns, lat_p50_ns, lat_p99_ns, lat_p999_ns, lat_max_ns;
+    double cpu_usr_pct, cpu_sys_pct, ctx_switches, dev_util_pct, dev_await_ms, psi_some_pct, canary_max_ns;
+    double canary_p99_ns, stalls_100ms, stalls_1s, stalls_2s, max_dirty_pages;
+    /* the collateral measures, from the stored metrics JSON (no column of their own) */
+    double reader_p50_ns, reader_p99_ns, reader_max_ns, write_p99_ns, psi_full_pct;
 };
+/* The run records' field tables (core/record.h): what a probe saves, and
+ * what history exports. */
+extern const struct rec_field run_record_fields[], run_export_fields[];
+extern const size_t run_record_fields_len, run_export_fields_len;
 /* Runs newest first (workload NULL: all; limit <= 0: no limit), one call
  * of fn each, streamed: nothing is held. fn returning non-zero stops.
  * Returns the count or -1 with e. */

@@ -1,52 +1,77 @@
 /* store_search — SQL for searches, trials, and reading stored runs. */
 #include "store_search.h"
+#include "record.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void bind_real_or_null(sqlite3_stmt *st, int i, double v)
-{
-    if (isnan(v)) sqlite3_bind_null(st, i);
-    else sqlite3_bind_double(st, i, v);
-}
+/* The search record, described once: what create inserts, what update
+ * writes (REC_UPDATE), what every read fills, and the keys of `search --list
+ * --json` (in this order). */
+#define SR(field, type, key, ...) REC_FIELD(struct search_row, field, type, key, #field, __VA_ARGS__)
+#define LATER (REC_UPDATE | REC_NOINSERT)
+const struct rec_field search_fields[] = {
+    SR(id, REC_I64, NULL, .flags = REC_READONLY),
+    SR(uuid, REC_TEXT, "uuid"),
+    SR(started, REC_TEXT, "started", .flags = REC_READONLY),
+    SR(host_id, REC_I64, NULL, .flags = REC_NULL_ZERO),
+    SR(session_id, REC_I64, NULL, .flags = REC_NULL_ZERO | REC_UPDATE),
+    SR(space, REC_TEXT, "space"),
+    SR(device, REC_TEXT, NULL),
+    SR(hw_class, REC_TEXT, NULL),
+    SR(kernel, REC_TEXT, NULL),
+    SR(workload, REC_TEXT, "workload"),
+    SR(objective, REC_TEXT, "objective"),
+    SR(strategy, REC_TEXT, "strategy"),
+    SR(state, REC_TEXT, "state", .flags = REC_UPDATE),
+    SR(verdict, REC_TEXT, "verdict", .flags = LATER | REC_NULL_EMPTY),
+    SR(evaluator, REC_TEXT, NULL),
+    SR(budget_evals, REC_I64, NULL),
+    SR(budget_ms, REC_I64, NULL, .unit = "ms"),
+    SR(seed, REC_I64, NULL),
+    SR(spec_json, REC_TEXT, NULL),
+    SR(applied, REC_INT, NULL, .flags = LATER),
+    SR(winner_text, REC_TEXT, NULL, .flags = LATER),
+    SR(winner_hash, REC_TEXT, NULL, .flags = LATER),
+    SR(improvement, REC_DOUBLE, NULL, .flags = LATER | REC_NULL_NAN),
+    SR(ci_lo, REC_DOUBLE, NULL, .flags = LATER | REC_NULL_NAN),
+    SR(ci_hi, REC_DOUBLE, NULL, .flags = LATER | REC_NULL_NAN),
+    SR(p_holm, REC_DOUBLE, NULL, .flags = LATER | REC_NULL_NAN),
+    SR(n_winner, REC_INT, NULL, .flags = LATER),
+    SR(n_baseline, REC_INT, NULL, .flags = LATER),
+    SR(ended, REC_TEXT, NULL, .flags = REC_READONLY),
+    SR(host_uuid, REC_TEXT, NULL, .flags = REC_READONLY),
+    SR(workload_hash, REC_TEXT, NULL),
+    SR(workload_text, REC_TEXT, NULL),
+    SR(sizing_note, REC_TEXT, NULL),
+    SR(threshold_capped, REC_INT, NULL),
+    SR(confirm_outcome, REC_TEXT, NULL, .flags = LATER),
+    SR(confirm_reps, REC_INT, NULL, .flags = LATER),
+    SR(explore_improvement, REC_DOUBLE, NULL, .flags = LATER | REC_NULL_NAN),
+    SR(shrinkage, REC_DOUBLE, NULL, .flags = LATER | REC_NULL_NAN),
+};
+#undef LATER
+#undef SR
+const size_t search_fields_len = sizeof search_fields / sizeof search_fields[0];
 
-static double col_real(sqlite3_stmt *st, int i)
-{
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
+#define TR(field, type, ...) REC_FIELD(struct trial_row, field, type, NULL, #field, __VA_ARGS__)
+const struct rec_field trial_fields[] = {
+    TR(seq, REC_INT), TR(role, REC_TEXT), TR(config_hash, REC_TEXT), TR(config_text, REC_TEXT),
+    TR(score, REC_DOUBLE, .flags = REC_NULL_NAN), TR(metrics_json, REC_TEXT), TR(run_uuid, REC_TEXT),
+    TR(elapsed_ms, REC_I64, .unit = "ms"),
+};
+#undef TR
+const size_t trial_fields_len = sizeof trial_fields / sizeof trial_fields[0];
 
 int store_search_create(store *s, struct search_row *r, sl_err *e)
 {
     store_uuid(r->uuid);
-    const char *sql =
-        "INSERT INTO searches (uuid, host_id, session_id, space, device, hw_class, kernel, workload, objective, "
-        "strategy, evaluator, budget_evals, budget_ms, seed, spec_json, state, workload_hash, workload_text, sizing_note, "
-        "threshold_capped) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 'running', ?16, ?17, ?18, ?19) "
-        "RETURNING id, started";
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "recording the search");
-    sqlite3_bind_text(st, 1, r->uuid, -1, SQLITE_STATIC);
-    if (r->host_id > 0) sqlite3_bind_int64(st, 2, r->host_id); else sqlite3_bind_null(st, 2);
-    if (r->session_id > 0) sqlite3_bind_int64(st, 3, r->session_id); else sqlite3_bind_null(st, 3);
-    sqlite3_bind_text(st, 4, r->space, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, r->device, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 6, r->hw_class, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 7, r->kernel, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 8, r->workload, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 9, r->objective, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 10, r->strategy, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 11, r->evaluator, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 12, r->budget_evals);
-    sqlite3_bind_int64(st, 13, r->budget_ms);
-    sqlite3_bind_int64(st, 14, r->seed);
-    sqlite3_bind_text(st, 15, r->spec_json, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 16, r->workload_hash, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 17, r->workload_text, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 18, r->sizing_note, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 19, r->threshold_capped);
+    snprintf(r->state, sizeof r->state, "running");
+    sqlite3_stmt *st = store_prepare_insert(s, "searches", NULL, search_fields, search_fields_len, r,
+                                            " RETURNING id, started", "recording the search", e);
+    if (!st) return -1;
     int rc = store_step(st);
     if (rc == SQLITE_ROW) {
         r->id = sqlite3_column_int64(st, 0);
@@ -54,105 +79,50 @@ int store_search_create(store *s, struct search_row *r, sl_err *e)
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_ROW) return store_fail(s, e, "recording the search");
-    snprintf(r->state, sizeof r->state, "running");
     return 0;
 }
 
 int store_search_update(store *s, const struct search_row *r, const char *result_json, sl_err *e)
 {
-    const char *sql =
-        "UPDATE searches SET state = ?2, session_id = ?3, applied = ?4, verdict = ?5, winner_text = ?6, "
-        "winner_hash = ?7, improvement = ?8, ci_lo = ?9, ci_hi = ?10, p_holm = ?11, n_winner = ?12, "
-        "n_baseline = ?13, result_json = COALESCE(?14, result_json), confirm_outcome = ?15, confirm_reps = ?16, "
-        "explore_improvement = ?17, shrinkage = ?18, "
-        "ended = CASE WHEN ?2 = 'running' THEN NULL ELSE strftime('%Y-%m-%dT%H:%M:%SZ', 'now') END WHERE id = ?1";
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "updating the search");
-    sqlite3_bind_int64(st, 1, r->id);
-    sqlite3_bind_text(st, 2, r->state, -1, SQLITE_STATIC);
-    if (r->session_id > 0) sqlite3_bind_int64(st, 3, r->session_id); else sqlite3_bind_null(st, 3);
-    sqlite3_bind_int(st, 4, r->applied);
-    sqlite3_bind_text(st, 5, r->verdict, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 6, r->winner_text, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 7, r->winner_hash, -1, SQLITE_STATIC);
-    bind_real_or_null(st, 8, r->improvement);
-    bind_real_or_null(st, 9, r->ci_lo);
-    bind_real_or_null(st, 10, r->ci_hi);
-    bind_real_or_null(st, 11, r->p_holm);
-    sqlite3_bind_int(st, 12, r->n_winner);
-    sqlite3_bind_int(st, 13, r->n_baseline);
-    if (result_json) sqlite3_bind_text(st, 14, result_json, -1, SQLITE_STATIC); else sqlite3_bind_null(st, 14);
-    sqlite3_bind_text(st, 15, r->confirm_outcome, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 16, r->confirm_reps);
-    bind_real_or_null(st, 17, r->explore_improvement);
-    bind_real_or_null(st, 18, r->shrinkage);
+    sqlite3_stmt *st = store_prepare_update(
+        s, "searches", search_fields, search_fields_len, r,
+        ", result_json = COALESCE(:result_json, result_json), "
+        "ended = CASE WHEN :state = 'running' THEN NULL ELSE strftime('%Y-%m-%dT%H:%M:%SZ', 'now') END WHERE id = :id",
+        "updating the search", e);
+    if (!st) return -1;
+    sqlite3_bind_int64(st, store_param(st, ":id"), r->id);
+    if (result_json) sqlite3_bind_text(st, store_param(st, ":result_json"), result_json, -1, SQLITE_STATIC);
     int rc = store_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return store_fail(s, e, "updating the search");
     return 0;
 }
 
-static const char search_cols[] =
-    "SELECT s.id, s.uuid, COALESCE(s.host_id, 0), COALESCE(s.session_id, 0), s.space, s.device, s.hw_class, s.kernel, "
-    "s.workload, s.objective, s.strategy, s.evaluator, s.budget_evals, s.budget_ms, s.seed, s.spec_json, s.state, "
-    "s.applied, s.verdict, s.winner_text, s.winner_hash, s.improvement, s.ci_lo, s.ci_hi, s.p_holm, s.n_winner, "
-    "s.n_baseline, s.started, COALESCE(s.ended, ''), COALESCE(h.uuid, ''), s.workload_hash, s.workload_text, "
-    "s.sizing_note, s.threshold_capped, s.confirm_outcome, s.confirm_reps, s.explore_improvement, s.shrinkage "
-    "FROM searches s LEFT JOIN hosts h ON h.id = s.host_id ";
+/* The searches with their host's UUID, as the fields name them. */
+#define SEARCHES_FROM "FROM (SELECT s.*, h.uuid AS host_uuid FROM searches s LEFT JOIN hosts h ON h.id = s.host_id) s "
 
-static void search_from(sqlite3_stmt *st, struct search_row *r)
+/* Prepare "SELECT <search fields> FROM ... tail" or NULL with e. */
+static sqlite3_stmt *select_searches(store *s, const char *tail, const char *what, sl_err *e)
 {
-    memset(r, 0, sizeof *r);
-    r->id = sqlite3_column_int64(st, 0);
-    COPY_TEXT(r->uuid, st, 1);
-    r->host_id = sqlite3_column_int64(st, 2);
-    r->session_id = sqlite3_column_int64(st, 3);
-    COPY_TEXT(r->space, st, 4);
-    COPY_TEXT(r->device, st, 5);
-    COPY_TEXT(r->hw_class, st, 6);
-    COPY_TEXT(r->kernel, st, 7);
-    COPY_TEXT(r->workload, st, 8);
-    COPY_TEXT(r->objective, st, 9);
-    COPY_TEXT(r->strategy, st, 10);
-    COPY_TEXT(r->evaluator, st, 11);
-    r->budget_evals = sqlite3_column_int64(st, 12);
-    r->budget_ms = sqlite3_column_int64(st, 13);
-    r->seed = sqlite3_column_int64(st, 14);
-    COPY_TEXT(r->spec_json, st, 15);
-    COPY_TEXT(r->state, st, 16);
-    r->applied = sqlite3_column_int(st, 17);
-    COPY_TEXT(r->verdict, st, 18);
-    COPY_TEXT(r->winner_text, st, 19);
-    COPY_TEXT(r->winner_hash, st, 20);
-    r->improvement = col_real(st, 21);
-    r->ci_lo = col_real(st, 22);
-    r->ci_hi = col_real(st, 23);
-    r->p_holm = col_real(st, 24);
-    r->n_winner = sqlite3_column_int(st, 25);
-    r->n_baseline = sqlite3_column_int(st, 26);
-    COPY_TEXT(r->started, st, 27);
-    COPY_TEXT(r->ended, st, 28);
-    COPY_TEXT(r->host_uuid, st, 29);
-    COPY_TEXT(r->workload_hash, st, 30);
-    COPY_TEXT(r->workload_text, st, 31);
-    COPY_TEXT(r->sizing_note, st, 32);
-    r->threshold_capped = sqlite3_column_int(st, 33);
-    COPY_TEXT(r->confirm_outcome, st, 34);
-    r->confirm_reps = sqlite3_column_int(st, 35);
-    r->explore_improvement = col_real(st, 36);
-    r->shrinkage = col_real(st, 37);
+    char sql[4096], from[512];
+    snprintf(from, sizeof from, SEARCHES_FROM "%s", tail);
+    store_select_fields(sql, sizeof sql, search_fields, search_fields_len, from);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) { store_fail(s, e, what); return NULL; }
+    return st;
 }
 
 int store_search_get(store *s, const char *prefix, struct search_row *out, sl_err *e)
 {
-    char sql[sizeof search_cols + 128];
-    snprintf(sql, sizeof sql, "%s WHERE s.uuid LIKE ?1 || '%%' ORDER BY s.id DESC LIMIT 2", search_cols);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading searches");
+    sqlite3_stmt *st = select_searches(s, "WHERE s.uuid LIKE ?1 || '%' ORDER BY s.id DESC LIMIT 2", "reading searches", e);
+    if (!st) return -1;
     sqlite3_bind_text(st, 1, prefix, -1, SQLITE_STATIC);
     int n = 0, rc;
     while ((rc = store_step(st)) == SQLITE_ROW) {
-        if (n == 0) search_from(st, out);
+        if (n == 0) {
+            memset(out, 0, sizeof *out);
+            store_read_fields(st, search_fields, search_fields_len, out);
+        }
         n++;
     }
     sqlite3_finalize(st);
@@ -164,38 +134,18 @@ int store_search_get(store *s, const char *prefix, struct search_row *out, sl_er
 
 int store_search_list(store *s, const char *workload, struct search_row **out, sl_err *e)
 {
-    char sql[sizeof search_cols + 128];
-    snprintf(sql, sizeof sql, "%s WHERE (?1 IS NULL OR s.workload = ?1) ORDER BY s.id DESC", search_cols);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "listing searches");
+    sqlite3_stmt *st = select_searches(s, "WHERE (?1 IS NULL OR s.workload = ?1) ORDER BY s.id DESC", "listing searches", e);
+    if (!st) return -1;
     if (workload) sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC); else sqlite3_bind_null(st, 1);
-    struct search_row *v = NULL;
-    int n = 0, rc;
-    while ((rc = store_step(st)) == SQLITE_ROW) {
-        v = xrealloc(v, sizeof *v * (size_t)(n + 1));
-        search_from(st, &v[n++]);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) { free(v); return store_fail(s, e, "listing searches"); }
-    *out = v;
-    return n;
+    return store_collect(s, st, search_fields, search_fields_len, sizeof **out, (void **)out, "listing searches", e);
 }
 
 int store_search_trial_add(store *s, int64_t search_id, const struct trial_row *t, sl_err *e)
 {
-    const char *sql = "INSERT INTO trials (search_id, seq, role, config_hash, config_text, score, metrics_json, "
-                      "run_uuid, elapsed_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "recording a trial");
-    sqlite3_bind_int64(st, 1, search_id);
-    sqlite3_bind_int(st, 2, t->seq);
-    sqlite3_bind_text(st, 3, t->role, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, t->config_hash, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, t->config_text, -1, SQLITE_STATIC);
-    bind_real_or_null(st, 6, t->score);
-    sqlite3_bind_text(st, 7, t->metrics_json, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 8, t->run_uuid, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 9, t->elapsed_ms);
+    sqlite3_stmt *st = store_prepare_insert(s, "trials", "search_id", trial_fields, trial_fields_len, t, NULL,
+                                            "recording a trial", e);
+    if (!st) return -1;
+    sqlite3_bind_int64(st, store_param(st, ":search_id"), search_id);
     int rc = store_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return store_fail(s, e, "recording a trial");
@@ -204,30 +154,12 @@ int store_search_trial_add(store *s, int64_t search_id, const struct trial_row *
 
 int store_search_trials(store *s, int64_t search_id, struct trial_row **out, sl_err *e)
 {
-    const char *sql = "SELECT seq, role, config_hash, config_text, score, metrics_json, run_uuid, elapsed_ms "
-                      "FROM trials WHERE search_id = ? ORDER BY seq";
+    char sql[1024];
+    store_select_fields(sql, sizeof sql, trial_fields, trial_fields_len, "FROM trials WHERE search_id = ? ORDER BY seq");
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading trials");
     sqlite3_bind_int64(st, 1, search_id);
-    struct trial_row *v = NULL;
-    int n = 0, rc;
-    while ((rc = store_step(st)) == SQLITE_ROW) {
-        v = xrealloc(v, sizeof *v * (size_t)(n + 1));
-        struct trial_row *t = &v[n++];
-        memset(t, 0, sizeof *t);
-        t->seq = sqlite3_column_int(st, 0);
-        COPY_TEXT(t->role, st, 1);
-        COPY_TEXT(t->config_hash, st, 2);
-        COPY_TEXT(t->config_text, st, 3);
-        t->score = col_real(st, 4);
-        COPY_TEXT(t->metrics_json, st, 5);
-        COPY_TEXT(t->run_uuid, st, 6);
-        t->elapsed_ms = sqlite3_column_int64(st, 7);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) { free(v); return store_fail(s, e, "reading trials"); }
-    *out = v;
-    return n;
+    return store_collect(s, st, trial_fields, trial_fields_len, sizeof **out, (void **)out, "reading trials", e);
 }
 
 static bool has_runs_table(store *s)
@@ -242,53 +174,46 @@ static bool has_runs_table(store *s)
     return yes;
 }
 
+/* A stored run as search, recommend and compare read it: successful runs
+ * r with their config c, host h and workload w. */
+#define SD(field, type, col, ...) REC_FIELD(struct stored_run, field, type, NULL, col, __VA_ARGS__)
+#define OPT(field, col, u) SD(field, REC_DOUBLE, col, .unit = (u), .flags = REC_NULL_NAN)
+#define J(path) "json_extract(r.metrics_json, '$." path "')"
+static const struct rec_field stored_run_fields[] = {
+    SD(uuid, REC_STR, "r.uuid"), SD(config_text, REC_STR, "c.text"), SD(kernel, REC_STR, "r.kernel"),
+    SD(host_uuid, REC_STR, "r.host_uuid"), SD(hw_class, REC_STR, "r.hw_class"), SD(workload, REC_STR, "r.workload"),
+    SD(device, REC_STR, "r.device_name"), SD(config_hash, REC_STR, "r.config_hash"),
+    SD(workload_hash, REC_STR, "r.workload_hash"), SD(workload_text, REC_STR, "COALESCE(w.spec, '')"),
+    SD(mb_s, REC_DOUBLE, "r.mb_s", .unit = "MB/s"), SD(wall_s, REC_DOUBLE, "r.wall_s", .unit = "s"),
+    SD(cpu_pct, REC_DOUBLE, "r.cpu_usr_pct + r.cpu_sys_pct", .unit = "%"),
+    OPT(p99_ns, "r.lat_p99_ns", "ns"), OPT(canary_p99_ns, "r.canary_p99_ns", "ns"),
+    OPT(stalls_100ms, "r.stalls_100ms", NULL), OPT(reader_p50_ns, J("reader.p50_ns"), "ns"),
+    OPT(reader_p99_ns, J("reader.p99_ns"), "ns"), OPT(reader_max_ns, J("reader.max_ns"), "ns"),
+    OPT(write_p99_ns, J("ops.write.lat_ns.p99"), "ns"), OPT(psi_some_pct, "r.psi_some_pct", "%"),
+    OPT(psi_full_pct, J("psi_io.full_pct"), "%"), OPT(sleep_max_ns, J("canary.sleep_max_ns"), "ns"),
+    SD(host_cpu_model, REC_STR, "h.cpu_model"), SD(host_cpus, REC_INT, "h.cpus"),
+    SD(host_mem_bytes, REC_I64, "h.mem_bytes", .unit = "bytes"),
+};
+#undef J
+#undef OPT
+#undef SD
+
 int store_search_runs(store *s, const char *workload, stored_run_fn fn, void *arg, sl_err *e)
 {
     if (!has_runs_table(s)) return 0;
-    const char *sql =
-        "SELECT r.uuid, c.text, r.kernel, r.host_uuid, r.hw_class, r.workload, r.device_name, r.mb_s, r.wall_s, "
-        "r.cpu_usr_pct + r.cpu_sys_pct, r.lat_p99_ns, r.canary_p99_ns, r.stalls_100ms, r.config_hash, "
-        "h.cpu_model, h.cpus, h.mem_bytes, json_extract(r.metrics_json, '$.reader.p50_ns'), "
-        "json_extract(r.metrics_json, '$.reader.p99_ns'), json_extract(r.metrics_json, '$.reader.max_ns'), "
-        "json_extract(r.metrics_json, '$.ops.write.lat_ns.p99'), r.psi_some_pct, "
-        "json_extract(r.metrics_json, '$.psi_io.full_pct'), "
-        "json_extract(r.metrics_json, '$.canary.sleep_max_ns'), r.workload_hash, COALESCE(w.spec, '') "
-        "FROM runs r JOIN configs c ON c.hash = r.config_hash LEFT JOIN hosts h ON h.uuid = r.host_uuid "
-        "LEFT JOIN workloads w ON w.hash = r.workload_hash "
-        "WHERE r.status IN ('ok', 'warm') AND (?1 IS NULL OR r.workload = ?1) ORDER BY r.id";
+    const size_t nf = sizeof stored_run_fields / sizeof stored_run_fields[0];
+    char sql[4096];
+    store_select_fields(sql, sizeof sql, stored_run_fields, nf,
+                        "FROM runs r JOIN configs c ON c.hash = r.config_hash LEFT JOIN hosts h ON h.uuid = r.host_uuid "
+                        "LEFT JOIN workloads w ON w.hash = r.workload_hash "
+                        "WHERE r.status IN ('ok', 'warm') AND (?1 IS NULL OR r.workload = ?1) ORDER BY r.id");
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading runs");
     if (workload) sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC); else sqlite3_bind_null(st, 1);
     int n = 0, rc;
     while ((rc = store_step(st)) == SQLITE_ROW) {
-        struct stored_run r = {
-            .uuid = (const char *)sqlite3_column_text(st, 0),
-            .config_text = (const char *)sqlite3_column_text(st, 1),
-            .kernel = (const char *)sqlite3_column_text(st, 2),
-            .host_uuid = (const char *)sqlite3_column_text(st, 3),
-            .hw_class = (const char *)sqlite3_column_text(st, 4),
-            .workload = (const char *)sqlite3_column_text(st, 5),
-            .device = (const char *)sqlite3_column_text(st, 6),
-            .mb_s = sqlite3_column_double(st, 7),
-            .wall_s = sqlite3_column_double(st, 8),
-            .cpu_pct = sqlite3_column_double(st, 9),
-            .p99_ns = col_real(st, 10),
-            .canary_p99_ns = col_real(st, 11),
-            .stalls_100ms = col_real(st, 12),
-            .config_hash = (const char *)sqlite3_column_text(st, 13),
-            .host_cpu_model = (const char *)sqlite3_column_text(st, 14),
-            .host_cpus = sqlite3_column_int(st, 15),
-            .host_mem_bytes = sqlite3_column_int64(st, 16),
-            .reader_p50_ns = col_real(st, 17),
-            .reader_p99_ns = col_real(st, 18),
-            .reader_max_ns = col_real(st, 19),
-            .write_p99_ns = col_real(st, 20),
-            .psi_some_pct = col_real(st, 21),
-            .psi_full_pct = col_real(st, 22),
-            .sleep_max_ns = col_real(st, 23),
-            .workload_hash = (const char *)sqlite3_column_text(st, 24),
-            .workload_text = (const char *)sqlite3_column_text(st, 25),
-        };
+        struct stored_run r;
+        store_read_fields(st, stored_run_fields, nf, &r);
         n++;
         if (fn(arg, &r) != 0) break;
     }

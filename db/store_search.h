@@ -4,6 +4,7 @@
 #define SLUICE_STORE_SEARCH_H
 
 #include "store.h"
+#include "record.h"
 
 struct search_row {
     int64_t id;
@@ -44,7 +45,11 @@ struct trial_row {
     int64_t elapsed_ms;
 };
 
-/* Insert (row->id, uuid and started are filled). */
+/* The search and trial records' field tables (core/record.h). */
+extern const struct rec_field search_fields[], trial_fields[];
+extern const size_t search_fields_len, trial_fields_len;
+
+/* Insert (row->id, uuid, state and started are filled). */
 int store_search_create(store *s, struct search_row *row, sl_err *e);
 /* Update state, session, applied, verdict columns and result_json (may be
  * NULL to keep it). */
@@ -73,7 +78,7 @@ struct stored_run {
      * not there): what classes a run made on no device. */
     const char *host_cpu_model;
     int host_cpus;
-    long long host_mem_bytes;
+    int64_t host_mem_bytes;
 };
 typedef int (*stored_run_fn)(void *arg, const struct stored_run *r);
 /* Successful (ok/warm) runs, optionally of one workload, oldest first.

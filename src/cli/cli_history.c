@@ -14,12 +14,6 @@ static void fmt_lat(int64_t ns, char *buf, size_t n)
     else probe_format_ns((double)ns, buf, n);
 }
 
-/* A metric as JSON (null when not measured). */
-static json_t *metric_json(double v)
-{
-    return isnan(v) ? json_null() : json_real(v);
-}
-
 /* The knob values in force: {"vm.dirty_ratio": "20", ...}. */
 static json_t *knobs_json(const char *config_text)
 {
@@ -39,25 +33,7 @@ static json_t *knobs_json(const char *config_text)
 
 static json_t *row_json(const struct run_export *r)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, "uuid", json_string(r->uuid));
-    json_object_set_new(o, "batch", json_string(r->batch));
-    json_object_set_new(o, "rep", json_integer(r->rep + 1));
-    json_object_set_new(o, "started", json_string(r->started));
-    json_object_set_new(o, "workload", json_string(r->workload));
-    json_object_set_new(o, "device", r->device[0] ? json_string(r->device) : json_null());
-    json_object_set_new(o, "status", json_string(r->status));
-    json_object_set_new(o, "seed", json_integer(r->seed));
-    json_object_set_new(o, "config_hash", json_string(r->config_hash));
-    json_object_set_new(o, "workload_hash", json_string(r->workload_hash));
-    json_object_set_new(o, "kernel", json_string(r->kernel));
-    json_object_set_new(o, "hostname", json_string(r->hostname));
-    json_object_set_new(o, "host_uuid", json_string(r->host_uuid));
-    json_object_set_new(o, "hw_class", json_string(r->hw_class));
-    json_object_set_new(o, "dirty_threshold_reached",
-                        r->reached_threshold < 0 ? json_null() : json_boolean(r->reached_threshold));
-    json_object_set_new(o, "note", json_string(r->note));
-    for (int k = 0; k < RM_NR; k++) json_object_set_new(o, run_metric_names[k], metric_json(r->metric[k]));
+    json_t *o = rec_json(run_export_fields, run_export_fields_len, r);
     json_object_set_new(o, "knobs", knobs_json(r->config_text));
     return o;
 }
@@ -78,42 +54,20 @@ static void csv_field(const char *s, bool last)
     putchar(last ? '\n' : ',');
 }
 
-/* The first 22 columns are the ones history --csv always had, in their
- * order (scripts cut them by position); the fleet columns follow. */
-static const char csv_header[] =
-    "uuid,batch,rep,started,workload,device,status,mb_s,iops,lat_p50_ns,lat_p99_ns,lat_max_ns,canary_max_ns,"
-    "cpu_usr_pct,cpu_sys_pct,seed,config_hash,workload_hash,kernel,hostname,note,dirty_threshold_reached,"
-    "host_uuid,hw_class,wall_s,read_mb_s,write_mb_s,lat_mean_ns,lat_p999_ns,ctx_switches,dev_util_pct,dev_await_ms,"
-    "psi_some_pct,canary_p99_ns,stalls_100ms,stalls_1s,stalls_2s,max_dirty_pages,reader_p50_ns,reader_p99_ns,"
-    "reader_max_ns,write_p99_ns,psi_full_pct,knobs";
-
-static void csv_metric(const struct run_export *r, enum run_metric k, bool last)
+/* The columns: run_export_fields' keys in order, then the knobs. */
+static void print_csv_header(void)
 {
-    char buf[64] = "";
-    if (!isnan(r->metric[k])) snprintf(buf, sizeof buf, "%.12g", r->metric[k]);
-    csv_field(buf, last);
+    for (size_t k = 0; k < run_export_fields_len; k++)
+        if (run_export_fields[k].json) printf("%s,", run_export_fields[k].json);
+    puts("knobs");
 }
 
 static int print_csv_row(void *arg, const struct run_export *r)
 {
     (void)arg;
-    static const enum run_metric first[] = { RM_MB_S, RM_IOPS, RM_LAT_P50_NS, RM_LAT_P99_NS, RM_LAT_MAX_NS,
-                                             RM_CANARY_MAX_NS, RM_CPU_USR_PCT, RM_CPU_SYS_PCT };
-    static const enum run_metric later[] = { RM_WALL_S, RM_READ_MB_S, RM_WRITE_MB_S, RM_LAT_MEAN_NS, RM_LAT_P999_NS,
-                                             RM_CTX_SWITCHES, RM_DEV_UTIL_PCT, RM_DEV_AWAIT_MS, RM_PSI_SOME_PCT,
-                                             RM_CANARY_P99_NS, RM_STALLS_100MS, RM_STALLS_1S, RM_STALLS_2S,
-                                             RM_MAX_DIRTY_PAGES, RM_READER_P50_NS, RM_READER_P99_NS,
-                                             RM_READER_MAX_NS, RM_WRITE_P99_NS, RM_PSI_FULL_PCT };
-    char rep[16], seed[32];
-    snprintf(rep, sizeof rep, "%d", r->rep + 1);
-    snprintf(seed, sizeof seed, "%lld", r->seed);
-    const char *head[] = { r->uuid, r->batch, rep, r->started, r->workload, r->device, r->status };
-    for (size_t k = 0; k < sizeof head / sizeof head[0]; k++) csv_field(head[k], false);
-    for (size_t k = 0; k < sizeof first / sizeof first[0]; k++) csv_metric(r, first[k], false);
-    const char *mid[] = { seed, r->config_hash, r->workload_hash, r->kernel, r->hostname, r->note,
-                          r->reached_threshold < 0 ? "" : r->reached_threshold ? "yes" : "no", r->host_uuid, r->hw_class };
-    for (size_t k = 0; k < sizeof mid / sizeof mid[0]; k++) csv_field(mid[k], false);
-    for (size_t k = 0; k < sizeof later / sizeof later[0]; k++) csv_metric(r, later[k], false);
+    char buf[512];
+    for (size_t k = 0; k < run_export_fields_len; k++)
+        if (run_export_fields[k].json) csv_field(rec_text(&run_export_fields[k], r, buf, sizeof buf), false);
     /* knobs: "name=value" separated by spaces (values hold none) */
     char *knobs = xstrdup(r->config_text);
     size_t len = strlen(knobs);
@@ -205,7 +159,7 @@ static int run_history(struct cli_ctx *ctx, int argc, char **argv)
     store *st = cli_store(ctx, &e);
     if (!st) return cli_error(&e);
     if (csv) {
-        puts(csv_header);
+        print_csv_header();
         return store_run_export(st, workload, limit, print_csv_row, NULL, &e) < 0 ? cli_error(&e) : 0;
     }
     if (json || jsonl) {

@@ -109,10 +109,7 @@ static int list_searches(struct cli_ctx *ctx)
     if (ctx->json) {
         json_t *a = json_array();
         for (int i = 0; i < n; i++)
-            json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s?}", "uuid", rows[i].uuid, "started",
-                                               rows[i].started, "space", rows[i].space, "workload", rows[i].workload,
-                                               "objective", rows[i].objective, "strategy", rows[i].strategy, "state",
-                                               rows[i].state, "verdict", rows[i].verdict[0] ? rows[i].verdict : NULL));
+            json_array_append_new(a, rec_json(search_fields, search_fields_len, &rows[i]));
         free(rows);
         return cli_print_json(a);
     }

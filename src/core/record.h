@@ -4,7 +4,10 @@
  * store's bind and upsert code (db/store.c: store_upsert_record) read the
  * table, so adding a field is one row. The families: device and host
  * (device_fields, host_fields in device.c and host.c), session
- * (session_fields, db/store_session.c). */
+ * (session_fields, db/store_session.c), run (run_record_fields,
+ * run_row_fields, run_export_fields: db/store_run.c), search and trial
+ * (search_fields, trial_fields: db/store_search.c). CSV and other text
+ * output reads rec_text. */
 #ifndef SLUICE_RECORD_H
 #define SLUICE_RECORD_H
 
@@ -22,10 +25,17 @@ enum rec_type {
     REC_TRI,       /* int: 1 true, 0 false, -1 unknown (JSON null; stored as is) */
     REC_BOOL,      /* bool */
     REC_DERIVED,   /* text computed from the whole record by .derive */
+    REC_STR,       /* const char * (borrowed; read back it points into the row, valid until the next step) */
 };
 
 #define REC_KEY 1u          /* part of the table's unique key (not updated by an upsert) */
-#define REC_NULL_EMPTY 2u   /* REC_TEXT: "" is JSON null */
+#define REC_NULL_EMPTY 2u   /* REC_TEXT, REC_STR: "" (or NULL) is JSON null */
+#define REC_NULL_NAN 4u     /* REC_DOUBLE: NaN is SQL NULL and JSON null (NULL reads as NaN) */
+#define REC_NULL_NEG 8u     /* REC_INT, REC_TRI: a negative value is SQL NULL (NULL reads as -1) */
+#define REC_NULL_ZERO 16u   /* REC_INT, REC_I64: 0 or less is SQL NULL (an absent reference) */
+#define REC_NOINSERT 32u    /* not written by store_prepare_insert (set later, or by the database) */
+#define REC_UPDATE 64u      /* written by store_prepare_update */
+#define REC_READONLY 128u   /* only read (an expression, a joined column): never written */
 
 struct rec_field {
     const char *json;       /* JSON key, NULL: not in JSON */
@@ -36,7 +46,9 @@ struct rec_field {
     unsigned flags;
     const char *empty_as;   /* REC_TEXT: what JSON shows for "" (NULL: "") */
     void (*derive)(const void *rec, char *buf, size_t n);
+    size_t have;            /* REC_HAVE: 1 + the offset of a bool saying the value exists (false: NULL) */
 };
+#define REC_HAVE(stype, flag) .have = offsetof(stype, flag) + 1
 /* A row: REC_FIELD(struct device, model, REC_TEXT, "model", "model"), then
  * any of .unit, .flags, .empty_as; REC_DERIVED rows name .derive instead. */
 #define REC_FIELD(stype, field, rtype, key, col, ...) \
@@ -45,6 +57,11 @@ struct rec_field {
 
 /* The fields' values as a JSON object (keys in table order). */
 json_t *rec_json(const struct rec_field *fields, size_t n, const void *rec);
+/* One field's value as text (CSV, tables): numbers as %.12g / %d, a
+ * missing value (NULL flags, have) as "", REC_TRI as yes/no. Returns buf. */
+const char *rec_text(const struct rec_field *f, const void *rec, char *buf, size_t n);
+/* The field's value is missing: SQL NULL and JSON null (the NULL flags and .have). */
+bool rec_is_null(const struct rec_field *f, const void *rec);
 
 extern const struct rec_field device_fields[], host_fields[];
 extern const size_t device_fields_len, host_fields_len;

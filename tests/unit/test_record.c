@@ -6,7 +6,11 @@
 #include "record.h"
 #include "store.h"
 #include "store_session.h"
+#include "store_run.h"
+#include "store_search.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -78,4 +82,54 @@ TEST(record_tables_cover_the_columns_and_round_trip)
     CHECK_STR(json_string_value(json_object_get(o, "hw_class")), cls);
     CHECK(json_integer_value(json_object_get(o, "max_hw_sectors_kb")) == 128);
     json_decref(o);
+}
+
+/* The run, search and trial tables cover their columns too, and a search
+ * with missing values (NaN, no session) reads back as it went in. */
+TEST(record_tables_for_runs_searches_and_trials)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/record-search.db", harness_tmpdir());
+    store *s;
+    sl_err e;
+    CHECK(store_open(path, &s, &e) == 0);
+    columns_covered(s, "runs", run_record_fields, run_record_fields_len,
+                    " id host_uuid host_id device_uuid device_id hw_class hist ");
+    columns_covered(s, "searches", search_fields, search_fields_len, " result_json ");
+    columns_covered(s, "trials", trial_fields, trial_fields_len, " search_id at ");
+    struct search_row r = { .space = "sp", .workload = "null", .objective = "throughput", .strategy = "bo",
+                            .evaluator = "synthetic", .budget_evals = 20, .seed = 7, .spec_json = "{}",
+                            .improvement = NAN, .ci_lo = NAN, .ci_hi = NAN, .p_holm = NAN,
+                            .explore_improvement = NAN, .shrinkage = NAN };
+    CHECK(store_search_create(s, &r, &e) == 0);
+    CHECK(r.id > 0);
+    snprintf(r.state, sizeof r.state, "done");
+    snprintf(r.verdict, sizeof r.verdict, "win");
+    r.improvement = 0.25;
+    r.n_winner = 5;
+    CHECK(store_search_update(s, &r, "{\"x\":1}", &e) == 0);
+    struct trial_row t = { .seq = 1, .role = "baseline", .config_hash = "h", .config_text = "a=1", .score = NAN,
+                           .metrics_json = "{}", .elapsed_ms = 12 };
+    CHECK(store_search_trial_add(s, r.id, &t, &e) == 0);
+    struct search_row back;
+    CHECK(store_search_get(s, r.uuid, &back, &e) == 0);
+    CHECK_STR(back.state, "done");
+    CHECK_STR(back.verdict, "win");
+    CHECK(back.improvement == 0.25 && isnan(back.ci_lo) && isnan(back.shrinkage));
+    CHECK(back.session_id == 0 && back.n_winner == 5 && back.budget_evals == 20);
+    CHECK(back.ended[0] != 0);
+    struct trial_row *tr;
+    CHECK_INT(store_search_trials(s, r.id, &tr, &e), 1);
+    CHECK(isnan(tr[0].score) && tr[0].elapsed_ms == 12);
+    CHECK_STR(tr[0].config_text, "a=1");
+    free(tr);
+    /* the list's JSON: an empty verdict is null, the keys in table order */
+    json_t *o = rec_json(search_fields, search_fields_len, &r);
+    CHECK_STR(json_string_value(json_object_get(o, "verdict")), "win");
+    json_decref(o);
+    r.verdict[0] = 0;
+    o = rec_json(search_fields, search_fields_len, &r);
+    CHECK(json_is_null(json_object_get(o, "verdict")));
+    json_decref(o);
+    store_close(s);
 }
