@@ -294,3 +294,47 @@ void canary_stop(struct canary *k, struct probe_canary *out, struct probe_reader
     free(k->buf);
     free(k);
 }
+
+/* The canary as fio jobs, for --fio-job: its reads and saves load the disk
+ * inside the measured time (on a loop device the writer of a 2.95 GB
+ * seqwrite went from ~1400 MB/s alone to ~700 with them, in fio as in
+ * sluice), so a job without them is not the work sluice timed. Each thread
+ * is a job of its own in a reporting group of its own (new_group: the
+ * workload's figures stay the workload's); exitall with exit_what=all in the
+ * workload's section (printed last, so these lines still belong to it) ends
+ * them when the workload's job ends, as canary_stop does. That only holds
+ * for a workload that is one fio job of one thread: with more, the first
+ * to finish would end its siblings, so the text says how to compare then.
+ * The workload's [global] options are overridden one by one. */
+void canary_fio_jobs(const struct probe_spec *s, bool one_job, FILE *out)
+{
+    if (!one_job) {
+        fprintf(out, "\n; sluice runs its canary beside the workload (4 KiB O_DIRECT reads every %llu ms and every "
+                     "%llu ms,\n; a 4 KiB write + fsync every %llu ms), inside the measured time; fio cannot end such jobs "
+                     "with\n; a workload of several threads or jobs, so compare this job with sluice probe ... --no-canary\n",
+                (unsigned long long)(READ_NS / 1000000), (unsigned long long)(TICK_NS / 1000000),
+                (unsigned long long)(SAVE_NS / 1000000));
+        return;
+    }
+    unsigned long long limit_ms = (unsigned long long)(s->ramp_ms + s->time_ms);
+    static const struct { const char *name, *what; unsigned long long period_ns; bool save; } jobs[] = {
+        { "canary-reader", "the collateral reader: one 4 KiB O_DIRECT read every 2 ms", READ_NS, false },
+        { "canary-tick", "the stall ticks: one 4 KiB O_DIRECT read every 100 ms", TICK_NS, false },
+        { "canary-save", "the editor save: 4 KiB written and fsynced every 500 ms (sluice truncates and rewrites a "
+                         "file; fio rewrites its block)", SAVE_NS, true },
+    };
+    /* still in the workload's section: its end ends the canary's jobs */
+    fprintf(out, "; sluice runs its canary beside the workload, inside the measured time: the jobs\n"
+                 "; below, which end when this one does; read the workload's figures from this\n"
+                 "; job; sluice probe ... --no-canary drops them\nexitall=1\nexit_what=all\n");
+    for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
+        fprintf(out, "\n[%s]\n; %s\nnew_group\n", jobs[i].name, jobs[i].what);
+        fprintf(out, "filename=%s\nrw=%s\nbs=%u\nbsrange=%u-%u\nsize=%u\nio_size=%u\nnrfiles=1\nnumjobs=1\n",
+                jobs[i].save ? "sluice-editor-save" : "sluice-canary", jobs[i].save ? "write" : "randread", CANARY_IO,
+                CANARY_IO, CANARY_IO, jobs[i].save ? CANARY_IO : CANARY_FILE_BYTES,
+                jobs[i].save ? CANARY_IO : CANARY_FILE_BYTES);
+        fprintf(out, "ioengine=psync\niodepth=1\ndirect=%d\nrate_iops=%llu\nfsync=%d\nfdatasync=0\nend_fsync=0\n",
+                jobs[i].save ? 0 : 1, 1000000000ull / jobs[i].period_ns, jobs[i].save ? 1 : 0);
+        fprintf(out, "time_based=1\nruntime=%llums\nramp_time=0\n", limit_ms);
+    }
+}

@@ -372,7 +372,11 @@ int probe_spec_size_for_limit(struct probe_spec *s, uint64_t largest_limit_bytes
 void probe_fio_job(const struct probe_spec *spec, FILE *out)
 {
     const struct probe_workload_ops *ops = workload_find(spec->workload);
-    if (ops && ops->fio_job) ops->fio_job(spec, out);
+    if (!ops || !ops->fio_job) return;
+    ops->fio_job(spec, out);
+    /* the canary's load is part of the work sluice times */
+    if (spec->canary > 0 && !(ops->flags & WL_NO_IO))
+        canary_fio_jobs(spec, spec->threads == 1 && spec->ndirs <= 1 && !ops->run, out);
 }
 
 const char *probe_batch(const struct probe *p) { return p->batch; }

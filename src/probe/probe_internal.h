@@ -16,6 +16,9 @@ int probe_config_capture(const char *disk, char **text, char hash[65], sl_err *e
 struct canary;
 struct canary *canary_start(struct probe_ctx *c, sl_err *e);
 void canary_stop(struct canary *k, struct probe_canary *out, struct probe_reader *reader);
+/* The canary's threads as fio jobs after the workload's (--fio-job); one_job:
+ * the workload is one fio job of one thread, which exitall can end them with. */
+void canary_fio_jobs(const struct probe_spec *s, bool one_job, FILE *out);
 
 /* probe.c */
 void probe_uuid(char out[37]);
