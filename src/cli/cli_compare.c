@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "esc.h"
 #include "search/compare.h"
+#include "search/report.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -174,9 +175,16 @@ static int report(struct cli_ctx *ctx, const struct compare_opts *co, const stru
 {
     struct comparison cmp;
     compare_sides(o, a, b, 0.05, co->test, &cmp);
+    /* what B costs beside what it wins, as every verdict says (seeded:
+     * the same runs give the same table) */
+    struct side_effects fx;
+    struct effect_sides sides = { a->m, b->m, a->host, b->host, a->n, b->n, cmp.by_host };
+    search_side_effects_of_runs(o, &sides, co->test, 0.05, 1, &fx);
     int rc = 0;
     if (ctx->json) {
-        rc = cli_print_json(comparison_json(a->label, b->label, &cmp));
+        json_t *j = comparison_json(a->label, b->label, &cmp);
+        json_object_set_new(j, "side_effects", report_effects_rows(&fx));
+        rc = cli_print_json(j);
     } else {
         if (co->workload[0] && from_runs)
             printf("workload %s, objective %s%s\n", esc_t(co->workload), esc_t(co->objective),
@@ -184,6 +192,9 @@ static int report(struct cli_ctx *ctx, const struct compare_opts *co, const stru
         print_side("A", a, o, &cmp.mean_a);
         print_side("B", b, o, &cmp.mean_b);
         print_comparison(&cmp, co->objective);
+        if (fx.n) report_effects_table(stdout, &fx, "B against A", "A", "B");
+        else printf("side effects: not measured (these runs had no collateral reader: probe a write workload, "
+                    "where the canary and its reader run by default)\n");
     }
     evidence_comparison_free(&cmp);
     return rc;

@@ -329,6 +329,18 @@ static void judge_candidates(struct rec *R)
         if (R->l[i].verdict == VERDICT_WIN && (R->win < 0 || R->l[i].ci.lo > R->l[R->win].ci.lo)) R->win = i;
 }
 
+/* What the recommended configuration's runs cost beside the defaults'
+ * (rows of the collateral metrics both measured; none without a winner). */
+static void winner_effects(const struct rec *R, struct side_effects *fx)
+{
+    memset(fx, 0, sizeof *fx);
+    fx->leader = -1;
+    if (R->win < 0) return;
+    const struct group *b = &R->g[R->base], *w = &R->g[R->cand[R->win]];
+    struct effect_sides sides = { b->m, w->m, b->host, w->host, b->n, w->n, R->by_host };
+    search_side_effects_of_runs(&R->o, &sides, TEST_WELCH, 0.05, 1, fx);
+}
+
 static int print_json(const struct rec *R, const char *diff, int match)
 {
     const struct leader *w = R->win >= 0 ? &R->l[R->win] : NULL;
@@ -343,6 +355,9 @@ static int print_json(const struct rec *R, const char *diff, int match)
         json_object_set_new(j, "p_holm", json_real(w->p_adj));
         json_object_set_new(j, "match", json_string(match_names[match]));
         json_object_set_new(j, "hosts_recommended", compare_hosts_json(&R->ha[R->win]));
+        struct side_effects fx;
+        winner_effects(R, &fx);
+        json_object_set_new(j, "side_effects", report_effects_rows(&fx));
     } else {
         json_object_set_new(j, "recommended", json_null());
     }
@@ -390,6 +405,11 @@ static void print_text(const struct rec *R, const char *basev, const char *diff,
     }
     printf("  hardware match: %s\n", match_names[match]);
     if (diff[0]) printf("  apply with: sluice set %s\n", esc_t(diff));
+    struct side_effects fx;
+    winner_effects(R, &fx);
+    if (fx.n) report_effects_table(stdout, &fx, "the recommendation", "DEFAULTS", "RECOMMENDED");
+    else printf("  side effects: not measured (these runs had no collateral reader: probe a write workload, where the "
+                "canary and its reader run by default)\n");
 }
 
 /* The verdict on the stored evidence, as JSON or text. */

@@ -4,6 +4,7 @@
  * baseline's, decided by decide.h with the verdict's own test; and the
  * objective's guards ("reader_p99<=baseline"), which refuse a win that
  * makes a protected metric worse beyond noise. */
+#include "search/evidence.h"
 #include "search/search.h"
 
 #include <math.h>
@@ -56,10 +57,28 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* One row; false when either side has no value of the metric. Each row is
- * tested at the search's alpha on its own: the table describes, and a
- * guard is one question declared before the search, so neither needs a
+/* Metric k of b[0..nb-1] (the baseline's values, offset added) against
+ * c[0..nc-1], decided by decide.h with the verdict's test. Each row is
+ * tested at the alpha given on its own: the table describes, and a guard
+ * is one question declared before the search, so neither needs a
  * correction across the rows. */
+static void decide_effect(double *b, int nb, double *c, int nc, int k, enum search_test test, double alpha, uint64_t seed,
+                          struct collateral_effect *out)
+{
+    memset(out, 0, sizeof *out);
+    out->metric = k;
+    struct decide_opts o;
+    decide_opts_default(&o);
+    o.method = search_test_method(test);
+    o.alpha = alpha;
+    o.lower_is_better = metric_table[k].dir < 0;
+    o.seed = seed + 7919u * (uint64_t)k;
+    decide_compare(b, nb, c, nc, &o, &out->dec, NULL);
+    out->base = median(b, nb) - metric_table[k].offset;
+    out->cand = median(c, nc) - metric_table[k].offset;
+}
+
+/* One row; false when either side has no value of the metric. */
 static bool effect_of(const struct search_spec *spec, const struct space *sp, const struct search_trial *tr, int ntr,
                       const struct search_config *base, const struct search_config *cand, int k,
                       struct collateral_effect *out)
@@ -70,19 +89,7 @@ static bool effect_of(const struct search_spec *spec, const struct space *sp, co
     int nb = role == TRIAL_RACE ? 0 : values_of(tr, ntr, sp, base, role, false, k, b);
     if (nb == 0) nb = values_of(tr, ntr, sp, base, role, true, k, b);
     bool ok = nb > 0 && nc > 0;
-    if (ok) {
-        memset(out, 0, sizeof *out);
-        out->metric = k;
-        struct decide_opts o;
-        decide_opts_default(&o);
-        o.method = search_test_method(spec->test);
-        o.alpha = spec->alpha;
-        o.lower_is_better = metric_table[k].dir < 0;
-        o.seed = spec->seed + 7919u * (uint64_t)k;
-        decide_compare(b, nb, c, nc, &o, &out->dec, NULL);
-        out->base = median(b, nb) - metric_table[k].offset;
-        out->cand = median(c, nc) - metric_table[k].offset;
-    }
+    if (ok) decide_effect(b, nb, c, nc, k, spec->test, spec->alpha, spec->seed, out);
     free(b);
     free(c);
     return ok;
@@ -130,4 +137,47 @@ void search_side_effects(const struct search_spec *spec, const struct objective 
     for (size_t i = 0; i < sizeof collateral / sizeof collateral[0] && fx->n < SEARCH_MAX_EFFECTS; i++)
         if (!in_objective(o, collateral[i]) && effect_of(spec, sp, tr, ntr, base, cand, collateral[i], &fx->row[fx->n]))
             fx->n++;
+}
+
+/* Metric k (offset added) of the runs of m[0..n-1] that measured it; by
+ * host (hosts given), one value per host: the mean of its runs', so one
+ * host's many runs count once, as in the comparison's own verdict. */
+static int run_values(const struct eval_metrics *m, const char *const *hosts, int n, int k, double *out)
+{
+    int got = 0;
+    if (!hosts) {
+        for (int i = 0; i < n; i++)
+            if (m[i].has[k]) out[got++] = m[i].v[k] + metric_table[k].offset;
+        return got;
+    }
+    struct host_at *s = evidence_hosts_sorted(hosts, n);
+    for (int i = 0, j; i < n; i = j) {
+        double sum = 0;
+        int c = 0;
+        for (j = i; j < n && strcmp(s[j].host, s[i].host) == 0; j++)
+            if (m[s[j].at].has[k]) { sum += m[s[j].at].v[k]; c++; }
+        if (c) out[got++] = sum / c + metric_table[k].offset;
+    }
+    free(s);
+    return got;
+}
+
+void search_side_effects_of_runs(const struct objective *o, const struct effect_sides *sides, enum search_test test,
+                                 double alpha, uint64_t seed, struct side_effects *fx)
+{
+    memset(fx, 0, sizeof *fx);
+    fx->leader = -1;
+    fx->by_host = sides->by_host;
+    const char *const *ha = sides->by_host ? sides->host_a : NULL, *const *hb = sides->by_host ? sides->host_b : NULL;
+    double *va = xmalloc(sizeof *va * (size_t)(sides->na + 1)), *vb = xmalloc(sizeof *vb * (size_t)(sides->nb + 1));
+    for (size_t i = 0; i < sizeof collateral / sizeof collateral[0] && fx->n < SEARCH_MAX_EFFECTS; i++) {
+        int k = collateral[i];
+        if (in_objective(o, k)) continue;
+        int ka = run_values(sides->a, ha, sides->na, k, va), kb = run_values(sides->b, hb, sides->nb, k, vb);
+        if (ka == 0 || kb == 0) continue;
+        decide_effect(va, ka, vb, kb, k, test, alpha, seed, &fx->row[fx->n++]);
+        fx->leader = 0;
+    }
+    free(va);
+    free(vb);
 }

@@ -247,12 +247,6 @@ void evidence_compare(const struct objective *o, const struct eval_metrics *a, i
     evidence_compare_hosts(o, a, NULL, na, b, NULL, nb, alpha, test, out);   /* allocates nothing without hosts */
 }
 
-/* Host strings with their place, ordered by host then place. */
-struct host_at {
-    const char *host;
-    int at;
-};
-
 static int cmp_host_at(const void *a, const void *b)
 {
     const struct host_at *x = a, *y = b;
@@ -260,7 +254,7 @@ static int cmp_host_at(const void *a, const void *b)
     return c ? c : (x->at > y->at) - (x->at < y->at);
 }
 
-static struct host_at *hosts_sorted(const char *const *hosts, int n)
+struct host_at *evidence_hosts_sorted(const char *const *hosts, int n)
 {
     struct host_at *s = xmalloc(sizeof *s * (size_t)(n + 1));
     for (int i = 0; i < n; i++) s[i] = (struct host_at){ hosts[i] ? hosts[i] : "", i };
@@ -279,7 +273,7 @@ void evidence_attribution(const char *const *hosts, int n, struct host_attributi
 {
     memset(out, 0, sizeof *out);
     if (!hosts || n <= 0) return;
-    struct host_at *s = hosts_sorted(hosts, n);
+    struct host_at *s = evidence_hosts_sorted(hosts, n);
     out->h = xmalloc(sizeof *out->h * (size_t)n);
     for (int i = 0, j; i < n; i = j) {
         for (j = i + 1; j < n && strcmp(s[j].host, s[i].host) == 0; j++) {}
@@ -310,7 +304,7 @@ int evidence_host_scores(const struct objective *o, const struct eval_metrics *m
         none = xcalloc((size_t)n, sizeof *none);
         hosts = none;
     }
-    struct host_at *s = hosts_sorted(hosts, n);
+    struct host_at *s = evidence_hosts_sorted(hosts, n);
     int k = 0;
     for (int i = 0, j; i < n; i = j) {
         double sum = 0;

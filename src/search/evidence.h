@@ -85,6 +85,13 @@ struct host_attribution {
  * evidence_attribution_free. */
 void evidence_attribution(const char *const *hosts, int n, struct host_attribution *out);
 void evidence_attribution_free(struct host_attribution *a);
+/* Host strings with their place, ordered by host then place (a run's
+ * host NULL: ""); caller frees. Runs of one host are adjacent. */
+struct host_at {
+    const char *host;
+    int at;
+};
+struct host_at *evidence_hosts_sorted(const char *const *hosts, int n);
 /* Whether more than one host stands behind a and b together: then the host,
  * not the run, is the unit of the comparison. */
 bool evidence_by_host(const struct host_attribution *a, const struct host_attribution *b);

@@ -243,18 +243,14 @@ static const char *no_verdict_why(enum decide_why why)
     }
 }
 
-/* The side-effects table: each collateral metric of the winner (or of the
- * win the guard refused) against the baseline. */
-static void print_effects(FILE *out, const struct search_result *r)
+void report_effects_table(FILE *out, const struct side_effects *fx, const char *of, const char *base_column,
+                          const char *column)
 {
-    const struct side_effects *fx = &r->effects;
     if (fx->leader < 0 || fx->n == 0) return;
-    const struct leader *l = &r->leader[fx->leader];
-    fprintf(out, "\nside effects of %s (medians of %d vs %d runs; change and interval: %s; each row tested at alpha %.2g):\n",
-            fx->leader == r->winner ? "the winner" : "the refused win", fx->row[0].dec.nb, fx->row[0].dec.nc, decide_method_name(fx->row[0].dec.method),
-            fx->row[0].dec.alpha);
-    fprintf(out, "  %-11s %-12s %-12s %-9s %-22s %s\n", "METRIC", "BASELINE", l->refused ? "REFUSED" : "WINNER", "CHANGE",
-            "95% CI", "VERDICT");
+    fprintf(out, "\nside effects of %s (medians of %d vs %d %s; change and interval: %s; each row tested at alpha %.2g):\n",
+            of, fx->row[0].dec.nb, fx->row[0].dec.nc, fx->by_host ? "host means" : "runs",
+            decide_method_name(fx->row[0].dec.method), fx->row[0].dec.alpha);
+    fprintf(out, "  %-11s %-12s %-12s %-9s %-22s %s\n", "METRIC", base_column, column, "CHANGE", "95% CI", "VERDICT");
     for (int i = 0; i < fx->n; i++) {
         const struct collateral_effect *x = &fx->row[i];
         char b[32], c[32], chg[16] = "-", ci[48] = "-";
@@ -267,6 +263,17 @@ static void print_effects(FILE *out, const struct search_result *r)
         fprintf(out, "  %-11s %-12s %-12s %-9s %-22s %s%s\n", metric_table[x->metric].name, b, c, chg, ci,
                 decide_verdict_name(x->dec.verdict), no_verdict_why(x->dec.why));
     }
+}
+
+/* The side-effects table: each collateral metric of the winner (or of the
+ * win the guard refused) against the baseline. */
+static void print_effects(FILE *out, const struct search_result *r)
+{
+    const struct side_effects *fx = &r->effects;
+    if (fx->leader < 0) return;
+    bool winner = fx->leader == r->winner;
+    report_effects_table(out, fx, winner ? "the winner" : "the refused win", "BASELINE",
+                         r->leader[fx->leader].refused ? "REFUSED" : "WINNER");
 }
 
 /* The confirmation round: exploring's estimate beside the fresh runs'. */
@@ -345,12 +352,8 @@ static json_t *num_or_null(double v) { return isnan(v) ? json_null() : json_real
 
 /* {"of": "winner"|"refused", "leader", "changes", "rows": [{metric, unit,
  * baseline, candidate, decision}]} or null without a table. */
-static json_t *effects_json(const struct space *sp, const struct search_result *r)
+json_t *report_effects_rows(const struct side_effects *fx)
 {
-    const struct side_effects *fx = &r->effects;
-    if (fx->leader < 0) return json_null();
-    char diff[1024];
-    report_config_diff(sp, &r->leader[fx->leader].cfg, diff, sizeof diff);
     json_t *rows = json_array();
     for (int i = 0; i < fx->n; i++) {
         const struct collateral_effect *x = &fx->row[i];
@@ -362,8 +365,17 @@ static json_t *effects_json(const struct space *sp, const struct search_result *
         json_object_set_new(row, "decision", decide_json(&x->dec));
         json_array_append_new(rows, row);
     }
+    return rows;
+}
+
+static json_t *effects_json(const struct space *sp, const struct search_result *r)
+{
+    const struct side_effects *fx = &r->effects;
+    if (fx->leader < 0) return json_null();
+    char diff[1024];
+    report_config_diff(sp, &r->leader[fx->leader].cfg, diff, sizeof diff);
     return json_pack("{s:s,s:i,s:s,s:o}", "of", fx->leader == r->winner ? "winner" : "refused", "leader", fx->leader,
-                     "changes", diff, "rows", rows);
+                     "changes", diff, "rows", report_effects_rows(fx));
 }
 
 static json_t *confirmation_json(const struct space *sp, const struct search_result *r)

@@ -22,6 +22,12 @@ json_t *report_json(const struct search_spec *spec, const struct space *sp, cons
  * recommended winner makes worse beyond noise that the objective does not
  * protect; "" when nothing. */
 void report_trades(const struct search_spec *spec, const struct search_result *r, char *buf, size_t n);
+/* The side-effects table (METRIC <base_column> <column> CHANGE 95% CI VERDICT)
+ * of `of` ("the winner", "B"); nothing without rows. */
+void report_effects_table(FILE *out, const struct side_effects *fx, const char *of, const char *base_column,
+                          const char *column);
+/* Its rows as JSON: [{metric, unit, baseline, candidate, decision}]. */
+json_t *report_effects_rows(const struct side_effects *fx);
 /* One sentence: the verdict (win with numbers, within noise, or a win the
  * objective's guard refused, with what it would cost). */
 void report_verdict_line(const struct search_spec *spec, const struct space *sp, const struct search_result *r,

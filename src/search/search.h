@@ -100,6 +100,7 @@ struct leader {
 struct side_effects {
     int leader;                  /* index into leader[]; -1: no table */
     int n;
+    bool by_host;                /* rows decided on host means (compare, recommend over a fleet) */
     struct collateral_effect row[SEARCH_MAX_EFFECTS];
 };
 
@@ -214,6 +215,20 @@ void search_guard_leaders(const struct search_spec *spec, const struct objective
 void search_side_effects(const struct search_spec *spec, const struct objective *o, const struct space *sp,
                          const struct search_trial *tr, int ntr, const struct search_config *base,
                          struct search_result *r);
+
+/* The side-effects table of B's runs against A's (`sluice compare`,
+ * `recommend`): each collateral metric outside o's terms that both sides
+ * measured, decided with test at alpha; fx->leader is 0 with rows, -1
+ * without. by_host (more than one host behind the runs): each host's mean
+ * counts once, as in the comparison's verdict. */
+struct effect_sides {
+    const struct eval_metrics *a, *b;
+    const char *const *host_a, *const *host_b;   /* the host of each run; NULL: one host */
+    int na, nb;
+    bool by_host;
+};
+void search_side_effects_of_runs(const struct objective *o, const struct effect_sides *sides, enum search_test test,
+                                 double alpha, uint64_t seed, struct side_effects *fx);
 
 /* Metrics as JSON text {"throughput": 12.3, ...} and back. */
 void search_metrics_json(const struct eval_metrics *m, char *buf, size_t n);

@@ -139,3 +139,66 @@ TEST(objective_guard_parsing)
     m.has[MET_READER_P99] = true;
     CHECK(objective_feasible(&o, &m, NULL, 0));
 }
+
+/* `sluice compare`'s table: B's runs read twice as slowly beside the
+ * workload (reader_p99 x2 with a little spread), write as fast; the
+ * objective's own metric is no side effect, and a metric only one side
+ * measured gives no row. */
+TEST(compare_side_effects_of_runs_name_what_got_worse)
+{
+    struct eval_metrics a[6], b[6];
+    memset(a, 0, sizeof a);
+    memset(b, 0, sizeof b);
+    for (int i = 0; i < 6; i++) {
+        double wiggle = 1 + 0.02 * (i % 3);
+        a[i].has[MET_THROUGHPUT] = b[i].has[MET_THROUGHPUT] = true;
+        a[i].v[MET_THROUGHPUT] = 500 * wiggle;
+        b[i].v[MET_THROUGHPUT] = 700 * wiggle;
+        a[i].has[MET_READER_P99] = b[i].has[MET_READER_P99] = true;
+        a[i].v[MET_READER_P99] = 1.0 * wiggle;
+        b[i].v[MET_READER_P99] = 2.0 * wiggle;
+        a[i].has[MET_WRITE_P99] = b[i].has[MET_WRITE_P99] = true;
+        a[i].v[MET_WRITE_P99] = 5.0 * wiggle;
+        b[i].v[MET_WRITE_P99] = 5.0 * (1 + 0.02 * ((i + 1) % 3));
+        a[i].has[MET_PSI_SOME] = true;   /* B never measured PSI */
+        a[i].v[MET_PSI_SOME] = 3;
+    }
+    struct objective o;
+    sl_err e;
+    CHECK_INT(objective_parse("throughput", &o, &e), 0);
+    struct side_effects fx;
+    struct effect_sides sides = { a, b, NULL, NULL, 6, 6, false };
+    search_side_effects_of_runs(&o, &sides, TEST_WELCH, 0.05, 1, &fx);
+    CHECK_INT(fx.leader, 0);
+    CHECK_INT(fx.n, 2);
+    bool reader = false, write = false;
+    for (int i = 0; i < fx.n; i++) {
+        CHECK(fx.row[i].metric != MET_THROUGHPUT && fx.row[i].metric != MET_PSI_SOME);
+        if (fx.row[i].metric == MET_READER_P99) {
+            reader = true;
+            CHECK_INT(fx.row[i].dec.verdict, DECIDE_WORSE);
+            CHECK(fx.row[i].dec.effect_pct > 80 && fx.row[i].dec.effect_pct < 120);
+        }
+        if (fx.row[i].metric == MET_WRITE_P99) {
+            write = true;
+            CHECK_INT(fx.row[i].dec.verdict, DECIDE_WITHIN_NOISE);
+        }
+    }
+    CHECK(reader && write);
+    /* nothing measured on either side: no table */
+    sides.na = 0;
+    search_side_effects_of_runs(&o, &sides, TEST_WELCH, 0.05, 1, &fx);
+    CHECK_INT(fx.leader, -1);
+    CHECK_INT(fx.n, 0);
+    /* by host: B's six runs come from one host, A's from two: each host's
+     * mean counts once, so A has 2 values and B 1: no verdict, however
+     * many runs B's host has */
+    const char *ha[6] = { "h1", "h2", "h1", "h2", "h1", "h2" }, *hb[6] = { "h3", "h3", "h3", "h3", "h3", "h3" };
+    struct effect_sides hosts = { a, b, ha, hb, 6, 6, true };
+    search_side_effects_of_runs(&o, &hosts, TEST_WELCH, 0.05, 1, &fx);
+    CHECK(fx.by_host);
+    CHECK_INT(fx.n, 2);
+    CHECK_INT(fx.row[0].dec.nb, 2);
+    CHECK_INT(fx.row[0].dec.nc, 1);
+    CHECK_INT(fx.row[0].dec.verdict, DECIDE_NO_VERDICT);
+}
