@@ -6,15 +6,15 @@
 PREFIX  ?= /usr/local
 DESTDIR ?=
 CC      ?= gcc
-PKGS     = sqlite3 jansson ncursesw libcurl liburing inih gsl uuid libxml-2.0 libcrypto libzstd
+PKGS     = sqlite3 jansson ncursesw libcurl liburing inih gsl uuid libxml-2.0 libcrypto libzstd libpq
 
 # Debian packages: build dependencies, then what the tests drive for real.
 BUILD_DEBS = gcc make pkg-config libsqlite3-dev libjansson-dev libncurses-dev \
              libcurl4-openssl-dev liburing-dev libinih-dev libgsl-dev uuid-dev \
-             libxml2-dev libssl-dev libzstd-dev
+             libxml2-dev libssl-dev libzstd-dev libpq-dev
 TEST_DEBS  = sqlite3 tmux util-linux e2fsprogs fio systemd cppcheck valgrind \
              clang libclang-rt-14-dev dmsetup \
-             nginx libnginx-mod-http-dav-ext python3 openssl openssh-server chromium rsyslog zstd \
+             nginx libnginx-mod-http-dav-ext python3 openssl openssh-server chromium rsyslog zstd postgresql-15 \
              debhelper dpkg-dev
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

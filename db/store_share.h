@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include "store.h"
+#include <jansson.h>
 
 /* One row per table that is shared, parents before children. Everything
  * else in the schema (sessions, snapshots, session_changes, and any table not
@@ -152,5 +153,41 @@ int store_share_digests(store *s, struct share_digest **out, sl_err *e);
 /* The same, read from a snapshot file store_share_export wrote. */
 int store_share_snapshot_digests(const char *path, struct share_digest **out, sl_err *e);
 const struct share_digest *share_digest_find(const struct share_digest *v, int n, const char *host);
+
+/* Rows, not files (db/store_share_json.c), for a central store that keeps
+ * runs one by one (PostgreSQL): the shared rows of a snapshot as JSON
+ * objects, one member per column; a reference to a shared parent by local
+ * id carries the parent's identity (UUID or hash) instead, blobs are
+ * {"hex": "..."}, the rowid and references to local-only tables are left
+ * out. And back: a fresh database file (the local schema) built from such
+ * objects, to be checked and merged like any downloaded file. */
+struct share_json;
+typedef int (*share_json_row_fn)(const char *table, const char *ident, json_t *row, void *arg, sl_err *e);
+/* Open a snapshot store_share_export wrote, read-only. -1 with e. */
+int store_share_json_open(const char *snap, struct share_json **out, sl_err *e);
+void store_share_json_close(struct share_json *j);
+/* Every row of a shared table with a one-column identity, in identity
+ * order, through fn (row is borrowed; fn returns 0 to go on, -1 with e to
+ * stop). 0, or -1 with e. */
+int store_share_json_rows(struct share_json *j, const char *table, share_json_row_fn fn, void *arg, sl_err *e);
+
+struct share_build;
+/* A new database at path (which must not exist) with the local schema, a
+ * transaction open. -1 with e. */
+int store_share_build_open(const char *path, struct share_build **out, sl_err *e);
+/* One row of a shared table, parents before children (a reference to a
+ * parent not stored yet becomes NULL, which a NOT NULL column refuses).
+ * Members the local table lacks are ignored, columns the row lacks take
+ * their default. -1 with e for a value no column can hold or a refused row. */
+int store_share_build_row(struct share_build *b, const char *table, json_t *row, sl_err *e);
+/* Commit (keep) or roll back, and close. -1 with e when the commit failed. */
+int store_share_build_close(struct share_build *b, bool keep, sl_err *e);
+
+/* Where pulls from a central store stopped (db/store_share_cursor.c): the
+ * server's sequence number of the last run merged from server (its
+ * identity, not its URL) for class; 0 when none. url is what the user sees
+ * (no password). 0, or -1 with e. */
+int store_share_cursor_get(store *s, const char *server, const char *cls, long long *seq, sl_err *e);
+int store_share_cursor_set(store *s, const char *server, const char *cls, long long seq, const char *url, sl_err *e);
 
 #endif

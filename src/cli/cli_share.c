@@ -11,6 +11,7 @@
 struct share_args {
     struct share_opts o;
     bool mine, all, keep_going;   /* all: push every run held; mine: the default, still accepted */
+    bool migrate;             /* postgresql://: upgrade the server's older sluice schema */
     const char *hw_class;
     const char *arg;          /* URL or the first FILE */
     char *const *files;       /* merge: every FILE */
@@ -89,6 +90,8 @@ static const struct opt push_rows[] = {
     { .name = "all", .type = OPT_FLAG, .help = "every run the store holds, pulled ones included", ARGS(all) },
     { .name = "class", .type = OPT_TEXT, .arg = "CLASS", .def = "this host's disks' classes",
       .help = "the hardware class folder to upload to", OPT_PTR(struct share_args, hw_class) },
+    { .name = "migrate", .type = OPT_FLAG,
+      .help = "postgresql://: upgrade a server's older sluice schema (older sluices then refuse it)", ARGS(migrate) },
     { NULL },
 };
 static const struct opt pull_rows[] = {
@@ -238,7 +241,7 @@ static int run_push(struct cli_ctx *ctx, int argc, char **argv)
     struct printer p = { ctx->json, ctx->json ? json_array() : NULL };
     /* A host publishes its own runs: re-publishing what it pulled made every
      * object grow with the fleet (#16). */
-    struct share_push_opts po = { .mine = !a.all, .hw_class = a.hw_class };
+    struct share_push_opts po = { .mine = !a.all, .hw_class = a.hw_class, .migrate = a.migrate };
     rc = share_push(s, r, &po, on_event, &p, &e);
     share_close(r);
     return finish(&p, rc, &e);

@@ -9,6 +9,7 @@
 
 static const char *const point_names[FAULT_POINTS] = {
     [FAULT_SYSFS_WRITE] = "sysfs_write", [FAULT_SQLITE_STEP] = "sqlite_step", [FAULT_WRITE] = "write",
+    [FAULT_PG_BATCH] = "pg_batch",
 };
 
 static long fail_at[FAULT_POINTS];          /* 0: never */

@@ -8,13 +8,15 @@
  *                 SQLITE_INTERRUPT, through a progress handler
  *   write         a file sluice writes itself (sysfs_write_local_atomic:
  *                 profiles, boot files, exports): EIO
+ *   pg_batch      a batch of runs sent to or fetched from PostgreSQL: the
+ *                 server ends the connection in its middle (src/share/pg.c)
  * Unset, it costs one relaxed load per call. */
 #ifndef SLUICE_FAULT_H
 #define SLUICE_FAULT_H
 
 #include <stdbool.h>
 
-enum fault_point { FAULT_SYSFS_WRITE, FAULT_SQLITE_STEP, FAULT_WRITE, FAULT_POINTS };
+enum fault_point { FAULT_SYSFS_WRITE, FAULT_SQLITE_STEP, FAULT_WRITE, FAULT_PG_BATCH, FAULT_POINTS };
 
 /* Count one call at p; true when this is the call to fail. Thread-safe. */
 bool fault_hit(enum fault_point p);

@@ -19,7 +19,7 @@
 
 static const struct share_transport *const transports[] = {
     &share_file_transport, &share_webdav_transport, &share_s3_transport, &share_sftp_transport,
-    &share_fake_transport,
+    &share_pg_transport, &share_fake_transport,
 };
 
 void share_redact(const char *url, char *buf, size_t n)
@@ -32,6 +32,12 @@ void share_redact(const char *url, char *buf, size_t n)
         snprintf(buf, n, "%.*s%s", (int)(host - url), url, at + 1);
     else
         snprintf(buf, n, "%s", url);
+    /* postgresql://...?password=...: the value goes too. */
+    for (char *p = strstr(buf, "password="); p; p = strstr(p + 1, "password=")) {
+        if (p != buf && p[-1] != '?' && p[-1] != '&') continue;
+        char *end = p + 9 + strcspn(p + 9, "&#");
+        memmove(p + 9, end, strlen(end) + 1);
+    }
 }
 
 static long long monotonic_ms(void)
@@ -50,7 +56,7 @@ int share_open(const char *url, const struct share_opts *o, struct share_remote 
     share_redact(url, shown, sizeof shown);
     if (!sep || sep == url)
         return sl_fail(e, SL_EUSAGE, "%s is not a URL: use file:///DIR, https://HOST/PATH (WebDAV), "
-                       "s3://BUCKET/PREFIX or sftp://HOST/PATH", shown);
+                       "s3://BUCKET/PREFIX, sftp://HOST/PATH or postgresql://HOST/DB", shown);
     if (strlen(url) >= sizeof ((struct share_remote *)0)->url)
         return sl_fail(e, SL_EUSAGE, "URL too long: %.60s...", shown);
     size_t slen = (size_t)(sep - url);
@@ -78,7 +84,8 @@ int share_open(const char *url, const struct share_opts *o, struct share_remote 
             return 0;
         }
     }
-    return sl_fail(e, SL_EUSAGE, "%s: unknown scheme %.*s: use file://, http://, https://, s3:// or sftp://", shown,
+    return sl_fail(e, SL_EUSAGE, "%s: unknown scheme %.*s: use file://, http://, https://, s3://, sftp:// or "
+                   "postgresql://", shown,
                    (int)slen, url);
 }
 

@@ -1,7 +1,9 @@
 /* share — moving result databases between machines. A remote is a URL
  * served by one transport (file://, http(s):// WebDAV, s3://, sftp://, and a
  * fake one for tests), each an ops struct in its own file. Objects are named
- * "<hardware-class>/<host-uuid>.sluicedb" under the URL. */
+ * "<hardware-class>/<host-uuid>.sluicedb" under the URL. A central store
+ * (postgresql://) keeps runs one by one instead: its transport has row
+ * operations (struct share_row_ops) in place of objects. */
 #ifndef SLUICE_SHARE_H
 #define SLUICE_SHARE_H
 
@@ -9,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "err.h"
+#include <jansson.h>
 
 struct share_image;   /* db/store_share.h */
 
@@ -77,10 +80,49 @@ struct share_transport {
                   sl_err *e);
     /* Release what the transport keeps in r->priv beyond the block itself. */
     void (*close)(struct share_remote *r);
+    /* A central store that keeps runs one by one instead of objects, or
+     * NULL (then put, list and get are NULL: push and pull go through
+     * share_push_rows and share_pull_rows). */
+    const struct share_row_ops *rows;
+};
+
+/* A central store of rows (PostgreSQL, src/share/pg.c). Rows are JSON
+ * objects as db/store_share_json.c makes them; a parent row travels as
+ * {"table": T, "ident": UUID-or-hash, "row": {...}}, a run as its row.
+ * Every call returns 0, or -1 with e naming the server (never a password). */
+enum { SHARE_ROWS_CREATE = 1, SHARE_ROWS_MIGRATE = 2 };
+struct share_row_ops {
+    /* Connect and check the server's sluice schema: one that is older or
+     * newer than this sluice's is refused, naming both versions, unless
+     * mode has SHARE_ROWS_MIGRATE (an older one is then upgraded); with
+     * SHARE_ROWS_CREATE a server without one gets it. *have_schema says whether there is one
+     * now; id receives the server's identity (kept with the pull cursor). */
+    int (*open)(struct share_remote *r, int mode, bool *have_schema, char id[64], sl_err *e);
+    /* How many runs the server holds for host, and the SHA-256 over their
+     * UUIDs sorted bytewise, each followed by a newline (share_digest's). */
+    int (*digest)(struct share_remote *r, const char *host, long long *runs, char sha256[65], sl_err *e);
+    /* The UUIDs of host's runs the server holds, as the members of *set
+     * (a new JSON object; caller decrefs). */
+    int (*known)(struct share_remote *r, const char *host, json_t **set, sl_err *e);
+    /* One batch in one transaction: the parents (array of parent rows), then
+     * the runs (array of run rows), each inserted unless the server has its
+     * identity; all or nothing. A run without a hardware class (no disk
+     * under it: tmpfs, a null probe) is filed under default_class. *added:
+     * runs inserted. */
+    int (*send)(struct share_remote *r, json_t *parents, json_t *runs, const char *default_class, long long *added,
+                sl_err *e);
+    /* At most limit runs of class cls (NULL: every class) not of host
+     * skip_host (NULL: none) that the server numbered after seq `after`, in
+     * its order: *runs a new array, *last the number of the last one. */
+    int (*fetch)(struct share_remote *r, const char *cls, const char *skip_host, long long after, int limit,
+                 json_t **runs, long long *last, sl_err *e);
+    /* The parent rows whose identity is one of the strings in idents (a JSON
+     * array): *rows a new array of parent rows. */
+    int (*parents)(struct share_remote *r, json_t *idents, json_t **rows, sl_err *e);
 };
 
 extern const struct share_transport share_file_transport, share_webdav_transport, share_s3_transport,
-    share_sftp_transport, share_fake_transport;
+    share_sftp_transport, share_fake_transport, share_pg_transport;
 
 struct share_remote {
     const struct share_transport *ops;

@@ -161,7 +161,7 @@ int share_merge_files(store *s, char *const *files, int n, long long max_bytes, 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Hardware classes of this host's disks (device_class), sorted, unique. */
-static int share_host_classes(char ***out, sl_err *e)
+int share_host_classes(char ***out, sl_err *e)
 {
     struct device *v;
     int n = device_list(&v, e);
@@ -344,11 +344,20 @@ int share_push(store *s, struct share_remote *r, const struct share_push_opts *p
     int nc = 0;
     snprintf(packed, sizeof packed, "%s.zst", snap);
     int rc = store_share_export(s, snap, po->mine ? uuid : NULL, &ph.rec, e);
-    if (rc == 0 && (nc = push_classes(po, snap, uuid, &classes, e)) < 0) rc = -1;
-    if (rc == 0) rc = share_zstd_compress(snap, packed, e);
-    struct share_manifest_entry x;
-    if (rc == 0) rc = manifest_entry_for(snap, packed, uuid, &x, e);
     int pushed = 0;
+    if (rc == 0 && r->ops->rows) {
+        /* A central store: the runs it lacks, not a file. */
+        char main_class[256];
+        if (po->hw_class) snprintf(main_class, sizeof main_class, "%s", po->hw_class);
+        else if (share_main_class(main_class, sizeof main_class, e) < 0) rc = -1;
+        if (rc == 0) rc = share_push_rows(r, snap, main_class, po->migrate, fn, arg, e) < 0 ? -1 : 0;
+        pushed = rc == 0;
+        nc = 0;
+    }
+    else if (rc == 0 && (nc = push_classes(po, snap, uuid, &classes, e)) < 0) rc = -1;
+    if (rc == 0 && nc) rc = share_zstd_compress(snap, packed, e);
+    struct share_manifest_entry x;
+    if (rc == 0 && nc) rc = manifest_entry_for(snap, packed, uuid, &x, e);
     for (int i = 0; rc == 0 && i < nc; i++) {
         char key[512];
         snprintf(key, sizeof key, "%s/%s" SHARE_ZST_SUFFIX, classes[i], uuid);
@@ -605,6 +614,7 @@ static void note_unchanged(struct share_remote *r, const struct pull_plan *p, sh
 long long share_pull(store *s, struct share_remote *r, const struct share_pull_opts *po, share_event_fn fn, void *arg,
                      sl_err *e)
 {
+    if (r->ops->rows) return share_pull_rows(s, r, po, fn, arg, e);
     struct host_info h;
     char uuid[37];
     if (host_read(&h, e) < 0) return -1;

@@ -28,6 +28,7 @@ int share_merge_files(store *s, char *const *files, int n, long long max_bytes, 
 
 struct share_push_opts {
     bool mine;                /* only this host's rows */
+    bool migrate;             /* a central store: upgrade an older sluice schema */
     const char *hw_class;     /* override the classes it is filed under */
 };
 /* Snapshot the store and upload it as CLASS/HOST-UUID.sluicedb for every
@@ -46,5 +47,23 @@ struct share_pull_opts {
  * store is unchanged. Returns rows added, or -1. */
 long long share_pull(store *s, struct share_remote *r, const struct share_pull_opts *po, share_event_fn fn, void *arg,
                      sl_err *e);
+
+/* The same through a central store of rows (r->ops->rows, src/share/rows.c):
+ * push sends the runs of the snapshot file snap that the server lacks, in
+ * batches of one transaction each (runs without a disk filed under
+ * default_class: --class, else this host's main disk's), and returns how many it sent (0: the
+ * server had them all), or -1 (the batches before the failure stay on the
+ * server, whole). share_push calls it. */
+long long share_push_rows(struct share_remote *r, const char *snap, const char *default_class, bool migrate,
+                          share_event_fn fn, void *arg, sl_err *e);
+/* Pull the runs of this host's classes (or all) that the server numbered
+ * after the last pull from it, batch by batch, each checked and merged in
+ * its own transaction before the pull's cursor moves. Returns rows added,
+ * or -1 (batches merged before the failure stay). share_pull calls it. */
+long long share_pull_rows(store *s, struct share_remote *r, const struct share_pull_opts *po, share_event_fn fn,
+                          void *arg, sl_err *e);
+/* Hardware classes of this host's disks, sorted, unique (free with
+ * share_classes_free). Returns the count, or -1. */
+int share_host_classes(char ***out, sl_err *e);
 
 #endif

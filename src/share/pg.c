@@ -1,0 +1,327 @@
+/* share/pg — postgresql://: PostgreSQL as the central store of a fleet
+ * (libpq). The server keeps rows, not files: every run once, keyed by its
+ * UUID and numbered by a server sequence in commit order, and the rows it
+ * hangs off (hosts, devices, configs, workloads) once each. All of sluice's
+ * PostgreSQL SQL is in this file. Every value goes as a parameter
+ * (PQexecParams); the only SQL text is the constants below.
+ * Connection, TLS and authentication are libpq's own: the URL's parameters
+ * (sslmode, sslrootcert, sslcert, sslkey, ...), PGPASSWORD, PGPASSFILE
+ * (~/.pgpass), PGSSLMODE and the rest of the PG* environment. Unless the
+ * URL or PGSSLMODE says otherwise, the server's certificate is verified
+ * (sslmode=verify-full; require with --insecure), as for https. */
+#include "share.h"
+#include "fault.h"
+
+#include <libpq-fe.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The server's sluice schema. A step's SQL takes a server from the version
+ * before it to its own; every statement is idempotent (IF NOT EXISTS), so
+ * a step interrupted before its version was recorded can run again. */
+#define PG_SCHEMA_VERSION 1
+static const struct pg_step {
+    int version;
+    const char *sql;
+} pg_steps[] = {
+    { 1,
+      "CREATE TABLE IF NOT EXISTS sluice_parents ("
+      " tbl text NOT NULL, ident text NOT NULL, body jsonb NOT NULL, PRIMARY KEY (tbl, ident));"
+      "CREATE INDEX IF NOT EXISTS sluice_parents_ident ON sluice_parents (ident);"
+      "CREATE SEQUENCE IF NOT EXISTS sluice_runs_seq;"
+      "CREATE TABLE IF NOT EXISTS sluice_runs ("
+      " seq bigint PRIMARY KEY DEFAULT nextval('sluice_runs_seq'),"
+      " uuid text NOT NULL UNIQUE, host_uuid text NOT NULL, hw_class text NOT NULL, started text NOT NULL,"
+      " body jsonb NOT NULL, pushed timestamptz NOT NULL DEFAULT now());"
+      "CREATE INDEX IF NOT EXISTS sluice_runs_class_seq ON sluice_runs (hw_class, seq);"
+      "CREATE INDEX IF NOT EXISTS sluice_runs_host ON sluice_runs (host_uuid, uuid COLLATE \"C\");" },
+};
+#define PG_SCHEMA_TABLE                                                                                           \
+    "CREATE TABLE IF NOT EXISTS sluice_schema (one boolean PRIMARY KEY DEFAULT true CHECK (one),"              \
+    " version integer NOT NULL, server_uuid text NOT NULL DEFAULT gen_random_uuid()::text,"                    \
+    " created timestamptz NOT NULL DEFAULT now())"
+/* Serialises schema creation between first pushes (any constant will do). */
+#define PG_SCHEMA_LOCK "SELECT pg_advisory_xact_lock(727165427)"
+
+static PGconn *conn(struct share_remote *r) { return r->priv; }
+
+/* libpq's message, one line, without its trailing newline. */
+static const char *pq_msg(PGconn *c, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s", c ? PQerrorMessage(c) : "out of memory");
+    for (char *p = buf; *p; p++)
+        if (*p == '\n') *p = p[1] ? ' ' : 0;
+    return buf;
+}
+
+static int pg_fail(struct share_remote *r, const char *what, sl_err *e)
+{
+    char m[900];
+    return sl_fail(e, SL_EFAIL, "%s: %s: %s", r->shown, what, pq_msg(conn(r), m, sizeof m));
+}
+
+/* One statement with text parameters (NULL: SQL NULL); the result, or NULL
+ * with e (the result cleared). */
+static PGresult *pq(struct share_remote *r, const char *what, const char *sql, int n, const char *const *params,
+                    sl_err *e)
+{
+    PGresult *res = PQexecParams(conn(r), sql, n, NULL, params, NULL, NULL, 0);
+    ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return res;
+    PQclear(res);
+    pg_fail(r, what, e);
+    return NULL;
+}
+
+/* Constant SQL without parameters (a schema step may be several
+ * statements): 0, or -1 with e. */
+static int pq_do(struct share_remote *r, const char *what, const char *sql, sl_err *e)
+{
+    PGresult *res = PQexec(conn(r), sql);
+    ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+    PQclear(res);
+    return st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? 0 : pg_fail(r, what, e);
+}
+
+static void rollback(struct share_remote *r)
+{
+    if (PQstatus(conn(r)) == CONNECTION_OK && PQtransactionStatus(conn(r)) != PQTRANS_IDLE)
+        PQclear(PQexec(conn(r), "ROLLBACK"));
+}
+
+static void quiet(void *arg, const char *msg) { (void)arg, (void)msg; }
+
+static int connect_server(struct share_remote *r, sl_err *e)
+{
+    if (conn(r)) return 0;
+    /* Ours first: the URL's own parameters, expanded from dbname, win. */
+    const char *keys[5] = { "application_name", "connect_timeout", NULL, NULL, NULL };
+    const char *vals[5] = { "sluice", "10", NULL, NULL, NULL };
+    int k = 2;
+    if (!getenv("PGSSLMODE")) {
+        keys[k] = "sslmode";
+        vals[k++] = r->opts.insecure ? "require" : "verify-full";
+    }
+    keys[k] = "dbname";
+    vals[k] = r->url;
+    PGconn *c = PQconnectdbParams(keys, vals, 1);
+    if (!c || PQstatus(c) != CONNECTION_OK) {
+        char m[900];
+        sl_fail(e, SL_EFAIL, "cannot connect to %s: %s", r->shown, pq_msg(c, m, sizeof m));
+        PQfinish(c);
+        return -1;
+    }
+    PQsetNoticeProcessor(c, quiet, NULL);
+    r->priv = c;
+    return 0;
+}
+
+static void pg_close(struct share_remote *r)
+{
+    PQfinish(conn(r));
+    r->priv = NULL;
+}
+
+/* The server's schema version (-1: no sluice schema at all) and identity. */
+static int schema_read(struct share_remote *r, int *version, char id[64], sl_err *e)
+{
+    PGresult *res = pq(r, "reading the sluice schema", "SELECT to_regclass('sluice_schema') IS NOT NULL", 0, NULL, e);
+    if (!res) return -1;
+    bool have = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+    PQclear(res);
+    *version = have ? 0 : -1;
+    id[0] = 0;
+    if (!have) return 0;
+    res = pq(r, "reading the sluice schema", "SELECT version, server_uuid FROM sluice_schema", 0, NULL, e);
+    if (!res) return -1;
+    if (PQntuples(res) == 1) {
+        *version = atoi(PQgetvalue(res, 0, 0));
+        snprintf(id, 64, "%s", PQgetvalue(res, 0, 1));
+    }
+    PQclear(res);
+    return 0;
+}
+
+/* Create the schema, or take an older one to ours (migrate), in one
+ * transaction under the schema lock: two first pushes at once create it
+ * once. */
+static int schema_build(struct share_remote *r, int *version, char id[64], sl_err *e)
+{
+    int rc = pq_do(r, "creating the sluice schema", "BEGIN", e);
+    if (rc == 0) rc = pq_do(r, "creating the sluice schema", PG_SCHEMA_LOCK, e);
+    if (rc == 0) rc = schema_read(r, version, id, e);
+    int from = *version;
+    for (size_t i = 0; rc == 0 && i < sizeof pg_steps / sizeof pg_steps[0]; i++)
+        if (pg_steps[i].version > from) rc = pq_do(r, "creating the sluice schema", pg_steps[i].sql, e);
+    if (rc == 0 && from < PG_SCHEMA_VERSION) rc = pq_do(r, "creating the sluice schema", PG_SCHEMA_TABLE, e);
+    if (rc == 0 && from < PG_SCHEMA_VERSION) {
+        char v[16];
+        snprintf(v, sizeof v, "%d", PG_SCHEMA_VERSION);
+        const char *p[] = { v };
+        PGresult *res = pq(r, "recording the sluice schema version",
+                           "INSERT INTO sluice_schema (version) VALUES ($1::integer) "
+                           "ON CONFLICT (one) DO UPDATE SET version = excluded.version", 1, p, e);
+        PQclear(res);
+        if (!res) rc = -1;
+    }
+    if (rc == 0) rc = pq_do(r, "creating the sluice schema", "COMMIT", e);
+    if (rc < 0) {
+        rollback(r);
+        return -1;
+    }
+    return schema_read(r, version, id, e);
+}
+
+static int pg_open(struct share_remote *r, int mode, bool *have_schema, char id[64], sl_err *e)
+{
+    if (connect_server(r, e) < 0) return -1;
+    int v;
+    if (schema_read(r, &v, id, e) < 0) return -1;
+    if (v > PG_SCHEMA_VERSION)
+        return sl_fail(e, SL_EFAIL, "%s has sluice schema version %d, newer than this sluice's (%d): use a newer "
+                       "sluice; nothing sent or merged", r->shown, v, PG_SCHEMA_VERSION);
+    if (v >= 0 && v < PG_SCHEMA_VERSION && !(mode & SHARE_ROWS_MIGRATE))
+        return sl_fail(e, SL_EFAIL, "%s has sluice schema version %d, older than this sluice's (%d): 'sluice push "
+                       "--migrate %s' upgrades it (sluices older than this one then refuse it); nothing sent or "
+                       "merged", r->shown, v, PG_SCHEMA_VERSION, r->shown);
+    if ((v < 0 && (mode & SHARE_ROWS_CREATE)) || (v >= 0 && v < PG_SCHEMA_VERSION))
+        if (schema_build(r, &v, id, e) < 0) return -1;
+    *have_schema = v == PG_SCHEMA_VERSION;
+    return 0;
+}
+
+static int pg_digest(struct share_remote *r, const char *host, long long *runs, char sha256[65], sl_err *e)
+{
+    const char *p[] = { host };
+    PGresult *res = pq(r, "reading the runs it holds",
+                       "SELECT count(*), encode(sha256(convert_to(coalesce(string_agg(uuid || E'\\n', '' "
+                       "ORDER BY uuid COLLATE \"C\"), ''), 'UTF8')), 'hex') FROM sluice_runs WHERE host_uuid = $1",
+                       1, p, e);
+    if (!res) return -1;
+    *runs = atoll(PQgetvalue(res, 0, 0));
+    snprintf(sha256, 65, "%s", PQgetvalue(res, 0, 1));
+    PQclear(res);
+    return 0;
+}
+
+static int pg_known(struct share_remote *r, const char *host, json_t **set, sl_err *e)
+{
+    const char *p[] = { host };
+    PGresult *res = pq(r, "reading the runs it holds", "SELECT uuid FROM sluice_runs WHERE host_uuid = $1", 1, p, e);
+    if (!res) return -1;
+    *set = json_object();
+    for (int i = 0; i < PQntuples(res); i++) json_object_set_new(*set, PQgetvalue(res, i, 0), json_true());
+    PQclear(res);
+    return 0;
+}
+
+/* SLUICE_FAULT=pg_batch:N: the server ends this connection in the middle of
+ * the Nth batch (a send before its COMMIT, a fetch before its query), as a
+ * restart or a network cut would. */
+static void fault_disconnect(struct share_remote *r)
+{
+    if (fault_hit(FAULT_PG_BATCH)) PQclear(PQexec(conn(r), "SELECT pg_terminate_backend(pg_backend_pid())"));
+}
+
+static int pg_send(struct share_remote *r, json_t *parents, json_t *runs, const char *default_class, long long *added,
+                   sl_err *e)
+{
+    char *pj = json_dumps(parents, JSON_COMPACT), *rj = json_dumps(runs, JSON_COMPACT);
+    if (!pj || !rj) sl_die("encoding rows for %s", r->shown);
+    const char *pp[] = { pj }, *rp[] = { rj, default_class };
+    /* EXCLUSIVE (readers go on, other writers wait): runs are numbered and
+     * committed in the same order, so a pull that saw run N has seen every
+     * run before N. */
+    int rc = pq_do(r, "sending runs", "BEGIN", e);
+    if (rc == 0) rc = pq_do(r, "sending runs", "LOCK TABLE sluice_runs IN EXCLUSIVE MODE", e);
+    PGresult *res = NULL;
+    if (rc == 0) {
+        res = pq(r, "sending runs",
+                 "INSERT INTO sluice_parents (tbl, ident, body) SELECT x->>'table', x->>'ident', x->'row' "
+                 "FROM jsonb_array_elements($1::jsonb) x ON CONFLICT DO NOTHING", 1, pp, e);
+        rc = res ? 0 : -1;
+        PQclear(res);
+    }
+    if (rc == 0) {
+        res = pq(r, "sending runs",
+                 "INSERT INTO sluice_runs (uuid, host_uuid, hw_class, started, body) "
+                 "SELECT x->>'uuid', x->>'host_uuid', coalesce(nullif(x->>'hw_class', ''), $2), coalesce(x->>'started', ''), x "
+                 "FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY a(x, n) ORDER BY n "
+                 "ON CONFLICT (uuid) DO NOTHING", 2, rp, e);
+        rc = res ? 0 : -1;
+        if (res) *added = atoll(PQcmdTuples(res));
+        PQclear(res);
+    }
+    if (rc == 0) fault_disconnect(r);
+    if (rc == 0) rc = pq_do(r, "committing a batch of runs", "COMMIT", e);
+    if (rc < 0) rollback(r);
+    free(pj);
+    free(rj);
+    return rc;
+}
+
+/* Rows of text JSON in column col into a new array, each wrapped by wrap
+ * (NULL: as they are). */
+static int rows_json(struct share_remote *r, PGresult *res, int col, json_t **out, sl_err *e)
+{
+    *out = json_array();
+    for (int i = 0; i < PQntuples(res); i++) {
+        json_error_t je;
+        json_t *v = json_loads(PQgetvalue(res, i, col), 0, &je);
+        if (!json_is_object(v)) {
+            json_decref(v);
+            json_decref(*out);
+            *out = NULL;
+            return sl_fail(e, SL_EFAIL, "%s sent a row that is not a JSON object: nothing merged", r->shown);
+        }
+        json_array_append_new(*out, v);
+    }
+    return 0;
+}
+
+static int pg_fetch(struct share_remote *r, const char *cls, const char *skip_host, long long after, int limit,
+                    json_t **runs, long long *last, sl_err *e)
+{
+    char a[32], l[16];
+    snprintf(a, sizeof a, "%lld", after);
+    snprintf(l, sizeof l, "%d", limit);
+    const char *p[] = { a, cls, skip_host, l };
+    fault_disconnect(r);
+    PGresult *res = pq(r, "fetching runs",
+                       "SELECT seq, body::text FROM sluice_runs WHERE seq > $1::bigint "
+                       "AND ($2::text IS NULL OR hw_class = $2) AND ($3::text IS NULL OR host_uuid <> $3) "
+                       "ORDER BY seq LIMIT $4::integer", 4, p, e);
+    if (!res) return -1;
+    int n = PQntuples(res);
+    *last = n ? atoll(PQgetvalue(res, n - 1, 0)) : after;
+    int rc = rows_json(r, res, 1, runs, e);
+    PQclear(res);
+    return rc;
+}
+
+static int pg_parents(struct share_remote *r, json_t *idents, json_t **rows, sl_err *e)
+{
+    char *ij = json_dumps(idents, JSON_COMPACT);
+    if (!ij) sl_die("encoding identities for %s", r->shown);
+    const char *p[] = { ij };
+    PGresult *res = pq(r, "fetching hosts, devices, configs and workloads",
+                       "SELECT json_build_object('table', tbl, 'ident', ident, 'row', body)::text FROM sluice_parents "
+                       "WHERE ident IN (SELECT jsonb_array_elements_text($1::jsonb))", 1, p, e);
+    free(ij);
+    if (!res) return -1;
+    int rc = rows_json(r, res, 0, rows, e);
+    PQclear(res);
+    return rc;
+}
+
+static const struct share_row_ops pg_rows = {
+    .open = pg_open, .digest = pg_digest, .known = pg_known, .send = pg_send, .fetch = pg_fetch,
+    .parents = pg_parents,
+};
+
+static const char *const pg_schemes[] = { "postgresql", "postgres", NULL };
+const struct share_transport share_pg_transport = {
+    .name = "postgresql", .schemes = pg_schemes, .close = pg_close, .rows = &pg_rows,
+};

@@ -1,0 +1,194 @@
+#!/bin/sh
+# PostgreSQL as the central store (push/pull postgresql://): a real
+# PostgreSQL 15 started here in a temporary directory (tests/pg/server.sh),
+# on 127.0.0.1 and a unix socket, stopped and removed at the end. Hosts are
+# fixture copies with their own machine-ids. After every failure the local
+# database must be byte-for-byte what it was, and the server must hold whole
+# batches only.
+cd "$(dirname "$0")/../.." || exit 2
+top=$(pwd)
+sluice=$top/sluice
+tmp=$(mktemp -d /tmp/sluice-pg.XXXXXX)
+. tests/pg/server.sh
+cleanup() {
+    pg_stop
+    [ -n "$SLUICE_PG_KEEP" ] || rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+if ! pg_start "$tmp/pg" > "$tmp/start.out" 2>&1; then
+    case $(cat "$tmp/start.out") in
+    *"not installed"*) echo "skip pg: $(cat "$tmp/start.out")"; exit 0 ;;
+    esac
+    echo "FAIL pg/start"; sed 's/^/  /' "$tmp/start.out" | tail -5
+    exit 0
+fi
+
+# Over the socket as the superuser; over TCP as fleet with a password.
+url="postgresql:///fleet?host=$tmp/pg/sock&port=$pg_port&user=sluice"
+tcp="postgresql://fleet@127.0.0.1:$pg_port/fleet?sslmode=disable"
+
+host() {   # NAME: a fixture copy with its own machine-id, and a function NAME running sluice on it
+    cp -a tests/fixtures/modern "$tmp/root$1"
+    printf '%s' "$1" | sha256sum | cut -c1-32 > "$tmp/root$1/etc/machine-id"
+    echo "fixture-$1" > "$tmp/root$1/proc/sys/kernel/hostname"
+    eval "$1() { HOME=\$tmp/home \"\$sluice\" --root \"\$tmp/root$1\" --db \"\$tmp/$1.db\" \"\$@\"; }"
+}
+mkdir -p "$tmp/home"
+for h in A B C D E; do host $h; done
+runs() { A probe null --time 20ms --ramp 0 --repeat "$1" > /dev/null; }
+count() { sqlite3 "$tmp/$1.db" "SELECT count(*) FROM runs"; }
+server_runs() { pg_sql "SELECT count(*) FROM sluice_runs"; }
+# What a run is, local ids aside: the same on every machine.
+runs_text() { sqlite3 "$tmp/$1.db" "SELECT r.uuid, r.batch_uuid, r.host_uuid, r.device_uuid, r.hw_class, r.workload_hash,
+    r.config_hash, r.started, r.status, r.mb_s, r.iops, r.lat_p99_ns, r.metrics_json, hex(r.hist), r.series_json,
+    h.uuid, h.hostname, d.uuid, d.name FROM runs r LEFT JOIN hosts h ON h.id = r.host_id
+    LEFT JOIN devices d ON d.id = r.device_id WHERE r.host_uuid = (SELECT uuid FROM hosts WHERE hostname = '$2') ORDER BY r.uuid"; }
+
+out=$tmp/out
+check() {   # name, then a shell function that fails with a reason on stdout
+    name=$1; shift
+    if "$@" > "$out" 2>&1; then echo "ok pg/$name"; else echo "FAIL pg/$name"; sed 's/^/  /' "$out" | tail -20; fi
+}
+mark() { sha256sum < "$tmp/$1.db" > "$tmp/$1.sum"; }
+same() { sha256sum < "$tmp/$1.db" | cmp -s - "$tmp/$1.sum" || { echo "$1.db changed after a failure"; return 1; }; }
+expect_fail() {   # db, pattern, command...: fails, says pattern, leaves db alone
+    db=$1 pat=$2; shift 2
+    mark "$db"
+    if "$@" > "$tmp/f.out" 2>&1; then cat "$tmp/f.out"; echo "expected a failure"; return 1; fi
+    grep -q -- "$pat" "$tmp/f.out" || { cat "$tmp/f.out"; echo "expected message: $pat"; return 1; }
+    same "$db"
+}
+export SLUICE_SHARE_RETRY_MS=20
+B history > /dev/null; D history > /dev/null; E history > /dev/null   # their databases exist
+
+# --- push twice: the second sends nothing ----------------------------------------
+t_push_twice() {
+    runs 3
+    A push "$url" > "$tmp/p1" 2>&1 || { cat "$tmp/p1"; return 1; }
+    grep -q 'sent 3 runs in 1 batch, 3 new' "$tmp/p1" || { cat "$tmp/p1"; return 1; }
+    A push "$url" > "$tmp/p2" 2>&1 || { cat "$tmp/p2"; return 1; }
+    grep -q 'nothing to send: the server holds every run (3 of 1 host)' "$tmp/p2" || { cat "$tmp/p2"; return 1; }
+    [ "$(server_runs)" = 3 ] || { echo "server holds $(server_runs) runs"; return 1; }
+    [ "$(pg_sql "SELECT version FROM sluice_schema")" = 1 ] || { echo "no schema version 1"; return 1; }
+}
+check push-twice-sends-nothing-the-second-time t_push_twice
+
+# --- pull into a fresh database, then incrementally ---------------------------------
+t_pull_fresh() {
+    B pull "$url" > "$tmp/p1" 2>&1 || { cat "$tmp/p1"; return 1; }
+    grep -q 'merged .* runs 1\.\.3: +1 hosts .*+3 runs' "$tmp/p1" || { cat "$tmp/p1"; return 1; }
+    runs_text A fixture-A > "$tmp/a.txt"; runs_text B fixture-A > "$tmp/b.txt"
+    [ -s "$tmp/a.txt" ] && cmp -s "$tmp/a.txt" "$tmp/b.txt" || { diff "$tmp/a.txt" "$tmp/b.txt" | head -5; echo "runs differ"; return 1; }
+    B pull "$url" > "$tmp/p2" 2>&1 || { cat "$tmp/p2"; return 1; }
+    grep -q 'nothing new for this host' "$tmp/p2" && ! grep -q '^merged' "$tmp/p2" || { cat "$tmp/p2"; return 1; }
+}
+check pull-into-a-fresh-db t_pull_fresh
+
+# A run on a disk carries its device (and the device its host) to the server
+# and back; a run whose start time is older than everything pulled before (a
+# clock that went backwards) is pulled all the same: the server numbers runs.
+t_incremental() {
+    runs 1
+    sqlite3 "$tmp/A.db" "UPDATE runs SET started = '2001-01-01T00:00:00Z',
+        device_id = (SELECT id FROM devices WHERE name = 'sda'), device_uuid = (SELECT uuid FROM devices WHERE name = 'sda'),
+        hw_class = (SELECT hw_class FROM devices WHERE name = 'sda')
+        WHERE id = (SELECT max(id) FROM runs)" || return 1
+    runs 1
+    A push "$url" > "$tmp/p1" 2>&1 || { cat "$tmp/p1"; return 1; }
+    grep -q 'sent 2 runs in 1 batch, 2 new' "$tmp/p1" || { cat "$tmp/p1"; return 1; }
+    B pull "$url" > "$tmp/p2" 2>&1 || { cat "$tmp/p2"; return 1; }
+    # one batch per class: the run on sda is in sda's class
+    grep -q 'runs 4\.\.4: +1 runs' "$tmp/p2" && grep -q "$(sqlite3 "$tmp/A.db" "SELECT hw_class FROM devices WHERE name = 'sda'") runs 1\.\.5: +1 devices +1 runs" "$tmp/p2" ||
+        { cat "$tmp/p2"; return 1; }
+    [ "$(count B)" = 5 ] || { echo "B holds $(count B) runs"; return 1; }
+    runs_text A fixture-A > "$tmp/a.txt"; runs_text B fixture-A > "$tmp/b.txt"
+    cmp -s "$tmp/a.txt" "$tmp/b.txt" || { diff "$tmp/a.txt" "$tmp/b.txt" | head -5; echo "runs differ"; return 1; }
+    grep -q '2001-01-01.*|sda$' "$tmp/b.txt" || { echo "the old run on sda is not in B"; return 1; }
+}
+check pull-incremental-clock-backwards-device t_incremental
+
+# --- schema versions ---------------------------------------------------------------
+t_newer() {
+    pg_sql "UPDATE sluice_schema SET version = 99" || return 1
+    expect_fail B 'has sluice schema version 99, newer than this sluice.s (1)' B pull "$url" || return 1
+    expect_fail A 'has sluice schema version 99, newer than this sluice.s (1)' A push "$url" || return 1
+    pg_sql "UPDATE sluice_schema SET version = 1"
+}
+check schema-newer-refused t_newer
+t_older() {
+    pg_sql "UPDATE sluice_schema SET version = 0" || return 1
+    expect_fail B 'has sluice schema version 0, older than this sluice.s (1): .sluice push --migrate' B pull "$url" ||
+        return 1
+    expect_fail A 'has sluice schema version 0, older than this sluice.s (1)' A push "$url" || return 1
+    A push --migrate "$url" > "$tmp/m" 2>&1 || { cat "$tmp/m"; return 1; }
+    [ "$(pg_sql "SELECT version FROM sluice_schema")" = 1 ] || { echo "not migrated"; return 1; }
+    B pull "$url" | grep -q 'nothing new' || { echo "pull after the migration"; return 1; }
+}
+check schema-older-refused-then-migrated t_older
+
+# --- the server down, authentication, TLS ---------------------------------------------
+t_down() {
+    dead=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    expect_fail B 'cannot connect to postgresql://127.0.0.1:'"$dead"'/fleet' B pull "postgresql://127.0.0.1:$dead/fleet?sslmode=disable" || return 1
+    expect_fail A 'cannot connect to' A push "postgresql://127.0.0.1:$dead/fleet?sslmode=disable"
+}
+check server-down t_down
+t_auth() {
+    pg_sql "GRANT ALL ON ALL TABLES IN SCHEMA public TO fleet; GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO fleet" || return 1
+    printf '127.0.0.1:%s:fleet:fleet:not-the-password\n' "$pg_port" > "$tmp/pgpass"
+    chmod 600 "$tmp/pgpass"
+    PGPASSFILE=$tmp/pgpass expect_fail B 'password authentication failed for user "fleet"' B pull "$tcp" || return 1
+    expect_fail B 'no password supplied' B pull "$tcp" || return 1
+    # The password in the URL is never shown.
+    bad="postgresql://fleet:wrong-s3cret@127.0.0.1:$pg_port/fleet?sslmode=disable"
+    expect_fail B 'password authentication failed' B pull "$bad" || return 1
+    ! grep -q 'wrong-s3cret' "$tmp/f.out" || { cat "$tmp/f.out"; echo "password shown"; return 1; }
+    printf '127.0.0.1:%s:fleet:fleet:pg-s3cret\n' "$pg_port" > "$tmp/pgpass"
+    PGPASSFILE=$tmp/pgpass C push "$tcp" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+    grep -q 'nothing to send' "$tmp/o" || { cat "$tmp/o"; return 1; }
+    runs_c=$(C probe null --time 20ms --ramp 0 > /dev/null && PGPASSFILE=$tmp/pgpass C push "$tcp" 2>&1)
+    echo "$runs_c" | grep -q 'sent 1 run in 1 batch' || { echo "$runs_c"; return 1; }
+    if grep -l 'pg-s3cret' "$tmp"/*.db "$tmp/o" 2>/dev/null; then echo "password stored or shown"; return 1; fi
+}
+check auth-refused-then-pgpassfile t_auth
+# Without sslmode in the URL or PGSSLMODE, the server's certificate is
+# verified: a server without TLS is refused, not talked to in the clear.
+t_tls() {
+    expect_fail B 'SSL' env -u PGSSLMODE HOME="$tmp/home" "$sluice" --root "$tmp/rootB" --db "$tmp/B.db" pull \
+        "postgresql://fleet:pg-s3cret@127.0.0.1:$pg_port/fleet"
+}
+check tls-verified-by-default t_tls
+
+# --- a connection cut in the middle of a batch ------------------------------------------
+# Push: batches of 2, the server ends the connection before the second
+# batch's COMMIT: the first batch is on the server whole, the second not at
+# all, the pushing database untouched; the next push sends the rest.
+t_cut_push() {
+    D probe null --time 20ms --ramp 0 --repeat 5 > /dev/null || return 1
+    d_uuid=$(sqlite3 "$tmp/D.db" "SELECT DISTINCT host_uuid FROM runs")
+    SLUICE_PG_BATCH=2 SLUICE_FAULT=pg_batch:2 expect_fail D '1 batch of runs stored on the server before this failure.*no connection to the server' D push "$url" || return 1
+    got=$(pg_sql "SELECT count(*) FROM sluice_runs WHERE host_uuid = '$d_uuid'")
+    [ "$got" = 2 ] || { echo "the server holds $got of D's runs after the cut, not the first batch's 2"; return 1; }
+    SLUICE_PG_BATCH=2 D push "$url" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+    grep -q 'sent 3 runs in 2 batches, 3 new' "$tmp/o" || { cat "$tmp/o"; return 1; }
+    got=$(pg_sql "SELECT count(*) FROM sluice_runs WHERE host_uuid = '$d_uuid'")
+    [ "$got" = 5 ] || { echo "the server holds $got of D's runs"; return 1; }
+}
+check midbatch-disconnect-push t_cut_push
+# Pull: batches of 2, the connection ends before the second batch is
+# fetched: the first batch is merged whole (its cursor recorded), nothing of
+# the second; the next pull goes on from there, nothing twice.
+t_cut_pull() {
+    total=$(server_runs)
+    SLUICE_PG_BATCH=2 SLUICE_FAULT=pg_batch:2 E pull --class all "$url" > "$tmp/f.out" 2>&1 && { cat "$tmp/f.out"; echo "expected a failure"; return 1; }
+    grep -q '1 batch merged before this failure' "$tmp/f.out" || { cat "$tmp/f.out"; return 1; }
+    [ "$(count E)" = 2 ] || { echo "E holds $(count E) runs after the cut, not the first batch's 2"; return 1; }
+    [ "$(sqlite3 "$tmp/E.db" "SELECT count(*) FROM share_cursors")" = 1 ] || { echo "no cursor"; return 1; }
+    SLUICE_PG_BATCH=2 E pull --class all "$url" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+    [ "$(count E)" = "$total" ] || { cat "$tmp/o"; echo "E holds $(count E) runs, the server $total"; return 1; }
+    grep -q "runs 3\.\." "$tmp/o" || { cat "$tmp/o"; echo "the pull did not go on after the merged batch"; return 1; }
+}
+check midbatch-disconnect-pull t_cut_pull
+exit 0
