@@ -266,18 +266,14 @@ int sysfs_write_file_atomic(const char *path, const char *data, size_t len, mode
     return sysfs_write_local_atomic(full, data, len, mode, e);
 }
 
-int sysfs_write_local_atomic(const char *full, const char *data, size_t len, mode_t mode, sl_err *e)
+/* Write data to a new temporary file beside full (tmp: its path), fsynced.
+ * -1 with e naming full; nothing is left behind then. */
+static int stage_local(const char *full, const char *data, size_t len, mode_t mode, char *tmp, size_t n, sl_err *e)
 {
-    char tmp[PATH_MAX + 32];
     const char *slash = strrchr(full, '/');
-    if (!slash) {
-        char rel[PATH_MAX];
-        if (snprintf(rel, sizeof rel, "./%s", full) >= (int)sizeof rel) return sl_fail(e, SL_EFAIL, "%s: path too long", full);
-        return sysfs_write_local_atomic(rel, data, len, mode, e);
-    }
     int fd = -1;
     for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
-        snprintf(tmp, sizeof tmp, "%.*s/.%s.%d.%d.tmp", (int)(slash - full), full, slash + 1, (int)getpid(), attempt);
+        snprintf(tmp, n, "%.*s/.%s.%d.%d.tmp", (int)(slash - full), full, slash + 1, (int)getpid(), attempt);
         fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
         if (fd < 0 && errno != EEXIST) return sl_fail_errno(e, SL_EFAIL, errno, "creating %s", tmp);
     }
@@ -289,12 +285,62 @@ int sysfs_write_local_atomic(const char *full, const char *data, size_t len, mod
     else if (write_all(fd, data, len) != 0) { err = errno; what = "writing"; }
     else if (fsync(fd) != 0) { err = errno; what = "fsync of"; }
     if (close(fd) != 0 && !err) { err = errno; what = "closing"; }
-    if (!err && rename(tmp, full) != 0) { err = errno; what = "renaming the temporary file over"; }
     if (err) {
         unlink(tmp);
         return sl_fail_errno(e, SL_EFAIL, err, "%s %s", what, full);
     }
+    return 0;
+}
+
+int sysfs_write_local_atomic(const char *full, const char *data, size_t len, mode_t mode, sl_err *e)
+{
+    char tmp[PATH_MAX + 32];
+    if (!strchr(full, '/')) {
+        char rel[PATH_MAX];
+        if (snprintf(rel, sizeof rel, "./%s", full) >= (int)sizeof rel) return sl_fail(e, SL_EFAIL, "%s: path too long", full);
+        return sysfs_write_local_atomic(rel, data, len, mode, e);
+    }
+    if (stage_local(full, data, len, mode, tmp, sizeof tmp, e) < 0) return -1;
+    if (rename(tmp, full) != 0) {
+        int err = errno;
+        unlink(tmp);
+        return sl_fail_errno(e, SL_EFAIL, err, "renaming the temporary file over %s", full);
+    }
     return fsync_dir_of(full, e);
+}
+
+int sysfs_stage_file(const char *path, const char *data, size_t len, mode_t mode, char *tmp, size_t n, sl_err *e)
+{
+    char full[PATH_MAX];
+    if (sysfs_path(full, sizeof full, path) != 0 || !strchr(full, '/')) return sl_fail(e, SL_EFAIL, "%s: path too long", path);
+    if (write_fault_injected(path)) return sl_fail_errno(e, SL_EFAIL, EIO, "writing %s", full);
+    return stage_local(full, data, len, mode, tmp, n, e);
+}
+
+int sysfs_stage_symlink(const char *target, const char *path, char *tmp, size_t n, sl_err *e)
+{
+    char full[PATH_MAX];
+    if (sysfs_path(full, sizeof full, path) != 0) return sl_fail(e, SL_EFAIL, "%s: path too long", path);
+    const char *slash = strrchr(full, '/');
+    for (int attempt = 0; attempt < 100; attempt++) {
+        snprintf(tmp, n, "%.*s/.%s.%d.%d.tmp", (int)(slash - full), full, slash + 1, (int)getpid(), attempt);
+        if (symlink(target, tmp) == 0) return 0;
+        if (errno != EEXIST) return sl_fail_errno(e, SL_EFAIL, errno, "creating symlink %s", tmp);
+    }
+    return sl_fail(e, SL_EFAIL, "creating a temporary symlink beside %s: too many stale ones", full);
+}
+
+int sysfs_commit_staged(const char *tmp, const char *path, sl_err *e)
+{
+    char full[PATH_MAX];
+    if (sysfs_path(full, sizeof full, path) != 0) return sl_fail(e, SL_EFAIL, "%s: path too long", path);
+    if (rename(tmp, full) != 0) return sl_fail_errno(e, SL_EFAIL, errno, "renaming %s over %s", tmp, full);
+    return fsync_dir_of(full, e);
+}
+
+void sysfs_discard_staged(const char *tmp)
+{
+    if (tmp && *tmp) unlink(tmp);
 }
 
 int sysfs_mkdirs(const char *dir, mode_t mode, sl_err *e)
@@ -323,21 +369,6 @@ int sysfs_unlink(const char *path, sl_err *e)
     if (unlink(full) != 0) {
         if (errno == ENOENT) return 1;
         return sl_fail_errno(e, SL_EFAIL, errno, "removing %s", full);
-    }
-    return fsync_dir_of(full, e);
-}
-
-int sysfs_symlink(const char *target, const char *path, sl_err *e)
-{
-    char full[PATH_MAX], tmp[PATH_MAX + 32];
-    if (sysfs_path(full, sizeof full, path) != 0) return sl_fail(e, SL_EFAIL, "%s: path too long", path);
-    snprintf(tmp, sizeof tmp, "%s.%d.tmp", full, (int)getpid());
-    unlink(tmp);
-    if (symlink(target, tmp) != 0) return sl_fail_errno(e, SL_EFAIL, errno, "creating symlink %s", tmp);
-    if (rename(tmp, full) != 0) {
-        int err = errno;
-        unlink(tmp);
-        return sl_fail_errno(e, SL_EFAIL, err, "renaming a symlink over %s", full);
     }
     return fsync_dir_of(full, e);
 }

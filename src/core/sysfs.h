@@ -56,14 +56,23 @@ int sysfs_write_file_atomic(const char *path, const char *data, size_t len, mode
 /* The same for a file the user named that is not a system path (an export
  * written where the user asked): path is used as given, not under the root. */
 int sysfs_write_local_atomic(const char *path, const char *data, size_t len, mode_t mode, sl_err *e);
+/* Staging, for a set of files that must change together (boot install):
+ * sysfs_stage_file writes data to a new temporary file beside path (inside
+ * the root), fsynced, and puts the temporary's real path in tmp;
+ * sysfs_stage_symlink does the same for a symlink to target (written as
+ * given: an absolute target names a path on the target system). Nothing but
+ * the temporary is created; -1 with e naming path, the temporary removed.
+ * sysfs_commit_staged renames tmp over path and fsyncs the directory (-1
+ * with e; tmp is then still there); sysfs_discard_staged removes tmp. */
+int sysfs_stage_file(const char *path, const char *data, size_t len, mode_t mode, char *tmp, size_t n, sl_err *e);
+int sysfs_stage_symlink(const char *target, const char *path, char *tmp, size_t n, sl_err *e);
+int sysfs_commit_staged(const char *tmp, const char *path, sl_err *e);
+void sysfs_discard_staged(const char *tmp);
 /* mkdir -p inside the root; existing directories are fine. */
 int sysfs_mkdirs(const char *dir, mode_t mode, sl_err *e);
 /* Remove a file or symlink inside the root and fsync its directory. An absent
  * file is not an error (returns 1). */
 int sysfs_unlink(const char *path, sl_err *e);
-/* Create (or atomically replace) a symlink at path pointing to target,
- * written as given (an absolute target names a path on the target system). */
-int sysfs_symlink(const char *target, const char *path, sl_err *e);
 /* The target of a symlink inside the root as written; -1 when it is not one. */
 int sysfs_readlink(const char *path, char *buf, size_t n, sl_err *e);
 bool sysfs_is_symlink(const char *path);

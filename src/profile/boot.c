@@ -8,6 +8,7 @@
 #include "textbuf.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -263,25 +264,6 @@ static int remove_entry(const struct boot_entry *be, sl_err *e)
     return rc;
 }
 
-/* What an earlier install wrote that this one does not (another init
- * system, a profile without vm or queue knobs): removed while unedited, so
- * no stale sysctl.d file or unit is left to apply old values at boot. */
-static int remove_stale(const struct boot_manifest *old, const struct boot_manifest *now, bool force, struct notes *nt,
-                        sl_err *e)
-{
-    for (int i = 0; i < old->n; i++) {
-        if (manifest_find(now, old->e[i].path)) continue;
-        enum boot_state st = boot_entry_state(&old->e[i]);
-        if (st == BOOT_MISSING) continue;
-        if (st == BOOT_CHANGED && !force) {
-            notes_add(nt, "%s, from the last install, was edited since: left in place", old->e[i].path);
-            continue;
-        }
-        if (remove_entry(&old->e[i], e) < 0) return -1;
-    }
-    return 0;
-}
-
 /* --- what install writes ---------------------------------------------------- */
 
 /* One thing install writes: a file (text), a symlink (target), or a line
@@ -375,31 +357,89 @@ static void plan_init_outputs(struct outputs *o, const struct boot_manifest *old
     }
 }
 
-static int write_output(const struct output *x, bool force, struct boot_manifest *m, sl_err *e)
+/* --- all or nothing ------------------------------------------------------- */
+
+/* What install will change, staged first: each new text or link written to
+ * a temporary beside its path, each stale file to remove noted. Only once
+ * everything is staged (the manifest last) are the temporaries renamed into
+ * place, so a failure while writing changes nothing. */
+struct step {
+    char path[256];
+    char tmp[PATH_MAX + 32];   /* "" for a removal */
+};
+
+struct staging {
+    struct step v[40];
+    int n;
+};
+
+static int stage_text(struct staging *sg, const char *path, const char *text, mode_t mode, sl_err *e)
 {
     char dir[256];
-    dirname_of(x->path, dir, sizeof dir);
+    dirname_of(path, dir, sizeof dir);
+    if (sg->n == (int)(sizeof sg->v / sizeof sg->v[0])) return sl_fail(e, SL_EFAIL, "too many files to install");
+    struct step *st = &sg->v[sg->n];
+    snprintf(st->path, sizeof st->path, "%s", path);
     if (sysfs_mkdirs(dir, 0755, e) < 0) return -1;
+    int rc = text ? sysfs_stage_file(path, text, strlen(text), mode, st->tmp, sizeof st->tmp, e) : 0;
+    if (rc == 0) sg->n++;
+    return rc;
+}
+
+static int stage_output(struct staging *sg, const struct output *x, bool force, struct boot_manifest *m, sl_err *e)
+{
     if (!x->text) {
         if (sysfs_is_symlink(x->path) || !sysfs_exists(x->path) || force) {
-            if (!sysfs_is_symlink(x->path) && sysfs_exists(x->path) && sysfs_unlink(x->path, e) < 0) return -1;
-            if (sysfs_is_symlink(x->path) && sysfs_unlink(x->path, e) < 0) return -1;
-            if (sysfs_symlink(x->target, x->path, e) < 0) return -1;
+            char dir[256];
+            dirname_of(x->path, dir, sizeof dir);
+            if (sg->n == (int)(sizeof sg->v / sizeof sg->v[0])) return sl_fail(e, SL_EFAIL, "too many files to install");
+            struct step *st = &sg->v[sg->n];
+            snprintf(st->path, sizeof st->path, "%s", x->path);
+            if (sysfs_mkdirs(dir, 0755, e) < 0 || sysfs_stage_symlink(x->target, x->path, st->tmp, sizeof st->tmp, e) < 0)
+                return -1;
+            sg->n++;
         }
         manifest_add(m, x->path, true, x->target, 0);
         return 0;
     }
-    if (sysfs_write_file_atomic(x->path, x->text, strlen(x->text), x->mode, e) < 0) return -1;
-    if (x->line) {
-        manifest_add(m, x->path, false, NULL, fnv1a(x->target, strlen(x->target)));
-        m->e[m->n - 1].line = true;
-    } else {
-        manifest_add(m, x->path, false, NULL, fnv1a(x->text, strlen(x->text)));
+    if (stage_text(sg, x->path, x->text, x->mode, e) < 0) return -1;
+    manifest_add(m, x->path, false, NULL, fnv1a(x->line ? x->target : x->text, strlen(x->line ? x->target : x->text)));
+    m->e[m->n - 1].line = x->line;
+    return 0;
+}
+
+/* What an earlier install wrote that this one does not (another init
+ * system, a profile without vm or queue knobs): removed while unedited, so
+ * no stale sysctl.d file or unit is left to apply old values at boot; a
+ * line sluice added goes from its file (staged as the file without it). */
+static int stage_stale(struct staging *sg, const struct boot_manifest *old, const struct boot_manifest *now, bool force,
+                       struct notes *nt, sl_err *e)
+{
+    for (int i = 0; i < old->n; i++) {
+        const struct boot_entry *be = &old->e[i];
+        if (manifest_find(now, be->path)) continue;
+        enum boot_state st = boot_entry_state(be);
+        if (st == BOOT_MISSING) continue;
+        if (st == BOOT_CHANGED && !force) {
+            notes_add(nt, "%s, from the last install, was edited since: left in place", be->path);
+            continue;
+        }
+        if (!be->line) {
+            if (stage_text(sg, be->path, NULL, 0, e) < 0) return -1;
+            continue;
+        }
+        char *text, *rest;
+        if (sysfs_read_text(be->path, 1 << 20, &text, e) < 0) return -1;
+        rest = without_line(text, be->hash);
+        free(text);
+        int rc = rest ? stage_text(sg, be->path, rest, 0755, e) : 0;
+        free(rest);
+        if (rc < 0) return -1;
     }
     return 0;
 }
 
-static int write_manifest(const struct boot_manifest *m, sl_err *e)
+static char *manifest_text(const struct boot_manifest *m)
 {
     struct textbuf mt = { 0 };
     textbuf_printf(&mt, "# Files 'sluice boot install' wrote; 'sluice boot remove' deletes exactly these\n"
@@ -409,9 +449,72 @@ static int write_manifest(const struct boot_manifest *m, sl_err *e)
         else textbuf_printf(&mt, "%s %s %016llx\n", m->e[i].line ? "line" : "file", m->e[i].path,
                             (unsigned long long)m->e[i].hash);
     }
-    char *mtext = textbuf_take(&mt);
-    int rc = sysfs_write_file_atomic(BOOT_MANIFEST, mtext, strlen(mtext), 0644, e);
-    free(mtext);
+    return textbuf_take(&mt);
+}
+
+static void discard(struct staging *sg, int from)
+{
+    for (int i = from; i < sg->n; i++) sysfs_discard_staged(sg->v[i].tmp);
+}
+
+/* Rename every staged file into place, the manifest last. Should a rename
+ * fail part-way, the manifest written then lists the new install's files
+ * and the old one's not yet replaced, so 'boot remove' still finds all. */
+static int commit(struct staging *sg, const struct boot_manifest *old, struct boot_manifest *m, sl_err *e)
+{
+    for (int i = 0; i < sg->n; i++) {
+        const struct step *st = &sg->v[i];
+        int rc = st->tmp[0] ? sysfs_commit_staged(st->tmp, st->path, e) : sysfs_unlink(st->path, e);
+        if (rc >= 0) continue;
+        discard(sg, i);
+        for (int k = 0; k < old->n; k++) {
+            const struct boot_entry *be = &old->e[k];
+            if (manifest_find(m, be->path)) continue;
+            manifest_add(m, be->path, be->link, be->target, be->hash);
+            m->e[m->n - 1].line = be->line;
+        }
+        char *text = manifest_text(m), etc[512], cause[1024];
+        sysfs_write_file_atomic(BOOT_MANIFEST, text, strlen(text), 0644, NULL);
+        free(text);
+        sysfs_path(etc, sizeof etc, "/etc");
+        snprintf(cause, sizeof cause, "%s", e ? e->msg : "a rename failed");
+        return sl_fail(e, SL_EFAIL, "%s. The install stopped part-way: some files under %s are the new install's, "
+                       "some the old one's, and %s lists both: run 'sluice boot install %s' again, or 'sluice boot remove'",
+                       cause, etc, BOOT_MANIFEST, m->profile);
+    }
+    return 0;
+}
+
+/* Stage everything, then commit; on a failure while staging, nothing under
+ * the root has changed and the temporaries are gone. */
+static int install_outputs(const struct outputs *o, const struct boot_manifest *old, bool force, struct notes *nt,
+                           struct boot_manifest *m, sl_err *e)
+{
+    struct staging *sg = xcalloc(1, sizeof *sg);
+    int rc = 0;
+    for (int i = 0; i < o->n && rc == 0; i++) rc = stage_output(sg, &o->v[i], force, m, e);
+    if (rc == 0) rc = stage_stale(sg, old, m, force, nt, e);
+    if (rc == 0) {
+        char *text = manifest_text(m);
+        rc = stage_text(sg, BOOT_MANIFEST, text, 0644, e);
+        free(text);
+    }
+    if (rc < 0) {
+        discard(sg, 0);
+        char etc[512];
+        sysfs_path(etc, sizeof etc, "/etc");
+        if (e) {
+            char cause[sizeof e->msg];
+            snprintf(cause, sizeof cause, "%s", e->msg);
+            char kept[128] = "";
+            if (old->profile[0]) snprintf(kept, sizeof kept, "; '%s' stays the boot profile", old->profile);
+            sl_fail(e, SL_EFAIL, "%s. Nothing was installed: the files under %s are as they were%s (the temporary "
+                    "files are removed); fix the cause and run 'sluice boot install %s' again", cause, etc, kept, m->profile);
+        }
+    } else {
+        rc = commit(sg, old, m, e);
+    }
+    free(sg);
     return rc;
 }
 
@@ -473,15 +576,7 @@ int boot_install_as(const struct profile *p, const struct plan *pl, const char *
         if (!o.v[i].line) rc = check_owned(&old, o.v[i].path, force, e);
     struct boot_manifest m = { 0 };
     snprintf(m.profile, sizeof m.profile, "%s", p->name);
-    for (int i = 0; i < o.n && rc == 0; i++) rc = write_output(&o.v[i], force, &m, e);
-    if (rc == 0) rc = remove_stale(&old, &m, force, nt, e);
-    /* The manifest records what this run wrote, even after a failure, so
-     * `boot remove` can still take it away. */
-    sl_err me;
-    if (m.n && write_manifest(&m, &me) < 0 && rc == 0) {
-        if (e) *e = me;
-        rc = -1;
-    }
+    if (rc == 0) rc = install_outputs(&o, &old, force, nt, &m, e);
     for (int i = 0; i < o.n; i++) {
         free(o.v[i].text);
         if (o.v[i].line) free((char *)o.v[i].target);

@@ -12,7 +12,10 @@
 #   - PRAGMA integrity_check ok and no session left open after
 #     `restore --crashed`;
 #   - the database unchanged (its dump) when a command that refused
-#     (exit != 0) is one that records nothing it did not do: probe, merge.
+#     (exit != 0) is one that records nothing it did not do: probe, merge;
+#   - every file under the root's /etc unchanged when a command that
+#     refused is all-or-nothing there: boot install (no file without its
+#     manifest, no half of a reinstall, no temporary file left).
 # One line per command and point: "ok faults/loop-CMD-POINT (N runs, K failed
 # clearly, S went on)"; S counts faults a command survived (a notice it
 # could not print, an optional read), each still checked for the end state.
@@ -29,10 +32,17 @@ knobs() { # the values of every vm knob and block queue file of the root
         printf '%s=%s\n' "$f" "$(cat "$f" 2>/dev/null)"; done)
 }
 dump() { sqlite3 "$1" .dump 2>&1; }
+files() { # every file and link under the root's /etc, with its content or target
+    (cd "$1" && find etc \( -type f -o -type l \) 2>/dev/null | sort | while read -r f; do
+        if [ -L "$f" ]; then printf '%s -> %s\n' "$f" "$(readlink "$f")"; else printf '%s %s\n' "$f" "$(md5sum < "$f")"; fi
+    done)
+}
 
 # loop NAME POINT CHECKS PREP-COMMAND -- COMMAND...
 #   CHECKS: "knobs" (a failure leaves the knobs as they were before the
-#   command), "db" (and the database too), "-" (only the end state).
+#   command), "db" (and the database too), "files" (and every file under
+#   the root's /etc: no file written, none left half-way, no temporary
+#   file), "-" (only the end state).
 #   PREP-COMMAND (a shell string, run without a fault on the fresh root and
 #   database, in $work) sets the scene; COMMAND is sluice's arguments.
 cp -a tests/fixtures/modern "$work/root"
@@ -46,6 +56,7 @@ loop() {
         cp -a tests/fixtures/modern "$work/root"
         (cd "$work" && SLUICE="$SLUICE" root="$work/root" db="$work/t.db" sh -c "$prep") > /dev/null 2>&1
         knobs "$work/root" > "$work/knobs.before"
+        files "$work/root" > "$work/files.before"
         [ -f "$work/t.db" ] && dump "$work/t.db" > "$work/db.before"
         (cd "$work" && SLUICE_FAULT="$point:$n" "$SLUICE" --root "$work/root" --db "$work/t.db" "$@") \
             > "$work/out" 2>&1 < /dev/null
@@ -61,6 +72,10 @@ loop() {
             case $checks in *knobs*|*db*)
             knobs "$work/root" | cmp -s "$work/knobs.before" - ||
                 problems="$problems|$at: exit $rc left knobs changed: $(knobs "$work/root" | diff "$work/knobs.before" - | grep '^>' | head -2 | tr '\n' ' ')"
+            esac
+            case $checks in *files*)
+            files "$work/root" | cmp -s "$work/files.before" - ||
+                problems="$problems|$at: exit $rc left files changed: $(files "$work/root" | diff "$work/files.before" - | grep '^[<>]' | head -3 | tr '\n' ' ')"
             esac
             case $checks in *db*)
             if [ -f "$work/db.before" ] && ! dump "$work/t.db" | cmp -s "$work/db.before" -; then
@@ -102,6 +117,11 @@ for p in sqlite_step sysfs_write; do
 done
 loop probe sqlite_step db "$probed" -- probe null --time 100ms --ramp 0
 loop profile-save write - "$newdb" -- profile save --profiles "$work" mine
+# boot install: all or nothing. A failed install leaves /etc as it was: no
+# file without its manifest, no half of a reinstall, no temporary file.
+installed='"$SLUICE" --root "$root" --db "$db" boot install hdd-streaming'
+loop boot-install write "knobs files" "$newdb" -- boot install hdd-streaming
+loop boot-reinstall write "knobs files" "$installed" -- boot install throughput
 # merge: a refused merge leaves the database as it was (SQLite's model: the
 # transaction or nothing)
 "$SLUICE" --root "$work/root" --db "$work/src.orig.db" probe null --time 100ms --ramp 0 > /dev/null 2>&1

@@ -20,7 +20,7 @@
 #                   backing file on a too-small tmpfs; works without dm)
 #   db-ro           the database's filesystem turns read-only while a
 #                   session is held (root: same mechanism)
-#   loop-*          set, restore, apply, probe and profile save with the Nth
+#   loop-*          set, restore, apply, probe, profile save and boot install with the Nth
 #                   sqlite3_step / knob write / file write failing, for every
 #                   N they reach (loop.sh, SLUICE_FAULT; no root needed)
 cd "$(dirname "$0")/../.." || exit 2
