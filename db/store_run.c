@@ -182,6 +182,8 @@ const struct rec_field run_export_fields[] = {
     M(reader_max_ns, J("reader.max_ns"), "ns"), M(write_p99_ns, J("ops.write.lat_ns.p99"), "ns"),
     M(psi_full_pct, J("psi_io.full_pct"), "%"),
     RX(config_text, REC_STR, NULL, "COALESCE(c.text, '')"),
+    RX(host_cpu_model, REC_STR, NULL, "COALESCE(h.cpu_model, '')"), RX(host_cpus, REC_INT, NULL, "COALESCE(h.cpus, 0)"),
+    RX(host_mem_bytes, REC_I64, NULL, "COALESCE(h.mem_bytes, 0)"),
 };
 #undef J
 #undef M
@@ -200,6 +202,12 @@ int store_run_export(store *s, const char *workload, int limit, int (*fn)(void *
     while ((rc = store_step(st)) == SQLITE_ROW) {
         struct run_export r;
         store_read_fields(st, run_export_fields, run_export_fields_len, &r);
+        /* A run on no device is classed by its host, as evidence scopes it. */
+        char host_class[256];
+        if (!r.hw_class[0] && r.host_cpu_model[0]) {
+            host_class_of(r.host_cpu_model, r.host_cpus, (long long)r.host_mem_bytes, host_class, sizeof host_class);
+            r.hw_class = host_class;
+        }
         n++;
         if (fn(arg, &r) != 0) { rc = SQLITE_DONE; break; }
     }

@@ -73,6 +73,11 @@ struct run_export {
     const char *uuid, *batch, *started, *workload, *device, *status, *config_hash, *workload_hash, *kernel;
     const char *hostname, *host_uuid, *hw_class, *note;
     const char *config_text;   /* "knob=value\n" sorted */
+    /* its host's CPU model, CPUs and memory (not exported: they make the
+     * hw_class of a run on no device, the host's class) */
+    const char *host_cpu_model;
+    int host_cpus;
+    int64_t host_mem_bytes;
     int rep;                   /* 1-based */
     int64_t seed;
     int reached_threshold;     /* 1, 0, -1 n/a */

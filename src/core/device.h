@@ -60,5 +60,9 @@ bool device_name_valid(const char *name);
 void device_class(const struct device *d, char *buf, size_t n);
 
 int host_read(struct host_info *h, sl_err *e);
+/* The class of a host, for runs on no device (null, or a device that was
+ * not found): "host:2cpu-24GiB-MODEL". Memory to the nearest GiB: the same
+ * VM size reports a few MiB apart. */
+void host_class_of(const char *cpu_model, int cpus, long long mem_bytes, char *buf, size_t n);
 
 #endif

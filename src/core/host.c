@@ -90,3 +90,8 @@ const struct rec_field host_fields[] = {
 };
 #undef HOST
 const size_t host_fields_len = sizeof host_fields / sizeof host_fields[0];
+
+void host_class_of(const char *cpu_model, int cpus, long long mem_bytes, char *buf, size_t n)
+{
+    snprintf(buf, n, "host:%dcpu-%lldGiB-%s", cpus, (mem_bytes + (1LL << 29)) >> 30, cpu_model);
+}

@@ -49,7 +49,7 @@ static int add(void *arg, const struct stored_run *r)
     copy_field(s->hw_class, sizeof s->hw_class, r->hw_class);
     copy_field(s->workload, sizeof s->workload, r->workload);
     copy_field(s->config_hash, sizeof s->config_hash, r->config_hash);
-    if (r->host_cpu_model) evidence_host_class(r->host_cpu_model, r->host_cpus, r->host_mem_bytes, s->host_class, sizeof s->host_class);
+    if (r->host_cpu_model) host_class_of(r->host_cpu_model, r->host_cpus, r->host_mem_bytes, s->host_class, sizeof s->host_class);
     s->work = intern_work(ev, r->workload_hash, r->workload_text);
     objective_metrics_from_run(r, &s->m);
     return 0;
@@ -71,19 +71,13 @@ void evidence_free(struct evidence *ev)
     memset(ev, 0, sizeof *ev);
 }
 
-void evidence_host_class(const char *cpu_model, int cpus, long long mem_bytes, char *buf, size_t n)
-{
-    /* memory to the nearest GiB: the same VM size reports a few MiB apart */
-    snprintf(buf, n, "host:%dcpu-%lldGiB-%s", cpus, (mem_bytes + (1LL << 29)) >> 30, cpu_model);
-}
-
 int evidence_scope_this_host(store *st, struct evidence_scope *sc, sl_err *e)
 {
     memset(sc, 0, sizeof *sc);
     struct host_info h;
     int64_t host_id;
     if (host_read(&h, e) < 0 || store_host_upsert(st, &h, &host_id, sc->host_uuid, e) < 0) return -1;
-    evidence_host_class(h.cpu_model, h.cpus, (long long)h.mem_bytes, sc->host_class, sizeof sc->host_class);
+    host_class_of(h.cpu_model, h.cpus, (long long)h.mem_bytes, sc->host_class, sizeof sc->host_class);
     struct device *devs = NULL;
     int nd = device_list(&devs, NULL);
     if (nd < 0) nd = 0;

@@ -50,9 +50,6 @@ void evidence_scope_free(struct evidence_scope *sc);
 bool evidence_run_in_scope(const struct run_sample *r, const struct evidence_scope *sc);
 /* Keep only the runs in scope (in order). */
 void evidence_keep_scope(struct evidence *ev, const struct evidence_scope *sc);
-/* "host:4cpu-16GiB-MODEL" */
-void evidence_host_class(const char *cpu_model, int cpus, long long mem_bytes, char *buf, size_t n);
-
 /* Successful runs (optionally of one workload). -1 with e. */
 int evidence_load(store *st, const char *workload, struct evidence *ev, sl_err *e);
 void evidence_free(struct evidence *ev);

@@ -68,7 +68,6 @@ public_ok='
  cli_opt_set           one option through its table: for the UI forms (#15) in flight
  opt_set               idem, if the option table moves to the core
  switch_what_name      landed with src/profile/lifecycle.c, its renderings in flight
- evidence_host_class   landed with the evidence rework (#16), its callers in flight
  evidence_run_in_scope idem
  esc_t                 the printf-argument form of esc_term, landed with it (#14) for callers in flight
  decide_verdict_name   names of decide.h enums for renderings (#19, #13 in flight)
