@@ -50,7 +50,6 @@ struct results {
 };
 
 #define RUNS_MAX 2000
-#define COMPARE_SEED 20240601
 
 static void results_refresh(struct results *rs)
 {
@@ -133,103 +132,17 @@ static void show_run(struct results *rs, const struct run_row *r)
     detail_open(&rs->detail, app_store(rs->base.app, NULL), r->uuid);
 }
 
-/* log(MB/s) of the good repetitions in r's batch: the scale the search's
- * verdict works on. Returns the count. */
-static int batch_scores(const struct results *rs, const struct run_row *r, double *out, int max)
-{
-    int n = 0;
-    for (int i = 0; i < rs->n && n < max; i++) {
-        const struct run_row *x = &rs->runs[i];
-        bool same = r->batch[0] ? strcmp(x->batch, r->batch) == 0 : strcmp(x->uuid, r->uuid) == 0;
-        if (same && strcmp(x->status, "ok") == 0 && x->mb_s > 0) out[n++] = log(x->mb_s);
-    }
-    return n;
-}
-
-/* The search's verdict on B against A (log MB/s): interval, tests, words. */
-static void compare_verdict(struct textview *tv, const double *sa, int na, const double *sb, int nb)
-{
-    struct leader l;
-    memset(&l, 0, sizeof l);
-    l.feasible = true;
-    l.n = nb;
-    const double *scores[1] = { sb };
-    search_judge(&l, scores, &nb, 1, sa, na, 0.05, TEST_WELCH, COMPARE_SEED);
-    tv_line(tv, false, -1);
-    tv_add(tv, ROLE_NORMAL, "B against A: %+.1f%% MB/s, 95%% interval %+.1f%% .. %+.1f%% (bootstrap)", 100 * l.ci.est,
-           100 * l.ci.lo, 100 * l.ci.hi);
-    tv_line(tv, false, -1);
-    tv_add(tv, ROLE_NORMAL, "Welch p = %.3g, Mann-Whitney p = %.3g, Hedges' g = %.2f", l.p_welch, l.p_mw, l.g);
-    tv_line(tv, false, -1);
-    static const char *const words[] = {
-        [VERDICT_WIN] = "Verdict: B is faster than A beyond the noise.",
-        [VERDICT_NOISE] = "Verdict: within noise: no difference this data can show.",
-        [VERDICT_WORSE] = "Verdict: B is slower than A beyond the noise.",
-        [VERDICT_INFEASIBLE] = "Verdict: not comparable.",
-    };
-    tv_add(tv, l.verdict == VERDICT_WIN ? ROLE_OK : l.verdict == VERDICT_WORSE ? ROLE_ERROR : ROLE_WARN, "%s",
-           words[l.verdict]);
-}
-
+/* Run B (under the cursor) against the marked run A, each with its batch:
+ * the core's comparison (src/report "A..B": compare's sides, work check,
+ * statistics, the interval's basis) with their charts overlaid. */
 static void compare(struct results *rs)
 {
     struct app *app = rs->base.app;
     int sel = tv_selected_tag(&rs->list);
-    const struct run_row *a = NULL, *b = sel >= 0 ? &rs->runs[sel] : NULL;
-    for (int i = 0; i < rs->n; i++)
-        if (strcmp(rs->runs[i].uuid, rs->marked) == 0) a = &rs->runs[i];
-    if (!a || !b) { app_message(app, ROLE_WARN, "mark run A with m, then put the cursor on run B and press c"); return; }
-    double sa[RUNS_MAX], sb[RUNS_MAX];
-    int na = batch_scores(rs, a, sa, RUNS_MAX), nb = batch_scores(rs, b, sb, RUNS_MAX);
-    char title[64];
-    snprintf(title, sizeof title, "%.8s", b->uuid);
-    results_open_view(rs, "Compare: B = %s against A (MB/s, Esc back)", title);
-    struct textview *tv = &rs->view;
-    struct sample_summary ma, mb;
-    double ea[RUNS_MAX], eb[RUNS_MAX];
-    for (int i = 0; i < na; i++) ea[i] = exp(sa[i]);
-    for (int i = 0; i < nb; i++) eb[i] = exp(sb[i]);
-    signif_summary(ea, na, &ma);
-    signif_summary(eb, nb, &mb);
-    const struct run_row *ab[2] = { a, b };
-    const struct sample_summary *sm[2] = { &ma, &mb };
-    tv_line(tv, false, -1);
-    tv_cell(tv, ROLE_HEADER, 4, "");
-    tv_cell(tv, ROLE_HEADER, 10, "RUN");
-    tv_cell(tv, ROLE_HEADER, 10, "WORKLOAD");
-    tv_cell(tv, ROLE_HEADER, 9, "CONFIG");
-    tv_cell(tv, ROLE_HEADER, 5, "N");
-    tv_cell(tv, ROLE_HEADER, 10, "MEAN MB/S");
-    tv_cell(tv, ROLE_HEADER, 9, "SD");
-    tv_add(tv, ROLE_HEADER, "KERNEL");
-    for (int k = 0; k < 2; k++) {
-        char id[12], cfg[12], nn[8], mean[16], sd[16];
-        snprintf(id, sizeof id, "%.8s", ab[k]->uuid);
-        snprintf(cfg, sizeof cfg, "%.8s", ab[k]->config_hash);
-        snprintf(nn, sizeof nn, "%d", sm[k]->n);
-        snprintf(mean, sizeof mean, "%.1f", sm[k]->mean);
-        snprintf(sd, sizeof sd, "%.1f", sm[k]->sd);
-        tv_line(tv, false, -1);
-        tv_cell(tv, ROLE_NORMAL, 4, k ? "B" : "A");
-        tv_cell(tv, ROLE_NORMAL, 10, id);
-        tv_cell(tv, ROLE_NORMAL, 10, ab[k]->workload);
-        tv_cell(tv, ROLE_NORMAL, 9, cfg);
-        tv_cell(tv, ROLE_NORMAL, 5, nn);
-        tv_cell(tv, ROLE_NORMAL, 10, mean);
-        tv_cell(tv, ROLE_NORMAL, 9, sd);
-        tv_add(tv, ROLE_NORMAL, "%s", ab[k]->kernel);
-    }
-    tv_line(tv, false, -1);
-    if (strcmp(a->workload, b->workload) != 0) {
-        tv_line(tv, false, -1);
-        tv_add(tv, ROLE_WARN, "A and B ran different workloads: their MB/s are not comparable.");
-    }
-    if (na < 2 || nb < 2) {
-        tv_line(tv, false, -1);
-        tv_add(tv, ROLE_WARN, "Each side needs at least 2 good repetitions (probe --repeat) for an interval and a verdict.");
-        return;
-    }
-    compare_verdict(tv, sa, na, sb, nb);
+    if (!rs->marked[0] || sel < 0) { app_message(app, ROLE_WARN, "mark run A with m, then put the cursor on run B and press c"); return; }
+    char id[80];
+    snprintf(id, sizeof id, "%s..%s", rs->marked, rs->runs[sel].uuid);
+    detail_open(&rs->detail, app_store(app, NULL), id);
 }
 
 /* --- groups compared ---------------------------------------------------------
@@ -397,8 +310,8 @@ static bool side_of(struct results *rs, const char *key, struct compare_side *s,
 
 static void view_line(struct results *rs, enum role r, const char *text)
 {
-    char lines[4][256];
-    int n = draw_wrap(text, 78, lines, 4);
+    char lines[6][256];
+    int n = draw_wrap(text, 74, lines, 6);   /* continuation lines are indented by 4 */
     for (int k = 0; k < n; k++) {
         tv_line(&rs->view, false, -1);
         tv_add(&rs->view, r, "%s%s", k ? "    " : "", lines[k]);
@@ -432,6 +345,8 @@ static void judge(struct results *rs, const struct compare_side *a, const struct
     view_line(rs, ROLE_NORMAL, line);
     compare_result_line(&c, "throughput", line, sizeof line);
     view_line(rs, ROLE_NORMAL, line);
+    compare_basis_line(&c, "MB/s", c.mean_a.v[MET_THROUGHPUT], c.mean_b.v[MET_THROUGHPUT], line, sizeof line);
+    view_line(rs, ROLE_DIM, line);
     snprintf(line, sizeof line, "verdict: %s", compare_verdict_text(&c.l));
     view_line(rs, c.l.verdict == VERDICT_WIN ? ROLE_OK : c.l.verdict == VERDICT_WORSE ? ROLE_ERROR : ROLE_WARN, line);
 }

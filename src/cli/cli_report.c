@@ -63,12 +63,12 @@ static const struct opt report_rows[] = {
     { NULL },
 };
 static const struct opt_table report_table = { sizeof(struct report_opts), NULL, { { report_rows, 0 } },
-                                               "RUN|SEARCH|SEARCH#N|SESSION", NULL };
+                                               "RUN|RUN..RUN|SEARCH|SEARCH#N|SESSION", NULL };
 
 static int run_report(struct cli_ctx *ctx, int argc, char **argv)
 {
     const struct report_opts *o = ctx->opts;
-    if (argc != 2) return cli_usage("report", "give one RUN, SEARCH, SEARCH#N (a trial) or SESSION (its UUID or the start of it)");
+    if (argc != 2) return cli_usage("report", "give one RUN, RUN..RUN (two compared), SEARCH, SEARCH#N (a trial) or SESSION (its UUID or the start of it)");
     sl_err e;
     store *st = cli_store(ctx, &e);
     if (!st) return cli_error(&e);

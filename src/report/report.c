@@ -106,6 +106,14 @@ int report_build(struct store *st, const char *id, struct report *rep, sl_err *e
     };
     memset(rep, 0, sizeof *rep);
     if (!id[0]) return sl_fail(e, SL_EUSAGE, "give the UUID (or its start) of a run, a search or a session");
+    const char *dots = strstr(id, "..");
+    if (dots) {   /* A..B: two runs compared */
+        char a[48];
+        if (dots == id || !dots[2] || (size_t)(dots - id) >= sizeof a)
+            return sl_fail(e, SL_EUSAGE, "%s: a comparison is RUN..RUN (two runs' UUIDs or their starts)", id);
+        snprintf(a, sizeof a, "%.*s", (int)(dots - id), id);
+        return report_compare(st, a, dots + 2, rep, e);
+    }
     const char *hash = strchr(id, '#');
     if (hash) {   /* SEARCH#SEQ: one trial */
         char search[48], *end;

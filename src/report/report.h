@@ -77,13 +77,17 @@ struct report {
 
 /* Build the report of the run, search or session whose UUID starts with
  * id (runs first, then searches, then sessions), or of one trial of a
- * search, "SEARCH#SEQ". -1 with a message when
+ * search, "SEARCH#SEQ", or two runs compared, "RUN..RUN". -1 with a message when
  * nothing or more than one thing matches, or the database fails; rep is
  * then empty. Free with report_free. */
 int report_build(struct store *st, const char *id, struct report *rep, sl_err *e);
 int report_run(struct store *st, const char *uuid_prefix, struct report *rep, sl_err *e);
 int report_search(struct store *st, const char *uuid_prefix, struct report *rep, sl_err *e);
 int report_session(struct store *st, const char *uuid_prefix, struct report *rep, sl_err *e);
+/* Run B against run A (each with its batch of repetitions), "A..B":
+ * judged by the compare core, the interval's basis stated, their charts
+ * overlaid; runs of different work refused as 'sluice compare' does. */
+int report_compare(struct store *st, const char *a, const char *b, struct report *rep, sl_err *e);
 /* Trial seq of a search: its configuration in full, its metrics with units
  * and the runs behind it (each line's ref is its run). */
 int report_trial(struct store *st, const char *search_prefix, int seq, struct report *rep, sl_err *e);

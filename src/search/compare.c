@@ -101,6 +101,33 @@ void compare_hash_side(const struct evidence *ev, const char *hash, struct compa
     snprintf(s->label, sizeof s->label, "config %.8s", hash);
 }
 
+void compare_runs_side(const struct evidence *ev, const char (*uuids)[37], int n, struct compare_side *s)
+{
+    for (int i = 0; i < ev->n; i++)
+        for (int k = 0; k < n; k++)
+            if (strcmp(ev->run[i].m.run_uuid, uuids[k]) == 0) { push_run(s, ev, &ev->run[i]); break; }
+    snprintf(s->label, sizeof s->label, "run %.8s%s", n ? uuids[0] : "?", n > 1 ? " and its batch" : "");
+}
+
+void compare_basis_line(const struct comparison *c, const char *metric, double mean_a, double mean_b, char *buf, size_t n)
+{
+    const struct decision *d = &c->l.dec;
+    char lo[32], hi[32];
+    report_pct(c->l.ci.lo, lo, sizeof lo);
+    report_pct(c->l.ci.hi, hi, sizeof hi);
+    double change = mean_a > 0 ? mean_b / mean_a - 1 : NAN;
+    char chg[32];
+    report_pct(change, chg, sizeof chg);
+    /* the scores are logs: a difference of their means is a ratio of
+     * geometric means; a robust shift of them, a ratio of typical runs */
+    bool means = d->method == DECIDE_WELCH;
+    snprintf(buf, n, "basis: the %.0f%% interval [%s, %s] is a ratio B/A - 1 %s (%s of log %s, %d and %d %s), not a "
+             "change of means; the change of means, %.4g to %.4g %s (%s), is shown, not tested",
+             100 * c->l.ci.level, lo, hi, means ? "of geometric means" : "of typical runs",
+             d->estimator ? d->estimator : "estimate", metric, c->na, c->nb, c->by_host ? "hosts" : "runs", mean_a, mean_b,
+             metric, chg);
+}
+
 void compare_kernel_side(const struct evidence *ev, const char *kernel, struct compare_side *s)
 {
     for (int i = 0; i < ev->n; i++)

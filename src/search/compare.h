@@ -38,6 +38,12 @@ void *compare_hosts_json(const struct host_attribution *h);
 void compare_config_side(const struct evidence *ev, const char *sel, struct compare_side *s);
 /* Runs whose configuration hash starts with hash (label "config HASH8"). */
 void compare_hash_side(const struct evidence *ev, const char *hash, struct compare_side *s);
+/* The runs named by uuids (a batch of repetitions), label "run UUID8". */
+void compare_runs_side(const struct evidence *ev, const char (*uuids)[37], int n, struct compare_side *s);
+/* What the interval of c is and what it is not, for a metric ("MB/s"):
+ * "95% interval of the Hodges-Lehmann shift of log MB/s: a ratio of
+ * typical runs (B/A - 1), not a change of means; change of means: ..." */
+void compare_basis_line(const struct comparison *c, const char *metric, double mean_a, double mean_b, char *buf, size_t n);
 /* Runs on one kernel release, all configurations pooled. */
 void compare_kernel_side(const struct evidence *ev, const char *kernel, struct compare_side *s);
 /* The kernel releases of ev in the order first seen; returns the count. */
