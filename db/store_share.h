@@ -182,6 +182,11 @@ int store_share_build_open(const char *path, struct share_build **out, sl_err *e
 int store_share_build_row(struct share_build *b, const char *table, json_t *row, sl_err *e);
 /* Commit (keep) or roll back, and close. -1 with e when the commit failed. */
 int store_share_build_close(struct share_build *b, bool keep, sl_err *e);
+/* In a database of rows from elsewhere (a view of a server's runs), the
+ * host row with this UUID made this machine's (its machine-id, else its
+ * hostname, as store_host_upsert finds it), so that 'this host' finds its
+ * own runs there. No such row: nothing changes. 0, or -1 with e. */
+int store_share_claim_host(store *s, const char *uuid, const struct host_info *h, sl_err *e);
 
 /* Where pulls from a central store stopped (db/store_share_cursor.c): the
  * server's sequence number of the last run merged from server (its

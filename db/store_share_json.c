@@ -259,9 +259,10 @@ int store_share_build_row(struct share_build *b, const char *table, json_t *row,
         bound[nb++] = v;
     }
     char *sql = xmalloc(cl + vl + 128);
-    /* OR IGNORE: a device re-created on its host (another UUID, the same
-     * host, name, serial and wwid) is kept once, as a merge would. */
-    sprintf(sql, "INSERT OR IGNORE INTO \"%s\" (%s) VALUES (%s)", table, cols, vals);
+    /* A row already here (a parent of an earlier batch, a device re-created
+     * on its host: another UUID, the same host, name, serial and wwid) is
+     * kept once, as a merge would; NOT NULL and CHECK still refuse. */
+    sprintf(sql, "INSERT INTO \"%s\" (%s) VALUES (%s) ON CONFLICT DO NOTHING", table, cols, vals);
     free(cols);
     free(vals);
     sqlite3_stmt *st;
@@ -286,4 +287,16 @@ int store_share_build_close(struct share_build *b, bool keep, sl_err *e)
     store_close(b->s);
     free(b);
     return rc;
+}
+
+int store_share_claim_host(store *s, const char *uuid, const struct host_info *h, sl_err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), "UPDATE hosts SET machine_key = ?1 WHERE uuid = ?2", -1, &st, NULL) != SQLITE_OK)
+        return store_fail(s, e, "naming this host");
+    sqlite3_bind_text(st, 1, h->machine_id[0] ? h->machine_id : h->hostname, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, uuid, -1, SQLITE_STATIC);
+    int rc = store_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : store_fail(s, e, "naming this host");
 }

@@ -7,6 +7,7 @@
 #include "esc.h"
 #include "search/compare.h"
 #include "search/report.h"
+#include "share/sync.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -125,6 +126,7 @@ static int by_kernel(struct cli_ctx *ctx, const struct evidence *ev, int argc, c
 
 struct compare_opts {
     char workload[32], objective[160];  /* "": the most measured one; the searches' or throughput */
+    const char *server;                 /* runs from a central store instead of this database's */
     bool kernel, all_hardware;
     enum search_test test;
     int nargs;
@@ -152,6 +154,9 @@ static const struct opt compare_rows[] = {
       OPT_AT(struct compare_opts, kernel) },
     { .name = "any-hardware", .type = OPT_FLAG, .help = "use runs of any hardware, not only this host's class",
       OPT_AT(struct compare_opts, all_hardware) },
+    { .name = "server", .type = OPT_TEXT, .arg = "URL", .def = "this database",
+      .help = "compare the runs a postgresql:// central store holds for this host's hardware classes",
+      OPT_PTR(struct compare_opts, server) },
     { NULL },
 };
 static const struct opt_table compare_table = { sizeof(struct compare_opts), compare_defaults, { { compare_rows, 0 } },
@@ -210,6 +215,7 @@ static int run_compare(struct cli_ctx *ctx, int argc, char **argv)
     if (!st) return cli_error(&e);
     struct compare_side a = { 0 }, b = { 0 };
     struct evidence ev = { 0 };
+    struct share_view view = { 0 };
     struct objective o;
     bool a_search = !co.kernel && !strchr(co.args[0], '='), b_search = !co.kernel && !strchr(co.args[1], '=');
     if ((a_search && compare_search_side(st, co.args[0], &a, co.objective, sizeof co.objective, &e) < 0) ||
@@ -223,7 +229,16 @@ static int run_compare(struct cli_ctx *ctx, int argc, char **argv)
         goto out;
     }
     if (co.kernel || !a_search || !b_search) {
-        if (compare_load_scoped(st, co.all_hardware, co.workload, sizeof co.workload, &ev, &e) < 0) {
+        /* --server: the server's runs of this host's classes, judged alike. */
+        if (co.server && share_view_open(st, co.server, &(struct share_opts){ .retries = 0 },
+                                         co.workload[0] ? co.workload : NULL, co.all_hardware, &view, &e) < 0) {
+            rc = cli_error(&e);
+            goto out;
+        }
+        if (co.server && !ctx->json)
+            printf("evidence from %s: %lld run%s of %s\n", esc_t(view.shown), view.runs, view.runs == 1 ? "" : "s",
+                   co.all_hardware ? "any hardware" : "this host's hardware classes");
+        if (compare_load_scoped(co.server ? view.s : st, co.all_hardware, co.workload, sizeof co.workload, &ev, &e) < 0) {
             rc = cli_error(&e);
             goto out;
         }
@@ -253,6 +268,7 @@ static int run_compare(struct cli_ctx *ctx, int argc, char **argv)
     rc = report(ctx, &co, &a, &b, &o, !a_search || !b_search);
 out:
     evidence_free(&ev);
+    share_view_close(&view);
     compare_side_free(&a);
     compare_side_free(&b);
     return rc;

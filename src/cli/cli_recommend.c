@@ -11,6 +11,7 @@
 #include "search/compare.h"
 #include "search/evidence.h"
 #include "search/report.h"
+#include "share/sync.h"
 #include "stat/decide.h"
 
 #include <math.h>
@@ -126,6 +127,7 @@ struct rec {
 
 struct recommend_opts {
     char workload[32], objective[160];
+    const char *server;       /* answer from a central store's runs */
 };
 
 static void recommend_defaults(void *p) { snprintf(((struct recommend_opts *)p)->objective, 160, "throughput"); }
@@ -135,6 +137,9 @@ static const struct opt recommend_rows[] = {
       .help = "recommend from runs of this workload", OPT_AT(struct recommend_opts, workload), .complete = COMPLETE_WORKLOAD },
     { .name = "objective", .type = OPT_TEXT, .arg = "O", .def = "throughput", .help = "what 'best' means",
       OPT_AT(struct recommend_opts, objective) },
+    { .name = "server", .type = OPT_TEXT, .arg = "URL", .def = "this database",
+      .help = "answer from the runs a postgresql:// central store holds for this host's hardware classes",
+      OPT_PTR(struct recommend_opts, server) },
     { NULL },
 };
 static const struct opt_table recommend_table = { sizeof(struct recommend_opts), recommend_defaults,
@@ -460,15 +465,26 @@ static int run_recommend(struct cli_ctx *ctx, int argc, char **argv)
     sl_err e;
     store *st = cli_store(ctx, &e);
     if (!st) return cli_error(&e);
-    if (read_hardware(&R, st, &e) < 0 || evidence_load(st, R.workload[0] ? R.workload : NULL, &R.ev, &e) < 0) {
+    /* --server: the same judgement on the server's runs instead of ours. */
+    const char *server = ((const struct recommend_opts *)ctx->opts)->server;
+    struct share_view v = { 0 };
+    struct share_opts so = { .retries = 0 };
+    if (server && share_view_open(st, server, &so, R.workload[0] ? R.workload : NULL, false, &v, &e) < 0) return cli_error(&e);
+    store *from = server ? v.s : st;
+    if (server && !ctx->json)
+        printf("evidence from %s: %lld run%s of this host's hardware classes\n", esc_t(v.shown), v.runs,
+               v.runs == 1 ? "" : "s");
+    if (read_hardware(&R, from, &e) < 0 || evidence_load(from, R.workload[0] ? R.workload : NULL, &R.ev, &e) < 0) {
         free(R.devs);
         evidence_scope_free(&R.scope);
+        share_view_close(&v);
         return cli_error(&e);
     }
     group_matching_runs(&R);
     if (R.ng == 0) rc = fallback(ctx, &R.h, R.devs, R.nd, R.objective, R.workload);
     else rc = report(&R);
     rec_free(&R);
+    share_view_close(&v);
     return rc;
 }
 

@@ -281,18 +281,18 @@ static int rows_json(struct share_remote *r, PGresult *res, int col, json_t **ou
     return 0;
 }
 
-static int pg_fetch(struct share_remote *r, const char *cls, const char *skip_host, long long after, int limit,
-                    json_t **runs, long long *last, sl_err *e)
+static int pg_fetch(struct share_remote *r, const char *cls, const char *skip_host, const char *workload,
+                    long long after, int limit, json_t **runs, long long *last, sl_err *e)
 {
     char a[32], l[16];
     snprintf(a, sizeof a, "%lld", after);
     snprintf(l, sizeof l, "%d", limit);
-    const char *p[] = { a, cls, skip_host, l };
+    const char *p[] = { a, cls, skip_host, l, workload };
     fault_disconnect(r);
     PGresult *res = pq(r, "fetching runs",
                        "SELECT seq, body::text FROM sluice_runs WHERE seq > $1::bigint "
                        "AND ($2::text IS NULL OR hw_class = $2) AND ($3::text IS NULL OR host_uuid <> $3) "
-                       "ORDER BY seq LIMIT $4::integer", 4, p, e);
+                       "AND ($5::text IS NULL OR body->>'workload' = $5) ORDER BY seq LIMIT $4::integer", 5, p, e);
     if (!res) return -1;
     int n = PQntuples(res);
     *last = n ? atoll(PQgetvalue(res, n - 1, 0)) : after;

@@ -215,12 +215,10 @@ static int fetch_parents(struct share_remote *r, json_t *runs, json_t **parents,
     return rc;
 }
 
-/* The batch as a database file at path: parents in share_tables order,
- * then the runs. */
-static int build_file(const char *path, json_t *parents, json_t *runs, sl_err *e)
+/* A batch into the file being built: parents in share_tables order, then
+ * the runs. */
+static int build_add(struct share_build *b, json_t *parents, json_t *runs, sl_err *e)
 {
-    struct share_build *b;
-    if (store_share_build_open(path, &b, e) < 0) return -1;
     int rc = 0;
     for (int t = 0; rc == 0 && t < share_table_count; t++) {
         const char *name = share_tables[t].name;
@@ -236,6 +234,14 @@ static int build_file(const char *path, json_t *parents, json_t *runs, sl_err *e
                 rc = store_share_build_row(b, name, json_object_get(x, "row"), e);
         }
     }
+    return rc;
+}
+
+static int build_file(const char *path, json_t *parents, json_t *runs, sl_err *e)
+{
+    struct share_build *b;
+    if (store_share_build_open(path, &b, e) < 0) return -1;
+    int rc = build_add(b, parents, runs, e);
     if (store_share_build_close(b, rc == 0, e) < 0) rc = -1;
     return rc;
 }
@@ -256,7 +262,7 @@ static int pull_batch(struct pull_ctx *c, const char *cls, long long *cursor, sl
     json_t *runs = NULL, *parents = NULL;
     long long last;
     if (share_cancelled(c->r)) return share_fail_cancelled(e, "pull");
-    if (c->r->ops->rows->fetch(c->r, cls, c->skip_host, *cursor, batch_size(), &runs, &last, e) < 0) return -1;
+    if (c->r->ops->rows->fetch(c->r, cls, c->skip_host, NULL, *cursor, batch_size(), &runs, &last, e) < 0) return -1;
     int rc = json_array_size(runs) ? fetch_parents(c->r, runs, &parents, e) : 0;
     if (rc == 0 && !json_array_size(runs)) {
         json_decref(runs);
@@ -326,4 +332,74 @@ long long share_pull_rows(store *s, struct share_remote *r, const struct share_p
     if (rc == 0 && !c.batches)
         emit_note(fn, arg, r->shown, "nothing new for this host's hardware classes since the last pull");
     return rc < 0 ? -1 : c.added;
+}
+
+/* --- a view of the server's runs ------------------------------------------------ */
+
+/* Every run of class cls (of workload, unless NULL) into b, batch by batch. */
+static int view_class(struct share_remote *r, struct share_build *b, const char *cls, const char *workload,
+                      long long *runs_n, sl_err *e)
+{
+    long long after = 0;
+    for (;;) {
+        json_t *runs = NULL, *parents = NULL;
+        long long last;
+        if (share_cancelled(r)) return share_fail_cancelled(e, "reading the server");
+        if (r->ops->rows->fetch(r, cls, NULL, workload, after, batch_size(), &runs, &last, e) < 0) return -1;
+        size_t n = json_array_size(runs);
+        int rc = n ? fetch_parents(r, runs, &parents, e) : 0;
+        if (rc == 0 && n) rc = build_add(b, parents, runs, e);
+        json_decref(runs);
+        json_decref(parents);
+        if (rc < 0) return -1;
+        if (!n) return 0;
+        *runs_n += (long long)n;
+        after = last;
+    }
+}
+
+int share_view_open(store *local, const char *url, const struct share_opts *o, const char *workload,
+                    bool all_classes, struct share_view *v, sl_err *e)
+{
+    memset(v, 0, sizeof *v);
+    struct share_remote *r;
+    if (share_open(url, o, &r, e) < 0) return -1;
+    snprintf(v->shown, sizeof v->shown, "%s", r->shown);
+    bool have;
+    char id[64], **classes = NULL;
+    int rc = 0, nc = 0;
+    if (!r->ops->rows)
+        rc = sl_fail(e, SL_EUSAGE, "--server %s: give a central store (postgresql://...); objects on a file, "
+                     "WebDAV, S3 or SFTP server are pulled and merged instead ('sluice pull')", r->shown);
+    if (rc == 0) rc = r->ops->rows->open(r, 0, &have, id, e);
+    if (rc == 0 && !have) rc = sl_fail(e, SL_EFAIL, "%s: no host has pushed to this server yet", r->shown);
+    if (rc == 0 && !all_classes && (nc = share_host_classes(&classes, e)) < 0) rc = -1;
+    if (rc == 0) rc = share_tmpdir(v->dir, sizeof v->dir, e);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/view.sluicedb", v->dir);
+    struct share_build *b = NULL;
+    if (rc == 0) rc = store_share_build_open(path, &b, e);
+    for (int i = 0; rc == 0 && i < nc; i++) rc = view_class(r, b, classes[i], workload, &v->runs, e);
+    if (rc == 0 && all_classes) rc = view_class(r, b, NULL, workload, &v->runs, e);
+    if (b && store_share_build_close(b, rc == 0, e) < 0) rc = -1;
+    share_classes_free(classes, nc > 0 ? nc : 0);
+    share_close(r);
+    /* This host's own runs on the server count as this host's. */
+    struct host_info h;
+    char uuid[37];
+    if (rc == 0) rc = store_open(path, &v->s, e);
+    if (rc == 0 && host_read(&h, e) < 0) rc = -1;
+    int known = rc == 0 ? store_share_host_uuid(local, &h, uuid, e) : -1;
+    if (rc == 0 && known < 0) rc = -1;
+    if (rc == 0 && known == 0) rc = store_share_claim_host(v->s, uuid, &h, e);
+    if (rc < 0) share_view_close(v);
+    return rc;
+}
+
+void share_view_close(struct share_view *v)
+{
+    if (v->s) store_close(v->s);
+    v->s = NULL;
+    if (v->dir[0]) share_tmpdir_remove(v->dir);
+    v->dir[0] = 0;
 }

@@ -112,10 +112,11 @@ struct share_row_ops {
     int (*send)(struct share_remote *r, json_t *parents, json_t *runs, const char *default_class, long long *added,
                 sl_err *e);
     /* At most limit runs of class cls (NULL: every class) not of host
-     * skip_host (NULL: none) that the server numbered after seq `after`, in
+     * skip_host (NULL: none), of workload (NULL: any), that the server
+     * numbered after seq `after`, in
      * its order: *runs a new array, *last the number of the last one. */
-    int (*fetch)(struct share_remote *r, const char *cls, const char *skip_host, long long after, int limit,
-                 json_t **runs, long long *last, sl_err *e);
+    int (*fetch)(struct share_remote *r, const char *cls, const char *skip_host, const char *workload,
+                 long long after, int limit, json_t **runs, long long *last, sl_err *e);
     /* The parent rows whose identity is one of the strings in idents (a JSON
      * array): *rows a new array of parent rows. */
     int (*parents)(struct share_remote *r, json_t *idents, json_t **rows, sl_err *e);

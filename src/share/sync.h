@@ -62,6 +62,23 @@ long long share_push_rows(struct share_remote *r, const char *snap, const char *
  * or -1 (batches merged before the failure stay). share_pull calls it. */
 long long share_pull_rows(store *s, struct share_remote *r, const struct share_pull_opts *po, share_event_fn fn,
                           void *arg, sl_err *e);
+/* What a central store holds for this host's hardware classes, to answer
+ * from (recommend/compare --server): the server is asked for the runs of
+ * those classes (or, all_classes, every run; of workload, unless NULL),
+ * with the rows they hang off,
+ * and they are put in a temporary database of the local schema, v->s (this
+ * host's runs there are this host's, found by local's UUID for it). The
+ * local store is only read. 0, or -1 with e (nothing to close);
+ * share_view_close removes the database. */
+struct share_view {
+    store *s;
+    long long runs;           /* how many the server sent */
+    char shown[2048];         /* the URL, without a password */
+    char dir[4096];
+};
+int share_view_open(store *local, const char *url, const struct share_opts *o, const char *workload,
+                    bool all_classes, struct share_view *v, sl_err *e);
+void share_view_close(struct share_view *v);
 /* Hardware classes of this host's disks, sorted, unique (free with
  * share_classes_free). Returns the count, or -1. */
 int share_host_classes(char ***out, sl_err *e);
