@@ -330,9 +330,9 @@ void canary_fio_jobs(const struct probe_spec *s, bool one_job, FILE *out)
     for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
         fprintf(out, "\n[%s]\n; %s\nnew_group\n", jobs[i].name, jobs[i].what);
         fprintf(out, "filename=%s\nrw=%s\nbs=%u\nbsrange=%u-%u\nsize=%u\nio_size=%u\nnrfiles=1\nnumjobs=1\n",
-                jobs[i].save ? "sluice-editor-save" : "sluice-canary", jobs[i].save ? "write" : "randread", CANARY_IO,
-                CANARY_IO, CANARY_IO, jobs[i].save ? CANARY_IO : CANARY_FILE_BYTES,
-                jobs[i].save ? CANARY_IO : CANARY_FILE_BYTES);
+                jobs[i].save ? "sluice-editor-save" : "sluice-canary", jobs[i].save ? "write" : "randread", (unsigned)CANARY_IO,
+                (unsigned)CANARY_IO, (unsigned)CANARY_IO, (unsigned)(jobs[i].save ? CANARY_IO : CANARY_FILE_BYTES),
+                (unsigned)(jobs[i].save ? CANARY_IO : CANARY_FILE_BYTES));
         fprintf(out, "ioengine=psync\niodepth=1\ndirect=%d\nrate_iops=%llu\nfsync=%d\nfdatasync=0\nend_fsync=0\n",
                 jobs[i].save ? 0 : 1, 1000000000ull / jobs[i].period_ns, jobs[i].save ? 1 : 0);
         fprintf(out, "time_based=1\nruntime=%llums\nramp_time=0\n", limit_ms);
