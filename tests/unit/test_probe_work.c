@@ -195,10 +195,13 @@ TEST(probe_fio_job_is_the_work_sluice_times)
     CHECK_STR(fio_opt(j, "canary-reader", "bs", b, sizeof b), "4096");
     CHECK_STR(fio_opt(j, "canary-reader", "direct", b, sizeof b), "1");
     CHECK_STR(fio_opt(j, "canary-reader", "rate_iops", b, sizeof b), "500");
+    /* sluice's pace: a slow read delays the next, no catching up */
+    CHECK_STR(fio_opt(j, "canary-reader", "thinktime", b, sizeof b), "1000us");
     CHECK_STR(fio_opt(j, "canary-reader", "size", b, sizeof b), "16777216");
     CHECK_STR(fio_opt(j, "canary-reader", "numjobs", b, sizeof b), "1");
     CHECK_STR(fio_opt(j, "canary-reader", "end_fsync", b, sizeof b), "0");
     CHECK_STR(fio_opt(j, "canary-tick", "rate_iops", b, sizeof b), "10");
+    CHECK_STR(fio_opt(j, "canary-tick", "thinktime", b, sizeof b), "50000us");
     CHECK_STR(fio_opt(j, "canary-save", "rw", b, sizeof b), "write");
     CHECK_STR(fio_opt(j, "canary-save", "fsync", b, sizeof b), "1");
     CHECK_STR(fio_opt(j, "canary-save", "rate_iops", b, sizeof b), "2");
