@@ -12,6 +12,8 @@ struct share_args {
     struct share_opts o;
     bool mine, all, keep_going;   /* all: push every run held; mine: the default, still accepted */
     bool migrate;             /* postgresql://: upgrade the server's older sluice schema */
+    int older_than_days, keep_runs;   /* prune */
+    bool dry_run;
     const char *hw_class;
     const char *arg;          /* URL or the first FILE */
     char *const *files;       /* merge: every FILE */
@@ -101,6 +103,14 @@ static const struct opt pull_rows[] = {
       ARGS(keep_going) },
     { NULL },
 };
+static const struct opt prune_rows[] = {
+    { .name = "older-than", .type = OPT_INT, .arg = "DAYS", .min = 1, .max = 100000,
+      .help = "remove the runs measured more than DAYS days ago", ARGS(older_than_days) },
+    { .name = "keep-runs", .type = OPT_INT, .arg = "N", .min = 1, .max = 100000000,
+      .help = "keep each host's newest N runs, remove the rest", ARGS(keep_runs) },
+    { .name = "dry-run", .type = OPT_FLAG, .help = "count what would go, remove nothing", ARGS(dry_run) },
+    { NULL },
+};
 #undef ARGS
 
 static const struct opt_table merge_table = { sizeof(struct share_args), share_defaults, { { max_size_rows, 0 } },
@@ -109,6 +119,9 @@ static const struct opt_table push_table = { sizeof(struct share_args), share_de
                                              { { transport_rows, 0 }, { push_rows, 0 } }, "URL", NULL };
 static const struct opt_table pull_table = { sizeof(struct share_args), share_defaults,
                                              { { transport_rows, 0 }, { pull_rows, 0 }, { max_size_rows, 0 } }, "URL", NULL };
+
+static const struct opt_table prune_table = { sizeof(struct share_args), share_defaults,
+                                              { { transport_rows, 0 }, { prune_rows, 0 } }, "URL", NULL };
 
 /* The arguments after the options: one URL, or (merge) one or more FILEs. */
 static int parse(const char *cmd, int argc, char **argv, struct share_args *a)
@@ -266,9 +279,26 @@ static int run_pull(struct cli_ctx *ctx, int argc, char **argv)
     return finish(&p, added < 0 ? -1 : 0, &e);
 }
 
+static int run_prune(struct cli_ctx *ctx, int argc, char **argv)
+{
+    struct share_args a = *(struct share_args *)ctx->opts;
+    int rc = parse("prune", argc, argv, &a);
+    if (rc) return rc;
+    sl_err e;
+    struct share_remote *r;
+    if (open_remote(&a, &r, &e) < 0) return cli_error(&e);
+    struct printer p = { ctx->json, ctx->json ? json_array() : NULL };
+    struct share_prune_opts po = { .older_than_days = a.older_than_days, .keep_runs = a.keep_runs, .dry_run = a.dry_run };
+    long long n = share_prune(r, &po, on_event, &p, &e);
+    share_close(r);
+    return finish(&p, n < 0 ? -1 : 0, &e);
+}
+
 CLI_COMMAND_OPTS(cmd_merge, "merge", run_merge, merge_table,
                  "check result database files (all before the first merge) and merge their runs into this one", 0);
 CLI_COMMAND_OPTS(cmd_push, "push", run_push, push_table,
                  "upload a compressed snapshot of the results to URL/CLASS/HOST-UUID.sluicedb.zst", 0);
 CLI_COMMAND_OPTS(cmd_pull, "pull", run_pull, pull_table,
                  "fetch the databases of this host's hardware classes from URL, check and merge them", 0);
+CLI_COMMAND_OPTS(cmd_prune, "prune", run_prune, prune_table,
+                 "retention on a postgresql:// central store: remove runs by age and by count per host", 0);

@@ -21,7 +21,7 @@
 /* The server's sluice schema. A step's SQL takes a server from the version
  * before it to its own; every statement is idempotent (IF NOT EXISTS), so
  * a step interrupted before its version was recorded can run again. */
-#define PG_SCHEMA_VERSION 1
+#define PG_SCHEMA_VERSION 2
 static const struct pg_step {
     int version;
     const char *sql;
@@ -37,6 +37,12 @@ static const struct pg_step {
       " body jsonb NOT NULL, pushed timestamptz NOT NULL DEFAULT now());"
       "CREATE INDEX IF NOT EXISTS sluice_runs_class_seq ON sluice_runs (hw_class, seq);"
       "CREATE INDEX IF NOT EXISTS sluice_runs_host ON sluice_runs (host_uuid, uuid COLLATE \"C\");" },
+    /* 2: runs removed by prune are remembered, so that the host that made
+     * them (still holding them) does not send them again. */
+    { 2,
+      "CREATE TABLE IF NOT EXISTS sluice_pruned ("
+      " uuid text PRIMARY KEY, host_uuid text NOT NULL, pruned timestamptz NOT NULL DEFAULT now());"
+      "CREATE INDEX IF NOT EXISTS sluice_pruned_host ON sluice_pruned (host_uuid);" },
 };
 #define PG_SCHEMA_TABLE                                                                                           \
     "CREATE TABLE IF NOT EXISTS sluice_schema (one boolean PRIMARY KEY DEFAULT true CHECK (one),"              \
@@ -197,7 +203,8 @@ static int pg_digest(struct share_remote *r, const char *host, long long *runs, 
     const char *p[] = { host };
     PGresult *res = pq(r, "reading the runs it holds",
                        "SELECT count(*), encode(sha256(convert_to(coalesce(string_agg(uuid || E'\\n', '' "
-                       "ORDER BY uuid COLLATE \"C\"), ''), 'UTF8')), 'hex') FROM sluice_runs WHERE host_uuid = $1",
+                       "ORDER BY uuid COLLATE \"C\"), ''), 'UTF8')), 'hex') FROM (SELECT uuid FROM sluice_runs "
+                       "WHERE host_uuid = $1 UNION ALL SELECT uuid FROM sluice_pruned WHERE host_uuid = $1) u",
                        1, p, e);
     if (!res) return -1;
     *runs = atoll(PQgetvalue(res, 0, 0));
@@ -209,10 +216,13 @@ static int pg_digest(struct share_remote *r, const char *host, long long *runs, 
 static int pg_known(struct share_remote *r, const char *host, json_t **set, sl_err *e)
 {
     const char *p[] = { host };
-    PGresult *res = pq(r, "reading the runs it holds", "SELECT uuid FROM sluice_runs WHERE host_uuid = $1", 1, p, e);
+    PGresult *res = pq(r, "reading the runs it holds",
+                       "SELECT uuid, false FROM sluice_runs WHERE host_uuid = $1 "
+                       "UNION ALL SELECT uuid, true FROM sluice_pruned WHERE host_uuid = $1", 1, p, e);
     if (!res) return -1;
     *set = json_object();
-    for (int i = 0; i < PQntuples(res); i++) json_object_set_new(*set, PQgetvalue(res, i, 0), json_true());
+    for (int i = 0; i < PQntuples(res); i++)
+        json_object_set_new(*set, PQgetvalue(res, i, 0), strcmp(PQgetvalue(res, i, 1), "t") == 0 ? json_false() : json_true());
     PQclear(res);
     return 0;
 }
@@ -316,9 +326,44 @@ static int pg_parents(struct share_remote *r, json_t *idents, json_t **rows, sl_
     return rc;
 }
 
+/* Runs past the retention, remembered in sluice_pruned, in one transaction
+ * under the push lock (a push of the same runs waits, then finds them
+ * pruned). */
+static int pg_prune(struct share_remote *r, int older_than_days, int keep_runs, bool dry_run, long long *pruned,
+                    sl_err *e)
+{
+    char d[16], k[16];
+    snprintf(d, sizeof d, "%d", older_than_days);
+    snprintf(k, sizeof k, "%d", keep_runs);
+    const char *p[] = { older_than_days > 0 ? d : NULL, keep_runs > 0 ? k : NULL };
+    /* started is the measuring host's clock: an unreadable one is never
+     * pruned by age. */
+    static const char victims[] =
+        "WITH ranked AS (SELECT seq, uuid, host_uuid, started, row_number() OVER (PARTITION BY host_uuid "
+        "ORDER BY started DESC, seq DESC) AS n FROM sluice_runs) "
+        "SELECT seq, uuid, host_uuid FROM ranked WHERE ($2::integer IS NOT NULL AND n > $2::integer) "
+        "OR ($1::integer IS NOT NULL AND started ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z$' "
+        "AND started::timestamptz < now() - make_interval(days => $1::integer))";
+    int rc = pq_do(r, "pruning", "BEGIN", e);
+    if (rc == 0) rc = pq_do(r, "pruning", "LOCK TABLE sluice_runs IN EXCLUSIVE MODE", e);
+    char sql[2048];
+    snprintf(sql, sizeof sql, "%s", victims);
+    if (rc == 0 && !dry_run)
+        snprintf(sql, sizeof sql, "WITH v AS (%s), t AS (INSERT INTO sluice_pruned (uuid, host_uuid) SELECT uuid, "
+                 "host_uuid FROM v ON CONFLICT DO NOTHING) DELETE FROM sluice_runs WHERE seq IN (SELECT seq FROM v)",
+                 victims);
+    PGresult *res = rc == 0 ? pq(r, "pruning", sql, 2, p, e) : NULL;
+    if (!res) rc = -1;
+    else *pruned = dry_run ? PQntuples(res) : atoll(PQcmdTuples(res));
+    PQclear(res);
+    if (rc == 0) rc = pq_do(r, "pruning", dry_run ? "ROLLBACK" : "COMMIT", e);
+    if (rc < 0) rollback(r);
+    return rc;
+}
+
 static const struct share_row_ops pg_rows = {
     .open = pg_open, .digest = pg_digest, .known = pg_known, .send = pg_send, .fetch = pg_fetch,
-    .parents = pg_parents,
+    .parents = pg_parents, .prune = pg_prune,
 };
 
 static const char *const pg_schemes[] = { "postgresql", "postgres", NULL };

@@ -41,6 +41,7 @@ struct push_state {
     json_t *parents;          /* table -> ident -> row: the snapshot's */
     json_t *sent;             /* "table ident" -> true: parents in a batch of this push */
     json_t *hosts;            /* host UUID -> the set of its run UUIDs the server holds */
+    json_t *matched;          /* host UUID -> how many of those this snapshot holds */
     json_t *batch_parents, *batch_runs;
     const char *default_class;
     long long runs_sent, added, batches;
@@ -87,8 +88,14 @@ static int flush(struct push_state *p, sl_err *e)
 static int push_run(const char *table, const char *ident, json_t *row, void *arg, sl_err *e)
 {
     struct push_state *p = arg;
-    json_t *known = json_object_get(p->hosts, json_string_value(json_object_get(row, "host_uuid")));
-    if (!known || json_object_get(known, ident)) return 0;
+    const char *host = json_string_value(json_object_get(row, "host_uuid"));
+    json_t *known = json_object_get(p->hosts, host);
+    if (!known) return 0;
+    if (json_object_get(known, ident)) {
+        json_t *m = json_object_get(p->matched, host);
+        json_object_set_new(p->matched, host, json_integer(json_integer_value(m) + 1));
+        return 0;
+    }
     add_parents(p, row, 0);
     json_array_append(p->batch_runs, row);
     return (int)json_array_size(p->batch_runs) >= p->limit ? flush(p, e) : 0;
@@ -127,6 +134,29 @@ static int hosts_to_send(struct share_remote *r, const char *snap, json_t *hosts
     return rc;
 }
 
+/* Runs the server holds under a host's UUID that the snapshot does not:
+ * two machines claim one identity (a cloned disk or database). Nothing is
+ * overwritten (runs are kept by their own UUIDs), but their runs are
+ * counted as one host's: said, naming the host. */
+static void note_clashes(struct share_remote *r, const struct push_state *p, share_event_fn fn, void *arg)
+{
+    const char *host;
+    json_t *known;
+    json_object_foreach(p->hosts, host, known) {
+        long long held = 0, mine = json_integer_value(json_object_get(p->matched, host));
+        const char *uuid;
+        json_t *v;
+        json_object_foreach(known, uuid, v) held++;
+        if (held <= mine) continue;
+        char msg[600];
+        snprintf(msg, sizeof msg, "warning: identity clash: the server holds %lld run%s under host %s that this database "
+                 "does not (another machine pushes under this host's UUID: a cloned disk, machine-id or database); "
+                 "both machines' runs are kept, but counted as one host's: give the clone a new machine-id and "
+                 "database", held - mine, held - mine == 1 ? "" : "s", host);
+        emit_note(fn, arg, r->shown, msg);
+    }
+}
+
 static void push_note(struct share_remote *r, const struct push_state *p, long long held, int in_sync,
                       share_event_fn fn, void *arg)
 {
@@ -147,6 +177,7 @@ long long share_push_rows(struct share_remote *r, const char *snap, const char *
     char id[64];
     if (r->ops->rows->open(r, SHARE_ROWS_CREATE | (migrate ? SHARE_ROWS_MIGRATE : 0), &have, id, e) < 0) return -1;
     struct push_state p = { .r = r, .parents = json_object(), .sent = json_object(), .hosts = json_object(),
+                            .matched = json_object(),
                             .batch_parents = json_array(), .batch_runs = json_array(), .limit = batch_size(),
                             .default_class = default_class };
     long long held = 0;
@@ -159,6 +190,7 @@ long long share_push_rows(struct share_remote *r, const char *snap, const char *
             rc = store_share_json_rows(j, share_tables[i].name, load_parent, p.parents, e);
     if (rc == 0 && j) rc = store_share_json_rows(j, RUN_TABLE, push_run, &p, e);
     if (rc == 0) rc = flush(&p, e);
+    if (rc == 0) note_clashes(r, &p, fn, arg);
     if (rc == 0) push_note(r, &p, held, in_sync, fn, arg);
     else if (p.batches)
         sl_prefix(e, SL_EFAIL, "%lld batch%s of runs stored on the server before this failure, the batch being "
@@ -167,6 +199,7 @@ long long share_push_rows(struct share_remote *r, const char *snap, const char *
     json_decref(p.parents);
     json_decref(p.sent);
     json_decref(p.hosts);
+    json_decref(p.matched);
     json_decref(p.batch_parents);
     json_decref(p.batch_runs);
     return rc < 0 ? -1 : p.runs_sent;
@@ -402,4 +435,27 @@ void share_view_close(struct share_view *v)
     v->s = NULL;
     if (v->dir[0]) share_tmpdir_remove(v->dir);
     v->dir[0] = 0;
+}
+
+/* --- prune ------------------------------------------------------------------------ */
+
+long long share_prune(struct share_remote *r, const struct share_prune_opts *po, share_event_fn fn, void *arg,
+                      sl_err *e)
+{
+    if (!r->ops->rows)
+        return sl_fail(e, SL_EUSAGE, "prune %s: only a central store (postgresql://) can be pruned here; objects on a "
+                       "file, WebDAV, S3 or SFTP server are one per host (remove a host's with the server's tools)",
+                       r->shown);
+    if (po->older_than_days <= 0 && po->keep_runs <= 0)
+        return sl_fail(e, SL_EUSAGE, "prune: give --older-than DAYS, --keep-runs N or both");
+    bool have;
+    char id[64];
+    long long n = 0;
+    if (r->ops->rows->open(r, 0, &have, id, e) < 0) return -1;
+    if (have && r->ops->rows->prune(r, po->older_than_days, po->keep_runs, po->dry_run, &n, e) < 0) return -1;
+    char msg[200];
+    snprintf(msg, sizeof msg, "%s %lld run%s%s", po->dry_run ? "would prune" : "pruned", n, n == 1 ? "" : "s",
+             po->dry_run ? " (--dry-run: nothing removed)" : " (their UUIDs are kept: pushes do not send them again)");
+    emit_note(fn, arg, r->shown, msg);
+    return n;
 }

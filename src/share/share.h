@@ -101,8 +101,9 @@ struct share_row_ops {
     /* How many runs the server holds for host, and the SHA-256 over their
      * UUIDs sorted bytewise, each followed by a newline (share_digest's). */
     int (*digest)(struct share_remote *r, const char *host, long long *runs, char sha256[65], sl_err *e);
-    /* The UUIDs of host's runs the server holds, as the members of *set
-     * (a new JSON object; caller decrefs). */
+    /* The UUIDs of host's runs the server holds (true) or pruned (false),
+     * as the members of *set (a new JSON object; caller decrefs). The
+     * digest covers both. */
     int (*known)(struct share_remote *r, const char *host, json_t **set, sl_err *e);
     /* One batch in one transaction: the parents (array of parent rows), then
      * the runs (array of run rows), each inserted unless the server has its
@@ -120,6 +121,13 @@ struct share_row_ops {
     /* The parent rows whose identity is one of the strings in idents (a JSON
      * array): *rows a new array of parent rows. */
     int (*parents)(struct share_remote *r, json_t *idents, json_t **rows, sl_err *e);
+    /* Remove the runs measured more than older_than_days ago (0: none by
+     * age) and, per host, all but its newest keep_runs (0: no cap); the
+     * server remembers their UUIDs, so a push does not send them again
+     * (known lists them with the value false). dry_run: count only.
+     * *pruned: how many. */
+    int (*prune)(struct share_remote *r, int older_than_days, int keep_runs, bool dry_run, long long *pruned,
+                 sl_err *e);
 };
 
 extern const struct share_transport share_file_transport, share_webdav_transport, share_s3_transport,

@@ -62,6 +62,17 @@ long long share_push_rows(struct share_remote *r, const char *snap, const char *
  * or -1 (batches merged before the failure stay). share_pull calls it. */
 long long share_pull_rows(store *s, struct share_remote *r, const struct share_pull_opts *po, share_event_fn fn,
                           void *arg, sl_err *e);
+/* Retention on a central store (share_row_ops.prune): runs measured more
+ * than older_than_days ago, and per host all but its newest keep_runs (0:
+ * that rule off; one of them is needed). Returns how many runs were (or,
+ * dry_run, would be) removed, or -1; anything but a central store is
+ * refused. */
+struct share_prune_opts {
+    int older_than_days, keep_runs;
+    bool dry_run;
+};
+long long share_prune(struct share_remote *r, const struct share_prune_opts *po, share_event_fn fn, void *arg,
+                      sl_err *e);
 /* What a central store holds for this host's hardware classes, to answer
  * from (recommend/compare --server): the server is asked for the runs of
  * those classes (or, all_classes, every run; of workload, unless NULL),

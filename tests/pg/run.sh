@@ -36,7 +36,7 @@ host() {   # NAME: a fixture copy with its own machine-id, and a function NAME r
     eval "$1() { HOME=\$tmp/home \"\$sluice\" --root \"\$tmp/root$1\" --db \"\$tmp/$1.db\" \"\$@\"; }"
 }
 mkdir -p "$tmp/home"
-for h in A B C D E F G; do host $h; done
+for h in A B C D E F G H P; do host $h; done
 runs() { A probe null --time 20ms --ramp 0 --repeat "$1" > /dev/null; }
 count() { sqlite3 "$tmp/$1.db" "SELECT count(*) FROM runs"; }
 server_runs() { pg_sql "SELECT count(*) FROM sluice_runs"; }
@@ -71,7 +71,7 @@ t_push_twice() {
     A push "$url" > "$tmp/p2" 2>&1 || { cat "$tmp/p2"; return 1; }
     grep -q 'nothing to send: the server holds every run (3 of 1 host)' "$tmp/p2" || { cat "$tmp/p2"; return 1; }
     [ "$(server_runs)" = 3 ] || { echo "server holds $(server_runs) runs"; return 1; }
-    [ "$(pg_sql "SELECT version FROM sluice_schema")" = 1 ] || { echo "no schema version 1"; return 1; }
+    [ "$(pg_sql "SELECT version FROM sluice_schema")" = 2 ] || { echo "no schema version 2"; return 1; }
 }
 check push-twice-sends-nothing-the-second-time t_push_twice
 
@@ -138,21 +138,65 @@ t_server_answers() {
 }
 (check recommend-compare-from-server t_server_answers)   # in a subshell: url stays
 
+# --- prune: retention by age and by count per host; identity clash ----------------
+# H has 5 runs, 2 of them measured in 2020. --older-than 30 removes those 2
+# (--dry-run only counts), --keep-runs 1 all but H's newest; H pushing
+# again sends nothing (the server remembers what it pruned), and a fresh
+# pull gets what is left. Then a clone of H (its disk and database copied:
+# the same host UUID) pushes a run of its own, and H's next push says
+# identity clash, naming the host, with both machines' runs kept.
+t_prune() {
+    pg_sql_db postgres "CREATE DATABASE prune" > /dev/null || return 1
+    url=$(echo "$url" | sed 's#/fleet?#/prune?#')
+    H probe null --time 20ms --ramp 0 --repeat 5 > /dev/null || return 1
+    sqlite3 "$tmp/H.db" "UPDATE runs SET started = '2020-01-0' || id || 'T00:00:00Z' WHERE id <= 2" || return 1
+    H push "$url" > /dev/null || return 1
+    H prune --older-than 30 --dry-run "$url" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+    grep -q 'would prune 2 runs' "$tmp/o" || { cat "$tmp/o"; return 1; }
+    [ "$(pg_sql_db prune "SELECT count(*) FROM sluice_runs")" = 5 ] || { echo "--dry-run removed runs"; return 1; }
+    H prune --older-than 30 "$url" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+    grep -q 'pruned 2 runs' "$tmp/o" || { cat "$tmp/o"; return 1; }
+    [ "$(pg_sql_db prune "SELECT count(*) FROM sluice_runs WHERE started < '2021'")" = 0 ] || { echo "old runs left"; return 1; }
+    H prune --keep-runs 1 "$url" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+    grep -q 'pruned 2 runs' "$tmp/o" || { cat "$tmp/o"; return 1; }
+    H push "$url" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+    grep -q 'nothing to send' "$tmp/o" || { cat "$tmp/o"; echo "pruned runs sent again"; return 1; }
+    [ "$(pg_sql_db prune "SELECT count(*) FROM sluice_runs")" = 1 ] || { echo "the server holds $(pg_sql_db prune "SELECT count(*) FROM sluice_runs")"; return 1; }
+    P pull --class all "$url" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+    [ "$(count P)" = 1 ] || { cat "$tmp/o"; echo "P holds $(count P) runs"; return 1; }
+    expect_fail H 'give --older-than DAYS, --keep-runs N or both' H prune "$url" || return 1
+    expect_fail H 'only a central store' H prune --keep-runs 1 "file://$tmp/share" || return 1
+    # the clone
+    cp -a "$tmp/rootH" "$tmp/rootH2" && cp "$tmp/H.db" "$tmp/H2.db" || return 1
+    HOME=$tmp/home "$sluice" --root "$tmp/rootH2" --db "$tmp/H2.db" probe null --time 20ms --ramp 0 > /dev/null &&
+        HOME=$tmp/home "$sluice" --root "$tmp/rootH2" --db "$tmp/H2.db" push "$url" > /dev/null || return 1
+    H probe null --time 20ms --ramp 0 > /dev/null || return 1
+    H push "$url" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+    h_uuid=$(sqlite3 "$tmp/H.db" "SELECT DISTINCT host_uuid FROM runs")
+    grep -q "warning: identity clash: the server holds 1 run under host $h_uuid that this database does not" "$tmp/o" &&
+        grep -q 'sent 1 run' "$tmp/o" || { cat "$tmp/o"; return 1; }
+    [ "$(pg_sql_db prune "SELECT count(*) FROM sluice_runs WHERE host_uuid = '$h_uuid'")" = 3 ] || { echo "runs lost"; return 1; }
+}
+(check prune-by-age-and-count-identity-clash t_prune)   # in a subshell: url stays
+
 # --- schema versions ---------------------------------------------------------------
 t_newer() {
     pg_sql "UPDATE sluice_schema SET version = 99" || return 1
-    expect_fail B 'has sluice schema version 99, newer than this sluice.s (1)' B pull "$url" || return 1
-    expect_fail A 'has sluice schema version 99, newer than this sluice.s (1)' A push "$url" || return 1
+    expect_fail B 'has sluice schema version 99, newer than this sluice.s (2)' B pull "$url" || return 1
+    expect_fail A 'has sluice schema version 99, newer than this sluice.s (2)' A push "$url" || return 1
     pg_sql "UPDATE sluice_schema SET version = 1"
 }
 check schema-newer-refused t_newer
+# A server as sluice schema 1 left it (no sluice_pruned): refused, then
+# upgraded by push --migrate.
 t_older() {
-    pg_sql "UPDATE sluice_schema SET version = 0" || return 1
-    expect_fail B 'has sluice schema version 0, older than this sluice.s (1): .sluice push --migrate' B pull "$url" ||
+    pg_sql "DROP TABLE sluice_pruned; UPDATE sluice_schema SET version = 1" || return 1
+    expect_fail B 'has sluice schema version 1, older than this sluice.s (2): .sluice push --migrate' B pull "$url" ||
         return 1
-    expect_fail A 'has sluice schema version 0, older than this sluice.s (1)' A push "$url" || return 1
+    expect_fail A 'has sluice schema version 1, older than this sluice.s (2)' A push "$url" || return 1
     A push --migrate "$url" > "$tmp/m" 2>&1 || { cat "$tmp/m"; return 1; }
-    [ "$(pg_sql "SELECT version FROM sluice_schema")" = 1 ] || { echo "not migrated"; return 1; }
+    [ "$(pg_sql "SELECT version FROM sluice_schema")" = 2 ] || { echo "not migrated"; return 1; }
+    [ "$(pg_sql "SELECT count(*) FROM sluice_pruned")" = 0 ] || { echo "no sluice_pruned"; return 1; }
     B pull "$url" > "$tmp/m" 2>&1 || { cat "$tmp/m"; echo "pull after the migration"; return 1; }
 }
 check schema-older-refused-then-migrated t_older
