@@ -105,7 +105,7 @@ int store_run_save(store *s, const struct run_record *r, const struct host_info 
     return 0;
 fail:
     store_rollback(s);
-    return -1;
+    return sl_suffix(e, "The run was not saved: nothing of it is in %s", store_path(s));
 }
 
 /* A run as `history` lists it (the fields read from runs r joined with

@@ -92,6 +92,10 @@ int store_share_check(store *s, struct share_image *img, const char *label, sl_e
  * within what a probe can measure; runs carrying my_uuid (this host's)
  * only if the local store has them already. 0, or -1 naming label. */
 int store_share_check_constraints(store *s, sqlite3 *db, const char *label, sl_err *e);
+/* The file could not be read: "LABEL is corrupt or not a sluice database",
+ * or, when reading stopped for a reason that is not the file's (interrupted,
+ * I/O error, no memory, busy, full), "reading LABEL failed". -1. */
+int store_share_corrupt(sqlite3 *db, const char *label, sl_err *e);
 int store_share_check_metrics(sqlite3 *db, const char *label, sl_err *e);
 int store_share_check_claims(store *s, sqlite3 *db, const char *my_uuid, const char *label, sl_err *e);
 /* For db/store_share_*.c: the header check (and WAL-byte rewrite) alone, and

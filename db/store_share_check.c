@@ -67,18 +67,13 @@ static int open_hostile(struct share_image *img, const char *label, sqlite3 **ou
     return 0;
 }
 
-static int corrupt(sqlite3 *db, const char *label, sl_err *e)
-{
-    return sl_fail(e, SL_EFAIL, "%s is corrupt or not a sluice database (%s): nothing merged", label, sqlite3_errmsg(db));
-}
-
 static int check_version(sqlite3 *db, const char *label, sl_err *e)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK) return corrupt(db, label, e);
+    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK) return store_share_corrupt(db, label, e);
     int rc = store_step(st), v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
     sqlite3_finalize(st);
-    if (rc != SQLITE_ROW) return corrupt(db, label, e);
+    if (rc != SQLITE_ROW) return store_share_corrupt(db, label, e);
     if (v < 1) return sl_fail(e, SL_EFAIL, "%s is not a sluice database (schema version %d): nothing merged", label, v);
     if (v > latest_version())
         return sl_fail(e, SL_EFAIL, "%s has schema version %d, newer than this sluice understands (%d): "
@@ -121,7 +116,7 @@ static int check_columns(store *s, sqlite3 *db, const char *table, const char *l
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info(?)", -1, &st, NULL) != SQLITE_OK)
-        return corrupt(db, label, e);
+        return store_share_corrupt(db, label, e);
     sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
     int rc, bad = 0;
     while ((rc = store_step(st)) == SQLITE_ROW) {
@@ -139,7 +134,7 @@ static int check_columns(store *s, sqlite3 *db, const char *table, const char *l
     }
     sqlite3_finalize(st);
     if (bad) return -1;
-    return rc == SQLITE_DONE ? 0 : corrupt(db, label, e);
+    return rc == SQLITE_DONE ? 0 : store_share_corrupt(db, label, e);
 }
 
 /* One schema object of the untrusted file against ours. */
@@ -180,7 +175,7 @@ static int check_schema(store *s, sqlite3 *db, const char *label, sl_err *e)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_schema", -1, &st, NULL)
-        != SQLITE_OK) return corrupt(db, label, e);
+        != SQLITE_OK) return store_share_corrupt(db, label, e);
     int rc;
     while ((rc = store_step(st)) == SQLITE_ROW) {
         const char *f[4];
@@ -194,19 +189,19 @@ static int check_schema(store *s, sqlite3 *db, const char *label, sl_err *e)
         }
     }
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : corrupt(db, label, e);
+    return rc == SQLITE_DONE ? 0 : store_share_corrupt(db, label, e);
 }
 
 /* PRAGMA integrity_check says "ok" on one row; foreign_key_check says nothing. */
 static int check_integrity(sqlite3 *db, const char *label, sl_err *e)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "PRAGMA integrity_check(5)", -1, &st, NULL) != SQLITE_OK) return corrupt(db, label, e);
+    if (sqlite3_prepare_v2(db, "PRAGMA integrity_check(5)", -1, &st, NULL) != SQLITE_OK) return store_share_corrupt(db, label, e);
     int rc = store_step(st);
     const char *r = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
     if (rc != SQLITE_ROW) {
         sqlite3_finalize(st);
-        return corrupt(db, label, e);
+        return store_share_corrupt(db, label, e);
     }
     if (!r || strcmp(r, "ok") != 0) {
         sl_fail(e, SL_EFAIL, "%s fails the integrity check (%.200s): it is damaged (a truncated or corrupted "
@@ -215,7 +210,7 @@ static int check_integrity(sqlite3 *db, const char *label, sl_err *e)
         return -1;
     }
     sqlite3_finalize(st);
-    if (sqlite3_prepare_v2(db, "PRAGMA foreign_key_check", -1, &st, NULL) != SQLITE_OK) return corrupt(db, label, e);
+    if (sqlite3_prepare_v2(db, "PRAGMA foreign_key_check", -1, &st, NULL) != SQLITE_OK) return store_share_corrupt(db, label, e);
     rc = store_step(st);
     if (rc == SQLITE_ROW) {
         sl_fail(e, SL_EFAIL, "%s has rows in %s whose parent in %s is missing: nothing merged", label,
@@ -224,7 +219,7 @@ static int check_integrity(sqlite3 *db, const char *label, sl_err *e)
         return -1;
     }
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : corrupt(db, label, e);
+    return rc == SQLITE_DONE ? 0 : store_share_corrupt(db, label, e);
 }
 
 /* Runs posing as this host (db/store_share_rows.c); a store that does not
@@ -249,6 +244,7 @@ int store_share_check(store *s, struct share_image *img, const char *label, sl_e
     if (rc == 0) rc = store_share_check_metrics(db, label, e);
     if (rc == 0) rc = check_this_host(s, db, label, e);
     sqlite3_close(db);
+    if (rc < 0 && e && !strstr(e->msg, "merged")) sl_suffix(e, "Nothing merged: this database is as it was");
     return rc;
 }
 

@@ -10,8 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int corrupt(sqlite3 *db, const char *label, sl_err *e)
+int store_share_corrupt(sqlite3 *db, const char *label, sl_err *e)
 {
+    /* Reading stopped (interrupted, an I/O error, no memory, busy) says
+     * nothing about the file: it is not called corrupt then. */
+    int rc = sqlite3_errcode(db) & 0xff;
+    if (rc == SQLITE_INTERRUPT || rc == SQLITE_IOERR || rc == SQLITE_NOMEM || rc == SQLITE_BUSY || rc == SQLITE_FULL)
+        return sl_fail(e, SL_EFAIL, "reading %s failed (%s): nothing merged, this database is as it was; run the merge "
+                       "again", label, sqlite3_errmsg(db));
     return sl_fail(e, SL_EFAIL, "%s is corrupt or not a sluice database (%s): nothing merged", label, sqlite3_errmsg(db));
 }
 
@@ -90,7 +96,7 @@ static char *copy_sql(store *s, sqlite3 *db, const struct share_table *t, const 
     }
     if (rc != SQLITE_DONE) {   /* a partial column list would check part of the rows */
         if (rc == SQLITE_ABORT) store_fail(s, e, "reading the local schema");
-        else corrupt(db, label, e);
+        else store_share_corrupt(db, label, e);
         free(cols);
         free(vals);
         return NULL;
@@ -115,7 +121,7 @@ int store_share_check_constraints(store *s, sqlite3 *db, const char *label, sl_e
     for (int i = 0; i < share_table_count; i++) {
         const struct share_table *t = &share_tables[i];
         int has = file_has(db, t->name, NULL);
-        if (has < 0) return corrupt(db, label, e);
+        if (has < 0) return store_share_corrupt(db, label, e);
         if (!has) continue;
         sqlite3_stmt *st;
         if (sqlite3_prepare_v2(store_db(s), "SELECT sql FROM main.sqlite_schema WHERE type = 'table' AND name = ?", -1,
@@ -138,7 +144,7 @@ int store_share_check_constraints(store *s, sqlite3 *db, const char *label, sl_e
         sqlite3_finalize(st);
         int rc = sqlite3_exec(db, ddl, NULL, NULL, NULL);
         free(ddl);
-        if (rc != SQLITE_OK) return corrupt(db, label, e);
+        if (rc != SQLITE_OK) return store_share_corrupt(db, label, e);
         char *copy = copy_sql(s, db, t, label, e);
         if (!copy) return -1;
         rc = sqlite3_exec(db, copy, NULL, NULL, NULL);
@@ -148,14 +154,14 @@ int store_share_check_constraints(store *s, sqlite3 *db, const char *label, sl_e
                            "sluice (or was altered); nothing merged", label, t->name, sqlite3_errmsg(db));
     }
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "PRAGMA temp.foreign_key_check", -1, &st, NULL) != SQLITE_OK) return corrupt(db, label, e);
+    if (sqlite3_prepare_v2(db, "PRAGMA temp.foreign_key_check", -1, &st, NULL) != SQLITE_OK) return store_share_corrupt(db, label, e);
     int rc = store_step(st);
     if (rc == SQLITE_ROW)
         sl_fail(e, SL_EFAIL, "%s has rows in %s whose parent in %s is missing: nothing merged", label,
                 (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 2));
     sqlite3_finalize(st);
     if (rc == SQLITE_ROW) return -1;
-    return rc == SQLITE_DONE ? 0 : corrupt(db, label, e);
+    return rc == SQLITE_DONE ? 0 : store_share_corrupt(db, label, e);
 }
 
 /* --- metrics -------------------------------------------------------------- */
@@ -198,7 +204,7 @@ static const struct metric_bound {
 int store_share_check_metrics(sqlite3 *db, const char *label, sl_err *e)
 {
     int has = file_has(db, "runs", NULL);
-    if (has <= 0) return has < 0 ? corrupt(db, label, e) : 0;
+    if (has <= 0) return has < 0 ? store_share_corrupt(db, label, e) : 0;
     size_t cap = 16384, len = 0;
     char *sql = xmalloc(cap);
     len += (size_t)snprintf(sql + len, cap - len, "SELECT uuid, CASE");
@@ -207,7 +213,7 @@ int store_share_check_metrics(sqlite3 *db, const char *label, sl_err *e)
         const struct metric_bound *b = &run_bounds[i];
         if ((has = file_has(db, "runs", b->col)) < 0) {
             free(sql);
-            return corrupt(db, label, e);
+            return store_share_corrupt(db, label, e);
         }
         if (!has) continue;
         len += (size_t)snprintf(sql + len, cap - len, " WHEN \"%s\" IS NOT NULL AND NOT (typeof(\"%s\") IN ('integer', 'real') "
@@ -217,7 +223,7 @@ int store_share_check_metrics(sqlite3 *db, const char *label, sl_err *e)
     snprintf(sql + len, cap - len, " END AS bad FROM main.runs WHERE bad IS NOT NULL LIMIT 1");
     int rc = 0;
     sqlite3_stmt *st;
-    if (terms && sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) rc = corrupt(db, label, e);
+    if (terms && sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) rc = store_share_corrupt(db, label, e);
     else if (terms) {
         int step = store_step(st);
         if (step == SQLITE_ROW) {
@@ -237,7 +243,7 @@ int store_share_check_metrics(sqlite3 *db, const char *label, sl_err *e)
                          "measure that (a forged or damaged file); nothing merged", label, uuid, b->col, value, b->lo,
                          b->hi, b->unit[0] ? " " : "", b->unit);
         } else if (step != SQLITE_DONE) {
-            rc = corrupt(db, label, e);
+            rc = store_share_corrupt(db, label, e);
         }
         sqlite3_finalize(st);
     }
@@ -255,10 +261,10 @@ int store_share_check_claims(store *s, sqlite3 *db, const char *my_uuid, const c
 {
     if (!my_uuid || !my_uuid[0]) return 0;
     int has = file_has(db, "runs", NULL);
-    if (has <= 0) return has < 0 ? corrupt(db, label, e) : 0;
+    if (has <= 0) return has < 0 ? store_share_corrupt(db, label, e) : 0;
     sqlite3_stmt *st, *local;
     if (sqlite3_prepare_v2(db, "SELECT uuid FROM main.runs WHERE host_uuid = ?", -1, &st, NULL) != SQLITE_OK)
-        return corrupt(db, label, e);
+        return store_share_corrupt(db, label, e);
     if (sqlite3_prepare_v2(store_db(s), "SELECT 1 FROM main.runs WHERE uuid = ? AND host_uuid = ?", -1, &local, NULL)
         != SQLITE_OK) {
         sqlite3_finalize(st);
@@ -277,7 +283,7 @@ int store_share_check_claims(store *s, sqlite3 *db, const char *my_uuid, const c
     }
     sqlite3_finalize(local);
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return corrupt(db, label, e);
+    if (rc != SQLITE_DONE) return store_share_corrupt(db, label, e);
     if (strangers)
         return sl_fail(e, SL_EFAIL, "%s has %d run%s (first %s) claiming this host (%s) that this host never recorded: "
                        "only this host's own earlier push may bring runs under its name; nothing merged", label, strangers,

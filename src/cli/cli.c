@@ -148,7 +148,13 @@ json_t *cli_command_json(const struct cli_command *c)
 
 store *cli_store(struct cli_ctx *ctx, sl_err *e)
 {
-    if (!ctx->st && store_open(ctx->db_path, &ctx->st, e) < 0) return NULL;
+    if (!ctx->st && store_open(ctx->db_path, &ctx->st, e) < 0) {
+        /* Usage errors (a newer schema) already say what to do. */
+        if (e && e->status != SL_EUSAGE)
+            sl_suffix(e, "Nothing was changed (no knob, file or record): sluice stopped while opening the database; "
+                      "run the command again once it opens");
+        return NULL;
+    }
     return ctx->st;
 }
 

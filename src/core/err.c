@@ -36,6 +36,20 @@ int sl_prefix(sl_err *e, int status, const char *fmt, ...)
     return -1;
 }
 
+int sl_suffix(sl_err *e, const char *fmt, ...)
+{
+    if (!e) return -1;
+    size_t len = strlen(e->msg);
+    if (len + 3 >= sizeof e->msg) return -1;
+    snprintf(e->msg + len, sizeof e->msg - len, "%s", len ? ". " : "");
+    len = strlen(e->msg);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg + len, sizeof e->msg - len, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
 int sl_fail_errno(sl_err *e, int status, int errnum, const char *fmt, ...)
 {
     if (!e) return -1;

@@ -31,6 +31,10 @@ int sl_fail_errno(sl_err *e, int status, int errnum, const char *fmt, ...)
  * happened), setting status; -1, so callers write `return sl_prefix(...)`. */
 int sl_prefix(sl_err *e, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Append ". TEXT" to e's message: after the cause, what it left as it was
+ * and what to do. Keeps the status; -1, so callers write `return sl_suffix(...)`. */
+int sl_suffix(sl_err *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 void sl_err_clear(sl_err *e);
 
 /* Out-of-memory and broken invariants are not recoverable: these abort after

@@ -49,6 +49,20 @@ static int session_snapshot(const struct knob *ks, int n, struct snapshot_row **
     return n;
 }
 
+/* A session that could not be recorded writes nothing: say so, naming
+ * the knobs that keep their values. -1. */
+static int not_started(store *st, const struct knob *touched, int n, sl_err *e)
+{
+    char names[512] = "";
+    size_t len = 0;
+    for (int i = 0; i < n && i < 3; i++)
+        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "", touched[i].name);
+    if (n > 3) snprintf(names + len, sizeof names - len, " and %d more", n - 3);
+    return sl_suffix(e, "The session could not be recorded, so no knob was written: %s %s as %s. Run the command "
+                     "again once %s can be written", names, n == 1 ? "stays" : "stay", n == 1 ? "it was" : "they were",
+                     store_path(st));
+}
+
 int session_begin(store *st, const char *purpose, const struct knob *touched, int n, int lock_fd,
                   struct session **out, sl_err *e)
 {
@@ -63,14 +77,14 @@ int session_begin(store *st, const char *purpose, const struct knob *touched, in
     if (host_read(&h, NULL) == 0 && store_host_upsert(st, &h, &host_id, host_uuid, e) != 0) {
         /* A locked database will not be free for the session row either:
          * fail after one busy timeout, not two. */
-        if (store_busy(st)) { session_free(s); return -1; }
+        if (store_busy(st)) { session_free(s); return not_started(st, touched, n, e); }
         host_id = 0;
     }
     struct session_holder holder;
     session_holder_self(&holder);
     if (store_session_create(st, host_id, purpose, sysfs_root(), &holder, s->snaps, n, &s->row, e) < 0) {
         session_free(s);
-        return -1;
+        return not_started(st, touched, n, e);
     }
     *out = s;
     return 0;

@@ -198,9 +198,13 @@ int session_restore(store *st, struct session_row *row, int flags, struct restor
     if (check_root(row, e) < 0) return -1;
     struct restore_run R = { .st = st, .row = row, .flags = flags };
     R.n = store_session_snapshots(st, row->id, &R.rows, e);
-    if (R.n < 0) return -1;
-    R.nclaims = store_session_later_claims(st, row->id, row->root, &R.claims, e);
-    if (R.nclaims < 0) { free(R.rows); return -1; }
+    if (R.n >= 0) R.nclaims = store_session_later_claims(st, row->id, row->root, &R.claims, e);
+    if (R.n < 0 || R.nclaims < 0) {
+        free(R.rows);
+        return sl_suffix(e, "Nothing was put back: every knob is as it was before this restore, and session %.8s "
+                         "is still to be restored; run 'sluice restore' again once %s can be read",
+                         row->uuid, store_path(st));
+    }
     R.knobs = xcalloc((size_t)(R.n ? R.n : 1), sizeof *R.knobs);
     R.put = xcalloc((size_t)(R.n ? R.n : 1), sizeof *R.put);
     check_all(&R, rep);

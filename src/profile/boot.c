@@ -473,14 +473,13 @@ static int commit(struct staging *sg, const struct boot_manifest *old, struct bo
             manifest_add(m, be->path, be->link, be->target, be->hash);
             m->e[m->n - 1].line = be->line;
         }
-        char *text = manifest_text(m), etc[512], cause[1024];
+        char *text = manifest_text(m), etc[512];
         sysfs_write_file_atomic(BOOT_MANIFEST, text, strlen(text), 0644, NULL);
         free(text);
         sysfs_path(etc, sizeof etc, "/etc");
-        snprintf(cause, sizeof cause, "%s", e ? e->msg : "a rename failed");
-        return sl_fail(e, SL_EFAIL, "%s. The install stopped part-way: some files under %s are the new install's, "
-                       "some the old one's, and %s lists both: run 'sluice boot install %s' again, or 'sluice boot remove'",
-                       cause, etc, BOOT_MANIFEST, m->profile);
+        return sl_suffix(e, "The install stopped part-way: some files under %s are the new install's, some the old "
+                         "one's, and %s lists both: run 'sluice boot install %s' again, or 'sluice boot remove'",
+                         etc, BOOT_MANIFEST, m->profile);
     }
     return 0;
 }
@@ -503,14 +502,10 @@ static int install_outputs(const struct outputs *o, const struct boot_manifest *
         discard(sg, 0);
         char etc[512];
         sysfs_path(etc, sizeof etc, "/etc");
-        if (e) {
-            char cause[sizeof e->msg];
-            snprintf(cause, sizeof cause, "%s", e->msg);
-            char kept[128] = "";
-            if (old->profile[0]) snprintf(kept, sizeof kept, "; '%s' stays the boot profile", old->profile);
-            sl_fail(e, SL_EFAIL, "%s. Nothing was installed: the files under %s are as they were%s (the temporary "
-                    "files are removed); fix the cause and run 'sluice boot install %s' again", cause, etc, kept, m->profile);
-        }
+        char kept[128] = "";
+        if (old->profile[0]) snprintf(kept, sizeof kept, "; '%s' stays the boot profile", old->profile);
+        sl_suffix(e, "Nothing was installed: the files under %s are as they were%s (the temporary files are "
+                  "removed); fix the cause and run 'sluice boot install %s' again", etc, kept, m->profile);
     } else {
         rc = commit(sg, old, m, e);
     }

@@ -46,8 +46,10 @@ int profile_write(const char *name, const char *text, bool force, char *where, s
     if (profile_require_root_etc("saving a profile", e) < 0) return -1;
     if (sysfs_exists(rel) && !force)
         return sl_fail(e, SL_EUSAGE, "%s exists: choose another name, or use --force to replace it", where);
-    if (sysfs_mkdirs(PROFILE_ETC_DIR, 0755, e) < 0) return -1;
-    return sysfs_write_file_atomic(rel, text, strlen(text), 0644, e);
+    if (sysfs_mkdirs(PROFILE_ETC_DIR, 0755, e) < 0 || sysfs_write_file_atomic(rel, text, strlen(text), 0644, e) < 0)
+        return sl_suffix(e, "Profile %s was not saved (%s is %s); fix the cause and save it again", name, where,
+                         force && sysfs_exists(rel) ? "as it was" : "not there");
+    return 0;
 }
 
 char *profile_file_text(const struct profile *p, const char *comment, const struct notes *nt, bool provenance)
