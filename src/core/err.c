@@ -109,6 +109,16 @@ void *xrealloc(void *p, size_t n)
     return q;
 }
 
+void *xgrow(void *v, int n, int *cap, size_t elem, int first)
+{
+    if (n >= *cap) {
+        *cap = *cap ? *cap * 2 : first;
+        v = xrealloc(v, elem * (size_t)*cap);
+    }
+    memset((char *)v + elem * (size_t)n, 0, elem);
+    return v;
+}
+
 char *xstrdup(const char *s)
 {
     char *p = strdup(s ? s : "");

@@ -42,6 +42,10 @@ void sl_err_clear(sl_err *e);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
+/* The array v of *cap elem-byte elements, n of them used, with room for one
+ * more: grown (doubling, from first) when full. v[n] is zeroed. Returns the
+ * array (it may move); aborts on out-of-memory like xrealloc. */
+void *xgrow(void *v, int n, int *cap, size_t elem, int first);
 char *xstrdup(const char *s);
 void sl_die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 typedef void (*sl_emergency_fn)(void);

@@ -222,10 +222,7 @@ struct knob_vec { struct knob *v; int n, cap; };
 
 static void push(struct knob_vec *kv, const struct knob *k)
 {
-    if (kv->n == kv->cap) {
-        kv->cap = kv->cap ? kv->cap * 2 : 64;
-        kv->v = xrealloc(kv->v, sizeof *kv->v * (size_t)kv->cap);
-    }
+    kv->v = xgrow(kv->v, kv->n, &kv->cap, sizeof *kv->v, 64);
     kv->v[kv->n++] = *k;
 }
 

@@ -12,12 +12,8 @@
 
 static struct report_item *new_item(struct report *rep, enum report_item_kind kind)
 {
-    if (rep->n == rep->cap) {
-        rep->cap = rep->cap ? rep->cap * 2 : 32;
-        rep->items = xrealloc(rep->items, sizeof *rep->items * (size_t)rep->cap);
-    }
+    rep->items = xgrow(rep->items, rep->n, &rep->cap, sizeof *rep->items, 32);
     struct report_item *it = &rep->items[rep->n++];
-    memset(it, 0, sizeof *it);
     it->kind = kind;
     return it;
 }
