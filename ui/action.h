@@ -33,8 +33,11 @@
     ACT(PAGE_DOWN, "page-down", KEY_NPAGE, ' ', NULL, "One page down")                                      \
     ACT(FIRST, "first", KEY_HOME, 'g', NULL, "To the first line")                                           \
     ACT(LAST, "last", KEY_END, 'G', NULL, "To the last line")                                               \
-    ACT(LEFT, "choice-prev", KEY_LEFT, 0, NULL, "Previous choice of a field (workload, yes/no)")             \
-    ACT(RIGHT, "choice-next", KEY_RIGHT, 0, NULL, "Next choice of a field")                                  \
+    ACT(LEFT, "choice-prev", KEY_LEFT, 0, NULL, "Previous choice of a field (workload, yes/no); in a list or text: scroll left") \
+    ACT(RIGHT, "choice-next", KEY_RIGHT, 0, NULL, "Next choice of a field; in a list or text: scroll right to what the edge cut") \
+    ACT(SORT_PREV, "sort-prev", '<', 0, NULL, "Sort a table by the column left of the one it is sorted by (the Results list)") \
+    ACT(SORT_NEXT, "sort-next", '>', 0, "Sort", "Sort a table by the column right of the one it is sorted by") \
+    ACT(NEXT_PANE, "next-pane", '\t', 0, "Pane", "Move the keys to the next pane of a screen with two (Profiles: the list, the plan)") \
     ACT(BACK, "back", UI_KEY_ESC, 0, NULL, "Close a dialog, a view or the help")                            \
     ACT(FIND_NEXT, "find-next", 'n', 0, NULL, "After / (find): the next line with the text")                \
     ACT(FIND_PREV, "find-prev", 'N', 0, NULL, "After / (find): the previous line with the text")            \

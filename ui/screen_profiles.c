@@ -39,6 +39,7 @@ struct profiles {
     char import_comment[PATH_MAX + 128];
     bool have_import;
     char export_format[16];
+    bool plan_focus;                   /* Tab: Up/Down scroll the plan, not the list */
 };
 
 static void drop_plan(struct profiles *pr)
@@ -517,7 +518,9 @@ static void profiles_draw(struct screen *s, struct rect r)
     int y = r.y + 1 + lh;
     draw_hline(y, r.x, r.w, ROLE_DIM);
     int sel = tv_selected_tag(&pr->list);
-    if (sel >= 0) draw_fmt(y, r.x + 2, r.w - 4, ROLE_HEADER, " %s against this machine ", pr->rows[sel].name);
+    if (sel >= 0)
+        draw_fmt(y, r.x + 2, r.w - 4, pr->plan_focus ? ROLE_SELECTED : ROLE_HEADER, " %s against this machine%s ",
+                 pr->rows[sel].name, pr->plan_focus ? " (keys here: Tab)" : "");
     char boot[128];
     snprintf(boot, sizeof boot, " boot: %s ", pr->boot[0] ? pr->boot : "none installed");
     draw_text(y, r.x + r.w - draw_cells(boot) - 2, draw_cells(boot), ROLE_NORMAL, boot);
@@ -551,7 +554,13 @@ static enum handled profiles_key(struct screen *s, enum action a, int key)
         }
     }
     switch (a) {
-    case ACT_UP: case ACT_DOWN: case ACT_FIRST: case ACT_LAST: return tv_move(&pr->list, a);
+    case ACT_NEXT_PANE:   /* the list or the plan below it takes the moving keys */
+        pr->plan_focus = !pr->plan_focus;
+        app_message(s->app, ROLE_NORMAL, pr->plan_focus ? "the plan has the keys: Up/Down, Left/Right scroll it; Tab back to the list"
+                                                        : "the list has the keys: Up/Down choose a profile");
+        return H_HANDLED;
+    case ACT_UP: case ACT_DOWN: case ACT_FIRST: case ACT_LAST: case ACT_LEFT: case ACT_RIGHT:
+        return tv_move(pr->plan_focus ? &pr->diff : &pr->list, a);
     case ACT_PAGE_UP: case ACT_PAGE_DOWN: return tv_move(&pr->diff, a == ACT_PAGE_UP ? ACT_PAGE_UP : ACT_PAGE_DOWN);
     case ACT_EDIT: case ACT_DIFF: {
         profiles_plan_selected(pr);
@@ -599,6 +608,7 @@ static bool profiles_hint_on(struct screen *s, enum action a)
     switch (a) {
     case ACT_KEEP: case ACT_REVERT: return trial_active();
     case ACT_BACK: return pr->mode == PR_VIEW;
+    case ACT_NEXT_PANE: return pr->mode == PR_LIST && pr->n > 0;
     case ACT_APPLY: return pr->n > 0 && !trial_active();
     case ACT_BOOT_INSTALL: case ACT_DIFF: case ACT_EXPORT: return pr->mode == PR_LIST && pr->n > 0;
     default: return pr->mode == PR_LIST;
@@ -620,7 +630,7 @@ static void profiles_done(struct screen *s)
 }
 
 static const enum action profiles_hints[] = { ACT_DIFF, ACT_APPLY, ACT_KEEP, ACT_REVERT, ACT_BOOT_INSTALL, ACT_BOOT_STATUS,
-                                              ACT_SAVE, ACT_IMPORT_TUNED, ACT_EXPORT, ACT_BACK, ACT_NONE };
+                                              ACT_SAVE, ACT_IMPORT_TUNED, ACT_EXPORT, ACT_NEXT_PANE, ACT_BACK, ACT_NONE };
 
 const struct screen_class profiles_screen = {
     .title = "Profiles", .open = ACT_PROFILES, .hints = profiles_hints,

@@ -47,7 +47,33 @@ struct results {
     struct rgroup *g;
     int ng;
     char gmark[128];                 /* key of group A, "" none */
+    int sort;                        /* the list's sort column (< >): RC_STARTED by default */
 };
+
+/* The list's columns, in the order drawn; < and > move the sort along them. */
+enum rcol { RC_RUN, RC_STARTED, RC_WORKLOAD, RC_DEVICE, RC_STATUS, RC_MBS, RC_IOPS, RC_P99, RC_COUNT };
+static const char *const col_heads[RC_COUNT] = { "  RUN", "STARTED", "WORKLOAD", "DEVICE", "STATUS", "MB/S", "IOPS", "P99" };
+static const int col_widths[RC_COUNT] = { 10, 16, 9, 7, 7, 8, 7, 8 };   /* room for the sort mark */
+
+/* Text ascending; numbers largest first, P99 smallest first (the best
+ * first); STARTED newest first, the order the store lists; ties keep it. */
+static int by_column(const void *x, const void *y, void *arg)
+{
+    const struct results *rs = arg;
+    int i = *(const int *)x, j = *(const int *)y, c = 0;
+    const struct run_row *a = &rs->runs[i], *b = &rs->runs[j];
+    switch (rs->sort) {
+    case RC_RUN: c = strcmp(a->uuid, b->uuid); break;
+    case RC_WORKLOAD: c = strcmp(a->workload, b->workload); break;
+    case RC_DEVICE: c = strcmp(a->device, b->device); break;
+    case RC_STATUS: c = strcmp(a->status, b->status); break;
+    case RC_MBS: c = (a->mb_s < b->mb_s) - (a->mb_s > b->mb_s); break;
+    case RC_IOPS: c = (a->iops < b->iops) - (a->iops > b->iops); break;
+    case RC_P99: c = (a->lat_p99_ns > b->lat_p99_ns) - (a->lat_p99_ns < b->lat_p99_ns); break;
+    default: break;
+    }
+    return c ? c : i - j;
+}
 
 #define RUNS_MAX 2000
 
@@ -84,8 +110,11 @@ static void build_list(struct results *rs)
     struct textview *tv = &rs->list;
     int keep = tv_selected_tag(tv);
     tv_clear(tv);
-    int shown = 0;
-    for (int i = 0; i < rs->n; i++) {
+    int shown = 0, *order = xcalloc((size_t)rs->n + 1, sizeof *order);
+    for (int i = 0; i < rs->n; i++) order[i] = i;
+    qsort_r(order, (size_t)rs->n, sizeof *order, by_column, rs);
+    for (int k = 0; k < rs->n; k++) {
+        int i = order[k];
         const struct run_row *r = &rs->runs[i];
         if (!matches(rs, r)) continue;
         shown++;
@@ -100,15 +129,16 @@ static void build_list(struct results *rs)
         bool ok = strcmp(r->status, "ok") == 0 || strcmp(r->status, "warm") == 0;
         enum role base = is_a ? ROLE_PENDING : ROLE_NORMAL;
         tv_line(tv, true, i);
-        tv_cell(tv, base, 10, id);
-        tv_cell(tv, base, 16, when);
-        tv_cell(tv, base, 8, r->workload);
-        tv_cell(tv, base, 7, r->device[0] ? r->device : "-");
-        tv_cell(tv, ok ? base : ROLE_ERROR, 6, r->status);
-        tv_cell(tv, base, 8, mbs);
-        tv_cell(tv, base, 7, iops);
-        tv_cell(tv, base, 9, p99);
+        tv_cell(tv, base, col_widths[RC_RUN], id);
+        tv_cell(tv, base, col_widths[RC_STARTED], when);
+        tv_cell(tv, base, col_widths[RC_WORKLOAD], r->workload);
+        tv_cell(tv, base, col_widths[RC_DEVICE], r->device[0] ? r->device : "-");
+        tv_cell(tv, ok ? base : ROLE_ERROR, col_widths[RC_STATUS], r->status);
+        tv_cell(tv, base, col_widths[RC_MBS], mbs);
+        tv_cell(tv, base, col_widths[RC_IOPS], iops);
+        tv_cell(tv, base, col_widths[RC_P99], p99);
     }
+    free(order);
     if (shown == 0) {
         tv_line(tv, false, -1);
         tv_add(tv, ROLE_DIM, rs->n ? "  no run matches the filter \"%s\"" : "  no runs stored yet: F4 Probe runs one%s",
@@ -416,6 +446,7 @@ static struct screen *results_create(struct app *app)
     rs->base.app = app;
     rs->list.use_cursor = true;
     rs->list.cursor = -1;
+    rs->sort = RC_STARTED;
     return &rs->base;
 }
 
@@ -430,12 +461,13 @@ static void results_draw(struct screen *s, struct rect r)
         return;
     }
     build_list(rs);
-    static const char *const heads[] = { "  RUN", "STARTED", "WORKLOAD", "DEVICE", "STATUS", "MB/S", "IOPS", "P99" };
-    static const int widths[] = { 10, 16, 8, 7, 6, 8, 7, 9 };
     int x = 0;
-    for (int c = 0; c < 8; c++) {
-        draw_cell(r.y, r.x + x, widths[c] + 1, ROLE_HEADER, heads[c]);
-        x += widths[c] + 1;
+    for (int c = 0; c < RC_COUNT; c++) {   /* the sort column marked, as htop does */
+        char head[24];
+        bool up = c == RC_RUN || c == RC_WORKLOAD || c == RC_DEVICE || c == RC_STATUS || c == RC_P99;
+        snprintf(head, sizeof head, "%s%s", col_heads[c], c != rs->sort ? "" : term_glyphs()->utf8 ? (up ? "▲" : "▼") : (up ? "^" : "v"));
+        draw_cell(r.y, r.x + x, col_widths[c] + 1, c == rs->sort ? ROLE_SELECTED : ROLE_HEADER, head);
+        x += col_widths[c] + 1;
     }
     int lh = r.h - 3;
     tv_draw(&rs->list, (struct rect){ r.y + 1, r.x, lh, r.w });
@@ -487,6 +519,10 @@ static enum handled results_key(struct screen *s, enum action a, int key)
         return H_HANDLED;
     case ACT_COMPARE: compare(rs); return H_HANDLED;
     case ACT_COMPARE_BY: results_groups_open(rs); return H_HANDLED;
+    case ACT_SORT_PREV: case ACT_SORT_NEXT:
+        rs->sort = (rs->sort + (a == ACT_SORT_NEXT ? 1 : RC_COUNT - 1)) % RC_COUNT;
+        app_message(s->app, ROLE_NORMAL, "sorted by %s (< > another column)", col_heads[rs->sort] + (rs->sort == RC_RUN ? 2 : 0));
+        return H_HANDLED;
     case ACT_REFRESH: results_refresh(rs); return H_IGNORED;
     default: return tv_move(&rs->list, a);
     }
@@ -518,7 +554,7 @@ static void results_done(struct screen *s)
     free(rs);
 }
 
-static const enum action results_hints[] = { ACT_EDIT, ACT_FILTER, ACT_MARK, ACT_COMPARE, ACT_COMPARE_BY, ACT_BACK, ACT_NONE };
+static const enum action results_hints[] = { ACT_EDIT, ACT_FILTER, ACT_MARK, ACT_COMPARE, ACT_COMPARE_BY, ACT_SORT_NEXT, ACT_BACK, ACT_NONE };
 
 const struct screen_class results_screen = {
     .title = "Results", .open = ACT_RESULTS, .hints = results_hints,

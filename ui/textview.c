@@ -118,9 +118,16 @@ static enum handled pager_move(struct textview *tv, enum action a, int c, int pa
     return H_HANDLED;
 }
 
+#define HSTEP 16   /* cells a Left/Right scrolls */
+
 enum handled tv_move(struct textview *tv, enum action a)
 {
     int page = tv->page > 1 ? tv->page - 1 : 1;
+    if (a == ACT_LEFT || a == ACT_RIGHT) {   /* tv_draw stops it at the longest line */
+        tv->left += a == ACT_LEFT ? -HSTEP : HSTEP;
+        if (tv->left < 0) tv->left = 0;
+        return H_HANDLED;
+    }
     if (!tv->use_cursor) {
         switch (a) {
         case ACT_UP: tv->top--; break;
@@ -188,9 +195,36 @@ int tv_find(struct textview *tv, const char *needle, int from, int dir)
     return -1;
 }
 
+static int line_cells(const struct tv_line *l)
+{
+    int w = 0;
+    for (int j = 0; j < l->nsegs; j++) w += draw_cells(l->segs[j].text);
+    return w;
+}
+
+/* s past its first n cells; *n is left with the cells still to skip. */
+static const char *skip_cells(const char *s, int *n)
+{
+    while (*s && *n > 0) {
+        s++;
+        while (((unsigned char)*s & 0xC0) == 0x80) s++;
+        (*n)--;
+    }
+    return s;
+}
+
 void tv_draw(struct textview *tv, struct rect r)
 {
     tv->page = r.h;
+    if (tv->left > 0) {   /* no further than the longest line's end */
+        int widest = 0;
+        for (int i = 0; i < tv->n; i++) {
+            int w = line_cells(&tv->lines[i]);
+            if (w > widest) widest = w;
+        }
+        int most = widest - r.w + 1 > 0 ? widest - r.w + 1 : 0;
+        if (tv->left > most) tv->left = most;
+    }
     if (tv->use_cursor && tv->pager) {
         if (tv->cursor >= tv->n) tv->cursor = tv->n - 1;
         if (tv->cursor < 0) tv->cursor = 0;
@@ -211,13 +245,16 @@ void tv_draw(struct textview *tv, struct rect r)
         if (i >= tv->n) break;
         const struct tv_line *l = &tv->lines[i];
         bool sel = tv->use_cursor ? i == tv->cursor : i == tv->found - 1;
-        int x = 0;
+        int x = 0, skip = tv->left;
         if (sel) draw_fill(r.y + row, r.x, r.w, ROLE_SELECTED);
-        for (int j = 0; j < l->nsegs && x < r.w; j++)
-            x += draw_text(r.y + row, r.x + x, r.w - x, sel ? ROLE_SELECTED : l->segs[j].role, l->segs[j].text);
+        for (int j = 0; j < l->nsegs && x < r.w; j++) {
+            const char *text = skip ? skip_cells(l->segs[j].text, &skip) : l->segs[j].text;
+            x += draw_text(r.y + row, r.x + x, r.w - x, sel ? ROLE_SELECTED : l->segs[j].role, text);
+        }
     }
     /* A scroll mark when there is more below or above. */
     const struct glyphs *g = term_glyphs();
     if (tv->top + r.h < tv->n) draw_text(r.y + r.h - 1, r.x + r.w - 1, 1, ROLE_DIM, g->utf8 ? "↓" : "v");
     if (tv->top > 0) draw_text(r.y, r.x + r.w - 1, 1, ROLE_DIM, g->utf8 ? "↑" : "^");
+    if (tv->left > 0 && r.h > 0) draw_text(r.y + r.h / 2, r.x, 1, ROLE_DIM, g->utf8 ? "←" : "<");   /* scrolled sideways */
 }

@@ -31,6 +31,7 @@ struct textview {
                                 the page keys move the view a page, as less does;
                                 selectable lines are those Enter can open */
     int page;                /* lines shown at the last draw */
+    int left;                /* cells scrolled off at the left (Left/Right) */
     int found;               /* without a cursor: the line tv_find went to, + 1 (0: none), shown selected */
 };
 
@@ -48,7 +49,8 @@ void tv_cell(struct textview *tv, enum role r, int w, const char *text);
 int tv_selected_tag(const struct textview *tv);
 /* Put the cursor on the line with this tag (if it exists). */
 void tv_select_tag(struct textview *tv, int tag);
-/* UP/DOWN/PAGE_UP/PAGE_DOWN/FIRST/LAST; H_IGNORED for other actions. */
+/* UP/DOWN/PAGE_UP/PAGE_DOWN/FIRST/LAST, LEFT/RIGHT (scroll sideways, as
+ * far as the longest line needs); H_IGNORED for other actions. */
 enum handled tv_move(struct textview *tv, enum action a);
 /* less's / and n/N: the next line after `from` (dir 1) or before it (dir
  * -1) whose text contains needle, ignoring case, wrapping around; with a
