@@ -1,6 +1,7 @@
 /* app — screens, the run loop, the bars, quitting and signals. */
 #include "app.h"
 #include "device.h"
+#include "form.h"
 #include "input.h"
 #include "prompt.h"
 #include "session.h"
@@ -76,6 +77,18 @@ const char *app_db_path(const struct app *a) { return a->db_path; }
 
 void app_set_probe_dir(struct app *a, const char *dir) { snprintf(a->probe_dir, sizeof a->probe_dir, "%s", dir); }
 const char *app_probe_dir(const struct app *a) { return a->probe_dir; }
+
+void app_form_recall(struct app *a, struct form *fm, const char *name)
+{
+    sl_err e;
+    if (a->st && form_recall(fm, a->st, name, &e) < 0) app_message(a, ROLE_ERROR, "%s", e.msg);
+}
+
+void app_form_remember(struct app *a, struct form *fm, const char *name)
+{
+    sl_err e;
+    if (a->st && form_remember(fm, a->st, name, &e) < 0) app_message(a, ROLE_ERROR, "%s", e.msg);
+}
 
 long long app_now_ms(const struct app *a)
 {

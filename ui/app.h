@@ -38,6 +38,12 @@ int app_trial_decide(struct app *a, bool keep, struct restore_report *rep, char 
  * form, shown with its own Directory empty, starts from it. */
 void app_set_probe_dir(struct app *a, const char *dir);
 const char *app_probe_dir(const struct app *a);
+/* The values last typed in the form called name ("probe", "search"), from
+ * the database; and remembering what the keys changed since. A database
+ * error goes to the message line. */
+struct form;
+void app_form_recall(struct app *a, struct form *fm, const char *name);
+void app_form_remember(struct app *a, struct form *fm, const char *name);
 /* The screen shown before the current one (NULL: none), e.g. the one help
  * was opened from. */
 const struct screen_class *app_previous_screen(const struct app *a);

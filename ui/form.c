@@ -1,6 +1,7 @@
 /* form — a settings form (see form.h). */
 #include "form.h"
 #include "prompt.h"
+#include "store_form.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,35 @@ bool form_can_clear(const struct form *fm)
     return false;
 }
 
+static bool offered(const struct form_field *fd, const char *v)
+{
+    for (int i = 0; choice(fd, i); i++)
+        if (strcmp(choice(fd, i), v) == 0) return true;
+    return false;
+}
+
+int form_recall(struct form *fm, store *st, const char *name, sl_err *e)
+{
+    for (int f = 0; f < fm->n; f++) {
+        char v[PATH_MAX];
+        int found = store_form_get(st, name, fm->field[f].option, v, sizeof v, e);
+        if (found < 0) return -1;
+        if (found && (fm->field[f].kind != FORM_CHOICE || offered(&fm->field[f], v)))
+            snprintf(fm->value[f], sizeof fm->value[f], "%s", v);
+    }
+    return 0;
+}
+
+int form_remember(struct form *fm, store *st, const char *name, sl_err *e)
+{
+    for (int f = 0; f < fm->n; f++) {
+        if (!fm->typed[f]) continue;
+        if (store_form_set(st, name, fm->field[f].option, fm->value[f], e) < 0) return -1;
+        fm->typed[f] = false;
+    }
+    return 0;
+}
+
 /* The next shown field from f in steps of dir; f itself when none is. */
 static int step(const struct form *fm, int f, int dir)
 {
@@ -61,6 +91,7 @@ enum handled form_key(struct form *fm, enum action a, int key)
         else if (key == '\n') {
             snprintf(fm->value[fm->sel], sizeof fm->value[fm->sel], "%s", fm->input);
             fm->editing = false;
+            fm->typed[fm->sel] = true;
         } else prompt_line_edit(fm->input, sizeof fm->input, key);
         return H_HANDLED;
     }
@@ -73,16 +104,17 @@ enum handled form_key(struct form *fm, enum action a, int key)
     case ACT_LAST: if (step(fm, fm->n, -1) < fm->n) fm->sel = step(fm, fm->n, -1); return H_HANDLED;
     case ACT_LEFT: case ACT_RIGHT:
         if (fd->kind == FORM_CHOICE) cycle(fm, fm->sel, a == ACT_LEFT ? -1 : 1);
+        fm->typed[fm->sel] |= fd->kind == FORM_CHOICE;
         return H_HANDLED;
     case ACT_EDIT:
-        if (fd->kind == FORM_CHOICE) cycle(fm, fm->sel, 1);
+        if (fd->kind == FORM_CHOICE) { cycle(fm, fm->sel, 1); fm->typed[fm->sel] = true; }
         else {
             fm->editing = true;
             snprintf(fm->input, sizeof fm->input, "%s", fm->value[fm->sel]);
         }
         return H_HANDLED;
     case ACT_UNDO:
-        if (form_can_clear(fm)) fm->value[fm->sel][0] = 0;
+        if (form_can_clear(fm)) { fm->value[fm->sel][0] = 0; fm->typed[fm->sel] = true; }
         return H_HANDLED;
     default: return H_IGNORED;
     }

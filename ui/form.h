@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include "err.h"
 #include "screen.h"
+#include "store.h"
 
 #define FORM_MAX_FIELDS 16
 
@@ -37,6 +38,7 @@ struct form {
     bool editing;
     char input[PATH_MAX];
     char error[512];                      /* the screen's last refusal; any key clears it */
+    bool typed[FORM_MAX_FIELDS];          /* set by the keys since form_remember */
 };
 
 /* How a screen lays its form out and says what empty values mean. */
@@ -60,6 +62,12 @@ enum handled form_key(struct form *fm, enum action a, int key);
  * nothing), else the help of the field under the cursor. */
 void form_draw(const struct form *fm, const struct form_look *look, const char *problem, struct rect r);
 bool form_shown(const struct form *fm, int f);
+/* The values remembered in the database for the form called name (each
+ * field by its option); a choice no longer offered is left as it is.
+ * -1 with e when the database fails (the form keeps its values). */
+int form_recall(struct form *fm, store *st, const char *name, sl_err *e);
+/* Remember the fields the keys changed since the last call. -1 with e. */
+int form_remember(struct form *fm, store *st, const char *name, sl_err *e);
 /* Whether u would clear the field under the cursor ("" is one of its values). */
 bool form_can_clear(const struct form *fm);
 #endif

@@ -228,6 +228,8 @@ static struct screen *probe_create(struct app *app)
     form_init(&ps->form, fields, PF_COUNT);
     /* null writes nothing: a test root's placeholder, not a probe of a real disk */
     snprintf(ps->form.value[PF_WORKLOAD], PATH_MAX, "%s", sysfs_is_real_root() ? "seqwrite" : probe_workload_name(0));
+    app_form_recall(app, &ps->form, "probe");   /* what was typed last time */
+    if (ps->form.value[PF_DIR][0] && !app_probe_dir(app)[0]) app_set_probe_dir(app, ps->form.value[PF_DIR]);
     return &ps->base;
 }
 
@@ -253,6 +255,7 @@ static enum handled settings_key(struct probe_scr *ps, enum action a, int key)
 {
     if (form_key(&ps->form, a, key) == H_HANDLED) {
         if (ps->form.value[PF_DIR][0]) app_set_probe_dir(ps->base.app, ps->form.value[PF_DIR]);
+        app_form_remember(ps->base.app, &ps->form, "probe");
         return H_HANDLED;
     }
     if (a != ACT_BACK || !ps->ran) return H_IGNORED;

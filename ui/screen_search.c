@@ -277,6 +277,8 @@ static struct screen *search_create(struct app *app)
     snprintf(ss->form.value[SS_SPACE], PATH_MAX, "%s", d.spec.space);
     snprintf(ss->form.value[SS_WORKLOAD], PATH_MAX, "%s", d.spec.workload);
     snprintf(ss->form.value[SS_STRATEGY], PATH_MAX, "%s", d.spec.strategy);
+    app_form_recall(app, &ss->form, "search");   /* what was typed last time */
+    if (ss->form.value[SS_DIR][0] && !app_probe_dir(app)[0]) app_set_probe_dir(app, ss->form.value[SS_DIR]);
     return &ss->base;
 }
 
@@ -301,6 +303,7 @@ static enum handled settings_key(struct search_scr *ss, enum action a, int key)
 {
     if (form_key(&ss->form, a, key) == H_HANDLED) {
         if (ss->form.value[SS_DIR][0]) app_set_probe_dir(ss->base.app, ss->form.value[SS_DIR]);
+        app_form_remember(ss->base.app, &ss->form, "search");
         return H_HANDLED;
     }
     if (a != ACT_BACK || !ss->ran) return H_IGNORED;
