@@ -165,6 +165,8 @@ const struct screen_class *app_previous_screen(const struct app *a)
     return a->prev != a->cur ? classes[a->prev] : NULL;
 }
 
+bool app_is_shown(const struct app *a, const struct screen *s) { return a->screens[a->cur] == s; }
+
 void app_back(struct app *a)
 {
     app_show(a, classes[a->prev == a->cur ? 0 : a->prev]->open);
@@ -555,6 +557,19 @@ static void wait_for_work(struct app *a)
     tick_all(a);
 }
 
+/* <Idle MS>: the loop's turns while nothing is typed, on the UI clock. */
+static void idle_for(struct app *a, int ms, long long *last_draw)
+{
+    for (int t = 0; t < ms && !session_interrupted; t += POLL_MS) {
+        a->vclock_ms += POLL_MS;
+        tick_all(a);
+        if (app_now_ms(a) - *last_draw >= REDRAW_MS) {
+            draw_all(a);
+            *last_draw = app_now_ms(a);
+        }
+    }
+}
+
 static int loop(struct app *a)
 {
     long long last_draw = -REDRAW_MS;
@@ -580,6 +595,7 @@ static int loop(struct app *a)
         case IN_KEY: dispatch(a, action_for_key(ev.key), ev.key); break;
         case IN_ACTION: dispatch(a, (enum action)ev.action, 0); break;
         case IN_WAIT: wait_for_work(a); break;
+        case IN_IDLE: idle_for(a, ev.ms, &last_draw); break;
         case IN_RESIZE: {
             sl_err e;
             if (term_resize(ev.lines, ev.cols, &e) < 0) app_message(a, ROLE_ERROR, "%s", e.msg);

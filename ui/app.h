@@ -47,6 +47,8 @@ void app_form_remember(struct app *a, struct form *fm, const char *name);
 /* The screen shown before the current one (NULL: none), e.g. the one help
  * was opened from. */
 const struct screen_class *app_previous_screen(const struct app *a);
+/* Whether s is the screen shown now. */
+bool app_is_shown(const struct app *a, const struct screen *s);
 /* Back to the previous screen. */
 void app_back(struct app *a);
 /* Whether a screen class exists for this action (screens that have not

@@ -39,6 +39,10 @@ static int parse_name(const char *name, struct input_event *ev, sl_err *e)
         return 0;
     }
     if (strcasecmp(name, "Wait") == 0) { ev->kind = IN_WAIT; return 0; }
+    if (strncasecmp(name, "Idle ", 5) == 0 && sscanf(name + 5, "%d%c", &ev->ms, &c) == 1 && ev->ms > 0 && ev->ms <= 3600000) {
+        ev->kind = IN_IDLE;
+        return 0;
+    }
     if (strncasecmp(name, "Resize ", 7) == 0 && sscanf(name + 7, "%d%c%d", &ev->cols, &x, &ev->lines) == 3 && x == 'x') {
         ev->kind = IN_RESIZE;
         return 0;

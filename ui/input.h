@@ -6,7 +6,9 @@
  * skipped. "<Name>" is one key: <Up> <Down> <Left> <Right> <PgUp> <PgDn>
  * <Home> <End> <Enter> <Esc> <Tab> <Space> <Backspace> <Del> <F1>..<F12>
  * <C-x> (control) <lt> (a literal '<'). ":name" runs an action by its name
- * (":dump-screen"). <Wait> waits until no background work runs. <Resize
+ * (":dump-screen"). <Wait> waits until no background work runs. <Idle MS>
+ * types nothing for MS milliseconds of the UI clock (screens tick and
+ * redraw as they would while the user reads). <Resize
  * COLSxLINES> resizes the headless terminal. Any other line is typed, one
  * key per character ("q", "40"). */
 #ifndef SLUICE_UI_INPUT_H
@@ -20,6 +22,7 @@ enum input_kind {
     IN_KEY,      /* key: a curses key code (KEY_RESIZE included) */
     IN_ACTION,   /* action: an enum action named by the script */
     IN_WAIT,     /* script: wait for background work */
+    IN_IDLE,     /* script: nothing typed for ms milliseconds */
     IN_RESIZE,   /* script: lines, cols */
     IN_END,      /* the script is over */
 };
@@ -29,6 +32,7 @@ struct input_event {
     int key;
     int action;
     int lines, cols;
+    int ms;
 };
 
 /* Read the key script at path (NULL or "": the keyboard). -1 with a message

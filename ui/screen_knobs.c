@@ -25,6 +25,7 @@ struct krow {
     char value[KNOB_VALUE_MAX];
     bool present;
     bool changed;                 /* differs from the kernel default */
+    char title[200];              /* its group's title (read once a full refresh) */
 };
 
 struct pending {
@@ -54,6 +55,18 @@ struct knobs {
     int edit_row;
     char filter[64];
     long long last_refresh_ms;
+    /* what the screen reads: the files looked up since the last periodic
+     * refresh (draws included), and that count for the period before */
+    long spent, last_spent;
+    int last_rows;                /* rows the last periodic refresh re-read */
+    bool periodic;                /* a periodic refresh has happened since the full one */
+    /* the selected knob's range (a scheduler's is read from its file) */
+    int range_row;
+    char range[300];
+    /* the list is rebuilt only when what it shows changed: gen moves on
+     * every refresh and key, built is the gen (and width) it was built at */
+    unsigned gen, built;
+    int built_width;
 };
 
 #define REFRESH_MS 5000
@@ -105,6 +118,18 @@ static const struct krow *selected_row(const struct knobs *ks)
     return tag >= 0 && tag < ks->nrows ? &ks->rows[tag] : NULL;
 }
 
+static void group_title(const struct krow *r, char *buf, size_t n);
+static bool same_group(const struct krow *a, const struct krow *b);
+
+static void read_row(struct krow *r)
+{
+    r->present = knob_read(&r->k, r->value, sizeof r->value, NULL) == 0;
+    r->changed = r->present && r->k.def->def && !knob_values_equal(&r->k, r->value, r->k.def->def);
+}
+
+/* Every knob: the list itself (a scheduler switch adds or removes iosched
+ * tunables, a disk may come or go), each value and group title. On
+ * showing the screen, ^L and after a write. */
 static void knobs_refresh(struct knobs *ks)
 {
     const struct krow *sel = selected_row(ks);
@@ -122,12 +147,16 @@ static void knobs_refresh(struct knobs *ks)
     for (int i = 0; i < n; i++) {
         struct krow *r = &ks->rows[i];
         r->k = list[i];
-        r->present = knob_read(&list[i], r->value, sizeof r->value, NULL) == 0;
-        r->changed = r->present && list[i].def->def && !knob_values_equal(&list[i], r->value, list[i].def->def);
+        read_row(r);
+        if (i > 0 && same_group(&ks->rows[i - 1], r)) memcpy(r->title, ks->rows[i - 1].title, sizeof r->title);
+        else group_title(r, r->title, sizeof r->title);
     }
     ks->nrows = n;
     free(list);
     ks->last_refresh_ms = app_now_ms(ks->base.app);
+    ks->range_row = -1;
+    ks->periodic = false;
+    ks->gen++;
     /* The next draw rebuilds the list; point the cursor at the same knob. */
     ks->list.cursor = -1;
     ks->edit_row = -1;
@@ -142,7 +171,7 @@ static void group_title(const struct krow *r, char *buf, size_t n)
     const struct knob *k = &r->k;
     struct device d;
     char info[256] = "";
-    if (k->dev[0] && device_get(k->dev, &d, NULL) == 0)
+    if (k->def->scope == SCOPE_BLOCK && device_get(k->dev, &d, NULL) == 0)   /* only its title names the hardware */
         snprintf(info, sizeof info, "%s%s%s", d.transport, d.model[0] ? ", " : "", d.model);
     switch (k->def->scope) {
     case SCOPE_VM: snprintf(buf, n, "vm.*  /proc/sys/vm"); break;
@@ -187,10 +216,8 @@ static void build_list(struct knobs *ks, int width)
         /* What this kernel lacks cannot be edited: counted, not listed. */
         if (!r->present) { absent++; continue; }
         if (!prev || !same_group(prev, r)) {
-            char title[512];
-            group_title(r, title, sizeof title);
             tv_line(tv, false, -1);
-            tv_add(tv, ROLE_HEADER, "%s", title);
+            tv_add(tv, ROLE_HEADER, "%s", r->title);
         }
         prev = r;
         shown++;
@@ -238,13 +265,25 @@ static void range_of(const struct knob *k, char *buf, size_t n)
     knob_range_text(d, buf, n);
 }
 
+/* The range of row, read once until the next refresh (draws come 4 times
+ * a second; a scheduler's range is a file). */
+static const char *cached_range(struct knobs *ks, const struct krow *row)
+{
+    int i = (int)(row - ks->rows);
+    if (ks->range_row != i) {
+        range_of(&row->k, ks->range, sizeof ks->range);
+        ks->range_row = i;
+    }
+    return ks->range;
+}
+
 static void draw_detail(struct knobs *ks, struct rect r)
 {
     const struct krow *row = selected_row(ks);
     if (!row) return;
     const struct knob_def *d = row->k.def;
-    char range[300], lines[DETAIL_LINES][256];
-    range_of(&row->k, range, sizeof range);
+    char lines[DETAIL_LINES][256];
+    const char *range = cached_range(ks, row);
     int x = draw_text(r.y, r.x, r.w, ROLE_HEADER, row->k.name);
     draw_fmt(r.y, r.x + x, r.w - x, ROLE_NORMAL, "  %s %s%s%s, default %s", knob_type_name(d->type), range,
              d->unit[0] ? " " : "", d->unit, d->def ? d->def : "set by the hardware");
@@ -265,10 +304,8 @@ static void draw_prompt(struct knobs *ks, struct rect r)
     if (ks->mode == KM_FILTER) {
         draw_text(in.y, in.x, in.w, ROLE_DIALOG, "Show knobs whose name contains (or matches the glob):");
     } else if (row) {
-        char range[300];
-        range_of(&row->k, range, sizeof range);
         draw_fmt(in.y, in.x, in.w, ROLE_DIALOG, "%s: now %s, default %s, range %s%s%s", row->k.name, row->value,
-                 row->k.def->def ? row->k.def->def : "(hardware)", range, row->k.def->unit[0] ? " " : "", row->k.def->unit);
+                 row->k.def->def ? row->k.def->def : "(hardware)", cached_range(ks, row), row->k.def->unit[0] ? " " : "", row->k.def->unit);
     }
     int x = draw_fmt(in.y + 1, in.x, in.w, ROLE_DIALOG, "> %s", ks->input);
     draw_text(in.y + 1, in.x + x, 1, ROLE_SELECTED, " ");
@@ -288,15 +325,29 @@ static void draw_prompt(struct knobs *ks, struct rect r)
     }
 }
 
+static void draw_screen(struct knobs *ks, struct rect r);
+
+/* What drawing reads counts in the screen's cost (it should be nothing). */
 static void knobs_draw(struct screen *s, struct rect r)
 {
     struct knobs *ks = (struct knobs *)s;
+    long before = sysfs_access_count();
+    draw_screen(ks, r);
+    ks->spent += sysfs_access_count() - before;
+}
+
+static void draw_screen(struct knobs *ks, struct rect r)
+{
     if (ks->mode == KM_VIEW) {
         draw_text(r.y, r.x, r.w, ROLE_HEADER, ks->view_title);
         tv_draw(&ks->view, (struct rect){ r.y + 1, r.x, r.h - 1, r.w });
         return;
     }
-    build_list(ks, r.w);
+    if (ks->built != ks->gen || ks->built_width != r.w) {   /* 1,600 rows with 64 disks: not 4 times a second */
+        build_list(ks, r.w);
+        ks->built = ks->gen;
+        ks->built_width = r.w;
+    }
     int unit_w = r.w - (NAME_W + VALUE_W + DEFAULT_W + NEW_W + 4) - 1;
     int x = 0;
     static const char *const heads[] = { "KNOB", "VALUE", "DEFAULT", "PENDING", "UNIT" };
@@ -321,6 +372,12 @@ static void knobs_draw(struct screen *s, struct rect r)
     if (ks->npend) len += snprintf(status + len, sizeof status - len, " %d pending: D diff, a apply, u undo ", ks->npend);
     if (ks->filter[0]) snprintf(status + len, sizeof status - len, " filter \"%s\" ", ks->filter);
     if (status[0]) draw_text(sep, r.x + 2, r.w - 4, ks->npend ? ROLE_PENDING : ROLE_NORMAL, status);
+    if (ks->periodic) {   /* what looking at this screen costs: a few files, not all of sysfs */
+        char cost[96];
+        snprintf(cost, sizeof cost, " every %d s: the %d knobs shown, %ld files read ", REFRESH_MS / 1000, ks->last_rows, ks->last_spent);
+        int w = draw_cells(cost);
+        if (w + 4 + draw_cells(status) < r.w) draw_text(sep, r.x + r.w - w - 2, w, ROLE_DIM, cost);
+    }
     struct rect dr = { sep + 1, r.x, DETAIL_LINES, r.w };
     draw_detail(ks, dr);
 }
@@ -505,9 +562,20 @@ static void knobs_revert(struct knobs *ks)
     knobs_refresh(ks);
 }
 
+static enum handled knobs_key_now(struct knobs *ks, enum action a, int key);
+
+/* Any key may change what the list shows (a pending value, the filter,
+ * the row being edited): it is built again at the next draw. */
 static enum handled knobs_key(struct screen *s, enum action a, int key)
 {
     struct knobs *ks = (struct knobs *)s;
+    ks->gen++;
+    return knobs_key_now(ks, a, key);
+}
+
+static enum handled knobs_key_now(struct knobs *ks, enum action a, int key)
+{
+    struct screen *s = &ks->base;
     if (ks->mode == KM_EDIT || ks->mode == KM_FILTER) return edit_key(ks, a, key);
     if (ks->mode == KM_VIEW) {
         switch (a) {
@@ -560,16 +628,42 @@ static struct screen *knobs_create(struct app *app)
     ks->list.use_cursor = true;
     ks->list.cursor = -1;
     ks->edit_row = -1;
+    ks->range_row = -1;
     return &ks->base;
 }
 
 static void knobs_show(struct screen *s) { knobs_refresh((struct knobs *)s); }
 
+/* The values of the rows on screen, read again: what the user sees stays
+ * current without reading every knob of every disk (with 64 disks the
+ * whole list is ~1,600 files). */
+static void reread_shown(struct knobs *ks)
+{
+    const struct textview *tv = &ks->list;
+    int rows = 0;
+    for (int i = tv->top; i < tv->n && i < tv->top + tv->page; i++) {
+        int tag = tv->lines[i].tag;
+        if (tag < 0 || tag >= ks->nrows) continue;
+        read_row(&ks->rows[tag]);
+        rows++;
+    }
+    ks->last_rows = rows;
+    ks->range_row = -1;
+    ks->gen++;
+}
+
 static void knobs_tick(struct screen *s, long long now)
 {
     struct knobs *ks = (struct knobs *)s;
-    /* Not while typing: the row being edited must stay put. */
-    if (ks->mode == KM_LIST && now - ks->last_refresh_ms >= REFRESH_MS) knobs_refresh(ks);
+    /* Not while typing (the row being edited must stay put), nor while
+     * another screen is shown. */
+    if (ks->mode != KM_LIST || now - ks->last_refresh_ms < REFRESH_MS || !app_is_shown(s->app, s)) return;
+    long before = sysfs_access_count();
+    reread_shown(ks);
+    ks->last_spent = ks->spent + sysfs_access_count() - before;
+    ks->spent = 0;
+    ks->periodic = true;
+    ks->last_refresh_ms = now;
 }
 
 static bool knobs_hint_on(struct screen *s, enum action a)

@@ -83,24 +83,20 @@ static void read_block_knob(const char *dev, const char *name, char *out, size_t
     if (changed) *changed = k.def->def && !knob_values_equal(&k, out, k.def->def);
 }
 
-/* The scheduler's tunables that differ from their catalogue default, as
- * `sluice show 'block.DEV.iosched.*'` marks them. */
-static void read_iosched_diff(const char *dev, char *out, size_t n)
+/* The scheduler's tunables of dev that differ from their catalogue
+ * default, as `sluice show 'block.DEV.iosched.*'` marks them; list holds
+ * every disk's (one knob_list for all disks: each lists every disk). */
+static void read_iosched_diff(const char *dev, const struct knob *list, int cnt, char *out, size_t n)
 {
-    char glob[KNOB_NAME_MAX];
-    snprintf(glob, sizeof glob, "block.%s.iosched.*", dev);
-    const char *const globs[] = { glob };
-    struct knob *list = NULL;
     out[0] = 0;
-    int cnt = knob_list(globs, 1, &list, NULL);
     for (int i = 0; i < cnt; i++) {
+        if (strcmp(list[i].dev, dev) != 0) continue;
         char v[KNOB_VALUE_MAX];
         const char *def = list[i].def->def, *tail = strrchr(list[i].name, '.');
         if (!def || knob_read(&list[i], v, sizeof v, NULL) < 0 || knob_values_equal(&list[i], v, def)) continue;
         size_t len = strlen(out);
         snprintf(out + len, n - len, "%s%s %s (default %s)", len ? ", " : "", tail ? tail + 1 : list[i].name, v, def);
     }
-    free(list);   /* allocated even for no knobs; NULL on failure */
 }
 
 static void read_disks(struct overview *o)
@@ -113,16 +109,20 @@ static void read_disks(struct overview *o)
     int n = device_list(&v, &e);
     if (n < 0) { snprintf(o->problem, sizeof o->problem, "disks: %s", e.msg); return; }
     o->disks = xcalloc((size_t)(n ? n : 1), sizeof *o->disks);
+    const char *const iosched[] = { "block.*.iosched.*" };
+    struct knob *tunables = NULL;
+    int ntunables = knob_list(iosched, 1, &tunables, NULL);
     for (int i = 0; i < n; i++) {
         struct disk_row *r = &o->disks[i];
         r->d = v[i];
         read_block_knob(v[i].name, "nr_requests", r->nr_requests, sizeof r->nr_requests, NULL);
         read_block_knob(v[i].name, "read_ahead_kb", r->read_ahead_kb, sizeof r->read_ahead_kb, &r->ra_changed);
-        read_iosched_diff(v[i].name, r->iosched_diff, sizeof r->iosched_diff);
+        read_iosched_diff(v[i].name, tunables, ntunables, r->iosched_diff, sizeof r->iosched_diff);
         device_mountpoints(v[i].name, r->mounts, sizeof r->mounts);
     }
     o->ndisks = n;
     free(v);
+    free(tunables);   /* allocated even for no knobs; NULL on failure */
 }
 
 static void read_knobs(struct overview *o)
@@ -463,7 +463,8 @@ static void overview_tick(struct screen *s, long long now)
         sample_vmstat(o);
         o->last_sample_ms = now;
     }
-    if (now - o->last_refresh_ms >= REFRESH_MS) refresh_all(o);
+    /* Every disk's files are read: only while someone looks (show reads them too). */
+    if (now - o->last_refresh_ms >= REFRESH_MS && app_is_shown(s->app, s)) refresh_all(o);
 }
 
 static bool overview_hint_on(struct screen *s, enum action a)

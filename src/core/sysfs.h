@@ -21,6 +21,10 @@ int sysfs_require_root(const char *what, sl_err *e);
 
 /* root + path into buf; -1 if it does not fit. */
 int sysfs_path(char *buf, size_t n, const char *path);
+/* How many paths this module has looked up since the start: every read,
+ * write, stat, listing and link of a kernel file passes through sysfs_path
+ * once. What a screen costs is the difference across its refresh. */
+long sysfs_access_count(void);
 
 /* Read a small value file, whitespace trimmed at both ends. Returns the
  * length, or -1 with e filled (e->errnum is ENOENT when the file is absent). */
