@@ -14,6 +14,9 @@
 #                     (or it should be static)
 #   doc-citations     no comment cites a document the repository does not
 #                     hold ("DESIGN §5", "knobs.md", "issue 8 §3")
+#   curl-checked      every curl_easy_setopt result is used: assigned,
+#                     tested, or kept by SHARE_SETOPT (src/share/curl.h), so
+#                     an option an older libcurl lacks cannot drop silently
 # Known exceptions are listed below, each with its reason.
 cd "$(dirname "$0")/../.." || exit 2
 here=tests/style
@@ -46,6 +49,10 @@ report sql-in-db
 # shellcheck disable=SC2086
 grep -nE '#[[:space:]]*include[[:space:]]*"(.*/)?cli[a-z_]*\.h"' $engines > "$tmp/hits"
 report front-ends
+# shellcheck disable=SC2086
+grep -nE 'curl_easy_setopt[[:space:]]*\(' $code | code_lines |
+    grep -vE '(=|\(|!|&&|\|\||return)[[:space:]]*curl_easy_setopt[[:space:]]*\(|share_setopt_note\(.*curl_easy_setopt' > "$tmp/hits"
+report curl-checked
 
 # --- kernel-paths ---------------------------------------------------------------
 # shellcheck disable=SC2086
