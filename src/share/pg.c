@@ -121,7 +121,15 @@ static int connect_server(struct share_remote *r, sl_err *e)
     }
     PQsetNoticeProcessor(c, quiet, NULL);
     r->priv = c;
-    return 0;
+    /* A server that stops answering (or a push lock held forever) cannot
+     * hold the command past its deadline (--timeout). */
+    char ms[32];
+    long long left = share_time_left_ms(r);
+    snprintf(ms, sizeof ms, "%lld", left > 1000 ? left : 1000);
+    const char *p[] = { ms };
+    PGresult *res = pq(r, "setting the statement timeout", "SELECT set_config('statement_timeout', $1, false)", 1, p, e);
+    PQclear(res);
+    return res ? 0 : -1;
 }
 
 static void pg_close(struct share_remote *r)

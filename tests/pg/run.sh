@@ -234,6 +234,23 @@ t_tls() {
 }
 check tls-verified-by-default t_tls
 
+# A server that does not answer in time (here: another session holds the
+# push lock) cannot hold a push past --timeout.
+t_timeout() {
+    runs 1
+    pg_sql "BEGIN; LOCK TABLE sluice_runs IN EXCLUSIVE MODE; SELECT pg_sleep(6); COMMIT" > /dev/null 2>&1 &
+    holder=$!
+    sleep 1
+    s=$(date +%s)
+    expect_fail A 'canceling statement due to statement timeout' A push --timeout 2 "$url"; rc=$?
+    took=$(( $(date +%s) - s ))
+    wait $holder
+    [ $rc = 0 ] || return 1
+    [ $took -le 4 ] || { echo "the push took $took s with --timeout 2"; return 1; }
+    A push "$url" > /dev/null
+}
+check push-timeout-behind-a-lock t_timeout
+
 # --- a connection cut in the middle of a batch ------------------------------------------
 # Push: batches of 2, the server ends the connection before the second
 # batch's COMMIT: the first batch is on the server whole, the second not at
