@@ -28,12 +28,8 @@ void tv_free(struct textview *tv)
 void tv_line(struct textview *tv, bool selectable, int tag)
 {
     if (tv->n >= TV_MAX_LINES) return;
-    if (tv->n == tv->cap) {
-        tv->cap = tv->cap ? tv->cap * 2 : 64;
-        tv->lines = xrealloc(tv->lines, sizeof *tv->lines * (size_t)tv->cap);
-    }
+    tv->lines = xgrow(tv->lines, tv->n, &tv->cap, sizeof *tv->lines, 64);
     struct tv_line *l = &tv->lines[tv->n++];
-    memset(l, 0, sizeof *l);
     l->selectable = selectable;
     l->tag = tag;
 }
