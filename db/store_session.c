@@ -124,11 +124,12 @@ int store_session_get(store *s, const char *uuid_prefix, struct session_row *out
     }
     pattern[j] = 0;
     sqlite3_bind_text(st, 1, pattern, -1, SQLITE_STATIC);
-    int found = 0;
-    while (store_step(st) == SQLITE_ROW) {
+    int found = 0, rc;
+    while ((rc = store_step(st)) == SQLITE_ROW) {
         if (found++ == 0) row_from(st, out);
     }
     sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return store_fail(s, e, "finding a session");   /* not "no such session" */
     if (!uuid_prefix[0] || found == 0)
         return sl_fail(e, SL_EUSAGE, "no session \"%s\" in %s (see 'sluice sessions')", uuid_prefix, store_path(s));
     if (found > 1)

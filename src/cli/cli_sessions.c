@@ -248,8 +248,12 @@ static int run_restore(struct cli_ctx *ctx, int argc, char **argv)
         struct session_row r;
         int found = argc > 1 ? store_session_get(st, argv[1], &r, &e)
                                   : store_session_latest_unrestored(st, &r, &e);
-        if (found < 0) rc = cli_error(&e);
-        else if (found == 1) { if (!out) printf("no session to restore\n"); }
+        if (found < 0) {
+            if (e.status != SL_EUSAGE)
+                sl_suffix(&e, "Nothing was put back: every knob is as it was; run 'sluice restore' again once the "
+                          "database can be read");
+            rc = cli_error(&e);
+        } else if (found == 1) { if (!out) printf("no session to restore\n"); }
         else if (strcmp(r.state, "restored") == 0 && !r.restoring) {
             if (!out) printf("session %.8s was already restored\n", r.uuid);
         } else rc = restore_one(st, &r, &o, 0);

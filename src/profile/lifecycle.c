@@ -20,6 +20,9 @@ static bool before_boot(const struct session_row *r)
 int lifecycle_active(store *st, struct session_row *out, sl_err *e)
 {
     int rc = store_session_active_profile(st, out, e);
+    if (rc < 0)
+        return sl_suffix(e, "Nothing was written: every knob is as it was; run the command again once the database "
+                         "can be read");
     if (rc == 0 && (strcmp(out->root, sysfs_root()) != 0 || before_boot(out))) return 1;
     return rc;
 }
