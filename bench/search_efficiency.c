@@ -117,6 +117,48 @@ static void add_eval(struct totals *t, int v)
     t->evals[t->n++] = v;
 }
 
+/* DIAG=1: one line per seed that loses more than 5%: where the loss is
+ * (search: exploring never came within 5%; race: the best leader was good
+ * but the race named no winner or a worse one; confirm: the race's winner
+ * was good but the confirmation did not hold it). */
+static void diag_seed(const struct grid *g, const struct space *sp, struct evaluator *ev, const struct search_result *r,
+                      int seed, double fstar, double fbase, double fdeploy, int hit, int budget)
+{
+    double best_leader = -INFINITY;
+    for (int i = 0; i < r->nleaders; i++) {
+        double v = truth_of(ev, sp, &r->leader[i].cfg);
+        if (v > best_leader) best_leader = v;
+    }
+    int cand = r->confirm.candidate;
+    double fcand = cand >= 0 ? truth_of(ev, sp, &r->leader[cand].cfg) : fbase;
+    double loss = (fstar - fdeploy) / fstar;
+    if (loss <= 0.05 && !getenv("DIAG_ALL")) return;
+    const char *where = hit > budget ? "search" : (fstar - best_leader) / fstar > 0.05 ? "leaders"
+                      : cand < 0 ? "race-none" : (fstar - fcand) / fstar > 0.05 ? "race-pick"
+                      : r->winner < 0 ? "confirm" : "other";
+    printf("DIAG %s seed=%d loss=%.1f%% where=%s hit=%d leaders=%d best_leader=%.1f%% race_cand=%.1f%% base=%.1f%% "
+           "confirm=%s reps=%d est=%+.1f%% [%+.1f,%+.1f] p=%.3g nevals=%d\n",
+           g->name, seed, 100 * loss, where, hit, r->nleaders, 100 * (fstar - best_leader) / fstar,
+           100 * (fstar - fcand) / fstar, 100 * (fstar - fbase) / fstar, confirm_outcome_name(r->confirm.outcome),
+           r->confirm.reps, r->confirm.dec.effect_pct, r->confirm.dec.lo_pct, r->confirm.dec.hi_pct, r->confirm.dec.p,
+           r->nevals);
+    if (getenv("DIAG_RUNS") && cand >= 0) {
+        const struct search_config *cc[2] = { &r->trials[0].cfg, &r->leader[cand].cfg };
+        for (int k = 0; k < 2; k++) {
+            printf("DIAG    confirm %s:", k ? "cand" : "base");
+            for (int t = 0; t < r->ntrials; t++)
+                if (r->trials[t].role == TRIAL_CONFIRM && space_config_equal(sp, &r->trials[t].cfg, cc[k]))
+                    printf(" %.2f", exp(r->trials[t].score) / 100);
+            printf("\n");
+        }
+    }
+    for (int i = 0; i < r->nleaders && getenv("DIAG_LEADERS"); i++)
+        printf("DIAG    leader %d: truth %.1f%% n=%d est=%+.1f%% [%+.1f,%+.1f] p=%.3g %s look %d/%d\n", i,
+               100 * (fstar - truth_of(ev, sp, &r->leader[i].cfg)) / fstar, r->leader[i].n, 100 * r->leader[i].ci.est,
+               100 * r->leader[i].ci.lo, 100 * r->leader[i].ci.hi, r->leader[i].p_adj, verdict_name(r->leader[i].verdict),
+               r->leader[i].look, r->leader[i].looks);
+}
+
 static void run_grid(const struct grid *g, const struct space *sp, const char *strategy, bool first_strategy, int seeds,
                      int budget, struct totals *tot, struct totals *grid_tot)
 {
@@ -171,6 +213,7 @@ static void run_grid(const struct grid *g, const struct space *sp, const char *s
         double fdeploy = r.winner >= 0 ? truth_of(&ev, sp, &r.leader[r.winner].cfg) : fbase;
         int hit = tr.first_hit ? tr.first_hit : budget + 1;
         bool false_claim = r.winner >= 0 && !(fdeploy > fbase);
+        if (getenv("DIAG")) diag_seed(g, sp, &ev, &r, s, fstar, fbase, fdeploy, hit, budget);
         struct totals *ts[2] = { tot, grid_tot };
         for (int k = 0; k < 2; k++) {
             if (!g->flat) add_eval(ts[k], hit);   /* E5 is meaningless on a flat grid */

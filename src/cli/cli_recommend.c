@@ -328,7 +328,7 @@ static void judge_candidates(struct rec *R)
         R->by_host = R->by_host || evidence_by_host(&R->hbase, &R->ha[i]);
     }
     if (R->nc && R->by_host) judge_by_host(R);
-    else if (R->nc) search_judge(R->l, (const double *const *)R->sc, R->nsc, R->nc, R->bs, R->nbs, 0.05, TEST_WELCH, 1);
+    else if (R->nc) search_judge(R->l, (const double *const *)R->sc, R->nsc, R->nc, R->bs, R->nbs, 0.05, TEST_WELCH, 1, false);
     R->win = -1;
     for (int i = 0; i < R->nc; i++)
         if (R->l[i].verdict == VERDICT_WIN && (R->win < 0 || R->l[i].ci.lo > R->l[R->win].ci.lo)) R->win = i;

@@ -325,7 +325,7 @@ static void judge_by_host(const struct objective *o, const struct eval_metrics *
     const double *scores[1] = { sb };
     int ns[1] = { mb };
     out->l.n = mb;
-    search_judge(&out->l, scores, ns, 1, sa, ma, alpha, test, 1);
+    search_judge(&out->l, scores, ns, 1, sa, ma, alpha, test, 1, false);
     struct decide_opts d;
     decide_opts_default(&d);
     d.alpha = alpha;
@@ -370,7 +370,7 @@ void evidence_compare_hosts(const struct objective *o, const struct eval_metrics
     out->l.n = mb;
     const double *scores[1] = { sb };
     int ns[1] = { mb };
-    search_judge(&out->l, scores, ns, 1, sa, ma, alpha, test, 1);
+    search_judge(&out->l, scores, ns, 1, sa, ma, alpha, test, 1, false);
     out->na = ma;
     out->nb = mb;
     free(sa);

@@ -160,10 +160,10 @@ static void verdict_text(const struct search_spec *spec, const struct space *sp,
         report_pct(cf->dec.lo_pct / 100, lo, sizeof lo);
         report_pct(cf->dec.hi_pct / 100, hi, sizeof hi);
         report_pct(cf->explore_est, xest, sizeof xest);
-        snprintf(buf, n, "better: %s improves %s by %s [%.0f%% CI %s, %s] (%s, %s p=%.2g), confirmed on %d fresh "
-                 "interleaved runs each; exploring estimated %s (shrinkage %.0f%%)", cfg, goal, est,
-                 100 * cf->dec.level, lo, hi, cf->dec.estimator, cf->dec.test, cf->dec.p, cf->reps, xest,
-                 100 * cf->shrinkage);
+        snprintf(buf, n, "better: %s improves %s by %s [%.0f%% CI %s, %s] (%s, %s p=%.2g, look %d of %d), confirmed "
+                 "on %d fresh interleaved runs each; exploring estimated %s (shrinkage %.0f%%)", cfg, goal, est,
+                 100 * cf->dec.level, lo, hi, cf->dec.estimator, cf->dec.test, cf->dec.p, cf->look, cf->looks, cf->reps,
+                 xest, 100 * cf->shrinkage);
         return;
     }
     report_pct(l->ci.est, est, sizeof est);
@@ -281,8 +281,9 @@ static void print_confirmation(FILE *out, const struct space *sp, const struct s
 {
     const struct confirmation *cf = &r->confirm;
     if (cf->outcome == CONFIRM_NONE) return;
-    fprintf(out, "\nconfirmation: %d fresh runs each of %s, interleaved (exploring's runs not reused)\n", cf->reps,
-            cf->runner_up >= 0 ? "the baseline, the winner and the runner-up" : "the baseline and the winner");
+    fprintf(out, "\nconfirmation: %d fresh runs each of %s, interleaved (exploring's runs not reused); decided at look %d of %d\n",
+            cf->reps, cf->runner_up >= 0 ? "the baseline, the winner and the runner-up" : "the baseline and the winner",
+            cf->look, cf->looks);
     char cfg[1024], xest[32], dec[256];
     report_config_diff(sp, &r->leader[cf->candidate].cfg, cfg, sizeof cfg);
     report_pct(cf->explore_est, xest, sizeof xest);
@@ -387,6 +388,8 @@ static json_t *confirmation_json(const struct space *sp, const struct search_res
     json_t *o = json_object();
     json_object_set_new(o, "outcome", json_string(confirm_outcome_name(cf->outcome)));
     json_object_set_new(o, "runs_each", json_integer(cf->reps));
+    json_object_set_new(o, "look", json_integer(cf->look));
+    json_object_set_new(o, "looks", json_integer(cf->looks));
     json_object_set_new(o, "changes", json_string(diff));
     json_object_set_new(o, "exploring_improvement", num_or_null(cf->explore_est));
     json_object_set_new(o, "confirmed_improvement", num_or_null(cf->confirmed_est));

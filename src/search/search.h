@@ -127,7 +127,11 @@ int search_pareto_front(const struct pareto_point *pts, int n, const int m[2], s
  * winner, it, the baseline and the runner-up are measured again, k times
  * each, interleaved in rotating order, with fresh runs (new seeds, new
  * files), at least as often as exploring measured any of them; only these
- * runs decide the claim. Exploring's estimate is inflated by selection
+ * runs decide the claim. The claim's direction is named before these runs
+ * (the winner is better), so the test is one-sided; when the first look
+ * leaves it open and the estimate is still above the baseline, k more
+ * rounds are measured and the second look decides (alpha shared by the
+ * two looks as the race shares it). Exploring's estimate is inflated by selection
  * (the winner is the one whose runs came out best) and by a race that
  * stops when a leader looks decided: the difference is the shrinkage. */
 enum confirm_outcome {
@@ -142,7 +146,8 @@ struct confirmation {
     enum confirm_outcome outcome;
     int candidate;               /* exploring's winner: index into leader[] (-1 none) */
     int runner_up;               /* the next best leader, measured beside it (-1 none) */
-    int reps;                    /* fresh runs of each */
+    int reps;                    /* fresh runs of each (at the look that decided) */
+    int look, looks;             /* the look that decided, of at most `looks` */
     double explore_est;          /* exploring's estimate of the candidate (a fraction) */
     double confirmed_est;        /* the fresh runs' estimate */
     double shrinkage;            /* 1 - confirmed / exploring: the share of the claim that did not hold */
@@ -197,9 +202,11 @@ int search_run(const struct search_spec *spec, const struct space *sp, struct ev
 
 /* Decide leaders against the baseline (used by search_run and compare):
  * fills p-values (Holm over n), intervals, effect sizes, verdicts. Scores
- * are log-unit objective scores. */
+ * are log-unit objective scores. one_sided: only "better" is tested (the
+ * race's screening; intervals at 1 - 2 alpha, whose lower end is the
+ * one-sided bound); no leader is then found worse. */
 void search_judge(struct leader *l, const double *const *scores, const int *nscores, int n,
-                  const double *base, int nbase, double alpha, enum search_test test, uint64_t seed);
+                  const double *base, int nbase, double alpha, enum search_test test, uint64_t seed, bool one_sided);
 
 /* effects.c: the objective's guards on the leaders that won (a win whose
  * guarded metric is worse than the baseline beyond noise is refused:

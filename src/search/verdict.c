@@ -48,7 +48,7 @@ static enum verdict verdict_of(const struct leader *l, double alpha)
 }
 
 void search_judge(struct leader *l, const double *const *scores, const int *nscores, int n,
-                  const double *base, int nbase, double alpha, enum search_test test, uint64_t seed)
+                  const double *base, int nbase, double alpha, enum search_test test, uint64_t seed, bool one_sided)
 {
     double p[SEARCH_MAX_LEADERS] = { 0 }, adj[SEARCH_MAX_LEADERS] = { 0 };
     if (n > SEARCH_MAX_LEADERS) n = SEARCH_MAX_LEADERS;
@@ -56,6 +56,8 @@ void search_judge(struct leader *l, const double *const *scores, const int *nsco
     decide_opts_default(&o);
     o.method = search_test_method(test);
     o.alpha = alpha;
+    o.one_sided = one_sided;
+    if (one_sided) o.level = 1 - 2 * alpha;   /* its lower end: the one-sided bound */
     o.log_input = true;   /* objective scores are log units */
     for (int i = 0; i < n; i++) {
         struct welch_result w;

@@ -381,7 +381,18 @@ static void conclude(struct decision *out, const struct decide_opts *o, const st
     out->lo_pct = 100 * (exp(r->lo) - 1);
     out->hi_pct = 100 * (exp(r->hi) - 1);
     out->p = r->p;
-    bool up = r->shift > 0, clear = r->p < o->alpha && (up ? r->lo > 0 : r->hi < 0);
+    bool up = r->shift > 0;
+    if (o->one_sided) {
+        /* every test here has a null distribution symmetric about no
+         * change: the one-sided p is half the two-sided one on the side
+         * of the estimate, one minus that half on the other */
+        bool toward = up != o->lower_is_better;
+        out->p = toward ? r->p / 2 : 1 - r->p / 2;
+        bool clear = out->p < o->alpha && (o->lower_is_better ? r->hi < 0 : r->lo > 0);
+        out->verdict = clear ? DECIDE_BETTER : DECIDE_WITHIN_NOISE;
+        return;
+    }
+    bool clear = r->p < o->alpha && (up ? r->lo > 0 : r->hi < 0);
     if (!clear) out->verdict = DECIDE_WITHIN_NOISE;
     else out->verdict = up != o->lower_is_better ? DECIDE_BETTER : DECIDE_WORSE;
 }
@@ -402,6 +413,10 @@ int decide_compare(const double *base, int nb, const double *cand, int nc, const
         default: est_welch(lb, nb, lc, nc, o->level, &r, out->test, sizeof out->test); break;
         }
         conclude(out, o, &r);
+        if (o->one_sided) {
+            size_t len = strlen(out->test);
+            snprintf(out->test + len, sizeof out->test - len, " one-sided");
+        }
     }
     free(lb);
     free(lc);

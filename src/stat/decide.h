@@ -41,6 +41,13 @@ struct decide_opts {
     bool log_input;          /* values are already logs (search scores); else raw
                               * positive metrics whose logs are compared */
     bool lower_is_better;    /* latency-like metrics: a negative effect is better */
+    bool one_sided;          /* test only the direction named before the runs
+                              * (better): p is one-sided, a "worse" verdict is
+                              * never drawn; the claim needs the interval's
+                              * lower end (upper with lower_is_better) beyond
+                              * 0, so give level = 1 - 2 alpha for the
+                              * one-sided bound at 1 - alpha (R's
+                              * wilcox.test(alternative = "greater")) */
     uint64_t seed;           /* bootstrap generator (deterministic) */
 };
 void decide_opts_default(struct decide_opts *o);

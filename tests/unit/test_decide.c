@@ -47,6 +47,50 @@ TEST(decide_hodges_lehmann_matches_r_wilcox_example)
     CHECK_INT(d.verdict, DECIDE_WITHIN_NOISE);
 }
 
+/* The confirmation's one-sided test: R documents p = 0.1272 for
+ * wilcox.test(x, y, alternative = "greater") on its example; the lower
+ * end of R's one-sided 95% interval is the 12th smallest difference
+ * (qwilcox(0.05, 10, 5) = 12, by the same enumeration): -0.08. */
+TEST(decide_one_sided_matches_r_wilcox_greater)
+{
+    struct decide_opts o;
+    decide_opts_default(&o);
+    o.log_input = true;
+    o.one_sided = true;
+    o.level = 1 - 2 * o.alpha;
+    struct decision d;
+    sl_err e;
+    CHECK_INT(decide_compare(R_Y, 5, R_X, 10, &o, &d, &e), 0);
+    CHECK_NEAR(d.p, 0.1272061272061272, 1e-12);
+    CHECK_NEAR(d.lo_pct, 100 * expm1(-0.08), 1e-9);
+    CHECK_NEAR(d.effect_pct, 100 * expm1(0.305), 1e-9);
+    CHECK_INT(d.verdict, DECIDE_WITHIN_NOISE);
+    /* the other way round the one-sided p is 1 - 0.1272 and there is no
+     * "worse" verdict: only the named direction is tested */
+    CHECK_INT(decide_compare(R_X, 10, R_Y, 5, &o, &d, &e), 0);
+    CHECK_NEAR(d.p, 1 - 0.1272061272061272, 1e-12);
+    CHECK_INT(d.verdict, DECIDE_WITHIN_NOISE);
+}
+
+/* Six fresh runs each, one candidate run stalled below every baseline run
+ * (U = 30 of 36): two-sided p = 2 * 30/924 = 0.065 misses 0.05, the
+ * one-sided test of the named direction (p = 30/924 = 0.032) does not. */
+TEST(decide_one_sided_claims_past_one_stall)
+{
+    double b[] = { 0.56, 0.53, 0.60, 0.54, 0.57, 0.55 }, c[] = { 0.96, 0.34, 0.89, 0.92, 0.93, 0.91 };
+    struct decide_opts o;
+    decide_opts_default(&o);
+    struct decision two, one;
+    sl_err e;
+    CHECK_INT(decide_compare(b, 6, c, 6, &o, &two, &e), 0);
+    CHECK_INT(two.verdict, DECIDE_WITHIN_NOISE);
+    o.one_sided = true;
+    o.level = 1 - 2 * o.alpha;
+    CHECK_INT(decide_compare(b, 6, c, 6, &o, &one, &e), 0);
+    CHECK_NEAR(one.p, two.p / 2, 1e-12);
+    CHECK_INT(one.verdict, DECIDE_BETTER);
+}
+
 TEST(decide_hodges_lehmann_shrugs_off_a_stall)
 {
     /* eight runs each, the candidate about 20% faster, one candidate run

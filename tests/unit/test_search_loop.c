@@ -360,3 +360,34 @@ TEST(search_confirmation_shrinks_a_selected_claim)
     search_result_free(&r);
     evaluator_free(&ev);
 }
+
+/* Heavy tails nobody flags (10% of runs stall to 20-60%, the canary sees
+ * none): at the first look one of the winner's six fresh runs stalled
+ * below the baseline's, so the rank test missed (old code: "not
+ * confirmed", the defaults kept although the winner is 50% better); the
+ * one-sided test of the named direction with a second look of six more
+ * rounds confirms it, and the verdict says which look decided. */
+TEST(search_confirmation_looks_again_past_a_stall)
+{
+    setup();
+    struct search_spec s;
+    spec_for(&s, "bo", 30, 3);
+    s.ei_stop = 0;
+    struct evaluator ev;
+    evaluator_synthetic(&ev, 2, 3 * 7919 + 1, 0.05, false);
+    evaluator_synthetic_stalls(&ev, 0.10, 0.2, 0.6);
+    struct search_result r;
+    sl_err e;
+    CHECK_INT(search_run(&s, &wb, &ev, NULL, &r, &e), 0);
+    CHECK_INT(r.confirm.outcome, CONFIRM_CONFIRMED);
+    CHECK(r.winner >= 0);
+    CHECK_INT(r.confirm.look, 2);
+    CHECK_INT(r.confirm.reps, 12);
+    CHECK_INT(count_role(&r, TRIAL_CONFIRM), 3 * 12);
+    char line[1024];
+    report_verdict_line(&s, &wb, &r, line, sizeof line);
+    CHECK_CONTAINS(line, "one-sided");
+    CHECK_CONTAINS(line, "look 2 of 2");
+    search_result_free(&r);
+    evaluator_free(&ev);
+}
