@@ -31,7 +31,8 @@ static int judging_role(const struct search_trial *tr, int ntr, const struct spa
  * compared as ratios) over the trials of c in round `role`: never
  * exploration, whose selection picked c. The baseline's side: its runs of
  * that round where it had them (a confirmation measures it afresh beside
- * the candidate), else all its runs. */
+ * the candidate), else all its runs. Runs the stall rule leaves out of
+ * the objective's decision are left out here too. */
 static int values_of(const struct search_trial *tr, int ntr, const struct space *sp, const struct search_config *c,
                      int role, bool any_role, int k, double *out)
 {
@@ -39,6 +40,7 @@ static int values_of(const struct search_trial *tr, int ntr, const struct space 
     for (int t = 0; t < ntr; t++) {
         if (!space_config_equal(sp, &tr[t].cfg, c) || !tr[t].m.has[k]) continue;
         if (!any_role && (int)tr[t].role != role) continue;
+        if (!search_trial_counts(tr, ntr, sp, t)) continue;   /* the stall rule, as for the objective */
         out[n++] = tr[t].m.v[k] + metric_table[k].offset;
     }
     return n;

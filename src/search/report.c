@@ -110,9 +110,13 @@ static void stall_note(const struct search_result *r, char *buf, size_t n)
         out += r->leader[i].stalled_out;
         kept += r->leader[i].stalled_kept;
     }
-    snprintf(buf, n, "stall rule: the canary flagged %d run%s (overslept >= 100 ms); %d of the baseline's and leaders' left out "
-             "of the decision (baseline %d), %d kept as their configuration's own", r->stalled_runs,
-             r->stalled_runs == 1 ? "" : "s", out, r->base_stalled_out, kept);
+    size_t len = (size_t)snprintf(buf, n, "stall rule: the canary flagged %d run%s (overslept >= 100 ms); %d of the baseline's "
+                                  "and leaders' left out of the decision (baseline %d), %d kept as their configuration's own",
+                                  r->stalled_runs, r->stalled_runs == 1 ? "" : "s", out, r->base_stalled_out, kept);
+    const struct confirmation *cf = &r->confirm;
+    if (len < n && (cf->stalled_out || cf->stalled_kept))
+        snprintf(buf + len, n - len, "; confirmation: %d left out and measured again, %d kept", cf->stalled_out,
+                 cf->stalled_kept);
 }
 
 static void verdict_text(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
@@ -390,6 +394,10 @@ static json_t *confirmation_json(const struct space *sp, const struct search_res
     json_object_set_new(o, "runs_each", json_integer(cf->reps));
     json_object_set_new(o, "look", json_integer(cf->look));
     json_object_set_new(o, "looks", json_integer(cf->looks));
+    if (cf->stalled_out || cf->stalled_kept) {
+        json_object_set_new(o, "stalled_left_out", json_integer(cf->stalled_out));
+        json_object_set_new(o, "stalled_kept", json_integer(cf->stalled_kept));
+    }
     json_object_set_new(o, "changes", json_string(diff));
     json_object_set_new(o, "exploring_improvement", num_or_null(cf->explore_est));
     json_object_set_new(o, "confirmed_improvement", num_or_null(cf->confirmed_est));

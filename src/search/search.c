@@ -291,17 +291,22 @@ static void race_prune(struct loop *L, const struct leader *t, int nl, int k, bo
  * its place; unless more than half of its configuration's runs are
  * flagged: then the stalls are taken as the configuration's own and its
  * runs count. Never silent: the result counts what was left out or kept. */
-static bool trial_counts(const struct loop *L, int t)
+bool search_trial_counts(const struct search_trial *tr, int ntr, const struct space *sp, int t)
 {
-    const struct search_trial *x = &L->tr[t];
+    const struct search_trial *x = &tr[t];
     if (!x->m.stalled) return true;
     int n = 0, flagged = 0;
-    for (int i = 0; i < L->ntr; i++)
-        if (space_config_equal(L->sp, &L->tr[i].cfg, &x->cfg)) {
+    for (int i = 0; i < ntr; i++)
+        if (space_config_equal(sp, &tr[i].cfg, &x->cfg)) {
             n++;
-            flagged += L->tr[i].m.stalled;
+            flagged += tr[i].m.stalled;
         }
     return 2 * flagged > n;
+}
+
+static bool trial_counts(const struct loop *L, int t)
+{
+    return search_trial_counts(L->tr, L->ntr, L->sp, t);
 }
 
 static int race_count(const struct loop *L, const struct search_config *c)
@@ -563,12 +568,13 @@ static int runs_of(const struct loop *L, const struct search_config *c)
     return n;
 }
 
-/* Scores of c's confirmation runs into out. */
+/* Scores of c's confirmation runs into out: those the stall rule counts. */
 static int confirm_scores(const struct loop *L, const struct search_config *c, double *out)
 {
     int n = 0;
     for (int t = 0; t < L->ntr; t++)
-        if (L->tr[t].role == TRIAL_CONFIRM && space_config_equal(L->sp, &L->tr[t].cfg, c)) out[n++] = L->tr[t].score;
+        if (L->tr[t].role == TRIAL_CONFIRM && space_config_equal(L->sp, &L->tr[t].cfg, c) && trial_counts(L, t))
+            out[n++] = L->tr[t].score;
     return n;
 }
 
@@ -602,13 +608,33 @@ static void confirm_decide(const struct loop *L, const struct search_config *c, 
     free(x);
 }
 
-/* k rounds of cfg[0..nc-1] in rotating order, continuing the rotation. */
+/* k rounds of cfg[0..nc-1] in rotating order, continuing the rotation.
+ * The stall rule holds here as in the race: a run the canary flagged is
+ * left out and measured again in its place (at most k times a look for
+ * each configuration; once more than half of its runs are flagged they
+ * count as its own, and the next run is not repeated). */
 static int confirm_rounds(struct loop *L, const struct search_config *const *cfg, int nc, int from, int k, sl_err *e)
 {
+    int again[3] = { 0 };
     for (int round = from; round < from + k; round++)
-        for (int j = 0; j < nc; j++)
-            if (evaluate(L, cfg[(j + round) % nc], TRIAL_CONFIRM, e) < 0) return -1;
+        for (int j = 0; j < nc; j++) {
+            int i = (j + round) % nc;
+            do {
+                if (evaluate(L, cfg[i], TRIAL_CONFIRM, e) < 0) return -1;
+            } while (!trial_counts(L, L->ntr - 1) && again[i]++ < k);
+        }
     return 0;
+}
+
+/* What the stall rule did to the confirmation's runs. */
+static void confirm_stalls(const struct loop *L, struct confirmation *cf)
+{
+    cf->stalled_out = cf->stalled_kept = 0;
+    for (int t = 0; t < L->ntr; t++)
+        if (L->tr[t].role == TRIAL_CONFIRM && L->tr[t].m.stalled) {
+            if (trial_counts(L, t)) cf->stalled_kept++;
+            else cf->stalled_out++;
+        }
 }
 
 #define CONFIRM_LOOKS 2
@@ -648,6 +674,8 @@ static int confirm(struct loop *L, struct search_result *r, sl_err *e)
     }
     if (cf->look > CONFIRM_LOOKS) cf->look = CONFIRM_LOOKS;
     if (ru >= 0) confirm_decide(L, &r->leader[ru].cfg, cf->dec.alpha, &cf->dec_runner);
+    confirm_stalls(L, cf);
+    for (int t = 0; t < L->ntr; t++) r->stalled_runs += L->tr[t].role == TRIAL_CONFIRM && L->tr[t].m.stalled;
     cf->confirmed_est = cf->dec.effect_pct / 100;
     cf->shrinkage = cf->explore_est > 0 ? 1 - cf->confirmed_est / cf->explore_est : NAN;
     if (cf->dec.verdict == DECIDE_BETTER) cf->outcome = CONFIRM_CONFIRMED;

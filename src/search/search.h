@@ -148,6 +148,7 @@ struct confirmation {
     int runner_up;               /* the next best leader, measured beside it (-1 none) */
     int reps;                    /* fresh runs of each (at the look that decided) */
     int look, looks;             /* the look that decided, of at most `looks` */
+    int stalled_out, stalled_kept;   /* its flagged runs left out (and measured again) / kept by the stall rule */
     double explore_est;          /* exploring's estimate of the candidate (a fraction) */
     double confirmed_est;        /* the fresh runs' estimate */
     double shrinkage;            /* 1 - confirmed / exploring: the share of the claim that did not hold */
@@ -179,6 +180,12 @@ struct search_result {
     int ntrials;
 };
 void search_result_free(struct search_result *r);
+
+/* The stall rule (man page "Stalled runs"), fixed before any run: whether
+ * trial t of tr[0..ntr-1] counts in decisions and means. A run the canary
+ * flagged does not, unless more than half of its configuration's runs are
+ * flagged (then the stalls are its own). */
+bool search_trial_counts(const struct search_trial *tr, int ntr, const struct space *sp, int t);
 
 struct search_hooks {
     void *arg;
