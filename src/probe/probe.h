@@ -341,6 +341,22 @@ int probe_threshold_reached(const struct probe_result *r);
  * flagged; a search leaves it out of its decisions. true/false; false
  * without a canary (nothing seen). */
 #define PROBE_EXTERNAL_STALL_NS 100000000ull
+/* The second signal, PSI: a run during which every non-idle task of the
+ * system was stalled on I/O (the "full" line of /proc/pressure/io, read
+ * through the sysfs module, so under --root too) for
+ * PROBE_PSI_FULL_STALL_PCT % of the run or more. Fixed before use from
+ * bench/psi-stall (bench/data/psi-stall.out: seqwrite of 512 MiB + fsync
+ * on a loop device, 8 runs): alone, full was 0.4-31.7% of a run; beside
+ * another O_DIRECT writer on the same device 2.1-21.3%, so an ordinary
+ * neighbour does not separate from the workload's own waits and is not
+ * flagged; the threshold sits well above anything the workload reached
+ * by itself, so what it flags is a stall the run did not cause (a frozen
+ * or throttled disk, a host pause). Without PSI nothing is seen. */
+#define PROBE_PSI_FULL_STALL_PCT 50.0
+enum { PROBE_STALL_CANARY = 1, PROBE_STALL_PSI = 2 };
+/* Which signals saw an external stall: PROBE_STALL_* bits, 0 none. */
+unsigned probe_stall_signals(const struct probe_result *r);
+/* probe_stall_signals(r) != 0 */
 bool probe_external_stall(const struct probe_result *r);
 /* "850 ns", "12.3 us", "4.56 ms", "1.23 s" */
 void probe_format_ns(double ns, char *buf, size_t n);

@@ -194,7 +194,15 @@ json_t *probe_result_json(const struct probe_result *r)
     json_object_set_new(o, "cold", json_boolean(r->cold));
     int reached = probe_threshold_reached(r);
     json_object_set_new(o, "dirty_threshold_reached", reached < 0 ? json_null() : json_boolean(reached));
-    json_object_set_new(o, "external_stall", r->canary.enabled ? json_boolean(probe_external_stall(r)) : json_null());
+    json_object_set_new(o, "external_stall", r->canary.enabled || r->psi.available ? json_boolean(probe_external_stall(r))
+                                                                                   : json_null());
+    unsigned sig = probe_stall_signals(r);
+    if (sig) {
+        json_t *by = json_array();
+        if (sig & PROBE_STALL_CANARY) json_array_append_new(by, json_string("canary"));
+        if (sig & PROBE_STALL_PSI) json_array_append_new(by, json_string("psi"));
+        json_object_set_new(o, "external_stall_by", by);
+    }
     json_object_set_new(o, "wall_s", probe_json_real(r->wall_s));
     json_object_set_new(o, "ramp_s", probe_json_real(r->ramp_s));
     json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
@@ -221,9 +229,17 @@ json_t *probe_result_json(const struct probe_result *r)
     return o;
 }
 
+unsigned probe_stall_signals(const struct probe_result *r)
+{
+    unsigned s = 0;
+    if (r->canary.enabled && r->canary.sleep_max_ns >= PROBE_EXTERNAL_STALL_NS) s |= PROBE_STALL_CANARY;
+    if (r->psi.available && r->psi.full_pct >= PROBE_PSI_FULL_STALL_PCT) s |= PROBE_STALL_PSI;
+    return s;
+}
+
 bool probe_external_stall(const struct probe_result *r)
 {
-    return r->canary.enabled && r->canary.sleep_max_ns >= PROBE_EXTERNAL_STALL_NS;
+    return probe_stall_signals(r) != 0;
 }
 
 int probe_threshold_reached(const struct probe_result *r)

@@ -149,9 +149,15 @@ static void add_metrics(struct report *rep, const struct run_detail *d, const js
     add_canary_text(rep, json_object_get(m, "canary"));
     if (json_is_true(json_object_get(m, "external_stall"))) {
         char sl[16];
-        fmt_ns(rj_num(json_object_get(m, "canary"), "sleep_max_ns", 0), sl, sizeof sl);
-        report_add(rep, RI_WARN, "external stall: the canary's sleep overslept by %s (CPU starvation, a host pause or "
-                   "reclaim): a search leaves this run out of its decisions", sl);
+        double over = rj_num(json_object_get(m, "canary"), "sleep_max_ns", 0);
+        fmt_ns(over, sl, sizeof sl);
+        if (over * 1.0 >= (double)PROBE_EXTERNAL_STALL_NS)
+            report_add(rep, RI_WARN, "external stall: the canary's sleep overslept by %s (CPU starvation, a host pause or "
+                       "reclaim): a search leaves this run out of its decisions", sl);
+        if (rj_num(json_object_get(m, "psi_io"), "full_pct", 0) >= PROBE_PSI_FULL_STALL_PCT)
+            report_add(rep, RI_WARN, "external stall: PSI saw every task stalled on I/O for %.0f%% of the run (another "
+                       "tenant's I/O): a search leaves this run out of its decisions",
+                       rj_num(json_object_get(m, "psi_io"), "full_pct", 0));
     }
     add_phases(rep, json_object_get(m, "phases"));
 }

@@ -81,9 +81,13 @@ static void add_trials(struct report *rep, const char *search_uuid, const struct
                                       metric_table[k].unit);
         }
         const json_t *st = json_object_get(m, "stalled_ms");
-        char stall[96] = "";
-        if (json_is_number(st))
-            snprintf(stall, sizeof stall, "; STALLED (the canary overslept %.0f ms: the stall rule)", json_number_value(st));
+        const char *by = json_string_value(json_object_get(m, "stalled_by"));
+        char stall[128] = "";
+        if (json_is_number(st) && by && strcmp(by, "psi") == 0)
+            snprintf(stall, sizeof stall, "; STALLED (PSI: io full for most of the run: the stall rule)");
+        else if (json_is_number(st))
+            snprintf(stall, sizeof stall, "; STALLED (the canary overslept %.0f ms%s: the stall rule)", json_number_value(st),
+                     by ? "; PSI: io full for most of the run" : "");
         json_decref(m);
         report_add(rep, stall[0] ? RI_WARN : RI_TEXT, "#%d %s: score %.4g; %s%s; run %s; %s", t[i].seq, t[i].role,
                    t[i].score, metrics[0] ? metrics : "no metrics", stall, t[i].run_uuid[0] ? t[i].run_uuid : "-", cfg);
@@ -93,7 +97,7 @@ static void add_trials(struct report *rep, const char *search_uuid, const struct
         nstalled += stall[0] != 0;
     }
     if (nstalled)
-        report_add(rep, RI_NOTE, "%d trial%s flagged by the stall canary: left out of the decisions unless more than half "
+        report_add(rep, RI_NOTE, "%d trial%s flagged by the stall canary or PSI: left out of the decisions unless more than half "
                    "of its configuration's runs were flagged (man page: Stalled runs)", nstalled, nstalled == 1 ? "" : "s");
 }
 

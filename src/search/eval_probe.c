@@ -79,9 +79,10 @@ static void eval_probe_metrics(const struct probe_result *r, struct eval_metrics
         m->v[MET_P99] = (double)hist_percentile(&h, 99) / 1e6;
         m->has[MET_P99] = true;
     }
+    m->stall_by = probe_stall_signals(r);
+    m->stalled = m->stall_by != 0;
     if (r->canary.enabled) {
         m->stall_ms = (double)r->canary.sleep_max_ns / 1e6;
-        m->stalled = probe_external_stall(r);
         m->v[MET_CANARY_P99] = (double)r->canary.p99_ns / 1e6;
         m->v[MET_STALLS] = (double)r->canary.over_100ms;
         m->has[MET_CANARY_P99] = m->has[MET_STALLS] = true;

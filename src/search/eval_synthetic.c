@@ -5,6 +5,7 @@
  * the best configuration's log gap); latencies move the other way. */
 #include "search/evaluator.h"
 #include "search/strategy.h"
+#include "probe/probe.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -77,6 +78,7 @@ static int synth_evaluate(void *ctx, const struct space *sp, const struct search
         double u = gsl_rng_uniform(s->rng);
         out->stalled = stall ? u < s->detect : u < s->false_flag;
         out->stall_ms = out->stalled ? 100 + 400 * gsl_rng_uniform(s->rng) : 0;
+        out->stall_by = out->stalled ? PROBE_STALL_CANARY : 0;
     }
     return 0;
 }

@@ -33,13 +33,17 @@ struct eval_metrics {
     bool has[MET_NR];
     char run_uuid[37];    /* the stored run behind it, "" when none */
     /* The stall rule (probe.h, probe_external_stall): the canary's sleep
-     * overslept by stall_ms >= 100: an external stall lowered this run.
-     * false without a canary. */
+     * overslept by stall_ms >= 100, or PSI saw io full for at least
+     * PROBE_PSI_FULL_STALL_PCT % of the run: an external stall lowered
+     * this run. stall_by: PROBE_STALL_* bits (0 when not stalled). */
     bool stalled;
     double stall_ms;
+    unsigned stall_by;
 };
 /* Whether an oversleep of the canary of this many ms is an external stall. */
 bool eval_stall_rule(double sleep_max_ms);
+/* Whether PSI's io full share of a run (%) is an external stall. */
+bool eval_psi_stall_rule(double full_pct);
 
 #define OBJ_MAX_TERMS 4
 struct objective {

@@ -1,5 +1,6 @@
 /* report — the search result as text and JSON. */
 #include "search/report.h"
+#include "probe/probe.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -110,9 +111,20 @@ static void stall_note(const struct search_result *r, char *buf, size_t n)
         out += r->leader[i].stalled_out;
         kept += r->leader[i].stalled_kept;
     }
-    size_t len = (size_t)snprintf(buf, n, "stall rule: the canary flagged %d run%s (overslept >= 100 ms); %d of the baseline's "
-                                  "and leaders' left out of the decision (baseline %d), %d kept as their configuration's own",
-                                  r->stalled_runs, r->stalled_runs == 1 ? "" : "s", out, r->base_stalled_out, kept);
+    int by_canary = 0, by_psi = 0;
+    for (int t = 0; t < r->ntrials; t++) {
+        by_canary += (r->trials[t].m.stall_by & PROBE_STALL_CANARY) != 0;
+        by_psi += (r->trials[t].m.stall_by & PROBE_STALL_PSI) != 0;
+    }
+    char who[160];
+    if (by_psi)
+        snprintf(who, sizeof who, "the canary or PSI flagged %d run%s (canary overslept >= 100 ms: %d; io full >= %.0f%% of the run: %d)",
+                 r->stalled_runs, r->stalled_runs == 1 ? "" : "s", by_canary, PROBE_PSI_FULL_STALL_PCT, by_psi);
+    else
+        snprintf(who, sizeof who, "the canary flagged %d run%s (overslept >= 100 ms)", r->stalled_runs,
+                 r->stalled_runs == 1 ? "" : "s");
+    size_t len = (size_t)snprintf(buf, n, "stall rule: %s; %d of the baseline's and leaders' left out of the decision "
+                                  "(baseline %d), %d kept as their configuration's own", who, out, r->base_stalled_out, kept);
     const struct confirmation *cf = &r->confirm;
     if (len < n && (cf->stalled_out || cf->stalled_kept))
         snprintf(buf + len, n - len, "; confirmation: %d left out and measured again, %d kept", cf->stalled_out,
@@ -183,7 +195,7 @@ void report_verdict_line(const struct search_spec *spec, const struct space *sp,
                          char *buf, size_t n)
 {
     verdict_text(spec, sp, r, buf, n);
-    char st[256];
+    char st[512];
     stall_note(r, st, sizeof st);
     size_t len = strlen(buf);
     if (st[0] && len + 3 < n) snprintf(buf + len, n - len, "; %s", st);

@@ -1,6 +1,7 @@
 /* verdict — leaders against the baseline (tests, Holm, bootstrap, effect
  * size), the Pareto front, and metric JSON. */
 #include "search/search.h"
+#include "probe/probe.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -88,6 +89,8 @@ void search_metrics_json(const struct eval_metrics *m, char *buf, size_t n)
         if (m->has[k]) json_object_set_new(o, metric_table[k].name, json_real(m->v[k]));
     if (m->run_uuid[0]) json_object_set_new(o, "run", json_string(m->run_uuid));
     if (m->stalled) json_object_set_new(o, "stalled_ms", json_real(m->stall_ms));
+    if (m->stall_by & PROBE_STALL_PSI)   /* absent: the canary's (searches stored before PSI counted) */
+        json_object_set_new(o, "stalled_by", json_string(m->stall_by & PROBE_STALL_CANARY ? "canary+psi" : "psi"));
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     snprintf(buf, n, "%s", s ? s : "{}");
     free(s);
@@ -104,7 +107,12 @@ int search_metrics_parse(const char *text, struct eval_metrics *m)
         if (json_is_number(v)) { m->v[k] = json_number_value(v); m->has[k] = true; }
     }
     json_t *st = json_object_get(o, "stalled_ms");
-    if (json_is_number(st)) { m->stall_ms = json_number_value(st); m->stalled = true; }
+    if (json_is_number(st)) {
+        m->stall_ms = json_number_value(st);
+        m->stalled = true;
+        const char *by = json_string_value(json_object_get(o, "stalled_by"));
+        m->stall_by = !by ? PROBE_STALL_CANARY : strcmp(by, "psi") == 0 ? PROBE_STALL_PSI : PROBE_STALL_CANARY | PROBE_STALL_PSI;
+    }
     json_t *r = json_object_get(o, "run");
     if (json_is_string(r)) snprintf(m->run_uuid, sizeof m->run_uuid, "%s", json_string_value(r));
     json_decref(o);

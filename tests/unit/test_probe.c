@@ -7,7 +7,9 @@
 #include "probe/probe_store.h"
 #include "sysfs.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 TEST(probe_vmstat_parse)
 {
@@ -97,6 +99,61 @@ TEST(probe_psi)
     CHECK_NEAR(out.some_pct, 25, 1e-9);
     CHECK_NEAR(out.full_pct, 5, 1e-9);
     CHECK_INT(sample_psi_parse("garbage\n", &a), -1);
+}
+
+/* The stall rule's second signal, read through the sysfs module under a
+ * fixture root: io full for at least PROBE_PSI_FULL_STALL_PCT % of a run
+ * flags it (PSI), just below does not, the canary's bit stays its own,
+ * and a kernel without /proc/pressure/io sees nothing. */
+static void psi_write(const char *root, unsigned long long some_us, unsigned long long full_us)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/proc/pressure/io", root);
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    fprintf(f, "some avg10=0.00 avg60=0.00 avg300=0.00 total=%llu\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=%llu\n",
+            some_us, full_us);
+    fclose(f);
+}
+
+static unsigned psi_signals_for(const char *root, double full_pct, bool canary_stall)
+{
+    psi_write(root, 1000000, 500000);
+    struct psi_sample a, b;
+    CHECK_INT(sample_psi_read(&a), 0);
+    psi_write(root, 1000000 + 10000000, 500000 + (unsigned long long)(full_pct * 100000));   /* of 10 s */
+    CHECK_INT(sample_psi_read(&b), 0);
+    a.t_ns = 0;
+    b.t_ns = 10000000000ull;
+    struct psi_acc acc = { 0 };
+    sample_psi_accumulate(&acc, &a, &b);
+    struct probe_result r;
+    memset(&r, 0, sizeof r);
+    sample_psi_finish(&acc, &r.psi);
+    CHECK_NEAR(r.psi.full_pct, full_pct, 1e-6);
+    r.canary.enabled = true;
+    r.canary.sleep_max_ns = canary_stall ? PROBE_EXTERNAL_STALL_NS : PROBE_EXTERNAL_STALL_NS - 1;
+    return probe_stall_signals(&r);
+}
+
+TEST(probe_psi_stall_rule_under_root)
+{
+    const char *root = harness_fixture_copy("modern");
+    sl_err e;
+    CHECK_INT(sysfs_set_root(root, &e), 0);
+    CHECK_INT(psi_signals_for(root, PROBE_PSI_FULL_STALL_PCT + 5, false), PROBE_STALL_PSI);
+    CHECK_INT(psi_signals_for(root, PROBE_PSI_FULL_STALL_PCT - 5, false), 0);
+    CHECK_INT(psi_signals_for(root, PROBE_PSI_FULL_STALL_PCT + 5, true), PROBE_STALL_PSI | PROBE_STALL_CANARY);
+    CHECK_INT(psi_signals_for(root, 0, true), PROBE_STALL_CANARY);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/proc/pressure/io", root);
+    remove(path);
+    struct psi_sample a;
+    CHECK_INT(sample_psi_read(&a), -1);
+    struct probe_result r;
+    memset(&r, 0, sizeof r);
+    CHECK_INT(probe_stall_signals(&r), 0);
+    CHECK(!probe_external_stall(&r));
 }
 
 TEST(probe_workload_table)

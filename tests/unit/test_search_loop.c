@@ -4,6 +4,7 @@
 #include "harness.h"
 #include "search/report.h"
 #include "search/search.h"
+#include "probe/probe.h"
 #include "sysfs.h"
 
 #include <math.h>
@@ -432,6 +433,79 @@ TEST(search_stall_rule_holds_in_the_confirmation)
     report_verdict_line(&s, &wb, &r, line, sizeof line);
     snprintf(want, sizeof want, "confirmation: %d left out and measured again", cf->stalled_out);
     CHECK_CONTAINS(line, want);
+    search_result_free(&r);
+    evaluator_free(&ev);
+}
+
+/* PSI as the stall rule's second signal: runs a PSI-only flag marks are
+ * left out like the canary's, and the verdict says which signal saw them
+ * (old code: only the canary's oversleep flagged a run). The evaluator is
+ * the synthetic one with every third run slowed to 40% and flagged as
+ * PSI would flag it (io full over the threshold). */
+struct psi_ev {
+    struct evaluator inner;
+    int n;
+};
+
+static int psi_evaluate(void *ctx, const struct space *sp, const struct search_config *c, bool baseline,
+                        struct eval_metrics *out, sl_err *e)
+{
+    struct psi_ev *p = ctx;
+    if (p->inner.ops->evaluate(p->inner.ctx, sp, c, baseline, out, e) < 0) return -1;
+    if (++p->n % 3 == 0) {
+        out->v[MET_THROUGHPUT] *= 0.4;
+        out->v[MET_PSI_FULL] = PROBE_PSI_FULL_STALL_PCT + 10;
+        out->stalled = eval_psi_stall_rule(out->v[MET_PSI_FULL]);
+        out->stall_by = out->stalled ? PROBE_STALL_PSI : 0;
+    }
+    return 0;
+}
+
+static int psi_truth(void *ctx, const struct space *sp, const struct search_config *c, struct eval_metrics *out)
+{
+    struct psi_ev *p = ctx;
+    return p->inner.ops->truth(p->inner.ctx, sp, c, out);
+}
+
+static void psi_destroy(void *ctx)
+{
+    struct psi_ev *p = ctx;
+    evaluator_free(&p->inner);
+}
+
+TEST(search_stall_rule_psi_signal)
+{
+    setup();
+    static const struct evaluator_ops ops = { .name = "psi", .evaluate = psi_evaluate, .truth = psi_truth, .destroy = psi_destroy };
+    struct psi_ev p = { .n = 0 };
+    evaluator_synthetic(&p.inner, 11, 5, 0.03, false);
+    struct evaluator ev = { &ops, &p };
+    struct search_spec s;
+    spec_for(&s, "bo", 40, 3);
+    struct search_result r;
+    sl_err e;
+    CHECK_INT(search_run(&s, &wb, &ev, NULL, &r, &e), 0);
+    CHECK(r.base_stalled_out > 0);
+    struct eval_metrics tb;
+    struct search_config b;
+    space_baseline(&wb, &b);
+    p.inner.ops->truth(p.inner.ctx, &wb, &b, &tb);
+    CHECK_NEAR(r.base_mean.v[MET_THROUGHPUT] / tb.v[MET_THROUGHPUT], 1, 0.05);
+    char line[1024], want[128];
+    report_verdict_line(&s, &wb, &r, line, sizeof line);
+    snprintf(want, sizeof want, "the canary or PSI flagged %d runs (canary overslept >= 100 ms: 0; io full >= %.0f%% of the run: %d)",
+             r.stalled_runs, PROBE_PSI_FULL_STALL_PCT, r.stalled_runs);
+    CHECK_CONTAINS(line, want);
+    /* the flag survives the trial's stored metrics (resume, report) */
+    int t = 0;
+    while (t < r.ntrials && !r.trials[t].m.stalled) t++;
+    char json[2048];
+    search_metrics_json(&r.trials[t].m, json, sizeof json);
+    CHECK_CONTAINS(json, "\"stalled_by\":\"psi\"");
+    struct eval_metrics back;
+    search_metrics_parse(json, &back);
+    CHECK(back.stalled);
+    CHECK_INT(back.stall_by, PROBE_STALL_PSI);
     search_result_free(&r);
     evaluator_free(&ev);
 }
