@@ -146,6 +146,13 @@ bool objective_feasible(const struct objective *o, const struct eval_metrics *m,
     return true;
 }
 
+bool objective_measured(const struct objective *o, const struct eval_metrics *m)
+{
+    for (int i = 0; i < o->nterms; i++)
+        if (!m->has[o->term[i].metric]) return false;
+    return true;
+}
+
 double objective_score(const struct objective *o, const struct eval_metrics *m)
 {
     double s = 0, wsum = 0;

@@ -63,6 +63,9 @@ void objective_metrics_from_run(const struct stored_run *r, struct eval_metrics 
 
 /* Parse an objective; -1 with a message listing the metrics. */
 int objective_parse(const char *text, struct objective *o, sl_err *e);
+/* Whether m has every metric the objective's terms need (a score of NaN
+ * with them present is a failed run's NaN metric, not a wrong workload). */
+bool objective_measured(const struct objective *o, const struct eval_metrics *m);
 /* Score of one evaluation (higher is better); NAN when a needed metric is
  * missing. Penalised when a constraint is violated. */
 double objective_score(const struct objective *o, const struct eval_metrics *m);

@@ -131,6 +131,18 @@ static void stall_note(const struct search_result *r, char *buf, size_t n)
                  cf->stalled_kept);
 }
 
+/* Runs whose objective came out NaN or infinite (failed runs), "" when
+ * none: left out of every decision, and the verdict says so. */
+static void failed_note(const struct search_result *r, char *buf, size_t n)
+{
+    int bad = 0;
+    for (int t = 0; t < r->ntrials; t++) bad += !isfinite(r->trials[t].score);
+    buf[0] = 0;
+    if (bad)
+        snprintf(buf, n, "%d run%s gave a NaN or infinite objective (a failed run?): left out of every decision and "
+                 "measured again", bad, bad == 1 ? "" : "s");
+}
+
 static void verdict_text(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
                          char *buf, size_t n)
 {
@@ -198,6 +210,9 @@ void report_verdict_line(const struct search_spec *spec, const struct space *sp,
     char st[512];
     stall_note(r, st, sizeof st);
     size_t len = strlen(buf);
+    if (st[0] && len + 3 < n) snprintf(buf + len, n - len, "; %s", st);
+    failed_note(r, st, sizeof st);
+    len = strlen(buf);
     if (st[0] && len + 3 < n) snprintf(buf + len, n - len, "; %s", st);
 }
 

@@ -105,21 +105,24 @@ static int evaluate(struct loop *L, const struct search_config *c, enum trial_ro
             return sl_fail(e, SL_EFAIL, "interrupted");
         if (L->ev->ops->evaluate(L->ev->ctx, L->sp, c, is_base, &t.m, e) < 0) return -1;
         t.score = objective_score(&L->obj, &t.m);
-        if (isnan(t.score))
+        if (isnan(t.score) && !objective_measured(&L->obj, &t.m))
             return sl_fail(e, SL_EFAIL, "workload %s does not measure what objective %s needs (a write workload gives throughput and latency; the canary metrics need the stall canary)",
                            L->spec->workload, L->obj.text);
         t.elapsed_ms = L->offset_ms + (clock_ms(L) - L->t0);
         if (hk && hk->record && hk->record(hk->arg, &t, e) < 0) return -1;
     }
     L->last_elapsed = t.elapsed_ms;
-    if (t.m.stalled) history_add_stalled(&L->h, c, t.score, is_base);
+    /* a NaN or infinite score (a failed run's metric) tells the strategy
+     * nothing; search_trial_counts leaves it out of every decision */
+    if (!isfinite(t.score)) {}
+    else if (t.m.stalled) history_add_stalled(&L->h, c, t.score, is_base);
     else history_add(&L->h, c, t.score, is_base);
     if (L->ntr == L->cap) {
         L->cap = L->cap ? L->cap * 2 : 64;
         L->tr = xrealloc(L->tr, sizeof *L->tr * (size_t)L->cap);
     }
     L->tr[L->ntr++] = t;
-    if (role == TRIAL_BASELINE && !t.m.stalled) L->nbase++;
+    if (role == TRIAL_BASELINE && !t.m.stalled && isfinite(t.score)) L->nbase++;
     if (hk && hk->progress) hk->progress(hk->arg, &t, &L->h);
     return 0;
 }
@@ -294,6 +297,7 @@ static void race_prune(struct loop *L, const struct leader *t, int nl, int k, bo
 bool search_trial_counts(const struct search_trial *tr, int ntr, const struct space *sp, int t)
 {
     const struct search_trial *x = &tr[t];
+    if (!isfinite(x->score)) return false;   /* a failed run's NaN or infinite metric */
     if (!x->m.stalled) return true;
     int n = 0, flagged = 0;
     for (int i = 0; i < ntr; i++)
@@ -679,6 +683,7 @@ static int confirm(struct loop *L, struct search_result *r, sl_err *e)
     cf->confirmed_est = cf->dec.effect_pct / 100;
     cf->shrinkage = cf->explore_est > 0 ? 1 - cf->confirmed_est / cf->explore_est : NAN;
     if (cf->dec.verdict == DECIDE_BETTER) cf->outcome = CONFIRM_CONFIRMED;
+    else if (cf->dec.verdict == DECIDE_NO_VERDICT) cf->outcome = CONFIRM_NOISE;   /* its text says why */
     else if (!(cf->confirmed_est > 0)) cf->outcome = CONFIRM_CONTRADICTED;
     else cf->outcome = CONFIRM_NOISE;
     if (cf->outcome != CONFIRM_CONFIRMED) r->winner = -1;

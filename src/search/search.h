@@ -186,6 +186,9 @@ void search_result_free(struct search_result *r);
  * flagged does not, unless more than half of its configuration's runs are
  * flagged (then the stalls are its own). */
 bool search_trial_counts(const struct search_trial *tr, int ntr, const struct space *sp, int t);
+/* Also left out: a trial whose score is NaN or infinite (a failed run's
+ * metric): it counts nowhere, and the race or confirmation measures
+ * again in its place. */
 
 struct search_hooks {
     void *arg;

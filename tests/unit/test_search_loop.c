@@ -509,3 +509,93 @@ TEST(search_stall_rule_psi_signal)
     search_result_free(&r);
     evaluator_free(&ev);
 }
+
+/* Bad input (#19): a failed run's NaN or infinite metric. A wrapper
+ * around the synthetic evaluator: `every`-th run gives NaN throughput (the
+ * 2nd of those +inf); from evaluation `flat_from` on, every run gives its
+ * configuration's noise-free value (a stuck, coarse measurement). */
+struct bad_ev {
+    struct evaluator inner;
+    int n, every, flat_from;
+};
+
+static int bad_evaluate(void *ctx, const struct space *sp, const struct search_config *c, bool baseline,
+                        struct eval_metrics *out, sl_err *e)
+{
+    struct bad_ev *p = ctx;
+    p->n++;
+    if (p->flat_from && p->n >= p->flat_from) return p->inner.ops->truth(p->inner.ctx, sp, c, out);
+    if (p->inner.ops->evaluate(p->inner.ctx, sp, c, baseline, out, e) < 0) return -1;
+    if (p->every && p->n % p->every == 0) out->v[MET_THROUGHPUT] = p->n / p->every == 2 ? INFINITY : NAN;
+    return 0;
+}
+
+static int bad_truth(void *ctx, const struct space *sp, const struct search_config *c, struct eval_metrics *out)
+{
+    struct bad_ev *p = ctx;
+    return p->inner.ops->truth(p->inner.ctx, sp, c, out);
+}
+
+static void bad_destroy(void *ctx)
+{
+    struct bad_ev *p = ctx;
+    evaluator_free(&p->inner);
+}
+
+static const struct evaluator_ops bad_ops = { .name = "bad", .evaluate = bad_evaluate, .truth = bad_truth, .destroy = bad_destroy };
+
+/* NaN and inf runs are left out of every decision, measured again, and
+ * the verdict says how many; the real improvement is still found. Old
+ * code: the search stopped at the first NaN ("workload synthetic does not
+ * measure what objective throughput needs"). */
+TEST(search_failed_runs_are_left_out_and_said)
+{
+    setup();
+    struct bad_ev p = { .every = 7 };
+    evaluator_synthetic(&p.inner, 11, 5, 0.03, false);
+    struct evaluator ev = { &bad_ops, &p };
+    struct search_spec s;
+    spec_for(&s, "bo", 40, 3);
+    struct search_result r;
+    sl_err e;
+    CHECK_INT(search_run(&s, &wb, &ev, NULL, &r, &e), 0);
+    int bad = 0;
+    for (int t = 0; t < r.ntrials; t++) bad += !isfinite(r.trials[t].score);
+    CHECK(bad >= 2);
+    CHECK(r.winner >= 0);
+    CHECK(isfinite(r.base_mean_score));
+    for (int i = 0; i < r.nleaders; i++) CHECK(r.leader[i].dec.verdict != DECIDE_NO_VERDICT);
+    char line[1024], want[96];
+    report_verdict_line(&s, &wb, &r, line, sizeof line);
+    snprintf(want, sizeof want, "%d runs gave a NaN or infinite objective (a failed run?)", bad);
+    CHECK_CONTAINS(line, want);
+    search_result_free(&r);
+    evaluator_free(&ev);
+}
+
+/* A confirmation whose fresh runs are all one value on each side draws no
+ * verdict and says why (no spread); old code called that "confirmation
+ * contradicts exploration" (its NaN estimate is not above 0). */
+TEST(search_confirmation_without_spread_says_why)
+{
+    setup();
+    struct bad_ev p = { .flat_from = 41 };
+    evaluator_synthetic(&p.inner, 11, 5, 0.03, false);
+    struct evaluator ev = { &bad_ops, &p };
+    struct search_spec s;
+    spec_for(&s, "bo", 40, 3);
+    struct search_result r;
+    sl_err e;
+    CHECK_INT(search_run(&s, &wb, &ev, NULL, &r, &e), 0);
+    CHECK(r.confirm.candidate >= 0);
+    CHECK_INT(r.confirm.outcome, CONFIRM_NOISE);
+    CHECK_INT(r.confirm.dec.why, DECIDE_WHY_IDENTICAL);
+    CHECK_INT(r.winner, -1);
+    char line[1024];
+    report_verdict_line(&s, &wb, &r, line, sizeof line);
+    CHECK_CONTAINS(line, "not confirmed");
+    CHECK_CONTAINS(line, "no verdict: ");
+    CHECK_CONTAINS(line, "no spread");
+    search_result_free(&r);
+    evaluator_free(&ev);
+}
