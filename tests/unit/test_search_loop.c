@@ -255,22 +255,29 @@ TEST(search_race_looks_keep_false_claims_within_alpha)
     CHECK(claims <= 0.05 * runs);
 }
 
+/* A bo search of 40 where a quarter of the runs stall to 20-60% and the
+ * canary sees every one. */
+static void run_seen_stalls(struct search_spec *s, struct evaluator *ev, struct search_result *r)
+{
+    setup();
+    spec_for(s, "bo", 40, 3);
+    evaluator_synthetic(ev, 11, 5, 0.03, false);
+    evaluator_synthetic_stalls(ev, 0.25, 0.2, 0.6);
+    evaluator_synthetic_canary(ev, 1.0, 0);
+    sl_err e;
+    CHECK_INT(search_run(s, &wb, ev, NULL, r, &e), 0);
+}
+
 /* The stall rule: runs the canary flagged are left out of the decision and
  * of the means (the baseline's too), counted, and said in the verdict; the
  * race measures in their place. A quarter of the runs stall to 20-60% and
  * the canary sees every one: the baseline mean stays at its truth. */
 TEST(search_stall_rule_leaves_flagged_runs_out)
 {
-    setup();
     struct search_spec s;
-    spec_for(&s, "bo", 40, 3);
     struct evaluator ev;
-    evaluator_synthetic(&ev, 11, 5, 0.03, false);
-    evaluator_synthetic_stalls(&ev, 0.25, 0.2, 0.6);
-    evaluator_synthetic_canary(&ev, 1.0, 0);
     struct search_result r;
-    sl_err e;
-    CHECK_INT(search_run(&s, &wb, &ev, NULL, &r, &e), 0);
+    run_seen_stalls(&s, &ev, &r);
     int base = 0, base_flagged = 0, flagged = 0;
     for (int i = 0; i < r.ntrials; i++) {
         flagged += r.trials[i].m.stalled;   /* the confirmation's too */
@@ -400,16 +407,10 @@ TEST(search_confirmation_looks_again_past_a_stall)
  * interval reached +435%) and the verdict did not say so. */
 TEST(search_stall_rule_holds_in_the_confirmation)
 {
-    setup();
     struct search_spec s;
-    spec_for(&s, "bo", 40, 3);
     struct evaluator ev;
-    evaluator_synthetic(&ev, 11, 5, 0.03, false);
-    evaluator_synthetic_stalls(&ev, 0.25, 0.2, 0.6);
-    evaluator_synthetic_canary(&ev, 1.0, 0);
     struct search_result r;
-    sl_err e;
-    CHECK_INT(search_run(&s, &wb, &ev, NULL, &r, &e), 0);
+    run_seen_stalls(&s, &ev, &r);
     const struct confirmation *cf = &r.confirm;
     CHECK(cf->candidate >= 0);
     struct search_config b;
@@ -437,22 +438,25 @@ TEST(search_stall_rule_holds_in_the_confirmation)
     evaluator_free(&ev);
 }
 
-/* PSI as the stall rule's second signal: runs a PSI-only flag marks are
- * left out like the canary's, and the verdict says which signal saw them
- * (old code: only the canary's oversleep flagged a run). The evaluator is
- * the synthetic one with every third run slowed to 40% and flagged as
- * PSI would flag it (io full over the threshold). */
-struct psi_ev {
+/* A wrapper around the synthetic evaluator for bad runs: every
+ * `psi_every`-th run slowed to 40% and flagged as PSI would flag it (io
+ * full over the threshold); every `nan_every`-th run gives NaN throughput
+ * (the 2nd of those +inf); from evaluation `flat_from` on, every run gives
+ * its configuration's noise-free value (a stuck, coarse measurement). */
+struct bad_ev {
     struct evaluator inner;
-    int n;
+    int n, psi_every, nan_every, flat_from;
 };
 
-static int psi_evaluate(void *ctx, const struct space *sp, const struct search_config *c, bool baseline,
+static int bad_evaluate(void *ctx, const struct space *sp, const struct search_config *c, bool baseline,
                         struct eval_metrics *out, sl_err *e)
 {
-    struct psi_ev *p = ctx;
+    struct bad_ev *p = ctx;
+    p->n++;
+    if (p->flat_from && p->n >= p->flat_from) return p->inner.ops->truth(p->inner.ctx, sp, c, out);
     if (p->inner.ops->evaluate(p->inner.ctx, sp, c, baseline, out, e) < 0) return -1;
-    if (++p->n % 3 == 0) {
+    if (p->nan_every && p->n % p->nan_every == 0) out->v[MET_THROUGHPUT] = p->n / p->nan_every == 2 ? INFINITY : NAN;
+    if (p->psi_every && p->n % p->psi_every == 0) {
         out->v[MET_THROUGHPUT] *= 0.4;
         out->v[MET_PSI_FULL] = PROBE_PSI_FULL_STALL_PCT + 10;
         out->stalled = eval_psi_stall_rule(out->v[MET_PSI_FULL]);
@@ -461,30 +465,42 @@ static int psi_evaluate(void *ctx, const struct space *sp, const struct search_c
     return 0;
 }
 
-static int psi_truth(void *ctx, const struct space *sp, const struct search_config *c, struct eval_metrics *out)
+static int bad_truth(void *ctx, const struct space *sp, const struct search_config *c, struct eval_metrics *out)
 {
-    struct psi_ev *p = ctx;
+    struct bad_ev *p = ctx;
     return p->inner.ops->truth(p->inner.ctx, sp, c, out);
 }
 
-static void psi_destroy(void *ctx)
+static void bad_destroy(void *ctx)
 {
-    struct psi_ev *p = ctx;
+    struct bad_ev *p = ctx;
     evaluator_free(&p->inner);
 }
 
-TEST(search_stall_rule_psi_signal)
+static const struct evaluator_ops bad_ops = { .name = "bad", .evaluate = bad_evaluate, .truth = bad_truth, .destroy = bad_destroy };
+
+/* A bo search of 40 over the synthetic landscape behind p (wrapped). */
+static void run_bad(struct bad_ev *p, struct evaluator *ev, struct search_spec *s, struct search_result *r)
 {
     setup();
-    static const struct evaluator_ops ops = { .name = "psi", .evaluate = psi_evaluate, .truth = psi_truth, .destroy = psi_destroy };
-    struct psi_ev p = { .n = 0 };
-    evaluator_synthetic(&p.inner, 11, 5, 0.03, false);
-    struct evaluator ev = { &ops, &p };
-    struct search_spec s;
-    spec_for(&s, "bo", 40, 3);
-    struct search_result r;
+    evaluator_synthetic(&p->inner, 11, 5, 0.03, false);
+    *ev = (struct evaluator){ &bad_ops, p };
+    spec_for(s, "bo", 40, 3);
     sl_err e;
-    CHECK_INT(search_run(&s, &wb, &ev, NULL, &r, &e), 0);
+    CHECK_INT(search_run(s, &wb, ev, NULL, r, &e), 0);
+}
+
+/* PSI as the stall rule's second signal: runs a PSI-only flag marks are
+ * left out like the canary's, and the verdict says which signal saw them
+ * (old code: only the canary's oversleep flagged a run): every third run
+ * slowed to 40% and flagged by PSI alone. */
+TEST(search_stall_rule_psi_signal)
+{
+    struct bad_ev p = { .psi_every = 3 };
+    struct evaluator ev;
+    struct search_spec s;
+    struct search_result r;
+    run_bad(&p, &ev, &s, &r);
     CHECK(r.base_stalled_out > 0);
     struct eval_metrics tb;
     struct search_config b;
@@ -510,55 +526,17 @@ TEST(search_stall_rule_psi_signal)
     evaluator_free(&ev);
 }
 
-/* Bad input (#19): a failed run's NaN or infinite metric. A wrapper
- * around the synthetic evaluator: `every`-th run gives NaN throughput (the
- * 2nd of those +inf); from evaluation `flat_from` on, every run gives its
- * configuration's noise-free value (a stuck, coarse measurement). */
-struct bad_ev {
-    struct evaluator inner;
-    int n, every, flat_from;
-};
-
-static int bad_evaluate(void *ctx, const struct space *sp, const struct search_config *c, bool baseline,
-                        struct eval_metrics *out, sl_err *e)
-{
-    struct bad_ev *p = ctx;
-    p->n++;
-    if (p->flat_from && p->n >= p->flat_from) return p->inner.ops->truth(p->inner.ctx, sp, c, out);
-    if (p->inner.ops->evaluate(p->inner.ctx, sp, c, baseline, out, e) < 0) return -1;
-    if (p->every && p->n % p->every == 0) out->v[MET_THROUGHPUT] = p->n / p->every == 2 ? INFINITY : NAN;
-    return 0;
-}
-
-static int bad_truth(void *ctx, const struct space *sp, const struct search_config *c, struct eval_metrics *out)
-{
-    struct bad_ev *p = ctx;
-    return p->inner.ops->truth(p->inner.ctx, sp, c, out);
-}
-
-static void bad_destroy(void *ctx)
-{
-    struct bad_ev *p = ctx;
-    evaluator_free(&p->inner);
-}
-
-static const struct evaluator_ops bad_ops = { .name = "bad", .evaluate = bad_evaluate, .truth = bad_truth, .destroy = bad_destroy };
-
 /* NaN and inf runs are left out of every decision, measured again, and
  * the verdict says how many; the real improvement is still found. Old
  * code: the search stopped at the first NaN ("workload synthetic does not
  * measure what objective throughput needs"). */
 TEST(search_failed_runs_are_left_out_and_said)
 {
-    setup();
-    struct bad_ev p = { .every = 7 };
-    evaluator_synthetic(&p.inner, 11, 5, 0.03, false);
-    struct evaluator ev = { &bad_ops, &p };
+    struct bad_ev p = { .nan_every = 7 };
+    struct evaluator ev;
     struct search_spec s;
-    spec_for(&s, "bo", 40, 3);
     struct search_result r;
-    sl_err e;
-    CHECK_INT(search_run(&s, &wb, &ev, NULL, &r, &e), 0);
+    run_bad(&p, &ev, &s, &r);
     int bad = 0;
     for (int t = 0; t < r.ntrials; t++) bad += !isfinite(r.trials[t].score);
     CHECK(bad >= 2);
@@ -578,15 +556,11 @@ TEST(search_failed_runs_are_left_out_and_said)
  * contradicts exploration" (its NaN estimate is not above 0). */
 TEST(search_confirmation_without_spread_says_why)
 {
-    setup();
     struct bad_ev p = { .flat_from = 41 };
-    evaluator_synthetic(&p.inner, 11, 5, 0.03, false);
-    struct evaluator ev = { &bad_ops, &p };
+    struct evaluator ev;
     struct search_spec s;
-    spec_for(&s, "bo", 40, 3);
     struct search_result r;
-    sl_err e;
-    CHECK_INT(search_run(&s, &wb, &ev, NULL, &r, &e), 0);
+    run_bad(&p, &ev, &s, &r);
     CHECK(r.confirm.candidate >= 0);
     CHECK_INT(r.confirm.outcome, CONFIRM_NOISE);
     CHECK_INT(r.confirm.dec.why, DECIDE_WHY_IDENTICAL);
