@@ -39,6 +39,10 @@ struct probe_scr {
     char outcome[1024];                /* how the run ended */
     double mb_s[PROBE_UI_SERIES], dirty_mb[PROBE_UI_SERIES];
     int nseries;
+    /* Under a test root, a probe writing into a real directory fills this
+     * host's page cache, not the fixture's: the dirty meter then reads this
+     * host's /proc/vmstat (the stored series holds the root's) */
+    bool meter_host;
     long long last_sample_ms;
     struct textview tv;                /* results below the graph, or a text (fio job) */
     char text_title[96];

@@ -3,6 +3,7 @@
  * histogram and canary stalls of the last one. Everything here reads the
  * probe's published counters or finished results; nothing waits. */
 #include "app.h"
+#include "vmstat.h"
 #include "report/chart.h"
 #include "probe_screen.h"
 #include "sysfs.h"
@@ -41,7 +42,10 @@ void probe_view_sample(struct probe_scr *ps)
         ps->nseries--;
     }
     ps->mb_s[ps->nseries] = (double)atomic_load(&ps->pg.mb_s_milli) / 1000;
-    ps->dirty_mb[ps->nseries] = (double)atomic_load(&ps->pg.nr_dirty) * (double)sysconf(_SC_PAGESIZE) / 1e6;
+    struct vmstat host;
+    uint64_t dirty = atomic_load(&ps->pg.nr_dirty);
+    if (ps->meter_host) dirty = vmstat_read_host(&host) == 0 ? host.nr_dirty : 0;
+    ps->dirty_mb[ps->nseries] = (double)dirty * (double)sysconf(_SC_PAGESIZE) / 1e6;
     ps->nseries++;
 }
 
@@ -87,7 +91,8 @@ static void series_of_last(struct probe_scr *ps)
         ps->nseries = 0;
         for (int i = first; i < se->n; i++) {
             ps->mb_s[ps->nseries] = se->mb_s[i];
-            ps->dirty_mb[ps->nseries] = (double)se->nr_dirty[i] * (double)sysconf(_SC_PAGESIZE) / 1e6;
+            /* the stored dirty pages are the root's: keep what this host's meter showed */
+            if (!ps->meter_host) ps->dirty_mb[ps->nseries] = (double)se->nr_dirty[i] * (double)sysconf(_SC_PAGESIZE) / 1e6;
             ps->nseries++;
         }
     }
@@ -115,17 +120,21 @@ static void draw_graph(struct probe_scr *ps, struct rect r)
                                                                                 : "(no time series: the run was shorter than a 100 ms sample)");
 }
 
-/* Dirty memory as the probe read it from ROOT/proc/vmstat. Under a test
- * root that is the fixture's file, not the page cache the probe's writes
- * fill: the meter says so rather than pass for a measurement. */
+/* Dirty memory as the probe read it from ROOT/proc/vmstat, or under a test
+ * root with the probe writing into a real directory, from this host's
+ * /proc/vmstat (the page cache its writes fill). Otherwise, under a test
+ * root, the fixture's file: the meter says so rather than pass for a
+ * measurement. */
 static void draw_dirty(struct probe_scr *ps, struct rect r)
 {
-    static const char fixture_note[] = "  the test root's vmstat, not this host's";
+    const char *fixture_note = ps->meter_host ? "  this host's /proc/vmstat: the directory is real"
+                               : strcmp(ps->spec.workload, "null") == 0 ? "  test root's vmstat: null writes nothing"
+                                                                        : "  the test root's vmstat, not this host's";
     char spark[PROBE_UI_SERIES * 4];
     double hi = 0;
     for (int i = 0; i < ps->nseries; i++) if (ps->dirty_mb[i] > hi) hi = ps->dirty_mb[i];
     int x = draw_fmt(r.y, r.x, r.w, ROLE_NORMAL, "dirty %8.1f MB ", ps->nseries ? ps->dirty_mb[ps->nseries - 1] : 0.0);
-    int note = sysfs_is_real_root() ? 0 : (int)sizeof fixture_note - 1;
+    int note = sysfs_is_real_root() ? 0 : draw_cells(fixture_note);
     chart_spark(ps->dirty_mb, ps->nseries, 0, chart_nice_max(hi), r.w - x - 2 - note, term_glyphs()->utf8, spark,
                 sizeof spark);
     x += draw_text(r.y, r.x + x, r.w - x - note, ROLE_GRAPH, spark);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 extern const struct screen_class probe_screen;
 
@@ -155,6 +156,15 @@ static void clear_results(struct probe_scr *ps)
     ps->cancelled = false;
 }
 
+/* Under a test root, files a probe writes still go to a real directory and
+ * fill this host's page cache: that is the vmstat to watch. */
+static bool meter_reads_host(const struct probe_spec *sp)
+{
+    struct stat st;
+    return !sysfs_is_real_root() && strcmp(sp->workload, "null") != 0 && sp->ndirs > 0 && stat(sp->dir[0], &st) == 0 &&
+           S_ISDIR(st.st_mode);
+}
+
 static void start(struct probe_scr *ps)
 {
     struct app *app = ps->base.app;
@@ -168,6 +178,7 @@ static void start(struct probe_scr *ps)
     if (!app_store(app, &e)) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
     snprintf(ps->db_path, sizeof ps->db_path, "%s", app_db_path(app));
     clear_results(ps);
+    ps->meter_host = meter_reads_host(&ps->spec);
     memset(&ps->pg, 0, sizeof ps->pg);
     /* The last run's histogram and canary counts go: until this probe
      * publishes its own, there is nothing of it to show. */

@@ -51,10 +51,11 @@ int sysfs_path(char *buf, size_t n, const char *path)
     return (len < 0 || (size_t)len >= n) ? -1 : 0;
 }
 
-static int open_in_root(const char *path, int flags, sl_err *e)
+/* host: the path on the machine sluice runs on, whatever the root. */
+static int open_at(const char *path, int flags, bool host, sl_err *e)
 {
     char full[PATH_MAX];
-    if (sysfs_path(full, sizeof full, path) != 0)
+    if (host ? snprintf(full, sizeof full, "%s", path) >= (int)sizeof full : sysfs_path(full, sizeof full, path) != 0)
         return sl_fail(e, SL_EFAIL, "%s: path too long", path);
     int fd = open(full, flags | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
@@ -76,9 +77,11 @@ static size_t trim(char *s, size_t len)
 
 /* Read the whole file into a buffer that grows up to cap bytes (fixed when
  * growable is false). Returns the byte count, or -1 with e naming the path. */
-static long read_file(const char *path, char **buf, size_t size, size_t cap, bool growable, sl_err *e)
+static int open_in_root(const char *path, int flags, sl_err *e) { return open_at(path, flags, false, e); }
+
+static long read_file_at(const char *path, bool host, char **buf, size_t size, size_t cap, bool growable, sl_err *e)
 {
-    int fd = open_in_root(path, O_RDONLY, e);
+    int fd = open_at(path, O_RDONLY, host, e);
     if (fd < 0) return -1;
     size_t got = 0;
     for (;;) {
@@ -104,19 +107,32 @@ static long read_file(const char *path, char **buf, size_t size, size_t cap, boo
     return (long)got;
 }
 
+static long read_file(const char *path, char **buf, size_t size, size_t cap, bool growable, sl_err *e)
+{
+    return read_file_at(path, false, buf, size, cap, growable, e);
+}
+
 int sysfs_read(const char *path, char *buf, size_t n, sl_err *e)
 {
     long got = read_file(path, &buf, n, n, false, e);
     return got < 0 ? -1 : (int)trim(buf, (size_t)got);
 }
 
-int sysfs_read_text(const char *path, size_t cap, char **out, sl_err *e)
+static int read_text_at(const char *path, bool host, size_t cap, char **out, sl_err *e)
 {
     char *buf = xmalloc(4096);
-    long got = read_file(path, &buf, 4096, cap, true, e);
+    long got = read_file_at(path, host, &buf, 4096, cap, true, e);
     if (got < 0) { free(buf); return -1; }
     *out = buf;
     return (int)got;
+}
+
+int sysfs_read_text(const char *path, size_t cap, char **out, sl_err *e) { return read_text_at(path, false, cap, out, e); }
+
+int sysfs_read_text_host(const char *path, size_t cap, char **out, sl_err *e)
+{
+    atomic_fetch_add(&accesses, 1);
+    return read_text_at(path, true, cap, out, e);
 }
 
 int sysfs_read_ll(const char *path, long long *out, sl_err *e)

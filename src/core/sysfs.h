@@ -32,6 +32,10 @@ int sysfs_read(const char *path, char *buf, size_t n, sl_err *e);
 /* Read a whole text file (cpuinfo, vmstat) up to cap bytes into a malloc'ed,
  * NUL-terminated buffer the caller frees. -1 with e filled on error. */
 int sysfs_read_text(const char *path, size_t cap, char **out, sl_err *e);
+/* The same from the machine sluice runs on, whatever the root: what a probe
+ * writing into a real directory under a test root does to this host's page
+ * cache shows only there (/proc/vmstat). */
+int sysfs_read_text_host(const char *path, size_t cap, char **out, sl_err *e);
 /* Read a value file as a signed integer. */
 int sysfs_read_ll(const char *path, long long *out, sl_err *e);
 

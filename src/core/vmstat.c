@@ -30,10 +30,10 @@ int vmstat_parse(const char *text, struct vmstat *v)
     return v->ok ? 0 : -1;
 }
 
-int vmstat_read(struct vmstat *v)
+static int read_vmstat(bool host, struct vmstat *v)
 {
     char *text;
-    if (sysfs_read_text("/proc/vmstat", 1 << 16, &text, NULL) < 0) {
+    if ((host ? sysfs_read_text_host : sysfs_read_text)("/proc/vmstat", 1 << 16, &text, NULL) < 0) {
         memset(v, 0, sizeof *v);
         return -1;
     }
@@ -41,6 +41,9 @@ int vmstat_read(struct vmstat *v)
     free(text);
     return rc;
 }
+
+int vmstat_read(struct vmstat *v) { return read_vmstat(false, v); }
+int vmstat_read_host(struct vmstat *v) { return read_vmstat(true, v); }
 
 uint64_t vmstat_freerun(const struct vmstat *v)
 {

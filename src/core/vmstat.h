@@ -24,6 +24,9 @@ int vmstat_parse(const char *text, struct vmstat *v);
 /* Read ROOT/proc/vmstat. Returns as vmstat_parse; -1 with *v zeroed when
  * the file cannot be read. */
 int vmstat_read(struct vmstat *v);
+/* The same from this host's /proc/vmstat whatever the root (see
+ * sysfs_read_text_host): the page cache a real directory's writes fill. */
+int vmstat_read_host(struct vmstat *v);
 /* The throttling zone starts at (threshold + background) / 2 (the kernel's
  * "freerun" ceiling in balance_dirty_pages). 0 when thresholds are unknown. */
 uint64_t vmstat_freerun(const struct vmstat *v);
