@@ -5,6 +5,7 @@
 #include "device.h"
 #include "knob.h"
 #include "probe/scratch.h"
+#include "profile/profile.h"
 #include "session.h"
 #include "store_run.h"
 #include "store_search.h"
@@ -66,6 +67,10 @@ struct overview {
     int nsamples;
     long long dirty_now, writeback_now, thresh, bg_thresh;
     long long last_sample_ms, last_refresh_ms;
+    /* the shipped profile recommend names for this host without data
+     * (profile_rank), "" when none fits */
+    char advice[PROFILE_NAME_MAX], advice_why[600];
+    int nfits;
 };
 
 /* --- data --------------------------------------------------------------- */
@@ -185,6 +190,28 @@ static void sample_vmstat(struct overview *o)
     o->dirty[o->nsamples++] = (double)dirty;
 }
 
+/* What 'sluice recommend' answers without measurements: the shipped
+ * profiles whose rules select this host or its disks, ranked by the core
+ * (profile_rank), the first of them. */
+static void read_advice(struct overview *o)
+{
+    struct profile_dirs dirs;
+    profile_dirs_init(&dirs, NULL);
+    struct device *devs = xcalloc((size_t)o->ndisks + 1, sizeof *devs);
+    for (int i = 0; i < o->ndisks; i++) devs[i] = o->disks[i].d;
+    struct profile_fit *fits = NULL;
+    sl_err e;
+    int n = profile_rank(&dirs, &o->host, devs, o->ndisks, "throughput", &fits, &e);
+    free(devs);
+    o->advice[0] = o->advice_why[0] = 0;
+    o->nfits = n > 0 ? n : 0;
+    if (n > 0) {
+        snprintf(o->advice, sizeof o->advice, "%s", fits[0].name);
+        snprintf(o->advice_why, sizeof o->advice_why, "%s", fits[0].reasons);
+    }
+    if (n >= 0) free(fits);
+}
+
 static void refresh_all(struct overview *o)
 {
     o->problem[0] = 0;
@@ -192,6 +219,7 @@ static void refresh_all(struct overview *o)
     read_crashed(o);
     read_disks(o);
     read_knobs(o);
+    read_advice(o);
     o->last_refresh_ms = app_now_ms(o->base.app);
 }
 
@@ -247,6 +275,25 @@ static void build_next(struct overview *o)
     tv_line(&o->tv, false, -1);
     tv_cell(&o->tv, ROLE_HEADER, 9, "Next");
     tv_add(&o->tv, ROLE_OK, "%s", next);
+}
+
+/* recommend's answer for this host without data, and what would weigh
+ * more: measurements of this hardware. */
+static void build_advice(struct overview *o, int width)
+{
+    char text[900], lines[3][256];
+    if (o->advice[0])
+        snprintf(text, sizeof text, "profile %s (%s)%s; F7 diffs and applies it on trial%s", o->advice, o->advice_why,
+                 o->nfits > 1 ? ", first of the shipped profiles that fit" : "",
+                 o->nruns > 0 ? "; runs are stored: 'sluice recommend' weighs them" : "");
+    else
+        snprintf(text, sizeof text, "no shipped profile fits this host: measure it (F4, F5)");
+    int n = draw_wrap(text, width - 11, lines, 3);
+    for (int i = 0; i < n; i++) {
+        tv_line(&o->tv, false, -1);
+        tv_cell(&o->tv, ROLE_HEADER, 9, i ? "" : "Advice");
+        tv_add(&o->tv, ROLE_NORMAL, "%s", lines[i]);
+    }
 }
 
 static void build_host(struct overview *o, int width)
@@ -383,6 +430,7 @@ static void overview_draw(struct screen *s, struct rect r)
     tv_clear(&o->tv);
     build_sessions(o, r.w);
     build_next(o);
+    build_advice(o, r.w);
     build_host(o, r.w);
     build_knobs(o);
     build_disks(o, r.w);
