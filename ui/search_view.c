@@ -117,7 +117,9 @@ static void verdict_lines(struct search_scr *ss, struct textview *tv, int width)
     tv_cell(tv, ROLE_HEADER, 3, "#");
     tv_cell(tv, ROLE_HEADER, 5, "RUNS");
     tv_cell(tv, ROLE_HEADER, 8, "CHANGE");
-    tv_cell(tv, ROLE_HEADER, 18, "95% CI");
+    char level[24];
+    report_ci_label(r, level, sizeof level);
+    tv_cell(tv, ROLE_HEADER, 18, level);
     tv_cell(tv, ROLE_HEADER, 8, "P(HOLM)");
     tv_cell(tv, ROLE_HEADER, 13, "VERDICT");
     tv_add(tv, ROLE_HEADER, "CONFIG");

@@ -328,6 +328,12 @@ static void print_confirmation(FILE *out, const struct space *sp, const struct s
     fprintf(out, "  runner-up: exploring %s, confirmed %s (no claim)\n    %s\n", xest, dec, cfg);
 }
 
+void report_ci_label(const struct search_result *r, char *buf, size_t n)
+{
+    double level = r->nleaders ? r->leader[0].ci.level : 0.95;
+    snprintf(buf, n, "%.3g%% CI", 100 * (level > 0 && level < 1 ? level : 0.95));
+}
+
 void report_print(FILE *out, const struct search_spec *spec, const struct space *sp, const struct search_result *r)
 {
     struct objective o;
@@ -346,7 +352,10 @@ void report_print(FILE *out, const struct search_spec *spec, const struct space 
     fprintf(out, "baseline: %d runs, %s (sd %.2g%%); smallest change %d runs can detect: %s\n", r->nbase, base,
             100 * r->base_sd, spec->race_reps, mde);
     if (r->nleaders) {
-        fprintf(out, "\n%-3s %-4s %-12s %-8s %-20s %-8s %-6s %-12s %s\n", "#", "RUNS", "MEAN", "CHANGE", "95% CI", "P(HOLM)",
+        /* the race screens at its own level (4x alpha, one-sided): its intervals say which */
+        char level[24];
+        report_ci_label(r, level, sizeof level);
+        fprintf(out, "\n%-3s %-4s %-12s %-8s %-20s %-8s %-6s %-12s %s\n", "#", "RUNS", "MEAN", "CHANGE", level, "P(HOLM)",
                 "G", "VERDICT", "CONFIG");
         for (int i = 0; i < r->nleaders; i++) {
             const struct leader *l = &r->leader[i];
