@@ -375,7 +375,7 @@ void store_unwrap(store *s) { free(s); }
  * leading columns; REC_KEY fields are inserted, never updated. Facts that
  * did not change are not written at all, so a push that fails afterwards
  * leaves the file as it was, byte for byte. */
-struct sqlbuf { char text[2048]; size_t used; };
+struct sqlbuf { char text[8192]; size_t used; };
 
 static void __attribute__((format(printf, 2, 3))) sql_add(struct sqlbuf *b, const char *fmt, ...)
 {
@@ -470,6 +470,16 @@ void store_select_fields(char *buf, size_t n, const struct rec_field *f, size_t 
         if (f[i].column && f[i].type != REC_DERIVED) { sql_add(&b, "%s%s", sep, f[i].column); sep = ", "; }
     sql_add(&b, " %s", from);
     snprintf(buf, n, "%s", b.text);
+}
+
+sqlite3_stmt *store_prepare_select(store *s, const struct rec_field *f, size_t nf, const char *from, const char *what,
+                                   sl_err *e)
+{
+    char sql[8192];
+    store_select_fields(sql, sizeof sql, f, nf, from);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) { store_fail(s, e, what); return NULL; }
+    return st;
 }
 
 void store_read_fields(sqlite3_stmt *st, const struct rec_field *f, size_t nf, void *rec)

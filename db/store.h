@@ -39,6 +39,9 @@ int store_step(sqlite3_stmt *st);
 struct rec_field;
 void store_select_fields(char *buf, size_t n, const struct rec_field *f, size_t nf, const char *from);
 void store_read_fields(sqlite3_stmt *st, const struct rec_field *f, size_t nf, void *rec);
+/* store_select_fields' statement prepared; NULL with e naming what. */
+sqlite3_stmt *store_prepare_select(store *s, const struct rec_field *f, size_t nf, const char *from, const char *what,
+                                   sl_err *e);
 /* Every row of the prepared statement st (of store_select_fields' list)
  * into a malloc'ed array of elem-byte records (*out; caller frees), then
  * finalizes st. Returns the count, or -1 with e naming what. */

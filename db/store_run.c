@@ -130,14 +130,11 @@ static const struct rec_field run_row_fields[] = {
 static sqlite3_stmt *select_runs(store *s, const struct rec_field *f, size_t nf, const char *more, const char *tail,
                                  const char *what, sl_err *e)
 {
-    char sql[4096], from[1024];
+    char from[1024];
     snprintf(from, sizeof from,
              "%s FROM runs r LEFT JOIN hosts h ON h.uuid = r.host_uuid LEFT JOIN configs c ON c.hash = r.config_hash "
              "LEFT JOIN workloads w ON w.hash = r.workload_hash %s", more, tail);
-    store_select_fields(sql, sizeof sql, f, nf, from);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) { store_fail(s, e, what); return NULL; }
-    return st;
+    return store_prepare_select(s, f, nf, from, what, e);
 }
 
 #define RUNS_NEWEST "WHERE (?1 IS NULL OR r.workload = ?1) ORDER BY r.started DESC, r.id DESC LIMIT ?2"

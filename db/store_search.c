@@ -104,12 +104,9 @@ int store_search_update(store *s, const struct search_row *r, const char *result
 /* Prepare "SELECT <search fields> FROM ... tail" or NULL with e. */
 static sqlite3_stmt *select_searches(store *s, const char *tail, const char *what, sl_err *e)
 {
-    char sql[4096], from[512];
+    char from[512];
     snprintf(from, sizeof from, SEARCHES_FROM "%s", tail);
-    store_select_fields(sql, sizeof sql, search_fields, search_fields_len, from);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) { store_fail(s, e, what); return NULL; }
-    return st;
+    return store_prepare_select(s, search_fields, search_fields_len, from, what, e);
 }
 
 int store_search_get(store *s, const char *prefix, struct search_row *out, sl_err *e)
@@ -154,10 +151,9 @@ int store_search_trial_add(store *s, int64_t search_id, const struct trial_row *
 
 int store_search_trials(store *s, int64_t search_id, struct trial_row **out, sl_err *e)
 {
-    char sql[1024];
-    store_select_fields(sql, sizeof sql, trial_fields, trial_fields_len, "FROM trials WHERE search_id = ? ORDER BY seq");
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading trials");
+    sqlite3_stmt *st = store_prepare_select(s, trial_fields, trial_fields_len, "FROM trials WHERE search_id = ? ORDER BY seq",
+                                            "reading trials", e);
+    if (!st) return -1;
     sqlite3_bind_int64(st, 1, search_id);
     return store_collect(s, st, trial_fields, trial_fields_len, sizeof **out, (void **)out, "reading trials", e);
 }
@@ -202,13 +198,12 @@ int store_search_runs(store *s, const char *workload, stored_run_fn fn, void *ar
 {
     if (!has_runs_table(s)) return 0;
     const size_t nf = sizeof stored_run_fields / sizeof stored_run_fields[0];
-    char sql[4096];
-    store_select_fields(sql, sizeof sql, stored_run_fields, nf,
-                        "FROM runs r JOIN configs c ON c.hash = r.config_hash LEFT JOIN hosts h ON h.uuid = r.host_uuid "
-                        "LEFT JOIN workloads w ON w.hash = r.workload_hash "
-                        "WHERE r.status IN ('ok', 'warm') AND (?1 IS NULL OR r.workload = ?1) ORDER BY r.id");
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading runs");
+    sqlite3_stmt *st = store_prepare_select(
+        s, stored_run_fields, nf,
+        "FROM runs r JOIN configs c ON c.hash = r.config_hash LEFT JOIN hosts h ON h.uuid = r.host_uuid "
+        "LEFT JOIN workloads w ON w.hash = r.workload_hash "
+        "WHERE r.status IN ('ok', 'warm') AND (?1 IS NULL OR r.workload = ?1) ORDER BY r.id", "reading runs", e);
+    if (!st) return -1;
     if (workload) sqlite3_bind_text(st, 1, workload, -1, SQLITE_STATIC); else sqlite3_bind_null(st, 1);
     int n = 0, rc;
     while ((rc = store_step(st)) == SQLITE_ROW) {

@@ -171,10 +171,8 @@ static const struct rec_field snapshot_fields[] = {
 static int collect_for(store *s, const struct rec_field *f, size_t nf, const char *tail, int64_t id, size_t elem,
                        void **out, const char *what, sl_err *e)
 {
-    char sql[1536];
-    store_select_fields(sql, sizeof sql, f, nf, tail);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, what);
+    sqlite3_stmt *st = store_prepare_select(s, f, nf, tail, what, e);
+    if (!st) return -1;
     sqlite3_bind_int64(st, 1, id);
     return store_collect(s, st, f, nf, elem, out, what, e);
 }
@@ -351,13 +349,12 @@ static const struct rec_field claim_fields[] = {
 int store_session_later_claims(store *s, int64_t session_id, const char *root, struct session_claim **out, sl_err *e)
 {
     const size_t nf = sizeof claim_fields / sizeof claim_fields[0];
-    char sql[1536];
-    store_select_fields(sql, sizeof sql, claim_fields, nf,
-                        "FROM sessions s JOIN snapshots p ON p.session_id = s.id "
-                        "WHERE s.id > ? AND s.root = ? AND s.state IN ('open', 'kept', 'failed') AND p.present = 1 "
-                        "ORDER BY s.id DESC, p.knob");
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading later sessions");
+    sqlite3_stmt *st = store_prepare_select(
+        s, claim_fields, nf,
+        "FROM sessions s JOIN snapshots p ON p.session_id = s.id "
+        "WHERE s.id > ? AND s.root = ? AND s.state IN ('open', 'kept', 'failed') AND p.present = 1 ORDER BY s.id DESC, p.knob",
+        "reading later sessions", e);
+    if (!st) return -1;
     sqlite3_bind_int64(st, 1, session_id);
     sqlite3_bind_text(st, 2, root, -1, SQLITE_STATIC);
     return store_collect(s, st, claim_fields, nf, sizeof **out, (void **)out, "reading later sessions", e);

@@ -1,5 +1,6 @@
 /* harness — runs every registered test; prints "ok NAME" or "FAIL NAME". */
 #include "harness.h"
+#include "store.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -74,4 +75,14 @@ int main(int argc, char **argv)
     }
     fflush(stdout);
     return failed ? 1 : 0;
+}
+
+struct store *harness_store(const char *name)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", harness_tmpdir(), name);
+    store *s = NULL;
+    sl_err e;
+    if (store_open(path, &s, &e) != 0) harness_fail(__FILE__, __LINE__, "opening %s: %s", path, e.msg);
+    return s;
 }

@@ -14,6 +14,10 @@ void harness_fail(const char *file, int line, const char *fmt, ...) __attribute_
 const char *harness_fixtures(void);
 const char *harness_fixture_copy(const char *name);
 const char *harness_tmpdir(void);
+/* A sluice database opened (created) as harness_tmpdir()/name; a failure to
+ * open it is a test failure (NULL then). Close with store_close. */
+struct store;
+struct store *harness_store(const char *name);
 
 #define TEST(name)                                                             \
     static void test_##name(void);                                             \

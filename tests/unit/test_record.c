@@ -37,11 +37,8 @@ static void columns_covered(store *s, const char *table, const struct rec_field 
 
 TEST(record_tables_cover_the_columns_and_round_trip)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/record.db", harness_tmpdir());
-    store *s;
     sl_err e;
-    CHECK(store_open(path, &s, &e) == 0);
+    store *s = harness_store("record.db");
     columns_covered(s, "devices", device_fields, device_fields_len, " id uuid host_id ");
     columns_covered(s, "hosts", host_fields, host_fields_len, " id uuid machine_key first_seen last_seen ");
     columns_covered(s, "sessions", session_fields, session_fields_len, " host_id ");
@@ -88,11 +85,8 @@ TEST(record_tables_cover_the_columns_and_round_trip)
  * with missing values (NaN, no session) reads back as it went in. */
 TEST(record_tables_for_runs_searches_and_trials)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/record-search.db", harness_tmpdir());
-    store *s;
     sl_err e;
-    CHECK(store_open(path, &s, &e) == 0);
+    store *s = harness_store("record-search.db");
     columns_covered(s, "runs", run_record_fields, run_record_fields_len,
                     " id host_uuid host_id device_uuid device_id hw_class hist ");
     columns_covered(s, "searches", search_fields, search_fields_len, " result_json ");

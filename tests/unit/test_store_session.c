@@ -51,21 +51,12 @@ TEST(store_refuses_foreign_and_newer_files)
     CHECK_CONTAINS(e.msg, "newer than this sluice");
 }
 
-static store *fresh_store(const char *name)
-{
-    char path[512];
-    db_path(path, sizeof path, name);
-    store *s = NULL;
-    sl_err e;
-    CHECK(store_open(path, &s, &e) == 0);
-    return s;
-}
 
 TEST(session_snapshot_is_durable_and_put_back_in_order)
 {
     sl_err e;
     CHECK(sysfs_set_root(harness_fixture_copy("modern"), &e) == 0);
-    store *s = fresh_store("sess.db");
+    store *s = harness_store("sess.db");
     struct knobset ks = { 0 };
     CHECK(knobset_add_assignment(&ks, "block.sda.scheduler=bfq", &e) == 0);
     CHECK(knobset_add_assignment(&ks, "vm.swappiness=10", &e) == 0);
