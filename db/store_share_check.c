@@ -82,20 +82,35 @@ static int check_version(sqlite3 *db, const char *label, sl_err *e)
 }
 
 /* The local object of that name: its type and SQL (both "" when absent). */
-static void local_object(store *s, const char *name, char *type, size_t tn, char **sql)
+/* This database's own schema object `name`: 1 found (type and sql set), 0
+ * none, -1 when our schema could not be read (an I/O error, an interrupted
+ * step): then nothing may be said about the file. */
+static int local_object(store *s, const char *name, char *type, size_t tn, char **sql)
 {
     sqlite3_stmt *st;
     *type = 0;
     *sql = NULL;
     if (sqlite3_prepare_v2(store_db(s), "SELECT type, sql FROM main.sqlite_schema WHERE name = ?", -1, &st, NULL)
-        != SQLITE_OK) return;
+        != SQLITE_OK) return -1;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    if (store_step(st) == SQLITE_ROW) {
+    int rc = store_step(st), found = 0;
+    if (rc == SQLITE_ROW) {
         snprintf(type, tn, "%s", (const char *)sqlite3_column_text(st, 0));
         const char *q = (const char *)sqlite3_column_text(st, 1);
         *sql = xstrdup(q ? q : "");
+        found = 1;
+    } else if (rc != SQLITE_DONE) {
+        found = -1;
     }
     sqlite3_finalize(st);
+    return found;
+}
+
+/* Our own schema could not be read: the file is not to blame. */
+static int own_schema_unreadable(store *s, const char *label, sl_err *e)
+{
+    return sl_fail(e, SL_EFAIL, "%s: reading this database's own schema (%s) failed, so %s could not be checked: "
+                   "nothing merged; run the command again", store_path(s), sqlite3_errmsg(store_db(s)), label);
 }
 
 /* Whether the local table has the column: 1, 0, or -1 when it could not be
@@ -146,7 +161,7 @@ static int check_object(store *s, sqlite3 *db, const char *type, const char *nam
     int rc = 0;
     if (strcmp(type, "table") == 0) {
         if (strncmp(name, "sqlite_", 7) == 0) return 0;  /* sqlite_sequence, sqlite_stat1 */
-        local_object(s, name, ltype, sizeof ltype, &lsql);
+        if (local_object(s, name, ltype, sizeof ltype, &lsql) < 0) return own_schema_unreadable(s, label, e);
         if (strcmp(ltype, "table") != 0 || strncmp(sql, "CREATE TABLE", 12) != 0)
             rc = sl_fail(e, SL_EFAIL, "%s has a table \"%s\" that is not part of sluice's schema: it was not written "
                          "by sluice (or was altered); nothing merged", label, name);
@@ -156,14 +171,14 @@ static int check_object(store *s, sqlite3 *db, const char *type, const char *nam
         return rc;
     }
     if (strcmp(type, "index") == 0) {
-        local_object(s, tbl, ltype, sizeof ltype, &lsql);
+        if (local_object(s, tbl, ltype, sizeof ltype, &lsql) < 0) return own_schema_unreadable(s, label, e);
         if (strcmp(ltype, "table") != 0)
             rc = sl_fail(e, SL_EFAIL, "%s has an index \"%s\" on an unknown table: nothing merged", label, name);
         free(lsql);
         return rc;
     }
     /* Triggers and views run code: only our own, to the letter, may come along. */
-    local_object(s, name, ltype, sizeof ltype, &lsql);
+    if (local_object(s, name, ltype, sizeof ltype, &lsql) < 0) return own_schema_unreadable(s, label, e);
     if (strcmp(ltype, type) != 0 || !lsql || strcmp(lsql, sql) != 0)
         rc = sl_fail(e, SL_EFAIL, "%s carries a %s \"%s\" that is not sluice's: refusing a database that brings "
                      "its own code; nothing merged", label, type, name);

@@ -32,8 +32,10 @@ int vmstat_parse(const char *text, struct vmstat *v)
 
 static int read_vmstat(bool host, struct vmstat *v)
 {
-    char *text;
-    if ((host ? sysfs_read_text_host : sysfs_read_text)("/proc/vmstat", 1 << 16, &text, NULL) < 0) {
+    char *text = NULL;
+    int got = host ? sysfs_read_text_host("/proc/vmstat", 1 << 16, &text, NULL)
+                   : sysfs_read_text("/proc/vmstat", 1 << 16, &text, NULL);
+    if (got < 0) {
         memset(v, 0, sizeof *v);
         return -1;
     }
