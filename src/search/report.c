@@ -101,30 +101,30 @@ static void unconfirmed_line(const struct search_spec *spec, const struct space 
              goal, cf->reps, dec);
 }
 
-/* What the stall rule did, "" when the canary flagged no run. */
+/* What the stall rule did, "" when neither the canary nor PSI flagged a
+ * run. The canary's flags leave runs out; PSI's are shown and kept. */
 static void stall_note(const struct search_result *r, char *buf, size_t n)
 {
     buf[0] = 0;
-    if (!r->stalled_runs) return;
+    int by_psi = 0;
+    for (int t = 0; t < r->ntrials; t++) by_psi += (r->trials[t].m.stall_by & PROBE_STALL_PSI) != 0;
+    if (!r->stalled_runs && !by_psi) return;
     int out = r->base_stalled_out, kept = r->base_stalled_kept;
     for (int i = 0; i < r->nleaders; i++) {
         out += r->leader[i].stalled_out;
         kept += r->leader[i].stalled_kept;
     }
-    int by_canary = 0, by_psi = 0;
-    for (int t = 0; t < r->ntrials; t++) {
-        by_canary += (r->trials[t].m.stall_by & PROBE_STALL_CANARY) != 0;
-        by_psi += (r->trials[t].m.stall_by & PROBE_STALL_PSI) != 0;
-    }
-    char who[160];
+    char psi[160] = "";
     if (by_psi)
-        snprintf(who, sizeof who, "the canary or PSI flagged %d run%s (canary overslept >= 100 ms: %d; io full >= %.0f%% of the run: %d)",
-                 r->stalled_runs, r->stalled_runs == 1 ? "" : "s", by_canary, PROBE_PSI_FULL_STALL_PCT, by_psi);
+        snprintf(psi, sizeof psi, "%sPSI saw io full >= %.0f%% of the run in %d run%s: shown, kept (io full counts the "
+                 "workload's own waits)", r->stalled_runs ? "; " : "", PROBE_PSI_FULL_STALL_PCT, by_psi, by_psi == 1 ? "" : "s");
+    size_t len;
+    if (r->stalled_runs)
+        len = (size_t)snprintf(buf, n, "stall rule: the canary flagged %d run%s (overslept >= 100 ms); %d of the baseline's "
+                               "and leaders' left out of the decision (baseline %d), %d kept as their configuration's own%s",
+                               r->stalled_runs, r->stalled_runs == 1 ? "" : "s", out, r->base_stalled_out, kept, psi);
     else
-        snprintf(who, sizeof who, "the canary flagged %d run%s (overslept >= 100 ms)", r->stalled_runs,
-                 r->stalled_runs == 1 ? "" : "s");
-    size_t len = (size_t)snprintf(buf, n, "stall rule: %s; %d of the baseline's and leaders' left out of the decision "
-                                  "(baseline %d), %d kept as their configuration's own", who, out, r->base_stalled_out, kept);
+        len = (size_t)snprintf(buf, n, "stall rule: %s", psi);
     const struct confirmation *cf = &r->confirm;
     if (len < n && (cf->stalled_out || cf->stalled_kept))
         snprintf(buf + len, n - len, "; confirmation: %d left out and measured again, %d kept", cf->stalled_out,

@@ -459,8 +459,8 @@ static int bad_evaluate(void *ctx, const struct space *sp, const struct search_c
     if (p->psi_every && p->n % p->psi_every == 0) {
         out->v[MET_THROUGHPUT] *= 0.4;
         out->v[MET_PSI_FULL] = PROBE_PSI_FULL_STALL_PCT + 10;
-        out->stalled = eval_psi_stall_rule(out->v[MET_PSI_FULL]);
-        out->stall_by = out->stalled ? PROBE_STALL_PSI : 0;
+        out->stall_by = eval_psi_stall_rule(out->v[MET_PSI_FULL]) ? PROBE_STALL_PSI : 0;
+        out->stalled = (out->stall_by & PROBE_STALL_CANARY) != 0;   /* as eval_probe: PSI alone drops nothing */
     }
     return 0;
 }
@@ -490,10 +490,13 @@ static void run_bad(struct bad_ev *p, struct evaluator *ev, struct search_spec *
     CHECK_INT(search_run(s, &wb, ev, NULL, r, &e), 0);
 }
 
-/* PSI as the stall rule's second signal: runs a PSI-only flag marks are
- * left out like the canary's, and the verdict says which signal saw them
- * (old code: only the canary's oversleep flagged a run): every third run
- * slowed to 40% and flagged by PSI alone. */
+/* PSI as the stall rule's second signal, shown and kept: io full counts
+ * the workload's own waits, which the knobs under test change, so a rule
+ * dropping PSI-flagged runs would drop the slow runs of whichever
+ * configuration waits most (bench/transfer: 31 of 144 runs, most under the
+ * leaders, inflating the claim). Every third run is flagged by PSI alone:
+ * none is left out, the verdict says how many PSI saw, and the flag
+ * survives the stored metrics. Old code: they were left out. */
 TEST(search_stall_rule_psi_signal)
 {
     struct bad_ev p = { .psi_every = 3 };
@@ -501,26 +504,25 @@ TEST(search_stall_rule_psi_signal)
     struct search_spec s;
     struct search_result r;
     run_bad(&p, &ev, &s, &r);
-    CHECK(r.base_stalled_out > 0);
-    struct eval_metrics tb;
-    struct search_config b;
-    space_baseline(&wb, &b);
-    p.inner.ops->truth(p.inner.ctx, &wb, &b, &tb);
-    CHECK_NEAR(r.base_mean.v[MET_THROUGHPUT] / tb.v[MET_THROUGHPUT], 1, 0.05);
-    char line[1024], want[128];
+    CHECK_INT(r.base_stalled_out, 0);
+    CHECK_INT(r.stalled_runs, 0);
+    int by_psi = 0;
+    for (int t = 0; t < r.ntrials; t++) by_psi += (r.trials[t].m.stall_by & PROBE_STALL_PSI) != 0;
+    CHECK(by_psi > 0);
+    char line[1024], want[160];
     report_verdict_line(&s, &wb, &r, line, sizeof line);
-    snprintf(want, sizeof want, "the canary or PSI flagged %d runs (canary overslept >= 100 ms: 0; io full >= %.0f%% of the run: %d)",
-             r.stalled_runs, PROBE_PSI_FULL_STALL_PCT, r.stalled_runs);
+    snprintf(want, sizeof want, "stall rule: PSI saw io full >= %.0f%% of the run in %d runs: shown, kept", PROBE_PSI_FULL_STALL_PCT,
+             by_psi);
     CHECK_CONTAINS(line, want);
-    /* the flag survives the trial's stored metrics (resume, report) */
+    /* the flag survives the trial's stored metrics (resume, report), still kept */
     int t = 0;
-    while (t < r.ntrials && !r.trials[t].m.stalled) t++;
+    while (t < r.ntrials && !(r.trials[t].m.stall_by & PROBE_STALL_PSI)) t++;
     char json[2048];
     search_metrics_json(&r.trials[t].m, json, sizeof json);
     CHECK_CONTAINS(json, "\"stalled_by\":\"psi\"");
     struct eval_metrics back;
     search_metrics_parse(json, &back);
-    CHECK(back.stalled);
+    CHECK(!back.stalled);
     CHECK_INT(back.stall_by, PROBE_STALL_PSI);
     search_result_free(&r);
     evaluator_free(&ev);
