@@ -79,8 +79,7 @@ static void eval_probe_metrics(const struct probe_result *r, struct eval_metrics
         m->v[MET_P99] = (double)hist_percentile(&h, 99) / 1e6;
         m->has[MET_P99] = true;
     }
-    m->stall_by = probe_stall_signals(r);
-    m->stalled = (m->stall_by & PROBE_STALL_CANARY) != 0;   /* PSI flags are shown, not used to drop runs (objective.c) */
+    eval_metrics_set_stall(m, probe_stall_signals(r));
     if (r->canary.enabled) {
         m->stall_ms = (double)r->canary.sleep_max_ns / 1e6;
         m->v[MET_CANARY_P99] = (double)r->canary.p99_ns / 1e6;

@@ -76,9 +76,9 @@ static int synth_evaluate(void *ctx, const struct space *sp, const struct search
     metrics_of(s, f, noise, out);
     if (s->detect > 0 || s->false_flag > 0) {
         double u = gsl_rng_uniform(s->rng);
-        out->stalled = stall ? u < s->detect : u < s->false_flag;
-        out->stall_ms = out->stalled ? 100 + 400 * gsl_rng_uniform(s->rng) : 0;
-        out->stall_by = out->stalled ? PROBE_STALL_CANARY : 0;
+        bool seen = stall ? u < s->detect : u < s->false_flag;
+        out->stall_ms = seen ? 100 + 400 * gsl_rng_uniform(s->rng) : 0;
+        eval_metrics_set_stall(out, seen ? PROBE_STALL_CANARY : 0);
     }
     return 0;
 }

@@ -199,6 +199,12 @@ bool objective_single(const struct objective *o, int *metric)
     return true;
 }
 
+void eval_metrics_set_stall(struct eval_metrics *m, unsigned stall_by)
+{
+    m->stall_by = stall_by;
+    m->stalled = (stall_by & PROBE_STALL_CANARY) != 0;
+}
+
 bool eval_stall_rule(double sleep_max_ms) { return sleep_max_ms * 1e6 >= (double)PROBE_EXTERNAL_STALL_NS; }
 bool eval_psi_stall_rule(double full_pct) { return full_pct >= PROBE_PSI_FULL_STALL_PCT; }
 
@@ -211,18 +217,13 @@ void objective_metrics_from_run(const struct stored_run *r, struct eval_metrics 
     if (!isnan(r->p99_ns)) { m->v[MET_P99] = r->p99_ns / 1e6; m->has[MET_P99] = true; }
     if (!isnan(r->canary_p99_ns)) { m->v[MET_CANARY_P99] = r->canary_p99_ns / 1e6; m->has[MET_CANARY_P99] = true; }
     if (!isnan(r->stalls_100ms)) { m->v[MET_STALLS] = r->stalls_100ms; m->has[MET_STALLS] = true; }
+    unsigned by = 0;
     if (!isnan(r->sleep_max_ns)) {
         m->stall_ms = r->sleep_max_ns / 1e6;
-        if (eval_stall_rule(m->stall_ms)) m->stall_by |= PROBE_STALL_CANARY;
+        if (eval_stall_rule(m->stall_ms)) by |= PROBE_STALL_CANARY;
     }
-    if (!isnan(r->psi_full_pct) && eval_psi_stall_rule(r->psi_full_pct)) m->stall_by |= PROBE_STALL_PSI;
-    /* Only the canary's oversleep leaves a run out of a decision. PSI is
-     * shown, never used to drop runs: io full counts the workload's own
-     * waiting, which the knobs under test change (bench/transfer, dirty
-     * pair on a loop device: 31 of 144 runs reached io full >= 50% by
-     * themselves, most under the leaders, so dropping them inflated the
-     * claim). */
-    m->stalled = (m->stall_by & PROBE_STALL_CANARY) != 0;
+    if (!isnan(r->psi_full_pct) && eval_psi_stall_rule(r->psi_full_pct)) by |= PROBE_STALL_PSI;
+    eval_metrics_set_stall(m, by);
     /* CPU-seconds per MB: (cpu% / 100) * wall / (MB/s * wall), in ms */
     if (r->mb_s > 0) { m->v[MET_CPU_PER_MB] = r->cpu_pct * 10 / r->mb_s; m->has[MET_CPU_PER_MB] = true; }
     const struct { int k; double v, scale; } more[] = {

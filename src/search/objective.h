@@ -32,14 +32,20 @@ struct eval_metrics {
     double v[MET_NR];
     bool has[MET_NR];
     char run_uuid[37];    /* the stored run behind it, "" when none */
-    /* The stall rule (probe.h, probe_external_stall): the canary's sleep
-     * overslept by stall_ms >= 100, or PSI saw io full for at least
-     * PROBE_PSI_FULL_STALL_PCT % of the run: an external stall lowered
-     * this run. stall_by: PROBE_STALL_* bits (0 when not stalled). */
+    /* stall_by: which signals flagged the run (PROBE_STALL_* bits: the
+     * canary overslept by stall_ms >= 100, PSI saw io full for at least
+     * PROBE_PSI_FULL_STALL_PCT % of it). stalled: the run is left out of
+     * decisions, set only by eval_metrics_set_stall (the canary's flag
+     * alone: PSI counts the workload's own waits). */
     bool stalled;
     double stall_ms;
     unsigned stall_by;
 };
+/* The stall signals of a run (PROBE_STALL_* bits) into m->stall_by, and
+ * the rule that leaves it out of decisions into m->stalled: the canary's
+ * oversleep only (bench/transfer: 31 of 144 runs reached PSI's threshold
+ * by their own waits, most under the leaders). */
+void eval_metrics_set_stall(struct eval_metrics *m, unsigned stall_by);
 /* Whether an oversleep of the canary of this many ms is an external stall. */
 bool eval_stall_rule(double sleep_max_ms);
 /* Whether PSI's io full share of a run (%) is an external stall. */

@@ -108,14 +108,14 @@ int search_metrics_parse(const char *text, struct eval_metrics *m)
     }
     json_t *st = json_object_get(o, "stalled_ms");
     const char *by = json_string_value(json_object_get(o, "stalled_by"));
+    unsigned flags = 0;
     if (json_is_number(st)) {
         m->stall_ms = json_number_value(st);
-        m->stall_by = !by ? PROBE_STALL_CANARY : strcmp(by, "psi") == 0 ? PROBE_STALL_PSI : PROBE_STALL_CANARY | PROBE_STALL_PSI;
+        flags = !by ? PROBE_STALL_CANARY : strcmp(by, "psi") == 0 ? PROBE_STALL_PSI : PROBE_STALL_CANARY | PROBE_STALL_PSI;
     } else if (by) {
-        m->stall_by = PROBE_STALL_PSI;   /* flagged by PSI alone: kept */
+        flags = PROBE_STALL_PSI;   /* flagged by PSI alone: kept */
     }
-    /* the canary's flag leaves a run out (objective_metrics_from_run) */
-    m->stalled = (m->stall_by & PROBE_STALL_CANARY) != 0;
+    eval_metrics_set_stall(m, flags);
     json_t *r = json_object_get(o, "run");
     if (json_is_string(r)) snprintf(m->run_uuid, sizeof m->run_uuid, "%s", json_string_value(r));
     json_decref(o);

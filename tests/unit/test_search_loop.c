@@ -459,8 +459,7 @@ static int bad_evaluate(void *ctx, const struct space *sp, const struct search_c
     if (p->psi_every && p->n % p->psi_every == 0) {
         out->v[MET_THROUGHPUT] *= 0.4;
         out->v[MET_PSI_FULL] = PROBE_PSI_FULL_STALL_PCT + 10;
-        out->stall_by = eval_psi_stall_rule(out->v[MET_PSI_FULL]) ? PROBE_STALL_PSI : 0;
-        out->stalled = (out->stall_by & PROBE_STALL_CANARY) != 0;   /* as eval_probe: PSI alone drops nothing */
+        eval_metrics_set_stall(out, eval_psi_stall_rule(out->v[MET_PSI_FULL]) ? PROBE_STALL_PSI : 0);
     }
     return 0;
 }
