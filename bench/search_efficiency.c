@@ -18,6 +18,7 @@
  * Usage: search_efficiency FIXTURE_ROOT [SEEDS] [BUDGETS] [CSV...]
  * BUDGETS: comma-separated (default 30,60); each CSV bench/data/NAME.csv
  * is replayed over bench/data/NAME.space. TEST=yuen (etc.) picks the test. */
+#include "probe/probe.h"
 #include "search/search.h"
 #include "sysfs.h"
 
@@ -83,7 +84,7 @@ static int load_csv(struct evaluator *ev, const char *path, uint64_t seed)
         m.has[MET_THROUGHPUT] = true;
         if (*field == ',' && strchr(field + 1, ',')) {
             m.stall_ms = atof(strchr(field + 1, ',') + 1);
-            m.stalled = eval_stall_rule(m.stall_ms);
+            eval_metrics_set_stall(&m, eval_stall_rule(m.stall_ms) ? PROBE_STALL_CANARY : 0);
         }
         for (char *p = line; *p; p++) if (*p == ';') *p = '\n';
         size_t n = strlen(line);
