@@ -15,6 +15,10 @@
  * claimed_win: the share of runs whose verdict claimed a win (the rest
  * keep the baseline: "within noise" or no verdict).
  *
+ * evals_spent_mean, evals_spent_max: the evaluations each search spent
+ * in all (exploring, race and confirmation): --budget holds when the max
+ * is at most the budget.
+ *
  * Usage: search_efficiency FIXTURE_ROOT [SEEDS] [BUDGETS] [CSV...]
  * BUDGETS: comma-separated (default 30,60); each CSV bench/data/NAME.csv
  * is replayed over bench/data/NAME.space. TEST=yuen (etc.) picks the test. */
@@ -110,6 +114,8 @@ struct totals {
     int n, cap;
     double regret_sum;
     int runs, false_claims, claims;
+    long long spent_sum;   /* evaluations spent, confirmation included */
+    int spent_max, searches;
 };
 
 static void add_eval(struct totals *t, int v)
@@ -222,6 +228,9 @@ static void run_grid(const struct grid *g, const struct space *sp, const char *s
             ts[k]->runs += !g->flat;
             ts[k]->claims += r.winner >= 0;
             ts[k]->false_claims += false_claim;
+            ts[k]->spent_sum += r.nevals;
+            ts[k]->spent_max = r.nevals > ts[k]->spent_max ? r.nevals : ts[k]->spent_max;
+            ts[k]->searches++;
         }
         search_result_free(&r);
         evaluator_free(&ev);
@@ -235,9 +244,11 @@ static void print_line(const char *label, struct totals *t, int budget, int nrun
     char m[16], p[16];
     snprintf(m, sizeof m, med > budget ? ">%d" : "%d", med > budget ? budget : med);
     snprintf(p, sizeof p, p90 > budget ? ">%d" : "%d", p90 > budget ? budget : p90);
-    printf("%s: median_evals_to_5pct=%s p90_evals_to_5pct=%s final_regret=%.1f%% false_claims=%.1f%% claimed_win=%.0f%%\n", label, m, p,
+    printf("%s: median_evals_to_5pct=%s p90_evals_to_5pct=%s final_regret=%.1f%% false_claims=%.1f%% claimed_win=%.0f%% "
+           "evals_spent_mean=%.1f evals_spent_max=%d\n", label, m, p,
            t->runs ? 100 * t->regret_sum / t->runs : 0, nruns_all ? 100.0 * t->false_claims / nruns_all : 0,
-           nruns_all ? 100.0 * t->claims / nruns_all : 0);
+           nruns_all ? 100.0 * t->claims / nruns_all : 0, t->searches ? (double)t->spent_sum / t->searches : 0,
+           t->spent_max);
 }
 
 int main(int argc, char **argv)
