@@ -356,10 +356,15 @@ int probe_threshold_reached(const struct probe_result *r);
  * (eval_metrics_set_stall). Without PSI nothing is seen. */
 #define PROBE_PSI_FULL_STALL_PCT 50.0
 enum { PROBE_STALL_CANARY = 1, PROBE_STALL_PSI = 2 };
-/* Which signals saw an external stall: PROBE_STALL_* bits, 0 none. */
+/* Which stall signals flagged the run: PROBE_STALL_* bits, 0 none. */
 unsigned probe_stall_signals(const struct probe_result *r);
-/* probe_stall_signals(r) != 0 */
+/* Whether the run saw an external stall: the canary's flag alone (PSI's
+ * io full counts the workload's own waits, so its flag is no such proof). */
 bool probe_external_stall(const struct probe_result *r);
+/* What the stall signals flagged, for the run's note: the canary's
+ * "EXTERNAL STALL: ..." and PSI's "PSI io full N% of the run (the
+ * workload's own waits count here) ...", "" when neither flagged. */
+void probe_stall_note(const struct probe_result *r, char *buf, size_t n);
 /* "850 ns", "12.3 us", "4.56 ms", "1.23 s" */
 void probe_format_ns(double ns, char *buf, size_t n);
 

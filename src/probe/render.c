@@ -98,6 +98,7 @@ static json_t *system_json(const struct probe_result *r, json_t *o)
         psi = json_object();
         json_object_set_new(psi, "some_pct", probe_json_real(r->psi.some_pct));
         json_object_set_new(psi, "full_pct", probe_json_real(r->psi.full_pct));
+        json_object_set_new(psi, "full_high", json_boolean((probe_stall_signals(r) & PROBE_STALL_PSI) != 0));
     }
     json_object_set_new(o, "psi_io", psi);
     const struct probe_canary *k = &r->canary;
@@ -194,15 +195,7 @@ json_t *probe_result_json(const struct probe_result *r)
     json_object_set_new(o, "cold", json_boolean(r->cold));
     int reached = probe_threshold_reached(r);
     json_object_set_new(o, "dirty_threshold_reached", reached < 0 ? json_null() : json_boolean(reached));
-    json_object_set_new(o, "external_stall", r->canary.enabled || r->psi.available ? json_boolean(probe_external_stall(r))
-                                                                                   : json_null());
-    unsigned sig = probe_stall_signals(r);
-    if (sig) {
-        json_t *by = json_array();
-        if (sig & PROBE_STALL_CANARY) json_array_append_new(by, json_string("canary"));
-        if (sig & PROBE_STALL_PSI) json_array_append_new(by, json_string("psi"));
-        json_object_set_new(o, "external_stall_by", by);
-    }
+    json_object_set_new(o, "external_stall", r->canary.enabled ? json_boolean(probe_external_stall(r)) : json_null());
     json_object_set_new(o, "wall_s", probe_json_real(r->wall_s));
     json_object_set_new(o, "ramp_s", probe_json_real(r->ramp_s));
     json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
@@ -239,7 +232,21 @@ unsigned probe_stall_signals(const struct probe_result *r)
 
 bool probe_external_stall(const struct probe_result *r)
 {
-    return probe_stall_signals(r) != 0;
+    return (probe_stall_signals(r) & PROBE_STALL_CANARY) != 0;
+}
+
+void probe_stall_note(const struct probe_result *r, char *buf, size_t n)
+{
+    unsigned sig = probe_stall_signals(r);
+    int l = 0;
+    buf[0] = 0;
+    if (sig & PROBE_STALL_CANARY)
+        l = snprintf(buf, n, "EXTERNAL STALL: the canary's 100 ms sleep overslept by %.0f ms (CPU starvation, a host "
+                     "pause or reclaim, not this workload's I/O): kept and flagged; a search leaves it out of its "
+                     "decisions", (double)r->canary.sleep_max_ns / 1e6);
+    if ((sig & PROBE_STALL_PSI) && l >= 0 && (size_t)l < n)
+        snprintf(buf + l, n - (size_t)l, "%sPSI io full %.0f%% of the run (the workload's own waits count here): "
+                 "kept; a search shows it and keeps the run", l ? "; " : "", r->psi.full_pct);
 }
 
 int probe_threshold_reached(const struct probe_result *r)
@@ -350,12 +357,14 @@ void probe_result_print(const struct probe_result *r, FILE *out)
     char span[64];
     if (s->fixed_work) snprintf(span, sizeof span, "fixed work (written once, fsync timed)");
     else snprintf(span, sizeof span, "%g s + %g s ramp", (double)s->time_ms / 1000, (double)s->ramp_ms / 1000);
-    fprintf(out, ": %d thread%s, bs %s, size %s, %s%s%s, seed %llu, run %d/%d: %s%s%s%s\n", s->threads,
+    char psi[48] = "";
+    if (probe_stall_signals(r) & PROBE_STALL_PSI) snprintf(psi, sizeof psi, ", PSI io full %.0f%% of the run", r->psi.full_pct);
+    fprintf(out, ": %d thread%s, bs %s, size %s, %s%s%s, seed %llu, run %d/%d: %s%s%s%s%s\n", s->threads,
             s->threads == 1 ? "" : "s", bs, size, span,
             s->direct ? ", O_DIRECT" : "", s->iodepth > 1 ? ", io_uring" : "", (unsigned long long)r->seed, r->rep + 1,
             r->reps, probe_status_name(r->status),
             probe_threshold_reached(r) == 0 ? ", dirty threshold NOT reached" : "",
-            r->rewritten_bytes ? ", REWROTE its own pages" : "", probe_external_stall(r) ? ", EXTERNAL STALL" : "");
+            r->rewritten_bytes ? ", REWROTE its own pages" : "", probe_external_stall(r) ? ", EXTERNAL STALL" : "", psi);
     bool phases_done = probe_result_print_own(r, out);
     fprintf(out, "  total  %10.1f MB/s %10.0f IOPS   in %.3f s%s\n", r->mb_s, r->iops, r->wall_s, r->cold ? ", cold cache" : "");
     for (int op = 0; op < PROBE_OP_NR; op++)

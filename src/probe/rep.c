@@ -158,19 +158,9 @@ static void finish(struct probe_ctx *c, struct probe_result *r)
                  : c->spec.sync_every ? ": --sync-every syncs it before it can build up"
                                       : "; give a larger --size or a longer --time");
     note_work(c, r);
-    unsigned sig = probe_stall_signals(r);
-    if (sig & PROBE_STALL_CANARY) {
-        char ms[24];
-        snprintf(ms, sizeof ms, "%.0f", (double)r->canary.sleep_max_ns / 1e6);
-        note_add(r, "EXTERNAL STALL: the canary's 100 ms sleep overslept by %s ms (CPU starvation, a host pause or "
-                    "reclaim, not this workload's I/O): kept and flagged; a search leaves it out of its decisions", ms);
-    }
-    if (sig & PROBE_STALL_PSI) {
-        char why[96];
-        snprintf(why, sizeof why, "%.0f%% of the run (io full >= %.0f%%", r->psi.full_pct, PROBE_PSI_FULL_STALL_PCT);
-        note_add(r, "EXTERNAL STALL: PSI saw every task stalled on I/O for %s: another tenant's I/O on the disk): kept "
-                    "and flagged; a search leaves it out of its decisions", why);
-    }
+    char stall[512];
+    probe_stall_note(r, stall, sizeof stall);
+    if (stall[0]) note_add(r, "%s", stall);
     if (!c->has_disk && c->spec.ndirs > 0) note_add(r, "%s", "device metrics unavailable: no block device under --dir "
                                                              "(tmpfs, a virtual filesystem, or no /sys/dev)");
 }

@@ -3,6 +3,7 @@
  * its basis, every trial with its metrics, and the trials' scores charted
  * in order with the best so far. */
 #include "report_internal.h"
+#include "probe/probe.h"
 #include "search/objective.h"
 #include "store_search.h"
 
@@ -87,10 +88,14 @@ static void add_trials(struct report *rep, const char *search_uuid, const struct
             snprintf(stall, sizeof stall, "; STALLED (PSI: io full for most of the run: the stall rule)");
         else if (json_is_number(st))
             snprintf(stall, sizeof stall, "; STALLED (the canary overslept %.0f ms%s: the stall rule)", json_number_value(st),
-                     by ? "; PSI: io full for most of the run" : "");
+                     by ? "; PSI io full for most of the run too" : "");
+        char psi[128] = "";
+        if (!json_is_number(st) && by)   /* PSI's flag alone: shown, kept */
+            snprintf(psi, sizeof psi, "; PSI io full >= %.0f%% of the run (the workload's own waits count here): kept",
+                     PROBE_PSI_FULL_STALL_PCT);
         json_decref(m);
-        report_add(rep, stall[0] ? RI_WARN : RI_TEXT, "#%d %s: score %.4g; %s%s; run %s; %s", t[i].seq, t[i].role,
-                   t[i].score, metrics[0] ? metrics : "no metrics", stall, t[i].run_uuid[0] ? t[i].run_uuid : "-", cfg);
+        report_add(rep, stall[0] ? RI_WARN : RI_TEXT, "#%d %s: score %.4g; %s%s%s; run %s; %s", t[i].seq, t[i].role,
+                   t[i].score, metrics[0] ? metrics : "no metrics", stall, psi, t[i].run_uuid[0] ? t[i].run_uuid : "-", cfg);
         char ref[48];
         snprintf(ref, sizeof ref, "%.36s#%d", search_uuid, t[i].seq);
         report_ref(rep, ref);

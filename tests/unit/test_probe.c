@@ -156,6 +156,65 @@ TEST(probe_psi_stall_rule_under_root)
     CHECK(!probe_external_stall(&r));
 }
 
+/* What a run flagged by each stall signal prints: only the canary's
+ * oversleep is an EXTERNAL STALL; PSI's io full >= 50% is said as what it
+ * measured, which counts the workload's own waits. */
+static char *stall_header(const struct probe_result *r)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    probe_result_print(r, f);
+    fclose(f);
+    char *nl = strchr(text, '\n');
+    if (nl) *nl = 0;
+    return text;
+}
+
+TEST(probe_psi_high_is_no_external_stall)
+{
+    struct probe_result r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.spec.workload, sizeof r.spec.workload, "seqwrite");
+    r.psi.available = true;
+    r.psi.full_pct = PROBE_PSI_FULL_STALL_PCT + 13;
+    r.canary.enabled = true;
+    r.canary.sleep_max_ns = PROBE_EXTERNAL_STALL_NS - 1;
+    CHECK(!probe_external_stall(&r));
+    char *head = stall_header(&r);
+    CHECK(!strstr(head, "EXTERNAL STALL"));
+    CHECK_CONTAINS(head, "PSI io full 63% of the run");
+    free(head);
+    json_t *j = probe_result_json(&r);
+    CHECK(json_is_false(json_object_get(j, "external_stall")));
+    CHECK(!json_object_get(j, "external_stall_by"));
+    CHECK(json_is_true(json_object_get(json_object_get(j, "psi_io"), "full_high")));
+    json_decref(j);
+    char note[512];
+    probe_stall_note(&r, note, sizeof note);
+    CHECK(!strstr(note, "EXTERNAL"));
+    CHECK_CONTAINS(note, "PSI io full 63% of the run (the workload's own waits count here): kept");
+
+    /* the canary's oversleep is one, with or without PSI */
+    r.canary.sleep_max_ns = PROBE_EXTERNAL_STALL_NS;
+    CHECK(probe_external_stall(&r));
+    head = stall_header(&r);
+    CHECK_CONTAINS(head, "EXTERNAL STALL, PSI io full 63% of the run");
+    free(head);
+    probe_stall_note(&r, note, sizeof note);
+    CHECK_CONTAINS(note, "EXTERNAL STALL: the canary's 100 ms sleep overslept by 100 ms");
+    CHECK_CONTAINS(note, "; PSI io full 63%");
+    j = probe_result_json(&r);
+    CHECK(json_is_true(json_object_get(j, "external_stall")));
+    json_decref(j);
+
+    /* without a canary nothing could see one */
+    r.canary.enabled = false;
+    j = probe_result_json(&r);
+    CHECK(json_is_null(json_object_get(j, "external_stall")));
+    json_decref(j);
+}
+
 TEST(probe_workload_table)
 {
     const char *want[] = { "null", "seqwrite", "seqread", "randread", "randwrite", "randrw", "fsync", "dbench", "tiobench", "multidisk" };
