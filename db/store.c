@@ -148,7 +148,9 @@ static int exec_sql(sqlite3 *db, const char *sql, char **msg)
     return rc;
 }
 
-static int exec(store *s, const char *sql, sl_err *e)
+/* sql run for a step that what names ("starting a transaction"), so a
+ * failure says which step: "DB: what: SQLite's message". */
+static int exec(store *s, const char *sql, const char *what, sl_err *e)
 {
     char *msg = NULL;
     if (exec_sql(s->db, sql, &msg) != SQLITE_OK) {
@@ -156,9 +158,9 @@ static int exec(store *s, const char *sql, sl_err *e)
         if (code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_FULL ||
             (code == SQLITE_IOERR && disk_full(s->path))) {
             sqlite3_free(msg);
-            return store_fail(s, e, "writing");
+            return store_fail(s, e, what);
         }
-        sl_fail(e, SL_EFAIL, "%s: %s", s->path, msg ? msg : sqlite3_errmsg(s->db));
+        sl_fail(e, SL_EFAIL, "%s: %s: %s", s->path, what, msg ? msg : sqlite3_errmsg(s->db));
         sqlite3_free(msg);
         return -1;
     }
@@ -194,14 +196,14 @@ static int migrate(store *s, sl_err *e)
     for (int i = 0; i < store_migration_count; i++) {
         const struct store_migration *m = &store_migrations[i];
         if (m->version <= have) continue;
-        if (exec(s, "BEGIN IMMEDIATE", e) < 0) return -1;
+        if (exec(s, "BEGIN IMMEDIATE", "starting a migration", e) < 0) return -1;
         char pragma[64];
         snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", m->version);
-        if (exec(s, m->sql, e) < 0 || exec(s, pragma, e) < 0) {
+        if (exec(s, m->sql, "migrating the schema", e) < 0 || exec(s, pragma, "setting the schema version", e) < 0) {
             sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
             return sl_prefix(e, SL_EFAIL, "migration %s failed", m->name);
         }
-        if (exec(s, "COMMIT", e) < 0) return -1;
+        if (exec(s, "COMMIT", "committing a migration", e) < 0) return -1;
     }
     return 0;
 }
@@ -302,7 +304,8 @@ static int open_common(const char *path, int flags, store **out, sl_err *e)
      * the size of: 20.4 MB each with 4 KiB pages, 13.9 MB with 16 KiB). It
      * takes effect only on a new, empty database; an existing one keeps its
      * page size. */
-    if (exec(s, "PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON", e) < 0) {
+    if (exec(s, "PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON",
+             "setting up the connection", e) < 0) {
         int code = sqlite3_errcode(s->db) & 0xff;
         if ((code == SQLITE_CANTOPEN || code == SQLITE_READONLY) && dir_unwritable(path)) {
             if (open_unwritable(s, e) == 0) {
@@ -353,8 +356,8 @@ void store_close(store *s)
     free(s);
 }
 
-int store_begin(store *s, sl_err *e) { return exec(s, "BEGIN IMMEDIATE", e); }
-int store_commit(store *s, sl_err *e) { return exec(s, "COMMIT", e); }
+int store_begin(store *s, sl_err *e) { return exec(s, "BEGIN IMMEDIATE", "starting a transaction", e); }
+int store_commit(store *s, sl_err *e) { return exec(s, "COMMIT", "committing", e); }
 void store_rollback(store *s) { sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL); }
 
 store *store_wrap(sqlite3 *db, const char *path)

@@ -87,7 +87,7 @@ static int insert_run(store *s, const struct run_record *r, int64_t host_id, con
 
 int store_run_save(store *s, const struct run_record *r, const struct host_info *h, const struct device *d, sl_err *e)
 {
-    if (store_begin(s, e) < 0) return -1;
+    if (store_begin(s, e) < 0) goto fail;   /* said like every other step: nothing of the run is in */
     int64_t host_id, dev_id = 0;
     char host_uuid[37], dev_uuid[37], hw_class[256] = "";
     if (store_host_upsert(s, h, &host_id, host_uuid, e) < 0) goto fail;

@@ -121,10 +121,18 @@ static int run_probe(struct cli_ctx *ctx, int argc, char **argv)
             rc = probe_rep(p, i, r, &pl->pg, &e);
             mb_s[nres++] = r->mb_s;
             sl_err se;
-            if (st && probe_store(st, r, &se) < 0) {
+            bool stored = st && probe_store(st, r, &se) == 0;
+            if (st && !stored) {
+                sl_suffix(&se, "Its figures are printed %s; the probe removes its scratch files and changed no knob: "
+                          "once the database can be written, run it again to store a run", ctx->json ? "below" : "above");
                 if (rc == 0) { e = se; rc = -1; }
                 else fprintf(stderr, "sluice: %s\n", se.msg);
             }
+            if (rc < 0 && r->status == PROBE_ABORTED)
+                sl_fail(&e, SL_EFAIL, "probe interrupted in run %d of %d: %s; the probe removes its scratch files and "
+                        "changed no knob: run it again for a whole run", i + 1, reps,
+                        stored ? "its figures so far are stored as an aborted run ('sluice history' lists it)"
+                               : "its figures so far are printed, not stored");
             if (tty) fputs("\r\033[K", stderr);
             if (arr) json_array_append_new(arr, probe_result_json(r));
             else probe_result_print(r, stdout), fflush(stdout);

@@ -65,7 +65,9 @@ static void notice_crashed_sessions(struct cli_ctx *ctx)
     int rc = store_open_existing(ctx->db_path, &st, &e);
     if (rc == 1) return;
     if (rc < 0) {
-        fprintf(stderr, "sluice: warning: %s\n", esc_t(e.msg));
+        /* a bad --db says what to do itself; a step that failed says what it skipped */
+        fprintf(stderr, "sluice: warning: %s%s\n", esc_t(e.msg), e.status == SL_EUSAGE ? "" : ". Sessions a killed sluice "
+                "left open were not looked for; the command goes on, and the next one looks again");
         return;
     }
     struct session_row *rows;

@@ -44,7 +44,8 @@ static int fill_file(struct probe_ctx *c, int fd, const char *path, uint64_t siz
         off += (uint64_t)w;
         if (session_interrupted) {
             free(chunk);
-            return sl_fail(e, SL_EFAIL, "interrupted while laying out %s", path);
+            return sl_fail(e, SL_EFAIL, "interrupted while laying out %s: nothing was measured or stored; the probe "
+                           "removes its scratch files and changed no knob: run it again for a measurement", path);
         }
     }
     free(chunk);

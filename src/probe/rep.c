@@ -210,7 +210,9 @@ int probe_rep(struct probe *p, int rep, struct probe_result *r, struct probe_pro
     if (progress) atomic_store(&progress->state, PROBE_DONE);
     if (rc < 0) {
         if (e) *e = err;
-        if (r->status == PROBE_ABORTED) sl_fail(e, SL_EFAIL, "probe interrupted: repetition %d stored as aborted", rep + 1);
+        if (r->status == PROBE_ABORTED)   /* storing it is the caller's */
+            sl_fail(e, SL_EFAIL, "probe interrupted in repetition %d: its run is marked aborted, with the figures so far",
+                    rep + 1);
         return -1;
     }
     return 0;

@@ -233,7 +233,9 @@ int probe_scratch_sweep(store *st, struct scratch_report *rep, sl_err *e)
     memset(rep, 0, sizeof *rep);
     struct scratch_row *rows;
     int n = store_scratch_list(st, &rows, e);
-    if (n < 0) return -1;
+    if (n < 0)
+        return sl_suffix(e, "The scratch directories of killed probes were not looked for, so none was removed; run "
+                         "'sluice restore --crashed' again once the database can be read");
     rep->items = n ? xcalloc((size_t)n, sizeof *rep->items) : NULL;
     for (int i = 0; i < n; i++) {
         struct scratch_item *it = &rep->items[rep->n++];

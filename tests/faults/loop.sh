@@ -4,7 +4,9 @@
 # longer reaches the Nth call at POINT (see src/core/fault.h). After every
 # run it asserts:
 #   - no crash (exit below 128) and, when the command failed, a message on
-#     stderr besides the "fault injected" line;
+#     stderr besides the "fault injected" line; no message, failed or
+#     warned, that is only "DB: [step: ]interrupted" (what was left, what
+#     to do);
 #   - every knob of the fixture as before when the command failed (for the
 #     commands that change knobs: set, apply, probe), and, whatever the
 #     command did, every knob back at the fixture's value once `restore
@@ -64,6 +66,10 @@ loop() {
         grep -q "^sluice: fault injected at $point:$n\$" "$work/out" || break
         at="N=$n"
         [ "$rc" = 0 ] && swallowed=$((swallowed + 1))
+        # a failed step says what it left and what to do: never a bare
+        # "DB: [step: ]interrupted" (refused, or warned and went on)
+        bare=$(grep -v "fault injected" "$work/out" | grep -E '^sluice: (warning: )?[^ ]+: ([^:;.]+: )?interrupted\.?$' | head -1)
+        [ -z "$bare" ] || problems="$problems|$at: exit $rc, a bare message: $bare"
         if [ "$rc" -ge 128 ]; then problems="$problems|$at: died (exit $rc): $(tail -2 "$work/out" | tr '\n' ' ')"
         elif [ "$rc" != 0 ]; then
             refused=$((refused + 1))
