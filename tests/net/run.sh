@@ -42,20 +42,8 @@ B pull "file://$tmp/nothing-here" > /dev/null 2>&1   # creates b.db
 class=$("$sluice" --root "$tmp/rootA" --db "$tmp/scratch.db" push "file://$tmp/probe" | sed 's#^pushed \([^/]*\)/.*#\1#')
 
 out=$tmp/out
-check() {   # name, then a shell function that fails with a reason on stdout
-    name=$1; shift
-    if "$@" > "$out" 2>&1; then echo "ok net/$name"; else echo "FAIL net/$name"; sed 's/^/  /' "$out" | tail -20; fi
-}
-# B's database before a failure, then proof it did not change.
-mark() { sha256sum < "$tmp/b.db" > "$tmp/b.sum"; }
-same() { sha256sum < "$tmp/b.db" | cmp -s - "$tmp/b.sum" || { echo "b.db changed after a failed pull"; return 1; }; }
-expect_fail() {   # pattern, command...: fails, says pattern, leaves b.db alone
-    pat=$1; shift
-    mark
-    if "$@" > "$tmp/f.out" 2>&1; then cat "$tmp/f.out"; echo "expected a failure"; return 1; fi
-    grep -q -- "$pat" "$tmp/f.out" || { cat "$tmp/f.out"; echo "expected message: $pat"; return 1; }
-    same
-}
+suite=net
+. tests/lib/check.sh
 push_then_pull() {   # URL [options]: A pushes, B pulls twice (adds, then nothing new)
     url=$1; shift
     A push "$url" "$@" || return 1
@@ -136,7 +124,7 @@ else
         t_dav_conc() { concurrent_push 6 "http://127.0.0.1:$port/dav/conc" "$ng/www/dav/conc/$class/manifest.json"; }
         check webdav-concurrent-push-manifest t_dav_conc
         t_auth() {
-            expect_fail 'wants credentials (401)' B pull "http://127.0.0.1:$port/private/x" || return 1
+            expect_fail "$tmp/b.db" 'wants credentials (401)' B pull "http://127.0.0.1:$port/private/x" || return 1
             A push "http://127.0.0.1:$port/private/x" > /dev/null 2>&1 && { echo "push without netrc worked"; return 1; }
             printf 'machine 127.0.0.1 login fleet password s3cret-pw\n' > "$tmp/home/.netrc"
             chmod 600 "$tmp/home/.netrc"
@@ -147,33 +135,30 @@ else
             if grep -l s3cret-pw "$tmp/a.db" "$tmp/b.db" "$tmp/o" 2>/dev/null; then echo "password leaked"; return 1; fi
         }
         check webdav-netrc-401 t_auth
-        t_403() { expect_fail 'refused access (403)' B pull "http://127.0.0.1:$port/forbidden/x"; }
+        t_403() { expect_fail "$tmp/b.db" 'refused access (403)' B pull "http://127.0.0.1:$port/forbidden/x"; }
         check webdav-403 t_403
         # A brand-new database (this host never recorded) whose first push
         # is refused is left byte for byte as it was.
         t_first_push_403() {
             rm -f "$tmp/c.db"
             "$sluice" --root "$tmp/rootA" --db "$tmp/c.db" history > /dev/null || return 1
-            sha256sum < "$tmp/c.db" > "$tmp/c.sum"
-            if "$sluice" --root "$tmp/rootA" --db "$tmp/c.db" push "http://127.0.0.1:$port/forbidden/x" > "$tmp/f.out" 2>&1
-            then cat "$tmp/f.out"; echo "expected a failure"; return 1; fi
-            grep -q 'refused access (403)' "$tmp/f.out" || { cat "$tmp/f.out"; echo "expected a 403 message"; return 1; }
-            sha256sum < "$tmp/c.db" | cmp -s - "$tmp/c.sum" || { echo "c.db changed after a failed first push"; return 1; }
+            expect_fail "$tmp/c.db" 'refused access (403)' \
+                "$sluice" --root "$tmp/rootA" --db "$tmp/c.db" push "http://127.0.0.1:$port/forbidden/x" || return 1
             [ "$(sqlite3 "$tmp/c.db" "SELECT count(*) FROM hosts")" = 0 ] || { echo "host recorded"; return 1; }
         }
         check webdav-first-push-403 t_first_push_403
-        t_404() { expect_fail 'does not exist (404)' B pull "http://127.0.0.1:$port/dav/none" --class all; }
+        t_404() { expect_fail "$tmp/b.db" 'does not exist (404)' B pull "http://127.0.0.1:$port/dav/none" --class all; }
         check webdav-404 t_404
         t_tls() {
             A push "https://127.0.0.1:$tls_port/dav/tls" --insecure > /dev/null 2>&1 || return 1
-            expect_fail 'could not be verified' B pull "https://127.0.0.1:$tls_port/dav/tls" || return 1
+            expect_fail "$tmp/b.db" 'could not be verified' B pull "https://127.0.0.1:$tls_port/dav/tls" || return 1
             B pull "https://127.0.0.1:$tls_port/dav/tls" --insecure > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
             grep -q 'warning: --insecure' "$tmp/o" || { echo "no --insecure warning"; return 1; }
         }
         check webdav-tls-verified t_tls
         t_down() {
             dead=$(free_port)
-            expect_fail 'cannot connect .* after 3 tries' B pull "http://127.0.0.1:$dead/dav" --retries 2
+            expect_fail "$tmp/b.db" 'cannot connect .* after 3 tries' B pull "http://127.0.0.1:$dead/dav" --retries 2
         }
         check server-down t_down
         # Objects that are not good databases, served as they are.
@@ -192,7 +177,7 @@ else
         bad_object trigger 'CREATE TRIGGER t AFTER INSERT ON hosts BEGIN DELETE FROM devices; END'
         bad_object view 'CREATE VIEW v AS SELECT uuid FROM hosts'
         reset_b
-        t_bad() { expect_fail "$2" B pull "http://127.0.0.1:$port/dav/$1"; }
+        t_bad() { expect_fail "$tmp/b.db" "$2" B pull "http://127.0.0.1:$port/dav/$1"; }
         check refuse-corrupted t_bad corrupt 'corrupt or not a sluice database'
         check refuse-not-sqlite t_bad html 'not an SQLite database'
         check refuse-newer-schema t_bad newer 'newer than this sluice'
@@ -217,9 +202,9 @@ else
                     grep -q 'retry 1 of' "$tmp/o" && grep -q '^pushed' "$tmp/o" || { cat "$tmp/o"; return 1; }
                 }
                 check retry-500-then-success t_once
-                t_always() { expect_fail 'answered 500 (a server error) 3 times' B pull "$fp/always/dav/fleet" --retries 2; }
+                t_always() { expect_fail "$tmp/b.db" 'answered 500 (a server error) 3 times' B pull "$fp/always/dav/fleet" --retries 2; }
                 check persistent-500 t_always
-                t_trunc() { reset_b; expect_fail 'cut short' B pull "$fp/truncate/dav/fleet" --retries 1; }
+                t_trunc() { reset_b; expect_fail "$tmp/b.db" 'cut short' B pull "$fp/truncate/dav/fleet" --retries 1; }
                 check truncated-download t_trunc
                 # A server sending 4 B/s (#14 F20): the whole pull has a
                 # deadline, a transfer below --min-speed fails, and no
@@ -227,13 +212,13 @@ else
                 mkdir -p "$tmp/tmpdir"
                 t_slow_deadline() {
                     reset_b
-                    TMPDIR=$tmp/tmpdir expect_fail 'gave up after 3 s (--timeout)' B pull "$fp/slow/dav/fleet" --timeout 3 || return 1
+                    TMPDIR=$tmp/tmpdir expect_fail "$tmp/b.db" 'gave up after 3 s (--timeout)' B pull "$fp/slow/dav/fleet" --timeout 3 || return 1
                     [ -z "$(ls "$tmp/tmpdir")" ] || { ls "$tmp/tmpdir"; echo "temporary files left"; return 1; }
                 }
                 check slow-server-deadline t_slow_deadline
                 t_slow_speed() {
                     reset_b
-                    TMPDIR=$tmp/tmpdir expect_fail 'slower than 100 bytes/s for 2 s fails (--min-speed)' \
+                    TMPDIR=$tmp/tmpdir expect_fail "$tmp/b.db" 'slower than 100 bytes/s for 2 s fails (--min-speed)' \
                         B pull "$fp/slow/dav/fleet" --min-speed 100/2 --retries 0 || return 1
                     [ -z "$(ls "$tmp/tmpdir")" ] || { ls "$tmp/tmpdir"; echo "temporary files left"; return 1; }
                 }
@@ -294,13 +279,13 @@ else
             }
             check s3-concurrent-push-manifest t_s3_conc
             t_s3_403() {
-                AWS_ACCESS_KEY_ID=WRONG AWS_SECRET_ACCESS_KEY=x expect_fail 'refused access (403: InvalidAccessKeyId' \
+                AWS_ACCESS_KEY_ID=WRONG AWS_SECRET_ACCESS_KEY=x expect_fail "$tmp/b.db" 'refused access (403: InvalidAccessKeyId' \
                     B pull s3://fleet/results --endpoint "$ep"
             }
             check s3-403 t_s3_403
             t_s3_bad_secret() {
                 AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=not-the-secret \
-                    expect_fail 'refused access (403: SignatureDoesNotMatch' B pull s3://fleet/results --endpoint "$ep" ||
+                    expect_fail "$tmp/b.db" 'refused access (403: SignatureDoesNotMatch' B pull s3://fleet/results --endpoint "$ep" ||
                     return 1
                 AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=not-the-secret A push s3://fleet/results \
                     --endpoint "$ep" > "$tmp/o" 2>&1 && { cat "$tmp/o"; echo "push with a wrong secret worked"; return 1; }
@@ -308,7 +293,7 @@ else
             }
             check s3-wrong-secret-403 t_s3_bad_secret
             t_s3_404() {
-                AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=S3RVER expect_fail 'NoSuchBucket' \
+                AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=S3RVER expect_fail "$tmp/b.db" 'NoSuchBucket' \
                     B pull s3://nobucket/results --endpoint "$ep"
             }
             check s3-no-bucket t_s3_404
@@ -379,10 +364,10 @@ else
             mv "$kh.saved" "$kh"
             return $rc
         }
-        t_unknown() { with_known_hosts '' expect_fail 'SSH host key is not in' B pull "$su"; }
+        t_unknown() { with_known_hosts '' expect_fail "$tmp/b.db" 'SSH host key is not in' B pull "$su"; }
         check sftp-unknown-host-refused t_unknown
         printf '[127.0.0.1]:%s %s\n' "$sshport" "$(cut -d' ' -f1-2 "$sd/other_ed25519.pub")" > "$sd/other_kh"
-        t_changed() { with_known_hosts "$sd/other_kh" expect_fail 'SSH host key is not in' B pull "$su"; }
+        t_changed() { with_known_hosts "$sd/other_kh" expect_fail "$tmp/b.db" 'SSH host key is not in' B pull "$su"; }
         check sftp-changed-host-key-refused t_changed
         t_insecure() {
             reset_b
@@ -394,15 +379,15 @@ else
             mv "$tmp/home/.ssh/id_ed25519" "$sd/id.saved"
             ssh-keygen -q -t ed25519 -N '' -f "$sd/stranger" < /dev/null
             cp "$sd/stranger" "$tmp/home/.ssh/id_ed25519"
-            expect_fail 'refused the login' B pull "$su"; rc=$?
+            expect_fail "$tmp/b.db" 'refused the login' B pull "$su"; rc=$?
             mv -f "$sd/id.saved" "$tmp/home/.ssh/id_ed25519"
             return $rc
         }
         check sftp-key-not-authorized t_key_refused
-        t_sftp_404() { expect_fail 'does not exist' B pull "$(sftp_url "$sshport" no-such-dir)" --class all; }
+        t_sftp_404() { expect_fail "$tmp/b.db" 'does not exist' B pull "$(sftp_url "$sshport" no-such-dir)" --class all; }
         check sftp-404 t_sftp_404
         t_sftp_down() {
-            expect_fail 'cannot connect .* after 2 tries' B pull "$(sftp_url "$(free_port)" sftp)" --retries 1
+            expect_fail "$tmp/b.db" 'cannot connect .* after 2 tries' B pull "$(sftp_url "$(free_port)" sftp)" --retries 1
         }
         check sftp-server-down t_sftp_down
         t_sftp_bad() {   # SQL or "truncate" to spoil a copy of A's snapshot, expected message
@@ -412,7 +397,7 @@ else
             if [ "$1" = truncate ]; then truncate -s 8192 "$d/0000aaaa-bad.sluicedb"
             else sqlite3 "$d/0000aaaa-bad.sluicedb" "$1"; fi
             reset_b
-            expect_fail "$2" B pull "$(sftp_url "$sshport" sftp-bad)"
+            expect_fail "$tmp/b.db" "$2" B pull "$(sftp_url "$sshport" sftp-bad)"
         }
         check sftp-refuse-truncated t_sftp_bad truncate 'corrupt or not a sluice database'
         check sftp-refuse-newer-schema t_sftp_bad 'PRAGMA user_version = 999' 'newer than this sluice'

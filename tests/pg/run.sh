@@ -47,19 +47,8 @@ runs_text() { sqlite3 "$tmp/$1.db" "SELECT r.uuid, r.batch_uuid, r.host_uuid, r.
     LEFT JOIN devices d ON d.id = r.device_id WHERE r.host_uuid = (SELECT uuid FROM hosts WHERE hostname = '$2') ORDER BY r.uuid"; }
 
 out=$tmp/out
-check() {   # name, then a shell function that fails with a reason on stdout
-    name=$1; shift
-    if "$@" > "$out" 2>&1; then echo "ok pg/$name"; else echo "FAIL pg/$name"; sed 's/^/  /' "$out" | tail -20; fi
-}
-mark() { sha256sum < "$tmp/$1.db" > "$tmp/$1.sum"; }
-same() { sha256sum < "$tmp/$1.db" | cmp -s - "$tmp/$1.sum" || { echo "$1.db changed after a failure"; return 1; }; }
-expect_fail() {   # db, pattern, command...: fails, says pattern, leaves db alone
-    db=$1 pat=$2; shift 2
-    mark "$db"
-    if "$@" > "$tmp/f.out" 2>&1; then cat "$tmp/f.out"; echo "expected a failure"; return 1; fi
-    grep -q -- "$pat" "$tmp/f.out" || { cat "$tmp/f.out"; echo "expected message: $pat"; return 1; }
-    same "$db"
-}
+suite=pg
+. tests/lib/check.sh
 export SLUICE_SHARE_RETRY_MS=20
 B history > /dev/null; D history > /dev/null; E history > /dev/null   # their databases exist
 
@@ -122,19 +111,19 @@ t_server_answers() {
     F probe null --repeat 3 --seed 1 > /dev/null && F set vm.dirty_ratio=40 > /dev/null &&
         F probe null --repeat 3 --seed 2 > /dev/null && F push "$url" > /dev/null || return 1
     F compare vm.dirty_ratio=20 vm.dirty_ratio=40 > "$tmp/local" 2>&1 || { cat "$tmp/local"; return 1; }
-    mark G
+    mark "$tmp/G.db"
     G compare --server "$url" vm.dirty_ratio=20 vm.dirty_ratio=40 > "$tmp/server" 2>&1 || { cat "$tmp/server"; return 1; }
-    same G || return 1
+    same "$tmp/G.db" || return 1
     head -1 "$tmp/server" | grep -q '^evidence from postgresql:///views?.*: 6 runs of this host.s hardware classes$' ||
         { cat "$tmp/server"; return 1; }
     sed 1d "$tmp/server" | diff "$tmp/local" - || return 1
     [ "$(count G)" = 0 ] || { echo "G has runs of its own"; return 1; }
     F recommend --workload null > "$tmp/local" 2>&1 || { cat "$tmp/local"; return 1; }
     G recommend --workload null --server "$url" > "$tmp/server" 2>&1 || { cat "$tmp/server"; return 1; }
-    same G || return 1
+    same "$tmp/G.db" || return 1
     grep '^recommended:' "$tmp/local" > "$tmp/l1"; grep '^recommended:' "$tmp/server" > "$tmp/s1"
     [ -s "$tmp/l1" ] && cmp -s "$tmp/l1" "$tmp/s1" || { cat "$tmp/local" "$tmp/server"; return 1; }
-    expect_fail G 'give a central store' G recommend --server "file://$tmp/nothing"
+    expect_fail "$tmp/G.db" 'give a central store' G recommend --server "file://$tmp/nothing"
 }
 (check recommend-compare-from-server t_server_answers)   # in a subshell: url stays
 
@@ -164,8 +153,8 @@ t_prune() {
     [ "$(pg_sql_db prune "SELECT count(*) FROM sluice_runs")" = 1 ] || { echo "the server holds $(pg_sql_db prune "SELECT count(*) FROM sluice_runs")"; return 1; }
     P pull --class all "$url" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
     [ "$(count P)" = 1 ] || { cat "$tmp/o"; echo "P holds $(count P) runs"; return 1; }
-    expect_fail H 'give --older-than DAYS, --keep-runs N or both' H prune "$url" || return 1
-    expect_fail H 'only a central store' H prune --keep-runs 1 "file://$tmp/share" || return 1
+    expect_fail "$tmp/H.db" 'give --older-than DAYS, --keep-runs N or both' H prune "$url" || return 1
+    expect_fail "$tmp/H.db" 'only a central store' H prune --keep-runs 1 "file://$tmp/share" || return 1
     # the clone
     cp -a "$tmp/rootH" "$tmp/rootH2" && cp "$tmp/H.db" "$tmp/H2.db" || return 1
     HOME=$tmp/home "$sluice" --root "$tmp/rootH2" --db "$tmp/H2.db" probe null --time 20ms --ramp 0 > /dev/null &&
@@ -182,8 +171,8 @@ t_prune() {
 # --- schema versions ---------------------------------------------------------------
 t_newer() {
     pg_sql "UPDATE sluice_schema SET version = 99" || return 1
-    expect_fail B 'has sluice schema version 99, newer than this sluice.s (2)' B pull "$url" || return 1
-    expect_fail A 'has sluice schema version 99, newer than this sluice.s (2)' A push "$url" || return 1
+    expect_fail "$tmp/B.db" 'has sluice schema version 99, newer than this sluice.s (2)' B pull "$url" || return 1
+    expect_fail "$tmp/A.db" 'has sluice schema version 99, newer than this sluice.s (2)' A push "$url" || return 1
     pg_sql "UPDATE sluice_schema SET version = 1"
 }
 check schema-newer-refused t_newer
@@ -191,9 +180,9 @@ check schema-newer-refused t_newer
 # upgraded by push --migrate.
 t_older() {
     pg_sql "DROP TABLE sluice_pruned; UPDATE sluice_schema SET version = 1" || return 1
-    expect_fail B 'has sluice schema version 1, older than this sluice.s (2): .sluice push --migrate' B pull "$url" ||
+    expect_fail "$tmp/B.db" 'has sluice schema version 1, older than this sluice.s (2): .sluice push --migrate' B pull "$url" ||
         return 1
-    expect_fail A 'has sluice schema version 1, older than this sluice.s (2)' A push "$url" || return 1
+    expect_fail "$tmp/A.db" 'has sluice schema version 1, older than this sluice.s (2)' A push "$url" || return 1
     A push --migrate "$url" > "$tmp/m" 2>&1 || { cat "$tmp/m"; return 1; }
     [ "$(pg_sql "SELECT version FROM sluice_schema")" = 2 ] || { echo "not migrated"; return 1; }
     [ "$(pg_sql "SELECT count(*) FROM sluice_pruned")" = 0 ] || { echo "no sluice_pruned"; return 1; }
@@ -204,19 +193,19 @@ check schema-older-refused-then-migrated t_older
 # --- the server down, authentication, TLS ---------------------------------------------
 t_down() {
     dead=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    expect_fail B 'cannot connect to postgresql://127.0.0.1:'"$dead"'/fleet' B pull "postgresql://127.0.0.1:$dead/fleet?sslmode=disable" || return 1
-    expect_fail A 'cannot connect to' A push "postgresql://127.0.0.1:$dead/fleet?sslmode=disable"
+    expect_fail "$tmp/B.db" 'cannot connect to postgresql://127.0.0.1:'"$dead"'/fleet' B pull "postgresql://127.0.0.1:$dead/fleet?sslmode=disable" || return 1
+    expect_fail "$tmp/A.db" 'cannot connect to' A push "postgresql://127.0.0.1:$dead/fleet?sslmode=disable"
 }
 check server-down t_down
 t_auth() {
     pg_sql "GRANT ALL ON ALL TABLES IN SCHEMA public TO fleet; GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO fleet" || return 1
     printf '127.0.0.1:%s:fleet:fleet:not-the-password\n' "$pg_port" > "$tmp/pgpass"
     chmod 600 "$tmp/pgpass"
-    PGPASSFILE=$tmp/pgpass expect_fail B 'password authentication failed for user "fleet"' B pull "$tcp" || return 1
-    expect_fail B 'no password supplied' B pull "$tcp" || return 1
+    PGPASSFILE=$tmp/pgpass expect_fail "$tmp/B.db" 'password authentication failed for user "fleet"' B pull "$tcp" || return 1
+    expect_fail "$tmp/B.db" 'no password supplied' B pull "$tcp" || return 1
     # The password in the URL is never shown.
     bad="postgresql://fleet:wrong-s3cret@127.0.0.1:$pg_port/fleet?sslmode=disable"
-    expect_fail B 'password authentication failed' B pull "$bad" || return 1
+    expect_fail "$tmp/B.db" 'password authentication failed' B pull "$bad" || return 1
     ! grep -q 'wrong-s3cret' "$tmp/f.out" || { cat "$tmp/f.out"; echo "password shown"; return 1; }
     printf '127.0.0.1:%s:fleet:fleet:pg-s3cret\n' "$pg_port" > "$tmp/pgpass"
     PGPASSFILE=$tmp/pgpass C push "$tcp" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
@@ -229,7 +218,7 @@ check auth-refused-then-pgpassfile t_auth
 # Without sslmode in the URL or PGSSLMODE, the server's certificate is
 # verified: a server without TLS is refused, not talked to in the clear.
 t_tls() {
-    expect_fail B 'SSL' env -u PGSSLMODE HOME="$tmp/home" "$sluice" --root "$tmp/rootB" --db "$tmp/B.db" pull \
+    expect_fail "$tmp/B.db" 'SSL' env -u PGSSLMODE HOME="$tmp/home" "$sluice" --root "$tmp/rootB" --db "$tmp/B.db" pull \
         "postgresql://fleet:pg-s3cret@127.0.0.1:$pg_port/fleet"
 }
 check tls-verified-by-default t_tls
@@ -242,7 +231,7 @@ t_timeout() {
     holder=$!
     sleep 1
     s=$(date +%s)
-    expect_fail A 'canceling statement due to statement timeout' A push --timeout 2 "$url"; rc=$?
+    expect_fail "$tmp/A.db" 'canceling statement due to statement timeout' A push --timeout 2 "$url"; rc=$?
     took=$(( $(date +%s) - s ))
     wait $holder
     [ $rc = 0 ] || return 1
@@ -258,7 +247,7 @@ check push-timeout-behind-a-lock t_timeout
 t_cut_push() {
     D probe null --time 20ms --ramp 0 --repeat 5 > /dev/null || return 1
     d_uuid=$(sqlite3 "$tmp/D.db" "SELECT DISTINCT host_uuid FROM runs")
-    SLUICE_PG_BATCH=2 SLUICE_FAULT=pg_batch:2 expect_fail D '1 batch of runs stored on the server before this failure.*no connection to the server' D push "$url" || return 1
+    SLUICE_PG_BATCH=2 SLUICE_FAULT=pg_batch:2 expect_fail "$tmp/D.db" '1 batch of runs stored on the server before this failure.*no connection to the server' D push "$url" || return 1
     got=$(pg_sql "SELECT count(*) FROM sluice_runs WHERE host_uuid = '$d_uuid'")
     [ "$got" = 2 ] || { echo "the server holds $got of D's runs after the cut, not the first batch's 2"; return 1; }
     SLUICE_PG_BATCH=2 D push "$url" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
