@@ -59,16 +59,7 @@ struct share_report {
 
 long long share_report_added(const struct share_report *r);
 
-/* An untrusted database file read whole into memory (share_image_read):
- * the check and the merge see the same bytes, which nothing outside this
- * process can change in between, and no private copy is written to disk.
- * SQLite reads it in place (sqlite3_deserialize, read-only). */
-struct share_image {
-    unsigned char *bytes;
-    size_t len;
-};
-
-/* Check an untrusted database image before anything reads its rows: SQLite
+/* Check an untrusted database file before anything reads its rows: SQLite
  * header, opened read-only in defensive mode with trusted_schema=OFF,
  * triggers and views disabled; no trigger or view that is not identical to
  * one in the local schema; no table the local schema does not have (a file
@@ -78,16 +69,18 @@ struct share_image {
  * (NOT NULL, CHECK, keys, whatever the file declares); metrics finite and
  * physically possible; no run claiming this host that this host does not
  * already hold.
- * When the header says WAL, its two journal-mode bytes are rewritten in the
- * image to rollback mode (an image has no -wal beside it).
+ * path is a private copy (share_stage): nothing else can change it between
+ * the check and the merge. When its header says WAL, its two journal-mode
+ * bytes are rewritten to rollback mode (it has no -wal beside it).
+ * It is read from disk page by page, in a few MB of memory whatever its size.
  * Returns 0, or -1 with a message naming `label` (what the user calls the
  * file) and the reason; nothing in the local store is touched. */
 /* Whether store_share_check may run on several threads at once with the
  * same store (SQLite built in serialized mode). */
 bool store_share_check_concurrent(void);
-int store_share_check(store *s, struct share_image *img, const char *label, sl_err *e);
+int store_share_check(store *s, const char *path, const char *label, sl_err *e);
 /* The row checks of store_share_check (db/store_share_rows.c), on the
- * hostile connection db that holds the image as "main": every row taken by
+ * hostile connection db that holds the file as "main": every row taken by
  * the local schema's own constraints and keys; run metrics finite and
  * within what a probe can measure; runs carrying my_uuid (this host's)
  * only if the local store has them already. 0, or -1 naming label. */
@@ -98,12 +91,11 @@ int store_share_check_constraints(store *s, sqlite3 *db, const char *label, sl_e
 int store_share_corrupt(sqlite3 *db, const char *label, sl_err *e);
 int store_share_check_metrics(sqlite3 *db, const char *label, sl_err *e);
 int store_share_check_claims(store *s, sqlite3 *db, const char *my_uuid, const char *label, sl_err *e);
-/* For db/store_share_*.c: the header check (and WAL-byte rewrite) alone, and
- * the image made the database `schema` of db (an SQLite result code). */
-int store_share_header(struct share_image *img, const char *label, sl_err *e);
-int store_share_open_image(sqlite3 *db, const char *schema, struct share_image *img, bool read_only);
+/* The header check (and WAL-byte rewrite) of store_share_check alone, on the
+ * private file at path. 0, or -1 naming label. */
+int store_share_header(const char *path, const char *label, sl_err *e);
 
-/* Merge an image that passed store_share_check into the local store in one
+/* Merge the file that passed store_share_check into the local store in one
  * transaction: rows are inserted when their identity (UUID or content hash)
  * is new, foreign keys are remapped through the parents' identities (local
  * ids differ between databases), local-only references become NULL. On
@@ -113,7 +105,7 @@ int store_share_open_image(sqlite3 *db, const char *schema, struct share_image *
  * error) after the switch to a rollback journal also restores every page,
  * but the switch itself has moved the header's change counter.)
  * Returns 0 and fills *r, or -1 with e. */
-int store_share_merge(store *s, struct share_image *img, struct share_report *r, sl_err *e);
+int store_share_merge(store *s, const char *path, struct share_report *r, sl_err *e);
 /* After the last store_share_merge of a batch (one or many files): the
  * store back in WAL mode, which merges leave while they have it to
  * themselves (db/store_share_merge.c). */

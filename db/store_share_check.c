@@ -4,9 +4,12 @@
 #include "store_share.h"
 #include "store_migrations.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int latest_version(void)
 {
@@ -16,35 +19,33 @@ static int latest_version(void)
     return v;
 }
 
-/* The header, and WAL images turned into rollback-journal ones: SQLite
- * cannot open an in-memory image in WAL mode. */
-int store_share_header(struct share_image *img, const char *label, sl_err *e)
+/* The header, and WAL files turned into rollback-journal ones: the file
+ * is checked and attached alone, without a -wal or -shm beside it. */
+int store_share_header(const char *path, const char *label, sl_err *e)
 {
-    if (img->len < 100 || memcmp(img->bytes, "SQLite format 3", 16) != 0)
-        return sl_fail(e, SL_EFAIL, "%s is not an SQLite database (bad header): nothing merged", label);
-    if (img->bytes[18] == 2 || img->bytes[19] == 2) img->bytes[18] = img->bytes[19] = 1;
-    return 0;
+    int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return sl_fail_errno(e, SL_EFAIL, errno, "%s", path);
+    unsigned char h[100];
+    ssize_t n = pread(fd, h, sizeof h, 0);
+    int rc = 0;
+    if (n != (ssize_t)sizeof h || memcmp(h, "SQLite format 3", 16) != 0)
+        rc = sl_fail(e, SL_EFAIL, "%s is not an SQLite database (bad header): nothing merged", label);
+    else if ((h[18] == 2 || h[19] == 2)) {
+        static const unsigned char rollback[2] = { 1, 1 };
+        if (pwrite(fd, rollback, 2, 18) != 2) rc = sl_fail_errno(e, SL_EFAIL, errno, "writing %s", path);
+    }
+    close(fd);
+    return rc;
 }
 
-int store_share_open_image(sqlite3 *db, const char *schema, struct share_image *img, bool read_only)
-{
-    /* Not SQLite's to free or grow: the caller keeps the image until the
-     * connection (or the attached schema) is gone. */
-    int rc = sqlite3_deserialize(db, schema, img->bytes, (sqlite3_int64)img->len, (sqlite3_int64)img->len,
-                                 read_only ? SQLITE_DESERIALIZE_READONLY : 0);
-    if (rc != SQLITE_OK) return rc;
-    /* Pages are read in place instead of being copied into SQLite's cache:
-     * the image is this process's own memory, so none of the hazards of
-     * mapping a file that others can change apply. */
-    char sql[96];
-    snprintf(sql, sizeof sql, "PRAGMA \"%s\".mmap_size=%lld", schema, (long long)img->len);
-    return sqlite3_exec(db, sql, NULL, NULL, NULL);
-}
-
-static int open_hostile(struct share_image *img, const char *label, sqlite3 **out, sl_err *e)
+/* The file as "main" of a new connection that trusts nothing in it, read
+ * only. Its rows are copied (cut short) into temp tables by the constraint
+ * check: temp goes to a file past a small cache, so a file of 100,000 runs
+ * is checked in a few MB of memory. */
+static int open_hostile(const char *path, const char *label, sqlite3 **out, sl_err *e)
 {
     sqlite3 *db = NULL;
-    if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
         sl_fail(e, SL_EFAIL, "%s: %s", label, db ? sqlite3_errmsg(db) : "cannot open");
         sqlite3_close(db);
         return -1;
@@ -57,8 +58,7 @@ static int open_hostile(struct share_image *img, const char *label, sqlite3 **ou
     sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DML, 0, NULL);
     sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 16 << 20);
     sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, 1 << 20);
-    if (store_share_open_image(db, "main", img, true) != SQLITE_OK ||
-        sqlite3_exec(db, "PRAGMA trusted_schema=OFF; PRAGMA cell_size_check=ON", NULL, NULL, NULL) != SQLITE_OK) {
+    if (sqlite3_exec(db, "PRAGMA trusted_schema=OFF; PRAGMA cell_size_check=ON", NULL, NULL, NULL) != SQLITE_OK) {
         sl_fail(e, SL_EFAIL, "%s is not a usable SQLite database (%s): nothing merged", label, sqlite3_errmsg(db));
         sqlite3_close(db);
         return -1;
@@ -247,11 +247,11 @@ static int check_this_host(store *s, sqlite3 *db, const char *label, sl_err *e)
     return store_share_check_claims(s, db, uuid, label, e);
 }
 
-int store_share_check(store *s, struct share_image *img, const char *label, sl_err *e)
+int store_share_check(store *s, const char *path, const char *label, sl_err *e)
 {
-    if (store_share_header(img, label, e) < 0) return -1;
+    if (store_share_header(path, label, e) < 0) return -1;
     sqlite3 *db;
-    if (open_hostile(img, label, &db, e) < 0) return -1;
+    if (open_hostile(path, label, &db, e) < 0) return -1;
     int rc = check_version(db, label, e);
     if (rc == 0) rc = check_schema(s, db, label, e);
     if (rc == 0) rc = check_integrity(db, label, e);

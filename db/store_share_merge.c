@@ -1,7 +1,7 @@
 /* store_share_merge — merge a checked database into the local store, driven
  * by share_tables: rows are named by identity (UUID or content hash), never
  * by integer id, which differs from one database to the next. Each table
- * becomes a handful of INSERT ... SELECT statements over the attached image,
+ * becomes a handful of INSERT ... SELECT statements over the attached file,
  * with a temporary map (source id -> local id) per parent table.
  * The SQL is composed from identifiers only, and only from our side: table
  * names from share_tables, column names from the local schema's pragmas.
@@ -337,23 +337,21 @@ static void drop_maps(store *s)
     }
 }
 
-/* The source image as schema SRC of the store's connection: an empty
- * in-memory database attached, then replaced by the image. Not flagged
- * read-only, because the merge's BEGIN IMMEDIATE takes a write lock on every
- * attached database that SQLite does not know to be read-only; nothing is
- * written to it (all our SQL writes main and temp), and if anything were,
- * it would land in this process's private copy in memory, never in a file,
- * and could not grow it. */
-static int attach_image(store *s, struct share_image *img, sl_err *e)
+/* The checked file as schema SRC of the store's connection, read from disk
+ * page by page (never whole in memory). Attached read-write, because the
+ * merge's BEGIN IMMEDIATE takes a write lock on every attached database
+ * that SQLite does not know to be read-only; nothing is written to it (all
+ * our SQL writes main and temp), and it is the caller's private copy. */
+static int attach_file(store *s, const char *path, sl_err *e)
 {
-    if (store_share_header(img, "the file to merge", e) < 0) return -1;
-    if (sqlite3_exec(store_db(s), "ATTACH ':memory:' AS " SRC, NULL, NULL, NULL) != SQLITE_OK)
+    if (store_share_header(path, "the file to merge", e) < 0) return -1;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), "ATTACH ? AS " SRC, -1, &st, NULL) != SQLITE_OK)
         return store_fail(s, e, "attaching the file to merge");
-    if (store_share_open_image(store_db(s), SRC, img, false) != SQLITE_OK) {
-        store_fail(s, e, "opening the file to merge");
-        sqlite3_exec(store_db(s), "DETACH " SRC, NULL, NULL, NULL);
-        return -1;
-    }
+    sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+    int rc = store_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return store_fail(s, e, "attaching the file to merge");
     return 0;
 }
 
@@ -387,14 +385,16 @@ static void journal_mode(store *s, bool wal)
  * rollback journal, and store_share_merge_done puts the store back in WAL
  * after the last file of a batch; with a tuning session or the UI reading
  * it, the merge stays in WAL. Either way each transaction is atomic and
- * durable (synchronous=FULL). A larger page cache keeps the journal from
- * being synced in the middle of a transaction. */
+ * durable (synchronous=FULL). A larger page cache (16 MiB) keeps the
+ * journal from being synced in the middle of a small file's transaction;
+ * a file of 100,000 runs spills, and a cap keeps its merge within a few
+ * tens of MB (64 MiB peaked at 110 MB RSS with bench/merge's big object). */
 static int merge_tables(store *s, struct share_report *rep, sl_err *e)
 {
     sqlite3 *db = store_db(s);
     /* From WAL, or already TRUNCATE from the batch's previous file (a no-op). */
     journal_mode(s, false);
-    sqlite3_exec(db, "PRAGMA main.cache_size=-65536", NULL, NULL, NULL);
+    sqlite3_exec(db, "PRAGMA main.cache_size=-16384", NULL, NULL, NULL);
     int rc = merge_in_transaction(s, rep, e);
     sqlite3_exec(db, "PRAGMA main.cache_size=-2000", NULL, NULL, NULL);
     return rc;
@@ -407,17 +407,17 @@ void store_share_merge_done(store *s)
     journal_mode(s, true);
 }
 
-int store_share_merge(store *s, struct share_image *img, struct share_report *rep, sl_err *e)
+int store_share_merge(store *s, const char *path, struct share_report *rep, sl_err *e)
 {
     sqlite3 *db = store_db(s);
     memset(rep, 0, sizeof *rep);
-    /* The attached image is only read; defensive mode and an untrusted
+    /* The attached file is only read; defensive mode and an untrusted
      * schema keep whatever it declares from running with our privileges. */
     int was_defensive = 0;
     sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, -1, &was_defensive);
     sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
     sqlite3_exec(db, "PRAGMA trusted_schema=OFF; PRAGMA temp_store=MEMORY", NULL, NULL, NULL);
-    int rc = attach_image(s, img, e);
+    int rc = attach_file(s, path, e);
     if (rc == 0) {
         rc = merge_tables(s, rep, e);
         sqlite3_exec(db, "DETACH " SRC, NULL, NULL, NULL);

@@ -261,7 +261,7 @@ static int run_restore(struct cli_ctx *ctx, int argc, char **argv)
     int swept = sweep_scratch(st, out != NULL);
     if (swept && !rc) rc = swept;
     char first[4096];
-    int tmps = crashed ? share_tmpdir_sweep(first, sizeof first) : 0;
+    int tmps = crashed ? share_tmpdir_sweep(store_path(st), first, sizeof first) : 0;
     if (tmps && !out)
         printf("removed %d temporary download director%s a killed push or pull left (%s%s)\n", tmps,
                tmps == 1 ? "y" : "ies", first, tmps > 1 ? ", ..." : "");

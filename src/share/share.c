@@ -174,47 +174,51 @@ static int open_capped(const char *path, long long max_bytes, long long *size_by
     return fd;
 }
 
-int share_image_read(const char *path, const char *label, long long max_bytes, struct share_image *img, sl_err *e)
+/* in (opened by open_capped on src) onto out, refusing more than max_bytes. */
+static int copy_capped(int in, int out, const char *src, const char *dst, long long max_bytes, sl_err *e)
 {
-    memset(img, 0, sizeof *img);
-    long long size_bytes;
-    int fd = open_capped(path, max_bytes, &size_bytes, e);
-    if (fd < 0) return -1;
-    /* One byte more than the size: reading it means the file grew. */
-    size_t cap = (size_t)size_bytes + 1, len = 0;
-    unsigned char *buf = xmalloc(cap);
-    int rc = 0;
+    char buf[1 << 16];
+    long long total = 0;
     for (;;) {
-        if (len == cap) {
-            if ((long long)cap > max_bytes) { rc = grew(path, max_bytes, e); break; }
-            buf = xrealloc(buf, cap = cap * 2 > (size_t)max_bytes + 1 ? (size_t)max_bytes + 1 : cap * 2);
-        }
-        ssize_t r = read(fd, buf + len, cap - len);
+        ssize_t r = read(in, buf, sizeof buf);
         if (r < 0 && errno == EINTR) continue;
-        if (r < 0) { rc = sl_fail_errno(e, SL_EFAIL, errno, "reading %s", path); break; }
-        if (r == 0) break;
-        len += (size_t)r;
+        if (r < 0) return sl_fail_errno(e, SL_EFAIL, errno, "reading %s", src);
+        if (r == 0) return 0;
+        if ((total += r) > max_bytes) return grew(src, max_bytes, e);
+        for (ssize_t off = 0; off < r;) {
+            ssize_t w = write(out, buf + off, (size_t)(r - off));
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0) return sl_fail_errno(e, SL_EFAIL, errno, "writing %s", dst);
+            off += w;
+        }
     }
-    close(fd);
-    if (rc == 0 && (long long)len > max_bytes) rc = grew(path, max_bytes, e);
-    if (rc < 0) {
-        free(buf);
-        return -1;
-    }
-    img->bytes = buf;
-    img->len = len;
-    if (share_zstd_magic(buf, len) && share_zstd_inflate(img, max_bytes, label ? label : path, e) < 0) {
-        share_image_free(img);
-        return -1;
-    }
-    return 0;
 }
 
-void share_image_free(struct share_image *img)
+/* src into a new private file dst, zstd data decompressed when unpack. */
+static int copy_to_private(const char *src, const char *label, long long max_bytes, const char *dst, bool unpack,
+                           sl_err *e)
 {
-    free(img->bytes);
-    img->bytes = NULL;
-    img->len = 0;
+    if (!label) label = src;
+    int in = open_capped(src, max_bytes, NULL, e);
+    if (in < 0) return -1;
+    int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) {
+        close(in);
+        return sl_fail_errno(e, SL_EFAIL, errno, "%s", dst);
+    }
+    unsigned char magic[4];
+    bool zstd = unpack && pread(in, magic, sizeof magic, 0) == (ssize_t)sizeof magic &&
+                share_zstd_magic(magic, sizeof magic);
+    int rc = zstd ? share_zstd_decompress(in, fd, max_bytes, label, e) : copy_capped(in, fd, label, dst, max_bytes, e);
+    close(in);
+    if (close(fd) != 0 && rc == 0) rc = sl_fail_errno(e, SL_EFAIL, errno, "writing %s", dst);
+    if (rc < 0) unlink(dst);
+    return rc;
+}
+
+int share_stage(const char *src, const char *label, long long max_bytes, const char *dst, sl_err *e)
+{
+    return copy_to_private(src, label, max_bytes, dst, true, e);
 }
 
 void share_random_hex(char *buf, size_t n)
@@ -241,7 +245,7 @@ static const char *tmp_base(void)
 
 int share_tmpdir(char *buf, size_t n, sl_err *e)
 {
-    share_tmpdir_sweep(NULL, 0);
+    share_tmpdir_sweep(NULL, NULL, 0);
     /* The pid in the name lets a later sluice tell a killed one's directory
      * from a running one's. */
     snprintf(buf, n, "%s/sluice-share.%ld.XXXXXX", tmp_base(), (long)getpid());
@@ -249,25 +253,58 @@ int share_tmpdir(char *buf, size_t n, sl_err *e)
     return 0;
 }
 
-int share_tmpdir_sweep(char *first, size_t fn)
+/* The directory holding the database at db_path. */
+static void db_dir(const char *db_path, char *buf, size_t n)
 {
-    DIR *d = opendir(tmp_base());
+    const char *slash = strrchr(db_path, '/');
+    if (!slash) snprintf(buf, n, ".");
+    else if (slash == db_path) snprintf(buf, n, "/");
+    else snprintf(buf, n, "%.*s", (int)(slash - db_path), db_path);
+}
+
+int share_tmpdir_near(const char *db_path, char *buf, size_t n, sl_err *e)
+{
+    share_tmpdir_sweep(db_path, NULL, 0);
+    char dir[4096];
+    db_dir(db_path, dir, sizeof dir);
+    snprintf(buf, n, "%s/.sluice-share.%ld.XXXXXX", dir, (long)getpid());
+    if (!mkdtemp(buf))
+        return sl_fail_errno(e, SL_EFAIL, errno, "creating a temporary directory %s beside the database", buf);
+    return 0;
+}
+
+/* Killed runs' directories named PREFIX.PID.XXXXXX in base. */
+static int sweep_in(const char *base, const char *prefix, char *first, size_t fn)
+{
+    DIR *d = opendir(base);
     if (!d) return 0;
     int removed = 0;
+    size_t plen = strlen(prefix);
     for (struct dirent *de; (de = readdir(d));) {
         char *end;
-        if (strncmp(de->d_name, "sluice-share.", 13) != 0) continue;
-        long pid = strtol(de->d_name + 13, &end, 10);
+        if (strncmp(de->d_name, prefix, plen) != 0) continue;
+        long pid = strtol(de->d_name + plen, &end, 10);
         if (pid <= 0 || *end != '.' || pid == (long)getpid()) continue;
         if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;  /* running, or not ours to judge */
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s", tmp_base(), de->d_name);
+        snprintf(path, sizeof path, "%s/%s", base, de->d_name);
         struct stat st;
         if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) continue;
         share_tmpdir_remove(path);
         if (!removed++ && first) snprintf(first, fn, "%s", path);
     }
     closedir(d);
+    return removed;
+}
+
+int share_tmpdir_sweep(const char *db_path, char *first, size_t fn)
+{
+    int removed = sweep_in(tmp_base(), "sluice-share.", first, fn);
+    if (db_path) {
+        char dir[4096];
+        db_dir(db_path, dir, sizeof dir);
+        removed += sweep_in(dir, ".sluice-share.", removed ? NULL : first, fn);
+    }
     return removed;
 }
 
@@ -289,36 +326,7 @@ void share_tmpdir_remove(const char *dir)
 
 int share_private_copy(const char *src, const char *dst, long long max_bytes, sl_err *e)
 {
-    int in = open_capped(src, max_bytes, NULL, e);
-    if (in < 0) return -1;
-    int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (out < 0) {
-        close(in);
-        return sl_fail_errno(e, SL_EFAIL, errno, "%s", dst);
-    }
-    char buf[1 << 16];
-    long long total = 0;
-    int rc = 0;
-    for (;;) {
-        ssize_t r = read(in, buf, sizeof buf);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) { rc = sl_fail_errno(e, SL_EFAIL, errno, "reading %s", src); break; }
-        if (r == 0) break;
-        if ((total += r) > max_bytes) {
-            rc = grew(src, max_bytes, e);
-            break;
-        }
-        for (ssize_t off = 0; off < r;) {
-            ssize_t w = write(out, buf + off, (size_t)(r - off));
-            if (w < 0 && errno == EINTR) continue;
-            if (w < 0) { rc = sl_fail_errno(e, SL_EFAIL, errno, "writing %s", dst); break; }
-            off += w;
-        }
-        if (rc) break;
-    }
-    close(in);
-    if (close(out) != 0 && rc == 0) rc = sl_fail_errno(e, SL_EFAIL, errno, "writing %s", dst);
-    return rc;
+    return copy_to_private(src, NULL, max_bytes, dst, false, e);
 }
 
 bool share_cancelled(const struct share_remote *r) { return r->opts.cancel && atomic_load(r->opts.cancel); }

@@ -13,8 +13,6 @@
 #include "err.h"
 #include <jansson.h>
 
-struct share_image;   /* db/store_share.h */
-
 #define SHARE_SUFFIX ".sluicedb"
 /* What push uploads: the snapshot zstd-compressed. Pull takes both. */
 #define SHARE_ZST_SUFFIX ".sluicedb.zst"
@@ -170,27 +168,36 @@ void share_redact(const char *url, char *buf, size_t n);
  * snapshots, named sluice-share.PID.XXXXXX; share_tmpdir_remove deletes it
  * and what is in it. */
 int share_tmpdir(char *buf, size_t n, sl_err *e);
+/* The same in the directory of the database at db_path, named
+ * .sluice-share.PID.XXXXXX: what a pull or merge downloads and unpacks
+ * lands on the database's own disk (never in memory, nor on a /tmp that may
+ * be tmpfs), and SQLite attaches it from there. Swept like share_tmpdir's. */
+int share_tmpdir_near(const char *db_path, char *buf, size_t n, sl_err *e);
 void share_tmpdir_remove(const char *dir);
 /* Remove the temporary directories of push and pull runs that were killed
- * (their pid no longer runs; ours only). Returns how many, the first's
- * path in first unless NULL. share_tmpdir sweeps first; so does
- * `restore --crashed`. */
-int share_tmpdir_sweep(char *first, size_t fn);
+ * (their pid no longer runs; ours only), under $TMPDIR and beside the
+ * database at db_path (NULL: not there). Returns how many, the first's path
+ * in first unless NULL. share_tmpdir and share_tmpdir_near sweep first; so
+ * does `restore --crashed`. */
+int share_tmpdir_sweep(const char *db_path, char *first, size_t fn);
 /* Copy a local file into a private one, refusing more than max_bytes. */
 int share_private_copy(const char *src, const char *dst, long long max_bytes, sl_err *e);
-/* Read a local file whole into memory, refusing more than max_bytes: the
- * image the check and the merge work on (free with share_image_free). A
- * zstd-compressed file is decompressed, to at most max_bytes. Messages name
- * label (what the user calls the file), else path. */
-int share_image_read(const char *path, const char *label, long long max_bytes, struct share_image *img, sl_err *e);
-void share_image_free(struct share_image *img);
+/* A file to check and merge (a download, or one the user gave), as a
+ * private uncompressed database file dst (created 0600, never replaced;
+ * the caller removes it): a zstd-compressed file is decompressed, a
+ * plain one copied, both streamed through a small buffer, so no object is
+ * ever held whole in memory. At most max_bytes are read and at most
+ * max_bytes written: a small hostile object cannot inflate into gigabytes.
+ * -1 with e naming label (what the user calls the file), else src; dst is
+ * gone then. */
+int share_stage(const char *src, const char *label, long long max_bytes, const char *dst, sl_err *e);
 /* zstd (src/share/zst.c): whether bytes start a zstd frame; src compressed
- * into dst (created 0600, never replaced); img's compressed bytes replaced
- * by what they hold, refused (naming label) when corrupt, truncated or
- * larger than max_bytes. */
+ * into dst (created 0600, never replaced); the zstd stream on fd in
+ * decompressed onto fd out, refused (naming label) when corrupt, truncated
+ * or larger than max_bytes. */
 bool share_zstd_magic(const unsigned char *b, size_t n);
 int share_zstd_compress(const char *src, const char *dst, sl_err *e);
-int share_zstd_inflate(struct share_image *img, long long max_bytes, const char *label, sl_err *e);
+int share_zstd_decompress(int in, int out, long long max_bytes, const char *label, sl_err *e);
 /* A random lowercase hex string of n-1 characters, for temporary names. */
 void share_random_hex(char *buf, size_t n);
 

@@ -15,6 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Room for a checked copy's path: share_tmpdir_near's, then /stage-XXXXXX. */
+#define STAGED_PATH 4200
+
 static void emit(share_event_fn fn, void *arg, int kind, const char *name, const struct share_report *rep,
                  const char *msg, long long size)
 {
@@ -33,32 +36,36 @@ static int merge_failed(const char *file, sl_err *e)
 
 int share_merge_file(store *s, const char *file, long long max_bytes, struct share_report *rep, sl_err *e)
 {
-    struct share_image img;
-    if (share_image_read(file, NULL, max_bytes, &img, e) < 0) return -1;
-    int rc = store_share_check(s, &img, file, e);
-    if (rc == 0 && store_share_merge(s, &img, rep, e) < 0) rc = merge_failed(file, e);
-    share_image_free(&img);
+    char dir[4096], staged[STAGED_PATH];
+    if (share_tmpdir_near(store_path(s), dir, sizeof dir, e) < 0) return -1;
+    snprintf(staged, sizeof staged, "%s/stage" SHARE_SUFFIX, dir);
+    int rc = share_stage(file, NULL, max_bytes, staged, e);
+    if (rc == 0) rc = store_share_check(s, staged, file, e);
+    if (rc == 0 && store_share_merge(s, staged, rep, e) < 0) rc = merge_failed(file, e);
+    share_tmpdir_remove(dir);
     store_share_merge_done(s);
     return rc;
 }
 
-/* Checked images kept in memory between the check and the merge, up to this
- * much in all; past it, a file is read and checked again to be merged. */
-#define KEEP_CHECKED_BYTES (1LL << 30)
+/* Checked copies kept on disk between the check and the merge, up to this
+ * much in all; past it, a file is unpacked (and a file the user gave,
+ * checked) again to be merged. */
+#define KEEP_STAGED_BYTES (256LL << 20)
 #define CHECK_THREADS_MAX 4
 
-/* Reading a file into fresh memory and its integrity_check are CPU work (a
- * one-off perf profile of a bench/merge run put them at 0.5 s of 2.2 s; no
- * script reruns that split), and files are independent: they are checked on
- * up to one thread per CPU. The store's connection is only read while
- * checking, and SQLite serialises calls on it (serialized threading mode,
- * checked). */
+/* Unpacking a file and its integrity_check are CPU work (a one-off perf
+ * profile of a bench/merge run put reading and checking at 0.5 s of 2.2 s;
+ * no script reruns that split), and files are independent: they are
+ * checked on up to one thread per CPU. The store's connection is only read
+ * while checking, and SQLite serialises calls on it (serialized threading
+ * mode, checked). */
 struct check_pool {
     store *s;
     char *const *files;
     int n;
     long long max_bytes;
-    struct share_image *img;
+    const char *dir;          /* share_tmpdir_near */
+    char (*staged)[STAGED_PATH];  /* per file: its checked copy, or "" */
     sl_err *err;
     int *rc;            /* per file: 0 checked, -1 refused, 1 not reached */
     atomic_int next;
@@ -67,20 +74,31 @@ struct check_pool {
     long long kept;
 };
 
+/* Whether a checked copy may stay on disk until its merge (within the
+ * cap kept, which counts what the others keep). */
+static bool keep_staged(pthread_mutex_t *lock, long long *kept, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return false;
+    if (lock) pthread_mutex_lock(lock);
+    bool keep = *kept + (long long)st.st_size <= KEEP_STAGED_BYTES;
+    if (keep) *kept += (long long)st.st_size;
+    if (lock) pthread_mutex_unlock(lock);
+    return keep;
+}
+
 static void check_one(struct check_pool *p, int i)
 {
-    int rc = share_image_read(p->files[i], NULL, p->max_bytes, &p->img[i], &p->err[i]);
-    if (rc == 0) rc = store_share_check(p->s, &p->img[i], p->files[i], &p->err[i]);
-    bool keep = false;
-    if (rc == 0) {
-        pthread_mutex_lock(&p->lock);
-        if (p->kept + (long long)p->img[i].len <= KEEP_CHECKED_BYTES) {
-            p->kept += (long long)p->img[i].len;
-            keep = true;
-        }
-        pthread_mutex_unlock(&p->lock);
+    char *staged = p->staged[i];
+    snprintf(staged, STAGED_PATH, "%s/%d" SHARE_SUFFIX, p->dir, i);
+    int rc = share_stage(p->files[i], NULL, p->max_bytes, staged, &p->err[i]);
+    if (rc == 0) rc = store_share_check(p->s, staged, p->files[i], &p->err[i]);
+    if (rc == 0 && keep_staged(&p->lock, &p->kept, staged)) {
+        p->rc[i] = 0;
+        return;
     }
-    if (!keep) share_image_free(&p->img[i]);
+    if (rc == 0) unlink(staged);
+    staged[0] = 0;
     p->rc[i] = rc;
     if (rc < 0) atomic_store(&p->stop, true);
 }
@@ -125,10 +143,12 @@ static int check_all(struct check_pool *p, sl_err *e)
 int share_merge_files(store *s, char *const *files, int n, long long max_bytes, share_event_fn fn, void *arg,
                       sl_err *e)
 {
-    /* Every file is read and checked before the first merge, as pull does:
-     * one bad file leaves the store as it was. */
-    struct check_pool p = { .s = s, .files = files, .n = n, .max_bytes = max_bytes };
-    p.img = xcalloc((size_t)n, sizeof *p.img);
+    /* Every file is unpacked and checked before the first merge, as pull
+     * does: one bad file leaves the store as it was. */
+    char dir[4096];
+    if (share_tmpdir_near(store_path(s), dir, sizeof dir, e) < 0) return -1;
+    struct check_pool p = { .s = s, .files = files, .n = n, .max_bytes = max_bytes, .dir = dir };
+    p.staged = xcalloc((size_t)n, sizeof *p.staged);
     p.err = xcalloc((size_t)n, sizeof *p.err);
     p.rc = xcalloc((size_t)n, sizeof *p.rc);
     for (int i = 0; i < n; i++) p.rc[i] = 1;
@@ -136,22 +156,23 @@ int share_merge_files(store *s, char *const *files, int n, long long max_bytes, 
     atomic_init(&p.stop, false);
     pthread_mutex_init(&p.lock, NULL);
     int rc = check_all(&p, e);
-    struct share_image *img = p.img;
     for (int i = 0; i < n && rc == 0; i++) {
-        /* Not kept: read again, and checked again, so that what is merged
-         * is exactly what passed even if the file changed since. */
-        if (!img[i].bytes) {
-            rc = share_image_read(files[i], NULL, max_bytes, &img[i], e);
-            if (rc == 0) rc = store_share_check(s, &img[i], files[i], e);
+        /* Not kept: unpacked and checked again, so that what is merged is
+         * exactly what passed even if the file changed since. */
+        char *staged = p.staged[i];
+        if (!staged[0]) {
+            snprintf(staged, STAGED_PATH, "%s/%d" SHARE_SUFFIX, dir, i);
+            rc = share_stage(files[i], NULL, max_bytes, staged, e);
+            if (rc == 0) rc = store_share_check(s, staged, files[i], e);
         }
         struct share_report rep;
-        if (rc == 0 && store_share_merge(s, &img[i], &rep, e) < 0) rc = merge_failed(files[i], e);
-        share_image_free(&img[i]);
+        if (rc == 0 && store_share_merge(s, staged, &rep, e) < 0) rc = merge_failed(files[i], e);
+        if (staged[0]) unlink(staged);
         if (rc == 0) emit(fn, arg, SHARE_MERGED, files[i], &rep, NULL, -1);
     }
-    for (int i = 0; i < n; i++) share_image_free(&img[i]);
+    share_tmpdir_remove(dir);
     pthread_mutex_destroy(&p.lock);
-    free(p.img);
+    free(p.staged);
     free(p.err);
     free(p.rc);
     store_share_merge_done(s);
@@ -387,8 +408,9 @@ int share_push(store *s, struct share_remote *r, const struct share_push_opts *p
 
 struct candidate {
     char key[512];
-    char path[4300];
+    char path[4300];          /* the download */
     bool ok;
+    bool staged;              /* its checked copy is on disk (staged_path) */
     bool has_entry;           /* the manifest or OBJECT.json describes it: x */
     bool entry_listed;        /* OBJECT.json is there */
     char cls[256];
@@ -563,6 +585,12 @@ static const char *not_as_described(struct share_remote *r, const struct pull_pl
     return why;
 }
 
+/* Where a candidate's checked copy goes: beside its download. */
+static void staged_path(const struct candidate *c, char out[STAGED_PATH])
+{
+    snprintf(out, STAGED_PATH, "%.*s.db", STAGED_PATH - 8, c->path);
+}
+
 /* Fetch and check every planned object: 0, or -1 with e when one failed a
  * check and keep_going is off (the pull then merges nothing). Objects that
  * are not what their manifest says are refused and named, never fatal. */
@@ -570,21 +598,24 @@ static int fetch_all(store *s, struct share_remote *r, const struct share_pull_o
                      share_event_fn fn, void *arg, int *bad, sl_err *e)
 {
     sl_err first = { 0 };
+    long long kept = 0;
     for (int i = 0; i < p->n; i++) {
         struct candidate *c = &p->c[i];
         snprintf(c->path, sizeof c->path, "%s/%d" SHARE_SUFFIX, p->tmpdir, i);
         sl_err fe;
         char label[2600], lie[300];
         snprintf(label, sizeof label, "%s/%s", r->shown, c->key);
-        struct share_image img = { 0 };
         int rc = share_cancelled(r) ? share_fail_cancelled(&fe, "pull") : r->ops->get(r, c->key, c->path, &fe);
         if (rc == 0 && not_as_described(r, p, c, lie, sizeof lie)) {
             refuse_lie(p, c->key, lie, fn, arg);
             continue;
         }
-        if (rc == 0) rc = share_image_read(c->path, label, r->opts.max_bytes, &img, &fe);
-        if (rc == 0) rc = store_share_check(s, &img, label, &fe);
-        share_image_free(&img);
+        char staged[STAGED_PATH];
+        staged_path(c, staged);
+        if (rc == 0) rc = share_stage(c->path, label, r->opts.max_bytes, staged, &fe);
+        if (rc == 0) rc = store_share_check(s, staged, label, &fe);
+        if (rc == 0) c->staged = keep_staged(NULL, &kept, staged);
+        if (rc == 0 && !c->staged) unlink(staged);
         c->ok = rc == 0;
         if (rc == 0) {
             emit(fn, arg, SHARE_FETCHED, c->key, NULL, NULL, -1);
@@ -624,7 +655,7 @@ long long share_pull(store *s, struct share_remote *r, const struct share_pull_o
     int ndig = store_share_digests(s, &dig, e);
     if (ndig < 0) return -1;
     char dir[4096];
-    if (share_tmpdir(dir, sizeof dir, e) < 0) {
+    if (share_tmpdir_near(store_path(s), dir, sizeof dir, e) < 0) {
         free(dig);
         return -1;
     }
@@ -642,13 +673,14 @@ long long share_pull(store *s, struct share_remote *r, const struct share_pull_o
     for (int i = 0; rc == 0 && i < p.n; i++) {
         struct candidate *c = &p.c[i];
         if (!c->ok) continue;
-        /* Read again from our private download: checked files are not all
-         * held in memory at once. */
+        /* Not kept: unpacked again from our private download (checked
+         * copies are kept on disk only up to a cap). */
         struct share_report rep;
-        struct share_image img;
-        rc = share_image_read(c->path, c->key, r->opts.max_bytes, &img, e);
-        if (rc == 0 && store_share_merge(s, &img, &rep, e) < 0) rc = merge_failed(c->key, e);
-        share_image_free(&img);
+        char staged[STAGED_PATH];
+        staged_path(c, staged);
+        if (!c->staged) rc = share_stage(c->path, c->key, r->opts.max_bytes, staged, e);
+        if (rc == 0 && store_share_merge(s, staged, &rep, e) < 0) rc = merge_failed(c->key, e);
+        unlink(staged);
         if (rc == 0) {
             added += share_report_added(&rep);
             emit(fn, arg, SHARE_MERGED, c->key, &rep, NULL, -1);

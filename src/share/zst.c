@@ -1,10 +1,8 @@
 /* zst — shared objects travel zstd-compressed (#16): an empty snapshot is
- * 400 KiB of mostly empty pages and about 4 KB compressed. Compression
- * streams from file to file; decompression turns a read image into the
- * database it holds, capped like the download itself, so a small hostile
- * object cannot inflate into gigabytes. */
+ * 400 KiB of mostly empty pages and about 4 KB compressed. Both ways stream
+ * from file to file through small buffers; decompression is capped like the
+ * download itself, so a small hostile object cannot inflate into gigabytes. */
 #include "share.h"
-#include "store_share.h"
 
 #include <zstd.h>
 
@@ -87,43 +85,47 @@ static int too_large(const char *label, long long max_bytes, sl_err *e)
                    "sluice database; nothing merged", label, max_bytes);
 }
 
-int share_zstd_inflate(struct share_image *img, long long max_bytes, const char *label, sl_err *e)
+int share_zstd_decompress(int in, int out, long long max_bytes, const char *label, sl_err *e)
 {
     ZSTD_DCtx *dx = ZSTD_createDCtx();
     if (!dx) return sl_fail(e, SL_EFAIL, "%s: zstd: out of memory", label);
-    /* One byte more than the cap: filling it means the data is larger. */
-    size_t cap = (long long)(1 << 20) <= max_bytes ? 1 << 20 : (size_t)max_bytes + 1, len = 0, left = 1;
-    unsigned char *out = xmalloc(cap);
-    ZSTD_inBuffer in = { img->bytes, img->len, 0 };
+    size_t isz = ZSTD_DStreamInSize(), osz = ZSTD_DStreamOutSize();
+    unsigned char *ibuf = xmalloc(isz), *obuf = xmalloc(osz);
+    long long total = 0;
+    size_t left = 1;          /* 0 once a frame ended where the input did */
     int rc = 0;
-    while (rc == 0 && (in.pos < in.size || left != 0)) {
-        if (len == cap) {
-            if ((long long)cap > max_bytes) {
-                rc = too_large(label, max_bytes, e);
+    for (bool eof = false; rc == 0 && !eof;) {
+        ssize_t r = read(in, ibuf, isz);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            rc = sl_fail_errno(e, SL_EFAIL, errno, "reading %s", label);
+            break;
+        }
+        if ((eof = r == 0)) break;
+        ZSTD_inBuffer ib = { ibuf, (size_t)r, 0 };
+        /* Until the chunk is used up and the decoder has nothing more to
+         * flush (a full output buffer may hide more). 0 from the decoder:
+         * a frame ended and is all out. */
+        for (bool more = true; rc == 0 && more;) {
+            ZSTD_outBuffer ob = { obuf, osz, 0 };
+            left = ZSTD_decompressStream(dx, &ob, &ib);
+            if (ZSTD_isError(left)) {
+                rc = sl_fail(e, SL_EFAIL, "%s is zstd-compressed but corrupt (%s): nothing merged", label,
+                             ZSTD_getErrorName(left));
                 break;
             }
-            cap = cap * 2 > (size_t)max_bytes + 1 ? (size_t)max_bytes + 1 : cap * 2;
-            out = xrealloc(out, cap);
+            if ((total += (long long)ob.pos) > max_bytes)
+                rc = too_large(label, max_bytes, e);
+            else if (write_all(out, obuf, ob.pos) < 0)
+                rc = sl_fail_errno(e, SL_EFAIL, errno, "writing the unpacked copy of %s", label);
+            more = ib.pos < ib.size || (ob.pos == ob.size && left != 0);
         }
-        ZSTD_outBuffer ob = { out, cap, len };
-        size_t before = in.pos;
-        left = ZSTD_decompressStream(dx, &ob, &in);
-        if (ZSTD_isError(left))
-            rc = sl_fail(e, SL_EFAIL, "%s is zstd-compressed but corrupt (%s): nothing merged", label,
-                         ZSTD_getErrorName(left));
-        else if (in.pos == in.size && ob.pos == len && in.pos == before && left != 0)
-            rc = sl_fail(e, SL_EFAIL, "%s is zstd-compressed but ends before its data does (truncated): nothing "
-                         "merged", label);
-        len = ob.pos;
     }
+    if (rc == 0 && left != 0)
+        rc = sl_fail(e, SL_EFAIL, "%s is zstd-compressed but ends before its data does (truncated): nothing merged",
+                     label);
+    free(ibuf);
+    free(obuf);
     ZSTD_freeDCtx(dx);
-    if (rc == 0 && (long long)len > max_bytes) rc = too_large(label, max_bytes, e);
-    if (rc < 0) {
-        free(out);
-        return -1;
-    }
-    free(img->bytes);
-    img->bytes = out;
-    img->len = len;
-    return 0;
+    return rc;
 }

@@ -53,6 +53,8 @@ push_then_pull() {   # URL [options]: A pushes, B pulls twice (adds, then nothin
     grep -q 'nothing new' "$tmp/p2" || { cat "$tmp/p2"; echo "second pull was not a no-op"; return 1; }
 }
 reset_b() { rm -f "$tmp/b.db"; B pull "file://$tmp/nothing-here" > /dev/null 2>&1; }
+# A pull's temporary directory: beside the database it pulls into.
+pull_tmp() { ls -A "$tmp" | grep '^\.sluice-share\.'; }
 # N hosts (fixture copies with their own machine-ids) push to URL at once
 # [options]. Neither nginx nor s3rver has a conditional PUT, so one push may
 # rewrite CLASS/manifest.json over another's entry; nothing is lost: each
@@ -149,6 +151,40 @@ else
         check webdav-first-push-403 t_first_push_403
         t_404() { expect_fail "$tmp/b.db" 'does not exist (404)' B pull "http://127.0.0.1:$port/dav/none" --class all; }
         check webdav-404 t_404
+        # A big object (25,000 runs, 70 MB unpacked) is pulled without being
+        # held in memory: unpacked to a file beside b.db and attached (#16).
+        # The whole pull peaks under 48 MB RSS (the old in-memory image
+        # alone was 70 MB; it peaked at ~160 MB).
+        t_big() {
+            [ -x /usr/bin/time ] || { echo "skipped: /usr/bin/time (GNU time) is not installed"; return 0; }
+            d=$ng/www/dav/big/$class
+            mkdir -p "$d"
+            f=$tmp/big.sluicedb
+            zstd -qdf "$ng/www/dav/fleet/$class/"*.sluicedb.zst -o "$f"
+            sqlite3 "$f" "UPDATE hosts SET uuid = '0000bbbb-0000-4000-8000-00000000b1c0', machine_key = 'big';
+                INSERT OR IGNORE INTO configs VALUES ('c0', 'vm.dirty_ratio=20');
+                INSERT OR IGNORE INTO workloads VALUES ('w0', 'seqwrite', 'bs=1M');
+                WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n WHERE k < 25000)
+                INSERT INTO runs (uuid, batch_uuid, rep, host_uuid, host_id, device_uuid, device_id, device_name,
+                    hw_class, kernel, workload, workload_hash, config_hash, seed, started, status, wall_s, mb_s, iops,
+                    read_mb_s, write_mb_s, lat_mean_ns, lat_p50_ns, lat_p99_ns, lat_p999_ns, lat_max_ns, cpu_usr_pct,
+                    cpu_sys_pct, ctx_switches, metrics_json, hist, series_json)
+                SELECT lower(hex(randomblob(16))), 'b' || (k / 5), k % 5, h.uuid, h.id, d.uuid, d.id, d.name,
+                    d.hw_class, '6.1', 'seqwrite', 'w0', 'c0', k, '2026-01-01T00:00:00Z', 'ok', 10.0, 100 + k % 50,
+                    25600, 0, 100, 1e6, 900000, 5000000, 9000000, 20000000, 1.5, 12.0, 5000,
+                    '{\"mb_s\": ' || (100 + k % 50) || '}', randomblob(600), '[' || printf('%.1500c', '1') || ']'
+                FROM n, hosts h, (SELECT * FROM devices ORDER BY id LIMIT 1) d" || return 1
+            zstd -q --rm "$f" -o "$d/0000bbbb-0000-4000-8000-00000000b1c0.sluicedb.zst" || return 1
+            reset_b
+            /usr/bin/time -f %M -o "$tmp/rss" "$sluice" --root "$tmp/rootB" --db "$tmp/b.db" pull \
+                "http://127.0.0.1:$port/dav/big" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+            got=$(sqlite3 "$tmp/b.db" "SELECT count(*) FROM runs")
+            [ "$got" -ge 25000 ] || { cat "$tmp/o"; echo "$got runs merged, not 25000"; return 1; }
+            rss=$(tail -1 "$tmp/rss")
+            [ "$rss" -lt 49152 ] || { echo "pull peaked at $rss KB RSS (limit 48 MB)"; return 1; }
+            [ -z "$(pull_tmp)" ] || { pull_tmp; echo "temporary files left beside b.db"; return 1; }
+        }
+        check webdav-pull-big-object-streamed t_big
         t_tls() {
             A push "https://127.0.0.1:$tls_port/dav/tls" --insecure > /dev/null 2>&1 || return 1
             expect_fail "$tmp/b.db" 'could not be verified' B pull "https://127.0.0.1:$tls_port/dav/tls" || return 1
@@ -213,14 +249,14 @@ else
                 t_slow_deadline() {
                     reset_b
                     TMPDIR=$tmp/tmpdir expect_fail "$tmp/b.db" 'gave up after 3 s (--timeout)' B pull "$fp/slow/dav/fleet" --timeout 3 || return 1
-                    [ -z "$(ls "$tmp/tmpdir")" ] || { ls "$tmp/tmpdir"; echo "temporary files left"; return 1; }
+                    [ -z "$(ls "$tmp/tmpdir")$(pull_tmp)" ] || { pull_tmp; echo "temporary files left"; return 1; }
                 }
                 check slow-server-deadline t_slow_deadline
                 t_slow_speed() {
                     reset_b
                     TMPDIR=$tmp/tmpdir expect_fail "$tmp/b.db" 'slower than 100 bytes/s for 2 s fails (--min-speed)' \
                         B pull "$fp/slow/dav/fleet" --min-speed 100/2 --retries 0 || return 1
-                    [ -z "$(ls "$tmp/tmpdir")" ] || { ls "$tmp/tmpdir"; echo "temporary files left"; return 1; }
+                    [ -z "$(ls "$tmp/tmpdir")$(pull_tmp)" ] || { pull_tmp; echo "temporary files left"; return 1; }
                 }
                 check slow-server-min-speed t_slow_speed
                 t_killed_pull() {
@@ -230,11 +266,11 @@ else
                         > /dev/null 2>&1 &
                     kp=$!
                     i=0
-                    while [ -z "$(ls "$tmp/tmpdir")" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+                    while [ -z "$(pull_tmp)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
                     kill -9 "$kp"; wait "$kp" 2>/dev/null
-                    [ -n "$(ls "$tmp/tmpdir")" ] || { echo "the pull made no temporary directory"; return 1; }
+                    [ -n "$(pull_tmp)" ] || { echo "the pull made no temporary directory beside b.db"; return 1; }
                     TMPDIR=$tmp/tmpdir B restore --crashed | grep -q 'removed 1 temporary download directory' || return 1
-                    [ -z "$(ls "$tmp/tmpdir")" ] || { ls "$tmp/tmpdir"; echo "restore --crashed left them"; return 1; }
+                    [ -z "$(pull_tmp)" ] || { pull_tmp; echo "restore --crashed left them"; return 1; }
                 }
                 check killed-pull-temporary-files t_killed_pull
             fi

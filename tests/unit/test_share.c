@@ -269,7 +269,7 @@ TEST(share_merge_refuses_hostile_files_and_changes_nothing)
     store_close(local);
 }
 
-TEST(share_check_rewrites_wal_header_in_memory_only)
+TEST(share_check_rewrites_wal_header_in_its_private_copy_only)
 {
     store *a = fresh_store("wal-a.db"), *b = fresh_store("wal-b.db");
     int64_t id;
