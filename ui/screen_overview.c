@@ -1,11 +1,15 @@
-/* screen_overview — the first screen: sessions that need attention, the
- * host and disk fingerprints, a live dirty-memory meter and the key knobs. */
+/* screen_overview — the first screen: sessions that need attention, one
+ * next step, what 'sluice recommend' answers for this host (from stored
+ * runs, else a shipped profile), the host and disk fingerprints, a live
+ * dirty-memory meter and the key knobs. */
 #include "app.h"
 #include "report/chart.h"
 #include "device.h"
 #include "knob.h"
 #include "probe/scratch.h"
 #include "profile/profile.h"
+#include "search/recommend.h"
+#include "search/report.h"
 #include "session.h"
 #include "store_run.h"
 #include "store_search.h"
@@ -15,6 +19,8 @@
 #include "units.h"
 #include "vmstat.h"
 
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +76,13 @@ struct overview {
     /* the shipped profile recommend names for this host without data
      * (profile_rank), "" when none fits */
     char advice[PROFILE_NAME_MAX], advice_why[600];
-    int nfits;
+    /* what 'sluice recommend' answers from the stored runs (the core's
+     * recommend engine), read when the screen is shown and on ^L */
+    enum recommend_outcome rec;
+    char rec_text[900];         /* its verdict in words ("" with no data) */
+    char rec_diff[512];         /* REC_WIN: the knobs to set, one line */
+    bool rec_in_force;          /* REC_WIN: every one of them holds that value now */
+    bool rec_failed;            /* rec_text is the error */
 };
 
 /* --- data --------------------------------------------------------------- */
@@ -204,12 +216,94 @@ static void read_advice(struct overview *o)
     int n = profile_rank(&dirs, &o->host, devs, o->ndisks, "throughput", &fits, &e);
     free(devs);
     o->advice[0] = o->advice_why[0] = 0;
-    o->nfits = n > 0 ? n : 0;
     if (n > 0) {
         snprintf(o->advice, sizeof o->advice, "%s", fits[0].name);
         snprintf(o->advice_why, sizeof o->advice_why, "%s", fits[0].reasons);
     }
     if (n >= 0) free(fits);
+}
+
+/* Whether every "knob=value" of diff holds that value now. */
+static bool values_in_force(const char *diff)
+{
+    char copy[512];
+    snprintf(copy, sizeof copy, "%s", diff);
+    bool all = copy[0] != 0;
+    for (char *save, *tok = strtok_r(copy, " \n", &save); tok && all; tok = strtok_r(NULL, " \n", &save)) {
+        char *eq = strchr(tok, '='), now[KNOB_VALUE_MAX];
+        struct knob k;
+        if (!eq) continue;
+        *eq = 0;
+        all = knob_lookup(tok, NULL, &k, NULL) == 0 && knob_read(&k, now, sizeof now, NULL) == 0 && knob_values_equal(&k, now, eq + 1);
+    }
+    return all;
+}
+
+/* The winner's case: the knobs, the gain and interval against the
+ * defaults, how many runs (or hosts) and whose, and what got worse. */
+static void describe_win(struct overview *o, const struct recommendation *r)
+{
+    const struct leader *w = &r->l[r->win];
+    char est[32], lo[32], hi[32], val[64], worse[300] = "";
+    report_pct(w->ci.est, est, sizeof est);
+    report_pct(w->ci.lo, lo, sizeof lo);
+    report_pct(w->ci.hi, hi, sizeof hi);
+    report_metric(&r->o, &w->mean, NAN, val, sizeof val);
+    struct side_effects fx;
+    recommend_winner_effects(r, &fx);
+    for (int i = 0; i < fx.n; i++) {
+        if (fx.row[i].dec.verdict != DECIDE_WORSE) continue;
+        size_t len = strlen(worse);
+        snprintf(worse + len, sizeof worse - len, "%s%s %+.1f%%", len ? ", " : "; worse: ",
+                 metric_table[fx.row[i].metric].name, fx.row[i].dec.effect_pct);
+    }
+    snprintf(o->rec_diff, sizeof o->rec_diff, "%s", r->diff);
+    for (char *nl = o->rec_diff; (nl = strchr(nl, '\n'));) *nl = ' ';
+    o->rec_in_force = values_in_force(o->rec_diff);
+    snprintf(o->rec_text, sizeof o->rec_text, "%s%s: %s, %s [95%% CI %s, %s] against the defaults' %s (%s, %d vs %d %s, %s)%s",
+             o->rec_diff[0] ? o->rec_diff : "the defaults' knobs", o->rec_in_force ? " (in force)" : "", val, est, lo, hi,
+             r->basev, r->workload, w->n, r->nbs, r->by_host ? "hosts" : "runs", recommend_match_name(r->match), worse);
+}
+
+/* What 'sluice recommend' answers from the runs stored for this host and
+ * its hardware classes: the same engine, its verdict in a line. Without
+ * any stored run the database is not touched (the engine records the
+ * host). */
+static void read_recommendation(struct overview *o)
+{
+    o->rec = REC_NO_DATA;
+    o->rec_text[0] = o->rec_diff[0] = 0;
+    o->rec_in_force = o->rec_failed = false;
+    store *st = app_store(o->base.app, NULL);
+    if (!st || o->nruns <= 0) return;
+    struct recommendation r;
+    sl_err e;
+    if (recommend_init(&r, "", "throughput", &e) < 0 || recommend_gather(&r, st, &e) < 0) {
+        snprintf(o->rec_text, sizeof o->rec_text, "recommend: %s", e.msg);
+        o->rec_failed = true;
+        recommend_free(&r);
+        return;
+    }
+    int configs = r.ng, runs = 0;
+    for (int i = 0; i < r.ng; i++) runs += r.g[i].n;
+    switch ((o->rec = recommend_judge(&r))) {
+    case REC_NO_DATA: break;
+    case REC_OTHER_WORK:
+        snprintf(o->rec_text, sizeof o->rec_text, "none: the other stored configurations ran other work than the "
+                 "defaults (%s), and runs of different work are not set against each other", r.other_diff);
+        break;
+    case REC_NOISE:
+        if (r.nc == 0)   /* nothing was set against the defaults */
+            snprintf(o->rec_text, sizeof o->rec_text, "nothing to compare yet (%s: %d run%s in %d configuration%s; "
+                     "another configuration needs 2 runs or more)", r.workload, runs, runs == 1 ? "" : "s", configs,
+                     configs == 1 ? "" : "s");
+        else
+            snprintf(o->rec_text, sizeof o->rec_text, "keep the defaults: no stored configuration beats them beyond "
+                     "the noise (%s: %d runs in %d configurations)", r.workload, runs, configs);
+        break;
+    case REC_WIN: describe_win(o, &r); break;
+    }
+    recommend_free(&r);
 }
 
 static void refresh_all(struct overview *o)
@@ -221,6 +315,15 @@ static void refresh_all(struct overview *o)
     read_knobs(o);
     read_advice(o);
     o->last_refresh_ms = app_now_ms(o->base.app);
+}
+
+/* Everything, the stored runs' verdict too: on showing the screen and ^L
+ * (the periodic refresh leaves the evidence alone: runs come from the
+ * other screens, and reading every stored run each 5 s costs). */
+static void refresh_with_verdict(struct overview *o)
+{
+    refresh_all(o);
+    read_recommendation(o);
 }
 
 /* --- view ---------------------------------------------------------------- */
@@ -262,38 +365,67 @@ static void build_sessions(struct overview *o, int width)
     }
 }
 
-/* One next step: what is left to put right first, else the next stage of
- * tuning (measure, search, compare) that the database has not seen yet. */
-static void build_next(struct overview *o)
+/* Where a tune would write: the directory typed last on Probe or Search,
+ * else the first mountpoint of a disk that is not / (a data disk), else
+ * the probes' default. */
+static void tune_dir(const struct overview *o, char *buf, size_t n)
 {
-    const char *next;
-    if (o->ncrashed || o->nscratch) next = "X: put back what a sluice that died left behind";
-    else if (trial_active()) next = "try the values on trial; then K keeps them or R puts them back";
-    else if (o->nruns <= 0) next = "F4 Probe: measure the disk to tune (seqwrite into a directory on it)";
-    else if (o->nsearches <= 0) next = "F5 Search: search the writeback knobs with the probe's directory";
-    else next = "F6 Results: compare the stored runs; 'sluice recommend' names the best";
-    tv_line(&o->tv, false, -1);
-    tv_cell(&o->tv, ROLE_HEADER, 9, "Next");
-    tv_add(&o->tv, ROLE_OK, "%s", next);
+    const char *typed = app_probe_dir(o->base.app);
+    snprintf(buf, n, "%s", typed[0] ? typed : "/var/tmp");
+    if (typed[0]) return;
+    for (int i = 0; i < o->ndisks; i++) {
+        char mounts[512];
+        snprintf(mounts, sizeof mounts, "%s", o->disks[i].mounts);
+        for (char *save, *m = strtok_r(mounts, " ", &save); m; m = strtok_r(NULL, " ", &save))
+            if (m[0] == '/' && strcmp(m, "/") != 0 && strncmp(m, "/boot", 5) != 0) { snprintf(buf, n, "%s", m); return; }
+    }
 }
 
-/* recommend's answer for this host without data, and what would weigh
- * more: measurements of this hardware. */
-static void build_advice(struct overview *o, int width)
+/* Rows of text under a heading, wrapped to the width (at most 4 lines). */
+static void headed_lines(struct overview *o, const char *head, enum role r, const char *text, int width)
 {
-    char text[900], lines[3][256];
-    if (o->advice[0])
-        snprintf(text, sizeof text, "profile %s (%s)%s; F7 diffs and applies it on trial%s", o->advice, o->advice_why,
-                 o->nfits > 1 ? ", first of the shipped profiles that fit" : "",
-                 o->nruns > 0 ? "; runs are stored: 'sluice recommend' weighs them" : "");
-    else
-        snprintf(text, sizeof text, "no shipped profile fits this host: measure it (F4, F5)");
-    int n = draw_wrap(text, width - 11, lines, 3);
+    char lines[4][256];
+    int n = draw_wrap(text, width - 11, lines, 4);
     for (int i = 0; i < n; i++) {
         tv_line(&o->tv, false, -1);
-        tv_cell(&o->tv, ROLE_HEADER, 9, i ? "" : "Advice");
-        tv_add(&o->tv, ROLE_NORMAL, "%s", lines[i]);
+        tv_cell(&o->tv, ROLE_HEADER, 9, i ? "" : head);
+        tv_add(&o->tv, r, "%s", lines[i]);
     }
+}
+
+/* One next step: what is left to put right first, else what the stored
+ * runs' verdict calls for: set the recommendation, keep it for boot, or
+ * measure (a tune on the directory to tune). */
+static void build_next(struct overview *o, int width)
+{
+    char next[900], dir[PATH_MAX];
+    tune_dir(o, dir, sizeof dir);
+    if (o->ncrashed || o->nscratch) snprintf(next, sizeof next, "X: put back what a sluice that died left behind");
+    else if (trial_active()) snprintf(next, sizeof next, "try the values on trial; then K keeps them or R puts them back");
+    else if (o->rec == REC_WIN && !o->rec_in_force)
+        snprintf(next, sizeof next, "F3 Knobs: set %s, a applies it on trial, K keeps it", o->rec_diff);
+    else if (o->rec == REC_WIN)
+        snprintf(next, sizeof next, "F7 Profiles: S saves the settings in force as a profile, I installs it for boot");
+    else if (o->nsearches <= 0 || o->rec == REC_OTHER_WORK)
+        snprintf(next, sizeof next, "F5 Search: run a 5-minute tune on %s (Budget 5m)", dir);
+    else if (o->rec == REC_NOISE)
+        snprintf(next, sizeof next, "F5 Search: a longer tune on %s (Budget 15m) or the queue space: the defaults hold so far", dir);
+    else snprintf(next, sizeof next, "F6 Results: compare the stored runs");
+    headed_lines(o, "Next", ROLE_OK, next, width);
+}
+
+/* recommend's answer for this host: the stored runs' verdict (the core's
+ * recommend engine), or without them the first shipped profile that fits. */
+static void build_recommend(struct overview *o, int width)
+{
+    char text[1200];
+    enum role r = o->rec_failed ? ROLE_ERROR : o->rec == REC_WIN ? ROLE_OK : ROLE_NORMAL;
+    if (o->rec_failed || o->rec != REC_NO_DATA) snprintf(text, sizeof text, "%s", o->rec_text);
+    else if (o->advice[0])
+        snprintf(text, sizeof text, "no evidence yet (no runs stored for this hardware); profile %s fits (%s): F7 diffs "
+                 "and applies it", o->advice, o->advice_why);
+    else snprintf(text, sizeof text, "no evidence yet (no runs stored for this hardware), and no shipped profile fits");
+    headed_lines(o, "Recommend", r, text, width);
 }
 
 static void build_host(struct overview *o, int width)
@@ -429,8 +561,8 @@ static void overview_draw(struct screen *s, struct rect r)
     struct overview *o = (struct overview *)s;
     tv_clear(&o->tv);
     build_sessions(o, r.w);
-    build_next(o);
-    build_advice(o, r.w);
+    build_next(o, r.w);
+    build_recommend(o, r.w);
     build_host(o, r.w);
     build_knobs(o);
     build_disks(o, r.w);
@@ -489,20 +621,20 @@ static void restore_crashed(struct overview *o)
         app_message(app, ROLE_OK, "put back %d session(s): %d knob(s) written back%s%s", done, knobs, swept[0] ? "; " : "",
                     swept);
     else app_message(app, ROLE_OK, "%s", swept);
-    refresh_all(o);
+    refresh_with_verdict(o);
 }
 
 static enum handled overview_key(struct screen *s, enum action a, int key)
 {
     struct overview *o = (struct overview *)s;
     switch (a) {
-    case ACT_REFRESH: refresh_all(o); return H_IGNORED; /* the app redraws the terminal too */
+    case ACT_REFRESH: refresh_with_verdict(o); return H_IGNORED; /* the app redraws the terminal too */
     case ACT_RESTORE_CRASHED: restore_crashed(o); return H_HANDLED;
     default: return tv_move(&o->tv, a);
     }
 }
 
-static void overview_show(struct screen *s) { refresh_all((struct overview *)s); }
+static void overview_show(struct screen *s) { refresh_with_verdict((struct overview *)s); }
 
 static void overview_tick(struct screen *s, long long now)
 {
