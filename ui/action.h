@@ -10,7 +10,10 @@
 #define UI_CTRL(c) ((c) & 0x1f)
 #define UI_KEY_ESC 27
 
-/* GROUP(title) starts a section of the help screen.
+/* GROUP(title) starts a section of the table. "Screens", "Moving" and K/R
+ * work everywhere; help lists every other action under the screens that
+ * take it: a group named after the screen, or the screen's hints and keys
+ * (screen.h).
  * ACT(ID, name, key, key2, label, help): `name` is what key scripts call it
  * (":dump-screen"); key and key2 are the bindings (0: none); `label` is the
  * word on the F-key bar or the hint line (NULL: help screen only). */
@@ -35,20 +38,21 @@
     ACT(LAST, "last", KEY_END, 'G', NULL, "To the last line")                                               \
     ACT(LEFT, "choice-prev", KEY_LEFT, 0, NULL, "Previous choice of a field (workload, yes/no); in a list or text: scroll left") \
     ACT(RIGHT, "choice-next", KEY_RIGHT, 0, NULL, "Next choice of a field; in a list or text: scroll right to what the edge cut") \
-    ACT(SORT_PREV, "sort-prev", '<', 0, NULL, "Sort a table by the column left of the one it is sorted by (the Results list)") \
-    ACT(SORT_NEXT, "sort-next", '>', 0, "Sort", "Sort a table by the column right of the one it is sorted by") \
-    ACT(NEXT_PANE, "next-pane", '\t', 0, "Pane", "Move the keys to the next pane of a screen with two (Profiles: the list, the plan)") \
     ACT(BACK, "back", UI_KEY_ESC, 0, NULL, "Close a dialog, a view or the help")                            \
+    ACT(FILTER, "filter", '/', 0, "Filter", "Knobs, Results: show only the rows containing a text; elsewhere find it as you type (n/N: next/previous)") \
     ACT(FIND_NEXT, "find-next", 'n', 0, NULL, "After / (find): the next line with the text")                \
     ACT(FIND_PREV, "find-prev", 'N', 0, NULL, "After / (find): the previous line with the text")            \
     ACT(REFRESH, "refresh", UI_CTRL('L'), 0, NULL, "Read every value again and redraw")                     \
     ACT(DUMP_SCREEN, "dump-screen", KEY_F(12), 0, NULL, "Append the screen as text to the file $SLUICE_DUMP") \
+    GROUP("Tables")                                                                                         \
+    ACT(SORT_PREV, "sort-prev", '<', 0, NULL, "Sort the table by the column left of the one it is sorted by") \
+    ACT(SORT_NEXT, "sort-next", '>', 0, "Sort", "Sort the table by the column right of the one it is sorted by (Knobs: within each group)") \
+    ACT(NEXT_PANE, "next-pane", '\t', 0, "Pane", "Move the keys to the next pane (Profiles: the list, the plan)") \
     GROUP("Knobs")                                                                                          \
     ACT(EDIT, "edit", '\n', 'e', "Open", "Edit the knob or field under the cursor (checked against its range); open a run or profile")  \
     ACT(SET_DEFAULT, "set-default", 'd', 0, "Default", "Make the kernel default the knob's pending value")   \
     ACT(UNDO, "undo", 'u', 0, "Undo", "Drop this knob's pending change (Probe: reset the field)")                               \
     ACT(UNDO_ALL, "undo-all", 'U', 0, NULL, "Drop every pending change")                                    \
-    ACT(FILTER, "filter", '/', 0, "Filter", "Knobs, Results: show only the rows containing a text; elsewhere find it as you type (n/N: next/previous)") \
     ACT(DIFF, "diff", 'D', 0, "Diff", "Dry run: what apply would write, and what it snapshots first")       \
     ACT(APPLY, "apply", 'a', 0, "Apply", "Write the pending changes, all or nothing, in a session on trial") \
     ACT(KEEP, "keep", 'K', 0, "Keep", "Keep the values on trial: the session closes as kept")               \

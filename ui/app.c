@@ -410,7 +410,7 @@ static void find_key(struct app *a, enum action act, int key)
         if (tv) tv->found = 0;
         return;
     }
-    if (act == ACT_EDIT) {
+    if (act == ACT_EDIT && !(key >= 32 && key < 127)) {   /* Enter; a typed 'e' is text */
         a->finding = false;
         if (a->needle[0] && a->find_line < 0) app_message(a, ROLE_WARN, "/%s: not found", a->needle);
         return;

@@ -24,6 +24,7 @@ struct screen_class {
     const char *title;                  /* "Knobs": title bar and help */
     enum action open;                   /* the action that shows it */
     const enum action *hints;           /* its actions for the hint line, ACT_NONE ends */
+    const enum action *keys;            /* more of its actions, for help only (NULL: none) */
     struct screen *(*create)(struct app *app);
     /* Draw into r (the app has blanked it). Never blocks. */
     void (*draw)(struct screen *s, struct rect r);

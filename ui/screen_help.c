@@ -43,18 +43,31 @@ static void heading(struct textview *tv, const char *fmt, const char *arg)
     tv_add(tv, ROLE_HEADER, fmt, arg);
 }
 
-/* Whether a belongs to the screen: on its hint line, or in the action
- * table's group named after it (Knobs: U as well). */
+/* The actions that work on every screen: switching screens, moving,
+ * finding, keep and revert while a trial is open. */
+static bool global(enum action a)
+{
+    const char *group = action_info(a)->group;
+    return strcmp(group, "Screens") == 0 || strcmp(group, "Moving") == 0 || a == ACT_KEEP || a == ACT_REVERT;
+}
+
+static bool listed(const enum action *list, enum action a)
+{
+    for (; list && *list != ACT_NONE; list++)
+        if (*list == a) return true;
+    return false;
+}
+
+/* Whether a is one of the screen's own keys: on its hint line, in its
+ * keys, or in the action table's group named after it (Knobs: U as well). */
 static bool of_screen(const struct screen_class *c, enum action a)
 {
-    for (const enum action *h = c->hints; h && *h != ACT_NONE; h++)
-        if (*h == a) return true;
-    return strcmp(action_info(a)->group, c->title) == 0;
+    return !global(a) && (listed(c->hints, a) || listed(c->keys, a) || strcmp(action_info(a)->group, c->title) == 0);
 }
 
 /* The keys of the screen help was opened from, then the ones that work
- * everywhere (switching screens, moving, keep/revert, quit): the action
- * table read twice, nothing listed by hand. */
+ * everywhere (switching screens, moving, finding, keep/revert, quit): the
+ * action table read twice, nothing listed by hand. */
 static void build(struct help *h, int width)
 {
     struct textview *tv = &h->tv;
@@ -67,17 +80,14 @@ static void build(struct help *h, int width)
     if (from) {
         heading(tv, "On the %s screen", from->title);
         for (int a = ACT_NONE + 1; a < ACT_COUNT; a++)
-            if (of_screen(from, (enum action)a) && strcmp(action_info((enum action)a)->group, "Screens") != 0 &&
-                a != ACT_KEEP && a != ACT_REVERT && a != ACT_BACK)
-                action_row(tv, (enum action)a, width);
+            if (of_screen(from, (enum action)a)) action_row(tv, (enum action)a, width);
     }
     heading(tv, "%s", "Screens");
     for (int a = ACT_NONE + 1; a < ACT_COUNT; a++)
         if (strcmp(action_info((enum action)a)->group, "Screens") == 0) action_row(tv, (enum action)a, width);
     heading(tv, "%s", "Everywhere");
     for (int a = ACT_NONE + 1; a < ACT_COUNT; a++)
-        if (strcmp(action_info((enum action)a)->group, "Moving") == 0 || a == ACT_KEEP || a == ACT_REVERT)
-            action_row(tv, (enum action)a, width);
+        if (global((enum action)a) && strcmp(action_info((enum action)a)->group, "Screens") != 0) action_row(tv, (enum action)a, width);
     tv_line(tv, false, -1);
     tv_line(tv, false, -1);
     tv_add(tv, ROLE_HEADER, "Marks");

@@ -8,6 +8,7 @@
 #include "knob.h"
 #include "knobset.h"
 #include "setview.h"
+#include "sortcols.h"
 #include "textview.h"
 #include "sysfs.h"
 #include "trial.h"
@@ -67,6 +68,10 @@ struct knobs {
      * every refresh and key, built is the gen (and width) it was built at */
     unsigned gen, built;
     int built_width;
+    /* the columns and the sort column (< >): rows sort within their group;
+     * none by default, the catalogue's order */
+    struct sort_cols sort;
+    int *group_of;                /* each row's group: the index of its first row */
 };
 
 #define REFRESH_MS 5000
@@ -76,6 +81,12 @@ struct knobs {
 #define VALUE_W 14
 #define DEFAULT_W 10
 #define NEW_W 14
+
+enum kcol { KC_KNOB, KC_VALUE, KC_DEFAULT, KC_PENDING, KC_UNIT, KC_COUNT };
+static const struct sort_col columns[KC_COUNT] = {
+    { "KNOB", NAME_W, true }, { "VALUE", VALUE_W, false }, { "DEFAULT", DEFAULT_W, false },
+    { "PENDING", NEW_W, true }, { "UNIT", 0, true },   /* UNIT takes the width left */
+};
 
 /* --- model ------------------------------------------------------------- */
 
@@ -201,6 +212,46 @@ static bool filtered_out(const struct knobs *ks, const struct krow *r)
     return strstr(r->k.name, ks->filter) == NULL;
 }
 
+/* Values as the columns sort them: numbers largest first, then text A first. */
+static int by_value(const char *a, const char *b)
+{
+    char *ea, *eb;
+    double x = strtod(a, &ea), y = strtod(b, &eb);
+    bool na = ea != a && !*ea, nb = eb != b && !*eb;
+    if (na && nb) return (x < y) - (x > y);
+    if (na != nb) return na ? -1 : 1;
+    return strcmp(a, b);
+}
+
+/* Rows within their group by the sort column (groups keep the catalogue's order). */
+static int by_column(int i, int j, void *arg)
+{
+    const struct knobs *ks = arg;
+    const struct krow *a = &ks->rows[i], *b = &ks->rows[j];
+    if (ks->group_of[i] != ks->group_of[j]) return (ks->group_of[i] > ks->group_of[j]) - (ks->group_of[i] < ks->group_of[j]);
+    const struct pending *pa = knobs_pending_of(ks, a->k.name), *pb = knobs_pending_of(ks, b->k.name);
+    switch (ks->sort.by) {
+    case KC_KNOB: return strcmp(short_name(&a->k), short_name(&b->k));
+    case KC_VALUE: return by_value(a->value, b->value);
+    case KC_DEFAULT: return by_value(a->k.def->def ? a->k.def->def : "", b->k.def->def ? b->k.def->def : "");
+    case KC_PENDING: return pa && pb ? by_value(pa->value, pb->value) : (pb != NULL) - (pa != NULL);
+    case KC_UNIT: return strcmp(a->k.def->unit, b->k.def->unit);
+    default: return 0;
+    }
+}
+
+/* The rows in the order shown: the catalogue's, or sorted within each group. */
+static int *shown_order(struct knobs *ks)
+{
+    int *order = xcalloc((size_t)ks->nrows + 1, sizeof *order);
+    free(ks->group_of);
+    ks->group_of = xcalloc((size_t)ks->nrows + 1, sizeof *ks->group_of);
+    for (int i = 0; i < ks->nrows; i++)
+        ks->group_of[i] = i > 0 && same_group(&ks->rows[i - 1], &ks->rows[i]) ? ks->group_of[i - 1] : i;
+    sort_cols_order(order, ks->nrows, by_column, ks);
+    return order;
+}
+
 static void build_list(struct knobs *ks, int width)
 {
     struct textview *tv = &ks->list;
@@ -209,8 +260,9 @@ static void build_list(struct knobs *ks, int width)
     tv_clear(tv);
     int unit_w = width - (NAME_W + VALUE_W + DEFAULT_W + NEW_W + 4) - 1;
     const struct krow *prev = NULL;
-    int shown = 0, absent = 0;
-    for (int i = 0; i < ks->nrows; i++) {
+    int shown = 0, absent = 0, *order = shown_order(ks);
+    for (int k = 0; k < ks->nrows; k++) {
+        int i = order[k];
         const struct krow *r = &ks->rows[i];
         if (filtered_out(ks, r)) continue;
         /* What this kernel lacks cannot be edited: counted, not listed. */
@@ -235,6 +287,7 @@ static void build_list(struct knobs *ks, int width)
         tv_cell(tv, ROLE_PENDING, NEW_W, p ? now : "");
         if (unit_w > 0) tv_cell(tv, base, unit_w, d->unit);
     }
+    free(order);
     if (absent) {
         tv_line(tv, false, -1);
         tv_line(tv, false, -1);
@@ -348,15 +401,8 @@ static void draw_screen(struct knobs *ks, struct rect r)
         ks->built = ks->gen;
         ks->built_width = r.w;
     }
-    int unit_w = r.w - (NAME_W + VALUE_W + DEFAULT_W + NEW_W + 4) - 1;
-    int x = 0;
-    static const char *const heads[] = { "KNOB", "VALUE", "DEFAULT", "PENDING", "UNIT" };
-    const int widths[] = { NAME_W, VALUE_W, DEFAULT_W, NEW_W, unit_w };
-    for (int c = 0; c < 5; c++)
-        if (widths[c] > 0) {
-            draw_cell(r.y, r.x + x, widths[c] + 1, ROLE_HEADER, heads[c]);
-            x += widths[c] + 1;
-        }
+    ks->sort.col[KC_UNIT].width = r.w - (NAME_W + VALUE_W + DEFAULT_W + NEW_W + 4) - 1;
+    sort_cols_draw(&ks->sort, r.y, r.x);
     bool prompting = ks->mode == KM_EDIT || ks->mode == KM_FILTER;
     int below = prompting ? EDIT_BOX_LINES : DETAIL_LINES + 1;
     struct rect lr = { r.y + 1, r.x, r.h - below - 1, r.w };
@@ -613,6 +659,7 @@ static enum handled knobs_key_now(struct knobs *ks, enum action a, int key)
     case ACT_APPLY: knobs_apply(ks); return H_HANDLED;
     case ACT_KEEP: knobs_keep(ks); return H_HANDLED;
     case ACT_REVERT: knobs_revert(ks); return H_HANDLED;
+    case ACT_SORT_PREV: case ACT_SORT_NEXT: return sort_cols_key(&ks->sort, s->app, a);
     case ACT_REFRESH: knobs_refresh(ks); return H_IGNORED;
     default: return tv_move(&ks->list, a);
     }
@@ -629,6 +676,7 @@ static struct screen *knobs_create(struct app *app)
     ks->list.cursor = -1;
     ks->edit_row = -1;
     ks->range_row = -1;
+    sort_cols_init(&ks->sort, columns, KC_COUNT, -1, "the catalogue's order");
     return &ks->base;
 }
 
@@ -694,6 +742,7 @@ static void knobs_done(struct screen *s)
     tv_free(&ks->view);
     free(ks->rows);
     free(ks->pend);
+    free(ks->group_of);
     free(ks);
 }
 
@@ -705,11 +754,19 @@ static bool knobs_unsaved(struct screen *s, char *what, size_t n)
     return true;
 }
 
+/* What / (in a report; on the list it filters) and n/N search. */
+static struct textview *knobs_view(struct screen *s)
+{
+    struct knobs *ks = (struct knobs *)s;
+    return ks->mode == KM_VIEW ? &ks->view : &ks->list;
+}
+
 static const enum action knobs_hints[] = { ACT_EDIT, ACT_SET_DEFAULT, ACT_UNDO, ACT_FILTER, ACT_DIFF, ACT_APPLY,
-                                           ACT_KEEP, ACT_REVERT, ACT_BACK, ACT_NONE };
+                                           ACT_KEEP, ACT_REVERT, ACT_SORT_NEXT, ACT_BACK, ACT_NONE };
+static const enum action knobs_keys[] = { ACT_SORT_PREV, ACT_NONE };
 
 const struct screen_class knobs_screen = {
-    .title = "Knobs", .open = ACT_KNOBS, .hints = knobs_hints,
+    .title = "Knobs", .open = ACT_KNOBS, .hints = knobs_hints, .keys = knobs_keys,
     .create = knobs_create, .draw = knobs_draw, .handle_key = knobs_key, .resize = knobs_resize,
-    .done = knobs_done, .show = knobs_show, .tick = knobs_tick, .hint_on = knobs_hint_on, .unsaved = knobs_unsaved,
+    .done = knobs_done, .show = knobs_show, .tick = knobs_tick, .hint_on = knobs_hint_on, .view = knobs_view, .unsaved = knobs_unsaved,
 };

@@ -629,11 +629,18 @@ static void profiles_done(struct screen *s)
     free(pr);
 }
 
+/* What / and n/N search: the open view, else the pane the keys move. */
+static struct textview *profiles_view(struct screen *s)
+{
+    struct profiles *pr = (struct profiles *)s;
+    return pr->mode == PR_VIEW ? &pr->view : pr->plan_focus ? &pr->diff : &pr->list;
+}
+
 static const enum action profiles_hints[] = { ACT_DIFF, ACT_APPLY, ACT_KEEP, ACT_REVERT, ACT_BOOT_INSTALL, ACT_BOOT_STATUS,
                                               ACT_SAVE, ACT_IMPORT_TUNED, ACT_EXPORT, ACT_NEXT_PANE, ACT_BACK, ACT_NONE };
 
 const struct screen_class profiles_screen = {
     .title = "Profiles", .open = ACT_PROFILES, .hints = profiles_hints,
     .create = profiles_create, .draw = profiles_draw, .handle_key = profiles_key, .resize = profiles_resize,
-    .done = profiles_done, .show = profiles_show, .hint_on = profiles_hint_on,
+    .done = profiles_done, .show = profiles_show, .hint_on = profiles_hint_on, .view = profiles_view,
 };

@@ -6,6 +6,7 @@
 #include "app.h"
 #include "detail.h"
 #include "prompt.h"
+#include "sortcols.h"
 #include "search/compare.h"
 #include "search/evidence.h"
 #include "store_search.h"
@@ -47,32 +48,33 @@ struct results {
     struct rgroup *g;
     int ng;
     char gmark[128];                 /* key of group A, "" none */
-    int sort;                        /* the list's sort column (< >): RC_STARTED by default */
+    struct sort_cols sort;           /* the list's columns and sort column (< >): STARTED by default */
 };
 
-/* The list's columns, in the order drawn; < and > move the sort along them. */
+/* The list's columns, in the order drawn; < and > move the sort along them
+ * (the widths leave room for the sort mark). Text ascending; numbers
+ * largest first, P99 smallest first (the best first); STARTED newest
+ * first, the order the store lists. */
 enum rcol { RC_RUN, RC_STARTED, RC_WORKLOAD, RC_DEVICE, RC_STATUS, RC_MBS, RC_IOPS, RC_P99, RC_COUNT };
-static const char *const col_heads[RC_COUNT] = { "  RUN", "STARTED", "WORKLOAD", "DEVICE", "STATUS", "MB/S", "IOPS", "P99" };
-static const int col_widths[RC_COUNT] = { 10, 16, 9, 7, 7, 8, 7, 8 };   /* room for the sort mark */
+static const struct sort_col columns[RC_COUNT] = {
+    { "  RUN", 10, true }, { "STARTED", 16, false }, { "WORKLOAD", 9, true }, { "DEVICE", 7, true },
+    { "STATUS", 7, true }, { "MB/S", 8, false }, { "IOPS", 7, false }, { "P99", 8, true },
+};
 
-/* Text ascending; numbers largest first, P99 smallest first (the best
- * first); STARTED newest first, the order the store lists; ties keep it. */
-static int by_column(const void *x, const void *y, void *arg)
+static int by_column(int i, int j, void *arg)
 {
     const struct results *rs = arg;
-    int i = *(const int *)x, j = *(const int *)y, c = 0;
     const struct run_row *a = &rs->runs[i], *b = &rs->runs[j];
-    switch (rs->sort) {
-    case RC_RUN: c = strcmp(a->uuid, b->uuid); break;
-    case RC_WORKLOAD: c = strcmp(a->workload, b->workload); break;
-    case RC_DEVICE: c = strcmp(a->device, b->device); break;
-    case RC_STATUS: c = strcmp(a->status, b->status); break;
-    case RC_MBS: c = (a->mb_s < b->mb_s) - (a->mb_s > b->mb_s); break;
-    case RC_IOPS: c = (a->iops < b->iops) - (a->iops > b->iops); break;
-    case RC_P99: c = (a->lat_p99_ns > b->lat_p99_ns) - (a->lat_p99_ns < b->lat_p99_ns); break;
-    default: break;
+    switch (rs->sort.by) {
+    case RC_RUN: return strcmp(a->uuid, b->uuid);
+    case RC_WORKLOAD: return strcmp(a->workload, b->workload);
+    case RC_DEVICE: return strcmp(a->device, b->device);
+    case RC_STATUS: return strcmp(a->status, b->status);
+    case RC_MBS: return (a->mb_s < b->mb_s) - (a->mb_s > b->mb_s);
+    case RC_IOPS: return (a->iops < b->iops) - (a->iops > b->iops);
+    case RC_P99: return (a->lat_p99_ns > b->lat_p99_ns) - (a->lat_p99_ns < b->lat_p99_ns);
+    default: return 0;
     }
-    return c ? c : i - j;
 }
 
 #define RUNS_MAX 2000
@@ -111,8 +113,7 @@ static void build_list(struct results *rs)
     int keep = tv_selected_tag(tv);
     tv_clear(tv);
     int shown = 0, *order = xcalloc((size_t)rs->n + 1, sizeof *order);
-    for (int i = 0; i < rs->n; i++) order[i] = i;
-    qsort_r(order, (size_t)rs->n, sizeof *order, by_column, rs);
+    sort_cols_order(order, rs->n, by_column, rs);
     for (int k = 0; k < rs->n; k++) {
         int i = order[k];
         const struct run_row *r = &rs->runs[i];
@@ -129,14 +130,14 @@ static void build_list(struct results *rs)
         bool ok = strcmp(r->status, "ok") == 0 || strcmp(r->status, "warm") == 0;
         enum role base = is_a ? ROLE_PENDING : ROLE_NORMAL;
         tv_line(tv, true, i);
-        tv_cell(tv, base, col_widths[RC_RUN], id);
-        tv_cell(tv, base, col_widths[RC_STARTED], when);
-        tv_cell(tv, base, col_widths[RC_WORKLOAD], r->workload);
-        tv_cell(tv, base, col_widths[RC_DEVICE], r->device[0] ? r->device : "-");
-        tv_cell(tv, ok ? base : ROLE_ERROR, col_widths[RC_STATUS], r->status);
-        tv_cell(tv, base, col_widths[RC_MBS], mbs);
-        tv_cell(tv, base, col_widths[RC_IOPS], iops);
-        tv_cell(tv, base, col_widths[RC_P99], p99);
+        tv_cell(tv, base, columns[RC_RUN].width, id);
+        tv_cell(tv, base, columns[RC_STARTED].width, when);
+        tv_cell(tv, base, columns[RC_WORKLOAD].width, r->workload);
+        tv_cell(tv, base, columns[RC_DEVICE].width, r->device[0] ? r->device : "-");
+        tv_cell(tv, ok ? base : ROLE_ERROR, columns[RC_STATUS].width, r->status);
+        tv_cell(tv, base, columns[RC_MBS].width, mbs);
+        tv_cell(tv, base, columns[RC_IOPS].width, iops);
+        tv_cell(tv, base, columns[RC_P99].width, p99);
     }
     free(order);
     if (shown == 0) {
@@ -446,7 +447,7 @@ static struct screen *results_create(struct app *app)
     rs->base.app = app;
     rs->list.use_cursor = true;
     rs->list.cursor = -1;
-    rs->sort = RC_STARTED;
+    sort_cols_init(&rs->sort, columns, RC_COUNT, RC_STARTED, NULL);
     return &rs->base;
 }
 
@@ -461,14 +462,7 @@ static void results_draw(struct screen *s, struct rect r)
         return;
     }
     build_list(rs);
-    int x = 0;
-    for (int c = 0; c < RC_COUNT; c++) {   /* the sort column marked, as htop does */
-        char head[24];
-        bool up = c == RC_RUN || c == RC_WORKLOAD || c == RC_DEVICE || c == RC_STATUS || c == RC_P99;
-        snprintf(head, sizeof head, "%s%s", col_heads[c], c != rs->sort ? "" : term_glyphs()->utf8 ? (up ? "▲" : "▼") : (up ? "^" : "v"));
-        draw_cell(r.y, r.x + x, col_widths[c] + 1, c == rs->sort ? ROLE_SELECTED : ROLE_HEADER, head);
-        x += col_widths[c] + 1;
-    }
+    sort_cols_draw(&rs->sort, r.y, r.x);   /* the sort column marked, as htop does */
     int lh = r.h - 3;
     tv_draw(&rs->list, (struct rect){ r.y + 1, r.x, lh, r.w });
     int y = r.y + 1 + lh;
@@ -519,10 +513,7 @@ static enum handled results_key(struct screen *s, enum action a, int key)
         return H_HANDLED;
     case ACT_COMPARE: compare(rs); return H_HANDLED;
     case ACT_COMPARE_BY: results_groups_open(rs); return H_HANDLED;
-    case ACT_SORT_PREV: case ACT_SORT_NEXT:
-        rs->sort = (rs->sort + (a == ACT_SORT_NEXT ? 1 : RC_COUNT - 1)) % RC_COUNT;
-        app_message(s->app, ROLE_NORMAL, "sorted by %s (< > another column)", col_heads[rs->sort] + (rs->sort == RC_RUN ? 2 : 0));
-        return H_HANDLED;
+    case ACT_SORT_PREV: case ACT_SORT_NEXT: return sort_cols_key(&rs->sort, s->app, a);
     case ACT_REFRESH: results_refresh(rs); return H_IGNORED;
     default: return tv_move(&rs->list, a);
     }
@@ -554,10 +545,19 @@ static void results_done(struct screen *s)
     free(rs);
 }
 
+/* What / (outside the list, where it filters) and n/N search: the view shown. */
+static struct textview *results_view(struct screen *s)
+{
+    struct results *rs = (struct results *)s;
+    if (rs->detail.open) return detail_view(&rs->detail);
+    return rs->mode == RM_GROUPS ? &rs->groups : rs->mode == RM_VIEW ? &rs->view : &rs->list;
+}
+
 static const enum action results_hints[] = { ACT_EDIT, ACT_FILTER, ACT_MARK, ACT_COMPARE, ACT_COMPARE_BY, ACT_SORT_NEXT, ACT_BACK, ACT_NONE };
+static const enum action results_keys[] = { ACT_SORT_PREV, ACT_NONE };
 
 const struct screen_class results_screen = {
-    .title = "Results", .open = ACT_RESULTS, .hints = results_hints,
+    .title = "Results", .open = ACT_RESULTS, .hints = results_hints, .keys = results_keys,
     .create = results_create, .draw = results_draw, .handle_key = results_key, .resize = results_resize,
-    .done = results_done, .show = results_show, .hint_on = results_hint_on,
+    .done = results_done, .show = results_show, .hint_on = results_hint_on, .view = results_view,
 };

@@ -7,6 +7,7 @@
 #include "detail.h"
 #include "session.h"
 #include "setview.h"
+#include "sortcols.h"
 #include "sysfs.h"
 #include "textview.h"
 #include "trial.h"
@@ -27,6 +28,14 @@ struct sessions {
     bool outcome_open;           /* p: what the restore did, knob by knob */
     struct textview outcome;
     char outcome_title[128];
+    struct sort_cols sort;       /* the columns and the sort column (< >): STARTED, newest first */
+};
+
+/* The start last but the note: a time then a number would read as a pid. */
+enum scol { SC_SESSION, SC_PURPOSE, SC_STATE, SC_CHANGES, SC_STARTED, SC_NOTE, SC_COUNT };
+static const struct sort_col columns[SC_COUNT] = {
+    { "SESSION", 8, true }, { "PURPOSE", 9, true }, { "STATE", 14, true }, { "CHANGES", 8, false },
+    { "STARTED", 20, false }, { "NOTE", 40, true },
 };
 
 static void load(struct sessions *ss)
@@ -48,18 +57,36 @@ static void load(struct sessions *ss)
 
 static bool on_trial(const struct session_row *r) { return trial_active() && strcmp(r->uuid, trial_uuid()) == 0; }
 
+/* Text A first, CHANGES the most first, STARTED the newest first (ties
+ * keep the store's order: the newest first). */
+static int by_column(int i, int j, void *arg)
+{
+    const struct sessions *ss = arg;
+    const struct session_row *a = &ss->rows[i], *b = &ss->rows[j];
+    switch (ss->sort.by) {
+    case SC_SESSION: return strcmp(a->uuid, b->uuid);
+    case SC_PURPOSE: return strcmp(a->purpose, b->purpose);
+    case SC_STATE: return strcmp(a->state, b->state);
+    case SC_CHANGES: return (a->changes < b->changes) - (a->changes > b->changes);
+    case SC_STARTED: return -strcmp(a->started, b->started);
+    case SC_NOTE: {
+        int c = strcmp(a->profile, b->profile);
+        return c ? c : strcmp(a->note, b->note);
+    }
+    default: return 0;
+    }
+}
+
 static void build(struct sessions *ss, int width)
 {
     struct textview *tv = &ss->tv;
-    /* the start last but the note: a time then a number would read as a pid */
-    static const char *const heads[] = { "SESSION", "PURPOSE", "STATE", "CHANGES", "STARTED", "NOTE" };
-    static const int widths[] = { 8, 9, 14, 7, 20 };
+    const struct sort_col *col = ss->sort.col;
     tv_clear(tv);
     tv->use_cursor = true;
-    tv_line(tv, false, -1);
-    for (int c = 0; c < 5; c++) tv_cell(tv, ROLE_HEADER, widths[c], heads[c]);
-    tv_add(tv, ROLE_HEADER, "%s", heads[5]);
-    for (int i = 0; i < ss->nrows; i++) {
+    int *order = xcalloc((size_t)ss->nrows + 1, sizeof *order);
+    sort_cols_order(order, ss->nrows, by_column, ss);
+    for (int k = 0; k < ss->nrows; k++) {
+        int i = order[k];
         const struct session_row *r = &ss->rows[i];
         char id[9], state[32], changes[16];
         snprintf(id, sizeof id, "%.8s", r->uuid);
@@ -67,13 +94,14 @@ static void build(struct sessions *ss, int width)
         snprintf(changes, sizeof changes, "%d", r->changes);
         bool undone = strcmp(r->state, "restored") == 0;
         tv_line(tv, true, i);
-        tv_cell(tv, ROLE_NORMAL, widths[0], id);
-        tv_cell(tv, ROLE_NORMAL, widths[1], r->purpose);
-        tv_cell(tv, undone ? ROLE_DIM : strcmp(r->state, "kept") == 0 ? ROLE_OK : ROLE_WARN, widths[2], state);
-        tv_cell(tv, ROLE_NORMAL, widths[3], changes);
-        tv_cell(tv, ROLE_NORMAL, widths[4], r->started);
+        tv_cell(tv, ROLE_NORMAL, col[SC_SESSION].width, id);
+        tv_cell(tv, ROLE_NORMAL, col[SC_PURPOSE].width, r->purpose);
+        tv_cell(tv, undone ? ROLE_DIM : strcmp(r->state, "kept") == 0 ? ROLE_OK : ROLE_WARN, col[SC_STATE].width, state);
+        tv_cell(tv, ROLE_NORMAL, col[SC_CHANGES].width, changes);
+        tv_cell(tv, ROLE_NORMAL, col[SC_STARTED].width, r->started);
         tv_add(tv, ROLE_DIM, "%s%s%s", r->profile[0] ? "profile " : "", r->profile, r->note);
     }
+    free(order);
     if (ss->nrows == 0) {
         tv_line(tv, false, -1);
         tv_add(tv, ROLE_DIM, "No session yet: applying knobs (Knobs, Profiles, a search's winner) opens one.");
@@ -139,6 +167,7 @@ static struct screen *sessions_create(struct app *app)
     ss->base.cls = &sessions_screen;
     ss->base.app = app;
     ss->tv.use_cursor = true;
+    sort_cols_init(&ss->sort, columns, SC_COUNT, SC_STARTED, NULL);
     return &ss->base;
 }
 
@@ -154,7 +183,8 @@ static void sessions_draw(struct screen *s, struct rect r)
         return;
     }
     build(ss, r.w);
-    tv_draw(&ss->tv, r);
+    sort_cols_draw(&ss->sort, r.y, r.x);
+    tv_draw(&ss->tv, (struct rect){ r.y + 1, r.x, r.h - 1, r.w });
 }
 
 static enum handled sessions_key(struct screen *s, enum action a, int key)
@@ -172,6 +202,7 @@ static enum handled sessions_key(struct screen *s, enum action a, int key)
         return H_HANDLED;
     }
     case ACT_PUT_BACK: put_back(ss); return H_HANDLED;
+    case ACT_SORT_PREV: case ACT_SORT_NEXT: return sort_cols_key(&ss->sort, s->app, a);
     case ACT_REFRESH: load(ss); return H_IGNORED;
     default: return tv_move(&ss->tv, a);
     }
@@ -205,10 +236,11 @@ static struct textview *sessions_view(struct screen *s)
     return ss->detail.open ? detail_view(&ss->detail) : ss->outcome_open ? &ss->outcome : &ss->tv;
 }
 
-static const enum action sessions_hints[] = { ACT_EDIT, ACT_PUT_BACK, ACT_BACK, ACT_NONE };
+static const enum action sessions_hints[] = { ACT_EDIT, ACT_PUT_BACK, ACT_SORT_NEXT, ACT_BACK, ACT_NONE };
+static const enum action sessions_keys[] = { ACT_SORT_PREV, ACT_NONE };
 
 const struct screen_class sessions_screen = {
-    .title = "Sessions", .open = ACT_SESSIONS, .hints = sessions_hints,
+    .title = "Sessions", .open = ACT_SESSIONS, .hints = sessions_hints, .keys = sessions_keys,
     .create = sessions_create, .draw = sessions_draw, .handle_key = sessions_key, .resize = sessions_resize,
     .done = sessions_done, .show = sessions_show, .hint_on = sessions_hint_on, .view = sessions_view,
 };
