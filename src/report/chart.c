@@ -97,6 +97,45 @@ void chart_lines(const double *v, int nv, double lo, double hi, int w, int h, bo
     grid_rows(grid, w, h, utf8, rows, rowcap);
 }
 
+static const char *const overlay_utf8[CHART_OVERLAY_MAX + 1] = { "◉", "●", "○", "◆", "◇" };
+static const char *const overlay_ascii[CHART_OVERLAY_MAX + 1] = { "#", "*", "o", "+", "x" };
+
+const char *chart_overlay_mark(int s, bool utf8)
+{
+    if (s < -1 || s >= CHART_OVERLAY_MAX) s = -1;
+    return (utf8 ? overlay_utf8 : overlay_ascii)[s + 1];
+}
+
+void chart_overlay(const double *const *v, int ns, double lo, double hi, int w, int h, bool utf8, char *rows, size_t rowcap)
+{
+    if (w > LINES_MAX_W) w = LINES_MAX_W;
+    if (h > LINES_MAX_H) h = LINES_MAX_H;
+    if (ns > CHART_OVERLAY_MAX) ns = CHART_OVERLAY_MAX;
+    if (w <= 0 || h <= 0) return;
+    static unsigned char who[LINES_MAX_H][LINES_MAX_W];   /* bit s: series s passes the cell */
+    memset(who, 0, sizeof who);
+    for (int s = 0; s < ns; s++) {
+        int prev = -1;
+        for (int x = 0; x < w; x++) {
+            int y = (int)lround(scaled(v[s][x], lo, hi) * (h - 1));   /* 0 = bottom */
+            int a = prev < 0 ? y : prev, b = y;
+            if (a > b) { int t = a; a = b; b = t; }
+            for (int yy = a; yy <= b; yy++) who[h - 1 - yy][x] |= (unsigned char)(1u << s);
+            prev = y;
+        }
+    }
+    for (int r = 0; r < h; r++) {
+        char *out = rows + (size_t)r * rowcap;
+        size_t len = 0;
+        out[0] = 0;
+        for (int c = 0; c < w; c++) {
+            unsigned bits = who[r][c];
+            int s = bits == 0 ? -2 : (bits & (bits - 1)) ? -1 : __builtin_ctz(bits);
+            put(out, rowcap, &len, s == -2 ? " " : chart_overlay_mark(s, utf8));
+        }
+    }
+}
+
 /* Render a dot grid (ndots rows of npts columns) into text rows. */
 static void grid_rows(unsigned char (*grid)[LINES_MAX_W * 2], int w, int h, bool utf8, char *rows, size_t rowcap)
 {

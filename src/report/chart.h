@@ -23,6 +23,16 @@ void chart_lines(const double *v, int nv, double lo, double hi, int w, int h, bo
  * point, marked '*'. rows as for chart_lines. */
 void chart_scatter(const double *x, const double *y, int n, double x0, double x1, double y0, double y1, int w, int h,
                    bool utf8, char *rows, size_t rowcap);
+/* Up to CHART_OVERLAY_MAX series over one another in h rows of w cells,
+ * row 0 on top: v[s] holds w values of series s (one a column), drawn with
+ * its own mark, chart_overlay_mark(s); a point joins the previous one in
+ * the column so a steep change stays a line; a cell more than one series
+ * passes through shows chart_overlay_mark(-1). rows as for chart_lines. */
+#define CHART_OVERLAY_MAX 4
+void chart_overlay(const double *const *v, int ns, double lo, double hi, int w, int h, bool utf8, char *rows, size_t rowcap);
+/* The mark of series s (-1: of a cell shared by several): ● ○ ◆ ◇ and ◉,
+ * or in ASCII * o + x and #. */
+const char *chart_overlay_mark(int s, bool utf8);
 /* Round hi up to a 1-2-5 step so axes read well (0 stays 1). */
 double chart_nice_max(double hi);
 

@@ -51,6 +51,8 @@ struct report_chart {
     int nseries;
     struct report_mark marks[REPORT_MAX_MARKS];
     int nmarks;
+    bool overlay;                /* the series over one another in one plot, each its own mark
+                                    (two runs compared); else one panel a series */
     /* RC_BARS: nbars bars, each a label and a value (a count). */
     int nbars;
     char (*bar_label)[32];

@@ -61,6 +61,7 @@ static void overlay_lines(struct report *rep, const struct report *ra, const str
     char title[128];
     snprintf(title, sizeof title, "%s, A and B", ca->title);
     struct report_chart *c = report_chart_lines(rep, id, title, longer->n, ns);
+    c->overlay = true;
     snprintf(c->x_unit, sizeof c->x_unit, "%s", ca->x_unit);
     snprintf(c->y_unit, sizeof c->y_unit, "%s", ca->y_unit);
     if (ca->missing[0] || cb->missing[0]) {

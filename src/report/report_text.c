@@ -16,6 +16,14 @@
 #define MARK_W 7          /* right margin naming a threshold row */
 #define ROW_CAP 4096      /* bytes of one chart row (braille is 3 bytes a cell) */
 
+/* Cells a UTF-8 string takes. */
+static int draw_cells_of(const char *s)
+{
+    int n = 0;
+    for (; *s; s++) n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
 /* Byte length of the first `w` cells of s. */
 static size_t bytes_of_cells(const char *s, int w)
 {
@@ -72,14 +80,11 @@ static void mark_row(char *row, int w, bool utf8)
     memcpy(row, out, o + 1);
 }
 
-static void panel(const struct report_chart *c, int s, int w, int h, double hi, bool utf8, report_line_fn emit,
-                  void *arg)
+/* Chart rows (h of them, row 0 on top) with the y axis, threshold rows
+ * dotted and named in the margin. */
+static void emit_rows(const struct report_chart *c, char *rows, int w, int h, double hi, bool utf8, report_line_fn emit,
+                      void *arg)
 {
-    int npts = w * (utf8 ? 2 : 1);
-    double *v = xcalloc((size_t)npts, sizeof *v);
-    char *rows = xcalloc((size_t)h, ROW_CAP);
-    report_resample(c->series[s].y, c->n, v, npts);
-    chart_lines(v, npts, 0, hi, w, h, utf8, rows, ROW_CAP);
     const char *tick = utf8 ? "┤" : "+", *bar = utf8 ? "│" : "|";
     for (int r = 0; r < h; r++) {
         char *row = rows + (size_t)r * ROW_CAP, label[32] = "", line[ROW_CAP + 64], name[MARK_W + 1] = "";
@@ -94,8 +99,51 @@ static void panel(const struct report_chart *c, int s, int w, int h, double hi, 
         snprintf(line, sizeof line, "%s %s%s%s", label, r == 0 || r == h - 1 ? tick : bar, row, name);
         emit(arg, RI_CHART, "", line);
     }
+}
+
+static void panel(const struct report_chart *c, int s, int w, int h, double hi, bool utf8, report_line_fn emit,
+                  void *arg)
+{
+    int npts = w * (utf8 ? 2 : 1);
+    double *v = xcalloc((size_t)npts, sizeof *v);
+    char *rows = xcalloc((size_t)h, ROW_CAP);
+    report_resample(c->series[s].y, c->n, v, npts);
+    chart_lines(v, npts, 0, hi, w, h, utf8, rows, ROW_CAP);
+    emit_rows(c, rows, w, h, hi, utf8, emit, arg);
     free(v);
     free(rows);
+}
+
+/* Every series in one plot, each its own mark, after a legend wrapped to
+ * the width: "● A throughput  ○ B throughput  ◉ both (MB/s)". */
+static void overlay_panel(const struct report_chart *c, int width, int w, double hi, bool utf8, report_line_fn emit,
+                          void *arg)
+{
+    char line[ROW_CAP], entry[160];
+    int ns = c->nseries < CHART_OVERLAY_MAX ? c->nseries : CHART_OVERLAY_MAX;
+    snprintf(line, sizeof line, "%*s", AXIS_W - 1, "");
+    for (int k = 0; k <= ns; k++) {   /* each series, then the mark of cells they share */
+        if (k == ns) snprintf(entry, sizeof entry, " %s more than one (%s)", chart_overlay_mark(-1, utf8), c->y_unit);
+        else snprintf(entry, sizeof entry, " %s %s ", chart_overlay_mark(k, utf8), esc_t(c->series[k].label));
+        if (draw_cells_of(line) + draw_cells_of(entry) > width && draw_cells_of(line) > AXIS_W) {
+            emit(arg, RI_NOTE, "", line);
+            snprintf(line, sizeof line, "%*s", AXIS_W - 1, "");
+        }
+        size_t len = strlen(line);
+        snprintf(line + len, sizeof line - len, "%s", entry);
+    }
+    emit(arg, RI_NOTE, "", line);
+    const double *v[CHART_OVERLAY_MAX];
+    double *buf = xcalloc((size_t)(ns ? ns : 1) * (size_t)w, sizeof *buf);
+    for (int s = 0; s < ns; s++) {
+        report_resample(c->series[s].y, c->n, buf + (size_t)s * (size_t)w, w);
+        v[s] = buf + (size_t)s * (size_t)w;
+    }
+    char *rows = xcalloc(REPORT_CHART_ROWS, ROW_CAP);
+    chart_overlay(v, ns, 0, hi, w, REPORT_CHART_ROWS, utf8, rows, ROW_CAP);
+    emit_rows(c, rows, w, REPORT_CHART_ROWS, hi, utf8, emit, arg);
+    free(rows);
+    free(buf);
 }
 
 static void x_axis(const struct report_chart *c, int w, bool utf8, report_line_fn emit, void *arg)
@@ -117,7 +165,8 @@ static void lines_chart(const struct report_chart *c, int width, bool utf8, repo
     int w = width - AXIS_W - 1 - (c->nmarks ? MARK_W : 0);
     double hi = report_chart_top(c);
     int h = c->nseries > 1 ? REPORT_CHART_ROWS - 2 : REPORT_CHART_ROWS;
-    for (int s = 0; s < c->nseries; s++) {
+    if (c->overlay) overlay_panel(c, width, w, hi, utf8, emit, arg);
+    for (int s = 0; s < c->nseries && !c->overlay; s++) {
         char line[160];
         snprintf(line, sizeof line, "%*s %s (%s)", AXIS_W - 1, "", esc_t(c->series[s].label), c->y_unit);
         emit(arg, RI_NOTE, "", line);
@@ -162,9 +211,14 @@ static void chart_text(const struct report_chart *c, int width, bool utf8, repor
         wrap(RI_WARN, "", line, width, emit, arg);
         return;
     }
-    if (width < REPORT_CHART_MIN_WIDTH) {
-        snprintf(line, sizeof line, "%s: needs %d columns, the view has %d", c->title, REPORT_CHART_MIN_WIDTH, width);
-        wrap(RI_WARN, "", line, width, emit, arg);
+    if (width < REPORT_CHART_MIN_WIDTH) {   /* one line, cut to the width: nothing else is drawn */
+        char safe[256];
+        snprintf(line, sizeof line, "needs %d columns, has %d: %s", REPORT_CHART_MIN_WIDTH, width,
+                 esc_term(c->title, safe, sizeof safe, 0));
+        size_t end = bytes_of_cells(line, width > 8 ? width : 8);
+        while (end > 0 && line[end - 1] == ' ') end--;
+        line[end] = 0;
+        emit(arg, RI_WARN, "", line);
         return;
     }
     wrap(RI_TEXT, "", c->title, width, emit, arg);

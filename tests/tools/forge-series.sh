@@ -7,21 +7,32 @@
 #                                    nr_dirty climbing past the background
 #                                    threshold, writeback following; canary
 #                                    stalls over 100 ms and 1 s
+#   forge-series.sh DB other RUN     the same thresholds and canary, another
+#                                    run's shape: MB/s rising sooner to 480,
+#                                    nr_dirty held at 6000, writeback from 0.6 s
+#                                    (what a comparison overlays against good)
 #   forge-series.sh DB broken RUN    a malformed series and histogram blob
 #   forge-series.sh DB gone RUN      no series and no histogram at all
 # RUN is a run UUID or its start.
 db=$1 what=$2 run=$3
 where="substr(uuid, 1, length('$run')) = '$run'"
 case $what in
-good)
-    series=$(awk 'BEGIN {
+good|other)
+    [ "$what" = other ] && shape=1 || shape=0
+    series=$(awk -v other=$shape 'BEGIN {
         n = 30
         for (i = 0; i < n; i++) {
             t = t (i ? "," : "") i * 100
             m = m (i ? "," : "") (i < 10 ? i * 40 : 400 - (i % 3) * 20)
             d = d (i ? "," : "") (i < 20 ? i * 450 : 9000)
             w = w (i ? "," : "") (i < 12 ? 0 : (i - 12) * 150)
+            if (other) {
+                m2 = m2 (i ? "," : "") (i < 6 ? i * 80 : 480 - (i % 2) * 30)
+                d2 = d2 (i ? "," : "") (i < 10 ? i * 600 : 6000)
+                w2 = w2 (i ? "," : "") (i < 6 ? 0 : (i - 6) * 100)
+            }
         }
+        if (other) { m = m2; d = d2; w = w2 }
         printf "{\"interval_ms\":100,\"t_ms\":[%s],\"nr_dirty\":[%s],\"nr_writeback\":[%s],\"mb_s\":[%s]}", t, d, w, m
     }')
     vm='{"dirty_threshold_pages":10000,"bg_threshold_pages":5000,"max_dirty_pages":9000,"max_writeback_pages":2550,"buffered_writes":true,"reached_threshold":true}'

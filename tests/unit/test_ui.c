@@ -52,6 +52,24 @@ TEST(chart_lines_braille)
     CHECK_STR(rows[1], "*** ");
 }
 
+TEST(chart_overlay_marks_each_series)
+{
+    /* Two series over 4 columns and 3 rows: A rises 0..2, B stays at 2;
+     * they meet in the last column (a shared cell), and A's rise is
+     * joined row to row. */
+    double a[] = { 0, 1, 2, 2 }, b[] = { 2, 2, 2, 2 };
+    const double *v[] = { a, b };
+    char rows[3][64];
+    chart_overlay(v, 2, 0, 2, 4, 3, false, &rows[0][0], sizeof rows[0]);
+    CHECK_STR(rows[0], "oo##");
+    CHECK_STR(rows[1], " ** ");
+    CHECK_STR(rows[2], "**  ");
+    chart_overlay(v, 2, 0, 2, 4, 3, true, &rows[0][0], sizeof rows[0]);
+    CHECK_STR(rows[0], "○○◉◉");
+    CHECK_STR(chart_overlay_mark(3, false), "x");
+    CHECK_STR(chart_overlay_mark(7, true), "◉");   /* out of range: the shared mark */
+}
+
 TEST(chart_scatter_points)
 {
     double x[] = { 0, 1, 0.5 }, y[] = { 0, 1, 1 };
