@@ -273,6 +273,18 @@ void store_run_detail_free(struct run_detail *d)
     memset(d, 0, sizeof *d);
 }
 
+int store_run_stamp(store *s, char *buf, size_t n, sl_err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), "SELECT count(*), COALESCE(max(id), 0) FROM runs", -1, &st, NULL) != SQLITE_OK)
+        return store_fail(s, e, "counting runs");
+    int rc = store_step(st);
+    if (rc == SQLITE_ROW)
+        snprintf(buf, n, "%lld:%lld", (long long)sqlite3_column_int64(st, 0), (long long)sqlite3_column_int64(st, 1));
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : store_fail(s, e, "counting runs");
+}
+
 json_t *store_run_metrics(store *s, const char *uuid, sl_err *e)
 {
     sqlite3_stmt *st;

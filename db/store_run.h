@@ -64,6 +64,10 @@ struct run_row {
 /* Newest first; workload NULL for all, limit <= 0 for no limit. Caller
  * frees *out. Returns the count or -1. */
 int store_run_list(store *s, const char *workload, int limit, struct run_row **out, sl_err *e);
+/* What moves whenever runs are stored, merged or removed: their count and
+ * the highest row id ("COUNT:MAXID" in buf), for a reader that judges
+ * every run to know when to judge again. -1 with e. */
+int store_run_stamp(store *s, char *buf, size_t n, sl_err *e);
 /* A run as `history --csv/--json/--jsonl` exports it: everything a
  * fleet-wide analysis needs on one row (who, what hardware, which kernel,
  * the knob values in force, every metric). Strings are valid only during
