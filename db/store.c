@@ -576,19 +576,18 @@ int store_param(sqlite3_stmt *st, const char *name) { return sqlite3_bind_parame
 int store_collect(store *s, sqlite3_stmt *st, const struct rec_field *f, size_t nf, size_t elem, void **out,
                   const char *what, sl_err *e)
 {
-    size_t n = 0, cap = 16;
-    char *v = xmalloc(elem * cap);
+    int n = 0, cap = 0;
+    char *v = xgrow(NULL, 0, &cap, elem, 16);   /* an empty result is an array too */
     int rc;
     while ((rc = store_step(st)) == SQLITE_ROW) {
-        if (n == cap) { cap *= 2; v = xrealloc(v, elem * cap); }
-        memset(v + n * elem, 0, elem);
-        store_read_fields(st, f, nf, v + n * elem);
+        v = xgrow(v, n, &cap, elem, 16);
+        store_read_fields(st, f, nf, v + (size_t)n * elem);
         n++;
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) { free(v); return store_fail(s, e, what); }
     *out = v;
-    return (int)n;
+    return n;
 }
 
 /* store_host_upsert, except that a row it creates takes new_uuid (NULL: a

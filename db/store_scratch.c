@@ -41,7 +41,7 @@ int store_scratch_list(store *s, struct scratch_row **out, sl_err *e)
     int n = 0, cap = 0, rc;
     struct scratch_row *rows = NULL;
     while ((rc = store_step(st)) == SQLITE_ROW) {
-        if (n == cap) rows = xrealloc(rows, (size_t)(cap = cap ? cap * 2 : 8) * sizeof *rows);
+        rows = xgrow(rows, n, &cap, sizeof *rows, 8);
         COPY_TEXT(rows[n].path, st, 0);
         rows[n].pid = (long)sqlite3_column_int64(st, 1);
         rows[n].uid = (long)sqlite3_column_int64(st, 2);

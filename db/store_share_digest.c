@@ -27,9 +27,8 @@ static void digest_finish(EVP_MD_CTX *cx, struct share_digest *d)
 
 static struct share_digest *digest_add(struct share_digest **v, int *n, int *cap, const char *host)
 {
-    if (*n == *cap) *v = xrealloc(*v, sizeof **v * (size_t)(*cap = *cap ? *cap * 2 : 16));
+    *v = xgrow(*v, *n, cap, sizeof **v, 16);
     struct share_digest *d = &(*v)[(*n)++];
-    memset(d, 0, sizeof *d);
     snprintf(d->host, sizeof d->host, "%s", host);
     return d;
 }

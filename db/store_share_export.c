@@ -200,7 +200,7 @@ int store_share_run_classes(store *s, const char *host_uuid, char ***out, sl_err
     int n = 0, cap = 0, rc;
     char **v = NULL;
     while ((rc = store_step(st)) == SQLITE_ROW && n < 256) {
-        if (n == cap) v = xrealloc(v, sizeof *v * (size_t)(cap = cap ? cap * 2 : 4));
+        v = xgrow(v, n, &cap, sizeof *v, 4);
         v[n++] = xstrdup((const char *)sqlite3_column_text(st, 0));
     }
     sqlite3_finalize(st);

@@ -20,11 +20,9 @@ void compare_side_free(struct compare_side *s)
 /* host NULL: a search's trial, whose host is not recorded. */
 static void push(struct compare_side *s, const struct eval_metrics *m, const char *host)
 {
-    if (s->n == s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 32;
-        s->m = xrealloc(s->m, sizeof *s->m * (size_t)s->cap);
-        if (host) s->host = xrealloc(s->host, sizeof *s->host * (size_t)s->cap);
-    }
+    int host_cap = s->cap;   /* the two arrays grow together */
+    s->m = xgrow(s->m, s->n, &s->cap, sizeof *s->m, 32);
+    if (host) s->host = xgrow(s->host, s->n, &host_cap, sizeof *s->host, 32);
     if (host) s->host[s->n] = host;
     s->m[s->n++] = *m;
 }

@@ -17,13 +17,13 @@ struct table_row {
 };
 struct match_cache {
     char hash[17];
-    int *rows, n;
+    int *rows, n, cap;
 };
 struct table {
     struct table_row *row;
     int n, cap;
     struct match_cache *cache;
-    int ncache;
+    int ncache, cache_cap;
     gsl_rng *rng;
 };
 
@@ -33,10 +33,7 @@ struct table {
 void evaluator_table_add(struct evaluator *ev, const char *config_text, const struct eval_metrics *m)
 {
     struct table *t = ev->ctx;
-    if (t->n == t->cap) {
-        t->cap = t->cap ? t->cap * 2 : 256;
-        t->row = xrealloc(t->row, sizeof *t->row * (size_t)t->cap);
-    }
+    t->row = xgrow(t->row, t->n, &t->cap, sizeof *t->row, 256);
     size_t len = strlen(config_text) + 3;
     char *text = xmalloc(len);
     snprintf(text, len, "\n%s%s", config_text, config_text[0] && config_text[strlen(config_text) - 1] == '\n' ? "" : "\n");
@@ -46,7 +43,7 @@ void evaluator_table_add(struct evaluator *ev, const char *config_text, const st
     for (int i = 0; i < t->ncache; i++) free(t->cache[i].rows);
     free(t->cache);
     t->cache = NULL;
-    t->ncache = 0;
+    t->ncache = t->cache_cap = 0;
 }
 
 static const struct match_cache *matches(struct table *t, const struct space *sp, const struct search_config *c)
@@ -59,15 +56,14 @@ static const struct match_cache *matches(struct table *t, const struct space *sp
     int nl = 0;
     for (int d = 0; d < sp->ndims; d++)
         if (c->lv[d] >= 0) snprintf(lines[nl++], sizeof lines[0], "\n%s=%s\n", sp->dim[d].knob, sp->dim[d].level[c->lv[d]]);
-    t->cache = xrealloc(t->cache, sizeof *t->cache * (size_t)(t->ncache + 1));
+    t->cache = xgrow(t->cache, t->ncache, &t->cache_cap, sizeof *t->cache, 8);
     struct match_cache *mc = &t->cache[t->ncache++];
-    memset(mc, 0, sizeof *mc);
     snprintf(mc->hash, sizeof mc->hash, "%s", hash);
     for (int r = 0; r < t->n; r++) {
         bool all = true;
         for (int k = 0; k < nl && all; k++) all = strstr(t->row[r].text, lines[k]) != NULL;
         if (!all) continue;
-        if (mc->n % 16 == 0) mc->rows = xrealloc(mc->rows, sizeof *mc->rows * (size_t)(mc->n + 16));
+        mc->rows = xgrow(mc->rows, mc->n, &mc->cap, sizeof *mc->rows, 16);
         mc->rows[mc->n++] = r;
     }
     return mc;

@@ -27,7 +27,7 @@ static int intern_work(struct evidence *ev, const char *hash, const char *text)
     if (*last < ev->nwork && strcmp(ev->work[*last].hash, hash) == 0) return *last;
     for (int i = 0; i < ev->nwork; i++)
         if (strcmp(ev->work[i].hash, hash) == 0) return *last = i;
-    ev->work = xrealloc(ev->work, sizeof *ev->work * (size_t)(ev->nwork + 1));
+    ev->work = xgrow(ev->work, ev->nwork, &ev->work_cap, sizeof *ev->work, 8);
     copy_field(ev->work[ev->nwork].hash, sizeof ev->work[0].hash, hash);
     ev->work[ev->nwork].text = xstrdup(text ? text : "");
     return *last = ev->nwork++;
@@ -37,12 +37,8 @@ static int add(void *arg, const struct stored_run *r)
 {
     struct evidence *ev = arg;
     /* doubling: 200k runs of ~600 bytes would otherwise be copied ~3,000 times */
-    if (ev->n == ev->cap) {
-        ev->cap = ev->cap ? 2 * ev->cap : 64;
-        ev->run = xrealloc(ev->run, sizeof *ev->run * (size_t)ev->cap);
-    }
+    ev->run = xgrow(ev->run, ev->n, &ev->cap, sizeof *ev->run, 64);
     struct run_sample *s = &ev->run[ev->n++];
-    memset(s, 0, sizeof *s);
     s->config_text = xstrdup(r->config_text);
     copy_field(s->kernel, sizeof s->kernel, r->kernel);
     copy_field(s->host_uuid, sizeof s->host_uuid, r->host_uuid);

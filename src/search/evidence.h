@@ -29,7 +29,7 @@ struct evidence {
     struct run_sample *run;
     int n, cap;
     struct evidence_work *work;
-    int nwork, last_work;     /* last_work: the one the last run had */
+    int nwork, work_cap, last_work;     /* last_work: the one the last run had */
 };
 
 /* Which runs count as evidence for this host: its own, those on a disk of

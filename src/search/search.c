@@ -117,10 +117,7 @@ static int evaluate(struct loop *L, const struct search_config *c, enum trial_ro
     if (!isfinite(t.score)) {}
     else if (t.m.stalled) history_add_stalled(&L->h, c, t.score, is_base);
     else history_add(&L->h, c, t.score, is_base);
-    if (L->ntr == L->cap) {
-        L->cap = L->cap ? L->cap * 2 : 64;
-        L->tr = xrealloc(L->tr, sizeof *L->tr * (size_t)L->cap);
-    }
+    L->tr = xgrow(L->tr, L->ntr, &L->cap, sizeof *L->tr, 64);
     L->tr[L->ntr++] = t;
     if (role == TRIAL_BASELINE && !t.m.stalled && isfinite(t.score)) L->nbase++;
     if (hk && hk->progress) hk->progress(hk->arg, &t, &L->h);

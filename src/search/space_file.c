@@ -35,7 +35,7 @@ struct file_knob {
 struct file_state {
     struct space *sp;
     struct file_knob *k;
-    int n;
+    int n, cap;
     char err[512];
 };
 
@@ -55,9 +55,8 @@ static int on_entry(void *user, const char *section, const char *name, const cha
     const char *knob = section + 5;
     struct file_knob *k = fs->n ? &fs->k[fs->n - 1] : NULL;
     if (!k || strcmp(k->name, knob) != 0) {
-        fs->k = xrealloc(fs->k, sizeof *fs->k * (size_t)(fs->n + 1));
+        fs->k = xgrow(fs->k, fs->n, &fs->cap, sizeof *fs->k, 8);
         k = &fs->k[fs->n++];
-        memset(k, 0, sizeof *k);
         snprintf(k->name, sizeof k->name, "%s", knob);
     }
     if (strcmp(name, "values") == 0) snprintf(k->values, sizeof k->values, "%s", value);

@@ -53,12 +53,8 @@ static int observe(struct history *h, const struct search_config *c, double scor
 {
     int i = history_find(h, c);
     if (i < 0) {
-        if (h->n == h->cap) {
-            h->cap = h->cap ? h->cap * 2 : 32;
-            h->pt = xrealloc(h->pt, sizeof *h->pt * (size_t)h->cap);
-        }
+        h->pt = xgrow(h->pt, h->n, &h->cap, sizeof *h->pt, 32);
         i = h->n++;
-        memset(&h->pt[i], 0, sizeof h->pt[i]);
         h->pt[i].cfg = *c;
     }
     struct hist_point *p = &h->pt[i];

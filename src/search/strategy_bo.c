@@ -24,7 +24,7 @@ struct bo_state {
     const struct space *sp;
     void *init;                  /* the random strategy for the initial design */
     struct search_config *cand;  /* the whole space when it is small */
-    int ncand;
+    int ncand, cand_cap;
     uint64_t rng;
     int n_init;
     struct gp_hyper last;        /* the last fitted hyperparameters */
@@ -43,7 +43,7 @@ static void *bo_create(const struct space *sp, uint64_t seed)
         struct space_iter it = { 0 };
         struct search_config c;
         while (b->ncand < BO_ENUM_MAX && space_next(sp, &it, &c)) {
-            if (b->ncand % 256 == 0) b->cand = xrealloc(b->cand, sizeof *b->cand * (size_t)(b->ncand + 256));
+            b->cand = xgrow(b->cand, b->ncand, &b->cand_cap, sizeof *b->cand, 256);
             b->cand[b->ncand++] = c;
         }
     }

@@ -100,7 +100,7 @@ void share_close(struct share_remote *r)
 void share_list_add(struct share_list *l, const char *name, bool is_dir, long long size_bytes)
 {
     if (l->n >= 100000) return;  /* a bucket with more is not ours to pull */
-    if (l->n == l->cap) l->v = xrealloc(l->v, sizeof *l->v * (size_t)(l->cap = l->cap ? l->cap * 2 : 16));
+    l->v = xgrow(l->v, l->n, &l->cap, sizeof *l->v, 16);
     struct share_entry *x = &l->v[l->n++];
     snprintf(x->name, sizeof x->name, "%s", name);
     x->is_dir = is_dir;

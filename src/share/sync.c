@@ -489,9 +489,8 @@ static int plan_class(struct share_remote *r, const char *cls, struct pull_plan 
         int kind = l.v[i].is_dir || !share_name_valid(name) ? 0 : share_object_stem(name, stem, sizeof stem);
         if (kind == 0 || (p->my_uuid && strcmp(stem, p->my_uuid) == 0)) continue;
         if (kind == 1 && has_newer_object(&l, stem)) continue;
-        if (p->n == p->cap) p->c = xrealloc(p->c, sizeof *p->c * (size_t)(p->cap = p->cap ? p->cap * 2 : 8));
+        p->c = xgrow(p->c, p->n, &p->cap, sizeof *p->c, 8);
         struct candidate *c = &p->c[p->n];
-        memset(c, 0, sizeof *c);
         snprintf(c->key, sizeof c->key, "%s/%s", cls, name);
         snprintf(c->cls, sizeof c->cls, "%s", cls);
         char json_name[300];
