@@ -383,6 +383,13 @@ int sysfs_mkdirs(const char *dir, mode_t mode, sl_err *e)
     return 0;
 }
 
+int sysfs_rmdir(const char *dir)
+{
+    char full[PATH_MAX];
+    if (sysfs_path(full, sizeof full, dir) != 0 || rmdir(full) != 0) return -1;
+    return fsync_dir_of(full, NULL);
+}
+
 int sysfs_unlink(const char *path, sl_err *e)
 {
     char full[PATH_MAX];

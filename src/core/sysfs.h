@@ -78,6 +78,9 @@ int sysfs_commit_staged(const char *tmp, const char *path, sl_err *e);
 void sysfs_discard_staged(const char *tmp);
 /* mkdir -p inside the root; existing directories are fine. */
 int sysfs_mkdirs(const char *dir, mode_t mode, sl_err *e);
+/* Remove an empty directory inside the root (what a failed install had
+ * created): 0, or -1 when it is absent, not empty or cannot be removed. */
+int sysfs_rmdir(const char *dir);
 /* Remove a file or symlink inside the root and fsync its directory. An absent
  * file is not an error (returns 1). */
 int sysfs_unlink(const char *path, sl_err *e);

@@ -371,7 +371,31 @@ struct step {
 struct staging {
     struct step v[40];
     int n;
+    char made[16][256];   /* directories staging created, parents first */
+    int nmade;
 };
+
+/* mkdir -p of dir, noting each directory it creates, so that a failed
+ * install takes them away again (unmake_dirs). */
+static int stage_dirs(struct staging *sg, const char *dir, sl_err *e)
+{
+    for (size_t i = 1;; i++) {
+        if (dir[i] != '/' && dir[i] != 0) continue;
+        if (sg->nmade < (int)(sizeof sg->made / sizeof sg->made[0])) {
+            snprintf(sg->made[sg->nmade], sizeof sg->made[0], "%.*s", (int)i, dir);
+            if (!sysfs_exists(sg->made[sg->nmade])) sg->nmade++;
+        }
+        if (!dir[i]) break;
+    }
+    return sysfs_mkdirs(dir, 0755, e);
+}
+
+/* The directories stage_dirs created, deepest first (empty once the
+ * temporaries are discarded). */
+static void unmake_dirs(struct staging *sg)
+{
+    while (sg->nmade > 0) sysfs_rmdir(sg->made[--sg->nmade]);
+}
 
 static int stage_text(struct staging *sg, const char *path, const char *text, mode_t mode, sl_err *e)
 {
@@ -380,7 +404,7 @@ static int stage_text(struct staging *sg, const char *path, const char *text, mo
     if (sg->n == (int)(sizeof sg->v / sizeof sg->v[0])) return sl_fail(e, SL_EFAIL, "too many files to install");
     struct step *st = &sg->v[sg->n];
     snprintf(st->path, sizeof st->path, "%s", path);
-    if (sysfs_mkdirs(dir, 0755, e) < 0) return -1;
+    if (stage_dirs(sg, dir, e) < 0) return -1;
     int rc = text ? sysfs_stage_file(path, text, strlen(text), mode, st->tmp, sizeof st->tmp, e) : 0;
     if (rc == 0) sg->n++;
     return rc;
@@ -395,7 +419,7 @@ static int stage_output(struct staging *sg, const struct output *x, bool force, 
             if (sg->n == (int)(sizeof sg->v / sizeof sg->v[0])) return sl_fail(e, SL_EFAIL, "too many files to install");
             struct step *st = &sg->v[sg->n];
             snprintf(st->path, sizeof st->path, "%s", x->path);
-            if (sysfs_mkdirs(dir, 0755, e) < 0 || sysfs_stage_symlink(x->target, x->path, st->tmp, sizeof st->tmp, e) < 0)
+            if (stage_dirs(sg, dir, e) < 0 || sysfs_stage_symlink(x->target, x->path, st->tmp, sizeof st->tmp, e) < 0)
                 return -1;
             sg->n++;
         }
@@ -500,6 +524,7 @@ static int install_outputs(const struct outputs *o, const struct boot_manifest *
     }
     if (rc < 0) {
         discard(sg, 0);
+        unmake_dirs(sg);
         char etc[512];
         sysfs_path(etc, sizeof etc, "/etc");
         char kept[128] = "";

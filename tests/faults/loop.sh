@@ -17,7 +17,8 @@
 #     (exit != 0) is one that records nothing it did not do: probe, merge;
 #   - every file under the root's /etc unchanged when a command that
 #     refused is all-or-nothing there: boot install (no file without its
-#     manifest, no half of a reinstall, no temporary file left).
+#     manifest, no half of a reinstall, no temporary file or new empty
+#     directory left).
 # One line per command and point: "ok faults/loop-CMD-POINT (N runs, K failed
 # clearly, S went on)"; S counts faults a command survived (a notice it
 # could not print, an optional read), each still checked for the end state.
@@ -34,9 +35,11 @@ knobs() { # the values of every vm knob and block queue file of the root
         printf '%s=%s\n' "$f" "$(cat "$f" 2>/dev/null)"; done)
 }
 dump() { sqlite3 "$1" .dump 2>&1; }
-files() { # every file and link under the root's /etc, with its content or target
-    (cd "$1" && find etc \( -type f -o -type l \) 2>/dev/null | sort | while read -r f; do
-        if [ -L "$f" ]; then printf '%s -> %s\n' "$f" "$(readlink "$f")"; else printf '%s %s\n' "$f" "$(md5sum < "$f")"; fi
+files() { # every file, link and directory under the root's /etc, with its content or target
+    (cd "$1" && find etc \( -type f -o -type l -o -type d \) 2>/dev/null | sort | while read -r f; do
+        if [ -L "$f" ]; then printf '%s -> %s\n' "$f" "$(readlink "$f")"
+        elif [ -d "$f" ]; then printf '%s/\n' "$f"
+        else printf '%s %s\n' "$f" "$(md5sum < "$f")"; fi
     done)
 }
 
@@ -124,7 +127,8 @@ done
 loop probe sqlite_step db "$probed" -- probe null --time 100ms --ramp 0
 loop profile-save write - "$newdb" -- profile save --profiles "$work" mine
 # boot install: all or nothing. A failed install leaves /etc as it was: no
-# file without its manifest, no half of a reinstall, no temporary file.
+# file without its manifest, no half of a reinstall, no temporary file, no
+# directory it created.
 installed='"$SLUICE" --root "$root" --db "$db" boot install hdd-streaming'
 loop boot-install write "knobs files" "$newdb" -- boot install hdd-streaming
 loop boot-reinstall write "knobs files" "$installed" -- boot install throughput
