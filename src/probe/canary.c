@@ -161,17 +161,29 @@ static void *canary_main(void *arg)
     return NULL;
 }
 
-static void *reader_main(void *arg)
+/* A side thread's loop (the reader, the save): step every period_ns on
+ * the absolute clock, the first first_ns from now, until the canary
+ * stops; a step longer than the period is one step. */
+static void every(struct canary *k, uint64_t first_ns, uint64_t period_ns, void (*step)(struct canary *))
 {
-    struct canary *k = arg;
-    uint64_t next = probe_now_ns() + READ_NS;
+    uint64_t next = probe_now_ns() + first_ns;
     while (!atomic_load(&k->stop)) {
         sleep_until(next);
         if (atomic_load(&k->stop)) break;
-        uint64_t ns = read_once(k, k->read_buf, &k->read_rng);
-        if (atomic_load(&k->c->window_open)) hist_add(&k->read, ns);
-        next = next_tick(next, READ_NS, probe_now_ns());
+        step(k);
+        next = next_tick(next, period_ns, probe_now_ns());
     }
+}
+
+static void read_step(struct canary *k)
+{
+    uint64_t ns = read_once(k, k->read_buf, &k->read_rng);
+    if (atomic_load(&k->c->window_open)) hist_add(&k->read, ns);
+}
+
+static void *reader_main(void *arg)
+{
+    every(arg, READ_NS, READ_NS, read_step);
     return NULL;
 }
 
@@ -200,21 +212,19 @@ static bool save_once(struct canary *k, uint64_t *ns)
     return ok;
 }
 
+static void save_step(struct canary *k)
+{
+    uint64_t ns;
+    if (save_once(k, &ns) && atomic_load(&k->c->window_open)) {
+        hist_add(&k->save, ns);
+        k->save_over_100ms += ns > 100000000ull;
+        k->save_over_1s += ns > 1000000000ull;
+    }
+}
+
 static void *save_main(void *arg)
 {
-    struct canary *k = arg;
-    uint64_t next = probe_now_ns() + SAVE_FIRST_NS;
-    while (!atomic_load(&k->stop)) {
-        sleep_until(next);
-        if (atomic_load(&k->stop)) break;
-        uint64_t ns;
-        if (save_once(k, &ns) && atomic_load(&k->c->window_open)) {
-            hist_add(&k->save, ns);
-            k->save_over_100ms += ns > 100000000ull;
-            k->save_over_1s += ns > 1000000000ull;
-        }
-        next = next_tick(next, SAVE_NS, probe_now_ns());   /* a save longer than the period is one save */
-    }
+    every(arg, SAVE_FIRST_NS, SAVE_NS, save_step);
     return NULL;
 }
 
