@@ -70,21 +70,45 @@ static int cut_references(sqlite3 *db, const char *path, const struct share_tabl
     return rc;
 }
 
-static int empty_local_tables(sqlite3 *db, const char *path, sl_err *e)
+/* sql (fmt with %s) for every name q lists from sqlite_schema, but those
+ * keep() wants kept; the names are read first, so the statements do not
+ * change the schema being listed. A listing that fails or that holds more
+ * names than expected fails: a table left unemptied would leave this
+ * machine. */
+static int for_each_name(sqlite3 *db, const char *path, const char *q, bool (*keep)(const char *name), const char *fmt,
+                         const char *what, sl_err *e)
 {
     sqlite3_stmt *st;
-    const char *q = "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'";
-    if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK) return dst_fail(db, path, "listing tables", e);
-    int rc = 0;
-    while (rc == 0 && store_step(st) == SQLITE_ROW) {
+    if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK) return dst_fail(db, path, what, e);
+    char names[64][128];
+    int n = 0, step;
+    while ((step = store_step(st)) == SQLITE_ROW && n < 64) {
         const char *name = (const char *)sqlite3_column_text(st, 0);
-        if (share_table_find(name)) continue;
-        char sql[256];
-        snprintf(sql, sizeof sql, "DELETE FROM \"%s\"", name);
-        rc = run(db, path, sql, e);
+        if (!keep || !keep(name)) snprintf(names[n++], sizeof names[0], "%s", name);
+    }
+    if (step != SQLITE_DONE) {
+        if (step == SQLITE_ROW) sl_fail(e, SL_EFAIL, "snapshot %s: %s: more than 64", path, what);
+        else dst_fail(db, path, what, e);
+        sqlite3_finalize(st);
+        return -1;
     }
     sqlite3_finalize(st);
-    return rc;
+    for (int i = 0; i < n; i++) {
+        char sql[256];
+        snprintf(sql, sizeof sql, fmt, names[i]);
+        if (run(db, path, sql, e) < 0) return -1;
+    }
+    return 0;
+}
+
+static bool shared_table(const char *name) { return share_table_find(name) != NULL; }
+
+/* Every row of a table that is not shared (sessions, snapshots, forms:
+ * this machine's own state) goes. */
+static int empty_local_tables(sqlite3 *db, const char *path, sl_err *e)
+{
+    return for_each_name(db, path, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' "
+                         "ESCAPE '\\'", shared_table, "DELETE FROM \"%s\"", "listing tables", e);
 }
 
 /* Secondary indexes (CREATE INDEX, not UNIQUE constraints) serve queries on
@@ -94,21 +118,8 @@ static int empty_local_tables(sqlite3 *db, const char *path, sl_err *e)
  * checks and the merge together, not this alone). */
 static int drop_indexes(sqlite3 *db, const char *path, sl_err *e)
 {
-    sqlite3_stmt *st;
-    const char *q = "SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL";
-    if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK) return dst_fail(db, path, "listing indexes", e);
-    char names[64][128];
-    int n = 0, step;
-    while ((step = store_step(st)) == SQLITE_ROW && n < 64)
-        snprintf(names[n++], sizeof names[0], "%s", (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    if (step != SQLITE_DONE && step != SQLITE_ROW) return dst_fail(db, path, "listing indexes", e);
-    for (int i = 0; i < n; i++) {
-        char sql[192];
-        snprintf(sql, sizeof sql, "DROP INDEX \"%s\"", names[i]);
-        if (run(db, path, sql, e) < 0) return -1;
-    }
-    return 0;
+    return for_each_name(db, path, "SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL", NULL,
+                         "DROP INDEX \"%s\"", "listing indexes", e);
 }
 
 /* The host and its disks go into the snapshot, not into the store: a push
@@ -180,7 +191,8 @@ int store_share_export(store *s, const char *out_path, const char *only_host_uui
     int rc = backup(s, dst, out_path, e);
     if (rc == 0) rc = scrub(dst, out_path, only_host_uuid, rec, e);
     if (sqlite3_close(dst) != SQLITE_OK && rc == 0) rc = sl_fail(e, SL_EFAIL, "snapshot %s: closing", out_path);
-    return rc;
+    return rc < 0 ? sl_suffix(e, "The snapshot was not finished, so nothing of it left this machine; run the command "
+                              "again") : rc;
 }
 
 int store_share_run_classes(store *s, const char *host_uuid, char ***out, sl_err *e)
