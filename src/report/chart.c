@@ -136,6 +136,16 @@ void chart_overlay(const double *const *v, int ns, double lo, double hi, int w, 
     }
 }
 
+void chart_overlay_bar(double frac, int s, int width, bool utf8, char *out, size_t n)
+{
+    size_t len = 0;
+    out[0] = 0;
+    if (width <= 0 || n == 0) return;
+    int cells = (int)lround(clamp01(frac) * width);
+    if (cells == 0 && frac > 0) cells = 1;   /* a bucket with samples is never blank */
+    for (int c = 0; c < width; c++) put(out, n, &len, c < cells ? chart_overlay_mark(s, utf8) : " ");
+}
+
 /* Render a dot grid (ndots rows of npts columns) into text rows. */
 static void grid_rows(unsigned char (*grid)[LINES_MAX_W * 2], int w, int h, bool utf8, char *rows, size_t rowcap)
 {

@@ -33,6 +33,9 @@ void chart_overlay(const double *const *v, int ns, double lo, double hi, int w, 
 /* The mark of series s (-1: of a cell shared by several): ● ○ ◆ ◇ and ◉,
  * or in ASCII * o + x and #. */
 const char *chart_overlay_mark(int s, bool utf8);
+/* A bar of set s of an overlay, width cells: frac of them (at least one
+ * when frac > 0) in the set's mark, then blanks. */
+void chart_overlay_bar(double frac, int s, int width, bool utf8, char *out, size_t n);
 /* Round hi up to a 1-2-5 step so axes read well (0 stays 1). */
 double chart_nice_max(double hi);
 

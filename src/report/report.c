@@ -61,6 +61,18 @@ struct report_chart *report_chart_bars(struct report *rep, const char *id, const
     c->nbars = nbars > 0 ? nbars : 0;
     c->bar_label = xcalloc((size_t)c->nbars + 1, sizeof *c->bar_label);
     c->bar = xcalloc((size_t)c->nbars + 1, sizeof *c->bar);
+    c->bar_at = xcalloc((size_t)c->nbars + 1, sizeof *c->bar_at);
+    for (int i = 0; i < c->nbars; i++) c->bar_at[i] = i;
+    return c;
+}
+
+struct report_chart *report_chart_bars_overlay(struct report *rep, const char *id, const char *title, int nbars,
+                                               int nsets)
+{
+    struct report_chart *c = report_chart_bars(rep, id, title, nbars);
+    c->overlay = true;
+    c->nseries = nsets < REPORT_MAX_SERIES ? nsets : REPORT_MAX_SERIES;
+    for (int s = 0; s < c->nseries; s++) c->series[s].y = xcalloc((size_t)c->nbars + 1, sizeof(double));
     return c;
 }
 
@@ -79,6 +91,7 @@ static void chart_free(struct report_chart *c)
     for (int s = 0; s < c->nseries; s++) free(c->series[s].y);
     free(c->bar_label);
     free(c->bar);
+    free(c->bar_at);
     free(c);
 }
 

@@ -52,11 +52,20 @@ struct report_chart {
     struct report_mark marks[REPORT_MAX_MARKS];
     int nmarks;
     bool overlay;                /* the series over one another in one plot, each its own mark
-                                    (two runs compared); else one panel a series */
+                                    (two runs compared); else one panel a series. RC_BARS:
+                                    nseries sets of bars, series[s].y[i] the value of bar i
+                                    in set s (bar unused), each set its own mark */
     /* RC_BARS: nbars bars, each a label and a value (a count). */
     int nbars;
     char (*bar_label)[32];
     double *bar;
+    double *bar_at;              /* where bar i stands (a latency bucket's lower bound in ns;
+                                    else i): two runs' bars at one place are one bucket */
+    char measure[64];            /* what it measures without this run's counts ("Latency of
+                                    write in powers of two"): two runs' charts of one id and
+                                    measure are compared with each other */
+    char counted[40];            /* what this run's chart counted ("10000 I/Os", "30 ticks"),
+                                    to name its set when compared */
     /* Not empty: there is nothing to draw, and this says why ("no time
      * series stored for this run (an older sluice)"). */
     char missing[256];
@@ -103,6 +112,9 @@ void report_ref(struct report *rep, const char *ref);
 /* A new chart appended to the report (owned by it); n points of nseries. */
 struct report_chart *report_chart_lines(struct report *rep, const char *id, const char *title, int n, int nseries);
 struct report_chart *report_chart_bars(struct report *rep, const char *id, const char *title, int nbars);
+/* nbars bars in nsets sets over one another (an overlay: two runs). */
+struct report_chart *report_chart_bars_overlay(struct report *rep, const char *id, const char *title, int nbars,
+                                               int nsets);
 /* The chart cannot be drawn: say why (it keeps its place in the report). */
 void report_chart_missing(struct report_chart *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

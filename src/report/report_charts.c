@@ -110,9 +110,12 @@ static void latency_chart(struct report *rep, const struct hist *h, const char *
     struct report_chart *c = report_chart_bars(rep, "latency", title, hi >= lo ? hi - lo + 1 : 0);
     snprintf(c->x_unit, sizeof c->x_unit, "from");
     snprintf(c->y_unit, sizeof c->y_unit, "I/Os");
+    snprintf(c->measure, sizeof c->measure, "Latency of %s in powers of two", op);
+    snprintf(c->counted, sizeof c->counted, "%llu I/Os", (unsigned long long)h->n);
     for (int b = lo; b <= hi; b++) {
         probe_format_ns(ldexp(1, b), c->bar_label[b - lo], sizeof c->bar_label[0]);
         c->bar[b - lo] = count[b];
+        c->bar_at[b - lo] = ldexp(1, b);
     }
 }
 
@@ -143,6 +146,7 @@ static void canary_chart(struct report *rep, const json_t *m)
     bool saves = rj_num(s, "count", 0) > 0;
     struct report_chart *c = report_chart_bars(rep, "canary", "Canary stalls", json_is_object(k) ? (saves ? 5 : 3) : 0);
     snprintf(c->y_unit, sizeof c->y_unit, "stalls");
+    snprintf(c->measure, sizeof c->measure, "Canary stalls");
     if (!m) { report_chart_missing(c, "the stored metrics are unreadable, and the canary's counts with them"); return; }
     if (!json_is_object(k)) { report_chart_missing(c, "the stall canary was off for this run"); return; }
     static const char *const labels[] = { "tick > 100 ms", "tick > 1 s", "tick > 2 s", "save > 100 ms", "save > 1 s" };
@@ -154,6 +158,7 @@ static void canary_chart(struct report *rep, const json_t *m)
     }
     snprintf(c->title, sizeof c->title, "Canary stalls in %.0f ticks of 100 ms%s", rj_num(k, "ticks", 0),
              saves ? " and the editor saves" : "");
+    snprintf(c->counted, sizeof c->counted, "%.0f ticks%s", rj_num(k, "ticks", 0), saves ? " and saves" : "");
 }
 
 void report_run_charts(struct report *rep, const struct run_detail *d, const json_t *m)

@@ -3,7 +3,7 @@
  * (src/search/compare.c: the same sides, work check, statistics and words
  * as 'sluice compare'), the interval and its basis stated, and the runs'
  * charts drawn over one another (one chart per measure, A's and B's series
- * on one scale). Runs of different work are refused as compare refuses
+ * or bars on one scale). Runs of different work are refused as compare refuses
  * them: nothing judged, nothing charted. */
 #include "report_internal.h"
 #include "search/compare.h"
@@ -49,6 +49,15 @@ static const struct report_chart *chart_of(const struct report *r, const char *i
     return NULL;
 }
 
+/* What keeps A's (why_a) or B's (why_b, "" when drawn) chart from being drawn, on c. */
+static bool both_missing(struct report_chart *c, const char *why_a, const char *why_b)
+{
+    if (!why_a[0] && !why_b[0]) return false;
+    report_chart_missing(c, "%s%s%s%s%s", why_a[0] ? "A: " : "", why_a, why_a[0] && why_b[0] ? "; " : "",
+                         why_b[0] ? "B: " : "", why_b);
+    return true;
+}
+
 /* A's and B's line charts of one measure as one chart: every series of
  * each, prefixed A/B, over the longer time axis (a side that ended sooner
  * reads 0 after its end); A's thresholds. */
@@ -64,11 +73,7 @@ static void overlay_lines(struct report *rep, const struct report *ra, const str
     c->overlay = true;
     snprintf(c->x_unit, sizeof c->x_unit, "%s", ca->x_unit);
     snprintf(c->y_unit, sizeof c->y_unit, "%s", ca->y_unit);
-    if (ca->missing[0] || cb->missing[0]) {
-        report_chart_missing(c, "%s%s%s%s%s", ca->missing[0] ? "A: " : "", ca->missing, ca->missing[0] && cb->missing[0] ? "; " : "",
-                             cb->missing[0] ? "B: " : "", cb->missing);
-        return;
-    }
+    if (both_missing(c, ca->missing, cb->missing)) return;
     memcpy(c->x, longer->x, sizeof *c->x * (size_t)longer->n);
     int s = 0;
     for (int side = 0; side < 2; side++) {
@@ -85,22 +90,78 @@ static void overlay_lines(struct report *rep, const struct report *ra, const str
     }
 }
 
-/* Bar charts side by side: A's, then B's, each named. */
-static void both_bars(struct report *rep, const struct report *ra, const struct report *rb, const char *id)
+/* The chart of id in r whose measure is measure (NULL: none). */
+static const struct report_chart *bars_of(const struct report *r, const char *id, const char *measure)
 {
-    for (int side = 0; side < 2; side++) {
-        const struct report *r = side ? rb : ra;
+    for (int i = 0; i < r->n; i++) {
+        const struct report_chart *c = r->items[i].kind == RI_CHART ? r->items[i].chart : NULL;
+        if (c && strcmp(c->id, id) == 0 && strcmp(c->measure, measure) == 0) return c;
+    }
+    return NULL;
+}
+
+/* One measure's bars of A (ca) and B (cb, either may be NULL: that run
+ * has none) as one chart: a set each, over the buckets of both in order
+ * of where they stand; a bucket one run lacks is 0 in it. */
+static void pair_bars(struct report *rep, const struct report_chart *ca, const struct report_chart *cb, const char *id)
+{
+    const struct report_chart *side[2] = { ca, cb }, *any = ca ? ca : cb;
+    int na = ca ? ca->nbars : 0, nb = cb ? cb->nbars : 0, nk = 0;
+    double *at = xcalloc((size_t)(na + nb) + 1, sizeof *at);
+    for (int k = 0; k < 2; k++)   /* the union of the places, ascending (insertion: a few dozen buckets) */
+        for (int i = 0; side[k] && i < side[k]->nbars; i++) {
+            double x = side[k]->bar_at[i];
+            int j = 0;
+            while (j < nk && at[j] < x) j++;
+            if (j < nk && at[j] == x) continue;
+            memmove(at + j + 1, at + j, sizeof *at * (size_t)(nk - j));
+            at[j] = x;
+            nk++;
+        }
+    char title[128];
+    snprintf(title, sizeof title, "%s, A and B", any->measure);
+    struct report_chart *c = report_chart_bars_overlay(rep, id, title, nk, 2);
+    snprintf(c->measure, sizeof c->measure, "%s", any->measure);
+    snprintf(c->x_unit, sizeof c->x_unit, "%s", any->x_unit);
+    snprintf(c->y_unit, sizeof c->y_unit, "%s", any->y_unit);
+    memcpy(c->bar_at, at, sizeof *at * (size_t)nk);
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; side[k] && i < side[k]->nbars; i++) {
+            int j = 0;
+            while (j < nk && at[j] != side[k]->bar_at[i]) j++;
+            snprintf(c->bar_label[j], sizeof c->bar_label[0], "%s", side[k]->bar_label[i]);
+            c->series[k].y[j] = side[k]->bar[i];
+        }
+        snprintf(c->series[k].label, sizeof c->series[k].label, "%s: %s", k ? "B" : "A",
+                 side[k] ? side[k]->counted : "none");
+    }
+    free(at);
+}
+
+/* A's and B's bar charts of id overlaid, one chart a measure (A's
+ * measures in their order, then those only B has). */
+static void overlay_bars(struct report *rep, const struct report *ra, const struct report *rb, const char *id)
+{
+    const struct report_chart *why[2] = { NULL, NULL };   /* a run's chart saying why it cannot be drawn */
+    for (int k = 0; k < 2; k++) {
+        const struct report *r = k ? rb : ra;
+        for (int i = 0; i < r->n && !why[k]; i++) {
+            const struct report_chart *src = r->items[i].kind == RI_CHART ? r->items[i].chart : NULL;
+            if (src && strcmp(src->id, id) == 0 && src->missing[0]) why[k] = src;
+        }
+    }
+    if (why[0] || why[1]) {
+        char title[160];
+        snprintf(title, sizeof title, "%s, A and B", (why[0] ? why[0] : why[1])->title);
+        both_missing(report_chart_bars(rep, id, title, 0), why[0] ? why[0]->missing : "", why[1] ? why[1]->missing : "");
+        return;
+    }
+    for (int k = 0; k < 2; k++) {
+        const struct report *r = k ? rb : ra;
         for (int i = 0; i < r->n; i++) {
             const struct report_chart *src = r->items[i].kind == RI_CHART ? r->items[i].chart : NULL;
-            if (!src || strcmp(src->id, id) != 0) continue;
-            char title[160];
-            snprintf(title, sizeof title, "%s: %s", side ? "B" : "A", src->title);
-            struct report_chart *c = report_chart_bars(rep, id, title, src->nbars);
-            snprintf(c->x_unit, sizeof c->x_unit, "%s", src->x_unit);
-            snprintf(c->y_unit, sizeof c->y_unit, "%s", src->y_unit);
-            snprintf(c->missing, sizeof c->missing, "%s", src->missing);
-            memcpy(c->bar_label, src->bar_label, sizeof *c->bar_label * (size_t)src->nbars);
-            memcpy(c->bar, src->bar, sizeof *c->bar * (size_t)src->nbars);
+            if (!src || strcmp(src->id, id) != 0 || (k && bars_of(ra, id, src->measure))) continue;
+            pair_bars(rep, k ? NULL : src, k ? src : bars_of(rb, id, src->measure), id);
         }
     }
 }
@@ -114,8 +175,8 @@ static void add_charts(struct report *rep, struct store *st, const char *a, cons
     if (oka && okb) {
         overlay_lines(rep, &ra, &rb, "mbs");
         overlay_lines(rep, &ra, &rb, "dirty");
-        both_bars(rep, &ra, &rb, "latency");
-        both_bars(rep, &ra, &rb, "canary");
+        overlay_bars(rep, &ra, &rb, "latency");
+        overlay_bars(rep, &ra, &rb, "canary");
     } else {
         report_add(rep, RI_WARN, "the runs' charts cannot be read: %s", e.msg);
     }

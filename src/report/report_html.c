@@ -68,6 +68,8 @@ static void lines_axes(FILE *out, const struct report_chart *c, double hi, int w
     fputs("</text>\n", out);
 }
 
+static void legend(FILE *out, const struct report_chart *c);
+
 static void lines_svg(FILE *out, const struct report_chart *c, int idx)
 {
     int w = SVG_W - PAD_L - PAD_R, h = LINES_H, npts = c->n < MAX_POINTS ? c->n : MAX_POINTS;
@@ -91,7 +93,14 @@ static void lines_svg(FILE *out, const struct report_chart *c, int idx)
         fputs("\"/>\n", out);
     }
     free(v);
-    fputs("</svg>\n<p class=\"legend\">", out);
+    fputs("</svg>\n", out);
+    legend(out, c);
+}
+
+/* Each series' colour and name, then each threshold's. */
+static void legend(FILE *out, const struct report_chart *c)
+{
+    fputs("<p class=\"legend\">", out);
     for (int s = 0; s < c->nseries; s++) {
         fprintf(out, "<span style=\"color:%s\">&#9632; ", colours[s]);
         esc(out, c->series[s].label);
@@ -105,8 +114,38 @@ static void lines_svg(FILE *out, const struct report_chart *c, int idx)
     fputs("</p>\n", out);
 }
 
+/* Sets of bars over one another (two runs compared): each bucket a band
+ * of one thinner bar a set, in the set's colour, and a legend. */
+static void overlay_bars_svg(FILE *out, const struct report_chart *c, int idx)
+{
+    int ns = c->nseries, band = BAR_ROW * (ns > 1 ? ns : 1), h = PAD_T + band * c->nbars + 8, w = SVG_W - BAR_LABEL - PAD_R;
+    double max = 0;
+    for (int s = 0; s < ns; s++)
+        for (int i = 0; i < c->nbars; i++)
+            if (c->series[s].y[i] > max) max = c->series[s].y[i];
+    svg_open(out, c, idx, h);
+    fprintf(out, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", BAR_LABEL, PAD_T - 4, BAR_LABEL,
+            h - 4);
+    for (int i = 0; i < c->nbars; i++) {
+        int y = PAD_T + band * i;
+        fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", BAR_LABEL - 6, y + 13);
+        esc(out, c->bar_label[i]);
+        fputs("</text>", out);
+        for (int s = 0; s < ns; s++) {
+            double v = c->series[s].y[i], bw = max > 0 ? w * v / max : 0;
+            fprintf(out, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>"
+                    "<text x=\"%.1f\" y=\"%d\">%.0f</text>", BAR_LABEL, y + BAR_ROW * s + 2, bw > 0 && bw < 1 ? 1 : bw,
+                    BAR_ROW - 4, colours[s], BAR_LABEL + bw + 6, y + BAR_ROW * s + 13, v);
+        }
+        fputc('\n', out);
+    }
+    fputs("</svg>\n", out);
+    legend(out, c);
+}
+
 static void bars_svg(FILE *out, const struct report_chart *c, int idx)
 {
+    if (c->overlay) { overlay_bars_svg(out, c, idx); return; }
     int h = PAD_T + BAR_ROW * c->nbars + 8, w = SVG_W - BAR_LABEL - PAD_R;
     double max = 0, total = 0;
     for (int i = 0; i < c->nbars; i++) {

@@ -114,15 +114,15 @@ static void panel(const struct report_chart *c, int s, int w, int h, double hi, 
     free(rows);
 }
 
-/* Every series in one plot, each its own mark, after a legend wrapped to
- * the width: "● A throughput  ○ B throughput  ◉ both (MB/s)". */
-static void overlay_panel(const struct report_chart *c, int width, int w, double hi, bool utf8, report_line_fn emit,
-                          void *arg)
+/* An overlay's legend wrapped to the width: each series' mark and name,
+ * then (shared) the mark of cells more than one passes and the unit:
+ * "● A throughput  ○ B throughput  ◉ more than one (MB/s)". */
+static void legend(const struct report_chart *c, int width, bool shared, bool utf8, report_line_fn emit, void *arg)
 {
     char line[ROW_CAP], entry[160];
     int ns = c->nseries < CHART_OVERLAY_MAX ? c->nseries : CHART_OVERLAY_MAX;
     snprintf(line, sizeof line, "%*s", AXIS_W - 1, "");
-    for (int k = 0; k <= ns; k++) {   /* each series, then the mark of cells they share */
+    for (int k = 0; k < ns + shared; k++) {
         if (k == ns) snprintf(entry, sizeof entry, " %s more than one (%s)", chart_overlay_mark(-1, utf8), c->y_unit);
         else snprintf(entry, sizeof entry, " %s %s ", chart_overlay_mark(k, utf8), esc_t(c->series[k].label));
         if (draw_cells_of(line) + draw_cells_of(entry) > width && draw_cells_of(line) > AXIS_W) {
@@ -133,6 +133,15 @@ static void overlay_panel(const struct report_chart *c, int width, int w, double
         snprintf(line + len, sizeof line - len, "%s", entry);
     }
     emit(arg, RI_NOTE, "", line);
+}
+
+/* Every series in one plot, each its own mark, after a legend wrapped to
+ * the width: "● A throughput  ○ B throughput  ◉ both (MB/s)". */
+static void overlay_panel(const struct report_chart *c, int width, int w, double hi, bool utf8, report_line_fn emit,
+                          void *arg)
+{
+    int ns = c->nseries < CHART_OVERLAY_MAX ? c->nseries : CHART_OVERLAY_MAX;
+    legend(c, width, true, utf8, emit, arg);
     const double *v[CHART_OVERLAY_MAX];
     double *buf = xcalloc((size_t)(ns ? ns : 1) * (size_t)w, sizeof *buf);
     for (int s = 0; s < ns; s++) {
@@ -181,8 +190,34 @@ static void lines_chart(const struct report_chart *c, int width, bool utf8, repo
     }
 }
 
+/* Sets of bars over one another (two runs): a legend, then each bucket's
+ * label on its first set's row and one bar a set in the set's mark, with
+ * its count and its share of the set's total. */
+static void overlay_bars_chart(const struct report_chart *c, int width, bool utf8, report_line_fn emit, void *arg)
+{
+    int ns = c->nseries < CHART_OVERLAY_MAX ? c->nseries : CHART_OVERLAY_MAX;
+    double max = 0, total[CHART_OVERLAY_MAX] = { 0 };
+    for (int s = 0; s < ns; s++)
+        for (int i = 0; i < c->nbars; i++) {
+            if (c->series[s].y[i] > max) max = c->series[s].y[i];
+            total[s] += c->series[s].y[i];
+        }
+    legend(c, width, false, utf8, emit, arg);
+    int w = width - BAR_LABEL_W - 1 - 19;
+    for (int i = 0; i < c->nbars; i++)
+        for (int s = 0; s < ns; s++) {
+            char bar[ROW_CAP], line[ROW_CAP + 128];
+            double v = c->series[s].y[i];
+            chart_overlay_bar(max > 0 ? v / max : 0, s, w, utf8, bar, sizeof bar);
+            snprintf(line, sizeof line, "%*.*s %s %10.0f %6.2f%%", BAR_LABEL_W, BAR_LABEL_W, s ? "" : c->bar_label[i],
+                     bar, v, total[s] > 0 ? 100 * v / total[s] : 0);
+            emit(arg, RI_CHART, "", line);
+        }
+}
+
 static void bars_chart(const struct report_chart *c, int width, bool utf8, report_line_fn emit, void *arg)
 {
+    if (c->overlay) { overlay_bars_chart(c, width, utf8, emit, arg); return; }
     double max = 0, total = 0;
     for (int i = 0; i < c->nbars; i++) {
         if (c->bar[i] > max) max = c->bar[i];

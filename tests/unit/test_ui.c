@@ -70,6 +70,17 @@ TEST(chart_overlay_marks_each_series)
     CHECK_STR(chart_overlay_mark(7, true), "◉");   /* out of range: the shared mark */
 }
 
+TEST(chart_overlay_bar_marks_its_set)
+{
+    char out[64];
+    chart_overlay_bar(0.5, 1, 6, false, out, sizeof out);
+    CHECK_STR(out, "ooo   ");
+    chart_overlay_bar(0.01, 0, 4, true, out, sizeof out);   /* a few samples: still one mark */
+    CHECK_STR(out, "●   ");
+    chart_overlay_bar(0, 0, 3, false, out, sizeof out);
+    CHECK_STR(out, "   ");
+}
+
 TEST(chart_scatter_points)
 {
     double x[] = { 0, 1, 0.5 }, y[] = { 0, 1, 1 };
