@@ -50,6 +50,7 @@ struct app {
     char notes[MAX_NOTES][512];
     int nnotes;
     char probe_dir[PATH_MAX];
+    char suggest_dir[PATH_MAX], suggest_budget[16];   /* a search handed to the Search form ("": none) */
     /* / on a screen without a filter: find as you type, then n/N */
     bool finding;
     char needle[128];
@@ -77,6 +78,21 @@ const char *app_db_path(const struct app *a) { return a->db_path; }
 
 void app_set_probe_dir(struct app *a, const char *dir) { snprintf(a->probe_dir, sizeof a->probe_dir, "%s", dir); }
 const char *app_probe_dir(const struct app *a) { return a->probe_dir; }
+
+void app_suggest_search(struct app *a, const char *dir, const char *budget)
+{
+    snprintf(a->suggest_dir, sizeof a->suggest_dir, "%s", dir);
+    snprintf(a->suggest_budget, sizeof a->suggest_budget, "%s", budget);
+}
+
+bool app_take_suggested_search(struct app *a, char *dir, size_t dir_n, char *budget, size_t budget_n)
+{
+    bool some = a->suggest_dir[0] && a->suggest_budget[0];
+    snprintf(dir, dir_n, "%s", a->suggest_dir);
+    snprintf(budget, budget_n, "%s", a->suggest_budget);
+    a->suggest_dir[0] = a->suggest_budget[0] = 0;
+    return some;
+}
 
 void app_form_recall(struct app *a, struct form *fm, const char *name)
 {

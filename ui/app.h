@@ -38,6 +38,11 @@ int app_trial_decide(struct app *a, bool keep, struct restore_report *rep, char 
  * form, shown with its own Directory empty, starts from it. */
 void app_set_probe_dir(struct app *a, const char *dir);
 const char *app_probe_dir(const struct app *a);
+/* F5 on the Overview hands the Search form the search its next step
+ * suggests (directory and budget); the Search screen takes it once when
+ * shown (false, dir and budget "": none was handed). */
+void app_suggest_search(struct app *a, const char *dir, const char *budget);
+bool app_take_suggested_search(struct app *a, char *dir, size_t dir_n, char *budget, size_t budget_n);
 /* The values last typed in the form called name ("probe", "search"), from
  * the database; and remembering what the keys changed since. A database
  * error goes to the message line. */

@@ -84,6 +84,7 @@ struct overview {
     bool rec_in_force;          /* REC_WIN: every one of them holds that value now */
     bool rec_failed;            /* rec_text is the error */
     char rec_stamp[64];         /* the runs it judged (store_run_stamp): judged again when they change */
+    char suggest_dir[PATH_MAX], suggest_budget[16];   /* the next step's search ("": another step) */
 };
 
 /* --- data --------------------------------------------------------------- */
@@ -403,10 +404,12 @@ static void headed_lines(struct overview *o, const char *head, enum role r, cons
 
 /* One next step: what is left to put right first, else what the stored
  * runs' verdict calls for: set the recommendation, keep it for boot, or
- * measure (a tune on the directory to tune). */
+ * measure (a tune on the directory to tune: F5 then fills the Search form
+ * with it). */
 static void build_next(struct overview *o, int width)
 {
     char next[900], dir[PATH_MAX];
+    const char *budget = "";   /* a search to suggest */
     tune_dir(o, dir, sizeof dir);
     if (o->ncrashed || o->nscratch) snprintf(next, sizeof next, "X: put back what a sluice that died left behind");
     else if (trial_active()) snprintf(next, sizeof next, "try the values on trial; then K keeps them or R puts them back");
@@ -414,11 +417,15 @@ static void build_next(struct overview *o, int width)
         snprintf(next, sizeof next, "F3 Knobs: set %s, a applies it on trial, K keeps it", o->rec_diff);
     else if (o->rec == REC_WIN)
         snprintf(next, sizeof next, "F7 Profiles: S saves the settings in force as a profile, I installs it for boot");
-    else if (o->nsearches <= 0 || o->rec == REC_OTHER_WORK)
-        snprintf(next, sizeof next, "F5 Search: run a 5-minute tune on %s (Budget 5m)", dir);
-    else if (o->rec == REC_NOISE)
-        snprintf(next, sizeof next, "F5 Search: a longer tune on %s (Budget 15m) or the queue space: the defaults hold so far", dir);
+    else if (o->nsearches <= 0 || o->rec == REC_OTHER_WORK) budget = "5m";
+    else if (o->rec == REC_NOISE) budget = "15m";
     else snprintf(next, sizeof next, "F6 Results: compare the stored runs");
+    if (strcmp(budget, "5m") == 0)
+        snprintf(next, sizeof next, "F5 Search: run a 5-minute tune on %s (Budget 5m)", dir);
+    else if (budget[0])
+        snprintf(next, sizeof next, "F5 Search: a longer tune on %s (Budget 15m) or the queue space: the defaults hold so far", dir);
+    snprintf(o->suggest_dir, sizeof o->suggest_dir, "%s", budget[0] ? dir : "");   /* what F5 hands the Search form */
+    snprintf(o->suggest_budget, sizeof o->suggest_budget, "%s", budget);
     headed_lines(o, "Next", ROLE_OK, next, width);
 }
 
@@ -641,6 +648,9 @@ static enum handled overview_key(struct screen *s, enum action a, int key)
     switch (a) {
     case ACT_REFRESH: refresh_with_verdict(o, true); return H_IGNORED; /* the app redraws the terminal too */
     case ACT_RESTORE_CRASHED: restore_crashed(o); return H_HANDLED;
+    case ACT_SEARCH:   /* the app shows the Search form: with the next step's search in it */
+        app_suggest_search(s->app, o->suggest_dir, o->suggest_budget);
+        return H_IGNORED;
     default: return tv_move(&o->tv, a);
     }
 }

@@ -126,16 +126,46 @@ static void clear_run(struct search_scr *ss)
     ss->cancelled = false;
 }
 
-static void launch(struct search_scr *ss, const char *msg)
+/* The fields the Overview's next step fills in. */
+static const int suggest_field[2] = { SS_DIR, SS_BUDGET };
+
+/* The Overview's next step in the form: its directory and budget, Enter
+ * starts it. Not typed: what the database remembers stays until a search
+ * runs with them (the next start of sluice shows it). */
+static void take_suggestion(struct search_scr *ss, const char *dir, const char *budget)
+{
+    const char *value[2] = { dir, budget };
+    for (int i = 0; i < 2; i++) {
+        snprintf(ss->form.value[suggest_field[i]], PATH_MAX, "%s", value[i]);
+        ss->suggest_held[i] = true;
+    }
+    ss->mode = SM_FORM;
+    ss->suggested = true;
+    app_message(ss->base.app, ROLE_OK, "the Overview's next step, a tune on %s (Budget %s): Enter starts it", dir, budget);
+}
+
+/* A search ran with the suggestion: its values are the user's now. */
+static void remember_suggestion(struct search_scr *ss)
+{
+    for (int i = 0; i < 2; i++)
+        if (ss->suggest_held[i]) ss->form.typed[suggest_field[i]] = true;
+    memset(ss->suggest_held, 0, sizeof ss->suggest_held);
+    ss->suggested = false;
+    app_form_remember(ss->base.app, &ss->form, "search");
+}
+
+/* Starts the worker on ss->opts; false (said on the message line) when it cannot. */
+static bool launch(struct search_scr *ss, const char *msg)
 {
     struct app *app = ss->base.app;
     sl_err e;
     ss->observer = (struct search_observer){ .arg = ss, .started = on_started, .progress = on_progress, .cancelled = on_cancelled };
     ss->opts.observer = &ss->observer;
-    if (job_start(&ss->job, search_worker, ss, &e) < 0) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
+    if (job_start(&ss->job, search_worker, ss, &e) < 0) { app_message(app, ROLE_ERROR, "%s", e.msg); return false; }
     ss->ran = true;
     ss->mode = SM_RUN;
     app_message(app, ROLE_OK, "%s", msg);
+    return true;
 }
 
 static void start(struct search_scr *ss)
@@ -153,7 +183,7 @@ static void start(struct search_scr *ss)
     objective_parse(ss->opts.spec.objective, &ss->obj, NULL);
     snprintf(ss->db_path, sizeof ss->db_path, "%s", app_db_path(app));
     ss->shown = ss->opts.spec;
-    launch(ss, "search started: x cancels it (knobs are put back)");
+    if (launch(ss, "search started: x cancels it (knobs are put back)")) remember_suggestion(ss);
 }
 
 /* The searches a cancel, a signal or a crash stopped: r lists them. */
@@ -282,10 +312,16 @@ static struct screen *search_create(struct app *app)
     return &ss->base;
 }
 
-/* The directory the Probe screen measured is the one to tune for. */
+/* From the Overview (F5): its next step's search, when it suggests one
+ * and no search runs. The directory the Probe screen measured is the one
+ * to tune for. */
 static void search_show(struct screen *s)
 {
     struct search_scr *ss = (struct search_scr *)s;
+    char dir[PATH_MAX], budget[16];
+    if (app_take_suggested_search(s->app, dir, sizeof dir, budget, sizeof budget) && !job_running(&ss->job) &&
+        !ss->form.editing && !ss->detail.open)
+        take_suggestion(ss, dir, budget);
     if (!ss->form.value[SS_DIR][0] && !ss->form.editing)
         snprintf(ss->form.value[SS_DIR], PATH_MAX, "%s", app_probe_dir(s->app));
 }
@@ -302,6 +338,8 @@ static void search_draw(struct screen *s, struct rect r)
 static enum handled settings_key(struct search_scr *ss, enum action a, int key)
 {
     if (form_key(&ss->form, a, key) == H_HANDLED) {
+        for (int i = 0; i < 2; i++)   /* typed over: the user's value, remembered below */
+            if (ss->form.typed[suggest_field[i]]) ss->suggest_held[i] = false;
         if (ss->form.value[SS_DIR][0]) app_set_probe_dir(ss->base.app, ss->form.value[SS_DIR]);
         app_form_remember(ss->base.app, &ss->form, "search");
         return H_HANDLED;
@@ -330,6 +368,10 @@ static void open_report(struct search_scr *ss)
 static enum handled search_key(struct screen *s, enum action a, int key)
 {
     struct search_scr *ss = (struct search_scr *)s;
+    if (ss->suggested && ss->mode == SM_FORM && !ss->form.editing) {
+        ss->suggested = false;   /* one key: Enter starts the suggestion, any other makes the form the user's */
+        if (a == ACT_EDIT) { start(ss); return H_HANDLED; }
+    }
     if (ss->mode == SM_FORM && ss->form.editing) return settings_key(ss, a, key);
     if (ss->detail.open) return detail_key(&ss->detail, a);
     if (ss->mode == SM_RESUME) {

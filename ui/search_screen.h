@@ -25,6 +25,10 @@ struct search_scr {
     struct screen base;
     enum smode mode;
     struct form form;                  /* the settings ("" = the default) */
+    bool suggested;                    /* the form holds the Overview's next step, no key pressed
+                                          since: Enter starts it */
+    bool suggest_held[2];              /* Directory, Budget: the Overview's value is in it, not run
+                                          yet, not typed over (so not remembered) */
     /* the run: opts belongs to the worker while it runs */
     struct search_flow_opts opts;
     struct search_spec shown;          /* the UI's copy of what runs: the view reads this */
