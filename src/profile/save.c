@@ -228,7 +228,7 @@ int profile_save_search(store *st, const char *name, const char *id, struct prof
         return sl_fail(e, SL_EUSAGE, "search %.8s has no winner (verdict: %s): nothing better than the baseline to save",
                        row.uuid, row.verdict[0] ? row.verdict : row.state);
     profile_add_file(p, "(search winner)");
-    snprintf(p->summary, sizeof p->summary, "Winner of search %s: %s %s %+.1f%% [95%% CI %+.1f%%, %+.1f%%] on %s (workload %s)",
+    snprintf(p->summary, sizeof p->summary, "Winner of search %s: %s %s %+.1f%% [the confirmation's interval %+.1f%%, %+.1f%%] on %s (workload %s)",
              row.uuid, row.objective, row.objective[0] ? "by" : "", row.improvement * 100, row.ci_lo * 100, row.ci_hi * 100,
              row.device[0] ? row.device : "this host", row.workload);
     char text[sizeof row.winner_text];

@@ -171,6 +171,9 @@ static void verdict_text(const struct search_spec *spec, const struct space *sp,
             snprintf(buf, n, "no verdict: the budget ended before any configuration could be compared with the baseline");
         else if (all_infeasible)
             snprintf(buf, n, "no configuration met the constraints of %s: keep the current settings", spec->objective);
+        else if (!r->raced && r->confirm.candidate < 0)
+            snprintf(buf, n, "no leader's exploring runs beat the baseline's (no race at this budget, no confirmation); "
+                     "keep the current settings");
         else if (why)
             snprintf(buf, n, "no verdict for every leader (%s); none beat the baseline: keep the current settings", why->dec.why_text);
         else
@@ -369,6 +372,13 @@ void report_print(FILE *out, const struct search_spec *spec, const struct space 
             fprintf(out, "%-3d %-4d %-12s %-8s %-20s %-8.2g %-6.2f %-12s %s\n", i + 1, l->n, mean, est, ci, l->p_adj, l->g,
                     verdict_name(l->verdict), cfg);
         }
+        if (!r->raced) {
+            char budget[48];
+            if (spec->budget_evals > 0) snprintf(budget, sizeof budget, "a budget of %d evaluations", spec->budget_evals);
+            else snprintf(budget, sizeof budget, "a wall-time budget");
+            fprintf(out, "no race: %s keeps its runs for exploring and the confirmation; the leader whose exploring "
+                         "runs were best went to the confirmation, whose runs decide it\n", budget);
+        }
     }
     print_confirmation(out, sp, r);
     if (r->npareto) print_pareto(out, sp, r);
@@ -456,6 +466,7 @@ json_t *report_json(const struct search_spec *spec, const struct space *sp, cons
     json_object_set_new(o, "objective", json_string(spec->objective));
     json_object_set_new(o, "strategy", json_string(spec->strategy));
     json_object_set_new(o, "evaluations", json_integer(r->nevals));
+    json_object_set_new(o, "raced", json_boolean(r->raced));
     if (r->stalled_runs) json_object_set_new(o, "stalled_runs", json_integer(r->stalled_runs));
     json_object_set_new(o, "stop_reason", json_string(r->stop_reason));
     json_t *b = json_object();

@@ -166,6 +166,10 @@ struct search_result {
     double base_mean_score, base_sd;
     struct eval_metrics base_mean;
     double mde;                  /* minimum detectable improvement at race size */
+    /* false: no race (a budget in evaluations too small for exploring, a
+     * race and the confirmation); exploring's best leader went straight to
+     * the confirmation, whose decision is that leader's */
+    bool raced;
     int nleaders;
     struct leader leader[SEARCH_MAX_LEADERS];
     int winner;                  /* index into leader[], -1: nothing beat the baseline */
