@@ -123,15 +123,18 @@ struct pareto_point {
  * nothing is left out. */
 int search_pareto_front(const struct pareto_point *pts, int n, const int m[2], struct pareto_point *front, int max);
 
-/* The confirmation round: after exploring (the race included) named a
- * winner, it, the baseline and the runner-up are measured again, k times
- * each, interleaved in rotating order, with fresh runs (new seeds, new
- * files), at least as often as exploring measured any of them; only these
- * runs decide the claim. The claim's direction is named before these runs
- * (the winner is better), so the test is one-sided; when the first look
- * leaves it open and the estimate is still above the baseline, k more
- * rounds are measured and the second look decides (alpha shared by the
- * two looks as the race shares it). Exploring's estimate is inflated by selection
+/* The confirmation round, within --budget (exploring and the race leave
+ * it its evaluations): after exploring (the race, when the budget affords
+ * one, included) named a winner, it and the baseline (and the runner-up
+ * when the budget left affords it) are measured again, k times each,
+ * interleaved in rotating order, with fresh runs (new seeds, new files),
+ * at least 6 times and as often as exploring measured any of them, as the
+ * budget allows; only these runs decide the claim. The claim's direction
+ * is named before these runs (the winner is better), so the test is
+ * one-sided; a second look is planned only when the budget left affords
+ * it: when the first look leaves the claim open and the estimate is still
+ * above the baseline, more rounds are measured and the second look
+ * decides (alpha shared by the two looks as the race shares it). Exploring's estimate is inflated by selection
  * (the winner is the one whose runs came out best) and by a race that
  * stops when a leader looks decided: the difference is the shrinkage. */
 enum confirm_outcome {
