@@ -191,4 +191,22 @@ int store_share_claim_host(store *s, const char *uuid, const struct host_info *h
 int store_share_cursor_get(store *s, const char *server, const char *cls, long long *seq, sl_err *e);
 int store_share_cursor_set(store *s, const char *server, const char *cls, long long seq, const char *url, sl_err *e);
 
+/* What a file of an object store looked like when it was taken: the
+ * server's validators (either may be ""), and for a class manifest its
+ * bytes (body, NUL-terminated, malloc'ed; NULL for an object). */
+struct share_validator {
+    char etag[256];
+    char last_modified[64];
+    char *body;
+    size_t body_len;
+};
+/* The validators this store holds for key of the share at url (shown, no
+ * password): all "" and body NULL when none. Free with
+ * share_validator_free. 0, or -1 with e. */
+int store_share_validator_get(store *s, const char *url, const char *key, struct share_validator *v, sl_err *e);
+/* Record v for key (body kept when set); v NULL or without a validator:
+ * forget key. 0, or -1 with e. */
+int store_share_validator_set(store *s, const char *url, const char *key, const struct share_validator *v, sl_err *e);
+void share_validator_free(struct share_validator *v);
+
 #endif

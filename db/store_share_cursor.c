@@ -1,8 +1,12 @@
-/* store_share_cursor — how far pulls from a central store got (011): the
- * server's sequence number of the last run merged, per server and class. */
+/* store_share_cursor — how far pulls got: from a central store (011), the
+ * server's sequence number of the last run merged, per server and class;
+ * from an object store (013), each file's validators (ETag, Last-Modified)
+ * as the last pull took it. */
 #include "store_share.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 int store_share_cursor_get(store *s, const char *server, const char *cls, long long *seq, sl_err *e)
 {
@@ -34,4 +38,58 @@ int store_share_cursor_set(store *s, const char *server, const char *cls, long l
     int rc = store_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : store_fail(s, e, "recording where the pull stopped");
+}
+
+int store_share_validator_get(store *s, const char *url, const char *key, struct share_validator *v, sl_err *e)
+{
+    sqlite3_stmt *st;
+    memset(v, 0, sizeof *v);
+    if (sqlite3_prepare_v2(store_db(s), "SELECT etag, last_modified, body FROM share_validators WHERE url = ?1 AND "
+                           "key = ?2", -1, &st, NULL) != SQLITE_OK)
+        return store_fail(s, e, "reading what the last pull took");
+    sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+    int rc = store_step(st);
+    if (rc == SQLITE_ROW) {
+        snprintf(v->etag, sizeof v->etag, "%s", (const char *)sqlite3_column_text(st, 0));
+        snprintf(v->last_modified, sizeof v->last_modified, "%s", (const char *)sqlite3_column_text(st, 1));
+        int n = sqlite3_column_bytes(st, 2);
+        if (sqlite3_column_type(st, 2) == SQLITE_BLOB) {
+            v->body = xmalloc((size_t)n + 1);
+            memcpy(v->body, sqlite3_column_blob(st, 2), (size_t)n);
+            v->body[n] = 0;
+            v->body_len = (size_t)n;
+        }
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_fail(s, e, "reading what the last pull took");
+}
+
+int store_share_validator_set(store *s, const char *url, const char *key, const struct share_validator *v, sl_err *e)
+{
+    sqlite3_stmt *st;
+    const char *q = v && (v->etag[0] || v->last_modified[0])
+        ? "INSERT INTO share_validators (url, key, etag, last_modified, body) VALUES (?1, ?2, ?3, ?4, ?5) "
+          "ON CONFLICT (url, key) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified, "
+          "body = excluded.body, fetched = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+        : "DELETE FROM share_validators WHERE url = ?1 AND key = ?2";
+    if (sqlite3_prepare_v2(store_db(s), q, -1, &st, NULL) != SQLITE_OK)
+        return store_fail(s, e, "recording what the pull took");
+    sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+    if (v && (v->etag[0] || v->last_modified[0])) {
+        sqlite3_bind_text(st, 3, v->etag, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, v->last_modified, -1, SQLITE_STATIC);
+        if (v->body) sqlite3_bind_blob(st, 5, v->body, (int)v->body_len, SQLITE_STATIC);
+    }
+    int rc = store_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : store_fail(s, e, "recording what the pull took");
+}
+
+void share_validator_free(struct share_validator *v)
+{
+    free(v->body);
+    v->body = NULL;
+    v->body_len = 0;
 }

@@ -23,10 +23,12 @@ const int share_table_count = sizeof share_tables / sizeof share_tables[0];
 
 /* searches and trials point at local sessions; what they measured travels as
  * runs. probe_scratch names directories on this machine's disks.
- * share_cursors says how far this store's pulls got; form_values are what
+ * share_cursors says how far this store's pulls got, share_validators what
+ * the files they took looked like; form_values are what
  * this machine's user typed in the UI. */
 const char *const share_local_tables[] = { "sessions", "snapshots", "session_changes", "searches", "trials",
-                                           "probe_scratch", "share_cursors", "form_values" };
+                                           "probe_scratch", "share_cursors", "share_validators",
+                                           "form_values" };
 const int share_local_table_count = sizeof share_local_tables / sizeof share_local_tables[0];
 
 const struct share_table *share_table_find(const char *name)

@@ -1,8 +1,10 @@
 /* share/curl — the libcurl request runner shared by webdav, s3 and sftp. */
 #include "curl.h"
+#include "store_share.h"
 #include "units.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +80,31 @@ static size_t on_write(char *data, size_t size, size_t n, void *arg)
         b->p[b->len] = 0;
     }
     a->written += (long long)len;
+    return len;
+}
+
+/* "Name: value" header lines of a conditional GET's response: its
+ * validators, the last response's (after a retry) winning. */
+static size_t on_header(char *data, size_t size, size_t n, void *arg)
+{
+    struct share_validator *v = arg;
+    size_t len = size * n;
+    static const struct { const char *name; size_t off, cap; } want[] = {
+        { "etag:", offsetof(struct share_validator, etag), sizeof ((struct share_validator *)0)->etag },
+        { "last-modified:", offsetof(struct share_validator, last_modified),
+          sizeof ((struct share_validator *)0)->last_modified },
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        size_t nl = strlen(want[i].name);
+        if (len <= nl || strncasecmp(data, want[i].name, nl) != 0) continue;
+        const char *p = data + nl, *end = data + len;
+        while (p < end && (*p == ' ' || *p == '\t')) p++;
+        while (end > p && (end[-1] == '\r' || end[-1] == '\n' || end[-1] == ' ')) end--;
+        /* A value too long to keep is not kept: a cut one would never match. */
+        char *dst = (char *)v + want[i].off;
+        if ((size_t)(end - p) < want[i].cap) snprintf(dst, want[i].cap, "%.*s", (int)(end - p), p);
+        else dst[0] = 0;
+    }
     return len;
 }
 
@@ -210,7 +237,11 @@ static void set_common(CURL *h, struct attempt *a, char *detail)
         SHARE_SETOPT(st, h, CURLOPT_XFERINFOFUNCTION, on_progress);
         SHARE_SETOPT(st, h, CURLOPT_XFERINFODATA, a);
     }
-    if (q->headers) SHARE_SETOPT(st, h, CURLOPT_HTTPHEADER, q->headers);
+    if (q->cond) {
+        q->cond->etag[0] = q->cond->last_modified[0] = 0;
+        SHARE_SETOPT(st, h, CURLOPT_HEADERFUNCTION, on_header);
+        SHARE_SETOPT(st, h, CURLOPT_HEADERDATA, q->cond);
+    }
     if (q->request_body && !q->upload_path) SHARE_SETOPT(st, h, CURLOPT_POSTFIELDS, q->request_body);
     if (q->method) SHARE_SETOPT(st, h, CURLOPT_CUSTOMREQUEST, q->method);
 }
@@ -240,6 +271,7 @@ static CURLcode attempt_once(struct attempt *a, char *detail)
         SHARE_SETOPT(st, h, CURLOPT_INFILESIZE_LARGE, size);
     }
     if (q->setup) q->setup(h, q->setup_arg, st);
+    if (q->headers) SHARE_SETOPT(st, h, CURLOPT_HTTPHEADER, q->headers);
     c = st->code == CURLE_OK ? curl_easy_perform(h) : st->code;
     q->http_code = 0;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &q->http_code);
@@ -331,6 +363,42 @@ void share_req_free(struct share_req *q)
     q->body.len = 0;
     curl_slist_free_all(q->headers);
     q->headers = NULL;
+}
+
+/* base (copied) with If-None-Match and If-Modified-Since for the
+ * validators in v that are set. */
+static struct curl_slist *cond_headers(const struct curl_slist *base, const struct share_validator *v)
+{
+    struct curl_slist *l = NULL;
+    for (; base; base = base->next) l = curl_slist_append(l, base->data);
+    char h[400];
+    if (v && v->etag[0]) {
+        snprintf(h, sizeof h, "If-None-Match: %s", v->etag);
+        l = curl_slist_append(l, h);
+    }
+    if (v && v->last_modified[0]) {
+        snprintf(h, sizeof h, "If-Modified-Since: %s", v->last_modified);
+        l = curl_slist_append(l, h);
+    }
+    return l;
+}
+
+int share_curl_get(struct share_remote *r, struct share_req *q, const struct curl_slist *base,
+                   struct share_validator *v, sl_err *e)
+{
+    struct share_validator had;
+    if (v) {
+        had = *v;
+        q->cond = v;
+    }
+    q->headers = cond_headers(base, v);
+    int rc = share_curl(r, q, e);
+    if (rc == 0) rc = v && q->http_code == 304 ? 1 : share_http_ok(r, q, NULL, e);
+    if (v && rc != 0) {   /* unchanged or failed: what we had stays */
+        memcpy(v->etag, had.etag, sizeof v->etag);
+        memcpy(v->last_modified, had.last_modified, sizeof v->last_modified);
+    }
+    return rc;
 }
 
 void share_escape(const char *in, char *out, size_t n)

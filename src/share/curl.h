@@ -31,7 +31,7 @@ struct share_buf {
 struct share_req {
     const char *method;           /* NULL: GET, or PUT with upload_path */
     const char *url;
-    struct curl_slist *headers;
+    struct curl_slist *headers;   /* set after setup's, replacing them */
     const char *upload_path;      /* body sent from this file */
     const char *request_body;     /* body sent from memory (PROPFIND) */
     const char *download_path;    /* body saved to this file (0600), capped */
@@ -42,6 +42,9 @@ struct share_req {
     void (*setup)(CURL *h, void *arg, struct share_setopt *st);
     void *setup_arg;
     long http_code;               /* out: the final status (0 for SFTP) */
+    /* A conditional GET (share_curl_get): the response's ETag and
+     * Last-Modified are written here. */
+    struct share_validator *cond;
 };
 
 /* Run the request, retrying transient failures (no connection, timeouts,
@@ -53,6 +56,12 @@ int share_curl(struct share_remote *r, struct share_req *q, sl_err *e);
  * 404 and the rest (detail, e.g. an S3 error code, appended when given). */
 int share_http_ok(struct share_remote *r, const struct share_req *q, const char *detail, sl_err *e);
 void share_req_free(struct share_req *q);
+/* q (url, download_path, what, setup) run as a GET with the headers base
+ * (NULL: none), conditional on v unless NULL (share_transport.get's
+ * contract: 1 unchanged and v as it was, 0 fetched and v the server's, -1
+ * error naming the status). */
+int share_curl_get(struct share_remote *r, struct share_req *q, const struct curl_slist *base,
+                   struct share_validator *v, sl_err *e);
 /* "x y" -> "x%20y": every byte but unreserved ones escaped (RFC 3986). */
 void share_escape(const char *in, char *out, size_t n);
 

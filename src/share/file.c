@@ -2,6 +2,7 @@
  * Uploads are written beside the target under a temporary name, fsynced and
  * renamed, so a reader never sees half a database. */
 #include "share.h"
+#include "store_share.h"
 #include "manifest.h"
 
 #include <dirent.h>
@@ -115,12 +116,35 @@ static int file_list(struct share_remote *r, const char *dir, struct share_list 
     return 0;
 }
 
-static int file_get(struct share_remote *r, const char *key, const char *local_path, sl_err *e)
+/* A file's validator: push replaces an object by renaming a new file over
+ * it, so a new inode (and mtime) says it changed. "" when it cannot be read. */
+static void file_validator(const char *path, char *buf, size_t n)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) buf[0] = 0;
+    else snprintf(buf, n, "\"%llx-%llx-%lld.%09ld\"", (unsigned long long)st.st_ino, (unsigned long long)st.st_size,
+                  (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
+static int file_get(struct share_remote *r, const char *key, const char *local_path, struct share_validator *v,
+                    sl_err *e)
 {
     if (base_dir(r, e) < 0) return -1;
-    char path[4096];
+    char path[4096], before[128] = "";
     snprintf(path, sizeof path, "%s/%s", r->base, key);
-    return share_private_copy(path, local_path, r->opts.max_bytes, e);
+    if (v) {
+        file_validator(path, before, sizeof before);
+        if (before[0] && strcmp(before, v->etag) == 0) return 1;
+    }
+    if (share_private_copy(path, local_path, r->opts.max_bytes, e) < 0) return -1;
+    if (v) {
+        /* Replaced while copied: no validator, so the next pull copies again. */
+        char after[128];
+        file_validator(path, after, sizeof after);
+        snprintf(v->etag, sizeof v->etag, "%s", strcmp(before, after) == 0 ? after : "");
+        v->last_modified[0] = 0;
+    }
+    return 0;
 }
 
 /* The object replaced only while the folder's lock is held and the object

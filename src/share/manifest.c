@@ -124,7 +124,7 @@ static int fetch(struct share_remote *r, const char *cls, const char *path, stru
     char key[512];
     snprintf(key, sizeof key, "%s/" SHARE_MANIFEST, cls);
     unlink(path);
-    return r->ops->get(r, key, path, e) < 0 ? -1 : 1;
+    return r->ops->get(r, key, path, NULL, e) < 0 ? -1 : 1;
 }
 
 int share_entry_fetch(struct share_remote *r, const char *cls, const char *object, const char *tmpdir,
@@ -134,7 +134,7 @@ int share_entry_fetch(struct share_remote *r, const char *cls, const char *objec
     snprintf(key, sizeof key, "%s/%s" SHARE_ENTRY_SUFFIX, cls, object);
     snprintf(path, sizeof path, "%s/entry.json", tmpdir);
     unlink(path);
-    if (r->ops->get(r, key, path, e) < 0) return -1;
+    if (r->ops->get(r, key, path, NULL, e) < 0) return -1;
     json_error_t je;
     json_t *o = NULL;
     struct stat st;

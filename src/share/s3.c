@@ -177,7 +177,8 @@ static int s3_list(struct share_remote *r, const char *dir, struct share_list *o
     return sl_fail(e, SL_EFAIL, "%s: more than 1000 pages of objects: narrow the prefix", what);
 }
 
-static int s3_get(struct share_remote *r, const char *key, const char *local_path, sl_err *e)
+static int s3_get(struct share_remote *r, const char *key, const char *local_path, struct share_validator *v,
+                  sl_err *e)
 {
     if (s3_setup(r, e) < 0) return -1;
     struct s3 *s = r->priv;
@@ -185,9 +186,8 @@ static int s3_get(struct share_remote *r, const char *key, const char *local_pat
     object_url(s, key, url, sizeof url);
     snprintf(what, sizeof what, "downloading %s", key);
     struct share_req q = { .url = url, .download_path = local_path, .what = what, .setup = sign, .setup_arg = s };
-    int rc = share_curl(r, &q, e);
-    if (rc == 0 && (q.http_code < 200 || q.http_code > 299))
-        rc = share_http_ok(r, &q, NULL, e);  /* the error document went to the file */
+    /* An error document goes to the file: share_http_ok names the status. */
+    int rc = share_curl_get(r, &q, s->headers, v, e);
     share_req_free(&q);
     return rc;
 }

@@ -5,6 +5,7 @@
  * rename over an existing file, so the old object is removed just before:
  * a reader may, for that instant, miss it, but never sees half of one. */
 #include "curl.h"
+#include "store_share.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,8 +136,10 @@ static int sftp_list(struct share_remote *r, const char *dir, struct share_list 
     return 0;
 }
 
-static int sftp_get(struct share_remote *r, const char *key, const char *local_path, sl_err *e)
+static int sftp_get(struct share_remote *r, const char *key, const char *local_path, struct share_validator *v,
+                    sl_err *e)
 {
+    if (v) v->etag[0] = v->last_modified[0] = 0;   /* SFTP has none: always fetched */
     if (sftp_check(r, e) < 0) return -1;
     char url[2600], what[600];
     snprintf(url, sizeof url, "%s/%s", r->url, key);

@@ -13,6 +13,8 @@
 #include "err.h"
 #include <jansson.h>
 
+struct share_validator;   /* db/store_share.h */
+
 #define SHARE_SUFFIX ".sluicedb"
 /* What push uploads: the snapshot zstd-compressed. Pull takes both. */
 #define SHARE_ZST_SUFFIX ".sluicedb.zst"
@@ -68,8 +70,15 @@ struct share_transport {
     int (*put)(struct share_remote *r, const char *key, const char *local_path, sl_err *e);
     /* One level of names under dir; a missing dir is an empty list. */
     int (*list)(struct share_remote *r, const char *dir, struct share_list *out, sl_err *e);
-    /* Fetch key into local_path (created 0600), at most opts.max_bytes. */
-    int (*get)(struct share_remote *r, const char *key, const char *local_path, sl_err *e);
+    /* Fetch key into local_path (created 0600), at most opts.max_bytes.
+     * With v, a conditional GET: only if the file changed since v (its
+     * ETag as If-None-Match, its Last-Modified as If-Modified-Since; the
+     * file transport compares size, mtime and inode), and v then holds
+     * what the server sent (both "" where it sends neither). 1: unchanged,
+     * nothing fetched (v as it was); 0 fetched; -1 error. Transports with
+     * no validators fetch, and clear v. */
+    int (*get)(struct share_remote *r, const char *key, const char *local_path, struct share_validator *v,
+               sl_err *e);
     /* A conditional write, or NULL where the transport has none: store
      * local_path under key only if the object still holds the bytes whose
      * SHA-256 is expect_sha256 ("": only if there is no object). 0 stored,

@@ -411,6 +411,7 @@ struct candidate {
     char path[4300];          /* the download */
     bool ok;
     bool staged;              /* its checked copy is on disk (staged_path) */
+    struct share_validator v; /* what the server said of it (recorded once merged) */
     bool has_entry;           /* the manifest or OBJECT.json describes it: x */
     bool entry_listed;        /* OBJECT.json is there */
     char cls[256];
@@ -422,6 +423,14 @@ struct pull_plan {
     struct candidate *c;
     int n, cap;
     int unchanged;            /* objects whose runs this store holds already */
+    int not_modified;         /* objects the server said are as the last pull took them (304) */
+    int classes_unchanged;    /* class manifests as the last pull took them (304) */
+    store *s;
+    /* Manifests fetched whole, with their validators and bytes: recorded
+     * only when the whole pull succeeds (a refused object must be looked
+     * at again next time, and a failed pull changes nothing). */
+    struct kept_manifest { char key[512]; struct share_validator v; } *kept;
+    int nkept;
     int lies;                 /* objects refused for not being what their manifest says */
     const struct share_digest *dig;   /* this store's hosts, sorted */
     int ndig;
@@ -438,26 +447,119 @@ static bool has_newer_object(const struct share_list *l, const char *stem)
     return share_list_has(l, want);
 }
 
+/* The manifest's bytes with its validators, for the end of the pull
+ * (record_manifests), so that a 304 for it next time stands for them. */
+static void keep_manifest(struct pull_plan *p, const char *key, const char *path, struct share_validator *v)
+{
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    if (!f || fstat(fileno(f), &st) != 0 || st.st_size > (64LL << 20) || !(v->etag[0] || v->last_modified[0])) {
+        if (f) fclose(f);
+        return;
+    }
+    p->kept = xrealloc(p->kept, sizeof *p->kept * (size_t)(p->nkept + 1));
+    struct kept_manifest *k = &p->kept[p->nkept++];
+    snprintf(k->key, sizeof k->key, "%s", key);
+    k->v = *v;
+    k->v.body = xmalloc((size_t)st.st_size + 1);
+    k->v.body_len = fread(k->v.body, 1, (size_t)st.st_size, f);
+    k->v.body[k->v.body_len] = 0;
+    fclose(f);
+}
+
+/* After a pull that merged or refused nothing it should not have. Not
+ * recorded (disk full, say): the next pull fetches the manifests whole,
+ * nothing worse. */
+static void record_manifests(struct pull_plan *p, struct share_remote *r, bool ok)
+{
+    for (int i = 0; i < p->nkept; i++) {
+        sl_err ignore;
+        if (ok && store_share_validator_set(p->s, r->shown, p->kept[i].key, &p->kept[i].v, &ignore) < 0) ok = false;
+        share_validator_free(&p->kept[i].v);
+    }
+    free(p->kept);
+}
+
+/* The class manifest, read from path (NULL, with a note, when it does not
+ * read: every object of the class is then fetched). */
+static json_t *manifest_at(const char *path, const char *key, struct share_remote *r, share_event_fn fn, void *arg)
+{
+    char label[2700];
+    snprintf(label, sizeof label, "%s/%s", r->shown, key);
+    sl_err bad;
+    json_t *m = share_manifest_read(path, label, &bad);
+    if (!m) emit(fn, arg, SHARE_NOTE, key, NULL, "unreadable, so every object of the class is fetched", -1);
+    return m;
+}
+
+/* The class manifest when the last pull kept it: asked for only if it
+ * changed since (conditional GET). *unchanged: the server said it did not
+ * (304), and the kept bytes are the manifest. NULL when there is nothing
+ * kept, the manifest changed but does not read, or the request failed (the
+ * listing that follows says why, if the server is really gone). */
+static json_t *kept_manifest(struct share_remote *r, const char *cls, struct pull_plan *p, share_event_fn fn,
+                             void *arg, bool *unchanged)
+{
+    char key[512], path[4200];
+    snprintf(key, sizeof key, "%s/" SHARE_MANIFEST, cls);
+    snprintf(path, sizeof path, "%s/manifest-%s.json", p->tmpdir, cls);
+    *unchanged = false;
+    struct share_validator v;
+    sl_err ignore;
+    json_t *m = NULL;
+    if (store_share_validator_get(p->s, r->shown, key, &v, &ignore) < 0 || !v.body ||
+        !(v.etag[0] || v.last_modified[0])) {
+        share_validator_free(&v);
+        return NULL;
+    }
+    int g = r->ops->get(r, key, path, &v, &ignore);
+    if (g == 1) {
+        FILE *f = fopen(path, "wb");
+        bool ok = f && fwrite(v.body, 1, v.body_len, f) == v.body_len;
+        if (f && fclose(f) != 0) ok = false;
+        m = ok ? manifest_at(path, key, r, fn, arg) : NULL;
+        *unchanged = m != NULL;
+    } else if (g == 0) {
+        m = manifest_at(path, key, r, fn, arg);
+        if (m) keep_manifest(p, key, path, &v);
+    }
+    unlink(path);
+    share_validator_free(&v);
+    return m;
+}
+
 /* The class manifest, when the listing has one and it reads; NULL else
- * (every object is then fetched). */
+ * (every object is then fetched). Its validators and bytes are kept for
+ * the next pull's kept_manifest. */
 static json_t *class_manifest(struct share_remote *r, const char *cls, const struct share_list *l,
-                              const struct pull_plan *p, share_event_fn fn, void *arg, sl_err *e, bool *failed)
+                              struct pull_plan *p, share_event_fn fn, void *arg, sl_err *e, bool *failed)
 {
     *failed = false;
     if (!share_list_has(l, SHARE_MANIFEST)) return NULL;
-    char key[512], path[4200], label[2700];
+    char key[512], path[4200];
     snprintf(key, sizeof key, "%s/" SHARE_MANIFEST, cls);
     snprintf(path, sizeof path, "%s/manifest-%s.json", p->tmpdir, cls);
-    snprintf(label, sizeof label, "%s/%s", r->shown, key);
-    if (r->ops->get(r, key, path, e) < 0) {
+    struct share_validator v = { 0 };
+    if (r->ops->get(r, key, path, &v, e) < 0) {
         *failed = true;
         return NULL;
     }
-    sl_err bad;
-    json_t *m = share_manifest_read(path, label, &bad);
+    json_t *m = manifest_at(path, key, r, fn, arg);
+    if (m) keep_manifest(p, key, path, &v);
     unlink(path);
-    if (!m) emit(fn, arg, SHARE_NOTE, key, NULL, "unreadable, so every object of the class is fetched", -1);
+    share_validator_free(&v);
     return m;
+}
+
+/* The objects an unchanged manifest names, as a listing would show them. */
+static void list_from_manifest(const json_t *m, struct share_list *l)
+{
+    const char *name;
+    json_t *o;
+    json_object_foreach(json_object_get(m, "objects"), name, o) {
+        json_t *size = json_object_get(o, "size");
+        share_list_add(l, name, false, json_is_integer(size) ? json_integer_value(size) : -1);
+    }
 }
 
 /* An object this store holds every run of already, by its manifest entry:
@@ -480,9 +582,21 @@ static int plan_class(struct share_remote *r, const char *cls, struct pull_plan 
                       sl_err *e)
 {
     struct share_list l = { 0 };
-    if (r->ops->list(r, cls, &l, e) < 0) return -1;
-    bool failed;
-    json_t *m = class_manifest(r, cls, &l, p, fn, arg, e, &failed);
+    bool failed = false, unchanged;
+    /* The manifest as the last pull took it (304): its objects are the
+     * class, and the listing (the biggest answer by far) is not asked for.
+     * An object pushed but never entered in the manifest (its pusher
+     * killed in between) waits for the next change of the manifest. */
+    json_t *m = kept_manifest(r, cls, p, fn, arg, &unchanged);
+    if (unchanged) {
+        list_from_manifest(m, &l);
+        p->classes_unchanged++;
+    } else if (r->ops->list(r, cls, &l, e) < 0) {
+        json_decref(m);
+        return -1;
+    } else if (!m) {
+        m = class_manifest(r, cls, &l, p, fn, arg, e, &failed);
+    }
     for (int i = 0; !failed && i < l.n; i++) {
         const char *name = l.v[i].name;
         char stem[256];
@@ -604,7 +718,15 @@ static int fetch_all(store *s, struct share_remote *r, const struct share_pull_o
         sl_err fe;
         char label[2600], lie[300];
         snprintf(label, sizeof label, "%s/%s", r->shown, c->key);
-        int rc = share_cancelled(r) ? share_fail_cancelled(&fe, "pull") : r->ops->get(r, c->key, c->path, &fe);
+        /* Asked for only if it changed since a pull merged it (304: it did not). */
+        int rc = share_cancelled(r) ? share_fail_cancelled(&fe, "pull")
+                                    : store_share_validator_get(s, r->shown, c->key, &c->v, &fe);
+        if (rc == 0) rc = r->ops->get(r, c->key, c->path, &c->v, &fe);
+        share_validator_free(&c->v);
+        if (rc == 1) {
+            p->not_modified++;
+            continue;
+        }
         if (rc == 0 && not_as_described(r, p, c, lie, sizeof lie)) {
             refuse_lie(p, c->key, lie, fn, arg);
             continue;
@@ -634,11 +756,17 @@ static int fetch_all(store *s, struct share_remote *r, const struct share_pull_o
 
 static void note_unchanged(struct share_remote *r, const struct pull_plan *p, share_event_fn fn, void *arg)
 {
-    if (!p->unchanged) return;
     char msg[200];
-    snprintf(msg, sizeof msg, "nothing new in %d unchanged object%s: this database holds their runs (the "
-             "manifest's digests match)", p->unchanged, p->unchanged == 1 ? "" : "s");
-    emit(fn, arg, SHARE_NOTE, r->shown, NULL, msg, -1);
+    if (p->unchanged) {
+        snprintf(msg, sizeof msg, "nothing new in %d unchanged object%s: this database holds their runs (the "
+                 "manifest's digests match)", p->unchanged, p->unchanged == 1 ? "" : "s");
+        emit(fn, arg, SHARE_NOTE, r->shown, NULL, msg, -1);
+    }
+    if (p->not_modified) {
+        snprintf(msg, sizeof msg, "%d object%s not fetched: unchanged since a pull merged %s (the server answered "
+                 "304 or the same file)", p->not_modified, p->not_modified == 1 ? "" : "s", p->not_modified == 1 ? "it" : "them");
+        emit(fn, arg, SHARE_NOTE, r->shown, NULL, msg, -1);
+    }
 }
 
 long long share_pull(store *s, struct share_remote *r, const struct share_pull_opts *po, share_event_fn fn, void *arg,
@@ -658,9 +786,9 @@ long long share_pull(store *s, struct share_remote *r, const struct share_pull_o
         free(dig);
         return -1;
     }
-    struct pull_plan p = { .dig = dig, .ndig = ndig, .my_uuid = known == 0 ? uuid : NULL, .tmpdir = dir };
+    struct pull_plan p = { .dig = dig, .ndig = ndig, .my_uuid = known == 0 ? uuid : NULL, .tmpdir = dir, .s = s };
     int rc = plan_pull(r, po, &p, fn, arg, e);
-    if (rc == 0 && p.n == 0 && !p.unchanged && !p.lies)
+    if (rc == 0 && p.n == 0 && !p.unchanged && !p.lies && !p.classes_unchanged)
         emit(fn, arg, SHARE_NOTE, r->shown, NULL, "nothing to pull for this host's hardware classes", -1);
     /* Everything is fetched and checked before the first merge: a bad object
      * stops the pull with the store as it was. */
@@ -683,6 +811,10 @@ long long share_pull(store *s, struct share_remote *r, const struct share_pull_o
         if (rc == 0) {
             added += share_report_added(&rep);
             emit(fn, arg, SHARE_MERGED, c->key, &rep, NULL, -1);
+            /* Merged: the next pull asks for it only if it changed. Not
+             * recorded (disk full, say): fetched again next time. */
+            sl_err ignore;
+            if (store_share_validator_set(s, r->shown, c->key, &c->v, &ignore) < 0) c->v.etag[0] = 0;
         }
     }
     if (p.n) store_share_merge_done(s);
@@ -691,6 +823,7 @@ long long share_pull(store *s, struct share_remote *r, const struct share_pull_o
     free(p.c);
     free(dig);
     int refused = bad + p.lies;
+    record_manifests(&p, r, rc == 0 && !refused);
     if (rc == 0 && refused)
         return sl_fail(e, SL_EFAIL, "%d object%s refused (see above); the others were merged", refused,
                        refused == 1 ? "" : "s");

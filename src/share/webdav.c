@@ -157,14 +157,14 @@ static int webdav_list(struct share_remote *r, const char *dir, struct share_lis
     return rc;
 }
 
-static int webdav_get(struct share_remote *r, const char *key, const char *local_path, sl_err *e)
+static int webdav_get(struct share_remote *r, const char *key, const char *local_path, struct share_validator *v,
+                      sl_err *e)
 {
     char url[2600], what[600];
     url_of(r, key, false, url, sizeof url);
     snprintf(what, sizeof what, "downloading %s", key);
     struct share_req q = { .url = url, .download_path = local_path, .what = what };
-    int rc = share_curl(r, &q, e);
-    if (rc == 0) rc = share_http_ok(r, &q, NULL, e);
+    int rc = share_curl_get(r, &q, NULL, v, e);
     share_req_free(&q);
     return rc;
 }

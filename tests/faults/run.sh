@@ -122,9 +122,10 @@ flock 9
 
 fill() { dd if=/dev/zero of="$1/fill.$$" bs=4k > /dev/null 2>&1; sync "$1" 2>/dev/null; true; }
 
-# --- full disk under the database (tmpfs of 1 MiB) ---------------------------
+# --- full disk under the database (tmpfs of 2 MiB: a new database writes its
+# whole schema to the WAL first, over 1 MiB since migration 013) -----------
 mkdir "$work/full"
-if mount -t tmpfs -o size=1m,mode=0700 sluice-faults "$work/full"; then
+if mount -t tmpfs -o size=2m,mode=0700 sluice-faults "$work/full"; then
     mounts="$work/full $mounts"
     db=$work/full/sluice.db
     s "$db" set vm.swappiness=60 > /dev/null 2>&1
