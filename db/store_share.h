@@ -91,6 +91,12 @@ int store_share_check_constraints(store *s, sqlite3 *db, const char *label, sl_e
 int store_share_corrupt(sqlite3 *db, const char *label, sl_err *e);
 int store_share_check_metrics(sqlite3 *db, const char *label, sl_err *e);
 int store_share_check_claims(store *s, sqlite3 *db, const char *my_uuid, const char *label, sl_err *e);
+/* How many runs under host_uuid the database file at path (a private
+ * copy, untrusted: opened as store_share_check opens it) holds that this
+ * store does not: push's test for another machine pushing under this
+ * host's identity. 0, or -1 with e naming label. */
+int store_share_runs_missing(store *s, const char *path, const char *host_uuid, const char *label, long long *missing,
+                             sl_err *e);
 /* The header check (and WAL-byte rewrite) of store_share_check alone, on the
  * private file at path. 0, or -1 naming label. */
 int store_share_header(const char *path, const char *label, sl_err *e);
@@ -208,5 +214,8 @@ int store_share_validator_get(store *s, const char *url, const char *key, struct
  * forget key. 0, or -1 with e. */
 int store_share_validator_set(store *s, const char *url, const char *key, const struct share_validator *v, sl_err *e);
 void share_validator_free(struct share_validator *v);
+/* The keys with validators for url that start with prefix, sorted:
+ * the count, or -1 with e (free with share_classes_free). */
+int store_share_validator_keys(store *s, const char *url, const char *prefix, char ***keys, sl_err *e);
 
 #endif

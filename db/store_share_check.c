@@ -263,4 +263,33 @@ int store_share_check(store *s, const char *path, const char *label, sl_err *e)
     return rc;
 }
 
+int store_share_runs_missing(store *s, const char *path, const char *host_uuid, const char *label, long long *missing,
+                             sl_err *e)
+{
+    *missing = 0;
+    if (store_share_header(path, label, e) < 0) return -1;
+    sqlite3 *db;
+    if (open_hostile(path, label, &db, e) < 0) return -1;
+    sqlite3_stmt *theirs = NULL, *ours = NULL;
+    int rc = check_version(db, label, e);
+    if (rc == 0 && sqlite3_prepare_v2(db, "SELECT uuid FROM main.runs WHERE host_uuid = ?", -1, &theirs, NULL) != SQLITE_OK)
+        rc = store_share_corrupt(db, label, e);
+    if (rc == 0 && sqlite3_prepare_v2(store_db(s), "SELECT 1 FROM main.runs WHERE uuid = ?", -1, &ours, NULL) != SQLITE_OK)
+        rc = store_fail(s, e, "reading this database's runs");
+    if (rc == 0) sqlite3_bind_text(theirs, 1, host_uuid, -1, SQLITE_STATIC);
+    int step = SQLITE_DONE;
+    while (rc == 0 && (step = store_step(theirs)) == SQLITE_ROW) {
+        sqlite3_reset(ours);
+        sqlite3_bind_text(ours, 1, (const char *)sqlite3_column_text(theirs, 0), -1, SQLITE_TRANSIENT);
+        int got = store_step(ours);
+        if (got == SQLITE_DONE) (*missing)++;
+        else if (got != SQLITE_ROW) rc = store_fail(s, e, "reading this database's runs");
+    }
+    if (rc == 0 && step != SQLITE_DONE) rc = store_share_corrupt(db, label, e);
+    sqlite3_finalize(theirs);
+    sqlite3_finalize(ours);
+    sqlite3_close(db);
+    return rc;
+}
+
 bool store_share_check_concurrent(void) { return sqlite3_threadsafe() == 1; }

@@ -87,6 +87,30 @@ int store_share_validator_set(store *s, const char *url, const char *key, const 
     return rc == SQLITE_DONE ? 0 : store_fail(s, e, "recording what the pull took");
 }
 
+int store_share_validator_keys(store *s, const char *url, const char *prefix, char ***keys, sl_err *e)
+{
+    sqlite3_stmt *st;
+    *keys = NULL;
+    if (sqlite3_prepare_v2(store_db(s), "SELECT key, etag FROM share_validators WHERE url = ?1 AND "
+                           "substr(key, 1, length(?2)) = ?2 ORDER BY key", -1, &st, NULL) != SQLITE_OK)
+        return store_fail(s, e, "reading what the last pushes left");
+    sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, prefix, -1, SQLITE_STATIC);
+    int rc, n = 0, cap = 0;
+    char **v = NULL;
+    while ((rc = store_step(st)) == SQLITE_ROW) {
+        if (n + 1 >= cap) v = xrealloc(v, sizeof *v * (size_t)(cap = cap ? cap * 2 : 8));
+        v[n++] = xstrdup((const char *)sqlite3_column_text(st, 0));
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        share_classes_free(v, n);
+        return store_fail(s, e, "reading what the last pushes left");
+    }
+    *keys = v ? v : xcalloc(1, sizeof *v);
+    return n;
+}
+
 void share_validator_free(struct share_validator *v)
 {
     free(v->body);

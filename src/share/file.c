@@ -177,8 +177,17 @@ static int file_put_if(struct share_remote *r, const char *key, const char *loca
     return rc;
 }
 
+static int file_remove(struct share_remote *r, const char *key, sl_err *e)
+{
+    if (base_dir(r, e) < 0) return -1;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", r->base, key);
+    if (unlink(path) != 0 && errno != ENOENT) return sl_fail_errno(e, SL_EFAIL, errno, "removing %s", path);
+    return 0;
+}
+
 static const char *const file_schemes[] = { "file", NULL };
 const struct share_transport share_file_transport = {
     .name = "file", .schemes = file_schemes, .put = file_put, .list = file_list, .get = file_get,
-    .put_if = file_put_if,
+    .put_if = file_put_if, .remove = file_remove,
 };

@@ -207,9 +207,10 @@ static void pause_a_little(int attempt)
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
-/* Whether the manifest read back names x's object with x's content. */
+/* Whether the manifest read back names x's object with x's content (x
+ * NULL: does not name object at all). */
 static int written(struct share_remote *r, const char *cls, const char *path, const struct share_manifest_entry *x,
-                   sl_err *e)
+                   const char *object, sl_err *e)
 {
     struct share_list l;
     int have = fetch(r, cls, path, &l, e);
@@ -218,14 +219,16 @@ static int written(struct share_remote *r, const char *cls, const char *path, co
     sl_err ignore;
     json_t *m = share_manifest_read(path, SHARE_MANIFEST, &ignore);
     struct share_manifest_entry got;
-    bool ok = m && share_manifest_entry(m, x->object, &got) && strcmp(got.sha256, x->sha256) == 0;
+    bool ok = x ? m && share_manifest_entry(m, x->object, &got) && strcmp(got.sha256, x->sha256) == 0
+                : m && !json_object_get(json_object_get(m, "objects"), object);
     json_decref(m);
     return ok;
 }
 
-/* One read-modify-write: 0 done, 1 lost to another writer, -1 error. */
+/* One read-modify-write putting in x (NULL: taking object out): 0 done, 1
+ * lost to another writer, -1 error. */
 static int publish_once(struct share_remote *r, const char *cls, const struct share_manifest_entry *x,
-                        const char *tmpdir, sl_err *e)
+                        const char *object, const char *tmpdir, sl_err *e)
 {
     char path[4200], out[4200], key[512], label[700], sha[65] = "";
     snprintf(path, sizeof path, "%s/manifest-in.json", tmpdir);
@@ -241,30 +244,49 @@ static int publish_once(struct share_remote *r, const char *cls, const struct sh
      * the folder anyway. */
     if (have > 0) m = share_manifest_read(path, label, &bad);
     if (!m) m = json_pack("{s:i, s:s, s:{}}", "sluice_manifest", 1, "class", cls, "objects");
-    int rc = have < 0 ? -1 : repair(r, cls, &l, m, x->object, tmpdir, e);
+    int rc = have < 0 ? -1 : repair(r, cls, &l, m, object, tmpdir, e);
     share_list_free(&l);
-    json_object_set_new(json_object_get(m, "objects"), x->object, entry_json(x));
+    if (x) json_object_set_new(json_object_get(m, "objects"), object, entry_json(x));
+    else json_object_del(json_object_get(m, "objects"), object);
     unlink(out);
     if (rc == 0 && json_dump_file(m, out, JSON_COMPACT | JSON_SORT_KEYS) != 0) rc = sl_fail(e, SL_EFAIL, "writing %s", out);
     json_decref(m);
     if (rc < 0) return -1;
     if (r->ops->put_if) return r->ops->put_if(r, key, out, sha, e);
     if (r->ops->put(r, key, out, e) < 0) return -1;
-    int ok = written(r, cls, path, x, e);
+    int ok = written(r, cls, path, x, object, e);
     return ok < 0 ? -1 : ok ? 0 : 1;
+}
+
+/* publish_once until it holds: 0, 1 still losing after PUBLISH_ATTEMPTS, -1. */
+static int publish(struct share_remote *r, const char *cls, const struct share_manifest_entry *x, const char *object,
+                   const char *tmpdir, sl_err *e)
+{
+    for (int i = 0; i < PUBLISH_ATTEMPTS; i++) {
+        if (share_cancelled(r)) return share_fail_cancelled(e, "push");
+        int rc = publish_once(r, cls, x, object, tmpdir, e);
+        if (rc <= 0) return rc;
+        pause_a_little(i);
+    }
+    return 1;
 }
 
 int share_manifest_publish(struct share_remote *r, const char *cls, const struct share_manifest_entry *x,
                            const char *tmpdir, sl_err *e)
 {
     if (put_entry(r, cls, x, tmpdir, e) < 0) return -1;
-    for (int i = 0; i < PUBLISH_ATTEMPTS; i++) {
-        if (share_cancelled(r)) return share_fail_cancelled(e, "push");
-        int rc = publish_once(r, cls, x, tmpdir, e);
-        if (rc <= 0) return rc;
-        pause_a_little(i);
-    }
+    int rc = publish(r, cls, x, x->object, tmpdir, e);
+    if (rc <= 0) return rc;
     return sl_fail(e, SL_EFAIL, "%s/%s/" SHARE_MANIFEST " kept changing under %d attempts (other hosts pushing at "
                    "once): %s is uploaded and pulls find it by listing; push again to have it in the manifest",
                    r->shown, cls, PUBLISH_ATTEMPTS, x->object);
+}
+
+int share_manifest_forget(struct share_remote *r, const char *cls, const char *object, const char *tmpdir, sl_err *e)
+{
+    int rc = publish(r, cls, NULL, object, tmpdir, e);
+    if (rc <= 0) return rc;
+    return sl_fail(e, SL_EFAIL, "%s/%s/" SHARE_MANIFEST " kept changing under %d attempts (other hosts pushing at "
+                   "once): %s is removed, but its entry may stay until the next push to the class",
+                   r->shown, cls, PUBLISH_ATTEMPTS, object);
 }

@@ -30,6 +30,9 @@ bool share_manifest_entry(const json_t *m, const char *object, struct share_mani
  * comment for how concurrent pushes are handled). tmpdir: private scratch. */
 int share_manifest_publish(struct share_remote *r, const char *cls, const struct share_manifest_entry *x,
                            const char *tmpdir, sl_err *e);
+/* Take object's entry out of CLASS/manifest.json (its object removed
+ * first), as share_manifest_publish puts one in. */
+int share_manifest_forget(struct share_remote *r, const char *cls, const char *object, const char *tmpdir, sl_err *e);
 /* OBJECT.json of cls: 1 read and valid (into x), 0 not a valid entry for
  * object, -1 error (missing included). */
 int share_entry_fetch(struct share_remote *r, const char *cls, const char *object, const char *tmpdir,

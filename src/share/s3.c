@@ -192,6 +192,20 @@ static int s3_get(struct share_remote *r, const char *key, const char *local_pat
     return rc;
 }
 
+static int s3_remove(struct share_remote *r, const char *key, sl_err *e)
+{
+    if (s3_setup(r, e) < 0) return -1;
+    struct s3 *s = r->priv;
+    char url[2600], what[600];
+    object_url(s, key, url, sizeof url);
+    snprintf(what, sizeof what, "removing %s", key);
+    struct share_req q = { .method = "DELETE", .url = url, .what = what, .setup = sign, .setup_arg = s };
+    int rc = share_curl(r, &q, e);
+    if (rc == 0 && q.http_code != 404) rc = s3_result(r, &q, e);
+    share_req_free(&q);
+    return rc;
+}
+
 static void s3_close(struct share_remote *r)
 {
     struct s3 *s = r->priv;
@@ -201,5 +215,5 @@ static void s3_close(struct share_remote *r)
 static const char *const s3_schemes[] = { "s3", NULL };
 const struct share_transport share_s3_transport = {
     .name = "s3", .schemes = s3_schemes, .uses_curl = true, .put = s3_put, .list = s3_list, .get = s3_get,
-    .close = s3_close,
+    .remove = s3_remove, .close = s3_close,
 };

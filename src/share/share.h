@@ -85,6 +85,9 @@ struct share_transport {
      * 1 it changed meanwhile (nothing written), -1 error. */
     int (*put_if)(struct share_remote *r, const char *key, const char *local_path, const char *expect_sha256,
                   sl_err *e);
+    /* Delete key; one already gone is no error. NULL where the transport
+     * cannot delete here (SFTP, fake): push then leaves stale objects. */
+    int (*remove)(struct share_remote *r, const char *key, sl_err *e);
     /* Release what the transport keeps in r->priv beyond the block itself. */
     void (*close)(struct share_remote *r);
     /* A central store that keeps runs one by one instead of objects, or

@@ -344,6 +344,122 @@ static int manifest_entry_for(const char *snap, const char *packed, const char *
     return 0;
 }
 
+/* Where this database records the SHA-256 of the object it last pushed
+ * under key (share_validators, as its ETag). */
+static void pushed_key(const char *key, char *buf, size_t n) { snprintf(buf, n, "pushed:%s", key); }
+
+/* Before replacing this host's object in cls: another machine may push
+ * under the same host UUID (a cloned disk, machine-id or database). The
+ * object there is ours when its entry says the same runs as x, or the
+ * bytes this database last pushed; else it is fetched, and if it holds
+ * runs of this host that this database lacks, nothing is uploaded: they
+ * would be lost. 0 (go on), or -1 with e. */
+static int guard_identity(store *s, struct share_remote *r, const char *cls, const struct share_manifest_entry *x,
+                          const char *dir, sl_err *e)
+{
+    struct share_manifest_entry there;
+    sl_err ignore;
+    /* No entry (none yet, or an older sluice's object): nothing to compare. */
+    if (share_entry_fetch(r, cls, x->object, dir, &there, &ignore) != 1) return 0;
+    if (strcmp(there.runs_sha256, x->runs_sha256) == 0) return 0;
+    char key[512], pk[600], obj[4200], staged[4300], label[2700];
+    snprintf(key, sizeof key, "%s/%s", cls, x->object);
+    pushed_key(key, pk, sizeof pk);
+    struct share_validator last;
+    if (store_share_validator_get(s, r->shown, pk, &last, e) < 0) return -1;
+    share_validator_free(&last);
+    if (strcmp(last.etag, there.sha256) == 0) return 0;
+    snprintf(obj, sizeof obj, "%s/theirs" SHARE_ZST_SUFFIX, dir);
+    snprintf(staged, sizeof staged, "%s/theirs" SHARE_SUFFIX, dir);
+    snprintf(label, sizeof label, "%s/%s", r->shown, key);
+    long long missing = 0;
+    int rc = r->ops->get(r, key, obj, NULL, e);
+    if (rc == 0) rc = share_stage(obj, label, r->opts.max_bytes, staged, e);
+    if (rc == 0) rc = store_share_runs_missing(s, staged, x->host, label, &missing, e);
+    unlink(obj);
+    unlink(staged);
+    if (rc < 0) return sl_prefix(e, SL_EFAIL, "push: checking %s before replacing it (nothing uploaded there)", key);
+    if (missing > 0)
+        return sl_fail(e, SL_EFAIL, "identity clash: %s holds %lld run%s of host %s that this database does not: "
+                       "another machine pushes under this host's UUID (a cloned disk, machine-id or database). Nothing "
+                       "was uploaded there, so they are kept. Give the clone a new machine-id and database; if this "
+                       "machine's database was recreated and those runs are to go, delete the object from the server, "
+                       "then push", label, missing, missing == 1 ? "" : "s", x->host);
+    return 0;
+}
+
+/* The object this database just pushed under key: a later push knows it
+ * as its own (guard_identity). Not recorded (disk full): the next push
+ * looks at the object's runs instead, nothing worse. */
+static void record_pushed(store *s, struct share_remote *r, const char *key, const char *sha256)
+{
+    char pk[600];
+    pushed_key(key, pk, sizeof pk);
+    struct share_validator v = { 0 };
+    snprintf(v.etag, sizeof v.etag, "%s", sha256);
+    sl_err ignore;
+    if (store_share_validator_set(s, r->shown, pk, &v, &ignore) < 0) return;
+}
+
+/* This host's object in a class it no longer pushes to (its disk moved,
+ * its runs there pruned, an earlier --class): removed with its entry, if it
+ * is still the object this database pushed there (else another machine
+ * wrote it since: left, said). Best effort: what fails is said, and the
+ * push stands. */
+static void retire_one(store *s, struct share_remote *r, const char *key, const char *dir, share_event_fn fn,
+                       void *arg)
+{
+    char cls[256], msg[700], pk[600], entry[600];
+    const char *object = strchr(key, '/') + 1;
+    snprintf(cls, sizeof cls, "%.*s", (int)(object - key - 1), key);
+    pushed_key(key, pk, sizeof pk);
+    struct share_validator last;
+    struct share_manifest_entry there;
+    sl_err err = { 0 };
+    if (store_share_validator_get(s, r->shown, pk, &last, &err) < 0) goto said;
+    share_validator_free(&last);
+    int have = share_entry_fetch(r, cls, object, dir, &there, &err);
+    if (have == 1 && strcmp(there.sha256, last.etag) != 0) {
+        snprintf(msg, sizeof msg, "left: this host's object of class %s, which it no longer pushes to, was written "
+                 "since by another machine under this host's UUID (a clone?)", cls);
+        emit(fn, arg, SHARE_NOTE, key, NULL, msg, -1);
+        return;
+    }
+    snprintf(entry, sizeof entry, "%s" SHARE_ENTRY_SUFFIX, key);
+    if (have == 1 && (r->ops->remove(r, key, &err) < 0 || r->ops->remove(r, entry, &err) < 0 ||
+                      share_manifest_forget(r, cls, object, dir, &err) < 0)) goto said;
+    if (store_share_validator_set(s, r->shown, pk, NULL, &err) < 0) goto said;
+    if (have == 1)
+        emit(fn, arg, SHARE_NOTE, key, NULL, "removed: this host's object of a class it no longer pushes to", -1);
+    return;
+said:
+    snprintf(msg, sizeof msg, "left (removing this host's object of a class it no longer pushes to failed: %s)",
+             err.msg);
+    emit(fn, arg, SHARE_NOTE, key, NULL, msg, -1);
+}
+
+static void retire_stale(store *s, struct share_remote *r, char **classes, int nc, const char *object,
+                         const char *dir, share_event_fn fn, void *arg)
+{
+    char **keys;
+    sl_err ignore;
+    int n = store_share_validator_keys(s, r->shown, "pushed:", &keys, &ignore);
+    for (int i = 0; i < n; i++) {
+        const char *key = keys[i] + strlen("pushed:"), *slash = strchr(key, '/');
+        bool current = !slash || strcmp(slash + 1, object) != 0;
+        for (int c = 0; c < nc && !current; c++)
+            current = strlen(classes[c]) == (size_t)(slash - key) && strncmp(key, classes[c], (size_t)(slash - key)) == 0;
+        if (current) continue;
+        if (!r->ops->remove) {
+            emit(fn, arg, SHARE_NOTE, key, NULL, "left: this host no longer pushes to its class, and this transport "
+                 "cannot delete it here", -1);
+            continue;
+        }
+        retire_one(s, r, key, dir, fn, arg);
+    }
+    if (n >= 0) share_classes_free(keys, n);
+}
+
 int share_push(store *s, struct share_remote *r, const struct share_push_opts *po, share_event_fn fn, void *arg,
                sl_err *e)
 {
@@ -382,15 +498,18 @@ int share_push(store *s, struct share_remote *r, const struct share_push_opts *p
     for (int i = 0; rc == 0 && i < nc; i++) {
         char key[512];
         snprintf(key, sizeof key, "%s/%s" SHARE_ZST_SUFFIX, classes[i], uuid);
-        rc = share_cancelled(r) ? share_fail_cancelled(e, "push") : r->ops->put(r, key, packed, e);
+        rc = share_cancelled(r) ? share_fail_cancelled(e, "push") : guard_identity(s, r, classes[i], &x, dir, e);
+        if (rc == 0) rc = r->ops->put(r, key, packed, e);
         if (rc == 0) {
             emit(fn, arg, SHARE_PUSHED, key, NULL, NULL, -1);
+            record_pushed(s, r, key, x.sha256);
             pushed++;
             /* Then its entry in the class manifest: a pull between the two
              * sees the new object under the old entry and fetches it. */
             rc = share_manifest_publish(r, classes[i], &x, dir, e);
         }
     }
+    if (rc == 0 && nc > 0) retire_stale(s, r, classes, nc, x.object, dir, fn, arg);
     share_tmpdir_remove(dir);
     share_classes_free(classes, nc > 0 ? nc : 0);
     /* An object carries this host's UUID now: the store keeps it, even if a

@@ -169,8 +169,20 @@ static int webdav_get(struct share_remote *r, const char *key, const char *local
     return rc;
 }
 
+static int webdav_remove(struct share_remote *r, const char *key, sl_err *e)
+{
+    char url[2600], what[600];
+    url_of(r, key, false, url, sizeof url);
+    snprintf(what, sizeof what, "removing %s", key);
+    struct share_req q = { .method = "DELETE", .url = url, .what = what };
+    int rc = share_curl(r, &q, e);
+    if (rc == 0 && q.http_code != 404) rc = share_http_ok(r, &q, NULL, e);
+    share_req_free(&q);
+    return rc;
+}
+
 static const char *const webdav_schemes[] = { "http", "https", NULL };
 const struct share_transport share_webdav_transport = {
     .name = "webdav", .schemes = webdav_schemes, .uses_curl = true,
-    .put = webdav_put, .list = webdav_list, .get = webdav_get,
+    .put = webdav_put, .list = webdav_list, .get = webdav_get, .remove = webdav_remove,
 };
