@@ -442,12 +442,9 @@ void share_view_close(struct share_view *v)
 long long share_prune(struct share_remote *r, const struct share_prune_opts *po, share_event_fn fn, void *arg,
                       sl_err *e)
 {
-    if (!r->ops->rows)
-        return sl_fail(e, SL_EUSAGE, "prune %s: only a central store (postgresql://) can be pruned here; objects on a "
-                       "file, WebDAV, S3 or SFTP server are one per host (remove a host's with the server's tools)",
-                       r->shown);
     if (po->older_than_days <= 0 && po->keep_runs <= 0)
         return sl_fail(e, SL_EUSAGE, "prune: give --older-than DAYS, --keep-runs N or both");
+    if (!r->ops->rows) return share_prune_objects(r, po, fn, arg, e);
     bool have;
     char id[64];
     long long n = 0;

@@ -395,9 +395,15 @@ static void record_pushed(store *s, struct share_remote *r, const char *key, con
 {
     char pk[600];
     pushed_key(key, pk, sizeof pk);
-    struct share_validator v = { 0 };
-    snprintf(v.etag, sizeof v.etag, "%s", sha256);
+    struct share_validator v;
     sl_err ignore;
+    /* The same bytes again: nothing written (a push that changes nothing
+     * leaves the database as it was). */
+    if (store_share_validator_get(s, r->shown, pk, &v, &ignore) < 0) return;
+    share_validator_free(&v);
+    if (strcmp(v.etag, sha256) == 0) return;
+    snprintf(v.etag, sizeof v.etag, "%s", sha256);
+    v.last_modified[0] = 0;
     if (store_share_validator_set(s, r->shown, pk, &v, &ignore) < 0) return;
 }
 
@@ -947,4 +953,69 @@ long long share_pull(store *s, struct share_remote *r, const struct share_pull_o
         return sl_fail(e, SL_EFAIL, "%d object%s refused (see above); the others were merged", refused,
                        refused == 1 ? "" : "s");
     return rc < 0 ? -1 : added;
+}
+
+/* One class folder's objects last measured (else pushed) before cutoff:
+ * removed unless dry_run; *n counts them. */
+static int prune_class(struct share_remote *r, const char *cls, const char *cutoff, bool dry_run, const char *dir,
+                       long long *n, share_event_fn fn, void *arg, sl_err *e)
+{
+    struct share_list l = { 0 };
+    if (r->ops->list(r, cls, &l, e) < 0) return -1;
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < l.n; i++) {
+        const char *name = l.v[i].name;
+        char stem[256], key[600], entry[700], msg[300];
+        if (l.v[i].is_dir || !share_name_valid(name) || !share_object_stem(name, stem, sizeof stem)) continue;
+        struct share_manifest_entry x;
+        sl_err ignore;
+        snprintf(key, sizeof key, "%s/%s", cls, name);
+        /* Without its entry an object's age is unknown: left. */
+        if (share_entry_fetch(r, cls, name, dir, &x, &ignore) != 1) continue;
+        const char *when = x.newest[0] ? x.newest : x.pushed;
+        if (!when[0] || strcmp(when, cutoff) >= 0) continue;
+        snprintf(entry, sizeof entry, "%s" SHARE_ENTRY_SUFFIX, key);
+        if (!dry_run && (r->ops->remove(r, key, e) < 0 || r->ops->remove(r, entry, e) < 0 ||
+                         share_manifest_forget(r, cls, name, dir, e) < 0)) {
+            rc = -1;
+            break;
+        }
+        snprintf(msg, sizeof msg, "%s: host %s, %s %s", dry_run ? "would be removed" : "removed", x.host,
+                 x.newest[0] ? "newest run" : "no runs, pushed", when);
+        emit(fn, arg, SHARE_NOTE, key, NULL, msg, -1);
+        (*n)++;
+    }
+    share_list_free(&l);
+    return rc;
+}
+
+long long share_prune_objects(struct share_remote *r, const struct share_prune_opts *po, share_event_fn fn, void *arg,
+                              sl_err *e)
+{
+    if (po->keep_runs > 0)
+        return sl_fail(e, SL_EUSAGE, "prune %s --keep-runs: an object store holds one object per host, rewritten by "
+                       "that host's next push, so a count per host can only be kept on a central store "
+                       "(postgresql://); here --older-than DAYS removes the objects of hosts that measured nothing "
+                       "for DAYS", r->shown);
+    if (!r->ops->remove)
+        return sl_fail(e, SL_EUSAGE, "prune %s: this transport cannot delete objects here (remove them with the "
+                       "server's tools)", r->shown);
+    char cutoff[32], dir[4096];
+    time_t t = time(NULL) - (time_t)po->older_than_days * 86400;
+    strftime(cutoff, sizeof cutoff, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+    if (share_tmpdir(dir, sizeof dir, e) < 0) return -1;
+    struct share_pull_opts all = { .all_classes = true };
+    char **classes = NULL;
+    int nc = pull_classes(r, &all, &classes, e), rc = nc < 0 ? -1 : 0;
+    long long n = 0;
+    for (int i = 0; rc == 0 && i < nc; i++) rc = prune_class(r, classes[i], cutoff, po->dry_run, dir, &n, fn, arg, e);
+    share_classes_free(classes, nc > 0 ? nc : 0);
+    share_tmpdir_remove(dir);
+    if (rc < 0) return -1;
+    char msg[200];
+    snprintf(msg, sizeof msg, "%s %lld object%s of hosts with nothing newer than %s%s",
+             po->dry_run ? "would prune" : "pruned", n, n == 1 ? "" : "s", cutoff,
+             po->dry_run ? " (--dry-run: nothing removed)" : "");
+    emit(fn, arg, SHARE_NOTE, r->shown, NULL, msg, -1);
+    return n;
 }

@@ -73,6 +73,14 @@ struct share_prune_opts {
 };
 long long share_prune(struct share_remote *r, const struct share_prune_opts *po, share_event_fn fn, void *arg,
                       sl_err *e);
+/* The same on an object store (share_prune calls it): an object holds one
+ * host's runs, so retention by age removes the objects (with their entries)
+ * of hosts whose newest run (without runs: whose last push) is more than
+ * older_than_days old; keep_runs is refused (a host's object is rewritten
+ * by its next push: that host's own retention). Returns objects removed
+ * (dry_run: that would be), or -1. */
+long long share_prune_objects(struct share_remote *r, const struct share_prune_opts *po, share_event_fn fn, void *arg,
+                              sl_err *e);
 /* What a central store holds for this host's hardware classes, to answer
  * from (recommend/compare --server): the server is asked for the runs of
  * those classes (or, all_classes, every run; of workload, unless NULL),

@@ -154,7 +154,7 @@ t_prune() {
     P pull --class all "$url" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
     [ "$(count P)" = 1 ] || { cat "$tmp/o"; echo "P holds $(count P) runs"; return 1; }
     expect_fail "$tmp/H.db" 'give --older-than DAYS, --keep-runs N or both' H prune "$url" || return 1
-    expect_fail "$tmp/H.db" 'only a central store' H prune --keep-runs 1 "file://$tmp/share" || return 1
+    expect_fail "$tmp/H.db" 'a count per host can only be kept on a central store' H prune --keep-runs 1 "file://$tmp/share" || return 1
     # the clone
     cp -a "$tmp/rootH" "$tmp/rootH2" && cp "$tmp/H.db" "$tmp/H2.db" || return 1
     HOME=$tmp/home "$sluice" --root "$tmp/rootH2" --db "$tmp/H2.db" probe null --time 20ms --ramp 0 > /dev/null &&
