@@ -265,7 +265,8 @@ static int pg_send(struct share_remote *r, json_t *parents, json_t *runs, const 
     if (rc == 0) {
         res = pq(r, "sending runs",
                  "INSERT INTO sluice_runs (uuid, host_uuid, hw_class, started, body) "
-                 "SELECT x->>'uuid', x->>'host_uuid', coalesce(nullif(x->>'hw_class', ''), $2), coalesce(x->>'started', ''), x "
+                 "SELECT x->>'uuid', x->>'host_uuid', coalesce(nullif(x->>'hw_class', ''), nullif(x->>'_class', ''), $2), "
+                 "coalesce(x->>'started', ''), x - '_class' "
                  "FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY a(x, n) ORDER BY n "
                  "ON CONFLICT (uuid) DO NOTHING", 2, rp, e);
         rc = res ? 0 : -1;

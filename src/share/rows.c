@@ -8,6 +8,7 @@
  * then does the cursor move: a batch is merged whole or not at all, and a
  * failed pull resumes where the last merged batch ended. */
 #include "sync.h"
+#include "device.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,7 @@ struct push_state {
     json_t *matched;          /* host UUID -> how many of those this snapshot holds */
     json_t *batch_parents, *batch_runs;
     const char *default_class;
+    bool by_host;             /* runs on no disk filed under their host's class */
     long long runs_sent, added, batches;
     int limit;
 };
@@ -85,6 +87,26 @@ static int flush(struct push_state *p, sl_err *e)
     return 0;
 }
 
+/* A run on no disk (null, tmpfs) is filed on the server under its host's
+ * class (host_class_of, as evidence scopes such runs), named in the
+ * member _class that the server takes out of the row: the run's own
+ * hw_class stays empty. With --class, or without its host row: send's
+ * default_class. */
+static json_t *with_file_class(struct push_state *p, json_t *row)
+{
+    const char *cls = json_string_value(json_object_get(row, "hw_class"));
+    json_t *h = json_object_get(json_object_get(p->parents, "hosts"),
+                                json_string_value(json_object_get(row, "host_uuid")));
+    const char *model = json_string_value(json_object_get(h, "cpu_model"));
+    if ((cls && *cls) || !model || !p->by_host) return json_incref(row);
+    char c[256];
+    host_class_of(model, (int)json_integer_value(json_object_get(h, "cpus")),
+                  (long long)json_integer_value(json_object_get(h, "mem_bytes")), c, sizeof c);
+    json_t *copy = json_copy(row);
+    json_object_set_new(copy, "_class", json_string(c));
+    return copy;
+}
+
 static int push_run(const char *table, const char *ident, json_t *row, void *arg, sl_err *e)
 {
     struct push_state *p = arg;
@@ -97,7 +119,7 @@ static int push_run(const char *table, const char *ident, json_t *row, void *arg
         return 0;
     }
     add_parents(p, row, 0);
-    json_array_append(p->batch_runs, row);
+    json_array_append_new(p->batch_runs, with_file_class(p, row));
     return (int)json_array_size(p->batch_runs) >= p->limit ? flush(p, e) : 0;
 }
 
@@ -170,8 +192,8 @@ static void push_note(struct share_remote *r, const struct push_state *p, long l
     emit_note(fn, arg, r->shown, msg);
 }
 
-long long share_push_rows(struct share_remote *r, const char *snap, const char *default_class, bool migrate,
-                          share_event_fn fn, void *arg, sl_err *e)
+long long share_push_rows(struct share_remote *r, const char *snap, const char *forced_class,
+                          const char *default_class, bool migrate, share_event_fn fn, void *arg, sl_err *e)
 {
     bool have;
     char id[64];
@@ -179,7 +201,8 @@ long long share_push_rows(struct share_remote *r, const char *snap, const char *
     struct push_state p = { .r = r, .parents = json_object(), .sent = json_object(), .hosts = json_object(),
                             .matched = json_object(),
                             .batch_parents = json_array(), .batch_runs = json_array(), .limit = batch_size(),
-                            .default_class = default_class };
+                            .default_class = forced_class ? forced_class : default_class,
+                            .by_host = !forced_class };
     long long held = 0;
     int in_sync = 0;
     struct share_json *j = NULL;
@@ -288,6 +311,19 @@ struct pull_ctx {
     void *arg;
 };
 
+/* The classes a central store files this host's runs under: its disks',
+ * and its host's for runs on no disk (with_file_class). The count, or -1. */
+static int row_classes(const struct host_info *h, char ***out, sl_err *e)
+{
+    int n = share_host_classes(out, e);
+    if (n < 0) return -1;
+    char c[256];
+    host_class_of(h->cpu_model, h->cpus, (long long)h->mem_bytes, c, sizeof c);
+    *out = xrealloc(*out, sizeof **out * (size_t)(n + 1));
+    (*out)[n++] = xstrdup(c);
+    return n;
+}
+
 /* One batch of class cls (NULL: every class) after *cursor: fetched, built,
  * checked, merged, and the cursor moved. 1 merged, 0 nothing left, -1. */
 static int pull_batch(struct pull_ctx *c, const char *cls, long long *cursor, sl_err *e)
@@ -346,7 +382,7 @@ long long share_pull_rows(store *s, struct share_remote *r, const struct share_p
     int known = host_read(&h, e) < 0 ? -1 : store_share_host_uuid(s, &h, uuid, e);
     if (known < 0) return -1;
     char **classes = NULL;
-    int nc = po->all_classes ? 1 : share_host_classes(&classes, e);
+    int nc = po->all_classes ? 1 : row_classes(&h, &classes, e);
     if (nc < 0) return -1;
     char dir[4096];
     if (share_tmpdir(dir, sizeof dir, e) < 0) {
@@ -406,7 +442,8 @@ int share_view_open(store *local, const char *url, const struct share_opts *o, c
                      "WebDAV, S3 or SFTP server are pulled and merged instead ('sluice pull')", r->shown);
     if (rc == 0) rc = r->ops->rows->open(r, 0, &have, id, e);
     if (rc == 0 && !have) rc = sl_fail(e, SL_EFAIL, "%s: no host has pushed to this server yet", r->shown);
-    if (rc == 0 && !all_classes && (nc = share_host_classes(&classes, e)) < 0) rc = -1;
+    struct host_info h;
+    if (rc == 0 && !all_classes && (host_read(&h, e) < 0 || (nc = row_classes(&h, &classes, e)) < 0)) rc = -1;
     if (rc == 0) rc = share_tmpdir(v->dir, sizeof v->dir, e);
     char path[4200];
     snprintf(path, sizeof path, "%s/view.sluicedb", v->dir);
@@ -418,7 +455,6 @@ int share_view_open(store *local, const char *url, const struct share_opts *o, c
     share_classes_free(classes, nc > 0 ? nc : 0);
     share_close(r);
     /* This host's own runs on the server count as this host's. */
-    struct host_info h;
     char uuid[37];
     if (rc == 0) rc = store_open(path, &v->s, e);
     if (rc == 0 && host_read(&h, e) < 0) rc = -1;

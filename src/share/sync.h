@@ -51,11 +51,12 @@ long long share_pull(store *s, struct share_remote *r, const struct share_pull_o
 /* The same through a central store of rows (r->ops->rows, src/share/rows.c):
  * push sends the runs of the snapshot file snap that the server lacks, in
  * batches of one transaction each (runs without a disk filed under
- * default_class: --class, else this host's main disk's), and returns how many it sent (0: the
- * server had them all), or -1 (the batches before the failure stay on the
- * server, whole). share_push calls it. */
-long long share_push_rows(struct share_remote *r, const char *snap, const char *default_class, bool migrate,
-                          share_event_fn fn, void *arg, sl_err *e);
+ * forced_class (--class) when given, else under their host's class, else
+ * default_class: this host's main disk's), and returns how many it sent
+ * (0: the server had them all), or -1 (the batches before the failure stay
+ * on the server, whole). share_push calls it. */
+long long share_push_rows(struct share_remote *r, const char *snap, const char *forced_class,
+                          const char *default_class, bool migrate, share_event_fn fn, void *arg, sl_err *e);
 /* Pull the runs of this host's classes (or all) that the server numbered
  * after the last pull from it, batch by batch, each checked and merged in
  * its own transaction before the pull's cursor moves. Returns rows added,

@@ -100,6 +100,21 @@ t_incremental() {
 }
 check pull-incremental-clock-backwards-device t_incremental
 
+# A run on no disk (probe null) is filed on the server under its host's
+# class (host:CPUS-MEM-MODEL, as evidence scopes it), not the pushing
+# host's main disk's, and the run itself keeps its empty hw_class; a pull
+# asks for this host's class too. Old code: the disk's class.
+t_no_disk_class() {
+    want=$(A --json history --limit 1 | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["hw_class"])')
+    case $want in host:*) ;; *) echo "history's class for a null run is $want"; return 1 ;; esac
+    got=$(pg_sql "SELECT DISTINCT hw_class FROM sluice_runs WHERE body->>'hw_class' = ''")
+    [ "$got" = "$want" ] || { echo "server files null runs under '$got', not '$want'"; return 1; }
+    [ "$(pg_sql "SELECT count(*) FROM sluice_runs WHERE body ? '_class'")" = 0 ] || { echo "_class stored"; return 1; }
+    [ "$(sqlite3 "$tmp/B.db" "SELECT count(*) FROM runs WHERE hw_class = ''")" = 4 ] ||
+        { echo "B's null runs: $(sqlite3 "$tmp/B.db" "SELECT count(*), hw_class FROM runs GROUP BY 2")"; return 1; }
+}
+check no-disk-runs-filed-under-the-host-class t_no_disk_class
+
 # --- recommend and compare --server: answered from the server's runs -----------------
 # F measures dirty_ratio 20 and 40 three times each and pushes; G, with the
 # same hardware and nothing stored, gets from the server the verdict F gets
