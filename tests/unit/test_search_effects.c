@@ -6,35 +6,19 @@
 #include "harness.h"
 #include "search/report.h"
 #include "search/search.h"
+#include "search_fixture.h"
 #include "sysfs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-static struct space wb;
-
-static void setup(void)
-{
-    sl_err e;
-    sysfs_set_root(harness_fixture_copy("modern"), &e);
-    if (space_build("writeback", NULL, &wb, &e) < 0) printf("  %s\n", e.msg);
-}
-
 static void run(const char *objective, double reader_exp, struct search_spec *s, struct search_result *r)
 {
-    memset(s, 0, sizeof *s);
-    search_spec_defaults(s);
-    snprintf(s->space, sizeof s->space, "writeback");
-    snprintf(s->workload, sizeof s->workload, "synthetic");
-    snprintf(s->objective, sizeof s->objective, "%s", objective);
-    snprintf(s->strategy, sizeof s->strategy, "bo");
-    s->budget_evals = 40;
-    s->seed = 3;
     struct evaluator ev;
-    evaluator_synthetic(&ev, 11, 5, 0.03, false);
+    fx_synthetic(s, &ev, "bo", 40, 3, 11, 5, 0.03, false);
+    snprintf(s->objective, sizeof s->objective, "%s", objective);
     evaluator_synthetic_trade(&ev, reader_exp);
-    sl_err e;
-    CHECK_INT(search_run(s, &wb, &ev, NULL, r, &e), 0);
+    fx_run(s, &ev, NULL, r);
     evaluator_free(&ev);
 }
 
@@ -47,7 +31,7 @@ static const struct collateral_effect *row_of(const struct search_result *r, int
 
 TEST(guard_refuses_a_throughput_win_that_slows_the_reader)
 {
-    setup();
+    fx_setup();
     struct search_spec s;
     struct search_result r;
     run("throughput,reader_p99<=baseline", 1.0, &s, &r);
@@ -74,7 +58,7 @@ TEST(guard_refuses_a_throughput_win_that_slows_the_reader)
 
 TEST(throughput_only_recommends_the_win_and_states_the_trade)
 {
-    setup();
+    fx_setup();
     struct search_spec s;
     struct search_result r;
     run("throughput", 1.0, &s, &r);
@@ -99,7 +83,7 @@ TEST(throughput_only_recommends_the_win_and_states_the_trade)
 
 TEST(guard_keeps_a_win_that_helps_the_reader)
 {
-    setup();
+    fx_setup();
     struct search_spec s;
     struct search_result r;
     run("throughput,reader_p99<=baseline", -0.5, &s, &r);

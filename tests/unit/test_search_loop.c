@@ -4,33 +4,13 @@
 #include "harness.h"
 #include "search/report.h"
 #include "search/search.h"
+#include "search_fixture.h"
 #include "probe/probe.h"
 #include "sysfs.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-static struct space wb;
-
-static void setup(void)
-{
-    sl_err e;
-    sysfs_set_root(harness_fixture_copy("modern"), &e);
-    if (space_build("writeback", NULL, &wb, &e) < 0) printf("  %s\n", e.msg);
-}
-
-static void spec_for(struct search_spec *s, const char *strategy, int budget, uint64_t seed)
-{
-    memset(s, 0, sizeof *s);
-    search_spec_defaults(s);
-    snprintf(s->space, sizeof s->space, "writeback");
-    snprintf(s->workload, sizeof s->workload, "synthetic");
-    snprintf(s->objective, sizeof s->objective, "throughput");
-    snprintf(s->strategy, sizeof s->strategy, "%s", strategy);
-    s->budget_evals = budget;
-    s->seed = seed;
-}
 
 static int count_role(const struct search_result *r, enum trial_role role)
 {
@@ -41,16 +21,14 @@ static int count_role(const struct search_result *r, enum trial_role role)
 
 TEST(search_finds_and_claims_a_real_improvement)
 {
-    setup();
+    fx_setup();
     const char *names[] = { "bo", "coord", "random", "grid" };
     for (int k = 0; k < 4; k++) {
         struct search_spec s;
-        spec_for(&s, names[k], 40, 3);
         struct evaluator ev;
-        evaluator_synthetic(&ev, 11, 5, 0.03, false);
+        fx_synthetic(&s, &ev, names[k], 40, 3, 11, 5, 0.03, false);
         struct search_result r;
-        sl_err e;
-        CHECK_INT(search_run(&s, &wb, &ev, NULL, &r, &e), 0);
+        fx_run(&s, &ev, NULL, &r);
         /* the budget holds, the confirmation included */
         CHECK(r.nevals <= 40);
         /* the baseline measured at least 5 times (exploring's and the
@@ -80,26 +58,22 @@ TEST(search_finds_and_claims_a_real_improvement)
             CHECK(r.confirm.dec.lo_pct > 0);
         }
         CHECK(r.npareto >= 1);
-        search_result_free(&r);
-        evaluator_free(&ev);
+        fx_done(&r, &ev);
     }
 }
 
 TEST(search_flat_landscape_is_within_noise)
 {
-    setup();
+    fx_setup();
     int claims = 0;
     for (int seed = 1; seed <= 20; seed++) {
         struct search_spec s;
-        spec_for(&s, seed % 2 ? "random" : "bo", 30, (uint64_t)seed);
         struct evaluator ev;
-        evaluator_synthetic(&ev, 11, (uint64_t)seed * 7, 0.05, true);
+        fx_synthetic(&s, &ev, seed % 2 ? "random" : "bo", 30, (uint64_t)seed, 11, (uint64_t)seed * 7, 0.05, true);
         struct search_result r;
-        sl_err e;
-        CHECK_INT(search_run(&s, &wb, &ev, NULL, &r, &e), 0);
+        fx_run(&s, &ev, NULL, &r);
         claims += r.winner >= 0;
-        search_result_free(&r);
-        evaluator_free(&ev);
+        fx_done(&r, &ev);
     }
     /* alpha 0.05 family-wise: expect about 1 in 20; 3 would be suspicious */
     CHECK(claims <= 2);
@@ -107,21 +81,18 @@ TEST(search_flat_landscape_is_within_noise)
 
 TEST(search_constraint_rules_out_infeasible_winners)
 {
-    setup();
+    fx_setup();
     struct search_spec s;
-    spec_for(&s, "bo", 40, 5);
+    struct evaluator ev;
+    fx_synthetic(&s, &ev, "bo", 40, 5, 11, 5, 0.03, false);
     /* canary p99 in the synthetic landscape is 40 ms at the optimum and
      * grows away from it: a limit of 1 ms makes everything infeasible */
     snprintf(s.objective, sizeof s.objective, "throughput,canary_p99<=1ms");
-    struct evaluator ev;
-    evaluator_synthetic(&ev, 11, 5, 0.03, false);
     struct search_result r;
-    sl_err e;
-    CHECK_INT(search_run(&s, &wb, &ev, NULL, &r, &e), 0);
+    fx_run(&s, &ev, NULL, &r);
     CHECK_INT(r.winner, -1);
     for (int i = 0; i < r.nleaders; i++) CHECK_INT(r.leader[i].verdict, VERDICT_INFEASIBLE);
-    search_result_free(&r);
-    evaluator_free(&ev);
+    fx_done(&r, &ev);
 }
 
 static long long fake_now;
@@ -129,24 +100,22 @@ static long long fake_clock(void *arg) { return fake_now += 1000; }
 
 TEST(search_wall_time_budget)
 {
-    setup();
+    fx_setup();
     struct search_spec s;
-    spec_for(&s, "random", 0, 2);
-    s.budget_ms = 30000;
     struct evaluator ev;
-    evaluator_synthetic(&ev, 11, 5, 0.03, false);
+    fx_synthetic(&s, &ev, "random", 0, 2, 11, 5, 0.03, false);
+    s.budget_ms = 30000;
     struct search_hooks hk = { .now_ms = fake_clock };
     struct search_result r;
-    sl_err e;
-    CHECK_INT(search_run(&s, &wb, &ev, &hk, &r, &e), 0);
+    fx_run(&s, &ev, &hk, &r);
     /* every evaluation within the wall time, the confirmation's too */
     CHECK(r.confirm.candidate >= 0);
     CHECK(count_role(&r, TRIAL_CONFIRM) >= 12);
     CHECK(r.trials[r.ntrials - 1].elapsed_ms <= 30000);
     CHECK(r.ntrials - count_role(&r, TRIAL_CONFIRM) >= 10);
-    search_result_free(&r);
-    evaluator_free(&ev);
-    spec_for(&s, "random", 0, 2);
+    fx_done(&r, &ev);
+    fx_spec(&s, "random", 0, 2);   /* no budget: refused before any run */
+    sl_err e;
     CHECK_INT(search_run(&s, &wb, &ev, NULL, &r, &e), -1);
     CHECK_CONTAINS(e.msg, "budget");
 }
@@ -176,14 +145,13 @@ static int tape_stop(void *arg)
 
 TEST(search_resumes_from_recorded_trials)
 {
-    setup();
+    fx_setup();
     static struct tape tp;
     memset(&tp, 0, sizeof tp);
     tp.stop_at = 12;
     struct search_spec s;
-    spec_for(&s, "bo", 30, 9);
     struct evaluator ev;
-    evaluator_synthetic(&ev, 11, 5, 0.03, false);
+    fx_synthetic(&s, &ev, "bo", 30, 9, 11, 5, 0.03, false);
     struct search_hooks hk = { .arg = &tp, .record = tape_record, .replay = tape_replay, .interrupted = tape_stop };
     struct search_result r;
     sl_err e;
@@ -205,8 +173,7 @@ TEST(search_resumes_from_recorded_trials)
     tp.n = 0;
     CHECK_INT(search_run(&s, &wb, &ev, &hk, &r, &e), -1);
     CHECK_CONTAINS(e.msg, "cannot resume");
-    search_result_free(&r);
-    evaluator_free(&ev);
+    fx_done(&r, &ev);
 }
 
 TEST(objective_parse_and_score)
@@ -241,23 +208,20 @@ TEST(objective_parse_and_score)
  * race with Welch this grid claimed 0%, so the check is on the looks. */
 TEST(search_race_looks_keep_false_claims_within_alpha)
 {
-    setup();
+    fx_setup();
     int claims = 0, looks = 0, runs = 120;
     for (int seed = 1; seed <= runs; seed++) {
         struct search_spec s;
-        spec_for(&s, "random", 80, (uint64_t)seed);
+        struct evaluator ev;
+        fx_synthetic(&s, &ev, "random", 80, (uint64_t)seed, 5, (uint64_t)seed * 7919 + 1, 0.05, true);
         s.ei_stop = 0;
         s.race_reps = 10;   /* a race long enough for several looks */
-        struct evaluator ev;
-        evaluator_synthetic(&ev, 5, (uint64_t)seed * 7919 + 1, 0.05, true);
         evaluator_synthetic_stalls(&ev, 0.10, 0.2, 0.6);
         struct search_result r;
-        sl_err e;
-        CHECK_INT(search_run(&s, &wb, &ev, NULL, &r, &e), 0);
+        fx_run(&s, &ev, NULL, &r);
         claims += r.winner >= 0;
         for (int i = 0; i < r.nleaders; i++) looks = r.leader[i].looks > looks ? r.leader[i].looks : looks;
-        search_result_free(&r);
-        evaluator_free(&ev);
+        fx_done(&r, &ev);
     }
     CHECK(looks > 1);                      /* the race did look more than once */
     CHECK(claims <= 0.05 * runs);
@@ -267,13 +231,11 @@ TEST(search_race_looks_keep_false_claims_within_alpha)
  * 20-60% and the canary sees every one. */
 static void run_seen_stalls(struct search_spec *s, struct evaluator *ev, struct search_result *r)
 {
-    setup();
-    spec_for(s, "bo", 60, 3);
-    evaluator_synthetic(ev, 11, 5, 0.03, false);
+    fx_setup();
+    fx_synthetic(s, ev, "bo", 60, 3, 11, 5, 0.03, false);
     evaluator_synthetic_stalls(ev, 0.25, 0.2, 0.6);
     evaluator_synthetic_canary(ev, 1.0, 0);
-    sl_err e;
-    CHECK_INT(search_run(s, &wb, ev, NULL, r, &e), 0);
+    fx_run(s, ev, NULL, r);
 }
 
 /* The stall rule: runs the canary flagged are left out of the decision and
@@ -319,29 +281,25 @@ TEST(search_stall_rule_leaves_flagged_runs_out)
     char line[1024];
     report_verdict_line(&s, &wb, &r, line, sizeof line);
     CHECK_CONTAINS(line, "stall rule: the canary flagged");
-    search_result_free(&r);
-    evaluator_free(&ev);
+    fx_done(&r, &ev);
 }
 
 /* ... unless most of a configuration's runs are flagged: then the stalls
  * are its own, and its runs count (kept, and counted as kept). */
 TEST(search_stall_rule_keeps_a_configurations_own_stalls)
 {
-    setup();
+    fx_setup();
     struct search_spec s;
-    spec_for(&s, "random", 30, 4);
     struct evaluator ev;
-    evaluator_synthetic(&ev, 11, 5, 0.03, false);
+    fx_synthetic(&s, &ev, "random", 30, 4, 11, 5, 0.03, false);
     evaluator_synthetic_stalls(&ev, 1.0, 0.5, 0.6);   /* every run stalls, and is seen */
     evaluator_synthetic_canary(&ev, 1.0, 0);
     struct search_result r;
-    sl_err e;
-    CHECK_INT(search_run(&s, &wb, &ev, NULL, &r, &e), 0);
+    fx_run(&s, &ev, NULL, &r);
     CHECK_INT(r.base_stalled_out, 0);
     CHECK(r.base_stalled_kept >= 5);
     CHECK_INT(r.nbase, r.base_stalled_kept);
-    search_result_free(&r);
-    evaluator_free(&ev);
+    fx_done(&r, &ev);
 }
 
 /* The winner's curse: exploring and its race measured the candidates 1.5
@@ -350,15 +308,13 @@ TEST(search_stall_rule_keeps_a_configurations_own_stalls)
  * is recorded. On the old code the race's claim was the verdict. */
 TEST(search_confirmation_shrinks_a_selected_claim)
 {
-    setup();
+    fx_setup();
     struct search_spec s;
-    spec_for(&s, "random", 30, 4);
     struct evaluator ev;
-    evaluator_synthetic(&ev, 11, 5, 0.03, true);
+    fx_synthetic(&s, &ev, "random", 30, 4, 11, 5, 0.03, true);
     evaluator_synthetic_inflate(&ev, 30 - 14, 1.5);   /* exploring: the budget but the confirmation's 14 */
     struct search_result r;
-    sl_err e;
-    CHECK_INT(search_run(&s, &wb, &ev, NULL, &r, &e), 0);
+    fx_run(&s, &ev, NULL, &r);
     CHECK_INT(r.winner, -1);
     CHECK(r.confirm.candidate >= 0);
     CHECK(r.confirm.outcome == CONFIRM_NOISE || r.confirm.outcome == CONFIRM_CONTRADICTED);
@@ -367,19 +323,16 @@ TEST(search_confirmation_shrinks_a_selected_claim)
     CHECK(r.confirm.shrinkage > 0.7);
     CHECK(count_role(&r, TRIAL_CONFIRM) >= 2 * 6);
     CHECK(r.nevals <= 30);
-    search_result_free(&r);
-    evaluator_free(&ev);
+    fx_done(&r, &ev);
     /* a real gain that exploring overstated: confirmed, smaller */
-    spec_for(&s, "bo", 40, 3);
-    evaluator_synthetic(&ev, 11, 5, 0.03, false);
+    fx_synthetic(&s, &ev, "bo", 40, 3, 11, 5, 0.03, false);
     evaluator_synthetic_inflate(&ev, 40 - 14, 1.3);
-    CHECK_INT(search_run(&s, &wb, &ev, NULL, &r, &e), 0);
+    fx_run(&s, &ev, NULL, &r);
     CHECK_INT(r.confirm.outcome, CONFIRM_CONFIRMED);
     CHECK(r.winner >= 0);
     CHECK(r.confirm.confirmed_est < r.confirm.explore_est);
     CHECK(r.confirm.shrinkage > 0.1);
-    search_result_free(&r);
-    evaluator_free(&ev);
+    fx_done(&r, &ev);
 }
 
 /* --budget is what a quick tune can afford: the confirmation's fresh runs
@@ -390,18 +343,16 @@ TEST(search_confirmation_shrinks_a_selected_claim)
  * top (48 evaluations and more, 66 with a second look). */
 TEST(search_budget_holds_with_the_confirmation)
 {
-    setup();
+    fx_setup();
     const char *names[] = { "bo", "coord", "random", "grid" };
     for (int k = 0; k < 4; k++) {
         struct search_spec s;
-        spec_for(&s, names[k], 30, 3);
-        s.ei_stop = 0;
         struct evaluator ev;
-        evaluator_synthetic(&ev, 2, 3 * 7919 + 1, 0.05, false);
+        fx_synthetic(&s, &ev, names[k], 30, 3, 2, 3 * 7919 + 1, 0.05, false);
+        s.ei_stop = 0;
         evaluator_synthetic_stalls(&ev, 0.10, 0.2, 0.6);
         struct search_result r;
-        sl_err e;
-        CHECK_INT(search_run(&s, &wb, &ev, NULL, &r, &e), 0);
+        fx_run(&s, &ev, NULL, &r);
         CHECK(r.nevals <= 30);
         CHECK(r.confirm.candidate >= 0);
         CHECK(count_role(&r, TRIAL_CONFIRM) >= 12);
@@ -413,8 +364,7 @@ TEST(search_budget_holds_with_the_confirmation)
             CHECK_CONTAINS(line, "one-sided");
             CHECK_CONTAINS(line, "look 1 of 1");
         }
-        search_result_free(&r);
-        evaluator_free(&ev);
+        fx_done(&r, &ev);
     }
 }
 
@@ -453,8 +403,7 @@ TEST(search_stall_rule_holds_in_the_confirmation)
     report_verdict_line(&s, &wb, &r, line, sizeof line);
     snprintf(want, sizeof want, "confirmation: %d left out and measured again", cf->stalled_out);
     CHECK_CONTAINS(line, want);
-    search_result_free(&r);
-    evaluator_free(&ev);
+    fx_done(&r, &ev);
 }
 
 /* A wrapper around the synthetic evaluator for bad runs: every
@@ -501,12 +450,11 @@ static const struct evaluator_ops bad_ops = { .name = "bad", .evaluate = bad_eva
  * (wrapped). */
 static void run_bad(struct bad_ev *p, struct evaluator *ev, struct search_spec *s, struct search_result *r)
 {
-    setup();
+    fx_setup();
     evaluator_synthetic(&p->inner, 11, 5, 0.03, false);
     *ev = (struct evaluator){ &bad_ops, p };
-    spec_for(s, "bo", 60, 3);
-    sl_err e;
-    CHECK_INT(search_run(s, &wb, ev, NULL, r, &e), 0);
+    fx_spec(s, "bo", 60, 3);
+    fx_run(s, ev, NULL, r);
 }
 
 /* PSI as the stall rule's second signal, shown and kept: io full counts
@@ -543,8 +491,7 @@ TEST(search_stall_rule_psi_signal)
     search_metrics_parse(json, &back);
     CHECK(!back.stalled);
     CHECK_INT(back.stall_by, PROBE_STALL_PSI);
-    search_result_free(&r);
-    evaluator_free(&ev);
+    fx_done(&r, &ev);
 }
 
 /* NaN and inf runs are left out of every decision, measured again, and
@@ -568,8 +515,7 @@ TEST(search_failed_runs_are_left_out_and_said)
     report_verdict_line(&s, &wb, &r, line, sizeof line);
     snprintf(want, sizeof want, "%d runs gave a NaN or infinite objective (a failed run?)", bad);
     CHECK_CONTAINS(line, want);
-    search_result_free(&r);
-    evaluator_free(&ev);
+    fx_done(&r, &ev);
 }
 
 /* A confirmation whose fresh runs are all one value on each side draws no
@@ -591,6 +537,5 @@ TEST(search_confirmation_without_spread_says_why)
     CHECK_CONTAINS(line, "not confirmed");
     CHECK_CONTAINS(line, "no verdict: ");
     CHECK_CONTAINS(line, "no spread");
-    search_result_free(&r);
-    evaluator_free(&ev);
+    fx_done(&r, &ev);
 }
