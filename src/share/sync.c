@@ -639,7 +639,10 @@ static json_t *kept_manifest(struct share_remote *r, const char *cls, struct pul
     }
     int g = r->ops->get(r, key, path, &v, &ignore);
     if (g == 1) {
-        FILE *f = fopen(path, "wb");
+        /* the kept body, written afresh into our private directory (x: never
+         * through a file that is already there) */
+        unlink(path);
+        FILE *f = fopen(path, "wbx");
         bool ok = f && fwrite(v.body, 1, v.body_len, f) == v.body_len;
         if (f && fclose(f) != 0) ok = false;
         m = ok ? manifest_at(path, key, r, fn, arg) : NULL;
