@@ -32,6 +32,9 @@ struct search_row {
     char confirm_outcome[16];
     int confirm_reps;
     double explore_improvement, shrinkage;   /* NAN when none */
+    /* migration 014: the level of [ci_lo, ci_hi] (0.90 for a one-look
+     * confirmation at alpha 0.05); NAN when none, or stored before 014 */
+    double ci_level;
 };
 
 struct trial_row {

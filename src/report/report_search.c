@@ -5,6 +5,7 @@
 #include "report_internal.h"
 #include "probe/probe.h"
 #include "search/objective.h"
+#include "search/search.h"
 #include "store_search.h"
 
 #include <math.h>
@@ -43,6 +44,15 @@ static void add_search_header(struct report *rep, const struct search_row *s)
     if (s->sizing_note[0]) report_add(rep, s->threshold_capped ? RI_NOTE : RI_TEXT, "sizing: %s", s->sizing_note);
 }
 
+/* "90 % interval": the level the decision drew [ci_lo, ci_hi] at, as
+ * stored (migration 014); a search stored before that did not keep it, and
+ * its level is not guessed. */
+static void interval_name(const struct search_row *s, char *buf, size_t n)
+{
+    if (s->ci_level > 0 && s->ci_level < 1) snprintf(buf, n, "%.3g %% interval", 100 * s->ci_level);
+    else snprintf(buf, n, "interval (level unknown: not stored with this search)");
+}
+
 static void add_verdict(struct report *rep, const struct search_row *s)
 {
     report_add(rep, RI_HEAD, "Verdict");
@@ -50,18 +60,20 @@ static void add_verdict(struct report *rep, const struct search_row *s)
     report_add(rep, s->verdict[0] == 'w' && strcmp(s->verdict, "win") == 0 ? RI_TEXT : RI_NOTE, "verdict: %s",
                s->verdict);
     if (s->winner_text[0]) report_add(rep, RI_TEXT, "winner: %s", s->winner_text);
+    char interval[80];
+    interval_name(s, interval, sizeof interval);
     if (s->confirm_outcome[0]) {
         report_add(rep, strcmp(s->confirm_outcome, "confirmed") == 0 ? RI_TEXT : RI_NOTE,
                    "confirmation: %s on %d fresh interleaved runs each of the baseline, the candidate and the runner-up",
                    s->confirm_outcome, s->confirm_reps);
-        report_add(rep, RI_TEXT, "exploring estimated %+.1f %%; confirmed %+.1f %%, 95 %% interval %+.1f %% .. %+.1f %%, "
-                   "p = %.3g; shrinkage %.0f %%", 100 * s->explore_improvement, 100 * s->improvement, 100 * s->ci_lo,
-                   100 * s->ci_hi, s->p_holm, 100 * s->shrinkage);
+        report_add(rep, RI_TEXT, "exploring estimated %+.1f %%; confirmed %+.1f %%, %s %+.1f %% .. %+.1f %%, "
+                   "p = %.3g; shrinkage %.0f %%", 100 * s->explore_improvement, 100 * s->improvement, interval,
+                   100 * s->ci_lo, 100 * s->ci_hi, s->p_holm, 100 * s->shrinkage);
     } else if (!isnan(s->improvement)) {
-        report_add(rep, RI_TEXT, "improvement %+.1f %%, 95 %% interval %+.1f %% .. %+.1f %% (bootstrap of the change "
+        report_add(rep, RI_TEXT, "improvement %+.1f %%, %s %+.1f %% .. %+.1f %% (bootstrap of the change "
                    "of means on the log scale, i.e. a ratio of geometric means), Holm-corrected p = %.3g; %d winner "
-                   "and %d baseline repetitions", 100 * s->improvement, 100 * s->ci_lo, 100 * s->ci_hi, s->p_holm,
-                   s->n_winner, s->n_baseline);
+                   "and %d baseline repetitions", 100 * s->improvement, interval, 100 * s->ci_lo, 100 * s->ci_hi,
+                   s->p_holm, s->n_winner, s->n_baseline);
     }
 }
 
@@ -81,19 +93,20 @@ static void add_trials(struct report *rep, const char *search_uuid, const struct
                                       metric_table[k].name, json_number_value(v), metric_table[k].unit[0] ? " " : "",
                                       metric_table[k].unit);
         }
-        const json_t *st = json_object_get(m, "stalled_ms");
-        const char *by = json_string_value(json_object_get(m, "stalled_by"));
-        char stall[128] = "";
-        if (json_is_number(st) && by && strcmp(by, "psi") == 0)
-            snprintf(stall, sizeof stall, "; STALLED (PSI: io full for most of the run: the stall rule)");
-        else if (json_is_number(st))
-            snprintf(stall, sizeof stall, "; STALLED (the canary overslept %.0f ms%s: the stall rule)", json_number_value(st),
-                     by ? "; PSI io full for most of the run too" : "");
-        char psi[128] = "";
-        if (!json_is_number(st) && by)   /* PSI's flag alone: shown, kept */
+        json_decref(m);
+        /* the stall rule as the search reads a stored trial today: only the
+         * canary's oversleep leaves a run out; PSI's flag is shown and kept,
+         * also on trials stored when PSI counted as a stall (stalled_ms
+         * beside stalled_by "psi") */
+        struct eval_metrics em;
+        char stall[128] = "", psi[128] = "";
+        bool read = search_metrics_parse(t[i].metrics_json, &em) == 0;
+        if (read && em.stalled)
+            snprintf(stall, sizeof stall, "; STALLED (the canary overslept %.0f ms%s: the stall rule)", em.stall_ms,
+                     em.stall_by & PROBE_STALL_PSI ? "; PSI io full for most of the run too" : "");
+        else if (read && em.stall_by & PROBE_STALL_PSI)
             snprintf(psi, sizeof psi, "; PSI io full >= %.0f%% of the run (the workload's own waits count here): kept",
                      PROBE_PSI_FULL_STALL_PCT);
-        json_decref(m);
         report_add(rep, stall[0] ? RI_WARN : RI_TEXT, "#%d %s: score %.4g; %s%s%s; run %s; %s", t[i].seq, t[i].role,
                    t[i].score, metrics[0] ? metrics : "no metrics", stall, psi, t[i].run_uuid[0] ? t[i].run_uuid : "-", cfg);
         char ref[48];
@@ -102,7 +115,7 @@ static void add_trials(struct report *rep, const char *search_uuid, const struct
         nstalled += stall[0] != 0;
     }
     if (nstalled)
-        report_add(rep, RI_NOTE, "%d trial%s flagged by the stall canary or PSI: left out of the decisions unless more than half "
+        report_add(rep, RI_NOTE, "%d trial%s flagged by the stall canary: left out of the decisions unless more than half "
                    "of its configuration's runs were flagged (man page: Stalled runs)", nstalled, nstalled == 1 ? "" : "s");
 }
 

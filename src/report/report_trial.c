@@ -4,7 +4,9 @@
  * configuration, each naming its run, which a reader can open). Named
  * "SEARCH#SEQ" (report_build). */
 #include "report_internal.h"
+#include "probe/probe.h"
 #include "search/objective.h"
+#include "search/search.h"
 #include "store_search.h"
 
 #include <math.h>
@@ -27,10 +29,16 @@ static void add_metrics(struct report *rep, const struct trial_row *t)
                    metric_table[k].help);
         shown++;
     }
-    double stalled = rj_num(m, "stalled_ms", NAN);
-    if (!isnan(stalled))
-        report_add(rep, RI_WARN, "STALLED: the canary overslept %.0f ms (the stall rule leaves this run out of decisions)",
-                   stalled);
+    /* the stall rule as the search reads the trial today: PSI's flag is
+     * shown and kept, also where it was stored as a stall (before e6b2856) */
+    struct eval_metrics em;
+    bool read = search_metrics_parse(t->metrics_json, &em) == 0;
+    if (read && em.stalled)
+        report_add(rep, RI_WARN, "STALLED: the canary overslept %.0f ms (the stall rule leaves this run out of decisions)%s",
+                   em.stall_ms, em.stall_by & PROBE_STALL_PSI ? "; PSI saw io full for most of the run too" : "");
+    else if (read && em.stall_by & PROBE_STALL_PSI)
+        report_add(rep, RI_NOTE, "PSI saw io full >= %.0f%% of the run (the workload's own waits count here): shown, kept",
+                   PROBE_PSI_FULL_STALL_PCT);
     if (!shown) report_add(rep, RI_NOTE, "no metrics stored for this trial%s", m ? "" : " (its metrics are not readable JSON)");
     json_decref(m);
 }

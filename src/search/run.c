@@ -393,7 +393,7 @@ static void fill_row(struct search_row *row, const struct search_flow_opts *o, c
     }
     struct device d;
     if (sp->device[0] && device_get(sp->device, &d, NULL) == 0) device_class(&d, row->hw_class, sizeof row->hw_class);
-    row->improvement = row->ci_lo = row->ci_hi = row->p_holm = NAN;
+    row->improvement = row->ci_lo = row->ci_hi = row->p_holm = row->ci_level = NAN;
     row->explore_improvement = row->shrinkage = NAN;
 }
 
@@ -415,6 +415,7 @@ static void fill_verdict(struct search_row *row, const struct space *sp, const s
         row->improvement = cf->confirmed_est;
         row->ci_lo = cf->dec.lo_pct / 100;
         row->ci_hi = cf->dec.hi_pct / 100;
+        row->ci_level = cf->dec.level;
         row->p_holm = cf->dec.p;
         row->n_winner = cf->reps;
     } else if (cf->outcome != CONFIRM_NONE) {
@@ -422,6 +423,7 @@ static void fill_verdict(struct search_row *row, const struct space *sp, const s
         row->improvement = cf->confirmed_est;
         row->ci_lo = cf->dec.lo_pct / 100;
         row->ci_hi = cf->dec.hi_pct / 100;
+        row->ci_level = cf->dec.level;
         row->p_holm = cf->dec.p;
     } else {
         bool infeasible = r->nleaders > 0;
