@@ -53,7 +53,23 @@ static void interval_name(const struct search_row *s, char *buf, size_t n)
     else snprintf(buf, n, "interval (level unknown: not stored with this search)");
 }
 
-static void add_verdict(struct report *rep, const struct search_row *s)
+/* Whether the confirmation measured a runner-up beside the baseline and
+ * the candidate (only when the budget left afforded it, since ff160ae):
+ * its confirm trials then hold a third configuration. */
+static bool confirmed_runner_up(const struct trial_row *t, int n)
+{
+    const char *seen[2] = { NULL, NULL };
+    for (int i = 0; i < n; i++) {
+        if (strcmp(t[i].role, "confirm") != 0) continue;
+        int k = 0;
+        while (k < 2 && seen[k] && strcmp(seen[k], t[i].config_hash) != 0) k++;
+        if (k == 2) return true;
+        seen[k] = t[i].config_hash;
+    }
+    return false;
+}
+
+static void add_verdict(struct report *rep, const struct search_row *s, const struct trial_row *t, int n)
 {
     report_add(rep, RI_HEAD, "Verdict");
     if (!s->verdict[0]) { report_add(rep, RI_NOTE, "no verdict (the search did not finish)"); return; }
@@ -64,8 +80,8 @@ static void add_verdict(struct report *rep, const struct search_row *s)
     interval_name(s, interval, sizeof interval);
     if (s->confirm_outcome[0]) {
         report_add(rep, strcmp(s->confirm_outcome, "confirmed") == 0 ? RI_TEXT : RI_NOTE,
-                   "confirmation: %s on %d fresh interleaved runs each of the baseline, the candidate and the runner-up",
-                   s->confirm_outcome, s->confirm_reps);
+                   "confirmation: %s on %d fresh interleaved runs each of the baseline%s", s->confirm_outcome,
+                   s->confirm_reps, confirmed_runner_up(t, n) ? ", the candidate and the runner-up" : " and the candidate");
         report_add(rep, RI_TEXT, "exploring estimated %+.1f %%; confirmed %+.1f %%, %s %+.1f %% .. %+.1f %%, "
                    "p = %.3g; shrinkage %.0f %%", 100 * s->explore_improvement, 100 * s->improvement, interval,
                    100 * s->ci_lo, 100 * s->ci_hi, s->p_holm, 100 * s->shrinkage);
@@ -153,7 +169,7 @@ int report_search(struct store *st, const char *uuid_prefix, struct report *rep,
     int n = store_search_trials(st, s.id, &t, e);
     if (n < 0) return -1;
     add_search_header(rep, &s);
-    add_verdict(rep, &s);
+    add_verdict(rep, &s, t, n);
     add_trials(rep, s.uuid, t, n);
     report_add(rep, RI_HEAD, "Charts");
     add_scores_chart(rep, &s, t, n);
