@@ -101,6 +101,8 @@ static const struct opt pull_rows[] = {
       OPT_PTR(struct share_args, hw_class), .complete = "this all" },
     { .name = "keep-going", .type = OPT_FLAG, .help = "merge what passes its checks when some files fail",
       ARGS(keep_going) },
+    { .name = "parallel", .type = OPT_INT, .arg = "N", .min = 1, .max = SHARE_PARALLEL_MAX, .def = "8",
+      .help = "downloads at once, over connections kept open", ARGS(o.parallel) },
     { NULL },
 };
 static const struct opt prune_rows[] = {

@@ -23,6 +23,7 @@ struct attempt {
     bool too_big, io_error;
     int io_errno;
     bool progress_shown;
+    bool quiet;                 /* one of a batch: no progress line of its own */
     struct share_setopt setopt;   /* an option libcurl refused: not sent */
 };
 
@@ -114,7 +115,7 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off
     /* Non-zero makes curl stop with CURLE_ABORTED_BY_CALLBACK. */
     if (share_cancelled(a->r)) return 1;
     curl_off_t total = ultotal ? ultotal : dltotal, now = ultotal ? ulnow : dlnow;
-    if (!a->r->opts.progress || !(a->q->upload_path || a->q->download_path) || total <= 0) return 0;
+    if (!a->r->opts.progress || a->quiet || !(a->q->upload_path || a->q->download_path) || total <= 0) return 0;
     char done[32], all[32];
     units_format_bytes((unsigned long long)now, done, sizeof done);
     units_format_bytes((unsigned long long)total, all, sizeof all);
@@ -195,18 +196,14 @@ static int curl_fail(struct attempt *a, CURLcode c, const char *detail, int trie
     }
 }
 
-static void backoff(struct share_remote *r, int attempt, const char *why, const char *what)
+/* The wait before retry attempt+1, said on stderr. */
+static long backoff_note(struct share_remote *r, int attempt, const char *why, const char *what)
 {
     long ms = r->opts.retry_base_ms << (attempt < 5 ? attempt : 5);
     if (ms > 8000) ms = 8000;
     if (!r->opts.cancel)
         fprintf(stderr, "sluice: %s: %s; retry %d of %d in %.1f s\n", what, why, attempt + 1, r->opts.retries, ms / 1000.0);
-    /* In slices, so a cancel does not wait out the backoff. */
-    for (long left = ms; left > 0 && !share_cancelled(r); left -= 100) {
-        long slice = left < 100 ? left : 100;
-        struct timespec ts = { 0, slice * 1000000L };
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
-    }
+    return ms;
 }
 
 /* What every request sets: where, how long, TLS, where the body goes. */
@@ -246,92 +243,245 @@ static void set_common(CURL *h, struct attempt *a, char *detail)
     if (q->method) SHARE_SETOPT(st, h, CURLOPT_CUSTOMREQUEST, q->method);
 }
 
-/* One attempt. Returns the curl code; HTTP status in q->http_code. */
-static CURLcode attempt_once(struct attempt *a, char *detail)
+/* One request of a batch, across its attempts. */
+struct xfer {
+    struct attempt a;           /* this attempt's (reset for each) */
+    sl_err *e;
+    int rc;                     /* when done: 0 a response arrived, -1 e says why not */
+    int tries;                  /* attempts finished */
+    long long start_ms;         /* the next attempt not before this (backoff) */
+    CURL *h;
+    FILE *up;
+    char detail[CURL_ERROR_SIZE];
+    enum { XFER_WAITING, XFER_RUNNING, XFER_DONE } state;
+};
+
+static long long now_ms(void)
 {
-    struct share_req *q = a->q;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The remote's multi handle: every request of the remote runs through it,
+ * so its connection cache keeps connections open from one request to the
+ * next (one TCP, TLS or SSH handshake for a whole pull, not one per
+ * object). */
+static CURLM *pool_of(struct share_remote *r)
+{
+    if (r->pool) return r->pool;
+    CURLM *m = curl_multi_init();
+    if (!m) sl_die("curl_multi_init failed");
+    /* Idle connections kept: enough for a batch at --parallel's ceiling. A
+     * refused option only means libcurl's default (4 per handle added). */
+    if (curl_multi_setopt(m, CURLMOPT_MAXCONNECTS, (long)SHARE_PARALLEL_MAX) != CURLM_OK)
+        fprintf(stderr, "sluice: note: this libcurl keeps fewer connections open\n");
+    r->pool = m;
+    return m;
+}
+
+void share_curl_release(struct share_remote *r)
+{
+    if (r->pool) curl_multi_cleanup(r->pool);
+    r->pool = NULL;
+}
+
+static void xfer_done(struct xfer *x, int rc)
+{
+    x->state = XFER_DONE;
+    x->rc = rc;
+}
+
+static void xfer_finish_code(CURLM *m, struct xfer *x, CURLcode c);
+
+/* Set up an attempt and hand it to the multi handle (or end x: the file
+ * cannot be created, an option was refused). */
+static void xfer_start(CURLM *m, struct xfer *x)
+{
+    struct share_remote *r = x->a.r;
+    struct share_req *q = x->a.q;
+    if (share_time_left_ms(r) <= 0) {
+        xfer_done(x, deadline_fail(r, q->what, x->e));
+        return;
+    }
+    bool quiet = x->a.quiet;
+    x->a = (struct attempt){ .r = r, .q = q, .fd = -1, .quiet = quiet };
+    x->detail[0] = 0;
+    free(q->body.p);
+    q->body.p = NULL;
+    q->body.len = 0;
+    if (q->download_path) {
+        x->a.fd = open(q->download_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (x->a.fd < 0) {
+            xfer_done(x, sl_fail_errno(x->e, SL_EFAIL, errno, "%s: %s", q->what, q->download_path));
+            return;
+        }
+    }
     CURL *h = curl_easy_init();
     if (!h) sl_die("curl_easy_init failed");
-    FILE *up = NULL;
-    CURLcode c = CURLE_OK;
-    struct share_setopt *st = &a->setopt;
-    set_common(h, a, detail);
+    struct share_setopt *st = &x->a.setopt;
+    set_common(h, &x->a, x->detail);
     if (q->upload_path) {
-        up = fopen(q->upload_path, "rb");
-        if (!up) {
-            snprintf(detail, CURL_ERROR_SIZE, "cannot read %s: %s", q->upload_path, strerror(errno));
+        x->up = fopen(q->upload_path, "rb");
+        if (!x->up) {
+            snprintf(x->detail, CURL_ERROR_SIZE, "cannot read %s: %s", q->upload_path, strerror(errno));
             curl_easy_cleanup(h);
-            return CURLE_READ_ERROR;
+            x->state = XFER_RUNNING;
+            xfer_finish_code(m, x, CURLE_READ_ERROR);
+            return;
         }
-        fseek(up, 0, SEEK_END);
-        curl_off_t size = ftell(up);
-        rewind(up);
+        fseek(x->up, 0, SEEK_END);
+        curl_off_t size = ftell(x->up);
+        rewind(x->up);
         SHARE_SETOPT(st, h, CURLOPT_UPLOAD, 1L);
-        SHARE_SETOPT(st, h, CURLOPT_READDATA, up);
+        SHARE_SETOPT(st, h, CURLOPT_READDATA, x->up);
         SHARE_SETOPT(st, h, CURLOPT_INFILESIZE_LARGE, size);
     }
     if (q->setup) q->setup(h, q->setup_arg, st);
     if (q->headers) SHARE_SETOPT(st, h, CURLOPT_HTTPHEADER, q->headers);
-    c = st->code == CURLE_OK ? curl_easy_perform(h) : st->code;
+    SHARE_SETOPT(st, h, CURLOPT_PRIVATE, (void *)x);
+    if (st->code != CURLE_OK) {
+        curl_easy_cleanup(h);
+        if (x->up) fclose(x->up);
+        x->up = NULL;
+        if (x->a.fd >= 0) close(x->a.fd);
+        x->a.fd = -1;
+        xfer_done(x, sl_fail(x->e, SL_EFAIL, "%s: this libcurl (%s) refused %s (%s), so the request was not sent: "
+                             "install Debian's libcurl4 (with TLS%s)", q->what,
+                             curl_version_info(CURLVERSION_NOW)->version, st->option, curl_easy_strerror(st->code),
+                             strncmp(q->url, "sftp:", 5) ? "" : " and SFTP"));
+        return;
+    }
+    x->h = h;
+    x->state = XFER_RUNNING;
+    CURLMcode mc = curl_multi_add_handle(m, h);
+    if (mc != CURLM_OK) {
+        snprintf(x->detail, CURL_ERROR_SIZE, "%s", curl_multi_strerror(mc));
+        xfer_finish_code(m, x, CURLE_FAILED_INIT);
+    }
+}
+
+/* An attempt ended with c: x is done, or waits out a backoff to try again
+ * (transient failures, as share_curl says). */
+static void xfer_finish_code(CURLM *m, struct xfer *x, CURLcode c)
+{
+    struct attempt *a = &x->a;
+    struct share_req *q = a->q;
+    struct share_remote *r = a->r;
     q->http_code = 0;
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &q->http_code);
+    if (x->h) {
+        curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &q->http_code);
+        curl_multi_remove_handle(m, x->h);
+        curl_easy_cleanup(x->h);
+        x->h = NULL;
+    }
     if (a->progress_shown) {
         fputc('\n', stderr);
         a->progress_shown = false;
     }
-    curl_easy_cleanup(h);
-    if (up) fclose(up);
-    return c;
+    if (x->up) fclose(x->up);
+    x->up = NULL;
+    if (a->fd >= 0 && close(a->fd) != 0 && c == CURLE_OK) {
+        a->io_error = true;
+        a->io_errno = errno;
+        c = CURLE_WRITE_ERROR;
+    }
+    a->fd = -1;
+    int tries = ++x->tries;
+    char why[CURL_ERROR_SIZE + 64];
+    bool retry;
+    if (c != CURLE_OK) {
+        retry = transient_curl(c) && !a->too_big;
+        snprintf(why, sizeof why, "%s", x->detail[0] ? x->detail : curl_easy_strerror(c));
+    } else {
+        retry = transient_http(q->http_code);
+        snprintf(why, sizeof why, "server answered %ld", q->http_code);
+    }
+    if (retry && tries <= r->opts.retries && share_time_left_ms(r) > 0) {
+        x->start_ms = now_ms() + backoff_note(r, tries - 1, why, q->what);
+        x->state = XFER_WAITING;
+        return;
+    }
+    if (c != CURLE_OK) {
+        xfer_done(x, curl_fail(a, c, x->detail, tries, x->e));
+        return;
+    }
+    if (retry) {
+        char url[2048];
+        shown_url(q->url, url, sizeof url);
+        xfer_done(x, sl_fail(x->e, SL_EFAIL, "%s: %s answered %ld (a server error) %d time%s: try again later or "
+                             "ask its administrator", q->what, url, q->http_code, tries, tries > 1 ? "s" : ""));
+        return;
+    }
+    xfer_done(x, 0);
+}
+
+/* "downloading: 12 of 40" on a terminal, for a batch. */
+static void batch_progress(const struct share_remote *r, const struct xfer *x, int n, bool last)
+{
+    if (!r->opts.progress || n < 2) return;
+    int done = 0;
+    for (int i = 0; i < n; i++) done += x[i].state == XFER_DONE;
+    fprintf(stderr, "\r  %s: %d of %d   %s", x[0].a.q->download_path ? "downloading" : "requests", done, n,
+            last ? "\n" : "");
+}
+
+/* Run every request of x to its end: at most `parallel` at once, each
+ * retried on its own, all over the remote's connections. */
+static void run_batch(struct share_remote *r, struct xfer *x, int n, int parallel)
+{
+    CURLM *m = pool_of(r);
+    for (;;) {
+        long long now = now_ms(), wake = now + 100;
+        int running = 0, open = 0;
+        for (int i = 0; i < n; i++) running += x[i].state == XFER_RUNNING;
+        for (int i = 0; i < n; i++) {
+            if (x[i].state != XFER_WAITING) continue;
+            if (share_cancelled(r)) xfer_done(&x[i], share_fail_cancelled(x[i].e, x[i].a.q->what));
+            else if (x[i].start_ms <= now && running < parallel) {
+                xfer_start(m, &x[i]);
+                running += x[i].state == XFER_RUNNING;
+            } else if (x[i].start_ms > now && x[i].start_ms < wake) wake = x[i].start_ms;
+        }
+        for (int i = 0; i < n; i++) open += x[i].state != XFER_DONE;
+        if (!open) break;
+        int still;
+        CURLMcode mc = curl_multi_perform(m, &still);
+        bool ended = false;
+        CURLMsg *msg;
+        int queued;
+        while ((msg = curl_multi_info_read(m, &queued))) {
+            if (msg->msg != CURLMSG_DONE) continue;
+            CURL *h = msg->easy_handle;
+            CURLcode c = msg->data.result;
+            struct xfer *done = NULL;
+            curl_easy_getinfo(h, CURLINFO_PRIVATE, (char **)&done);
+            if (done) xfer_finish_code(m, done, c);
+            ended = true;
+        }
+        if (mc != CURLM_OK) {   /* the multi handle itself failed: every running request with it */
+            for (int i = 0; i < n; i++)
+                if (x[i].state == XFER_RUNNING) {
+                    snprintf(x[i].detail, CURL_ERROR_SIZE, "%s", curl_multi_strerror(mc));
+                    xfer_finish_code(m, &x[i], CURLE_FAILED_INIT);
+                }
+            ended = true;
+        }
+        if (ended) {
+            batch_progress(r, x, n, false);
+            continue;
+        }
+        long long wait = wake - now_ms();
+        curl_multi_poll(m, NULL, 0, (int)(wait < 0 ? 0 : wait > 100 ? 100 : wait), NULL);
+    }
+    batch_progress(r, x, n, true);
 }
 
 int share_curl(struct share_remote *r, struct share_req *q, sl_err *e)
 {
-    for (int i = 0;; i++) {
-        if (share_time_left_ms(r) <= 0) return deadline_fail(r, q->what, e);
-        struct attempt a = { .r = r, .q = q, .fd = -1 };
-        char detail[CURL_ERROR_SIZE] = "";
-        free(q->body.p);
-        q->body.p = NULL;
-        q->body.len = 0;
-        if (q->download_path) {
-            a.fd = open(q->download_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-            if (a.fd < 0) return sl_fail_errno(e, SL_EFAIL, errno, "%s: %s", q->what, q->download_path);
-        }
-        CURLcode c = attempt_once(&a, detail);
-        if (a.setopt.code != CURLE_OK) {
-            if (a.fd >= 0) close(a.fd);
-            return sl_fail(e, SL_EFAIL, "%s: this libcurl (%s) refused %s (%s), so the request was not sent: "
-                           "install Debian's libcurl4 (with TLS%s)", q->what, curl_version_info(CURLVERSION_NOW)->version,
-                           a.setopt.option, curl_easy_strerror(a.setopt.code), strncmp(q->url, "sftp:", 5) ? "" : " and SFTP");
-        }
-        if (a.fd >= 0 && close(a.fd) != 0 && c == CURLE_OK) {
-            a.io_error = true;
-            a.io_errno = errno;
-            c = CURLE_WRITE_ERROR;
-        }
-        char why[CURL_ERROR_SIZE + 64];
-        bool retry;
-        if (c != CURLE_OK) {
-            retry = transient_curl(c) && !a.too_big;
-            snprintf(why, sizeof why, "%s", detail[0] ? detail : curl_easy_strerror(c));
-        } else {
-            retry = transient_http(q->http_code);
-            snprintf(why, sizeof why, "server answered %ld", q->http_code);
-        }
-        if (retry && i < r->opts.retries && share_time_left_ms(r) > 0) {
-            backoff(r, i, why, q->what);
-            if (share_cancelled(r)) return share_fail_cancelled(e, q->what);
-            continue;
-        }
-        if (c != CURLE_OK) return curl_fail(&a, c, detail, i + 1, e);
-        if (retry) {
-            char url[2048];
-            shown_url(q->url, url, sizeof url);
-            return sl_fail(e, SL_EFAIL, "%s: %s answered %ld (a server error) %d time%s: try again later or ask its "
-                           "administrator", q->what, url, q->http_code, i + 1, i ? "s" : "");
-        }
-        return 0;
-    }
+    struct xfer x = { .a = { .r = r, .q = q, .fd = -1 }, .e = e };
+    run_batch(r, &x, 1, 1);
+    return x.rc;
 }
 
 int share_http_ok(struct share_remote *r, const struct share_req *q, const char *detail, sl_err *e)
@@ -383,22 +533,63 @@ static struct curl_slist *cond_headers(const struct curl_slist *base, const stru
     return l;
 }
 
-int share_curl_get(struct share_remote *r, struct share_req *q, const struct curl_slist *base,
-                   struct share_validator *v, sl_err *e)
+void share_curl_get_many(struct share_remote *r, struct share_get *g, int n, share_get_fill *fill,
+                         const struct curl_slist *base)
 {
-    struct share_validator had;
-    if (v) {
-        had = *v;
-        q->cond = v;
+    struct xfer *x = xcalloc((size_t)n, sizeof *x);
+    struct share_req *q = xcalloc((size_t)n, sizeof *q);
+    struct share_validator *had = xcalloc((size_t)n, sizeof *had);
+    char (*url)[2600] = xcalloc((size_t)n, sizeof *url), (*what)[600] = xcalloc((size_t)n, sizeof *what);
+    for (int i = 0; i < n; i++) {
+        fill(r, g[i].key, &q[i], url[i], sizeof url[i], what[i], sizeof what[i]);
+        q[i].download_path = g[i].local_path;
+        struct share_validator *v = g[i].v;
+        /* SFTP has no validators: always fetched, v cleared. */
+        bool sftp = strncmp(q[i].url, "sftp:", 5) == 0;
+        if (v && sftp) v->etag[0] = v->last_modified[0] = 0;
+        if (v && !sftp) {
+            had[i] = *v;
+            q[i].cond = v;
+        }
+        q[i].headers = cond_headers(base, sftp ? NULL : v);
+        x[i] = (struct xfer){ .a = { .r = r, .q = &q[i], .fd = -1, .quiet = n > 1 }, .e = &g[i].err };
     }
-    q->headers = cond_headers(base, v);
-    int rc = share_curl(r, q, e);
-    if (rc == 0) rc = v && q->http_code == 304 ? 1 : share_http_ok(r, q, NULL, e);
-    if (v && rc != 0) {   /* unchanged or failed: what we had stays */
-        memcpy(v->etag, had.etag, sizeof v->etag);
-        memcpy(v->last_modified, had.last_modified, sizeof v->last_modified);
+    int parallel = r->opts.parallel > 0 ? r->opts.parallel : SHARE_DEFAULT_PARALLEL;
+    run_batch(r, x, n, parallel < SHARE_PARALLEL_MAX ? parallel : SHARE_PARALLEL_MAX);
+    for (int i = 0; i < n; i++) {
+        struct share_validator *v = q[i].cond;
+        int rc = x[i].rc;
+        if (rc == 0 && strncmp(q[i].url, "sftp:", 5) != 0)
+            rc = v && q[i].http_code == 304 ? 1 : share_http_ok(r, &q[i], NULL, &g[i].err);
+        if (v && rc != 0) {   /* unchanged or failed: what we had stays */
+            memcpy(v->etag, had[i].etag, sizeof v->etag);
+            memcpy(v->last_modified, had[i].last_modified, sizeof v->last_modified);
+        }
+        g[i].rc = rc;
+        share_req_free(&q[i]);
     }
-    return rc;
+    free(x);
+    free(q);
+    free(had);
+    free(url);
+    free(what);
+}
+
+void share_get_failed(struct share_get *g, int n, const sl_err *e)
+{
+    for (int i = 0; i < n; i++) {
+        g[i].rc = -1;
+        g[i].err = *e;
+    }
+}
+
+int share_curl_get_one(struct share_remote *r, const char *key, const char *local_path, struct share_validator *v,
+                       share_get_fill *fill, const struct curl_slist *base, sl_err *e)
+{
+    struct share_get g = { .key = key, .local_path = local_path, .v = v };
+    share_curl_get_many(r, &g, 1, fill, base);
+    if (g.rc < 0 && e) *e = g.err;
+    return g.rc;
 }
 
 void share_escape(const char *in, char *out, size_t n)

@@ -42,26 +42,40 @@ struct share_req {
     void (*setup)(CURL *h, void *arg, struct share_setopt *st);
     void *setup_arg;
     long http_code;               /* out: the final status (0 for SFTP) */
-    /* A conditional GET (share_curl_get): the response's ETag and
+    /* A conditional GET (share_curl_get_many): the response's ETag and
      * Last-Modified are written here. */
     struct share_validator *cond;
 };
 
 /* Run the request, retrying transient failures (no connection, timeouts,
  * cut-short transfers, HTTP 408/429/5xx) opts.retries times with doubling
- * backoff. 0 when a response arrived (check http_code: see share_http_ok),
- * -1 with a message otherwise. Frees nothing of q but q->body on error. */
+ * backoff, over a connection the remote keeps open for its next request.
+ * 0 when a response arrived (check http_code: see share_http_ok), -1 with
+ * a message otherwise. Frees nothing of q but q->body on error. */
 int share_curl(struct share_remote *r, struct share_req *q, sl_err *e);
 /* 0 for a 2xx status; else -1 with the message a person needs for 401, 403,
  * 404 and the rest (detail, e.g. an S3 error code, appended when given). */
 int share_http_ok(struct share_remote *r, const struct share_req *q, const char *detail, sl_err *e);
 void share_req_free(struct share_req *q);
-/* q (url, download_path, what, setup) run as a GET with the headers base
- * (NULL: none), conditional on v unless NULL (share_transport.get's
- * contract: 1 unchanged and v as it was, 0 fetched and v the server's, -1
- * error naming the status). */
-int share_curl_get(struct share_remote *r, struct share_req *q, const struct curl_slist *base,
-                   struct share_validator *v, sl_err *e);
+/* How a curl transport asks for key: q's url (written into url), what
+ * (into what), setup and setup_arg. */
+typedef void share_get_fill(struct share_remote *r, const char *key, struct share_req *q, char *url, size_t url_n,
+                            char *what, size_t what_n);
+/* share_transport.get_many for a curl transport: each of g as fill makes
+ * it, sent with the headers base (NULL: none) and, where g[i].v is set and
+ * the scheme has validators, conditional on it (get's contract each: 1
+ * unchanged and v as it was, 0 fetched and v the server's, -1 err naming
+ * the status). At most opts.parallel (SHARE_DEFAULT_PARALLEL) at once, all
+ * over the remote's kept connections; each is retried on its own. */
+void share_curl_get_many(struct share_remote *r, struct share_get *g, int n, share_get_fill *fill,
+                         const struct curl_slist *base);
+/* The same for one key (share_transport.get): its rc, e set on -1. */
+int share_curl_get_one(struct share_remote *r, const char *key, const char *local_path, struct share_validator *v,
+                       share_get_fill *fill, const struct curl_slist *base, sl_err *e);
+/* Every g[i] failed with e (the transport could not be set up). */
+void share_get_failed(struct share_get *g, int n, const sl_err *e);
+/* Close the connections r keeps (share_close). */
+void share_curl_release(struct share_remote *r);
 /* "x y" -> "x%20y": every byte but unreserved ones escaped (RFC 3986). */
 void share_escape(const char *in, char *out, size_t n);
 

@@ -177,19 +177,34 @@ static int s3_list(struct share_remote *r, const char *dir, struct share_list *o
     return sl_fail(e, SL_EFAIL, "%s: more than 1000 pages of objects: narrow the prefix", what);
 }
 
+static void s3_fill(struct share_remote *r, const char *key, struct share_req *q, char *url, size_t url_n, char *what,
+                    size_t what_n)
+{
+    struct s3 *s = r->priv;
+    object_url(s, key, url, url_n);
+    snprintf(what, what_n, "downloading %s", key);
+    q->url = url;
+    q->what = what;
+    q->setup = sign;
+    q->setup_arg = s;
+}
+
+/* An error document goes to the file: share_http_ok names the status. */
+static void s3_get_many(struct share_remote *r, struct share_get *g, int n)
+{
+    sl_err e;
+    if (s3_setup(r, &e) < 0) {
+        share_get_failed(g, n, &e);
+        return;
+    }
+    share_curl_get_many(r, g, n, s3_fill, ((struct s3 *)r->priv)->headers);
+}
+
 static int s3_get(struct share_remote *r, const char *key, const char *local_path, struct share_validator *v,
                   sl_err *e)
 {
     if (s3_setup(r, e) < 0) return -1;
-    struct s3 *s = r->priv;
-    char url[2600], what[600];
-    object_url(s, key, url, sizeof url);
-    snprintf(what, sizeof what, "downloading %s", key);
-    struct share_req q = { .url = url, .download_path = local_path, .what = what, .setup = sign, .setup_arg = s };
-    /* An error document goes to the file: share_http_ok names the status. */
-    int rc = share_curl_get(r, &q, s->headers, v, e);
-    share_req_free(&q);
-    return rc;
+    return share_curl_get_one(r, key, local_path, v, s3_fill, ((struct s3 *)r->priv)->headers, e);
 }
 
 static int s3_remove(struct share_remote *r, const char *key, sl_err *e)
@@ -215,5 +230,5 @@ static void s3_close(struct share_remote *r)
 static const char *const s3_schemes[] = { "s3", NULL };
 const struct share_transport share_s3_transport = {
     .name = "s3", .schemes = s3_schemes, .uses_curl = true, .put = s3_put, .list = s3_list, .get = s3_get,
-    .remove = s3_remove, .close = s3_close,
+    .get_many = s3_get_many, .remove = s3_remove, .close = s3_close,
 };

@@ -136,18 +136,32 @@ static int sftp_list(struct share_remote *r, const char *dir, struct share_list 
     return 0;
 }
 
+static void sftp_fill(struct share_remote *r, const char *key, struct share_req *q, char *url, size_t url_n,
+                      char *what, size_t what_n)
+{
+    snprintf(url, url_n, "%s/%s", r->url, key);
+    snprintf(what, what_n, "downloading %s", key);
+    q->url = url;
+    q->what = what;
+    q->setup = setup;
+    q->setup_arg = r;
+}
+
 static int sftp_get(struct share_remote *r, const char *key, const char *local_path, struct share_validator *v,
                     sl_err *e)
 {
-    if (v) v->etag[0] = v->last_modified[0] = 0;   /* SFTP has none: always fetched */
     if (sftp_check(r, e) < 0) return -1;
-    char url[2600], what[600];
-    snprintf(url, sizeof url, "%s/%s", r->url, key);
-    snprintf(what, sizeof what, "downloading %s", key);
-    struct share_req q = { .url = url, .download_path = local_path, .what = what, .setup = setup, .setup_arg = r };
-    int rc = share_curl(r, &q, e);
-    share_req_free(&q);
-    return rc;
+    return share_curl_get_one(r, key, local_path, v, sftp_fill, NULL, e);
+}
+
+static void sftp_get_many(struct share_remote *r, struct share_get *g, int n)
+{
+    sl_err e;
+    if (sftp_check(r, &e) < 0) {
+        share_get_failed(g, n, &e);
+        return;
+    }
+    share_curl_get_many(r, g, n, sftp_fill, NULL);
 }
 
 static void sftp_close(struct share_remote *r)
@@ -159,5 +173,6 @@ static void sftp_close(struct share_remote *r)
 static const char *const sftp_schemes[] = { "sftp", NULL };
 const struct share_transport share_sftp_transport = {
     .name = "sftp", .schemes = sftp_schemes, .uses_curl = true,
-    .put = sftp_put, .list = sftp_list, .get = sftp_get, .close = sftp_close,
+    .put = sftp_put, .list = sftp_list, .get = sftp_get, .get_many = sftp_get_many,
+    .close = sftp_close,
 };

@@ -3,7 +3,7 @@
 #include "share.h"
 #include "store_share.h"
 
-#include <curl/curl.h>
+#include "curl.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -93,8 +93,20 @@ void share_close(struct share_remote *r)
 {
     if (!r) return;
     if (r->priv && r->ops->close) r->ops->close(r);
+    if (r->pool) share_curl_release(r);
     free(r->priv);
     free(r);
+}
+
+void share_get_all(struct share_remote *r, struct share_get *g, int n)
+{
+    if (r->ops->get_many && n > 0) {
+        r->ops->get_many(r, g, n);
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        g[i].rc = share_cancelled(r) ? share_fail_cancelled(&g[i].err, "pull")
+                                     : r->ops->get(r, g[i].key, g[i].local_path, g[i].v, &g[i].err);
 }
 
 void share_list_add(struct share_list *l, const char *name, bool is_dir, long long size_bytes)

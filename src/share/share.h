@@ -40,7 +40,10 @@ struct share_opts {
     long min_speed_bps;       /* --min-speed BYTES[/SECONDS] */
     long min_speed_s;
     long long deadline_ms;    /* set by share_open: CLOCK_MONOTONIC ms when timeout_s runs out */
+    int parallel;             /* downloads at once (get_many); 0: SHARE_DEFAULT_PARALLEL */
 };
+#define SHARE_DEFAULT_PARALLEL 8
+#define SHARE_PARALLEL_MAX 32
 #define SHARE_DEFAULT_TIMEOUT_S 1800
 #define SHARE_DEFAULT_MIN_SPEED_BPS 1024
 #define SHARE_DEFAULT_MIN_SPEED_S 30
@@ -58,6 +61,15 @@ struct share_list {
 };
 
 struct share_remote;
+
+/* One object of share_transport.get_many: key, local_path and v as get
+ * takes them; rc as get returns it, err its message when -1. */
+struct share_get {
+    const char *key, *local_path;
+    struct share_validator *v;
+    int rc;
+    sl_err err;
+};
 
 /* A transport: what a URL scheme can do. Keys are relative to the remote's
  * base ("class/uuid.sluicedb"); dirs are "" (the base) or "class". */
@@ -79,6 +91,10 @@ struct share_transport {
      * no validators fetch, and clear v. */
     int (*get)(struct share_remote *r, const char *key, const char *local_path, struct share_validator *v,
                sl_err *e);
+    /* get for n keys at once: up to opts.parallel in flight, over the
+     * connections the remote keeps open; each outcome in its share_get.
+     * NULL: share_get_all calls get for each in turn. */
+    void (*get_many)(struct share_remote *r, struct share_get *g, int n);
     /* A conditional write, or NULL where the transport has none: store
      * local_path under key only if the object still holds the bytes whose
      * SHA-256 is expect_sha256 ("": only if there is no object). 0 stored,
@@ -150,6 +166,7 @@ struct share_remote {
     char base[2048];          /* transport-specific base (a path, an http URL, bucket+prefix) */
     struct share_opts opts;
     void *priv;               /* transport state, freed by share_close */
+    void *pool;               /* curl transports: the connections kept open (src/share/curl.c) */
 };
 
 /* Pick the transport for url and prepare it. -1 with a message naming the
@@ -158,6 +175,10 @@ int share_open(const char *url, const struct share_opts *o, struct share_remote 
 void share_close(struct share_remote *r);
 /* Milliseconds left before the remote's deadline (<= 0: passed). */
 long long share_time_left_ms(const struct share_remote *r);
+
+/* Every g[i] fetched (get_many where the transport has it, else get one
+ * by one, stopping at a cancel: the rest then fail saying so). */
+void share_get_all(struct share_remote *r, struct share_get *g, int n);
 
 void share_list_add(struct share_list *l, const char *name, bool is_dir, long long size_bytes);
 void share_list_free(struct share_list *l);

@@ -832,6 +832,32 @@ static void staged_path(const struct candidate *c, char out[STAGED_PATH])
     snprintf(out, STAGED_PATH, "%.*s.db", STAGED_PATH - 8, c->path);
 }
 
+/* Download every planned object at once (several in flight over kept
+ * connections, where the transport can), each asked for only if it changed
+ * since a pull merged it: per object, get's result in rc and its error in
+ * err. */
+static void download_all(store *s, struct share_remote *r, struct pull_plan *p, int *rc, sl_err *err)
+{
+    struct share_get *g = xcalloc((size_t)p->n + 1, sizeof *g);
+    int *at = xcalloc((size_t)p->n + 1, sizeof *at), ng = 0;
+    for (int i = 0; i < p->n; i++) {
+        struct candidate *c = &p->c[i];
+        snprintf(c->path, sizeof c->path, "%s/%d" SHARE_SUFFIX, p->tmpdir, i);
+        rc[i] = store_share_validator_get(s, r->shown, c->key, &c->v, &err[i]);
+        if (rc[i] < 0) continue;
+        g[ng] = (struct share_get){ .key = c->key, .local_path = c->path, .v = &c->v };
+        at[ng++] = i;
+    }
+    share_get_all(r, g, ng);
+    for (int k = 0; k < ng; k++) {
+        rc[at[k]] = g[k].rc;
+        if (g[k].rc < 0) err[at[k]] = g[k].err;
+    }
+    for (int i = 0; i < p->n; i++) share_validator_free(&p->c[i].v);
+    free(g);
+    free(at);
+}
+
 /* Fetch and check every planned object: 0, or -1 with e when one failed a
  * check and keep_going is off (the pull then merges nothing). Objects that
  * are not what their manifest says are refused and named, never fatal. */
@@ -840,17 +866,15 @@ static int fetch_all(store *s, struct share_remote *r, const struct share_pull_o
 {
     sl_err first = { 0 };
     long long kept = 0;
+    int *got = xcalloc((size_t)p->n + 1, sizeof *got);
+    sl_err *gerr = xcalloc((size_t)p->n + 1, sizeof *gerr);
+    download_all(s, r, p, got, gerr);
     for (int i = 0; i < p->n; i++) {
         struct candidate *c = &p->c[i];
-        snprintf(c->path, sizeof c->path, "%s/%d" SHARE_SUFFIX, p->tmpdir, i);
-        sl_err fe;
+        sl_err fe = gerr[i];
         char label[2600], lie[300];
         snprintf(label, sizeof label, "%s/%s", r->shown, c->key);
-        /* Asked for only if it changed since a pull merged it (304: it did not). */
-        int rc = share_cancelled(r) ? share_fail_cancelled(&fe, "pull")
-                                    : store_share_validator_get(s, r->shown, c->key, &c->v, &fe);
-        if (rc == 0) rc = r->ops->get(r, c->key, c->path, &c->v, &fe);
-        share_validator_free(&c->v);
+        int rc = got[i];
         if (rc == 1) {
             p->not_modified++;
             continue;
@@ -875,6 +899,8 @@ static int fetch_all(store *s, struct share_remote *r, const struct share_pull_o
         if (!(*bad)++) first = fe;
         if (!po->keep_going || share_cancelled(r)) break;
     }
+    free(got);
+    free(gerr);
     if (*bad && !po->keep_going) {
         *e = first;
         return -1;

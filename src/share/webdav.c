@@ -157,16 +157,24 @@ static int webdav_list(struct share_remote *r, const char *dir, struct share_lis
     return rc;
 }
 
+static void webdav_fill(struct share_remote *r, const char *key, struct share_req *q, char *url, size_t url_n,
+                        char *what, size_t what_n)
+{
+    url_of(r, key, false, url, url_n);
+    snprintf(what, what_n, "downloading %s", key);
+    q->url = url;
+    q->what = what;
+}
+
 static int webdav_get(struct share_remote *r, const char *key, const char *local_path, struct share_validator *v,
                       sl_err *e)
 {
-    char url[2600], what[600];
-    url_of(r, key, false, url, sizeof url);
-    snprintf(what, sizeof what, "downloading %s", key);
-    struct share_req q = { .url = url, .download_path = local_path, .what = what };
-    int rc = share_curl_get(r, &q, NULL, v, e);
-    share_req_free(&q);
-    return rc;
+    return share_curl_get_one(r, key, local_path, v, webdav_fill, NULL, e);
+}
+
+static void webdav_get_many(struct share_remote *r, struct share_get *g, int n)
+{
+    share_curl_get_many(r, g, n, webdav_fill, NULL);
 }
 
 static int webdav_remove(struct share_remote *r, const char *key, sl_err *e)
@@ -184,5 +192,6 @@ static int webdav_remove(struct share_remote *r, const char *key, sl_err *e)
 static const char *const webdav_schemes[] = { "http", "https", NULL };
 const struct share_transport share_webdav_transport = {
     .name = "webdav", .schemes = webdav_schemes, .uses_curl = true,
-    .put = webdav_put, .list = webdav_list, .get = webdav_get, .remove = webdav_remove,
+    .put = webdav_put, .list = webdav_list, .get = webdav_get, .get_many = webdav_get_many,
+    .remove = webdav_remove,
 };

@@ -10,6 +10,9 @@ The first path segment picks the fault, the rest goes to the upstream:
                  Content-Length and the connection closed
   /slow/...      forwarded, but a GET body trickles at 4 bytes a second
                  (a stalled or hostile server: sluice must give up)
+  /delay/...     forwarded, but the answer to a GET of an object (*.zst)
+                 comes after 0.5 s; each such GET is logged on stdout as
+                 "delayed CLIENT-PORT PATH" (one port per connection)
 WebDAV Destination headers are rewritten to the upstream.
 """
 import http.server
@@ -39,6 +42,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
+        if mode == "delay" and self.command == "GET" and rest.endswith(".zst"):
+            print("delayed %d %s" % (self.client_address[1], rest), flush=True)
+            time.sleep(0.5)
         headers = dict(self.headers.items())
         if "Destination" in headers:
             dest = headers["Destination"]

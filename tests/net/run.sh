@@ -90,6 +90,15 @@ concurrent_push() {   # N, URL, manifest glob, [options]
     got=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["objects"]))' $glob) || return 1
     [ "$got" = "$n" ] || { echo "the manifest names $got objects after the next push, not $n"; return 1; }
 }
+par_hosts() {   # N URL: hosts par1..parN (fixture copies, their own machine-ids) push to URL
+    i=1
+    while [ $i -le "$1" ]; do
+        r=$tmp/par$i
+        [ -d "$r" ] || { cp -a tests/fixtures/modern "$r"; printf 'ab%028d%02d\n' 0 "$i" > "$r/etc/machine-id"; }
+        HOME=$tmp/home "$sluice" --root "$r" --db "$r.db" push "$2" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+        i=$((i + 1))
+    done
+}
 # URL, the server's directory for it, [the server's whole tree]: a fresh B
 # round-trips through URL, A's object is DIR/CLASS/HOST-UUID.sluicedb.zst, and
 # no temporary upload is left in the tree (default DIR).
@@ -152,6 +161,42 @@ else
             grep -q 'GET .*\.sluicedb\.zst HTTP[^"]*" 304 ' "$tmp/log" || { cat "$tmp/log"; echo "no 304 for the object"; return 1; }
         }
         check webdav-conditional-get t_cond
+        # Parallel downloads over kept connections (#16): a first pull of
+        # ten hosts' objects goes over at most --parallel connections (the
+        # old code opened one per request), a pull that finds nothing
+        # changed over one, and an object the server refuses is named while
+        # the others are merged (--keep-going; without it nothing is).
+        conns_since() {   # LINE: "REQUESTS CONNECTIONS" in the access log after line LINE
+            tail -n +$(($1 + 1)) "$ng/access.log" > "$tmp/log"
+            echo "$(wc -l < "$tmp/log") $(sed -n 's/.* conn=\([0-9]*\)$/\1/p' "$tmp/log" | sort -u | wc -l)"
+        }
+        t_parallel() {
+            par_hosts 10 "$dav/par" || return 1
+            reset_b
+            before=$(wc -l < "$ng/access.log")
+            B pull "$dav/par" --parallel 3 > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+            [ "$(grep -c '^merged .*+1 hosts' "$tmp/o")" = 10 ] || { cat "$tmp/o"; echo "not every host merged"; return 1; }
+            set -- $(conns_since "$before")
+            [ "$1" -ge 12 ] && [ "$2" -le 3 ] ||
+                { cat "$tmp/log"; echo "$1 requests over $2 connections: at most 3 wanted (--parallel 3)"; return 1; }
+            before=$(wc -l < "$ng/access.log")
+            B pull "$dav/par" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+            set -- $(conns_since "$before")
+            [ "$1" -ge 2 ] && [ "$2" = 1 ] ||
+                { cat "$tmp/log"; echo "no-change pull: $1 requests over $2 connections, not one"; return 1; }
+            d=$ng/www/dav/fleet/par/$class
+            cp "$(ls "$d"/*.sluicedb.zst | head -1)" "$d/zz-denied.sluicedb.zst"
+            reset_b
+            B pull "$dav/par" --keep-going > "$tmp/o" 2>&1 && { cat "$tmp/o"; echo "a refused object went unsaid"; return 1; }
+            grep -q "refused $class/zz-denied.sluicedb.zst: downloading $class/zz-denied.sluicedb.zst: .* refused access (403)" "$tmp/o" &&
+                grep -q '1 object refused (see above); the others were merged' "$tmp/o" &&
+                [ "$(grep -c '^merged .*+1 hosts' "$tmp/o")" = 10 ] || { cat "$tmp/o"; return 1; }
+            reset_b
+            expect_fail "$tmp/b.db" "zz-denied.sluicedb.zst: .* refused access (403)" B pull "$dav/par"; rc=$?
+            rm "$d/zz-denied.sluicedb.zst"
+            return $rc
+        }
+        check webdav-parallel-pull-kept-connections t_parallel
         t_dav_conc() { concurrent_push 6 "http://127.0.0.1:$port/dav/conc" "$ng/www/dav/conc/$class/manifest.json"; }
         check webdav-concurrent-push-manifest t_dav_conc
         t_auth() {
@@ -271,6 +316,20 @@ else
                 check persistent-500 t_always
                 t_trunc() { reset_b; expect_fail "$tmp/b.db" 'cut short' B pull "$fp/truncate/dav/fleet" --retries 1; }
                 check truncated-download t_trunc
+                # Downloads in parallel (#16): each object's answer takes
+                # 0.5 s, so a second connection opens only while the first
+                # is busy. The ten objects of t_parallel come over exactly
+                # --parallel 3 connections (the old code: one each, in turn).
+                t_delay() {
+                    reset_b
+                    B pull "$fp/delay/dav/fleet/par" --parallel 3 > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+                    [ "$(grep -c '^merged .*+1 hosts' "$tmp/o")" = 10 ] || { cat "$tmp/o"; echo "not every host merged"; return 1; }
+                    grep '^delayed ' "$tmp/proxy.log" > "$tmp/delayed"
+                    n=$(wc -l < "$tmp/delayed") c=$(cut -d' ' -f2 "$tmp/delayed" | sort -u | wc -l)
+                    [ "$n" = 10 ] && [ "$c" = 3 ] ||
+                        { cat "$tmp/delayed"; echo "$n slow downloads over $c connections: 10 over 3 wanted"; return 1; }
+                }
+                check parallel-downloads-slow-server t_delay
                 # A server sending 4 B/s (#14 F20): the whole pull has a
                 # deadline, a transfer below --min-speed fails, and no
                 # temporary directory is left behind.
@@ -421,6 +480,18 @@ else
             [ "$(find "$tmp/sftp" -type f -name '*.zst' | wc -l)" = 1 ] || { find "$tmp/sftp"; return 1; }
         }
         check sftp-push-pull t_sftp
+        # One SSH login for a whole pull (#16): list, manifest and three
+        # objects over one kept connection (the old code logged in for each).
+        t_sftp_kept() {
+            par_hosts 3 "$su/par" || return 1
+            reset_b
+            before=$(grep -c 'Accepted publickey' "$sd/log")
+            B pull "$su/par" --parallel 1 > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+            [ "$(grep -c '^merged .*+1 hosts' "$tmp/o")" = 3 ] || { cat "$tmp/o"; echo "not every host merged"; return 1; }
+            logins=$(($(grep -c 'Accepted publickey' "$sd/log") - before))
+            [ "$logins" = 1 ] || { echo "$logins SSH logins for one pull, not 1"; return 1; }
+        }
+        check sftp-pull-one-login t_sftp_kept
         with_known_hosts() {   # file, command...: run with that known_hosts, then put ours back
             cp "$kh" "$kh.saved"
             if [ -n "$1" ]; then cp "$1" "$kh"; else rm -f "$kh"; fi
