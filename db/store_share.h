@@ -97,6 +97,31 @@ int store_share_check_claims(store *s, sqlite3 *db, const char *my_uuid, const c
  * host's identity. 0, or -1 with e naming label. */
 int store_share_runs_missing(store *s, const char *path, const char *host_uuid, const char *label, long long *missing,
                              sl_err *e);
+/* The database file at path (untrusted) opened as store_share_check opens
+ * it: defensive, trusted_schema off, no triggers or views; read-only unless
+ * writable. 0, or -1 with e naming label. */
+int store_share_open_untrusted(const char *path, const char *label, bool writable, sqlite3 **out, sl_err *e);
+
+/* Retention inside one host's object (db/store_share_trim.c): that host's
+ * runs are taken out when they are at or before mark ("STARTED UUID", an
+ * earlier trim's; NULL or "": none), or started before `before` (an
+ * ISO-8601 UTC time; NULL or "": none), or not among its newest keep_runs
+ * (0: no cap). They are always its oldest in (started, uuid) order. */
+struct share_trim {
+    int keep_runs;
+    const char *before;
+    const char *mark;
+};
+struct share_trimmed {
+    long long removed, kept;  /* the host's runs taken out, and left */
+    char mark[128];           /* the newest taken out, or t->mark if that is newer */
+};
+/* Trim host's runs in the database file at path (a private copy: see
+ * store_share_open_untrusted), vacuumed; with dry_run only counted. 0, or
+ * -1 with e naming label (the file then as it was). */
+int store_share_trim(const char *path, const char *label, const char *host, const struct share_trim *t, bool dry_run,
+                     struct share_trimmed *out, sl_err *e);
+
 /* The header check (and WAL-byte rewrite) of store_share_check alone, on the
  * private file at path. 0, or -1 naming label. */
 int store_share_header(const char *path, const char *label, sl_err *e);
@@ -147,6 +172,7 @@ struct share_digest {
     long long runs;
     char runs_sha256[65];
     char newest[32];
+    char oldest[32];          /* the oldest run's start (prune decides by it) */
     bool known;               /* the host is in the hosts table */
 };
 /* Every host with runs or a hosts row, sorted by host UUID (find with

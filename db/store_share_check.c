@@ -42,10 +42,11 @@ int store_share_header(const char *path, const char *label, sl_err *e)
  * only. Its rows are copied (cut short) into temp tables by the constraint
  * check: temp goes to a file past a small cache, so a file of 100,000 runs
  * is checked in a few MB of memory. */
-static int open_hostile(const char *path, const char *label, sqlite3 **out, sl_err *e)
+int store_share_open_untrusted(const char *path, const char *label, bool writable, sqlite3 **out, sl_err *e)
 {
     sqlite3 *db = NULL;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
+    int flags = (writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOFOLLOW;
+    if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
         sl_fail(e, SL_EFAIL, "%s: %s", label, db ? sqlite3_errmsg(db) : "cannot open");
         sqlite3_close(db);
         return -1;
@@ -251,7 +252,7 @@ int store_share_check(store *s, const char *path, const char *label, sl_err *e)
 {
     if (store_share_header(path, label, e) < 0) return -1;
     sqlite3 *db;
-    if (open_hostile(path, label, &db, e) < 0) return -1;
+    if (store_share_open_untrusted(path, label, false, &db, e) < 0) return -1;
     int rc = check_version(db, label, e);
     if (rc == 0) rc = check_schema(s, db, label, e);
     if (rc == 0) rc = check_integrity(db, label, e);
@@ -269,7 +270,7 @@ int store_share_runs_missing(store *s, const char *path, const char *host_uuid, 
     *missing = 0;
     if (store_share_header(path, label, e) < 0) return -1;
     sqlite3 *db;
-    if (open_hostile(path, label, &db, e) < 0) return -1;
+    if (store_share_open_untrusted(path, label, false, &db, e) < 0) return -1;
     sqlite3_stmt *theirs = NULL, *ours = NULL;
     int rc = check_version(db, label, e);
     if (rc == 0 && sqlite3_prepare_v2(db, "SELECT uuid FROM main.runs WHERE host_uuid = ?", -1, &theirs, NULL) != SQLITE_OK)

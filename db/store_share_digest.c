@@ -56,6 +56,8 @@ static int run_digests(store *s, struct share_digest **v, int *n, int *cap, sl_e
         EVP_DigestUpdate(cx, "\n", 1);
         d->runs++;
         if (started && strcmp(started, d->newest) > 0) snprintf(d->newest, sizeof d->newest, "%s", started);
+        if (started && (!d->oldest[0] || strcmp(started, d->oldest) < 0))
+            snprintf(d->oldest, sizeof d->oldest, "%s", started);
     }
     if (d) digest_finish(cx, d);
     EVP_MD_CTX_free(cx);

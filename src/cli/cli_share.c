@@ -303,4 +303,4 @@ CLI_COMMAND_OPTS(cmd_push, "push", run_push, push_table,
 CLI_COMMAND_OPTS(cmd_pull, "pull", run_pull, pull_table,
                  "fetch the databases of this host's hardware classes from URL, check and merge them", 0);
 CLI_COMMAND_OPTS(cmd_prune, "prune", run_prune, prune_table,
-                 "retention on a postgresql:// central store: remove runs by age and by count per host", 0);
+                 "retention on any store: remove runs by age and all but each host's newest N", 0);

@@ -241,6 +241,7 @@ static void set_common(CURL *h, struct attempt *a, char *detail)
     }
     if (q->request_body && !q->upload_path) SHARE_SETOPT(st, h, CURLOPT_POSTFIELDS, q->request_body);
     if (q->method) SHARE_SETOPT(st, h, CURLOPT_CUSTOMREQUEST, q->method);
+    if (q->no_body) SHARE_SETOPT(st, h, CURLOPT_NOBODY, 1L);
 }
 
 /* One request of a batch, across its attempts. */

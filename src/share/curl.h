@@ -35,6 +35,7 @@ struct share_req {
     const char *upload_path;      /* body sent from this file */
     const char *request_body;     /* body sent from memory (PROPFIND) */
     const char *download_path;    /* body saved to this file (0600), capped */
+    bool no_body;                 /* ask for no body (SFTP: only whether the file is there) */
     struct share_buf body;        /* else the body, up to 4 MiB, NUL-terminated */
     const char *what;             /* "uploading KEY": for messages */
     /* Transport extras applied on each attempt (signing, SFTP commands),

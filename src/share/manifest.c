@@ -12,6 +12,7 @@
  * lost then: pull lists the folder too and fetches, whole, any object the
  * manifest does not name. */
 #include "manifest.h"
+#include "store_share.h"
 
 #include <openssl/evp.h>
 
@@ -77,6 +78,8 @@ static bool entry_parse(const json_t *o, const char *object, struct share_manife
     copy_str((json_t *)o, "runs_sha256", x->runs_sha256, sizeof x->runs_sha256);
     copy_str((json_t *)o, "newest", x->newest, sizeof x->newest);
     copy_str((json_t *)o, "pushed", x->pushed, sizeof x->pushed);
+    copy_str((json_t *)o, "oldest", x->oldest, sizeof x->oldest);
+    copy_str((json_t *)o, "pruned", x->pruned, sizeof x->pruned);
     json_t *size = json_object_get(o, "size"), *runs = json_object_get(o, "runs");
     x->size = json_is_integer(size) ? json_integer_value(size) : -1;
     x->runs = json_is_integer(runs) ? json_integer_value(runs) : -1;
@@ -92,9 +95,12 @@ bool share_manifest_entry(const json_t *m, const char *object, struct share_mani
 
 static json_t *entry_json(const struct share_manifest_entry *x)
 {
-    return json_pack("{s:s, s:I, s:s, s:I, s:s, s:s, s:b, s:s}", "host", x->host, "size", (json_int_t)x->size,
-                     "sha256", x->sha256, "runs", (json_int_t)x->runs, "runs_sha256", x->runs_sha256, "newest",
-                     x->newest, "own_only", x->own_only, "pushed", x->pushed);
+    json_t *o = json_pack("{s:s, s:I, s:s, s:I, s:s, s:s, s:b, s:s}", "host", x->host, "size", (json_int_t)x->size,
+                          "sha256", x->sha256, "runs", (json_int_t)x->runs, "runs_sha256", x->runs_sha256, "newest",
+                          x->newest, "own_only", x->own_only, "pushed", x->pushed);
+    if (x->oldest[0]) json_object_set_new(o, "oldest", json_string(x->oldest));
+    if (x->pruned[0]) json_object_set_new(o, "pruned", json_string(x->pruned));
+    return o;
 }
 
 json_t *share_manifest_read(const char *path, const char *label, sl_err *e)
@@ -163,6 +169,35 @@ static int put_entry(struct share_remote *r, const char *cls, const struct share
     int rc = json_dump_file(o, path, JSON_COMPACT | JSON_SORT_KEYS) == 0 ? 0 : sl_fail(e, SL_EFAIL, "writing %s", path);
     json_decref(o);
     return rc < 0 ? -1 : r->ops->put(r, key, path, e);
+}
+
+int share_manifest_entry_for(const char *snap, const char *packed, const char *uuid, struct share_manifest_entry *x,
+                             sl_err *e)
+{
+    memset(x, 0, sizeof *x);
+    snprintf(x->object, sizeof x->object, "%s" SHARE_ZST_SUFFIX, uuid);
+    snprintf(x->host, sizeof x->host, "%s", uuid);
+    struct stat st;
+    if (stat(packed, &st) != 0) return sl_fail_errno(e, SL_EFAIL, errno, "%s", packed);
+    x->size = (long long)st.st_size;
+    if (share_sha256_file(packed, x->sha256, e) < 0) return -1;
+    struct share_digest *d;
+    int n = store_share_snapshot_digests(snap, &d, e);
+    if (n < 0) return -1;
+    const struct share_digest *mine = share_digest_find(d, n, uuid);
+    int others = 0;
+    for (int i = 0; i < n; i++) others += d[i].runs > 0 && strcmp(d[i].host, uuid) != 0;
+    x->own_only = others == 0;
+    if (mine) {
+        x->runs = mine->runs;
+        snprintf(x->runs_sha256, sizeof x->runs_sha256, "%s", mine->runs_sha256);
+        snprintf(x->newest, sizeof x->newest, "%s", mine->newest);
+        snprintf(x->oldest, sizeof x->oldest, "%s", mine->oldest);
+    }
+    free(d);
+    time_t now = time(NULL);
+    strftime(x->pushed, sizeof x->pushed, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    return 0;
 }
 
 bool share_entry_fits(const struct share_manifest_entry *x, long long listed_size)

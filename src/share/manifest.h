@@ -18,6 +18,10 @@ struct share_manifest_entry {
     long long runs;           /* runs it holds */
     char runs_sha256[65];     /* their digest (struct share_digest) */
     char newest[32];          /* newest run's start */
+    char oldest[32];          /* oldest run's start ("": an older sluice's entry) */
+    /* "STARTED UUID": the newest of the host's runs a prune took out of the
+     * object, "" none; the host's push leaves out every run up to it. */
+    char pruned[128];
     bool own_only;            /* every run is the host's own (push's default) */
     char pushed[32];          /* when (UTC), for people */
 };
@@ -40,6 +44,11 @@ int share_entry_fetch(struct share_remote *r, const char *cls, const char *objec
 /* Whether x describes an object the listing shows with listed_size bytes
  * (-1: the listing does not say). */
 bool share_entry_fits(const struct share_manifest_entry *x, long long listed_size);
+/* The entry of the object packed, compressed from the snapshot snap, for
+ * host uuid: size and SHA-256 of packed, the host's run count, digest,
+ * newest and oldest run from snap, pushed now. 0, or -1 with e. */
+int share_manifest_entry_for(const char *snap, const char *packed, const char *uuid, struct share_manifest_entry *x,
+                             sl_err *e);
 /* SHA-256 of a file, as 64 hex digits. */
 int share_sha256_file(const char *path, char out[65], sl_err *e);
 

@@ -3,7 +3,8 @@
  * unless --insecure; logins use the SSH agent, ~/.ssh keys or ~/.netrc.
  * Uploads go to a temporary name and are renamed into place; SFTP v3 cannot
  * rename over an existing file, so the old object is removed just before:
- * a reader may, for that instant, miss it, but never sees half of one. */
+ * a reader may, for that instant, miss it, but never sees half of one.
+ * Removing (prune, a class left) is an "rm" after looking at the file. */
 #include "curl.h"
 #include "store_share.h"
 
@@ -164,6 +165,29 @@ static void sftp_get_many(struct share_remote *r, struct share_get *g, int n)
     share_curl_get_many(r, g, n, sftp_fill, NULL);
 }
 
+/* The file is looked at (not there: already gone, no error), then removed
+ * by an "rm" after it (CURLOPT_POSTQUOTE), on the same connection. */
+static int sftp_remove(struct share_remote *r, const char *key, sl_err *e)
+{
+    if (sftp_check(r, e) < 0) return -1;
+    struct sftp *s = r->priv;
+    char url[2600], path[2600], rm[2700], what[600];
+    snprintf(url, sizeof url, "%s/%s", r->url, key);
+    server_path(url, path, sizeof path);
+    snprintf(rm, sizeof rm, "rm \"%s\"", path);
+    snprintf(what, sizeof what, "removing %s", key);
+    s->quote = curl_slist_append(NULL, rm);
+    struct share_req q = { .url = url, .no_body = true, .what = what, .setup = setup, .setup_arg = r };
+    sl_err inner;
+    int rc = share_curl(r, &q, &inner);
+    share_req_free(&q);
+    curl_slist_free_all(s->quote);
+    s->quote = NULL;
+    if (rc < 0 && strstr(inner.msg, "does not exist")) return 0;
+    if (rc < 0 && e) *e = inner;
+    return rc;
+}
+
 static void sftp_close(struct share_remote *r)
 {
     struct sftp *s = r->priv;
@@ -174,5 +198,5 @@ static const char *const sftp_schemes[] = { "sftp", NULL };
 const struct share_transport share_sftp_transport = {
     .name = "sftp", .schemes = sftp_schemes, .uses_curl = true,
     .put = sftp_put, .list = sftp_list, .get = sftp_get, .get_many = sftp_get_many,
-    .close = sftp_close,
+    .remove = sftp_remove, .close = sftp_close,
 };

@@ -102,7 +102,7 @@ struct share_transport {
     int (*put_if)(struct share_remote *r, const char *key, const char *local_path, const char *expect_sha256,
                   sl_err *e);
     /* Delete key; one already gone is no error. NULL where the transport
-     * cannot delete here (SFTP, fake): push then leaves stale objects. */
+     * cannot delete here (fake): push then leaves stale objects. */
     int (*remove)(struct share_remote *r, const char *key, sl_err *e);
     /* Release what the transport keeps in r->priv beyond the block itself. */
     void (*close)(struct share_remote *r);

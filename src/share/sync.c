@@ -26,6 +26,11 @@ static void emit(share_event_fn fn, void *arg, int kind, const char *name, const
     fn(&ev, arg);
 }
 
+void share_note(share_event_fn fn, void *arg, const char *name, const char *msg)
+{
+    emit(fn, arg, SHARE_NOTE, name, NULL, msg, -1);
+}
+
 /* A merge that failed after the file passed every check (a full disk, an
  * I/O error): its transaction is rolled back, files merged before it stay.
  * The message names the file as well as the local database. */
@@ -315,35 +320,6 @@ static int push_classes(const struct share_push_opts *po, const char *snap, cons
     return 1;
 }
 
-/* The manifest entry of the object packed (compressed from snap). */
-static int manifest_entry_for(const char *snap, const char *packed, const char *uuid,
-                              struct share_manifest_entry *x, sl_err *e)
-{
-    memset(x, 0, sizeof *x);
-    snprintf(x->object, sizeof x->object, "%s" SHARE_ZST_SUFFIX, uuid);
-    snprintf(x->host, sizeof x->host, "%s", uuid);
-    struct stat st;
-    if (stat(packed, &st) != 0) return sl_fail_errno(e, SL_EFAIL, errno, "%s", packed);
-    x->size = (long long)st.st_size;
-    if (share_sha256_file(packed, x->sha256, e) < 0) return -1;
-    struct share_digest *d;
-    int n = store_share_snapshot_digests(snap, &d, e);
-    if (n < 0) return -1;
-    const struct share_digest *mine = share_digest_find(d, n, uuid);
-    int others = 0;
-    for (int i = 0; i < n; i++) others += d[i].runs > 0 && strcmp(d[i].host, uuid) != 0;
-    x->own_only = others == 0;
-    if (mine) {
-        x->runs = mine->runs;
-        snprintf(x->runs_sha256, sizeof x->runs_sha256, "%s", mine->runs_sha256);
-        snprintf(x->newest, sizeof x->newest, "%s", mine->newest);
-    }
-    free(d);
-    time_t now = time(NULL);
-    strftime(x->pushed, sizeof x->pushed, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    return 0;
-}
-
 /* Where this database records the SHA-256 of the object it last pushed
  * under key (share_validators, as its ETag). */
 static void pushed_key(const char *key, char *buf, size_t n) { snprintf(buf, n, "pushed:%s", key); }
@@ -355,20 +331,17 @@ static void pushed_key(const char *key, char *buf, size_t n) { snprintf(buf, n, 
  * runs of this host that this database lacks, nothing is uploaded: they
  * would be lost. 0 (go on), or -1 with e. */
 static int guard_identity(store *s, struct share_remote *r, const char *cls, const struct share_manifest_entry *x,
-                          const char *dir, sl_err *e)
+                          const struct share_manifest_entry *there, const char *dir, sl_err *e)
 {
-    struct share_manifest_entry there;
-    sl_err ignore;
     /* No entry (none yet, or an older sluice's object): nothing to compare. */
-    if (share_entry_fetch(r, cls, x->object, dir, &there, &ignore) != 1) return 0;
-    if (strcmp(there.runs_sha256, x->runs_sha256) == 0) return 0;
+    if (!there || strcmp(there->runs_sha256, x->runs_sha256) == 0) return 0;
     char key[512], pk[600], obj[4200], staged[4300], label[2700];
     snprintf(key, sizeof key, "%s/%s", cls, x->object);
     pushed_key(key, pk, sizeof pk);
     struct share_validator last;
     if (store_share_validator_get(s, r->shown, pk, &last, e) < 0) return -1;
     share_validator_free(&last);
-    if (strcmp(last.etag, there.sha256) == 0) return 0;
+    if (strcmp(last.etag, there->sha256) == 0) return 0;
     snprintf(obj, sizeof obj, "%s/theirs" SHARE_ZST_SUFFIX, dir);
     snprintf(staged, sizeof staged, "%s/theirs" SHARE_SUFFIX, dir);
     snprintf(label, sizeof label, "%s/%s", r->shown, key);
@@ -385,6 +358,35 @@ static int guard_identity(store *s, struct share_remote *r, const char *cls, con
                        "was uploaded there, so they are kept. Give the clone a new machine-id and database; if this "
                        "machine's database was recreated and those runs are to go, delete the object from the server, "
                        "then push", label, missing, missing == 1 ? "" : "s", x->host);
+    return 0;
+}
+
+/* This host's entry in each class (there[i], host "" when it has none),
+ * and the runs a prune took out of its objects (the newest mark among
+ * them) left out of the snapshot snap: they are not sent again, as a
+ * central store's prune keeps them from coming back (share_prune). mark:
+ * what the new entries carry on. 0, or -1 with e. */
+static int leave_out_pruned(struct share_remote *r, const char *snap, const char *uuid, char **classes, int nc,
+                            struct share_manifest_entry *there, const char *dir, char mark[128], share_event_fn fn,
+                            void *arg, sl_err *e)
+{
+    char object[300];
+    snprintf(object, sizeof object, "%s" SHARE_ZST_SUFFIX, uuid);
+    for (int i = 0; i < nc; i++) {
+        sl_err ignore;
+        if (share_entry_fetch(r, classes[i], object, dir, &there[i], &ignore) != 1) there[i].host[0] = 0;
+        else if (strcmp(there[i].pruned, mark) > 0) snprintf(mark, 128, "%s", there[i].pruned);
+    }
+    if (!mark[0]) return 0;
+    struct share_trim t = { .mark = mark };
+    struct share_trimmed got;
+    if (store_share_trim(snap, "the snapshot", uuid, &t, false, &got, e) < 0) return -1;
+    if (got.removed) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "%lld run%s left out: pruned from the server (prune), up to %s", got.removed,
+                 got.removed == 1 ? "" : "s", mark);
+        emit(fn, arg, SHARE_NOTE, r->shown, NULL, msg, -1);
+    }
     return 0;
 }
 
@@ -498,13 +500,19 @@ int share_push(store *s, struct share_remote *r, const struct share_push_opts *p
         nc = 0;
     }
     else if (rc == 0 && (nc = push_classes(po, snap, uuid, &classes, e)) < 0) rc = -1;
+    /* What the server holds of this host now: its entry in each class. */
+    struct share_manifest_entry *there = xcalloc((size_t)nc + 1, sizeof *there);
+    char mark[128] = "";
+    if (rc == 0 && nc) rc = leave_out_pruned(r, snap, uuid, classes, nc, there, dir, mark, fn, arg, e);
     if (rc == 0 && nc) rc = share_zstd_compress(snap, packed, e);
     struct share_manifest_entry x;
-    if (rc == 0 && nc) rc = manifest_entry_for(snap, packed, uuid, &x, e);
+    if (rc == 0 && nc) rc = share_manifest_entry_for(snap, packed, uuid, &x, e);
+    if (rc == 0 && nc) snprintf(x.pruned, sizeof x.pruned, "%s", mark);
     for (int i = 0; rc == 0 && i < nc; i++) {
         char key[512];
         snprintf(key, sizeof key, "%s/%s" SHARE_ZST_SUFFIX, classes[i], uuid);
-        rc = share_cancelled(r) ? share_fail_cancelled(e, "push") : guard_identity(s, r, classes[i], &x, dir, e);
+        rc = share_cancelled(r) ? share_fail_cancelled(e, "push")
+                                : guard_identity(s, r, classes[i], &x, there[i].host[0] ? &there[i] : NULL, dir, e);
         if (rc == 0) rc = r->ops->put(r, key, packed, e);
         if (rc == 0) {
             emit(fn, arg, SHARE_PUSHED, key, NULL, NULL, -1);
@@ -516,6 +524,7 @@ int share_push(store *s, struct share_remote *r, const struct share_push_opts *p
         }
     }
     if (rc == 0 && nc > 0) retire_stale(s, r, classes, nc, x.object, dir, fn, arg);
+    free(there);
     share_tmpdir_remove(dir);
     share_classes_free(classes, nc > 0 ? nc : 0);
     /* An object carries this host's UUID now: the store keeps it, even if a
@@ -768,10 +777,9 @@ static int plan_class(struct share_remote *r, const char *cls, struct pull_plan 
     return failed ? -1 : 0;
 }
 
-/* The class folders a pull reads: all of them, or this host's disks'. */
-static int pull_classes(struct share_remote *r, const struct share_pull_opts *po, char ***dirs, sl_err *e)
+int share_pull_classes(struct share_remote *r, bool all, char ***dirs, sl_err *e)
 {
-    if (!po->all_classes) return share_host_classes(dirs, e);
+    if (!all) return share_host_classes(dirs, e);
     struct share_list top = { 0 };
     if (r->ops->list(r, "", &top, e) < 0) return -1;
     *dirs = xcalloc((size_t)top.n + 1, sizeof **dirs);
@@ -786,7 +794,7 @@ static int plan_pull(struct share_remote *r, const struct share_pull_opts *po, s
                      share_event_fn fn, void *arg, sl_err *e)
 {
     char **dirs = NULL;
-    int nd = pull_classes(r, po, &dirs, e), rc = nd < 0 ? -1 : 0;
+    int nd = share_pull_classes(r, po->all_classes, &dirs, e), rc = nd < 0 ? -1 : 0;
     for (int d = 0; d < nd && rc == 0; d++) rc = plan_class(r, dirs[d], p, fn, arg, e);
     share_classes_free(dirs, nd > 0 ? nd : 0);
     return rc;
@@ -982,69 +990,4 @@ long long share_pull(store *s, struct share_remote *r, const struct share_pull_o
         return sl_fail(e, SL_EFAIL, "%d object%s refused (see above); the others were merged", refused,
                        refused == 1 ? "" : "s");
     return rc < 0 ? -1 : added;
-}
-
-/* One class folder's objects last measured (else pushed) before cutoff:
- * removed unless dry_run; *n counts them. */
-static int prune_class(struct share_remote *r, const char *cls, const char *cutoff, bool dry_run, const char *dir,
-                       long long *n, share_event_fn fn, void *arg, sl_err *e)
-{
-    struct share_list l = { 0 };
-    if (r->ops->list(r, cls, &l, e) < 0) return -1;
-    int rc = 0;
-    for (int i = 0; rc == 0 && i < l.n; i++) {
-        const char *name = l.v[i].name;
-        char stem[256], key[600], entry[700], msg[300];
-        if (l.v[i].is_dir || !share_name_valid(name) || !share_object_stem(name, stem, sizeof stem)) continue;
-        struct share_manifest_entry x;
-        sl_err ignore;
-        snprintf(key, sizeof key, "%s/%s", cls, name);
-        /* Without its entry an object's age is unknown: left. */
-        if (share_entry_fetch(r, cls, name, dir, &x, &ignore) != 1) continue;
-        const char *when = x.newest[0] ? x.newest : x.pushed;
-        if (!when[0] || strcmp(when, cutoff) >= 0) continue;
-        snprintf(entry, sizeof entry, "%s" SHARE_ENTRY_SUFFIX, key);
-        if (!dry_run && (r->ops->remove(r, key, e) < 0 || r->ops->remove(r, entry, e) < 0 ||
-                         share_manifest_forget(r, cls, name, dir, e) < 0)) {
-            rc = -1;
-            break;
-        }
-        snprintf(msg, sizeof msg, "%s: host %s, %s %s", dry_run ? "would be removed" : "removed", x.host,
-                 x.newest[0] ? "newest run" : "no runs, pushed", when);
-        emit(fn, arg, SHARE_NOTE, key, NULL, msg, -1);
-        (*n)++;
-    }
-    share_list_free(&l);
-    return rc;
-}
-
-long long share_prune_objects(struct share_remote *r, const struct share_prune_opts *po, share_event_fn fn, void *arg,
-                              sl_err *e)
-{
-    if (po->keep_runs > 0)
-        return sl_fail(e, SL_EUSAGE, "prune %s --keep-runs: an object store holds one object per host, rewritten by "
-                       "that host's next push, so a count per host can only be kept on a central store "
-                       "(postgresql://); here --older-than DAYS removes the objects of hosts that measured nothing "
-                       "for DAYS", r->shown);
-    if (!r->ops->remove)
-        return sl_fail(e, SL_EUSAGE, "prune %s: this transport cannot delete objects here (remove them with the "
-                       "server's tools)", r->shown);
-    char cutoff[32], dir[4096];
-    time_t t = time(NULL) - (time_t)po->older_than_days * 86400;
-    strftime(cutoff, sizeof cutoff, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-    if (share_tmpdir(dir, sizeof dir, e) < 0) return -1;
-    struct share_pull_opts all = { .all_classes = true };
-    char **classes = NULL;
-    int nc = pull_classes(r, &all, &classes, e), rc = nc < 0 ? -1 : 0;
-    long long n = 0;
-    for (int i = 0; rc == 0 && i < nc; i++) rc = prune_class(r, classes[i], cutoff, po->dry_run, dir, &n, fn, arg, e);
-    share_classes_free(classes, nc > 0 ? nc : 0);
-    share_tmpdir_remove(dir);
-    if (rc < 0) return -1;
-    char msg[200];
-    snprintf(msg, sizeof msg, "%s %lld object%s of hosts with nothing newer than %s%s",
-             po->dry_run ? "would prune" : "pruned", n, n == 1 ? "" : "s", cutoff,
-             po->dry_run ? " (--dry-run: nothing removed)" : "");
-    emit(fn, arg, SHARE_NOTE, r->shown, NULL, msg, -1);
-    return n;
 }

@@ -74,12 +74,12 @@ struct share_prune_opts {
 };
 long long share_prune(struct share_remote *r, const struct share_prune_opts *po, share_event_fn fn, void *arg,
                       sl_err *e);
-/* The same on an object store (share_prune calls it): an object holds one
- * host's runs, so retention by age removes the objects (with their entries)
- * of hosts whose newest run (without runs: whose last push) is more than
- * older_than_days old; keep_runs is refused (a host's object is rewritten
- * by its next push: that host's own retention). Returns objects removed
- * (dry_run: that would be), or -1. */
+/* The same on an object store (share_prune calls it; src/share/prune.c):
+ * the same runs go from each host's object (its oldest), the object is
+ * rewritten (or, left without runs, removed with its entry: a host without
+ * runs goes when its last push is older_than_days old), and its entry
+ * keeps a mark, so the host's next push leaves them out. Returns runs
+ * removed (dry_run: that would be), or -1. */
 long long share_prune_objects(struct share_remote *r, const struct share_prune_opts *po, share_event_fn fn, void *arg,
                               sl_err *e);
 /* What a central store holds for this host's hardware classes, to answer
@@ -99,6 +99,11 @@ struct share_view {
 int share_view_open(store *local, const char *url, const struct share_opts *o, const char *workload,
                     bool all_classes, struct share_view *v, sl_err *e);
 void share_view_close(struct share_view *v);
+/* The class folders a pull reads: every one on the server (all), or
+ * this host's disks' (share_host_classes). The count, or -1. */
+int share_pull_classes(struct share_remote *r, bool all, char ***dirs, sl_err *e);
+/* fn told msg about name, as a SHARE_NOTE (fn NULL: nobody). */
+void share_note(share_event_fn fn, void *arg, const char *name, const char *msg);
 /* Hardware classes of this host's disks, sorted, unique (free with
  * share_classes_free). Returns the count, or -1. */
 int share_host_classes(char ***out, sl_err *e);

@@ -492,6 +492,25 @@ else
             [ "$logins" = 1 ] || { echo "$logins SSH logins for one pull, not 1"; return 1; }
         }
         check sftp-pull-one-login t_sftp_kept
+        # prune on SFTP (#16 item 3): par1's runs are all from 2020, so its
+        # object goes (an "rm" over SFTP); par2 keeps its newest run of 3
+        # (the object rewritten); the old code refused SFTP (no delete).
+        t_sftp_prune() {
+            P1() { HOME=$tmp/home "$sluice" --root "$tmp/par1" --db "$tmp/par1.db" "$@"; }
+            P2() { HOME=$tmp/home "$sluice" --root "$tmp/par2" --db "$tmp/par2.db" "$@"; }
+            for i in 1 2 3; do P1 probe null --time 100ms --ramp 0 > /dev/null && P2 probe null --time 100ms --ramp 0 > /dev/null ||
+                return 1; done
+            sqlite3 "$tmp/par1.db" "UPDATE runs SET started = '2020-01-01T00:00:00Z'" || return 1
+            P1 push "$su/prune" > "$tmp/o" 2>&1 && P2 push "$su/prune" >> "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+            u1=$(sqlite3 "$tmp/par1.db" "SELECT uuid FROM hosts LIMIT 1") u2=$(sqlite3 "$tmp/par2.db" "SELECT uuid FROM hosts LIMIT 1")
+            A prune "$su/prune" --older-than 365 --keep-runs 1 > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+            grep -q "pruned 5 runs: 1 object rewritten, 1 removed" "$tmp/o" || { cat "$tmp/o"; return 1; }
+            d=$tmp/sftp/prune/$class
+            [ ! -e "$d/$u1.sluicedb.zst" ] && [ ! -e "$d/$u1.sluicedb.zst.json" ] || { ls "$d"; echo "par1's object is still there"; return 1; }
+            zstd -qdc "$d/$u2.sluicedb.zst" > "$tmp/o.db" && [ "$(sqlite3 "$tmp/o.db" "SELECT count(*) FROM runs")" = 1 ] ||
+                { echo "par2's object does not hold 1 run"; return 1; }
+        }
+        check sftp-prune t_sftp_prune
         with_known_hosts() {   # file, command...: run with that known_hosts, then put ours back
             cp "$kh" "$kh.saved"
             if [ -n "$1" ]; then cp "$1" "$kh"; else rm -f "$kh"; fi

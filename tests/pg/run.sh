@@ -146,7 +146,8 @@ t_server_answers() {
 # H has 5 runs, 2 of them measured in 2020. --older-than 30 removes those 2
 # (--dry-run only counts), --keep-runs 1 all but H's newest; H pushing
 # again sends nothing (the server remembers what it pruned), and a fresh
-# pull gets what is left. Then a clone of H (its disk and database copied:
+# pull gets what is left; on file:// the same options take the same runs.
+# Then a clone of H (its disk and database copied:
 # the same host UUID) pushes a run of its own, and H's next push says
 # identity clash, naming the host, with both machines' runs kept.
 t_prune() {
@@ -169,7 +170,14 @@ t_prune() {
     P pull --class all "$url" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
     [ "$(count P)" = 1 ] || { cat "$tmp/o"; echo "P holds $(count P) runs"; return 1; }
     expect_fail "$tmp/H.db" 'give --older-than DAYS, --keep-runs N or both' H prune "$url" || return 1
-    expect_fail "$tmp/H.db" 'a count per host can only be kept on a central store' H prune --keep-runs 1 "file://$tmp/share" || return 1
+    # The same options on an object store take the same runs (#16): H's
+    # object loses the 2 old runs and all but the newest of the rest, and
+    # H's next push leaves them out.
+    H push "file://$tmp/share" > /dev/null || return 1
+    H prune --older-than 30 --keep-runs 1 "file://$tmp/share" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+    grep -q 'pruned 4 runs: 1 object rewritten' "$tmp/o" || { cat "$tmp/o"; return 1; }
+    H push "file://$tmp/share" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+    grep -q '4 runs left out: pruned from the server' "$tmp/o" || { cat "$tmp/o"; echo "pruned runs sent again"; return 1; }
     # the clone
     cp -a "$tmp/rootH" "$tmp/rootH2" && cp "$tmp/H.db" "$tmp/H2.db" || return 1
     HOME=$tmp/home "$sluice" --root "$tmp/rootH2" --db "$tmp/H2.db" probe null --time 20ms --ramp 0 > /dev/null &&
