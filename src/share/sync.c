@@ -748,16 +748,30 @@ static int plan_class(struct share_remote *r, const char *cls, struct pull_plan 
         snprintf(json_name, sizeof json_name, "%s" SHARE_ENTRY_SUFFIX, name);
         c->entry_listed = share_list_has(&l, json_name);
         long long size = l.v[i].size_bytes;
-        c->has_entry = m && share_manifest_entry(m, name, &c->x) && share_entry_fits(&c->x, size);
+        bool described = m && share_manifest_entry(m, name, &c->x);
+        c->has_entry = described && share_entry_fits(&c->x, size);
         /* Not in the manifest (a concurrent push lost it) or out of date:
          * the object's own entry, a few hundred bytes, saves fetching it. */
         if (!c->has_entry && c->entry_listed) {
-            int rc = share_entry_fetch(r, cls, name, p->tmpdir, &c->x, e);
+            struct share_manifest_entry own;
+            int rc = share_entry_fetch(r, cls, name, p->tmpdir, &own, e);
             if (rc < 0) {
                 failed = true;
                 break;
             }
-            c->has_entry = rc == 1 && share_entry_fits(&c->x, size);
+            if (rc == 1) {
+                described = true;
+                c->x = own;
+                c->has_entry = share_entry_fits(&own, size);
+            }
+        }
+        /* Neither entry gives the size the server lists: not what they say. */
+        if (described && !c->has_entry) {
+            char lie[300];
+            snprintf(lie, sizeof lie, "the manifest says %lld bytes, the server lists %lld: altered, or pushed again "
+                     "while this pull ran (pull again)", c->x.size, size);
+            refuse_lie(p, c->key, lie, fn, arg);
+            continue;
         }
         if (up_to_date(p, c, stem)) p->unchanged++;
         else p->n++;
