@@ -307,6 +307,8 @@ struct pull_ctx {
     struct share_remote *r;
     const char *server, *skip_host, *dir;
     long long max_bytes, added, batches;
+    bool keep_going;          /* a refused batch is merged run by run */
+    long long refused;        /* runs refused so (named as they were) */
     share_event_fn fn;
     void *arg;
 };
@@ -322,6 +324,45 @@ static int row_classes(const struct host_info *h, char ***out, sl_err *e)
     *out = xrealloc(*out, sizeof **out * (size_t)(n + 1));
     (*out)[n++] = xstrdup(c);
     return n;
+}
+
+static void merged(struct pull_ctx *c, const char *name, const struct share_report *rep)
+{
+    c->added += share_report_added(rep);
+    if (!c->fn) return;
+    struct share_event ev = { .kind = SHARE_MERGED, .name = name, .report = rep, .size_bytes = -1 };
+    c->fn(&ev, c->arg);
+}
+
+/* --keep-going, a batch refused: run by run, each that passes the checks
+ * merged, each that does not named (SHARE_REFUSED) and left. 0, or -1
+ * when a merge itself fails (not a refusal). */
+static int pull_one_by_one(struct pull_ctx *c, json_t *parents, json_t *runs, sl_err *e)
+{
+    size_t i;
+    json_t *run;
+    json_array_foreach(runs, i, run) {
+        char path[4200], name[700];
+        const char *uuid = json_string_value(json_object_get(run, "uuid"));
+        snprintf(path, sizeof path, "%s/run.sluicedb", c->dir);
+        snprintf(name, sizeof name, "%s run %s", c->r->shown, uuid ? uuid : "(no uuid)");
+        json_t *one = json_pack("[O]", run);
+        sl_err refusal;
+        int rc = build_file(path, parents, one, &refusal);
+        json_decref(one);
+        if (rc == 0) rc = store_share_check(c->s, path, name, &refusal);
+        struct share_report rep;
+        if (rc == 0) rc = share_merge_file(c->s, path, c->max_bytes, &rep, e) < 0 ? -2 : 0;
+        unlink(path);
+        if (rc == -2) return -1;
+        if (rc == 0) merged(c, name, &rep);
+        else if (c->fn) {
+            struct share_event ev = { .kind = SHARE_REFUSED, .name = name, .msg = refusal.msg, .size_bytes = -1 };
+            c->fn(&ev, c->arg);
+        }
+        c->refused += rc < 0;
+    }
+    return 0;
 }
 
 /* One batch of class cls (NULL: every class) after *cursor: fetched, built,
@@ -340,21 +381,20 @@ static int pull_batch(struct pull_ctx *c, const char *cls, long long *cursor, sl
     char path[4200], name[600];
     snprintf(path, sizeof path, "%s/batch-%lld.sluicedb", c->dir, c->batches);
     snprintf(name, sizeof name, "%s %s runs %lld..%lld", c->r->shown, cls ? cls : "(all classes)", *cursor + 1, last);
+    bool fetched = rc == 0;
     if (rc == 0) rc = build_file(path, parents, runs, e);
     struct share_report rep;
     if (rc == 0) rc = share_merge_file(c->s, path, c->max_bytes, &rep, e);
     unlink(path);
+    bool whole = rc == 0;
+    if (rc < 0 && fetched && c->keep_going) rc = pull_one_by_one(c, parents, runs, e);
     json_decref(runs);
     json_decref(parents);
     if (rc == 0) rc = store_share_cursor_set(c->s, c->server, cls ? cls : "*", last, c->r->shown, e);
     if (rc < 0) return -1;
     *cursor = last;
-    c->added += share_report_added(&rep);
     c->batches++;
-    if (c->fn) {
-        struct share_event ev = { .kind = SHARE_MERGED, .name = name, .report = &rep, .size_bytes = -1 };
-        c->fn(&ev, c->arg);
-    }
+    if (whole) merged(c, name, &rep);
     return 1;
 }
 
@@ -390,7 +430,7 @@ long long share_pull_rows(store *s, struct share_remote *r, const struct share_p
         return -1;
     }
     struct pull_ctx c = { .s = s, .r = r, .server = id, .skip_host = known == 0 ? uuid : NULL, .dir = dir,
-                          .max_bytes = r->opts.max_bytes, .fn = fn, .arg = arg };
+                          .max_bytes = r->opts.max_bytes, .keep_going = po->keep_going, .fn = fn, .arg = arg };
     int rc = 0;
     for (int i = 0; rc == 0 && i < nc; i++) rc = pull_class(&c, po->all_classes ? NULL : classes[i], e);
     share_tmpdir_remove(dir);
@@ -400,6 +440,11 @@ long long share_pull_rows(store *s, struct share_remote *r, const struct share_p
                   "batch being fetched was not", c.batches, c.batches == 1 ? "" : "es");
     if (rc == 0 && !c.batches)
         emit_note(fn, arg, r->shown, "nothing new for this host's hardware classes since the last pull");
+    /* As an object store's pull with --keep-going: the others merged, the
+     * refused named, exit status 1; they are not asked for again. */
+    if (rc == 0 && c.refused)
+        return sl_fail(e, SL_EFAIL, "%lld run%s refused (see above); the others were merged", c.refused,
+                       c.refused == 1 ? "" : "s");
     return rc < 0 ? -1 : c.added;
 }
 

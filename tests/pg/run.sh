@@ -293,4 +293,22 @@ t_cut_pull() {
     grep -q "runs 3\.\." "$tmp/o" || { cat "$tmp/o"; echo "the pull did not go on after the merged batch"; return 1; }
 }
 check midbatch-disconnect-pull t_cut_pull
+# --keep-going (#16), as on the object stores: a run on the server that
+# fails the checks (an impossible MB/s) stops a pull at its batch, the
+# database as it was; with --keep-going that batch is merged run by run,
+# the bad run named, and the batches after it merged too (exit status 1).
+t_keep_going() {
+    host K
+    K history > /dev/null
+    total=$(server_runs)
+    bad=$(pg_sql "SELECT uuid FROM sluice_runs ORDER BY seq LIMIT 1 OFFSET 1")
+    pg_sql "UPDATE sluice_runs SET body = jsonb_set(body, '{mb_s}', '-5') WHERE uuid = '$bad'" > /dev/null || return 1
+    SLUICE_PG_BATCH=2 expect_fail "$tmp/K.db" 'mb_s' K pull --class all "$url" || return 1
+    SLUICE_PG_BATCH=2 K pull --class all --keep-going "$url" > "$tmp/o" 2>&1 && { cat "$tmp/o"; echo "expected exit 1"; return 1; }
+    grep -q "refused .* run $bad: " "$tmp/o" && grep -q '1 run refused (see above); the others were merged' "$tmp/o" ||
+        { cat "$tmp/o"; return 1; }
+    [ "$(count K)" = $((total - 1)) ] || { cat "$tmp/o"; echo "K holds $(count K) runs, not $((total - 1))"; return 1; }
+    pg_sql "UPDATE sluice_runs SET body = jsonb_set(body, '{mb_s}', '1') WHERE uuid = '$bad'" > /dev/null
+}
+check pull-keep-going-names-a-bad-run t_keep_going
 exit 0
