@@ -82,7 +82,7 @@ static int trim_object(struct prune *p, const char *cls, const char *key, const 
     unlink(staged);
     unlink(packed);
     struct share_trim t = { .keep_runs = p->po->keep_runs, .before = p->before, .mark = x->pruned };
-    struct share_trimmed got;
+    struct share_trimmed got = { 0 };
     int rc = r->ops->get(r, key, obj, NULL, e);
     if (rc == 0) rc = share_sha256_file(obj, sha, e);
     /* Pushed again since its entry was read: the next prune sees it. */

@@ -379,7 +379,7 @@ static int leave_out_pruned(struct share_remote *r, const char *snap, const char
     }
     if (!mark[0]) return 0;
     struct share_trim t = { .mark = mark };
-    struct share_trimmed got;
+    struct share_trimmed got = { 0 };
     if (store_share_trim(snap, "the snapshot", uuid, &t, false, &got, e) < 0) return -1;
     if (got.removed) {
         char msg[300];
