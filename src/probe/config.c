@@ -81,11 +81,15 @@ int probe_config_capture(const char *disk, char **text, char hash[65], sl_err *e
 void probe_workload_text(const struct probe_spec *s, char *buf, size_t n, char hash[65])
 {
     /* Only what shapes the load: not the directory (the device is stored
-     * apart), not the seed or the repetition count. */
+     * apart), not the seed or the repetition count. The idle time before a
+     * run only when there is one, so back-to-back runs keep the hash they
+     * had before the option existed. */
+    char idle[48] = "";
+    if (s->idle_ms) snprintf(idle, sizeof idle, "idle_before_ms=%llu\n", (unsigned long long)s->idle_ms);
     snprintf(buf, n,
-             "bs=%llu\ndirect=%d\ndirs=%d\n%siodepth=%d\nramp_ms=%llu\nsize_bytes=%llu\nsync_every=%d\nthreads=%d\n"
+             "bs=%llu\ndirect=%d\ndirs=%d\n%s%siodepth=%d\nramp_ms=%llu\nsize_bytes=%llu\nsync_every=%d\nthreads=%d\n"
              "time_ms=%llu\nworkload=%s\n",
-             (unsigned long long)s->bs, s->direct ? 1 : 0, s->ndirs, s->fixed_work ? "fixed_work=1\n" : "", s->iodepth,
+             (unsigned long long)s->bs, s->direct ? 1 : 0, s->ndirs, s->fixed_work ? "fixed_work=1\n" : "", idle, s->iodepth,
              (unsigned long long)s->ramp_ms,
              (unsigned long long)s->size_bytes, s->sync_every, s->threads, (unsigned long long)s->time_ms,
              s->workload);

@@ -120,6 +120,12 @@ void probe_fio_global(const struct probe_spec *s, FILE *out, const char *rw)
     if (s->fixed_work) fprintf(out, "; fixed work: every configuration writes the same bytes once, timed to durable\n");
     else fprintf(out, "time_based=1\nruntime=%llums\nramp_time=%llums\n", (unsigned long long)s->time_ms,
                  (unsigned long long)s->ramp_ms);
+    /* the regime sluice measured: idle before the first write (fio's
+     * startdelay), which moves a buffered writer on some machines more than
+     * the knob under test does (bench/carry-over) */
+    if (s->idle_ms)
+        fprintf(out, "; sluice's --idle-before: no I/O for this long before the run\nstartdelay=%llums\n",
+                (unsigned long long)s->idle_ms);
     fprintf(out, "randrepeat=0\nrandseed=%llu\ngroup_reporting=1\n", (unsigned long long)s->seed);
     /* sluice writes the same random buffer each time; fio by default alters it per write */
     fprintf(out, "scramble_buffers=0\n");

@@ -83,6 +83,7 @@ static int resolve_spec(struct probe_spec *s, const struct probe_workload_ops *o
         return sl_fail(e, SL_EUSAGE, "--time: give 10ms to 24h");
     if (!s->ramp_set) s->ramp_ms = 1000;
     if (s->ramp_ms > 3600ull * 1000) return sl_fail(e, SL_EUSAGE, "--ramp: give at most 1h");
+    if (s->idle_ms > 600ull * 1000) return sl_fail(e, SL_EUSAGE, "--idle-before: give at most 10m");
     if (s->iodepth == 0) s->iodepth = 1;
     if (s->iodepth < 1 || s->iodepth > 1024) return sl_fail(e, SL_EUSAGE, "--iodepth %d: give 1 to 1024", s->iodepth);
     if (s->repeat == 0) s->repeat = 1;

@@ -61,6 +61,10 @@ struct probe_spec {
     uint64_t time_ms;        /* measured time (default 5 s); fixed work: the most it may take */
     uint64_t ramp_ms;        /* unmeasured warm-up before it (default 1 s; fixed work: none) */
     int ramp_set;            /* ramp_ms was given (0 is a valid ramp) */
+    uint64_t idle_ms;        /* --idle-before: no I/O for this long before each repetition's window
+                              * (0: back to back). What ran just before moves a buffered writer
+                              * more than some knobs do (bench/carry-over), so the regime is part
+                              * of the workload and its hash. */
     bool time_based;         /* --time was given: run for time_ms. Otherwise a
                               * buffered writer (seqwrite, randwrite, randrw)
                               * does fixed work: writes size_bytes once, never

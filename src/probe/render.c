@@ -48,6 +48,7 @@ static json_t *spec_json(const struct probe_spec *s)
     json_object_set_new(o, "time_ms", json_integer((json_int_t)s->time_ms));
     json_object_set_new(o, "fixed_work", json_boolean(s->fixed_work));
     json_object_set_new(o, "ramp_ms", json_integer((json_int_t)s->ramp_ms));
+    if (s->idle_ms) json_object_set_new(o, "idle_before_ms", json_integer((json_int_t)s->idle_ms));
     json_object_set_new(o, "direct", json_boolean(s->direct));
     json_object_set_new(o, "iodepth", json_integer(s->iodepth));
     json_object_set_new(o, "sync_every", json_integer(s->sync_every));

@@ -15,7 +15,7 @@
 int probe_spec_set(struct probe_spec *s, const char *option, const char *text, sl_err *e)
 {
     bool size = strcmp(option, "--bs") == 0 || strcmp(option, "--size") == 0;
-    bool time = strcmp(option, "--time") == 0 || strcmp(option, "--ramp") == 0;
+    bool time = strcmp(option, "--time") == 0 || strcmp(option, "--ramp") == 0 || strcmp(option, "--idle-before") == 0;
     if (size) {
         long long v = units_parse_size(text);
         if (v <= 0) return sl_fail(e, SL_EUSAGE, "%s %s: give a size such as 4k, 1M or 2G", option, text);
@@ -29,6 +29,8 @@ int probe_spec_set(struct probe_spec *s, const char *option, const char *text, s
             if (v == 0) return sl_fail(e, SL_EUSAGE, "--time must be above 0");
             s->time_ms = (uint64_t)v;
             s->time_based = true;   /* buffered writers: no fixed work */
+        } else if (option[2] == 'i') {
+            s->idle_ms = (uint64_t)v;
         } else {
             s->ramp_ms = (uint64_t)v;
             s->ramp_set = 1;
@@ -38,7 +40,7 @@ int probe_spec_set(struct probe_spec *s, const char *option, const char *text, s
     return sl_fail(e, SL_EUSAGE, "%s: not a size or duration option of probe", option);
 }
 
-/* --bs, --size, --time, --ramp. */
+/* --bs, --size, --time, --ramp, --idle-before. */
 static int set_spec(void *at, const struct opt *row, const char *text, sl_err *e)
 {
     char option[32];
@@ -92,6 +94,8 @@ const struct opt probe_workload_rows[] = {
       .help = "bytes written or read in all (512M, 2G)", .set = set_spec },
     { .name = "time", .type = OPT_CALL, .arg = "T", .def = "5s", .help = "measured time (500ms, 5s, 2m)", .set = set_spec },
     { .name = "ramp", .type = OPT_CALL, .arg = "T", .def = "1s", .help = "unmeasured warm-up before it", .set = set_spec },
+    { .name = "idle-before", .type = OPT_CALL, .arg = "T", .def = "0: back to back",
+      .help = "no I/O for T before each run (a burst after a quiet spell)", .set = set_spec },
     { .name = "direct", .type = OPT_FLAG, .help = "O_DIRECT: bypass the page cache", SPEC(direct) },
     { .name = "iodepth", .type = OPT_INT, .arg = "N", .min = 1, .max = 1024, .def = "1",
       .help = "I/Os in flight per thread with --direct (io_uring)", SPEC(iodepth) },

@@ -190,6 +190,7 @@ static void spec_json(const struct search_flow_opts *o, char *buf, size_t n)
     json_object_set_new(j, "iodepth", json_integer(p->iodepth));
     json_object_set_new(j, "sync_every", json_integer(p->sync_every));
     json_object_set_new(j, "loadfile", json_string(p->loadfile));
+    json_object_set_new(j, "idle_before_ms", json_integer((json_int_t)p->idle_ms));
     char *t = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
     snprintf(buf, n, "%s", t ? t : "{}");
     free(t);
@@ -242,12 +243,13 @@ static int spec_parse(const char *text, struct search_flow_opts *o, sl_err *e)
     o->probe.threads = threads;
     o->apply = o->apply || apply;
     /* the fixed workload (absent from searches stored before it was) */
-    json_int_t bs = 0, size = 0;
+    json_int_t bs = 0, size = 0, idle = 0;
     int tb = 0, direct = 0, depth = 0, sync = 0;
     const char *loadfile = "";
     json_t *dirs = NULL;
-    json_unpack(j, "{s?o,s?I,s?I,s?b,s?b,s?i,s?i,s?s}", "dirs", &dirs, "bs", &bs, "size_bytes", &size, "time_based", &tb,
-                "direct", &direct, "iodepth", &depth, "sync_every", &sync, "loadfile", &loadfile);
+    json_unpack(j, "{s?o,s?I,s?I,s?b,s?b,s?i,s?i,s?s,s?I}", "dirs", &dirs, "bs", &bs, "size_bytes", &size, "time_based",
+                &tb, "direct", &direct, "iodepth", &depth, "sync_every", &sync, "loadfile", &loadfile, "idle_before_ms",
+                &idle);
     for (size_t i = 0; json_is_array(dirs) && i < json_array_size(dirs) && i < PROBE_MAX_DIRS; i++) {
         const char *d = json_string_value(json_array_get(dirs, i));
         if (d) snprintf(o->probe.dir[i], PATH_MAX, "%s", d);
@@ -259,6 +261,7 @@ static int spec_parse(const char *text, struct search_flow_opts *o, sl_err *e)
     o->probe.direct = direct;
     o->probe.iodepth = depth;
     o->probe.sync_every = sync;
+    o->probe.idle_ms = (uint64_t)idle;
     snprintf(o->probe.loadfile, sizeof o->probe.loadfile, "%s", loadfile);
     json_decref(j);
     return 0;
