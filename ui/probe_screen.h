@@ -15,7 +15,9 @@
 #define PROBE_UI_SERIES 600      /* one minute at 100 ms */
 
 enum pfield { PF_WORKLOAD, PF_LOADFILE, PF_DIR, PF_THREADS, PF_BS, PF_SIZE, PF_TIME, PF_RAMP, PF_REPEAT, PF_DIRECT,
-              PF_IODEPTH, PF_SYNC_EVERY, PF_SEED, PF_CANARY, PF_COUNT };
+              PF_IODEPTH, PF_SYNC_EVERY, PF_SEED, PF_CANARY,
+              PF_IDLE,   /* last: key scripts that walk the rows above stay valid */
+              PF_COUNT };
 
 enum pmode { PM_FORM, PM_RUN, PM_TEXT };
 

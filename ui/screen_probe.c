@@ -36,6 +36,7 @@ static const struct form_field fields[PF_COUNT] = {
     [PF_SIZE] = { "Size", "--size", "Total file size over all threads; buffered writes default to the dirty threshold.", FORM_TEXT },
     [PF_TIME] = { "Time", "--time", "Measured time: 500ms, 5s, 2m.", FORM_TEXT },
     [PF_RAMP] = { "Ramp", "--ramp", "Unmeasured warm-up before the measured time.", FORM_TEXT },
+    [PF_IDLE] = { "Idle before", "--idle-before", "No I/O for this long before each run: a burst after a quiet spell (empty: back to back).", FORM_TEXT },
     [PF_REPEAT] = { "Repeat", "--repeat", "Repetitions; each is stored as its own run.", FORM_TEXT },
     [PF_DIRECT] = { "Direct I/O", "--direct", "O_DIRECT: bypass the page cache (yes/no).", FORM_CHOICE, yes_no },
     [PF_IODEPTH] = { "I/O depth", "--iodepth", "With direct I/O, above 1 uses io_uring.", FORM_TEXT },
@@ -89,6 +90,10 @@ static void empty_value(void *arg, int f, char *shown, size_t n)
         break;
     case PF_TIME: snprintf(shown, n, "%g s", (double)r->time_ms / 1000); break;
     case PF_RAMP: snprintf(shown, n, "%g s", (double)r->ramp_ms / 1000); break;
+    case PF_IDLE:
+        if (r->idle_ms) snprintf(shown, n, "%g s", (double)r->idle_ms / 1000);
+        else snprintf(shown, n, "0 (back to back)");
+        break;
     case PF_REPEAT: snprintf(shown, n, "%d", r->repeat); break;
     case PF_DIRECT: snprintf(shown, n, "no"); break;
     case PF_IODEPTH: snprintf(shown, n, "%d", r->iodepth ? r->iodepth : 1); break;
