@@ -20,6 +20,8 @@
 #                   backing file on a too-small tmpfs; works without dm)
 #   db-ro           the database's filesystem turns read-only while a
 #                   session is held (root: same mechanism)
+#   merge-killed    a merge SIGKILLed inside its transaction leaves the
+#                   store as it was (merge-killed.sh; no root needed)
 #   loop-*          set, restore, apply, probe, profile save and boot install with the Nth
 #                   sqlite3_step / knob write / file write failing, for every
 #                   N they reach (loop.sh, SLUICE_FAULT; no root needed)
@@ -109,6 +111,9 @@ else ok probe-busy "exit $prc: $(grep '^sluice:' "$work/probe.out" | tail -1 | s
 
 # --- the fault loop: every Nth statement, knob write, file write fails --------
 SLUICE="$SLUICE" sh tests/faults/loop.sh
+
+# --- a merge killed mid-transaction ---------------------------------------------
+SLUICE="$SLUICE" sh tests/faults/merge-killed.sh
 
 # --- root only from here: tiny filesystems, loop devices, device-mapper --------
 if [ "$(id -u)" != 0 ]; then
