@@ -89,7 +89,6 @@ int store_share_check_constraints(store *s, sqlite3 *db, const char *label, sl_e
  * or, when reading stopped for a reason that is not the file's (interrupted,
  * I/O error, no memory, busy, full), "reading LABEL failed". -1. */
 int store_share_corrupt(sqlite3 *db, const char *label, sl_err *e);
-int store_share_check_metrics(sqlite3 *db, const char *label, sl_err *e);
 int store_share_check_claims(store *s, sqlite3 *db, const char *my_uuid, const char *label, sl_err *e);
 /* How many runs under host_uuid the database file at path (a private
  * copy, untrusted: opened as store_share_check opens it) holds that this

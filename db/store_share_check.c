@@ -257,7 +257,6 @@ int store_share_check(store *s, const char *path, const char *label, sl_err *e)
     if (rc == 0) rc = check_schema(s, db, label, e);
     if (rc == 0) rc = check_integrity(db, label, e);
     if (rc == 0) rc = store_share_check_constraints(s, db, label, e);
-    if (rc == 0) rc = store_share_check_metrics(db, label, e);
     if (rc == 0) rc = check_this_host(s, db, label, e);
     sqlite3_close(db);
     if (rc < 0 && e && !strstr(e->msg, "merged")) sl_suffix(e, "Nothing merged: this database is as it was");

@@ -6,9 +6,11 @@
 #include "store_share.h"
 #include "esc.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int store_share_corrupt(sqlite3 *db, const char *label, sl_err *e)
 {
@@ -39,6 +41,16 @@ static int file_has(sqlite3 *db, const char *table, const char *col)
 
 /* --- sluice's constraints ----------------------------------------------- */
 
+/* The file's rows are held to the local schema's own constraints by queries
+ * over the file, never by copying them: a copy of every row into temp
+ * tables made from the local CREATE TABLE took longer than the merge itself
+ * (1.7 s of bench/merge's 3.8 s for a 100,000-run object). Each value is
+ * judged as the merge will write it: the private column's replacement, NULL
+ * for a key to a local-only table, the local default for a column the file
+ * lacks. NOT NULL and CHECK take one scan of a table, each UNIQUE key a
+ * grouping (through the file's own index when it has a fitting one), each
+ * foreign key to a shared table a lookup per row in the file's parent. */
+
 /* Whether the local table's column is a foreign key to a table that is not
  * shared (the merge writes NULL there): 1, 0, or -1 when it could not be
  * read. */
@@ -56,115 +68,303 @@ static int local_only_ref(store *s, const char *table, const char *col)
     return found ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* What of a long text or blob the copy keeps: every key, hash and
- * enumerated value of the schema is far shorter; histograms, series and
- * metrics JSON are not, and copying them whole made the check the slowest
- * part of a merge. */
-#define COPY_TEXT_MAX 256
-
-/* "INSERT INTO temp.T (cols) SELECT exprs FROM main.T s" for the file's
- * columns, each value as the merge computes it; NULL with e when the
- * columns could not all be read (the file's, or the local schema's). */
-static char *copy_sql(store *s, sqlite3 *db, const struct share_table *t, const char *label, sl_err *e)
+/* Past a quoted name or string, or a comment, starting at p (else p). */
+static const char *skip_quoted(const char *p)
 {
-    size_t cap = 8192;
-    char *cols = xmalloc(cap), *vals = xmalloc(cap);
-    cols[0] = vals[0] = 0;
-    sqlite3_stmt *st;
-    int rc = SQLITE_ERROR;
-    if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info(?1, 'main')", -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
-        while ((rc = store_step(st)) == SQLITE_ROW) {
-            const char *c = (const char *)sqlite3_column_text(st, 0);
-            int ref;
-            if (!c || strchr(c, '"') || strlen(cols) + strlen(c) + 8 > cap / 2) continue;
-            size_t cl = strlen(cols), vl = strlen(vals);
-            snprintf(cols + cl, cap - cl, "%s\"%s\"", cl ? ", " : "", c);
-            if (t->private_col && strcmp(c, t->private_col) == 0)
-                snprintf(vals + vl, cap - vl, "%s%s", vl ? ", " : "", t->private_expr);
-            else if ((ref = local_only_ref(s, t->name, c)) < 0) {
-                rc = SQLITE_ABORT;   /* the local schema could not be read */
-                break;
-            }
-            else if (ref)
-                snprintf(vals + vl, cap - vl, "%sNULL", vl ? ", " : "");
-            else  /* long texts and blobs cut: a constraint looks at keys and short values, not at megabytes */
-                snprintf(vals + vl, cap - vl, "%sCASE typeof(s.\"%s\") WHEN 'text' THEN substr(s.\"%s\", 1, %d) WHEN 'blob' THEN substr(s.\"%s\", 1, %d) ELSE s.\"%s\" END",
-                         vl ? ", " : "", c, c, COPY_TEXT_MAX, c, COPY_TEXT_MAX, c);
+    if (p[0] == '-' && p[1] == '-') {
+        while (*p && *p != '\n') p++;
+        return p;
+    }
+    if (p[0] == '/' && p[1] == '*') {
+        const char *end = strstr(p + 2, "*/");
+        return end ? end + 2 : p + strlen(p);
+    }
+    if (*p != '\'' && *p != '"' && *p != '`' && *p != '[') return p;
+    char close = *p == '[' ? ']' : *p;
+    for (p++; *p; p++)
+        if (*p == close) {
+            if (close != ']' && p[1] == close) p++;   /* a doubled quote is one */
+            else return p + 1;
         }
-        sqlite3_finalize(st);
-    }
-    if (rc != SQLITE_DONE) {   /* a partial column list would check part of the rows */
-        if (rc == SQLITE_ABORT) store_fail(s, e, "reading the local schema");
-        else store_share_corrupt(db, label, e);
-        free(cols);
-        free(vals);
-        return NULL;
-    }
-    size_t n = strlen(cols) + strlen(vals) + 256;
-    char *sql = xmalloc(n);
-    snprintf(sql, n, "INSERT INTO temp.\"%s\" (%s) SELECT %s FROM main.\"%s\" s", t->name, cols, vals, t->name);
-    free(cols);
-    free(vals);
-    return sql;
+    return p;
 }
 
-/* The shared tables made again in the check's temp schema from the local
- * schema's own CREATE TABLE text, and the file's rows copied into them: a
- * file may declare its columns as it likes (without NOT NULL, without a
- * CHECK), but every row must be one that sluice's schema takes, and every
- * key between the copies must hold. The copy lives in this connection's
- * temp schema and is dropped with it: in a temporary file past an 8 MiB
- * cache, because the copy of a 100,000-run file is some 50 MB (with
- * temp_store=MEMORY the check of bench/merge's big object peaked at
- * 110 MB RSS, in a file at 32 MB, no slower). */
-int store_share_check_constraints(store *s, sqlite3 *db, const char *label, sl_err *e)
+/* The next CHECK constraint of a CREATE TABLE text sql (the local schema's
+ * own) from p on: its expression (between its parentheses) in *expr and
+ * *len, and where to look on; NULL when there is none. */
+static const char *next_check(const char *sql, const char *p, const char **expr, size_t *len)
 {
-    sqlite3_exec(db, "PRAGMA temp_store=FILE; PRAGMA temp.cache_size=-8192", NULL, NULL, NULL);
-    for (int i = 0; i < share_table_count; i++) {
-        const struct share_table *t = &share_tables[i];
-        int has = file_has(db, t->name, NULL);
-        if (has < 0) return store_share_corrupt(db, label, e);
-        if (!has) continue;
-        sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(store_db(s), "SELECT sql FROM main.sqlite_schema WHERE type = 'table' AND name = ?", -1,
-                               &st, NULL) != SQLITE_OK) return store_fail(s, e, "reading the local schema");
-        sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
-        int step = store_step(st);
-        if (step != SQLITE_ROW && step != SQLITE_DONE) {
-            store_fail(s, e, "reading the local schema");
-            sqlite3_finalize(st);
-            return -1;
+    while (*p) {
+        const char *q = skip_quoted(p);
+        if (q != p) {
+            p = q;
+            continue;
         }
-        const char *create = step == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
-        if (!create || strncmp(create, "CREATE TABLE ", 13) != 0) {
-            sqlite3_finalize(st);
-            continue;  /* an older local schema: check_object has refused the file already */
+        bool word_start = p == sql || (p[-1] != '_' && !isalnum((unsigned char)p[-1]));
+        if (!word_start || strncasecmp(p, "CHECK", 5) != 0 || isalnum((unsigned char)p[5]) || p[5] == '_') {
+            p++;
+            continue;
         }
-        size_t n = strlen(create) + 32;
-        char *ddl = xmalloc(n);
-        snprintf(ddl, n, "CREATE TEMP TABLE %s", create + 13);  /* security: OK because it is the local schema's own text */
-        sqlite3_finalize(st);
-        int rc = sqlite3_exec(db, ddl, NULL, NULL, NULL);
-        free(ddl);
-        if (rc != SQLITE_OK) return store_share_corrupt(db, label, e);
-        char *copy = copy_sql(s, db, t, label, e);
-        if (!copy) return -1;
-        rc = sqlite3_exec(db, copy, NULL, NULL, NULL);
-        free(copy);
-        if (rc != SQLITE_OK)
-            return sl_fail(e, SL_EFAIL, "%s has rows in %s that sluice's schema does not take (%s): it was not written by "
-                           "sluice (or was altered); nothing merged", label, t->name, sqlite3_errmsg(db));
+        for (p += 5; isspace((unsigned char)*p); p++) {}
+        if (*p != '(') continue;
+        const char *open = p++;
+        for (int depth = 1; *p && depth;) {
+            q = skip_quoted(p);
+            if (q != p) {
+                p = q;
+                continue;
+            }
+            depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+            p++;
+        }
+        const char *b = open + 1, *e = p - 1;
+        while (b < e && isspace((unsigned char)*b)) b++;
+        while (e > b && isspace((unsigned char)e[-1])) e--;
+        *expr = b;
+        *len = (size_t)(e - b);
+        return p;
     }
+    return NULL;
+}
+
+/* One constraint the scan of a table looks for, and what it says when a row
+ * breaks it (SQLite's own words). */
+enum rule_kind {
+    RULE_SCHEMA,     /* a constraint of the local schema: msg is SQLite's words for it */
+    RULE_PARENT,     /* a key to a parent the file lacks: msg is the parent table */
+    RULE_METRIC,     /* a metric out of bounds (explain_metric says which) */
+};
+
+struct rule {
+    char *msg;
+    enum rule_kind kind;
+};
+
+static int explain_metric(sqlite3 *db, const char *label, sl_err *e);
+
+struct table_rules {
+    const struct share_table *t;
+    sqlite3_str *cols;    /* the rows as the merge writes them: expr AS "name", ... */
+    sqlite3_str *cases;   /* WHEN <broken> THEN <rule index> ... */
+    struct rule *rules;
+    int nrules, cap;
+};
+
+static void add_rule(struct table_rules *r, const char *cond, char *msg, enum rule_kind kind)
+{
+    r->rules = xgrow(r->rules, r->nrules, &r->cap, sizeof *r->rules, 16);
+    r->rules[r->nrules].msg = msg;
+    r->rules[r->nrules].kind = kind;
+    sqlite3_str_appendf(r->cases, " WHEN %s THEN %d", cond, r->nrules++);
+}
+
+static void free_rules(struct table_rules *r)
+{
+    for (int i = 0; i < r->nrules; i++) sqlite3_free(r->rules[i].msg);
+    free(r->rules);
+    sqlite3_free(sqlite3_str_finish(r->cols));
+    sqlite3_free(sqlite3_str_finish(r->cases));
+}
+
+/* The local table's columns: each as the merge writes it, and its NOT
+ * NULL. 0, or -1 with e. */
+static int column_rules(store *s, sqlite3 *db, struct table_rules *r, const char *label, sl_err *e)
+{
+    const struct share_table *t = r->t;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "PRAGMA temp.foreign_key_check", -1, &st, NULL) != SQLITE_OK) return store_share_corrupt(db, label, e);
-    int rc = store_step(st);
-    if (rc == SQLITE_ROW)
-        sl_fail(e, SL_EFAIL, "%s has rows in %s whose parent in %s is missing: nothing merged", label,
-                (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 2));
+    /* rowid: the INTEGER PRIMARY KEY, whose value must be an integer */
+    const char *cols = "SELECT name, \"notnull\", dflt_value, pk = 1 AND upper(type) = 'INTEGER' AND (SELECT count(*) "
+                       "FROM pragma_table_info(?1, 'main') WHERE pk > 0) = 1 FROM pragma_table_info(?1, 'main')";
+    if (sqlite3_prepare_v2(store_db(s), cols, -1, &st, NULL) != SQLITE_OK)
+        return store_fail(s, e, "reading the local schema");
+    sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
+    int rc, n = 0;
+    while ((rc = store_step(st)) == SQLITE_ROW) {
+        const char *c = (const char *)sqlite3_column_text(st, 0);
+        const char *dflt = (const char *)sqlite3_column_text(st, 2);
+        int in_file = file_has(db, t->name, c), ref = local_only_ref(s, t->name, c);
+        if (in_file < 0) {
+            sqlite3_finalize(st);
+            return store_share_corrupt(db, label, e);
+        }
+        if (ref < 0) break;
+        sqlite3_str_appendf(r->cols, "%s", n++ ? ", " : "");
+        if (t->private_col && strcmp(c, t->private_col) == 0) sqlite3_str_appendf(r->cols, "%s", t->private_expr);
+        else if (ref) sqlite3_str_appendf(r->cols, "NULL");
+        else if (in_file) sqlite3_str_appendf(r->cols, "s.\"%w\"", c);
+        else sqlite3_str_appendf(r->cols, "%s", dflt ? dflt : "NULL");   /* the local schema's own text */
+        sqlite3_str_appendf(r->cols, " AS \"%w\"", c);
+        char *cond = NULL;
+        if (sqlite3_column_int(st, 3)) {
+            cond = sqlite3_mprintf("typeof(\"%w\") NOT IN ('integer', 'null')", c);
+            add_rule(r, cond, sqlite3_mprintf("datatype mismatch"), RULE_SCHEMA);
+        } else if (sqlite3_column_int(st, 1)) {
+            cond = sqlite3_mprintf("\"%w\" IS NULL", c);
+            add_rule(r, cond, sqlite3_mprintf("NOT NULL constraint failed: %s.%s", t->name, c), RULE_SCHEMA);
+        }
+        sqlite3_free(cond);
+    }
     sqlite3_finalize(st);
-    if (rc == SQLITE_ROW) return -1;
-    return rc == SQLITE_DONE ? 0 : store_share_corrupt(db, label, e);
+    if (rc != SQLITE_DONE) return store_fail(s, e, "reading the local schema");
+    return 0;
+}
+
+/* The CHECK constraints of the local CREATE TABLE text. 0, or -1 with e. */
+static int check_rules(store *s, struct table_rules *r, sl_err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), "SELECT sql FROM main.sqlite_schema WHERE type = 'table' AND name = ?", -1, &st,
+                           NULL) != SQLITE_OK) return store_fail(s, e, "reading the local schema");
+    sqlite3_bind_text(st, 1, r->t->name, -1, SQLITE_STATIC);
+    int rc = store_step(st);
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        /* none: an older local schema, which check_object has refused already */
+        return rc == SQLITE_DONE ? 0 : store_fail(s, e, "reading the local schema");
+    }
+    const char *sql = (const char *)sqlite3_column_text(st, 0), *p = sql, *expr;
+    size_t len;
+    while (p && (p = next_check(sql, p, &expr, &len))) {
+        char *cond = sqlite3_mprintf("NOT (%.*s)", (int)len, expr);
+        add_rule(r, cond, sqlite3_mprintf("CHECK constraint failed: %.*s", (int)len, expr), RULE_SCHEMA);
+        sqlite3_free(cond);
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static int refuse_rows(const char *label, const char *table, const char *why, sl_err *e)
+{
+    return sl_fail(e, SL_EFAIL, "%s has rows in %s that sluice's schema does not take (%s): it was not written by "
+                   "sluice (or was altered); nothing merged", label, table, why);
+}
+
+/* One scan: the first row that breaks a NOT NULL, a CHECK, a key or a
+ * metric's bounds. */
+static int scan_rules(sqlite3 *db, struct table_rules *r, const char *label, sl_err *e)
+{
+    if (!r->nrules) return 0;
+    char *sql = sqlite3_mprintf("SELECT CASE%s END AS broken FROM (SELECT %s FROM main.\"%w\" s) r WHERE broken IS "
+                                "NOT NULL LIMIT 1", sqlite3_str_value(r->cases), sqlite3_str_value(r->cols), r->t->name);
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    sqlite3_free(sql);
+    if (rc != SQLITE_OK) return store_share_corrupt(db, label, e);
+    int step = store_step(st), broken = step == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+    sqlite3_finalize(st);
+    if (step != SQLITE_ROW) return step == SQLITE_DONE ? 0 : store_share_corrupt(db, label, e);
+    if (broken < 0 || broken >= r->nrules) return store_share_corrupt(db, label, e);
+    const struct rule *b = &r->rules[broken];
+    if (b->kind == RULE_PARENT)
+        return sl_fail(e, SL_EFAIL, "%s has rows in %s whose parent in %s is missing: nothing merged", label,
+                       r->t->name, b->msg);
+    if (b->kind == RULE_METRIC) return explain_metric(db, label, e) < 0 ? -1 : store_share_corrupt(db, label, e);
+    return refuse_rows(label, r->t->name, b->msg, e);
+}
+
+/* Two rows (as the merge writes them) with one value of the local index
+ * `index`'s key, no part of it NULL (NULLs are distinct, as in SQLite):
+ * 0 none, -1 with e. col: pragma_index_xinfo of the local schema. */
+static int one_unique_key(sqlite3 *db, struct table_rules *r, sqlite3_stmt *col, const char *index, const char *label,
+                          sl_err *e)
+{
+    sqlite3_reset(col);
+    sqlite3_bind_text(col, 1, index, -1, SQLITE_TRANSIENT);
+    sqlite3_str *group = sqlite3_str_new(NULL), *nonnull = sqlite3_str_new(NULL), *names = sqlite3_str_new(NULL);
+    int n = 0, rc;
+    while ((rc = store_step(col)) == SQLITE_ROW) {
+        const char *c = (const char *)sqlite3_column_text(col, 0), *coll = (const char *)sqlite3_column_text(col, 1);
+        sqlite3_str_appendf(group, "%s\"%w\" COLLATE \"%w\"", n ? ", " : "", c, coll ? coll : "BINARY");
+        sqlite3_str_appendf(nonnull, "%s\"%w\" IS NOT NULL", n ? " AND " : "", c);
+        sqlite3_str_appendf(names, "%s%s.%s", n ? ", " : "", r->t->name, c);
+        n++;
+    }
+    char *g = sqlite3_str_finish(group), *nn = sqlite3_str_finish(nonnull), *nm = sqlite3_str_finish(names);
+    char *sql = sqlite3_mprintf("SELECT 1 FROM (SELECT %s FROM main.\"%w\" s) WHERE %s GROUP BY %s HAVING count(*) > 1 "
+                                "LIMIT 1", sqlite3_str_value(r->cols), r->t->name, nn, g);
+    int res = 0;
+    sqlite3_stmt *st = NULL;
+    if (rc != SQLITE_DONE) res = sl_fail(e, SL_EFAIL, "reading the local schema: %s", sqlite3_errstr(rc));
+    else if (n && sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) res = store_share_corrupt(db, label, e);
+    else if (n) {
+        int step = store_step(st);
+        if (step == SQLITE_ROW) {
+            char *why = sqlite3_mprintf("UNIQUE constraint failed: %s", nm);
+            res = refuse_rows(label, r->t->name, why, e);
+            sqlite3_free(why);
+        } else if (step != SQLITE_DONE) {
+            res = store_share_corrupt(db, label, e);
+        }
+    }
+    sqlite3_finalize(st);
+    sqlite3_free(sql);
+    sqlite3_free(g);
+    sqlite3_free(nn);
+    sqlite3_free(nm);
+    return res;
+}
+
+/* Each UNIQUE key (and primary key that is not the rowid) of the local
+ * table, over the file's rows. 0, or -1 with e. */
+static int unique_rules(store *s, sqlite3 *db, struct table_rules *r, const char *label, sl_err *e)
+{
+    sqlite3_stmt *idx, *col;
+    if (sqlite3_prepare_v2(store_db(s), "SELECT name FROM pragma_index_list(?1, 'main') WHERE \"unique\"", -1, &idx,
+                           NULL) != SQLITE_OK) return store_fail(s, e, "reading the local schema");
+    if (sqlite3_prepare_v2(store_db(s), "SELECT name, coll FROM pragma_index_xinfo(?1, 'main') WHERE key AND cid >= 0 "
+                           "ORDER BY seqno", -1, &col, NULL) != SQLITE_OK) {
+        sqlite3_finalize(idx);
+        return store_fail(s, e, "reading the local schema");
+    }
+    sqlite3_bind_text(idx, 1, r->t->name, -1, SQLITE_STATIC);
+    int rc, res = 0;
+    while (res == 0 && (rc = store_step(idx)) == SQLITE_ROW)
+        res = one_unique_key(db, r, col, (const char *)sqlite3_column_text(idx, 0), label, e);
+    sqlite3_finalize(idx);
+    sqlite3_finalize(col);
+    if (res) return res;
+    return rc == SQLITE_DONE ? 0 : store_fail(s, e, "reading the local schema");
+}
+
+/* Every key of the file's rows to a shared parent names a row the file
+ * has (keys to local-only tables are NULL in the merge, as they are here):
+ * one rule a key, in the table's scan. 0, or -1 with e. */
+static int parent_rules(store *s, sqlite3 *db, struct table_rules *r, const char *label, sl_err *e)
+{
+    const struct share_table *t = r->t;
+    sqlite3_stmt *fk;
+    if (sqlite3_prepare_v2(store_db(s), "SELECT id, \"table\", \"from\", coalesce(\"to\", 'rowid') FROM "
+                           "pragma_foreign_key_list(?1, 'main') ORDER BY id, seq", -1, &fk, NULL) != SQLITE_OK)
+        return store_fail(s, e, "reading the local schema");
+    sqlite3_bind_text(fk, 1, t->name, -1, SQLITE_STATIC);
+    int rc = store_step(fk), res = 0;
+    while (res == 0 && rc == SQLITE_ROW) {
+        int id = sqlite3_column_int(fk, 0);
+        char *parent = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(fk, 1));
+        sqlite3_str *set = sqlite3_str_new(NULL), *match = sqlite3_str_new(NULL);
+        for (int n = 0; rc == SQLITE_ROW && sqlite3_column_int(fk, 0) == id; rc = store_step(fk), n++) {
+            const char *from = (const char *)sqlite3_column_text(fk, 2), *to = (const char *)sqlite3_column_text(fk, 3);
+            sqlite3_str_appendf(set, "%sr.\"%w\" IS NOT NULL", n ? " AND " : "", from);
+            sqlite3_str_appendf(match, "%sp.\"%w\" = r.\"%w\"", n ? " AND " : "", to, from);
+        }
+        char *sv = sqlite3_str_finish(set), *mv = sqlite3_str_finish(match);
+        int has_parent = share_table_find(parent) ? file_has(db, parent, NULL) : -2;
+        if (has_parent == -1) res = store_share_corrupt(db, label, e);
+        if (has_parent >= 0) {   /* a key to a local-only table is NULL here: nothing to look up */
+            char *cond = has_parent ? sqlite3_mprintf("%s AND NOT EXISTS (SELECT 1 FROM main.\"%w\" p WHERE %s)", sv,
+                                                      parent, mv)
+                                    : sqlite3_mprintf("%s", sv);
+            add_rule(r, cond, parent, RULE_PARENT);
+            parent = NULL;
+            sqlite3_free(cond);
+        }
+        sqlite3_free(parent);
+        sqlite3_free(sv);
+        sqlite3_free(mv);
+    }
+    sqlite3_finalize(fk);
+    if (res) return res;
+    return rc == SQLITE_DONE ? 0 : store_fail(s, e, "reading the local schema");
 }
 
 /* --- metrics -------------------------------------------------------------- */
@@ -203,8 +403,10 @@ static const struct metric_bound {
 };
 #define NBOUNDS (sizeof run_bounds / sizeof run_bounds[0])
 
-/* One scan of runs: the first value that is not a number within bounds. */
-int store_share_check_metrics(sqlite3 *db, const char *label, sl_err *e)
+/* The first value of runs that is not a number within bounds, named: -1
+ * with e (0 when there is none after all). A scan of its own, made only
+ * when the table's scan found one. */
+static int explain_metric(sqlite3 *db, const char *label, sl_err *e)
 {
     int has = file_has(db, "runs", NULL);
     if (has <= 0) return has < 0 ? store_share_corrupt(db, label, e) : 0;
@@ -252,6 +454,45 @@ int store_share_check_metrics(sqlite3 *db, const char *label, sl_err *e)
     }
     free(sql);
     return rc;
+}
+
+/* The bounds as rules of the runs table's scan (on the file's own values:
+ * the merge copies metrics as they are). -1 when the file's columns could
+ * not be read. */
+static int metric_rules(sqlite3 *db, struct table_rules *r)
+{
+    if (strcmp(r->t->name, "runs") != 0) return 0;
+    for (size_t i = 0; i < NBOUNDS; i++) {
+        const struct metric_bound *b = &run_bounds[i];
+        int has = file_has(db, "runs", b->col);
+        if (has < 0) return -1;
+        if (!has) continue;
+        char *cond = sqlite3_mprintf("r.\"%w\" IS NOT NULL AND NOT (typeof(r.\"%w\") IN ('integer', 'real') AND "
+                                     "r.\"%w\" BETWEEN %.17g AND %.17g)", b->col, b->col, b->col, b->lo, b->hi);
+        add_rule(r, cond, NULL, RULE_METRIC);
+        sqlite3_free(cond);
+    }
+    return 0;
+}
+
+int store_share_check_constraints(store *s, sqlite3 *db, const char *label, sl_err *e)
+{
+    for (int i = 0; i < share_table_count; i++) {
+        const struct share_table *t = &share_tables[i];
+        int has = file_has(db, t->name, NULL);
+        if (has < 0) return store_share_corrupt(db, label, e);
+        if (!has) continue;
+        struct table_rules r = { .t = t, .cols = sqlite3_str_new(NULL), .cases = sqlite3_str_new(NULL) };
+        int rc = column_rules(s, db, &r, label, e);
+        if (rc == 0) rc = check_rules(s, &r, e);
+        if (rc == 0) rc = parent_rules(s, db, &r, label, e);
+        if (rc == 0 && metric_rules(db, &r) < 0) rc = store_share_corrupt(db, label, e);
+        if (rc == 0) rc = scan_rules(db, &r, label, e);
+        if (rc == 0) rc = unique_rules(s, db, &r, label, e);
+        free_rules(&r);
+        if (rc < 0) return -1;
+    }
+    return 0;
 }
 
 /* --- this host ------------------------------------------------------------ */

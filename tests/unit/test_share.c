@@ -237,6 +237,20 @@ TEST(share_merge_refuses_hostile_files_and_changes_nothing)
     check_refused(local, good, "zero.sluicedb", "PRAGMA user_version = 0", "not a sluice database");
     check_refused(local, good, "orphan.sluicedb", "PRAGMA foreign_keys=OFF; UPDATE devices SET host_id = 77",
                   "parent in hosts is missing");
+    /* A file whose tables declare fewer constraints than sluice's: its
+     * rows are held to ours (two devices under one UUID, a NULL where
+     * ours says NOT NULL). */
+    const char *loose = "PRAGMA foreign_keys=OFF; CREATE TABLE d2 (id INTEGER PRIMARY KEY, uuid, host_id, name, "
+                        "transport, vendor, model, serial, wwid, rotational, size_bytes, logical_block_size, "
+                        "physical_block_size, hw_queues, queue_depth, max_hw_sectors_kb, hw_class); INSERT INTO d2 "
+                        "SELECT * FROM devices; DROP TABLE devices; ALTER TABLE d2 RENAME TO devices; ";
+    char sql[1024];
+    snprintf(sql, sizeof sql, "%sINSERT INTO devices SELECT id + 10, uuid, host_id, name || 'x', transport, vendor, "
+             "model, serial, wwid, rotational, size_bytes, logical_block_size, physical_block_size, hw_queues, "
+             "queue_depth, max_hw_sectors_kb, hw_class FROM devices", loose);
+    check_refused(local, good, "dup.sluicedb", sql, "UNIQUE constraint failed: devices.uuid");
+    snprintf(sql, sizeof sql, "%sUPDATE devices SET hw_class = NULL", loose);
+    check_refused(local, good, "null.sluicedb", sql, "NOT NULL constraint failed: devices.hw_class");
     /* Damage: a page of garbage past the header. */
     char bad[512], cmd[1200];
     tmp_path(bad, sizeof bad, "corrupt.sluicedb");
