@@ -64,9 +64,9 @@ long long share_report_added(const struct share_report *r);
  * triggers and views disabled; no trigger or view that is not identical to
  * one in the local schema; no table the local schema does not have (a file
  * of our schema version or older has only our tables); no column the local
- * table lacks; schema version between 1 and ours; PRAGMA integrity_check and
- * foreign_key_check clean; every row one that sluice's own schema takes
- * (NOT NULL, CHECK, keys, whatever the file declares); metrics finite and
+ * table lacks; schema version between 1 and ours; PRAGMA quick_check
+ * clean; every row one that sluice's own schema takes (NOT NULL, CHECK,
+ * keys, whatever the file declares); metrics finite and
  * physically possible; no run claiming this host that this host does not
  * already hold.
  * path is a private copy (share_stage): nothing else can change it between

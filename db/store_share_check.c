@@ -208,11 +208,22 @@ static int check_schema(store *s, sqlite3 *db, const char *label, sl_err *e)
     return rc == SQLITE_DONE ? 0 : store_share_corrupt(db, label, e);
 }
 
-/* PRAGMA integrity_check says "ok" on one row; foreign_key_check says nothing. */
+/* PRAGMA quick_check says "ok" on one row. It reads every page and checks
+ * the b-trees, their cells and records, page accounting and the file's own
+ * NOT NULLs: all SQLite needs to read the file safely (sqlite.org/
+ * security.html names either check). integrity_check adds the cross-check
+ * of every index entry against its row (0.69 s against 0.40 s for
+ * bench/merge's 100,000-run object); nothing here trusts the file's
+ * indexes with more than speed: they serve lookups (the identity map, the
+ * UNIQUE groups), and an index that lies can at most make a row of the
+ * file look new or unique, which the local schema's own unique indexes
+ * then keep out of the store (counted skipped). The file's foreign keys
+ * are not asked (foreign_key_check): the keys the merge follows are the
+ * local schema's, checked with the rows (store_share_check_constraints). */
 static int check_integrity(sqlite3 *db, const char *label, sl_err *e)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "PRAGMA integrity_check(5)", -1, &st, NULL) != SQLITE_OK) return store_share_corrupt(db, label, e);
+    if (sqlite3_prepare_v2(db, "PRAGMA quick_check(5)", -1, &st, NULL) != SQLITE_OK) return store_share_corrupt(db, label, e);
     int rc = store_step(st);
     const char *r = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
     if (rc != SQLITE_ROW) {
@@ -226,16 +237,7 @@ static int check_integrity(sqlite3 *db, const char *label, sl_err *e)
         return -1;
     }
     sqlite3_finalize(st);
-    if (sqlite3_prepare_v2(db, "PRAGMA foreign_key_check", -1, &st, NULL) != SQLITE_OK) return store_share_corrupt(db, label, e);
-    rc = store_step(st);
-    if (rc == SQLITE_ROW) {
-        sl_fail(e, SL_EFAIL, "%s has rows in %s whose parent in %s is missing: nothing merged", label,
-                (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 2));
-        sqlite3_finalize(st);
-        return -1;
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : store_share_corrupt(db, label, e);
+    return 0;
 }
 
 /* Runs posing as this host (db/store_share_rows.c); a store that does not

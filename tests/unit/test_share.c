@@ -283,6 +283,34 @@ TEST(share_merge_refuses_hostile_files_and_changes_nothing)
     store_close(local);
 }
 
+/* The file's indexes are trusted with speed only (quick_check, not
+ * integrity_check): one whose entries are another column's values is no
+ * reason to refuse its rows, which are held to the local schema anyway. */
+TEST(share_merge_takes_rows_past_a_lying_index)
+{
+    store *a = fresh_store("l-a.db"), *local = fresh_store("l-local.db");
+    int64_t id;
+    add_host(a, "lima", 2, &id);
+    add_host(local, "local", 1, &id);
+    char good[512], lie[512], cmd[1200];
+    export_to(a, "lie-good.sluicedb", NULL, good, sizeof good);
+    tmp_path(lie, sizeof lie, "lie.sluicedb");
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", good, lie);
+    CHECK(system(cmd) == 0);
+    sqlite3 *db;
+    CHECK(sqlite3_open(lie, &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, "CREATE INDEX lie ON devices(model); PRAGMA writable_schema=ON; UPDATE sqlite_schema SET "
+                       "sql = 'CREATE INDEX lie ON devices(uuid)' WHERE name = 'lie'", NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    struct share_report rep;
+    sl_err e = { 0 };
+    if (merge(local, lie, &rep, &e) != 0) harness_fail(__FILE__, __LINE__, "refused: %s", e.msg);
+    CHECK(count(local, "SELECT count(*) FROM devices") == 3);
+    CHECK(count(local, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check = 'ok'") == 1);
+    store_close(a);
+    store_close(local);
+}
+
 TEST(share_check_rewrites_wal_header_in_its_private_copy_only)
 {
     store *a = fresh_store("wal-a.db"), *b = fresh_store("wal-b.db");
