@@ -39,9 +39,9 @@ int store_share_header(const char *path, const char *label, sl_err *e)
 }
 
 /* The file as "main" of a new connection that trusts nothing in it, read
- * only. Its rows are copied (cut short) into temp tables by the constraint
- * check: temp goes to a file past a small cache, so a file of 100,000 runs
- * is checked in a few MB of memory. */
+ * only. Its rows are checked by queries over it (store_share_check_constraints),
+ * read page by page, so a file of 100,000 runs is checked in a few MB of
+ * memory. */
 int store_share_open_untrusted(const char *path, const char *label, bool writable, sqlite3 **out, sl_err *e)
 {
     sqlite3 *db = NULL;
