@@ -1,5 +1,6 @@
 /* cli_share — `push`, `pull` and `merge`: sharing result databases. */
 #include "cli.h"
+#include "esc.h"
 #include "share/sync.h"
 #include "units.h"
 
@@ -188,12 +189,19 @@ static void on_event(const struct share_event *ev, void *arg)
         json_array_append_new(p->events, o);
         return;
     }
+    /* Names and messages quote what the server holds (object entries'
+     * times and marks, a central store's run UUIDs, its error text): shown
+     * escaped, as errors are, so none of it acts on the terminal or starts
+     * a line of its own. */
+    char name[2048], msg[4096];
+    esc_term(ev->name ? ev->name : "", name, sizeof name, 0);
+    esc_term(ev->msg ? ev->msg : "", msg, sizeof msg, 0);
     switch (ev->kind) {
-    case SHARE_PUSHED: printf("pushed %s\n", ev->name); break;
+    case SHARE_PUSHED: printf("pushed %s\n", name); break;
     case SHARE_FETCHED: break;
-    case SHARE_MERGED: report_line(ev->name, ev->report); break;
-    case SHARE_REFUSED: fprintf(stderr, "sluice: refused %s: %s\n", ev->name, ev->msg); break;
-    case SHARE_NOTE: printf("%s: %s\n", ev->name, ev->msg); break;
+    case SHARE_MERGED: report_line(name, ev->report); break;
+    case SHARE_REFUSED: fprintf(stderr, "sluice: refused %s: %s\n", name, msg); break;
+    case SHARE_NOTE: printf("%s: %s\n", name, msg); break;
     }
     fflush(stdout);
 }
