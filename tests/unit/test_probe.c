@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 TEST(probe_vmstat_parse)
 {
@@ -286,6 +287,29 @@ static void null_run(const char *root, uint64_t seed, int reps, struct probe_res
     struct probe_spec s = { .threads = 3, .repeat = reps, .seed = seed, .seed_set = true, .canary = -1 };
     snprintf(s.workload, sizeof s.workload, "null");
     CHECK_INT(probe_run(&s, collect, out, NULL, &e), 0);
+}
+
+/* --idle-before (55f6fa7) waits before each repetition's window: two
+ * repetitions of the diskless null workload with 300 ms of idle take at
+ * least 0.6 s, where they take a few ms without it. Its unit test checked
+ * the workload text, hash and fio job only; taking the wait out of
+ * probe_rep went unnoticed. */
+TEST(probe_idle_before_waits_before_each_repetition)
+{
+    static struct probe_result out[2];
+    sl_err e;
+    CHECK_INT(sysfs_set_root(harness_fixture_copy("modern"), &e), 0);
+    struct probe_spec s = { .threads = 1, .repeat = 2, .seed = 5, .seed_set = true, .canary = -1 };
+    snprintf(s.workload, sizeof s.workload, "null");
+    CHECK_INT(probe_spec_set(&s, "--idle-before", "300ms", &e), 0);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CHECK_INT(probe_run(&s, collect, out, NULL, &e), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double took_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    CHECK(took_s >= 0.6);
+    CHECK_INT(out[1].status, PROBE_OK);
+    sysfs_set_root(NULL, &e);
 }
 
 TEST(probe_null_deterministic_and_knob_driven)
