@@ -84,9 +84,11 @@ static void make_cold(struct probe_ctx *c, struct probe_result *r)
 /* --idle-before: none of our I/O for the given time, just before the
  * window, so the run meets the machine as a burst after a quiet spell does.
  * What ran just before moves a buffered writer: bench/carry-over measured
- * vm.dirty_ratio=10/background 2 against 20/10 at +20% after 20 s idle and
- * +30-65% back to back on this project's VM (free page reporting gives a
- * quiet guest's memory back to the host; the next burst pays to fault it
+ * vm.dirty_ratio=10/background 2 against 20/10 at +20.0% after 20 s idle and
+ * +26.3% back to back on this project's VM (bench/data/carry-over.out; ad
+ * hoc runs not kept gave up to +65% back to back), and the defaults at
+ * 764 MB/s after idle against 1615 back to back (free page reporting gives
+ * a quiet guest's memory back to the host; the next burst pays to fault it
  * in). Back to back stays the default: a search's runs follow each other. */
 static void idle_before(struct probe_ctx *c)
 {
