@@ -196,11 +196,11 @@ static int column_rules(store *s, sqlite3 *db, struct table_rules *r, const char
         sqlite3_str_appendf(r->cols, " AS \"%w\"", c);
         char *cond = NULL;
         if (sqlite3_column_int(st, 3)) {
-            cond = sqlite3_mprintf("typeof(\"%w\") NOT IN ('integer', 'null')", c);
-            add_rule(r, cond, sqlite3_mprintf("datatype mismatch"), RULE_SCHEMA);
+            cond = sqlite3_mprintf("typeof(\"%w\") NOT IN ('integer', 'null')", c); /* security: OK because an identifier of the local schema, %w-quoted */
+            add_rule(r, cond, sqlite3_mprintf("datatype mismatch"), RULE_SCHEMA); /* security: OK because a message, not SQL */
         } else if (sqlite3_column_int(st, 1)) {
-            cond = sqlite3_mprintf("\"%w\" IS NULL", c);
-            add_rule(r, cond, sqlite3_mprintf("NOT NULL constraint failed: %s.%s", t->name, c), RULE_SCHEMA);
+            cond = sqlite3_mprintf("\"%w\" IS NULL", c); /* security: OK because an identifier of the local schema, %w-quoted */
+            add_rule(r, cond, sqlite3_mprintf("NOT NULL constraint failed: %s.%s", t->name, c), RULE_SCHEMA); /* security: OK because a message, not SQL */
         }
         sqlite3_free(cond);
     }
@@ -225,8 +225,8 @@ static int check_rules(store *s, struct table_rules *r, sl_err *e)
     const char *sql = (const char *)sqlite3_column_text(st, 0), *p = sql, *expr;
     size_t len;
     while (p && (p = next_check(sql, p, &expr, &len))) {
-        char *cond = sqlite3_mprintf("NOT (%.*s)", (int)len, expr);
-        add_rule(r, cond, sqlite3_mprintf("CHECK constraint failed: %.*s", (int)len, expr), RULE_SCHEMA);
+        char *cond = sqlite3_mprintf("NOT (%.*s)", (int)len, expr); /* security: OK because the local schema's own CHECK text */
+        add_rule(r, cond, sqlite3_mprintf("CHECK constraint failed: %.*s", (int)len, expr), RULE_SCHEMA); /* security: OK because a message, not SQL */
         sqlite3_free(cond);
     }
     sqlite3_finalize(st);
@@ -244,7 +244,7 @@ static int refuse_rows(const char *label, const char *table, const char *why, sl
 static int scan_rules(sqlite3 *db, struct table_rules *r, const char *label, sl_err *e)
 {
     if (!r->nrules) return 0;
-    char *sql = sqlite3_mprintf("SELECT CASE%s END AS broken FROM (SELECT %s FROM main.\"%w\" s) r WHERE broken IS "
+    char *sql = sqlite3_mprintf("SELECT CASE%s END AS broken FROM (SELECT %s FROM main.\"%w\" s) r WHERE broken IS " /* security: OK because parts built above from the local schema, %w-quoted */
                                 "NOT NULL LIMIT 1", sqlite3_str_value(r->cases), sqlite3_str_value(r->cols), r->t->name);
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
@@ -280,7 +280,7 @@ static int one_unique_key(sqlite3 *db, struct table_rules *r, sqlite3_stmt *col,
         n++;
     }
     char *g = sqlite3_str_finish(group), *nn = sqlite3_str_finish(nonnull), *nm = sqlite3_str_finish(names);
-    char *sql = sqlite3_mprintf("SELECT 1 FROM (SELECT %s FROM main.\"%w\" s) WHERE %s GROUP BY %s HAVING count(*) > 1 "
+    char *sql = sqlite3_mprintf("SELECT 1 FROM (SELECT %s FROM main.\"%w\" s) WHERE %s GROUP BY %s HAVING count(*) > 1 " /* security: OK because parts built above from the local schema, %w-quoted */
                                 "LIMIT 1", sqlite3_str_value(r->cols), r->t->name, nn, g);
     int res = 0;
     sqlite3_stmt *st = NULL;
@@ -289,7 +289,7 @@ static int one_unique_key(sqlite3 *db, struct table_rules *r, sqlite3_stmt *col,
     else if (n) {
         int step = store_step(st);
         if (step == SQLITE_ROW) {
-            char *why = sqlite3_mprintf("UNIQUE constraint failed: %s", nm);
+            char *why = sqlite3_mprintf("UNIQUE constraint failed: %s", nm); /* security: OK because a message, not SQL */
             res = refuse_rows(label, r->t->name, why, e);
             sqlite3_free(why);
         } else if (step != SQLITE_DONE) {
@@ -340,7 +340,7 @@ static int parent_rules(store *s, sqlite3 *db, struct table_rules *r, const char
     int rc = store_step(fk), res = 0;
     while (res == 0 && rc == SQLITE_ROW) {
         int id = sqlite3_column_int(fk, 0);
-        char *parent = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(fk, 1));
+        char *parent = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(fk, 1)); /* security: OK because a table name, not SQL (checked by share_table_find) */
         sqlite3_str *set = sqlite3_str_new(NULL), *match = sqlite3_str_new(NULL);
         for (int n = 0; rc == SQLITE_ROW && sqlite3_column_int(fk, 0) == id; rc = store_step(fk), n++) {
             const char *from = (const char *)sqlite3_column_text(fk, 2), *to = (const char *)sqlite3_column_text(fk, 3);
@@ -351,9 +351,9 @@ static int parent_rules(store *s, sqlite3 *db, struct table_rules *r, const char
         int has_parent = share_table_find(parent) ? file_has(db, parent, NULL) : -2;
         if (has_parent == -1) res = store_share_corrupt(db, label, e);
         if (has_parent >= 0) {   /* a key to a local-only table is NULL here: nothing to look up */
-            char *cond = has_parent ? sqlite3_mprintf("%s AND NOT EXISTS (SELECT 1 FROM main.\"%w\" p WHERE %s)", sv,
+            char *cond = has_parent ? sqlite3_mprintf("%s AND NOT EXISTS (SELECT 1 FROM main.\"%w\" p WHERE %s)", sv, /* security: OK because a known table (share_table_find) and local-schema parts */
                                                       parent, mv)
-                                    : sqlite3_mprintf("%s", sv);
+                                    : sqlite3_mprintf("%s", sv); /* security: OK because local-schema parts, %w-quoted */
             add_rule(r, cond, parent, RULE_PARENT);
             parent = NULL;
             sqlite3_free(cond);
@@ -467,7 +467,7 @@ static int metric_rules(sqlite3 *db, struct table_rules *r)
         int has = file_has(db, "runs", b->col);
         if (has < 0) return -1;
         if (!has) continue;
-        char *cond = sqlite3_mprintf("r.\"%w\" IS NOT NULL AND NOT (typeof(r.\"%w\") IN ('integer', 'real') AND "
+        char *cond = sqlite3_mprintf("r.\"%w\" IS NOT NULL AND NOT (typeof(r.\"%w\") IN ('integer', 'real') AND " /* security: OK because a static column name and bounds */
                                      "r.\"%w\" BETWEEN %.17g AND %.17g)", b->col, b->col, b->col, b->lo, b->hi);
         add_rule(r, cond, NULL, RULE_METRIC);
         sqlite3_free(cond);
