@@ -110,6 +110,13 @@ static void verdict_lines(struct search_scr *ss, struct textview *tv, int width)
         tv_line(tv, false, -1);
         tv_add(tv, r->winner >= 0 ? ROLE_OK : ROLE_WARN, "%s", lines[i]);
     }
+    if (ss->out.workload.regime[0]) {   /* what the claim holds for (bench/carry-over) */
+        n = draw_wrap(ss->out.workload.regime, width - 8, lines, 4);
+        for (int i = 0; i < n; i++) {
+            tv_line(tv, false, -1);
+            tv_add(tv, ROLE_DIM, "%s%s", i ? "        " : "regime: ", lines[i]);
+        }
+    }
     tv_line(tv, false, -1);
     tv_add(tv, ROLE_NORMAL, "%d evaluations; %s. Baseline: %d runs, sd %.1f%%; smallest change the race can detect %+.1f%%",
            r->nevals, r->stop_reason, r->nbase, 100 * r->base_sd, 100 * r->mde);

@@ -146,3 +146,37 @@ void probe_workload_diff(const char *a, const char *b, char *out, size_t n)
 {
     if (!differs(a, b, true, out, n) && !differs(b, a, false, out, n)) snprintf(out, n, "the same workload");
 }
+
+/* The value of "key=" in a workload text, or NULL. */
+static const char *text_value(const char *text, const char *key, char *buf, size_t n)
+{
+    size_t kl = strlen(key);
+    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+        if (strncmp(p, key, kl) || p[kl] != '=') continue;
+        size_t vl = strcspn(p + kl + 1, "\n");
+        snprintf(buf, n, "%.*s", (int)vl, p + kl + 1);
+        return buf;
+    }
+    return NULL;
+}
+
+void probe_regime_text(const char *workload_text, char *buf, size_t n)
+{
+    char v[64], name[32] = "";
+    unsigned long long idle_ms = text_value(workload_text, "idle_before_ms", v, sizeof v) ? strtoull(v, NULL, 10) : 0;
+    bool direct = text_value(workload_text, "direct", v, sizeof v) && strcmp(v, "0") != 0;
+    text_value(workload_text, "workload", name, sizeof name);
+    const struct probe_workload_ops *ops = workload_find(name);
+    /* bench/carry-over: what ran just before moves a buffered writer (2x on
+     * this project's VM), and a knob's effect with it; direct I/O and reads
+     * were not seen to carry over, so they get the plain fact. */
+    bool buffered_writer = ops && (ops->flags & (WL_BUFFERED_SIZED | WL_DIRTIES)) && !direct;
+    if (idle_ms)
+        snprintf(buf, n, "every run followed %.3g s without the probe's I/O (a writer after a quiet spell)%s",
+                 (double)idle_ms / 1000,
+                 buffered_writer ? "; back to back, as a sustained writer, the result can differ" : "");
+    else
+        snprintf(buf, n, "runs back to back, each right after the previous one (a sustained load)%s",
+                 buffered_writer ? "; a buffered writer after a quiet spell can measure otherwise: --idle-before T "
+                                   "measures that regime" : "");
+}

@@ -277,6 +277,11 @@ void probe_workload_text(const struct probe_spec *s, char *buf, size_t n, char h
  * "size=2.0G vs size=9.0G" (sizes shown as sizes; "(nothing)" for a line
  * one lacks), or "the same workload". */
 void probe_workload_diff(const char *a, const char *b, char *out, size_t n);
+/* The regime a workload text's runs measure, in words for a verdict: back
+ * to back (a sustained load), or each after --idle-before's quiet spell;
+ * for a buffered writer, that the other regime can measure otherwise
+ * (bench/carry-over, sluice(8) "What ran just before"). */
+void probe_regime_text(const char *workload_text, char *buf, size_t n);
 /* Buffered write volume for a whole comparison, fixed once before its first
  * evaluation (every configuration runs the same bytes): enough to exceed `largest_limit_bytes`, the largest
  * dirty limit any configuration compared can set (probe_dirty_limit_at),

@@ -42,6 +42,11 @@ static void add_search_header(struct report *rep, const struct search_row *s)
         report_add(rep, RI_TEXT, "workload %.12s, the same for every configuration: %s", s->workload_hash, text);
     }
     if (s->sizing_note[0]) report_add(rep, s->threshold_capped ? RI_NOTE : RI_TEXT, "sizing: %s", s->sizing_note);
+    if (s->workload_hash[0]) {
+        char regime[320];
+        probe_regime_text(s->workload_text, regime, sizeof regime);
+        report_add(rep, RI_TEXT, "regime: %s", regime);
+    }
 }
 
 /* "90 % interval": the level the decision drew [ci_lo, ci_hi] at, as

@@ -46,6 +46,7 @@ int search_workload_fix(struct probe_spec *spec, const struct space *sp, struct 
     if (probe_spec_size_for_limit(spec, largest_dirty_limit(sp), w->note, sizeof w->note, &w->capped, e) < 0) return -1;
     if (probe_spec_resolve(spec, e) < 0) return -1;
     probe_workload_text(spec, w->text, sizeof w->text, w->hash);
+    probe_regime_text(w->text, w->regime, sizeof w->regime);
     return 0;
 }
 
@@ -60,8 +61,8 @@ void search_workload_line(const struct search_workload *w, char *buf, size_t n)
 
 json_t *search_workload_json(const struct search_workload *w)
 {
-    return json_pack("{s:s,s:s,s:s,s:b}", "hash", w->hash, "text", w->text, "sizing", w->note, "threshold_capped",
-                     w->capped);
+    return json_pack("{s:s,s:s,s:s,s:b,s:s}", "hash", w->hash, "text", w->text, "sizing", w->note, "threshold_capped",
+                     w->capped, "regime", w->regime);
 }
 
 /* A probe result's metrics as a search sees them. */

@@ -16,6 +16,7 @@ struct search_workload {
     char note[512];              /* what was sized and why ("" when nothing was) */
     bool capped;                 /* the volume is capped by free space: the
                                   * largest dirty limits are not reached */
+    char regime[320];            /* probe_regime_text: back to back or after a quiet spell */
 };
 
 /* Fix spec for a search of sp: a buffered writer's volume sized from the
@@ -27,7 +28,7 @@ struct search_workload {
 int search_workload_fix(struct probe_spec *spec, const struct space *sp, struct search_workload *w, sl_err *e);
 /* Its text on one line ("bs=1048576 direct=0 ..."). */
 void search_workload_line(const struct search_workload *w, char *buf, size_t n);
-/* As JSON: {"hash", "text", "sizing", "threshold_capped"} (caller decrefs). */
+/* As JSON: {"hash", "text", "sizing", "threshold_capped", "regime"} (caller decrefs). */
 json_t *search_workload_json(const struct search_workload *w);
 
 /* Each evaluation applies the configuration in session s (which must have

@@ -337,7 +337,8 @@ void report_ci_label(const struct search_result *r, char *buf, size_t n)
     snprintf(buf, n, "%.3g%% CI", 100 * (level > 0 && level < 1 ? level : 0.95));
 }
 
-void report_print(FILE *out, const struct search_spec *spec, const struct space *sp, const struct search_result *r)
+void report_print(FILE *out, const struct search_spec *spec, const struct space *sp, const struct search_result *r,
+                  const char *regime)
 {
     struct objective o;
     objective_parse(spec->objective, &o, NULL);
@@ -385,6 +386,8 @@ void report_print(FILE *out, const struct search_spec *spec, const struct space 
     report_verdict_line(spec, sp, r, buf, sizeof buf);
     fprintf(out, "\nverdict: %s\n", buf);
     if (r->winner >= 0 && r->winner_note[0]) fprintf(out, "  (%s)\n", r->winner_note);
+    /* a claim holds for the regime it was measured in (bench/carry-over) */
+    if (regime && regime[0]) fprintf(out, "  regime: %s\n", regime);
     report_trades(spec, r, buf, sizeof buf);
     if (buf[0]) fprintf(out, "  %s\n", buf);
     print_unjudged_guards(out, &o, r);

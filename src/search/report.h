@@ -19,7 +19,8 @@ void report_pct(double v, char *buf, size_t n);
 /* "80% CI": the level of the race leaders' intervals (they screen at their
  * own level, not the verdict's 95%). */
 void report_ci_label(const struct search_result *r, char *buf, size_t n);
-void report_print(FILE *out, const struct search_spec *spec, const struct space *sp, const struct search_result *r);
+void report_print(FILE *out, const struct search_spec *spec, const struct space *sp, const struct search_result *r,
+                  const char *regime);
 json_t *report_json(const struct search_spec *spec, const struct space *sp, const struct search_result *r);
 /* "trades reader_p99 +74.0% [95% CI ...] ... for throughput: ...": what a
  * recommended winner makes worse beyond noise that the objective does not

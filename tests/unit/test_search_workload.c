@@ -10,6 +10,7 @@
 #include "store.h"
 #include "sysfs.h"
 
+#include <jansson.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,5 +180,41 @@ TEST(search_workload_capped_by_free_space_says_so)
     CHECK_CONTAINS(w.note, "will not reach their threshold");
     CHECK_CONTAINS(w.text, "size_bytes=");
     CHECK(spec.size_bytes > 0);
+    sysfs_set_root(NULL, &e);
+}
+
+/* A claim holds for the regime it was measured in (bench/carry-over: what
+ * ran just before moves a buffered writer 2x). The fixed workload says
+ * which: back to back unless --idle-before, and for a buffered writer that
+ * the other regime can measure otherwise; direct I/O gets the plain fact. */
+TEST(search_workload_names_its_regime)
+{
+    sl_err e;
+    root = harness_fixture_copy("modern");
+    CHECK_INT(sysfs_set_root(root, &e), 0);
+    write_vmstat(20);
+    struct space sp;
+    CHECK_INT(space_build("writeback", NULL, &sp, &e), 0);
+    struct probe_spec spec = { .canary = 0 };
+    snprintf(spec.workload, sizeof spec.workload, "seqwrite");
+    snprintf(spec.dir[0], sizeof spec.dir[0], "%s", harness_tmpdir());
+    spec.ndirs = 1;
+    struct probe_spec idle = spec, direct = spec;
+    idle.idle_ms = 20000;
+    direct.direct = true;
+    direct.size_bytes = 1 << 20;
+    struct search_workload w;
+    CHECK_INT(search_workload_fix(&spec, &sp, &w, &e), 0);
+    CHECK_CONTAINS(w.regime, "runs back to back");
+    CHECK_CONTAINS(w.regime, "--idle-before T measures that regime");
+    CHECK_INT(search_workload_fix(&idle, &sp, &w, &e), 0);
+    CHECK_CONTAINS(w.regime, "every run followed 20 s without the probe's I/O");
+    CHECK_CONTAINS(w.regime, "back to back, as a sustained writer, the result can differ");
+    CHECK_INT(search_workload_fix(&direct, &sp, &w, &e), 0);
+    CHECK_CONTAINS(w.regime, "runs back to back");
+    CHECK(!strstr(w.regime, "--idle-before"));
+    json_t *j = search_workload_json(&w);
+    CHECK_STR(json_string_value(json_object_get(j, "regime")), w.regime);
+    json_decref(j);
     sysfs_set_root(NULL, &e);
 }
