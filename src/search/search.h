@@ -21,8 +21,9 @@
 
 /* How leaders are tested against the baseline (decide.h): Welch on means,
  * Hodges-Lehmann + Mann-Whitney, Yuen on trimmed means, a bootstrap of
- * medians. The numbers are stored with a search (resume): append only. */
-enum search_test { TEST_WELCH, TEST_MW, TEST_YUEN, TEST_BOOT_MEDIAN, TEST_NR };
+ * medians, permutation tests of trimmed means and of medians. The numbers
+ * are stored with a search (resume): append only. */
+enum search_test { TEST_WELCH, TEST_MW, TEST_YUEN, TEST_BOOT_MEDIAN, TEST_PERM_TRIM, TEST_PERM_MEDIAN, TEST_NR };
 enum decide_method search_test_method(enum search_test t);
 const char *search_test_name(enum search_test t);      /* "welch", "hl-mw", ... */
 int search_test_parse(const char *name);               /* also "mw", "mann-whitney"; -1 unknown */

@@ -24,6 +24,7 @@ static const struct {
 } tests[TEST_NR] = {
     [TEST_WELCH] = { "welch", DECIDE_WELCH }, [TEST_MW] = { "hl-mw", DECIDE_HL_MW },
     [TEST_YUEN] = { "yuen", DECIDE_YUEN }, [TEST_BOOT_MEDIAN] = { "boot-median", DECIDE_BOOT_MEDIAN },
+    [TEST_PERM_TRIM] = { "perm-trim", DECIDE_PERM_TRIM }, [TEST_PERM_MEDIAN] = { "perm-median", DECIDE_PERM_MEDIAN },
 };
 
 enum decide_method search_test_method(enum search_test t) { return tests[t].method; }

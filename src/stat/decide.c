@@ -2,6 +2,7 @@
  * verdict or the reason there is none (decide.h). Work is on log values,
  * so a shift is a ratio: effect = exp(shift) - 1. */
 #include "stat/decide.h"
+#include "stat/perm.h"
 #include "stat/signif.h"
 
 #include <jansson.h>
@@ -15,6 +16,10 @@
 #include <gsl/gsl_statistics_double.h>
 
 #define YUEN_TRIM 0.2
+/* perm-trim's share cut from each end: 2 of 7 runs, so two stalled
+ * candidate runs among a confirmation's 7 cannot move its statistic
+ * (man page "How a verdict is decided") */
+#define PERM_TRIM_SHARE 0.3
 #define BOOT_ITERS 4000
 
 static const struct {
@@ -24,6 +29,8 @@ static const struct {
     [DECIDE_YUEN] = { "yuen", "20% trimmed mean" },
     [DECIDE_BOOT_MEDIAN] = { "boot-median", "median" },
     [DECIDE_WELCH] = { "welch", "mean" },
+    [DECIDE_PERM_TRIM] = { "perm-trim", "30% trimmed mean" },
+    [DECIDE_PERM_MEDIAN] = { "perm-median", "median" },
 };
 
 void decide_opts_default(struct decide_opts *o)
@@ -57,9 +64,14 @@ int decide_method_parse(const char *name)
     return -1;
 }
 
-/* The estimate (log units), its interval at `level` and the two-sided p. */
+/* The estimate (log units), its interval at `level` and the two-sided p;
+ * a test whose null distribution need not be symmetric gives its
+ * one-sided p's too (p_up: the candidate higher; else NAN), and a
+ * permutation test on random splits their number (mc_splits, else 0). */
 struct estimate {
     double shift, lo, hi, p;
+    double p_up, p_down;
+    long long mc_splits;
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -207,6 +219,25 @@ static void est_boot_median(const double *b, int nb, const double *c, int nc, do
     free(rs);
     free(reps);
     snprintf(test, tn, "bootstrap of medians");
+}
+
+/* A permutation test of the difference of trimmed means (or medians):
+ * exact over every split of the pooled runs when there are few enough,
+ * else over random splits (perm.h); the interval inverts the test. */
+static void est_perm(const double *b, int nb, const double *c, int nc, double trim, double level, uint64_t seed,
+                     struct estimate *r, char *test, size_t tn)
+{
+    struct perm_result pr;
+    perm_test(b, nb, c, nc, trim, level, seed, &pr);
+    r->shift = pr.stat;
+    r->lo = pr.lo;
+    r->hi = pr.hi;
+    r->p = pr.p_two;
+    r->p_up = pr.p_greater;
+    r->p_down = pr.p_less;
+    r->mc_splits = pr.exact ? 0 : pr.splits;
+    if (pr.exact) snprintf(test, tn, "permutation exact (%lld splits)", pr.splits);
+    else snprintf(test, tn, "permutation MC %lld", pr.splits);
 }
 
 static void est_welch(const double *b, int nb, const double *c, int nc, double level, struct estimate *r,
@@ -383,11 +414,13 @@ static void conclude(struct decision *out, const struct decide_opts *o, const st
     out->p = r->p;
     bool up = r->shift > 0;
     if (o->one_sided) {
-        /* every test here has a null distribution symmetric about no
-         * change: the one-sided p is half the two-sided one on the side
-         * of the estimate, one minus that half on the other */
+        /* a permutation test counts each side; the others have a null
+         * distribution symmetric about no change: the one-sided p is half
+         * the two-sided one on the side of the estimate, one minus that
+         * half on the other */
         bool toward = up != o->lower_is_better;
-        out->p = toward ? r->p / 2 : 1 - r->p / 2;
+        if (isfinite(r->p_up)) out->p = o->lower_is_better ? r->p_down : r->p_up;
+        else out->p = toward ? r->p / 2 : 1 - r->p / 2;
         bool clear = out->p < o->alpha && (o->lower_is_better ? r->hi < 0 : r->lo > 0);
         out->verdict = clear ? DECIDE_BETTER : DECIDE_WITHIN_NOISE;
         return;
@@ -405,16 +438,22 @@ int decide_compare(const double *base, int nb, const double *cand, int nc, const
     begin(out, o, nb, nc);
     double *lb = xmalloc(sizeof *lb * (size_t)(nb + 1)), *lc = xmalloc(sizeof *lc * (size_t)(nc + 1));
     if (screen(base, nb, cand, nc, o, lb, lc, out)) {
-        struct estimate r;
+        struct estimate r = { .p_up = NAN, .p_down = NAN };
         switch (o->method) {
         case DECIDE_HL_MW: est_hl_mw(lb, nb, lc, nc, o->level, &r, out->test, sizeof out->test); break;
         case DECIDE_YUEN: est_yuen(lb, nb, lc, nc, o->level, &r, out->test, sizeof out->test); break;
         case DECIDE_BOOT_MEDIAN: est_boot_median(lb, nb, lc, nc, o->level, o->seed, &r, out->test, sizeof out->test); break;
+        case DECIDE_PERM_TRIM: est_perm(lb, nb, lc, nc, PERM_TRIM_SHARE, o->level, o->seed, &r, out->test, sizeof out->test); break;
+        case DECIDE_PERM_MEDIAN: est_perm(lb, nb, lc, nc, PERM_MEDIAN, o->level, o->seed, &r, out->test, sizeof out->test); break;
         default: est_welch(lb, nb, lc, nc, o->level, &r, out->test, sizeof out->test); break;
         }
         conclude(out, o, &r);
+        size_t len = strlen(out->test);
+        if (r.mc_splits > 0)   /* the Monte Carlo error of the p that decided */
+            snprintf(out->test + len, sizeof out->test - len, " (p se %.2g)",
+                     sqrt(out->p * (1 - out->p) / (double)r.mc_splits));
         if (o->one_sided) {
-            size_t len = strlen(out->test);
+            len = strlen(out->test);
             snprintf(out->test + len, sizeof out->test - len, " one-sided");
         }
     }
@@ -436,7 +475,7 @@ int decide_paired(const double *base, const double *cand, int n, const struct de
             no_verdict(out, DECIDE_WHY_IDENTICAL, "the %s differs from the baseline by the same amount in all %d "
                        "pairs (%d distinct difference): no spread to judge it against", "candidate", n, 1);
         } else {
-            struct estimate r;
+            struct estimate r = { .p_up = NAN, .p_down = NAN };
             est_signed_rank(lc, n, o->level, &r, out->test, sizeof out->test);
             conclude(out, o, &r);
         }

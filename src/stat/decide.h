@@ -18,6 +18,8 @@ enum decide_method {
     DECIDE_YUEN,         /* 20% trimmed means, Yuen's test */
     DECIDE_BOOT_MEDIAN,  /* difference of medians, percentile bootstrap */
     DECIDE_WELCH,        /* means, Welch's t-test (not robust: for comparison) */
+    DECIDE_PERM_TRIM,    /* 30% trimmed means, permutation test (perm.h) */
+    DECIDE_PERM_MEDIAN,  /* medians, permutation test (perm.h) */
     DECIDE_METHOD_NR
 };
 #define DECIDE_DEFAULT_METHOD DECIDE_HL_MW
@@ -48,14 +50,16 @@ struct decide_opts {
                               * 0, so give level = 1 - 2 alpha for the
                               * one-sided bound at 1 - alpha (R's
                               * wilcox.test(alternative = "greater")) */
-    uint64_t seed;           /* bootstrap generator (deterministic) */
+    uint64_t seed;           /* bootstrap and random-split generator (deterministic) */
 };
 void decide_opts_default(struct decide_opts *o);
 
 struct decision {
     enum decide_method method;
     const char *estimator;   /* "Hodges-Lehmann shift", ... (static) */
-    char test[48];           /* "Mann-Whitney exact", "Yuen t (df 4.1)", ... */
+    char test[48];           /* "Mann-Whitney exact", "Yuen t (df 4.1)", "permutation
+                              * exact (3432 splits)", "permutation MC 4999 (p se
+                              * 0.0031)": random splits, the p's standard error */
     double effect_pct;       /* relative change of the candidate: +12.0 is 12% higher */
     double lo_pct, hi_pct;   /* interval of effect_pct at `level` */
     double level;
@@ -87,7 +91,7 @@ int decide_paired(const double *base, const double *cand, int n, const struct de
                   sl_err *e);
 
 const char *decide_verdict_name(enum decide_verdict v);   /* "better", "within noise", ... */
-const char *decide_method_name(enum decide_method m);     /* "hl-mw", "yuen", "boot-median", "welch" */
+const char *decide_method_name(enum decide_method m);     /* "hl-mw", "yuen", "boot-median", "welch", "perm-trim", ... */
 int decide_method_parse(const char *name);                /* -1 when unknown */
 
 /* "+12.3% [95% CI +4.0%, +21.0%] (Hodges-Lehmann shift, Mann-Whitney exact

@@ -11,12 +11,20 @@
  *    incomplete beta for the t tail and quantile) from Yuen's formulas
  *    (20% trimming, winsorised variances, Welch-type df).
  *  - Welch reuses scipy 1.10.1's ttest_ind(equal_var=False) output of
- *    test_signif.c for the same samples. */
+ *    test_signif.c for the same samples.
+ *  - The permutation tests' p-values are scipy 1.10.1's
+ *    stats.permutation_test((b, c), statistic, n_resamples=np.inf) (every
+ *    split), the statistic trim_mean(c, 0.3) - trim_mean(b, 0.3) or
+ *    np.median(c) - np.median(b); the interval ends are where that p
+ *    crosses alpha when c is shifted (bisection to 1e-10 with scipy as
+ *    the judge). */
 #include "harness.h"
 #include "stat/decide.h"
 
 #include <jansson.h>
 #include <math.h>
+
+static enum decide_method named(const char *name);
 
 static const double R_X[] = { 0.80, 0.83, 1.89, 1.04, 1.45, 1.38, 1.91, 1.64, 0.73, 1.46 };
 static const double R_Y[] = { 1.15, 0.88, 0.90, 0.74, 1.21 };
@@ -225,14 +233,16 @@ TEST(decide_look_alpha_spends_exactly_alpha)
     CHECK_NEAR(decide_look_alpha(0.05, 5, 4), 0, 0);
 }
 
-/* Many looks at null data: 2000 simulated races, one run per side per
- * round, tested after rounds 4..9 (6 looks) at decide_look_alpha's shares,
- * 10% of runs stalled to 20-60%. Claiming at any look must stay within
- * alpha (0.05); without spending (alpha at every look) it does not. */
-TEST(decide_sequential_looks_stay_within_alpha)
+/* Null races: `sims` simulated races of method m, one run per side per
+ * round, 10% of runs stalled to 20-60% of 5% log-normal noise, tested
+ * after rounds 4..9 (6 looks). Returns how many races claimed at any look
+ * with decide_look_alpha's shares of 0.05; *naive gets the same with 0.05
+ * at every look. */
+static int null_races(enum decide_method m, int sims, int *naive)
 {
     uint64_t r = 12345;
-    int spent = 0, naive = 0, sims = 2000;
+    int spent = 0;
+    *naive = 0;
     for (int s = 0; s < sims; s++) {
         double b[9], c[9];
         bool hit_spent = false, hit_naive = false;
@@ -251,6 +261,7 @@ TEST(decide_sequential_looks_stay_within_alpha)
             if (i + 1 < 4) continue;
             struct decide_opts o;
             decide_opts_default(&o);
+            o.method = m;
             struct decision d;
             o.alpha = decide_look_alpha(0.05, i + 1 - 3, 6);
             decide_compare(b, i + 1, c, i + 1, &o, &d, NULL);
@@ -260,10 +271,33 @@ TEST(decide_sequential_looks_stay_within_alpha)
             hit_naive = hit_naive || d.verdict == DECIDE_BETTER || d.verdict == DECIDE_WORSE;
         }
         spent += hit_spent;
-        naive += hit_naive;
+        *naive += hit_naive;
     }
+    return spent;
+}
+
+/* Many looks at null data: claiming at any look must stay within alpha
+ * (0.05); without spending (alpha at every look) it does not. */
+TEST(decide_sequential_looks_stay_within_alpha)
+{
+    int naive, sims = 2000, spent = null_races(DECIDE_HL_MW, sims, &naive);
     CHECK(spent <= 0.05 * sims);
     CHECK(naive > spent);
+}
+
+/* The same for the permutation tests, over fewer races (a look counts
+ * up to 4999 splits, each several times for the interval). Bonferroni
+ * over looks keeps the rate below alpha: 9 of 250 races claim with
+ * perm-trim (3.6%; 24 without spending), 3 of 100 with perm-median. A
+ * rate of 10% would pass the bound of 12 with probability 0.002. */
+TEST(decide_perm_sequential_looks_stay_within_alpha)
+{
+    static const struct { const char *name; int sims; } m[] = { { "perm-trim", 250 }, { "perm-median", 100 } };
+    for (int k = 0; k < 2; k++) {
+        int naive, spent = null_races(named(m[k].name), m[k].sims, &naive);
+        CHECK(spent <= 0.05 * m[k].sims);
+        CHECK(naive > spent);
+    }
 }
 
 /* The paired example of R's ?wilcox.test (Hollander & Wolfe 1973, p. 29f,
@@ -317,4 +351,120 @@ TEST(decide_paired_cancels_drift_between_blocks)
     CHECK_INT(decide_paired(b, c, 8, &o, &paired, &e), 0);
     CHECK_INT(paired.verdict, DECIDE_NO_VERDICT);
     CHECK_INT(paired.why, DECIDE_WHY_IDENTICAL);
+}
+
+/* A method by its name: the permutation tests are looked up this way so
+ * that these tests build (and fail) on code that lacks them. */
+static enum decide_method named(const char *name)
+{
+    int m = decide_method_parse(name);
+    CHECK(m >= 0);
+    return (enum decide_method)m;
+}
+
+static struct decision one_sided(enum decide_method m, const double *b, int nb, const double *c, int nc)
+{
+    struct decide_opts o;
+    decide_opts_default(&o);
+    o.method = m;
+    o.log_input = true;
+    o.one_sided = true;
+    o.level = 1 - 2 * o.alpha;
+    struct decision d;
+    memset(&d, 0, sizeof d);
+    sl_err e;
+    CHECK_INT(decide_compare(b, nb, c, nc, &o, &d, &e), 0);
+    return d;
+}
+
+/* The confirmation that main's rank test loses (#19): 7 fresh runs a
+ * side (log units), the candidate +65%, two of its runs stalled below
+ * every baseline run. Mann-Whitney: U = 35 of 49, one-sided exact p =
+ * 0.1043 (scipy mannwhitneyu(method="exact")): not confirmed. The 30%
+ * trimmed means cut 2 runs from each end, so the two stalls move nothing:
+ * scipy's exact permutation p = 0.01048951048951049 (two-sided
+ * 0.02097902097902098), shift 0.5, one-sided 95% lower bound 0.455 and
+ * upper 0.52333 (at 0.05 each side). The difference of medians misses:
+ * p = 0.06876456876456877 (one middle value a side: many splits reach
+ * the observed difference). */
+/* The interval's ends (log units) as scipy's bisection found them: the
+ * test's own bisection stops within 1e-3 of the widest interval (`span`)
+ * and on the wide side, so a lower end above 0 means 0 is rejected. */
+static void check_ends(const struct decision *d, double lo, double hi, double span)
+{
+    double l = log1p(d->lo_pct / 100), h = log1p(d->hi_pct / 100);
+    CHECK(l <= lo + 1e-9 && l >= lo - 1e-3 * span - 1e-9);
+    CHECK(h >= hi - 1e-9 && h <= hi + 1e-3 * span + 1e-9);
+}
+
+static const double STALL_B[] = { 4.60, 4.62, 4.58, 4.63, 4.59, 4.61, 4.57 };
+static const double STALL_C[] = { 5.11, 5.09, 3.9, 5.12, 4.2, 5.10, 5.13 };
+
+TEST(decide_perm_trim_matches_scipy_and_claims_past_two_stalls)
+{
+    struct decision mw = one_sided(DECIDE_HL_MW, STALL_B, 7, STALL_C, 7);
+    CHECK_NEAR(mw.p, 0.10431235431235432, 1e-12);
+    CHECK_INT(mw.verdict, DECIDE_WITHIN_NOISE);
+    struct decision d = one_sided(named("perm-trim"), STALL_B, 7, STALL_C, 7);
+    CHECK_STR(d.estimator, "30% trimmed mean");
+    CHECK_STR(d.test, "permutation exact (3432 splits) one-sided");
+    CHECK_NEAR(d.p, 0.01048951048951049, 1e-12);
+    CHECK_NEAR(d.effect_pct, 100 * expm1(0.5), 1e-9);
+    check_ends(&d, 0.45499999997817187, 0.5233333333072363, 5.13 - 4.57 - (3.9 - 4.63));
+    CHECK_INT(d.verdict, DECIDE_BETTER);
+    /* two-sided, at 95% */
+    struct decision two = run(named("perm-trim"), STALL_B, 7, STALL_C, 7, true);
+    CHECK_NEAR(two.p, 0.02097902097902098, 1e-12);
+    CHECK_INT(two.verdict, DECIDE_BETTER);
+    /* lower is better: the same runs are a regression, never a one-sided claim */
+    struct decide_opts o;
+    decide_opts_default(&o);
+    o.method = named("perm-trim");
+    o.log_input = true;
+    o.one_sided = true;
+    o.lower_is_better = true;
+    sl_err e;
+    CHECK_INT(decide_compare(STALL_B, 7, STALL_C, 7, &o, &d, &e), 0);
+    CHECK_NEAR(d.p, 0.9912587412587412, 1e-12);
+    CHECK_INT(d.verdict, DECIDE_WITHIN_NOISE);
+}
+
+TEST(decide_perm_median_matches_scipy)
+{
+    struct decision d = one_sided(named("perm-median"), STALL_B, 7, STALL_C, 7);
+    CHECK_STR(d.estimator, "median");
+    CHECK_NEAR(d.p, 0.06876456876456877, 1e-12);
+    CHECK_NEAR(d.effect_pct, 100 * expm1(0.5), 1e-9);
+    check_ends(&d, -0.3900000000276487, 0.5299999999991263, 5.13 - 4.57 - (3.9 - 4.63));
+    CHECK_INT(d.verdict, DECIDE_WITHIN_NOISE);
+}
+
+/* Ties (a recorded grid replays each point's few runs): every split
+ * counted with scipy's tolerance for equal statistics; scipy gives
+ * two-sided 0.07936507936507936, greater 0.03968253968253968. */
+TEST(decide_perm_counts_ties_as_scipy)
+{
+    double b[] = { 1, 1, 2, 2, 3 }, c[] = { 2, 3, 3, 4, 4 };
+    struct decision d = run(named("perm-trim"), b, 5, c, 5, true);
+    CHECK_NEAR(d.p, 0.07936507936507936, 1e-12);
+    CHECK_STR(d.test, "permutation exact (252 splits)");
+    d = one_sided(named("perm-trim"), b, 5, c, 5);
+    CHECK_NEAR(d.p, 0.03968253968253968, 1e-12);
+}
+
+/* 10 runs a side have 184,756 splits: the test draws 4999 at random and
+ * says so with the standard error of its p. scipy's exact p (every split)
+ * is 0.04055619303297322; the random splits' p must lie within 4 of its
+ * standard errors (sqrt(p (1 - p) / 4999) = 0.0028). */
+TEST(decide_perm_random_splits_within_their_stated_error)
+{
+    static const double b[] = { 0.0001, 0.0149, -0.0137, -0.9445, -0.0227, -0.0496, 0.003, 0.067, -0.0246, -0.031 };
+    static const double c[] = { 0.0845, 0.0778, 0.0653, 0.0135, 0.0585, -1.1052, -0.0072, 0.0371, -0.0351, -0.0045 };
+    struct decision d = one_sided(named("perm-trim"), b, 10, c, 10);
+    double se = sqrt(0.04055619303297322 * (1 - 0.04055619303297322) / 4999);
+    CHECK_NEAR(d.p, 0.04055619303297322, 4 * se);
+    CHECK_CONTAINS(d.test, "permutation MC 4999 (p se 0.00");
+    CHECK_CONTAINS(d.test, "one-sided");
+    struct decision again = one_sided(named("perm-trim"), b, 10, c, 10);
+    CHECK_NEAR(again.p, d.p, 0);   /* seeded: the same splits */
 }
