@@ -74,8 +74,8 @@ const struct opt search_flow_rows[] = {
     ROW("alpha", "A", "0.05", "significance level of the verdict", NULL, O_ALPHA),
     ROW("leaders", "N", NULL, "how many of the best trials are raced at the end", NULL, O_LEADERS),
     ROW("race", "N", NULL, "runs per leader in the final race (2 to 100)", NULL, O_RACE),
-    ROW("test", "hl-mw|perm-trim|perm-median|yuen|boot-median|welch", "hl-mw", "the test of the verdict",
-        "hl-mw perm-trim perm-median yuen boot-median welch", O_TEST),
+    ROW("test", "perm-trim|hl-mw|perm-median|yuen|boot-median|welch", "perm-trim", "the test of the verdict",
+        "perm-trim hl-mw perm-median yuen boot-median welch", O_TEST),
     ROW("list", NULL, NULL, "list the stored searches and stop", NULL, O_LIST),
     ROW("ei-stop", "R", NULL, "stop when the expected relative improvement falls below R (0.002)", NULL, O_EI_STOP),
     { NULL },
@@ -121,7 +121,7 @@ static int search_flow_set_id(struct search_flow_opts *o, int id, const char *ar
     case O_TEST:
     {
         int t = search_test_parse(arg);
-        if (t < 0) return sl_fail(e, SL_EUSAGE, "--test %s: hl-mw (the default), perm-trim, perm-median, yuen, boot-median or welch", arg);
+        if (t < 0) return sl_fail(e, SL_EUSAGE, "--test %s: perm-trim (the default), hl-mw, perm-median, yuen, boot-median or welch", arg);
         s->test = (enum search_test)t;
         break;
     }

@@ -39,7 +39,9 @@ void search_spec_defaults(struct search_spec *s)
     s->leaders = 3;
     s->alpha = 0.05;
     s->ei_stop = 0.002;
-    s->test = TEST_MW;
+    /* the race, the confirmation and the side effects: why this test,
+     * man page "How a verdict is decided" */
+    s->test = TEST_PERM_TRIM;
     s->seed = 1;
 }
 

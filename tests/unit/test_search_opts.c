@@ -44,3 +44,29 @@ TEST(search_option_refuses_what_the_command_line_refuses)
     CHECK_INT(search_flow_check(&o, &e), -1);
     CHECK_CONTAINS(e.msg, "unknown strategy annealing");
 }
+
+/* What search and tune decide with when --test is not given (#19): the
+ * confirmation main lost, 7 fresh runs a side (log units), the candidate
+ * +65% with 2 of its runs stalled below every baseline run. The rank test
+ * (hl-mw, the default before) finds one-sided p = 0.104 and keeps the
+ * defaults; the default's 30% trimmed means cut both stalls (exact
+ * permutation p = 0.0105, test_decide.c has scipy's values). */
+TEST(search_default_test_confirms_past_two_stalled_runs)
+{
+    static const double b[] = { 4.60, 4.62, 4.58, 4.63, 4.59, 4.61, 4.57 };
+    static const double c[] = { 5.11, 5.09, 3.9, 5.12, 4.2, 5.10, 5.13 };
+    struct search_flow_opts o;
+    search_flow_defaults(&o);
+    struct decide_opts d;
+    decide_opts_default(&d);
+    d.method = search_test_method(o.spec.test);
+    d.alpha = o.spec.alpha;
+    d.level = 1 - 2 * o.spec.alpha;   /* as the confirmation asks */
+    d.one_sided = true;
+    d.log_input = true;
+    struct decision dec;
+    sl_err e;
+    CHECK_INT(decide_compare(b, 7, c, 7, &d, &dec, &e), 0);
+    CHECK_INT(dec.verdict, DECIDE_BETTER);
+    CHECK_STR(search_test_name(o.spec.test), "perm-trim");
+}
