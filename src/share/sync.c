@@ -544,6 +544,7 @@ struct candidate {
     char key[512];
     char path[4300];          /* the download */
     bool ok;
+    bool merged;
     bool staged;              /* its checked copy is on disk (staged_path) */
     struct share_validator v; /* what the server said of it (recorded once merged) */
     bool has_entry;           /* the manifest or OBJECT.json describes it: x */
@@ -930,6 +931,25 @@ static int fetch_all(store *s, struct share_remote *r, const struct share_pull_o
     return 0;
 }
 
+/* What the server said of each merged object, so that the next pull asks
+ * for it only if it changed: all in one transaction after the merges (one
+ * commit per object doubled a pull's syncs). Not recorded (disk full, a
+ * kill before it): those objects are fetched again next time and merge
+ * nothing new. */
+static void record_merged(store *s, struct share_remote *r, const struct pull_plan *p)
+{
+    int n = 0;
+    for (int i = 0; i < p->n; i++) n += p->c[i].merged;
+    sl_err ignore;
+    if (!n || store_begin(s, &ignore) < 0) return;
+    for (int i = 0; i < p->n; i++)
+        if (p->c[i].merged && store_share_validator_set(s, r->shown, p->c[i].key, &p->c[i].v, &ignore) < 0) {
+            store_rollback(s);
+            return;
+        }
+    if (store_commit(s, &ignore) < 0) store_rollback(s);
+}
+
 static void note_unchanged(struct share_remote *r, const struct pull_plan *p, share_event_fn fn, void *arg)
 {
     char msg[200];
@@ -987,12 +1007,10 @@ long long share_pull(store *s, struct share_remote *r, const struct share_pull_o
         if (rc == 0) {
             added += share_report_added(&rep);
             emit(fn, arg, SHARE_MERGED, c->key, &rep, NULL, -1);
-            /* Merged: the next pull asks for it only if it changed. Not
-             * recorded (disk full, say): fetched again next time. */
-            sl_err ignore;
-            if (store_share_validator_set(s, r->shown, c->key, &c->v, &ignore) < 0) c->v.etag[0] = 0;
+            c->merged = true;
         }
     }
+    record_merged(s, r, &p);
     if (p.n) store_share_merge_done(s);
     if (rc == 0) note_unchanged(r, &p, fn, arg);
     share_tmpdir_remove(dir);
