@@ -89,6 +89,18 @@ int store_share_check_constraints(store *s, sqlite3 *db, const char *label, sl_e
  * or, when reading stopped for a reason that is not the file's (interrupted,
  * I/O error, no memory, busy, full), "reading LABEL failed". -1. */
 int store_share_corrupt(sqlite3 *db, const char *label, sl_err *e);
+/* The first column of every row of sql (?1 bound to table), e.g. a table's
+ * column names, read once to be looked up many times. A second column, when
+ * sql has one, names a table: rows naming a shared table are left out.
+ * 0, or -1 (the connection's error says why; out empty). Free with
+ * store_share_names_free. */
+struct share_names {
+    char **v;
+    int n, cap;
+};
+int store_share_names_read(sqlite3 *db, const char *sql, const char *table, struct share_names *out);
+bool store_share_names_has(const struct share_names *l, const char *name);
+void store_share_names_free(struct share_names *l);
 int store_share_check_claims(store *s, sqlite3 *db, const char *my_uuid, const char *label, sl_err *e);
 /* How many runs under host_uuid the database file at path (a private
  * copy, untrusted: opened as store_share_check opens it) holds that this

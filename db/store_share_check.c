@@ -114,41 +114,31 @@ static int own_schema_unreadable(store *s, const char *label, sl_err *e)
                    "nothing merged; run the command again", store_path(s), sqlite3_errmsg(store_db(s)), label);
 }
 
-/* Whether the local table has the column: 1, 0, or -1 when it could not be
- * read (not the file's fault). */
-static int has_column(store *s, const char *table, const char *col)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", -1, &st, NULL) != SQLITE_OK)
-        return -1;
-    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
-    int rc = store_step(st);
-    sqlite3_finalize(st);
-    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
-}
-
+/* Every column of the file's table is one of the local table's: 0, or -1
+ * with e. The local columns are read once (pragma_table_info prepares a
+ * statement of its own at every call). */
 static int check_columns(store *s, sqlite3 *db, const char *table, const char *label, sl_err *e)
 {
+    struct share_names local;
+    if (store_share_names_read(store_db(s), "SELECT name FROM pragma_table_info(?1)", table, &local) < 0)
+        return store_fail(s, e, "reading the local schema");
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info(?)", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info(?)", -1, &st, NULL) != SQLITE_OK) {
+        store_share_names_free(&local);
         return store_share_corrupt(db, label, e);
+    }
     sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
     int rc, bad = 0;
     while ((rc = store_step(st)) == SQLITE_ROW) {
         const char *col = (const char *)sqlite3_column_text(st, 0);
-        int has = has_column(s, table, col ? col : "");
-        if (has < 0) {
-            bad = store_fail(s, e, "reading the local schema");
-            break;
-        }
-        if (!has) {
+        if (!store_share_names_has(&local, col ? col : "")) {
             bad = sl_fail(e, SL_EFAIL, "%s has a column %s.%s that this sluice's schema lacks: nothing merged",
                           label, table, col ? col : "?");
             break;
         }
     }
     sqlite3_finalize(st);
+    store_share_names_free(&local);
     if (bad) return -1;
     return rc == SQLITE_DONE ? 0 : store_share_corrupt(db, label, e);
 }

@@ -39,6 +39,40 @@ static int file_has(sqlite3 *db, const char *table, const char *col)
     return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
+int store_share_names_read(sqlite3 *db, const char *sql, const char *table, struct share_names *out)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    int rc;
+    while ((rc = store_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        /* a second column names a table: only keys to tables that do not travel */
+        if (sqlite3_column_count(st) > 1 && share_table_find((const char *)sqlite3_column_text(st, 1))) continue;
+        out->v = xgrow(out->v, out->n, &out->cap, sizeof *out->v, 16);
+        out->v[out->n++] = xstrdup(name ? name : "");
+    }
+    sqlite3_finalize(st);
+    if (rc == SQLITE_DONE) return 0;
+    store_share_names_free(out);
+    return -1;
+}
+
+bool store_share_names_has(const struct share_names *l, const char *name)
+{
+    for (int i = 0; i < l->n; i++)
+        if (strcmp(l->v[i], name) == 0) return true;
+    return false;
+}
+
+void store_share_names_free(struct share_names *l)
+{
+    for (int i = 0; i < l->n; i++) free(l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
 /* --- sluice's constraints ----------------------------------------------- */
 
 /* The file's rows are held to the local schema's own constraints by queries
@@ -50,23 +84,6 @@ static int file_has(sqlite3 *db, const char *table, const char *col)
  * lacks. NOT NULL and CHECK take one scan of a table, each UNIQUE key a
  * grouping (through the file's own index when it has a fitting one), each
  * foreign key to a shared table a lookup per row in the file's parent. */
-
-/* Whether the local table's column is a foreign key to a table that is not
- * shared (the merge writes NULL there): 1, 0, or -1 when it could not be
- * read. */
-static int local_only_ref(store *s, const char *table, const char *col)
-{
-    sqlite3_stmt *st;
-    int found = 0, rc = SQLITE_DONE;
-    if (sqlite3_prepare_v2(store_db(s), "SELECT \"table\" FROM pragma_foreign_key_list(?1) WHERE \"from\" = ?2", -1, &st,
-                           NULL) != SQLITE_OK) return -1;
-    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
-    while (!found && (rc = store_step(st)) == SQLITE_ROW)
-        found = !share_table_find((const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    return found ? 1 : rc == SQLITE_DONE ? 0 : -1;
-}
 
 /* Past a quoted name or string, or a comment, starting at p (else p). */
 static const char *skip_quoted(const char *p)
@@ -175,23 +192,29 @@ static int column_rules(store *s, sqlite3 *db, struct table_rules *r, const char
     /* rowid: the INTEGER PRIMARY KEY, whose value must be an integer */
     const char *cols = "SELECT name, \"notnull\", dflt_value, pk = 1 AND upper(type) = 'INTEGER' AND (SELECT count(*) "
                        "FROM pragma_table_info(?1, 'main') WHERE pk > 0) = 1 FROM pragma_table_info(?1, 'main')";
-    if (sqlite3_prepare_v2(store_db(s), cols, -1, &st, NULL) != SQLITE_OK)
+    /* The file's columns, and the local columns that are keys to a table
+     * that is not shared (the merge writes NULL there), each read once:
+     * pragma_table_info prepares a statement of its own at every call, and
+     * a call per column was a third of a small object's check. */
+    struct share_names in_file, refs;
+    if (store_share_names_read(db, "SELECT name FROM pragma_table_info(?1, 'main')", t->name, &in_file) < 0)
+        return store_share_corrupt(db, label, e);
+    if (store_share_names_read(store_db(s), "SELECT \"from\", \"table\" FROM pragma_foreign_key_list(?1)", t->name,
+                               &refs) < 0 || sqlite3_prepare_v2(store_db(s), cols, -1, &st, NULL) != SQLITE_OK) {
+        store_share_names_free(&in_file);
+        store_share_names_free(&refs);
         return store_fail(s, e, "reading the local schema");
+    }
     sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
     int rc, n = 0;
     while ((rc = store_step(st)) == SQLITE_ROW) {
         const char *c = (const char *)sqlite3_column_text(st, 0);
         const char *dflt = (const char *)sqlite3_column_text(st, 2);
-        int in_file = file_has(db, t->name, c), ref = local_only_ref(s, t->name, c);
-        if (in_file < 0) {
-            sqlite3_finalize(st);
-            return store_share_corrupt(db, label, e);
-        }
-        if (ref < 0) break;
+        bool ref = store_share_names_has(&refs, c);
         sqlite3_str_appendf(r->cols, "%s", n++ ? ", " : "");
         if (t->private_col && strcmp(c, t->private_col) == 0) sqlite3_str_appendf(r->cols, "%s", t->private_expr);
         else if (ref) sqlite3_str_appendf(r->cols, "NULL");
-        else if (in_file) sqlite3_str_appendf(r->cols, "s.\"%w\"", c);
+        else if (store_share_names_has(&in_file, c)) sqlite3_str_appendf(r->cols, "s.\"%w\"", c);
         else sqlite3_str_appendf(r->cols, "%s", dflt ? dflt : "NULL");   /* the local schema's own text */
         sqlite3_str_appendf(r->cols, " AS \"%w\"", c);
         char *cond = NULL;
@@ -205,6 +228,8 @@ static int column_rules(store *s, sqlite3 *db, struct table_rules *r, const char
         sqlite3_free(cond);
     }
     sqlite3_finalize(st);
+    store_share_names_free(&in_file);
+    store_share_names_free(&refs);
     if (rc != SQLITE_DONE) return store_fail(s, e, "reading the local schema");
     return 0;
 }
