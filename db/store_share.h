@@ -236,10 +236,12 @@ int store_share_cursor_set(store *s, const char *server, const char *cls, long l
 
 /* What a file of an object store looked like when it was taken: the
  * server's validators (either may be ""), and for a class manifest its
- * bytes (body, NUL-terminated, malloc'ed; NULL for an object). */
+ * bytes (body, NUL-terminated, malloc'ed; NULL for an object). date: the
+ * response's Date, never recorded: it says whether the others may be. */
 struct share_validator {
     char etag[256];
     char last_modified[64];
+    char date[64];
     char *body;
     size_t body_len;
 };

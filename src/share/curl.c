@@ -94,6 +94,7 @@ static size_t on_header(char *data, size_t size, size_t n, void *arg)
         { "etag:", offsetof(struct share_validator, etag), sizeof ((struct share_validator *)0)->etag },
         { "last-modified:", offsetof(struct share_validator, last_modified),
           sizeof ((struct share_validator *)0)->last_modified },
+        { "date:", offsetof(struct share_validator, date), sizeof ((struct share_validator *)0)->date },
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         size_t nl = strlen(want[i].name);
@@ -235,7 +236,7 @@ static void set_common(CURL *h, struct attempt *a, char *detail)
         SHARE_SETOPT(st, h, CURLOPT_XFERINFODATA, a);
     }
     if (q->cond) {
-        q->cond->etag[0] = q->cond->last_modified[0] = 0;
+        q->cond->etag[0] = q->cond->last_modified[0] = q->cond->date[0] = 0;
         SHARE_SETOPT(st, h, CURLOPT_HEADERFUNCTION, on_header);
         SHARE_SETOPT(st, h, CURLOPT_HEADERDATA, q->cond);
     }
@@ -534,6 +535,23 @@ static struct curl_slist *cond_headers(const struct curl_slist *base, const stru
     return l;
 }
 
+/* Validators taken in the second the file last changed are not kept (RFC
+ * 9110 8.8.2.2: a Last-Modified is strong only when at least a second
+ * before the response's Date): nginx's ETag and Last-Modified have
+ * one-second resolution, so a file rewritten later in that second with the
+ * same length keeps them, and a pull asking with them would be told 304
+ * and miss the change (bench/fleet's one-change pull at a few hosts did,
+ * every time). Such a file is fetched whole next time. A Last-Modified in
+ * the future is as fresh; without one (or a Date: the local clock), an
+ * ETag alone is kept (S3's is the content's hash). */
+static void drop_too_fresh(struct share_validator *v)
+{
+    time_t lm = v->last_modified[0] ? curl_getdate(v->last_modified, NULL) : -1;
+    time_t date = v->date[0] ? curl_getdate(v->date, NULL) : -1;
+    if (date < 0) date = time(NULL);
+    if (lm >= 0 && lm >= date) v->etag[0] = v->last_modified[0] = 0;
+}
+
 void share_curl_get_many(struct share_remote *r, struct share_get *g, int n, share_get_fill *fill,
                          const struct curl_slist *base)
 {
@@ -565,6 +583,8 @@ void share_curl_get_many(struct share_remote *r, struct share_get *g, int n, sha
         if (v && rc != 0) {   /* unchanged or failed: what we had stays */
             memcpy(v->etag, had[i].etag, sizeof v->etag);
             memcpy(v->last_modified, had[i].last_modified, sizeof v->last_modified);
+        } else if (v) {
+            drop_too_fresh(v);
         }
         g[i].rc = rc;
         share_req_free(&q[i]);
