@@ -709,6 +709,26 @@ static bool up_to_date(const struct pull_plan *p, const struct candidate *c, con
     return d && d->known && d->runs == c->x.runs && strcmp(d->runs_sha256, c->x.runs_sha256) == 0;
 }
 
+/* The key under which a merged object's SHA-256 (its manifest entry's,
+ * checked against the download) is recorded. */
+static void merged_key(const char *key, char *buf, size_t n) { snprintf(buf, n, "merged:%s", key); }
+
+/* An object this store merged before as its entry describes it now (the
+ * same SHA-256): nothing to fetch, on any transport. Without it, an object
+ * whose runs are fewer than this store holds of its host (after a prune)
+ * was fetched by every pull where the server gives no validators (SFTP). */
+static bool merged_as_is(const struct pull_plan *p, struct share_remote *r, const struct candidate *c)
+{
+    if (!c->has_entry || !c->x.sha256[0]) return false;
+    char key[600];
+    merged_key(c->key, key, sizeof key);
+    struct share_validator v;
+    sl_err ignore;
+    bool same = store_share_validator_get(p->s, r->shown, key, &v, &ignore) == 0 && strcmp(v.etag, c->x.sha256) == 0;
+    share_validator_free(&v);
+    return same;
+}
+
 static void refuse_lie(struct pull_plan *p, const char *key, const char *msg, share_event_fn fn, void *arg)
 {
     emit(fn, arg, SHARE_REFUSED, key, NULL, msg, -1);
@@ -775,6 +795,7 @@ static int plan_class(struct share_remote *r, const char *cls, struct pull_plan 
             continue;
         }
         if (up_to_date(p, c, stem)) p->unchanged++;
+        else if (merged_as_is(p, r, c)) p->not_modified++;
         else p->n++;
     }
     /* Entries naming an object the server does not have. */
@@ -942,11 +963,21 @@ static void record_merged(store *s, struct share_remote *r, const struct pull_pl
     for (int i = 0; i < p->n; i++) n += p->c[i].merged;
     sl_err ignore;
     if (!n || store_begin(s, &ignore) < 0) return;
-    for (int i = 0; i < p->n; i++)
-        if (p->c[i].merged && store_share_validator_set(s, r->shown, p->c[i].key, &p->c[i].v, &ignore) < 0) {
+    for (int i = 0; i < p->n; i++) {
+        const struct candidate *c = &p->c[i];
+        if (!c->merged) continue;
+        /* and, when its entry described it (the download's SHA-256 was
+         * checked against it), that it was merged as such */
+        char key[600];
+        merged_key(c->key, key, sizeof key);
+        struct share_validator sha = { 0 };
+        snprintf(sha.etag, sizeof sha.etag, "%s", c->x.sha256);
+        if (store_share_validator_set(s, r->shown, c->key, &c->v, &ignore) < 0 ||
+            (c->has_entry && store_share_validator_set(s, r->shown, key, &sha, &ignore) < 0)) {
             store_rollback(s);
             return;
         }
+    }
     if (store_commit(s, &ignore) < 0) store_rollback(s);
 }
 

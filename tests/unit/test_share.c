@@ -595,3 +595,64 @@ TEST(share_merge_files_all_checked_before_the_first_merge)
     store_close(b);
     store_close(local);
 }
+
+/* Events of a pull, counted by kind. */
+static void count_events(const struct share_event *ev, void *arg)
+{
+    int *n = arg;
+    n[ev->kind]++;
+}
+
+/* After a host's object loses runs (a prune, or the host dropped them), a
+ * store holding more of its runs than the object fetches it once, merging
+ * nothing new, and not again while the object stays as the manifest then
+ * described it: on a transport without validators (SFTP, fake) every pull
+ * fetched it. */
+TEST(share_pull_fetches_a_shrunk_object_once_without_validators)
+{
+    const char *root = harness_fixture_copy("modern");
+    sl_err e;
+    CHECK(sysfs_set_root(root, &e) == 0);
+    share_fake_reset();
+    store *x = fresh_store("shrunk-x.db"), *m = fresh_store("shrunk-m.db");
+    struct host_info h;
+    int64_t id;
+    char uuid[37];
+    CHECK(host_read(&h, &e) == 0);
+    CHECK(store_host_upsert(x, &h, &id, uuid, &e) == 0);
+    char sql[1200];
+    for (int i = 0; i < 3; i++) {   /* three runs of x's own host, on no disk */
+        snprintf(sql, sizeof sql,
+                 "INSERT OR IGNORE INTO configs VALUES ('c1', 'vm.dirty_ratio=20');"
+                 "INSERT OR IGNORE INTO workloads VALUES ('w1', 'seqwrite', 'bs=1M');"
+                 "INSERT INTO runs (uuid, batch_uuid, rep, host_uuid, host_id, kernel, workload, workload_hash, "
+                 " config_hash, seed, started, status, wall_s, mb_s, iops, read_mb_s, write_mb_s, cpu_usr_pct, "
+                 " cpu_sys_pct, ctx_switches, metrics_json) VALUES ('shrunk-%d', 'b', 0, '%s', %lld, '6.1', "
+                 " 'seqwrite', 'w1', 'c1', 1, '2026-01-0%dT00:00:00Z', 'ok', 1, 100, 1, 0, 100, 1, 1, 1, '{}')",
+                 i, uuid, (long long)id, i + 1);
+        CHECK(sqlite3_exec(store_db(x), sql, NULL, NULL, NULL) == SQLITE_OK);
+    }
+    struct share_opts o = { .retries = 0, .max_bytes = SHARE_DEFAULT_MAX_BYTES };
+    struct share_remote *r;
+    CHECK(share_open("fake://bucket", &o, &r, &e) == 0);
+    struct share_push_opts po = { .hw_class = "c" };
+    CHECK_INT(share_push(x, r, &po, NULL, NULL, &e), 1);
+    struct share_pull_opts all = { .all_classes = true };
+    int ev[SHARE_NOTE + 1] = { 0 };
+    CHECK(share_pull(m, r, &all, count_events, ev, &e) > 3);   /* x's host and its 3 runs, and more */
+    CHECK_INT(ev[SHARE_FETCHED], 1);
+    /* x's object now holds one run; m holds three */
+    CHECK(sqlite3_exec(store_db(x), "DELETE FROM runs WHERE uuid <> 'shrunk-2'", NULL, NULL, NULL) == SQLITE_OK);
+    CHECK_INT(share_push(x, r, &po, NULL, NULL, &e), 1);
+    for (int pull = 0; pull < 3; pull++) {
+        memset(ev, 0, sizeof ev);
+        CHECK_INT(share_pull(m, r, &all, count_events, ev, &e), 0);
+        CHECK_INT(ev[SHARE_FETCHED], pull == 0 ? 1 : 0);   /* once, then never while it stays so */
+    }
+    CHECK_INT(count(m, "SELECT count(*) FROM runs WHERE uuid LIKE 'shrunk-%'"), 3);
+    share_close(r);
+    share_fake_reset();
+    store_close(x);
+    store_close(m);
+    CHECK(sysfs_set_root(NULL, &e) == 0);
+}
