@@ -231,7 +231,7 @@ static int run_merge(struct cli_ctx *ctx, int argc, char **argv)
         return finish(&p, rc, &e);
     }
     struct share_report rep;
-    if (share_merge_file(s, a.arg, a.o.max_bytes, &rep, &e) < 0) return cli_error(&e);
+    if (share_merge_file(s, a.arg, NULL, a.o.max_bytes, &rep, &e) < 0) return cli_error(&e);
     if (ctx->json) return cli_print_json(report_json(a.arg, &rep));
     report_line(a.arg, &rep);
     return 0;

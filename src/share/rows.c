@@ -352,7 +352,7 @@ static int pull_one_by_one(struct pull_ctx *c, json_t *parents, json_t *runs, sl
         json_decref(one);
         if (rc == 0) rc = store_share_check(c->s, path, name, &refusal);
         struct share_report rep;
-        if (rc == 0) rc = share_merge_file(c->s, path, c->max_bytes, &rep, e) < 0 ? -2 : 0;
+        if (rc == 0) rc = share_merge_file(c->s, path, name, c->max_bytes, &rep, e) < 0 ? -2 : 0;
         unlink(path);
         if (rc == -2) return -1;
         if (rc == 0) merged(c, name, &rep);
@@ -384,7 +384,7 @@ static int pull_batch(struct pull_ctx *c, const char *cls, long long *cursor, sl
     bool fetched = rc == 0;
     if (rc == 0) rc = build_file(path, parents, runs, e);
     struct share_report rep;
-    if (rc == 0) rc = share_merge_file(c->s, path, c->max_bytes, &rep, e);
+    if (rc == 0) rc = share_merge_file(c->s, path, name, c->max_bytes, &rep, e);
     unlink(path);
     bool whole = rc == 0;
     if (rc < 0 && fetched && c->keep_going) rc = pull_one_by_one(c, parents, runs, e);

@@ -39,14 +39,15 @@ static int merge_failed(const char *file, sl_err *e)
     return sl_prefix(e, SL_EFAIL, "%s was not merged (none of its rows were kept)", file);
 }
 
-int share_merge_file(store *s, const char *file, long long max_bytes, struct share_report *rep, sl_err *e)
+int share_merge_file(store *s, const char *file, const char *label, long long max_bytes, struct share_report *rep,
+                     sl_err *e)
 {
     char dir[4096], staged[STAGED_PATH];
     if (share_tmpdir_near(store_path(s), dir, sizeof dir, e) < 0) return -1;
     snprintf(staged, sizeof staged, "%s/stage" SHARE_SUFFIX, dir);
-    int rc = share_stage(file, NULL, max_bytes, staged, e);
-    if (rc == 0) rc = store_share_check(s, staged, file, e);
-    if (rc == 0 && store_share_merge(s, staged, rep, e) < 0) rc = merge_failed(file, e);
+    int rc = share_stage(file, label, max_bytes, staged, e);
+    if (rc == 0) rc = store_share_check(s, staged, label ? label : file, e);
+    if (rc == 0 && store_share_merge(s, staged, rep, e) < 0) rc = merge_failed(label ? label : file, e);
     share_tmpdir_remove(dir);
     store_share_merge_done(s);
     return rc;

@@ -17,8 +17,11 @@ struct share_event {
 typedef void (*share_event_fn)(const struct share_event *ev, void *arg);
 
 /* Check a local file (read into memory, at most max_bytes) and merge it in
- * one transaction. -1 with e: the store is unchanged. */
-int share_merge_file(store *s, const char *file, long long max_bytes, struct share_report *rep, sl_err *e);
+ * one transaction; messages name it label (NULL: the file's path, else
+ * what the user knows it as: a server's batch of runs). -1 with e: the
+ * store is unchanged. */
+int share_merge_file(store *s, const char *file, const char *label, long long max_bytes, struct share_report *rep,
+                     sl_err *e);
 /* Several local files: all read and checked first (any refusal: -1 with the
  * store unchanged), then each merged in its own transaction, reported
  * through fn as SHARE_MERGED. -1 with e if a merge fails: the files before

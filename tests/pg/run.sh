@@ -304,6 +304,9 @@ t_keep_going() {
     bad=$(pg_sql "SELECT uuid FROM sluice_runs ORDER BY seq LIMIT 1 OFFSET 1")
     pg_sql "UPDATE sluice_runs SET body = jsonb_set(body, '{mb_s}', '-5') WHERE uuid = '$bad'" > /dev/null || return 1
     SLUICE_PG_BATCH=2 expect_fail "$tmp/K.db" 'mb_s' K pull --class all "$url" || return 1
+    # named as the user knows it: the server's batch of runs, not a temporary file
+    grep -q "postgresql://[^ ]* (all classes) runs [0-9]*\.\.[0-9]*" "$tmp/f.out" && ! grep -q 'batch-[0-9]*\.sluicedb' "$tmp/f.out" ||
+        { cat "$tmp/f.out"; echo "the refused batch is not named by the server and its runs"; return 1; }
     SLUICE_PG_BATCH=2 K pull --class all --keep-going "$url" > "$tmp/o" 2>&1 && { cat "$tmp/o"; echo "expected exit 1"; return 1; }
     grep -q "refused .* run $bad: " "$tmp/o" && grep -q '1 run refused (see above); the others were merged' "$tmp/o" ||
         { cat "$tmp/o"; return 1; }

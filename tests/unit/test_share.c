@@ -82,7 +82,7 @@ static void export_to(store *s, const char *name, const char *only, char *path, 
 
 static int merge(store *s, const char *path, struct share_report *rep, sl_err *e)
 {
-    return share_merge_file(s, path, SHARE_DEFAULT_MAX_BYTES, rep, e);
+    return share_merge_file(s, path, NULL, SHARE_DEFAULT_MAX_BYTES, rep, e);
 }
 
 TEST(share_every_table_is_classified)
@@ -277,7 +277,7 @@ TEST(share_merge_refuses_hostile_files_and_changes_nothing)
     fclose(f);
     CHECK(merge(local, bad, &rep, &e) == -1);
     CHECK_CONTAINS(e.msg, "not an SQLite database");
-    CHECK(share_merge_file(local, good, 4096, &rep, &e) == -1);
+    CHECK(share_merge_file(local, good, NULL, 4096, &rep, &e) == -1);
     CHECK_CONTAINS(e.msg, "cap");
     store_close(a);
     store_close(local);
