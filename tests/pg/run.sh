@@ -176,6 +176,13 @@ t_prune() {
     H push "file://$tmp/share" > /dev/null || return 1
     H prune --older-than 30 --keep-runs 1 "file://$tmp/share" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
     grep -q 'pruned 4 runs: 1 object rewritten' "$tmp/o" || { cat "$tmp/o"; return 1; }
+    # the same runs, by UUID: what H's object keeps is what the server kept
+    obj=$(find "$tmp/share" -name '*.sluicedb.zst' | head -1)
+    zstd -q -d -c "$obj" > "$tmp/pruned-object.db" || return 1
+    kept_file=$(sqlite3 "$tmp/pruned-object.db" "SELECT group_concat(uuid) FROM (SELECT uuid FROM runs ORDER BY uuid)")
+    kept_server=$(pg_sql_db prune "SELECT string_agg(uuid, ',' ORDER BY uuid) FROM sluice_runs")
+    [ -n "$kept_server" ] && [ "$kept_file" = "$kept_server" ] ||
+        { echo "file:// kept runs $kept_file, the server $kept_server"; return 1; }
     H push "file://$tmp/share" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
     grep -q '4 runs left out: pruned from the server' "$tmp/o" || { cat "$tmp/o"; echo "pruned runs sent again"; return 1; }
     # the clone
