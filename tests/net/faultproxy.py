@@ -17,6 +17,7 @@ WebDAV Destination headers are rewritten to the upstream.
 """
 import http.server
 import sys
+import threading
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the tests
@@ -24,6 +25,9 @@ from proxyutil import read_body, relay  # noqa: E402
 
 LISTEN, UPSTREAM = int(sys.argv[1]), int(sys.argv[2])
 seen = set()
+# print() writes the line and its newline apart: two threads' lines ran
+# together ("...zstdelayed ...") and the test counted 9 of 10
+log_lock = threading.Lock()
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -43,7 +47,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             return
         if mode == "delay" and self.command == "GET" and rest.endswith(".zst"):
-            print("delayed %d %s" % (self.client_address[1], rest), flush=True)
+            with log_lock:
+                print("delayed %d %s" % (self.client_address[1], rest), flush=True)
             time.sleep(0.5)
         headers = dict(self.headers.items())
         if "Destination" in headers:
