@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 #include <uuid/uuid.h>
 
@@ -590,10 +591,18 @@ int store_collect(store *s, sqlite3_stmt *st, const struct rec_field *f, size_t 
     return n;
 }
 
+void store_now(char buf[24])
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    strftime(buf, 24, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+}
+
 /* store_host_upsert, except that a row it creates takes new_uuid (NULL: a
- * fresh one); a row that exists keeps its own. */
-static int store_host_upsert_as(store *s, const struct host_info *h, const char *new_uuid, int64_t *id, char uuid[37],
-                                sl_err *e)
+ * fresh one); a row that exists keeps its own. seen: the time written as
+ * first_seen and last_seen (NULL or "": now). */
+static int store_host_upsert_as(store *s, const struct host_info *h, const char *new_uuid, const char *seen,
+                                int64_t *id, char uuid[37], sl_err *e)
 {
     const char *key = h->machine_id[0] ? h->machine_id : h->hostname;
     sqlite3_stmt *st;
@@ -610,12 +619,19 @@ static int store_host_upsert_as(store *s, const struct host_info *h, const char 
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) return store_fail(s, e, "finding the host");
     if (!found && new_uuid) snprintf(uuid, 37, "%s", new_uuid);
     else if (!found) store_uuid(uuid);
+    char now[24];
+    if (!seen || !seen[0]) {
+        store_now(now);
+        seen = now;
+    }
     /* last_seen is the last time the host's facts were seen to change. */
-    st = prepare_upsert(s, "hosts", "uuid, machine_key", 2, "machine_key", host_fields, host_fields_len, h,
-                        ", last_seen = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')", "", "saving the host", e);
+    st = prepare_upsert(s, "hosts", "uuid, machine_key, first_seen, last_seen", 4, "machine_key", host_fields,
+                        host_fields_len, h, ", last_seen = excluded.last_seen", "", "saving the host", e);
     if (!st) return -1;
     sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, seen, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, seen, -1, SQLITE_TRANSIENT);
     rc = store_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return store_fail(s, e, "saving the host");
@@ -625,7 +641,7 @@ static int store_host_upsert_as(store *s, const struct host_info *h, const char 
 
 int store_host_upsert(store *s, const struct host_info *h, int64_t *id, char uuid[37], sl_err *e)
 {
-    return store_host_upsert_as(s, h, NULL, id, uuid, e);
+    return store_host_upsert_as(s, h, NULL, NULL, id, uuid, e);
 }
 
 static int device_id(store *s, int64_t host_id, const struct device *d, int64_t *id, sl_err *e)
@@ -672,7 +688,7 @@ int store_host_record(store *s, const struct host_record *r, sl_err *e)
 {
     int64_t host_id;
     char uuid[37];
-    if (store_host_upsert_as(s, r->h, r->uuid, &host_id, uuid, e) < 0) return -1;
+    if (store_host_upsert_as(s, r->h, r->uuid, r->seen, &host_id, uuid, e) < 0) return -1;
     for (int i = 0; i < r->ndev; i++) {
         int64_t id;
         if (store_device_upsert_as(s, host_id, &r->dev[i], r->dev_uuid[i], &id, e) < 0) return -1;

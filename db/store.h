@@ -79,6 +79,9 @@ void store_uuid(char out[37]);
 int store_host_upsert(store *s, const struct host_info *h, int64_t *id, char uuid[37], sl_err *e);
 int store_device_upsert(store *s, int64_t host_id, const struct device *d, int64_t *id, sl_err *e);
 
+/* The time now as the store's rows say it (YYYY-MM-DDTHH:MM:SSZ, UTC). */
+void store_now(char buf[24]);
+
 /* This host and its disks, with the UUIDs their rows take if they are new. */
 struct host_record {
     const struct host_info *h;
@@ -86,6 +89,11 @@ struct host_record {
     int ndev;
     char uuid[37];
     char (*dev_uuid)[37];     /* ndev of them */
+    /* first_seen of a new host row, last_seen of a changed one
+     * (YYYY-MM-DDTHH:MM:SSZ; "" for now): a push fixes it once, so that the
+     * row its snapshot carries and the row the store records afterwards are
+     * the same bytes, whichever second each is written in. */
+    char seen[24];
 };
 /* Upsert the host and every disk, inside the caller's transaction; rows it
  * creates take the record's UUIDs, rows that exist keep their own. A push

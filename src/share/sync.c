@@ -276,6 +276,9 @@ static int push_host_read(store *s, struct push_host *p, sl_err *e)
     p->rec.ndev = n;
     p->rec.dev_uuid = xcalloc((size_t)n + 1, sizeof *p->rec.dev_uuid);
     for (int i = 0; i < n; i++) store_uuid(p->rec.dev_uuid[i]);
+    /* One time for the snapshot's host row and the store's: written a
+     * second apart, they made the next push's object differ from this one. */
+    store_now(p->rec.seen);
     int known = store_share_host_uuid(s, &p->h, p->rec.uuid, e);
     if (known == 1) store_uuid(p->rec.uuid);
     return known < 0 ? -1 : 0;

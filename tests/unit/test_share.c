@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static void tmp_path(char *buf, size_t n, const char *name)
@@ -486,6 +487,75 @@ TEST(share_first_push_records_the_host_only_after_an_upload)
     snprintf(q, sizeof q, "SELECT count(*) FROM hosts WHERE uuid || '.sluicedb.zst' = '%s'", object);
     CHECK_INT(count(s, q), 1);
     share_list_free(&l);
+    share_close(r);
+    share_fake_reset();
+    store_close(s);
+    CHECK(sysfs_set_root(NULL, &e) == 0);
+}
+
+/* On the event after an upload, before the push records the host in the
+ * store: wait until the wall clock's second turns, as it can on any push. */
+static void wait_next_second(const struct share_event *ev, void *arg)
+{
+    if (ev->kind != SHARE_PUSHED) return;
+    time_t t0 = time(NULL);
+    while (time(NULL) == t0) {
+        struct timespec ts = { 0, 10000000L };
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* The first column of sql's first row ("" when none). */
+static void text_of(store *s, const char *sql, char *buf, size_t n)
+{
+    sqlite3_stmt *st;
+    buf[0] = 0;
+    CHECK(sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) == SQLITE_OK);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        snprintf(buf, n, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+}
+
+/* The object a push left under key, fetched into path. */
+static struct file_bytes fetched(struct share_remote *r, const char *key, const char *name)
+{
+    char path[512];
+    tmp_path(path, sizeof path, name);
+    unlink(path);
+    sl_err e;
+    CHECK(r->ops->get(r, key, path, NULL, &e) == 0);
+    return file_take(path);
+}
+
+/* A push with nothing new uploads the very bytes of the last one, even when
+ * the first push's clock second turned between the snapshot (which carries
+ * the new host row) and the store recording that host: both rows have the
+ * same first_seen and last_seen. */
+TEST(share_push_with_nothing_new_uploads_the_same_bytes)
+{
+    const char *root = harness_fixture_copy("modern");
+    sl_err e;
+    CHECK(sysfs_set_root(root, &e) == 0);
+    share_fake_reset();
+    store *s = fresh_store("same-bytes.db");
+    struct share_opts o = { .retries = 0, .max_bytes = SHARE_DEFAULT_MAX_BYTES };
+    struct share_remote *r;
+    CHECK(share_open("fake://bucket", &o, &r, &e) == 0);
+    struct share_push_opts po = { .hw_class = "c" };
+    CHECK_INT(share_push(s, r, &po, wait_next_second, NULL, &e), 1);
+    char uuid[37], key[512], sha[65], sha_again[65];
+    text_of(s, "SELECT uuid FROM hosts", uuid, sizeof uuid);
+    snprintf(key, sizeof key, "c/%s" SHARE_ZST_SUFFIX, uuid);
+    const char *pushed = "SELECT etag FROM share_validators WHERE key LIKE 'pushed:%'";
+    text_of(s, pushed, sha, sizeof sha);
+    struct file_bytes first = fetched(r, key, "same-bytes-1.zst");
+    CHECK_INT(share_push(s, r, &po, NULL, NULL, &e), 1);
+    struct file_bytes second = fetched(r, key, "same-bytes-2.zst");
+    CHECK(first.p && second.p && first.len == second.len && memcmp(first.p, second.p, first.len) == 0);
+    text_of(s, pushed, sha_again, sizeof sha_again);
+    CHECK_STR(sha_again, sha);
+    free(first.p);
+    free(second.p);
     share_close(r);
     share_fake_reset();
     store_close(s);
