@@ -19,7 +19,7 @@
 
 static const char *const state_names[] = {
     [PROBE_IDLE] = "starting", [PROBE_LAYOUT] = "laying out files", [PROBE_DRAIN] = "draining dirty pages",
-    [PROBE_RAMP] = "ramp", [PROBE_MEASURE] = "measuring", [PROBE_FLUSH] = "flushing", [PROBE_DONE] = "done",
+    [PROBE_QUIET] = "idle before", [PROBE_RAMP] = "ramp", [PROBE_MEASURE] = "measuring", [PROBE_FLUSH] = "flushing", [PROBE_DONE] = "done",
 };
 
 void probe_view_take_live(struct probe_scr *ps)
@@ -71,6 +71,11 @@ static void draw_progress(struct probe_scr *ps, struct rect r)
         double left_mb = (double)(atomic_load(&ps->pg.nr_dirty) + atomic_load(&ps->pg.nr_writeback)) *
                          (double)sysconf(_SC_PAGESIZE) / 1e6;
         draw_fmt(r.y, r.x + x, r.w - x, ROLE_WARN, " %.1f s  flushing: %.1f MB to write back%s", el, left_mb,
+                 ps->cancelled ? "  cancelling" : "");
+        return;
+    }
+    if (st == PROBE_QUIET) {
+        draw_fmt(r.y, r.x + x, r.w - x, ROLE_NORMAL, " %.1f of %.1f s without I/O%s", el, tot,
                  ps->cancelled ? "  cancelling" : "");
         return;
     }

@@ -52,7 +52,9 @@ struct progress_line {
 static void *progress_main(void *arg)
 {
     struct progress_line *pl = arg;
-    static const char *const states[] = { "", "laying out", "draining", "ramp", "measuring", "flushing", "done" };
+    static const char *const states[] = { [PROBE_IDLE] = "", [PROBE_LAYOUT] = "laying out", [PROBE_DRAIN] = "draining",
+                                          [PROBE_QUIET] = "idle", [PROBE_RAMP] = "ramp", [PROBE_MEASURE] = "measuring",
+                                          [PROBE_FLUSH] = "flushing", [PROBE_DONE] = "done" };
     while (!atomic_load(&pl->done)) {
         struct timespec ts = { 0, 250 * 1000000L };
         nanosleep(&ts, NULL);

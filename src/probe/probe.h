@@ -203,13 +203,16 @@ struct probe_result {
 
 /* What a running probe publishes for a UI or progress line to poll. The
  * probe only stores into it; set `stop` to end the run early (the repetition
- * is then ABORTED). PROBE_FLUSH: a buffered writer's writes are done and
- * its final fsync waits for the dirty pages to reach the disk (timed). */
-enum probe_state { PROBE_IDLE, PROBE_LAYOUT, PROBE_DRAIN, PROBE_RAMP, PROBE_MEASURE, PROBE_FLUSH, PROBE_DONE };
+ * is then ABORTED). PROBE_QUIET: the --idle-before wait, no I/O of ours
+ * (elapsed_ms and total_ms are the wait's). PROBE_FLUSH: a buffered
+ * writer's writes are done and its final fsync waits for the dirty pages to
+ * reach the disk (timed). */
+enum probe_state { PROBE_IDLE, PROBE_LAYOUT, PROBE_DRAIN, PROBE_QUIET, PROBE_RAMP, PROBE_MEASURE, PROBE_FLUSH,
+                   PROBE_DONE };
 struct probe_progress {
     _Atomic int state;               /* enum probe_state */
     _Atomic int rep, reps;
-    _Atomic uint64_t elapsed_ms, total_ms;   /* of this repetition, ramp included */
+    _Atomic uint64_t elapsed_ms, total_ms;   /* of this repetition, ramp included (PROBE_QUIET: of the wait) */
     _Atomic uint64_t bytes;          /* since the ramp began */
     _Atomic uint64_t mb_s_milli;     /* over the last 100 ms */
     _Atomic uint64_t nr_dirty, nr_writeback;

@@ -92,13 +92,26 @@ static void make_cold(struct probe_ctx *c, struct probe_result *r)
  * in). Back to back stays the default: a search's runs follow each other. */
 static void idle_before(struct probe_ctx *c)
 {
-    uint64_t end = probe_now_ns() + c->spec.idle_ms * 1000000ull;
+    struct probe_progress *pg = c->progress;
+    int was = pg ? atomic_load(&pg->state) : PROBE_IDLE;
+    if (pg) {
+        atomic_store(&pg->total_ms, c->spec.idle_ms);
+        atomic_store(&pg->elapsed_ms, 0);
+        atomic_store(&pg->state, PROBE_QUIET);
+    }
+    uint64_t t0 = probe_now_ns(), end = t0 + c->spec.idle_ms * 1000000ull;
     while (!atomic_load(&c->stop) && !session_interrupted) {
         uint64_t now = probe_now_ns();
-        if (now >= end) return;
+        if (pg) atomic_store(&pg->elapsed_ms, (now < end ? now - t0 : end - t0) / 1000000ull);
+        if (now >= end) break;
         uint64_t left = end - now < 100000000ull ? end - now : 100000000ull;   /* a signal is seen within 0.1 s */
         struct timespec ts = { (time_t)(left / 1000000000ull), (long)(left % 1000000000ull) };
         nanosleep(&ts, NULL);
+    }
+    /* The window's own clock starts at 0; its phase sets its state. */
+    if (pg) {
+        atomic_store(&pg->elapsed_ms, 0);
+        atomic_store(&pg->state, was);
     }
 }
 

@@ -165,4 +165,24 @@ else
     [ -z "$failed" ] && { wait_for 'EXIT=0' || fail "q did not quit after the cancelled search"; }
 fi
 [ -z "$failed" ] && echo "ok $name"
+
+# 6. a probe's --idle-before wait shows as its own state on the real clock
+#    ("idle before", N of M s without I/O), not as the state before it
+name=ui/tmux-probe-idle-wait failed=
+DB=$tmp/idle.db   # a fresh database: the form's remembered values are the defaults (null)
+run_sluice
+if ! wait_for F1Help; then fail "the UI did not start again"
+else
+    tm send-keys -t t F4; wait_for 'Probe settings'
+    tm send-keys -t t Down Down Down Down Down Down Down Down Down Down Down Down Down Enter C-u 20s Enter
+    wait_for 'Idle before *20s' || fail "could not set Idle before"
+    tm send-keys -t t s
+    [ -z "$failed" ] && { wait_for 'run 1/1  idle before .* of 20\.0 s without I/O' || fail "the wait was not shown as idle before"; }
+    [ -z "$failed" ] && { wait_for 'run 1/1  idle before .* [2-9]\.[0-9] of 20\.0 s without I/O' || fail "the wait's clock did not advance"; }
+    tm send-keys -t t x
+    [ -z "$failed" ] && { wait_for 'cancelled' || fail "x did not cancel the probe in its wait"; }
+    tm send-keys -t t q
+    [ -z "$failed" ] && { wait_for 'EXIT=0' || fail "q did not quit after the cancelled probe"; }
+fi
+[ -z "$failed" ] && echo "ok $name"
 exit 0

@@ -7,6 +7,7 @@
 #include "probe/probe_store.h"
 #include "sysfs.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,14 +295,22 @@ static void null_run(const char *root, uint64_t seed, int reps, struct probe_res
  * least 0.6 s, where they take a few ms without it. Its unit test checked
  * the workload text, hash and fio job only; taking the wait out of
  * probe_rep went unnoticed. */
+/* The null workload on a fixture root, repeat times, each after idle. */
+static struct probe_spec null_after_idle(int repeat, const char *idle)
+{
+    sl_err e;
+    CHECK_INT(sysfs_set_root(harness_fixture_copy("modern"), &e), 0);
+    struct probe_spec s = { .threads = 1, .repeat = repeat, .seed = 5, .seed_set = true, .canary = -1 };
+    snprintf(s.workload, sizeof s.workload, "null");
+    CHECK_INT(probe_spec_set(&s, "--idle-before", idle, &e), 0);
+    return s;
+}
+
 TEST(probe_idle_before_waits_before_each_repetition)
 {
     static struct probe_result out[2];
     sl_err e;
-    CHECK_INT(sysfs_set_root(harness_fixture_copy("modern"), &e), 0);
-    struct probe_spec s = { .threads = 1, .repeat = 2, .seed = 5, .seed_set = true, .canary = -1 };
-    snprintf(s.workload, sizeof s.workload, "null");
-    CHECK_INT(probe_spec_set(&s, "--idle-before", "300ms", &e), 0);
+    struct probe_spec s = null_after_idle(2, "300ms");
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     CHECK_INT(probe_run(&s, collect, out, NULL, &e), 0);
@@ -309,6 +318,54 @@ TEST(probe_idle_before_waits_before_each_repetition)
     double took_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     CHECK(took_s >= 0.6);
     CHECK_INT(out[1].status, PROBE_OK);
+    sysfs_set_root(NULL, &e);
+}
+
+/* What a UI polling the progress saw: the longest --idle-before wait it
+ * was shown (state PROBE_QUIET, its elapsed and total), until told to end. */
+struct quiet_watch {
+    struct probe_progress pg;
+    _Atomic int done;
+    uint64_t quiet_total_ms, quiet_elapsed_ms;
+    int polls_quiet;
+};
+
+static void *watch_quiet(void *arg)
+{
+    struct quiet_watch *w = arg;
+    while (!atomic_load(&w->done)) {
+        int before = atomic_load(&w->pg.state);
+        uint64_t total = atomic_load(&w->pg.total_ms), el = atomic_load(&w->pg.elapsed_ms);
+        /* the wait before and after reading them: they were the wait's */
+        if (before == PROBE_QUIET && atomic_load(&w->pg.state) == PROBE_QUIET) {
+            w->polls_quiet++;
+            w->quiet_total_ms = total;
+            if (el > w->quiet_elapsed_ms) w->quiet_elapsed_ms = el;
+        }
+        struct timespec ts = { 0, 5000000L };
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+TEST(probe_idle_before_publishes_its_wait)
+{
+    static struct probe_result out[1];
+    sl_err e;
+    struct probe_spec s = null_after_idle(1, "400ms");
+    static struct quiet_watch w;
+    memset(&w, 0, sizeof w);
+    pthread_t t;
+    CHECK_INT(pthread_create(&t, NULL, watch_quiet, &w), 0);
+    CHECK_INT(probe_run(&s, collect, out, &w.pg, &e), 0);
+    atomic_store(&w.done, 1);
+    pthread_join(t, NULL);
+    /* The wait is shown as its own state, with its own clock; once it is
+     * over the state moves on (the run ends DONE). */
+    CHECK(w.polls_quiet > 0);
+    CHECK_INT(w.quiet_total_ms, 400);
+    CHECK(w.quiet_elapsed_ms > 0 && w.quiet_elapsed_ms <= 400);
+    CHECK_INT(atomic_load(&w.pg.state), PROBE_DONE);
     sysfs_set_root(NULL, &e);
 }
 
