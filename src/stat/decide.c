@@ -228,7 +228,11 @@ static void est_perm(const double *b, int nb, const double *c, int nc, double tr
                      struct estimate *r, char *test, size_t tn)
 {
     struct perm_result pr;
-    perm_test(b, nb, c, nc, trim, level, seed, &pr);
+    /* It refuses only an empty side or a level outside (0, 1), which
+     * check_opts and screen have ruled out: a refusal is a bug, and its
+     * zeroed p would claim a win. */
+    if (perm_test(b, nb, c, nc, trim, level, seed, &pr) < 0)
+        sl_die("decide: the permutation test refused %d v %d runs at level %g (a bug)", nb, nc, level);
     r->shift = pr.stat;
     r->lo = pr.lo;
     r->hi = pr.hi;
