@@ -151,6 +151,16 @@ TEST(search_refuses_a_workload_that_follows_the_threshold)
     CHECK_CONTAINS(e.msg, "measured another workload than the search fixed (size=");
 }
 
+/* seqwrite, canary off, into the harness's temporary directory: the spec a
+ * search fixes its workload from in the tests below. */
+static struct probe_spec seqwrite_in_tmpdir(void)
+{
+    struct probe_spec spec = { .canary = 0, .ndirs = 1 };
+    snprintf(spec.workload, sizeof spec.workload, "seqwrite");
+    snprintf(spec.dir[0], sizeof spec.dir[0], "%s", harness_tmpdir());
+    return spec;
+}
+
 /* Bad input: a space whose largest dirty limit needs more volume than the
  * disk holds. The volume is capped at half the free space, the note says
  * what was sized and why, and the flag says the threshold is not reached. */
@@ -169,10 +179,7 @@ TEST(search_workload_capped_by_free_space_says_so)
     fclose(f);
     struct space sp;
     CHECK_INT(space_build("writeback", NULL, &sp, &e), 0);
-    struct probe_spec spec = { .canary = 0 };
-    snprintf(spec.workload, sizeof spec.workload, "seqwrite");
-    snprintf(spec.dir[0], sizeof spec.dir[0], "%s", harness_tmpdir());
-    spec.ndirs = 1;
+    struct probe_spec spec = seqwrite_in_tmpdir();
     struct search_workload w;
     CHECK_INT(search_workload_fix(&spec, &sp, &w, &e), 0);
     CHECK(w.capped);
@@ -195,10 +202,7 @@ TEST(search_workload_names_its_regime)
     write_vmstat(20);
     struct space sp;
     CHECK_INT(space_build("writeback", NULL, &sp, &e), 0);
-    struct probe_spec spec = { .canary = 0 };
-    snprintf(spec.workload, sizeof spec.workload, "seqwrite");
-    snprintf(spec.dir[0], sizeof spec.dir[0], "%s", harness_tmpdir());
-    spec.ndirs = 1;
+    struct probe_spec spec = seqwrite_in_tmpdir();
     struct probe_spec idle = spec, direct = spec;
     idle.idle_ms = 20000;
     direct.direct = true;
