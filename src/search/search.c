@@ -40,7 +40,7 @@ void search_spec_defaults(struct search_spec *s)
     s->alpha = 0.05;
     s->ei_stop = 0.002;
     /* the race, the confirmation and the side effects: why this test,
-     * man page "How a verdict is decided" */
+     * man page "Which test decides, and why" */
     s->test = TEST_PERM_TRIM;
     s->seed = 1;
 }
