@@ -2,6 +2,7 @@
  * convergent, remapped), refusal of hostile files with the store untouched,
  * export scrubbing, and push/pull through the fake transport. */
 #include "harness.h"
+#include "share_fixture.h"
 #include "share/sync.h"
 #include "store_share.h"
 #include "sysfs.h"
@@ -567,11 +568,7 @@ static void add_run(store *s, const char *hostname, const char *uuid)
 {
     char sql[1600];
     snprintf(sql, sizeof sql,
-             "INSERT OR IGNORE INTO configs VALUES ('c1', 'vm.dirty_ratio=20');"
-             "INSERT OR IGNORE INTO workloads VALUES ('w1', 'seqwrite', 'bs=1M');"
-             "INSERT INTO runs (uuid, batch_uuid, rep, host_uuid, host_id, device_uuid, device_id, kernel, workload, "
-             " workload_hash, config_hash, seed, started, status, wall_s, mb_s, iops, read_mb_s, write_mb_s, "
-             " cpu_usr_pct, cpu_sys_pct, ctx_switches, metrics_json) "
+             SHARE_FX_RUNS_INSERT
              "SELECT '%s', 'b', 0, h.uuid, h.id, d.uuid, d.id, '6.1', 'seqwrite', 'w1', 'c1', 1, 't', 'ok', 1, 100, "
              " 1, 0, 100, 1, 1, 1, '{}' FROM hosts h JOIN devices d ON d.host_id = h.id "
              "WHERE h.hostname = '%s' ORDER BY d.id LIMIT 1", uuid, hostname);

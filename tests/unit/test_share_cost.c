@@ -7,6 +7,7 @@
  * super-journal and each object's validators in a transaction of their
  * own (13 syncs an object where 5 do). */
 #include "harness.h"
+#include "share_fixture.h"
 #include "share/sync.h"
 #include "store_share.h"
 #include "sysfs.h"
@@ -147,11 +148,7 @@ static void push_host(struct share_remote *r, int i)
     }
     char sql[1600];
     snprintf(sql, sizeof sql,
-             "INSERT OR IGNORE INTO configs VALUES ('c1', 'vm.dirty_ratio=20');"
-             "INSERT OR IGNORE INTO workloads VALUES ('w1', 'seqwrite', 'bs=1M');"
-             "INSERT INTO runs (uuid, batch_uuid, rep, host_uuid, host_id, device_uuid, device_id, kernel, workload, "
-             " workload_hash, config_hash, seed, started, status, wall_s, mb_s, iops, read_mb_s, write_mb_s, "
-             " cpu_usr_pct, cpu_sys_pct, ctx_switches, metrics_json) "
+             SHARE_FX_RUNS_INSERT
              "WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < %d) "
              "SELECT '%s-run-' || d.name || '-' || k.i, 'b', 0, h.uuid, h.id, d.uuid, d.id, '6.1', 'seqwrite', 'w1', "
              " 'c1', 1, '2026-01-01T00:00:00Z', 'ok', 1, 100, 1, 0, 100, 1, 1, 1, '{}' FROM hosts h JOIN devices d "
