@@ -10,7 +10,10 @@
  * deployed is the verdict's winner, or the baseline when the verdict was
  * "within noise". false_claims: runs whose verdict claimed a win that is
  * not truly better than the baseline, over all runs (the flat grids, where
- * nothing is better, are included on purpose).
+ * nothing is better, are included on purpose). On a flat grid all
+ * strategies and tests see the same confirmation draws for a seed (the
+ * noise seed is the seed alone): their false claims are one binomial
+ * count, not independent ones (bench/search-efficiency's header).
  *
  * claimed_win: the share of runs whose verdict claimed a win (the rest
  * keep the baseline: "within noise" or no verdict).
