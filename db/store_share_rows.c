@@ -487,16 +487,17 @@ static int explain_metric(sqlite3 *db, const char *label, sl_err *e)
 static int metric_rules(sqlite3 *db, struct table_rules *r)
 {
     if (strcmp(r->t->name, "runs") != 0) return 0;
+    struct share_names cols;   /* read once, as in column_rules */
+    if (store_share_names_read(db, "SELECT name FROM pragma_table_info(?1, 'main')", "runs", &cols) < 0) return -1;
     for (size_t i = 0; i < NBOUNDS; i++) {
         const struct metric_bound *b = &run_bounds[i];
-        int has = file_has(db, "runs", b->col);
-        if (has < 0) return -1;
-        if (!has) continue;
+        if (!store_share_names_has(&cols, b->col)) continue;
         char *cond = sqlite3_mprintf("r.\"%w\" IS NOT NULL AND NOT (typeof(r.\"%w\") IN ('integer', 'real') AND " /* security: OK because a static column name and bounds */
                                      "r.\"%w\" BETWEEN %.17g AND %.17g)", b->col, b->col, b->col, b->lo, b->hi);
         add_rule(r, cond, NULL, RULE_METRIC);
         sqlite3_free(cond);
     }
+    store_share_names_free(&cols);
     return 0;
 }
 
