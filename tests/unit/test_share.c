@@ -446,19 +446,29 @@ TEST(share_push_and_pull_through_the_fake_transport)
     CHECK(sysfs_set_root(NULL, &e) == 0);
 }
 
+/* A push's start on the modern fixture root: the fake remote emptied, a
+ * fresh store in the test's directory, fake://bucket opened with o (no
+ * retries, the default size cap). The caller sets the root back. */
+static store *fake_push_start(const char *db, struct share_opts *o, struct share_remote **r)
+{
+    sl_err e;
+    CHECK(sysfs_set_root(harness_fixture_copy("modern"), &e) == 0);
+    share_fake_reset();
+    store *s = fresh_store(db);
+    *o = (struct share_opts){ .retries = 0, .max_bytes = SHARE_DEFAULT_MAX_BYTES };
+    CHECK(share_open("fake://bucket", o, r, &e) == 0);
+    return s;
+}
+
 /* A host's first push: a failed or cancelled upload records nothing in the
  * store; the first that succeeds records the host under the UUID its object
  * is named by. */
 TEST(share_first_push_records_the_host_only_after_an_upload)
 {
-    const char *root = harness_fixture_copy("modern");
     sl_err e;
-    CHECK(sysfs_set_root(root, &e) == 0);
-    share_fake_reset();
-    store *s = fresh_store("first-push.db");
-    struct share_opts o = { .retries = 0, .max_bytes = SHARE_DEFAULT_MAX_BYTES };
+    struct share_opts o;
     struct share_remote *r;
-    CHECK(share_open("fake://bucket", &o, &r, &e) == 0);
+    store *s = fake_push_start("first-push.db", &o, &r);
     struct share_push_opts po = { .hw_class = "c" };
     share_fake_fail("put", 1, "403 Forbidden");
     CHECK(share_push(s, r, &po, NULL, NULL, &e) == -1);
@@ -534,14 +544,10 @@ static struct file_bytes fetched(struct share_remote *r, const char *key, const 
  * same first_seen and last_seen. */
 TEST(share_push_with_nothing_new_uploads_the_same_bytes)
 {
-    const char *root = harness_fixture_copy("modern");
     sl_err e;
-    CHECK(sysfs_set_root(root, &e) == 0);
-    share_fake_reset();
-    store *s = fresh_store("same-bytes.db");
-    struct share_opts o = { .retries = 0, .max_bytes = SHARE_DEFAULT_MAX_BYTES };
+    struct share_opts o;
     struct share_remote *r;
-    CHECK(share_open("fake://bucket", &o, &r, &e) == 0);
+    store *s = fake_push_start("same-bytes.db", &o, &r);
     struct share_push_opts po = { .hw_class = "c" };
     CHECK_INT(share_push(s, r, &po, wait_next_second, NULL, &e), 1);
     char uuid[37], key[512], sha[65], sha_again[65];
