@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 enum { O_SPACE = 256, O_DEVICE, O_WORKLOAD, O_OBJECTIVE, O_STRATEGY, O_BUDGET, O_ORACLE, O_APPLY, O_RESUME, O_SEED,
-       O_ALPHA, O_LEADERS, O_RACE, O_TEST, O_LIST, O_EI_STOP };
+       O_ALPHA, O_LEADERS, O_RACE, O_CONFIRM_RUNS, O_TEST, O_LIST, O_EI_STOP };
 
 int search_flow_parse_budget(const char *arg, struct search_spec *s)
 {
@@ -74,6 +74,8 @@ const struct opt search_flow_rows[] = {
     ROW("alpha", "A", "0.05", "significance level of the verdict", NULL, O_ALPHA),
     ROW("leaders", "N", NULL, "how many of the best trials are raced at the end", NULL, O_LEADERS),
     ROW("race", "N", NULL, "runs per leader in the final race (2 to 100)", NULL, O_RACE),
+    ROW("confirm-runs", "N", "6", "fresh runs each of the baseline and the winner before a claim (6 to 100; more: a narrower interval)",
+        NULL, O_CONFIRM_RUNS),
     ROW("test", "perm-trim|hl-mw|perm-median|yuen|boot-median|welch", "perm-trim", "the test of the verdict",
         "perm-trim hl-mw perm-median yuen boot-median welch", O_TEST),
     ROW("list", NULL, NULL, "list the stored searches and stop", NULL, O_LIST),
@@ -117,6 +119,11 @@ static int search_flow_set_id(struct search_flow_opts *o, int id, const char *ar
     case O_RACE:
         s->race_reps = (int)strtol(arg, &end, 10);
         if (end == arg || *end || s->race_reps < 2 || s->race_reps > 100) return sl_fail(e, SL_EUSAGE, "--race: 2 to 100 runs per leader");
+        break;
+    case O_CONFIRM_RUNS:
+        s->confirm_reps = (int)strtol(arg, &end, 10);
+        if (end == arg || *end || s->confirm_reps < 6 || s->confirm_reps > 100)
+            return sl_fail(e, SL_EUSAGE, "--confirm-runs %s: 6 to 100 fresh runs each (fewer cannot carry a claim at --alpha)", arg);
         break;
     case O_TEST:
     {
@@ -162,6 +169,7 @@ int search_flow_check(struct search_flow_opts *o, sl_err *e)
     }
     struct objective ob;
     if (objective_parse(s->objective, &ob, e) < 0) return -1;
+    if (search_spec_check_confirm(s, e) < 0) return -1;
     snprintf(o->probe.workload, sizeof o->probe.workload, "%s", s->workload);
     return 0;
 }
@@ -192,6 +200,7 @@ static void spec_json(const struct search_flow_opts *o, char *buf, size_t n)
     json_object_set_new(j, "sync_every", json_integer(p->sync_every));
     json_object_set_new(j, "loadfile", json_string(p->loadfile));
     json_object_set_new(j, "idle_before_ms", json_integer((json_int_t)p->idle_ms));
+    json_object_set_new(j, "confirm_reps", json_integer(s->confirm_reps));
     char *t = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
     snprintf(buf, n, "%s", t ? t : "{}");
     free(t);
@@ -245,12 +254,13 @@ static int spec_parse(const char *text, struct search_flow_opts *o, sl_err *e)
     o->apply = o->apply || apply;
     /* the fixed workload (absent from searches stored before it was) */
     json_int_t bs = 0, size = 0, idle = 0;
-    int tb = 0, direct = 0, depth = 0, sync = 0;
+    int tb = 0, direct = 0, depth = 0, sync = 0, confirm = 0;
     const char *loadfile = "";
     json_t *dirs = NULL;
-    json_unpack(j, "{s?o,s?I,s?I,s?b,s?b,s?i,s?i,s?s,s?I}", "dirs", &dirs, "bs", &bs, "size_bytes", &size, "time_based",
+    json_unpack(j, "{s?o,s?I,s?I,s?b,s?b,s?i,s?i,s?s,s?I,s?i}", "dirs", &dirs, "bs", &bs, "size_bytes", &size, "time_based",
                 &tb, "direct", &direct, "iodepth", &depth, "sync_every", &sync, "loadfile", &loadfile, "idle_before_ms",
-                &idle);
+                &idle, "confirm_reps", &confirm);
+    s->confirm_reps = confirm;
     for (size_t i = 0; json_is_array(dirs) && i < json_array_size(dirs) && i < PROBE_MAX_DIRS; i++) {
         const char *d = json_string_value(json_array_get(dirs, i));
         if (d) snprintf(o->probe.dir[i], PATH_MAX, "%s", d);

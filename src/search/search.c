@@ -142,8 +142,8 @@ static int race_reserve(const struct search_spec *s)
 }
 
 /* The confirmation is part of the budget (--budget is what a quick tune
- * can afford): exploring and the race stop CONFIRM_KEEP evaluations before
- * its end, which buy the confirmation CONFIRM_REPS fresh runs each of the
+ * can afford): exploring and the race stop confirm_keep evaluations before
+ * its end, which buy the confirmation CONFIRM_REPS (or --confirm-runs) fresh runs each of the
  * baseline and the candidate, and CONFIRM_SPARE to measure again in place
  * of runs the canary flagged. Why 6 a side at one look: at budget 30
  * (bench/search-efficiency, bo, 50 seeds, heavy-tailed and recorded
@@ -153,7 +153,19 @@ static int race_reserve(const struct search_spec *s)
  * short of evaluations). */
 #define CONFIRM_REPS 6
 #define CONFIRM_SPARE 2
-#define CONFIRM_KEEP (2 * CONFIRM_REPS + CONFIRM_SPARE)
+/* --confirm-runs N: exploring keeps 2N + CONFIRM_SPARE, the budget must
+ * afford them beside EXPLORE_MIN evaluations of exploring */
+#define EXPLORE_MIN 8
+
+static int confirm_reps(const struct search_spec *s)
+{
+    return s->confirm_reps > 0 ? s->confirm_reps : CONFIRM_REPS;
+}
+
+static int confirm_keep_full(const struct search_spec *s)
+{
+    return 2 * confirm_reps(s) + CONFIRM_SPARE;
+}
 /* Without a race, exploring measures the baseline this often (and not
  * again every 10 proposals, as it does before a race): enough for the
  * strategy; the claim is decided on the confirmation's fresh baseline
@@ -173,14 +185,29 @@ static bool race_planned(const struct search_spec *s)
 {
     /* a wall time alone does not say how many evaluations it buys */
     if (s->budget_evals <= 0) return false;
-    return s->budget_evals - CONFIRM_KEEP - race_reserve(s) >= RACE_EXPLORE_MIN;
+    return s->budget_evals - confirm_keep_full(s) - race_reserve(s) >= RACE_EXPLORE_MIN;
 }
 
-/* What exploring leaves for the confirmation: CONFIRM_KEEP, at most half
- * of a budget in evaluations (a budget of 8 explores 4). */
+/* What exploring leaves for the confirmation: confirm_keep_full, at most
+ * half of a budget in evaluations (a budget of 8 explores 4) unless
+ * --confirm-runs asked for more (search_run checked the budget affords
+ * them). */
 static int confirm_keep(const struct search_spec *s)
 {
-    return s->budget_evals > 0 && CONFIRM_KEEP > s->budget_evals / 2 ? s->budget_evals / 2 : CONFIRM_KEEP;
+    int keep = confirm_keep_full(s);
+    if (s->confirm_reps > 0) return keep;
+    return s->budget_evals > 0 && keep > s->budget_evals / 2 ? s->budget_evals / 2 : keep;
+}
+
+int search_spec_check_confirm(const struct search_spec *s, sl_err *e)
+{
+    if (s->confirm_reps > 0 && s->budget_evals > 0 && s->budget_evals < confirm_keep_full(s) + EXPLORE_MIN)
+        return sl_fail(e, SL_EUSAGE,
+                       "--confirm-runs %d needs a budget of at least %d evaluations (%d fresh runs of the baseline and "
+                       "the winner, %d spare, %d to explore), not %d: raise --budget or lower --confirm-runs",
+                       s->confirm_reps, confirm_keep_full(s) + EXPLORE_MIN, 2 * s->confirm_reps, CONFIRM_SPARE,
+                       EXPLORE_MIN, s->budget_evals);
+    return 0;
 }
 
 static int explore(struct loop *L, char *reason, size_t rn, sl_err *e)
@@ -722,7 +749,7 @@ static void confirm_stalls(const struct loop *L, struct confirmation *cf)
 /* The confirmation round (struct confirmation): rounds of the baseline
  * and the candidate (and the runner-up when the budget left affords it)
  * in rotating order, so drift and order effects fall on each alike, all
- * within --budget: what exploring kept (CONFIRM_KEEP) and whatever a race
+ * within --budget: what exploring kept (confirm_keep) and whatever a race
  * that stopped early left. Only a confirmed candidate stays the winner.
  * The looks are planned before the first run: a second look only when the
  * budget left affords a first one of k and CONFIRM_SPARE more rounds, and
@@ -740,14 +767,15 @@ static int confirm(struct loop *L, struct search_result *r, sl_err *e)
     if (r->winner < 0) return 0;
     L->keep = 0;
     int left = race_rounds(L, 0);
-    int w = r->winner, ru = left >= 3 * CONFIRM_REPS ? runner_up(r, w) : -1;
+    int reps = confirm_reps(L->spec), most = reps > CONFIRM_MAX_REPS ? reps : CONFIRM_MAX_REPS;
+    int w = r->winner, ru = left >= 3 * reps ? runner_up(r, w) : -1;
     const struct search_config *cfg[3] = { &L->base, &r->leader[w].cfg, ru >= 0 ? &r->leader[ru].cfg : NULL };
-    int nc = ru >= 0 ? 3 : 2, k = CONFIRM_REPS;
+    int nc = ru >= 0 ? 3 : 2, k = reps;
     for (int i = 0; i < nc; i++) {
         int n = runs_of(L, cfg[i]);
         k = n > k ? n : k;
     }
-    k = k > CONFIRM_MAX_REPS ? CONFIRM_MAX_REPS : k;
+    k = k > most ? most : k;
     if (k > left / nc) k = left / nc;
     int looks = left >= nc * (k + CONFIRM_SPARE) ? CONFIRM_LOOKS : 1;
     cf->candidate = w;
@@ -844,6 +872,7 @@ int search_run(const struct search_spec *spec, const struct space *sp, struct ev
     if (spec->baseline_reps < 5) return sl_fail(e, SL_EUSAGE, "the baseline needs at least 5 measurements");
     if (spec->leaders < 1 || spec->leaders > SEARCH_MAX_LEADERS)
         return sl_fail(e, SL_EUSAGE, "leaders: 1 to %d", SEARCH_MAX_LEADERS);
+    if (search_spec_check_confirm(spec, e) < 0) return -1;
     space_baseline(sp, &L.base);
     history_init(&L.h, sp);
     L.st = L.ops->create(sp, spec->seed);

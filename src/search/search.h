@@ -43,9 +43,19 @@ struct search_spec {
     double alpha;            /* family-wise (default 0.05) */
     double ei_stop;          /* stop exploring after 3 proposals with EI below this (log units; 0 off) */
     enum search_test test;
+    /* fresh runs of the baseline and the winner in the confirmation round
+     * (--confirm-runs): 0 is the default, CONFIRM_REPS (search.c) and at
+     * most half of a budget in evaluations; more buys a narrower
+     * interval for the claim (the budget must afford them) */
+    int confirm_reps;
 };
 /* Defaults for everything but space/workload/objective/strategy/budget. */
 void search_spec_defaults(struct search_spec *s);
+/* --confirm-runs against the budget: refused (SL_EUSAGE, saying what it
+ * needs) when a budget in evaluations cannot afford the fresh runs and 8
+ * evaluations of exploring; checked before any run by search_flow_check
+ * and search_run. */
+int search_spec_check_confirm(const struct search_spec *s, sl_err *e);
 
 enum trial_role { TRIAL_BASELINE, TRIAL_EXPLORE, TRIAL_RACE, TRIAL_CONFIRM };
 const char *trial_role_name(enum trial_role r);

@@ -25,7 +25,7 @@ wait_trials() {
 }
 
 # --- SIGKILL, then resume ------------------------------------------------
-"$sluice" --root "$tmp/root" --db "$tmp/s.db" search --workload null --budget 120 --seed 7 --strategy random > "$tmp/first.out" 2>&1 &
+"$sluice" --root "$tmp/root" --db "$tmp/s.db" search --workload null --budget 120 --confirm-runs 20 --seed 7 --strategy random > "$tmp/first.out" 2>&1 &
 pid=$!
 if ! wait_trials 8; then
     kill -9 $pid 2>/dev/null
@@ -44,14 +44,16 @@ else
     S search --resume "$sid" > "$tmp/resume.out" 2>&1
     rc=$?
     # the budget holds, the confirmation included (ff160ae): exploring
-    # stops 14 evaluations before the end to leave them to it
+    # stops 42 evaluations before the end to leave them to it (20 fresh
+    # runs each of the baseline and the winner, 2 spare: --confirm-runs
+    # is stored with the search and a resume keeps it)
     after=$(count "SELECT count(*) FROM trials WHERE role != 'confirm'")
     total=$(count "SELECT count(*) FROM trials")
     scores2=$(count "SELECT group_concat(score, ',') FROM (SELECT score FROM trials WHERE seq < 8 ORDER BY seq)")
     sstate=$(count "SELECT state FROM searches")
     open=$(count "SELECT count(*) FROM sessions WHERE state = 'open'")
     dr=$(cat "$tmp/root/proc/sys/vm/dirty_ratio") bg=$(cat "$tmp/root/proc/sys/vm/dirty_background_ratio")
-    if [ $rc -eq 0 ] && [ "$after" -eq 106 ] && [ "$total" -le 120 ] && [ "$before" -lt 106 ] && [ "$scores" = "$scores2" ] &&
+    if [ $rc -eq 0 ] && [ "$after" -eq 78 ] && [ "$total" -le 120 ] && [ "$before" -lt 78 ] && [ "$scores" = "$scores2" ] &&
        [ "$sstate" = "done" ] && [ "$open" -eq 0 ] && [ "$dr" = 20 ] && [ "$bg" = 10 ] &&
        grep -q "resuming after $before stored evaluations" "$tmp/resume.out" &&
        grep -q "put back the knobs of the interrupted search" "$tmp/resume.out"; then

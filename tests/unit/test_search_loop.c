@@ -62,6 +62,43 @@ TEST(search_finds_and_claims_a_real_improvement)
     }
 }
 
+/* --confirm-runs N: the confirmation measures the baseline and the winner
+ * N times each on fresh runs (a narrower interval for the claim), beyond
+ * the half of the budget the default keeps at most; a budget that cannot
+ * afford them is refused before any run, naming what it needs. */
+TEST(search_confirm_runs_buys_the_confirmation_its_runs)
+{
+    fx_setup();
+    struct search_spec s;
+    struct evaluator ev;
+    fx_synthetic(&s, &ev, "bo", 48, 3, 11, 5, 0.03, false);
+    s.confirm_reps = 18;
+    struct search_result r;
+    fx_run(&s, &ev, NULL, &r);
+    CHECK(r.nevals <= 48);
+    CHECK_INT(r.confirm.outcome, CONFIRM_CONFIRMED);
+    CHECK(r.confirm.reps >= 18);
+    struct search_config b;
+    space_baseline(&wb, &b);
+    int nb = 0, nw = 0;
+    for (int i = 0; i < r.ntrials; i++) {
+        if (r.trials[i].role != TRIAL_CONFIRM) continue;
+        nb += space_config_equal(&wb, &r.trials[i].cfg, &b);
+        nw += r.winner >= 0 && space_config_equal(&wb, &r.trials[i].cfg, &r.leader[r.winner].cfg);
+    }
+    CHECK(nb >= 18);
+    CHECK(nw >= 18);
+    fx_done(&r, &ev);
+
+    fx_synthetic(&s, &ev, "bo", 40, 3, 11, 5, 0.03, false);
+    s.confirm_reps = 18;
+    sl_err e;
+    CHECK_INT(search_run(&s, &wb, &ev, NULL, &r, &e), -1);
+    CHECK_CONTAINS(e.msg, "--confirm-runs 18 needs a budget of at least 46 evaluations");
+    CHECK_CONTAINS(e.msg, "not 40");
+    evaluator_free(&ev);
+}
+
 TEST(search_flat_landscape_is_within_noise)
 {
     fx_setup();

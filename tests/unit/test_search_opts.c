@@ -42,6 +42,10 @@ TEST(search_option_refuses_what_the_command_line_refuses)
     CHECK_CONTAINS(e.msg, "--seed 12x");
     CHECK_INT(search_flow_set(&o, "--nosuch", "1", &e), -1);
     CHECK_CONTAINS(e.msg, "--nosuch is not an option");
+    CHECK_INT(search_flow_set(&o, "--confirm-runs", "5", &e), -1);
+    CHECK_CONTAINS(e.msg, "--confirm-runs 5: 6 to 100");
+    CHECK_INT(search_flow_set(&o, "--confirm-runs", "12", &e), 0);
+    CHECK_INT(o.spec.confirm_reps, 12);
     CHECK_INT(search_flow_set(&o, "budget", "20", &e), -1);
     CHECK_INT(search_flow_set(&o, "--strategy", "annealing", &e), 0);
     CHECK_INT(search_flow_check(&o, &e), -1);
