@@ -103,6 +103,28 @@ TEST(probe_wrap_is_detected_and_said)
     sysfs_set_root(NULL, &e);
 }
 
+/* A time-based writer runs on to fresh offsets past its file while the free
+ * space allows (here capped at 4 passes, so the test writes 1 MiB, not half
+ * the disk) and wraps only after: exactly 4 files' worth is fresh, the rest
+ * counted as rewritten. A writer that wrapped at the end of its file
+ * (passes capped at 1 whatever the room) would have 1 file's worth fresh. */
+TEST(probe_time_based_writer_takes_fresh_offsets_before_wrapping)
+{
+    sl_err e;
+    CHECK_INT(sysfs_set_root(harness_fixture_copy("modern"), &e), 0);
+    setenv("SLUICE_PROBE_FRESH_PASSES", "4", 1);
+    static const char *const writers[] = { "seqwrite", "randwrite" };
+    for (int i = 0; i < 2; i++) {
+        struct got g;
+        CHECK_INT(run(writers[i], "256k", "300ms", &g), 0);
+        CHECK(!g.fixed);
+        CHECK(g.written > 4 * (256u << 10));
+        CHECK_INT(g.written - g.rewritten, 4 * (256u << 10));
+    }
+    unsetenv("SLUICE_PROBE_FRESH_PASSES");
+    sysfs_set_root(NULL, &e);
+}
+
 /* The final fsync of a buffered writer is a phase of its own on the
  * progress a UI polls (#17: it showed as "measuring ... 0.0 MB/s"). */
 TEST(probe_final_fsync_is_published_as_flushing)
