@@ -541,6 +541,31 @@ else
                 { echo "par2's object does not hold 1 run"; return 1; }
         }
         check sftp-prune t_sftp_prune
+        # A pruned object is fetched at most once (#16 leftover): SFTP gives
+        # no validators, and B, holding all 3 of O's runs, would fetch O's
+        # pruned 1-run object on every pull (its runs differ from what B
+        # holds) but for the SHA-256 of its entry recorded at the merge:
+        # fetched once after the prune, then not again.
+        t_sftp_pruned_once() {
+            r=$tmp/sftp-once-root
+            [ -d "$r" ] || { cp -a tests/fixtures/modern "$r"; printf 'cd%030d\n' 1 > "$r/etc/machine-id"; }
+            O() { HOME=$tmp/home "$sluice" --root "$r" --db "$r.db" "$@"; }
+            O probe null --time 50ms --ramp 0 --repeat 3 > /dev/null && O push "$su/once" > "$tmp/o" 2>&1 ||
+                { cat "$tmp/o"; return 1; }
+            reset_b
+            B pull "$su/once" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+            grep -q '^merged .*+3 runs' "$tmp/o" || { cat "$tmp/o"; echo "first pull did not merge O's 3 runs"; return 1; }
+            O prune "$su/once" --keep-runs 1 > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+            grep -q 'pruned 2 runs: 1 object rewritten' "$tmp/o" || { cat "$tmp/o"; return 1; }
+            for i in 1 2 3; do
+                B pull "$su/once" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+                got=$(grep -c '^merged ' "$tmp/o") want=$([ $i = 1 ] && echo 1 || echo 0)
+                [ "$got" = "$want" ] || { cat "$tmp/o"; echo "pull $i after the prune fetched $got objects, not $want"; return 1; }
+                [ $i = 1 ] || grep -q '1 object not fetched: unchanged since a pull merged it' "$tmp/o" || { cat "$tmp/o"; return 1; }
+            done
+            [ "$(sqlite3 "$tmp/b.db" "SELECT count(*) FROM runs")" = 3 ] || { echo "B lost runs"; return 1; }
+        }
+        check sftp-pruned-object-fetched-once t_sftp_pruned_once
         with_known_hosts() {   # file, command...: run with that known_hosts, then put ours back
             cp "$kh" "$kh.saved"
             if [ -n "$1" ]; then cp "$1" "$kh"; else rm -f "$kh"; fi
