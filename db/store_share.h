@@ -114,10 +114,12 @@ int store_share_runs_missing(store *s, const char *path, const char *host_uuid, 
 int store_share_open_untrusted(const char *path, const char *label, bool writable, sqlite3 **out, sl_err *e);
 
 /* Retention inside one host's object (db/store_share_trim.c): that host's
- * runs are taken out when they are at or before mark ("STARTED UUID", an
- * earlier trim's; NULL or "": none), or started before `before` (an
- * ISO-8601 UTC time; NULL or "": none), or not among its newest keep_runs
- * (0: no cap). They are always its oldest in (started, uuid) order. */
+ * runs are taken out when they are at or before mark ("STARTED UUID ID", an
+ * earlier trim's: at or before that run in (started, uuid) order and with
+ * an id up to ID, the largest the object held then; an older sluice's mark
+ * has no ID; NULL or "": none), or started before `before` (an ISO-8601 UTC
+ * time; NULL or "": none), or not among its newest keep_runs (0: no cap).
+ * They are always its oldest in (started, uuid) order. */
 struct share_trim {
     int keep_runs;
     const char *before;
@@ -132,6 +134,8 @@ struct share_trimmed {
  * -1 with e naming label (the file then as it was). */
 int store_share_trim(const char *path, const char *label, const char *host, const struct share_trim *t, bool dry_run,
                      struct share_trimmed *out, sl_err *e);
+/* The run a mark names, "STARTED UUID" (its ID left off): how it is shown. */
+void store_share_mark_run(const char *mark, char *buf, size_t n);
 
 /* The header check (and WAL-byte rewrite) of store_share_check alone, on the
  * private file at path. 0, or -1 naming label. */

@@ -2,7 +2,11 @@
  * (prune --keep-runs / --older-than) and on the host's next push (what a
  * prune took out is not sent again). The runs taken out are always the
  * host's oldest in (started, uuid) order, so one mark, the newest run taken
- * out, names them all: every run of the host at or before it. */
+ * out, names them all: every run of the host at or before it that was in
+ * the object then. The mark's third field bounds that by the largest run id
+ * of the host the object held (the host's own ids: the snapshot is a backup
+ * of its database), so a run measured later, whose start time falls before
+ * the mark because the host's clock went back, is not taken for pruned. */
 #include "store_share.h"
 
 #include <stdio.h>
@@ -24,21 +28,20 @@ static int pick(sqlite3 *db, const char *label, const char *host, const struct s
 {
     static const char q[] =
         "CREATE TEMP TABLE trim_victims AS SELECT id, started, uuid FROM runs WHERE host_uuid = ?1 AND ("
-        " (?2 IS NOT NULL AND started IS NOT NULL AND (started, uuid) <= (?2, ?3))"
+        " (?2 IS NOT NULL AND started IS NOT NULL AND (started, uuid) <= (?2, ?3) AND (?6 IS NULL OR id <= ?6))"
         " OR (?4 IS NOT NULL AND started GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:"
         "[0-9][0-9]Z' AND started < ?4)"
         " OR (?5 > 0 AND id NOT IN (SELECT id FROM runs WHERE host_uuid = ?1 ORDER BY started DESC, uuid DESC "
         "LIMIT ?5)))";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK) return trim_fail(db, label, "choosing runs", e);
-    char started[64] = "";
-    const char *uuid = NULL;
-    if (t->mark && *t->mark) {
-        const char *sp = strchr(t->mark, ' ');
-        snprintf(started, sizeof started, "%.*s", sp ? (int)(sp - t->mark) : (int)strlen(t->mark), t->mark);
-        uuid = sp ? sp + 1 : "";
+    char started[64] = "", uuid[64] = "";
+    long long last_id = 0;
+    /* "STARTED UUID[ ID]": an older sluice's mark has no ID (no bound) */
+    if (t->mark && *t->mark && sscanf(t->mark, "%63s %63s %lld", started, uuid, &last_id) >= 1) {
         sqlite3_bind_text(st, 2, started, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 3, uuid, -1, SQLITE_STATIC);
+        if (last_id > 0) sqlite3_bind_int64(st, 6, last_id);
     }
     sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
     if (t->before && *t->before) sqlite3_bind_text(st, 4, t->before, -1, SQLITE_STATIC);
@@ -49,7 +52,8 @@ static int pick(sqlite3 *db, const char *label, const char *host, const struct s
 }
 
 /* How many were taken out and how many of the host's stay; the mark
- * moves to the newest taken out when that is past it. */
+ * moves to the newest taken out when that is past it ("STARTED UUID"),
+ * with the largest id of the host's runs here (" ID"). */
 static int count(sqlite3 *db, const char *label, const char *host, const struct share_trim *t,
                  struct share_trimmed *out, sl_err *e)
 {
@@ -57,7 +61,7 @@ static int count(sqlite3 *db, const char *label, const char *host, const struct 
     static const char q[] =
         "SELECT (SELECT count(*) FROM trim_victims), (SELECT count(*) FROM runs WHERE host_uuid = ?1) - "
         "(SELECT count(*) FROM trim_victims), (SELECT started || ' ' || uuid FROM trim_victims WHERE started IS NOT "
-        "NULL ORDER BY started DESC, uuid DESC LIMIT 1)";
+        "NULL ORDER BY started DESC, uuid DESC LIMIT 1), (SELECT max(id) FROM runs WHERE host_uuid = ?1)";
     if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK) return trim_fail(db, label, "counting runs", e);
     sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
     int rc = store_step(st) == SQLITE_ROW ? 0 : trim_fail(db, label, "counting runs", e);
@@ -66,10 +70,20 @@ static int count(sqlite3 *db, const char *label, const char *host, const struct 
         out->removed = sqlite3_column_int64(st, 0);
         out->kept = sqlite3_column_int64(st, 1);
         const char *newest = (const char *)sqlite3_column_text(st, 2);
-        if (newest && strcmp(newest, out->mark) > 0) snprintf(out->mark, sizeof out->mark, "%s", newest);
+        char was[128];
+        store_share_mark_run(out->mark, was, sizeof was);
+        if (newest && strcmp(newest, was) > 0)
+            snprintf(out->mark, sizeof out->mark, "%s %lld", newest, (long long)sqlite3_column_int64(st, 3));
     }
     sqlite3_finalize(st);
     return rc;
+}
+
+void store_share_mark_run(const char *mark, char *buf, size_t n)
+{
+    const char *sp = strchr(mark, ' ');
+    sp = sp ? strchr(sp + 1, ' ') : NULL;
+    snprintf(buf, n, "%.*s", sp ? (int)(sp - mark) : (int)strlen(mark), mark);
 }
 
 int store_share_trim(const char *path, const char *label, const char *host, const struct share_trim *t, bool dry_run,

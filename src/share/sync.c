@@ -386,9 +386,10 @@ static int leave_out_pruned(struct share_remote *r, const char *snap, const char
     struct share_trimmed got = { 0 };
     if (store_share_trim(snap, "the snapshot", uuid, &t, false, &got, e) < 0) return -1;
     if (got.removed) {
-        char msg[300];
+        char msg[300], upto[128];
+        store_share_mark_run(mark, upto, sizeof upto);
         snprintf(msg, sizeof msg, "%lld run%s left out: pruned from the server (prune), up to %s", got.removed,
-                 got.removed == 1 ? "" : "s", mark);
+                 got.removed == 1 ? "" : "s", upto);
         emit(fn, arg, SHARE_NOTE, r->shown, NULL, msg, -1);
     }
     return 0;
