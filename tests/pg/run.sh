@@ -77,7 +77,9 @@ check pull-into-a-fresh-db t_pull_fresh
 
 # A run on a disk carries its device (and the device its host) to the server
 # and back; a run whose start time is older than everything pulled before (a
-# clock that went backwards) is pulled all the same: the server numbers runs.
+# clock that went backwards) is pulled all the same: the server numbers runs
+# (in sda's class, which B never pulled: pull-clock-backwards-same-class
+# shows it in a class B pulled before).
 t_incremental() {
     runs 1
     sqlite3 "$tmp/A.db" "UPDATE runs SET started = '2001-01-01T00:00:00Z',
@@ -321,4 +323,21 @@ t_keep_going() {
     pg_sql "UPDATE sluice_runs SET body = jsonb_set(body, '{mb_s}', '1') WHERE uuid = '$bad'" > /dev/null
 }
 check pull-keep-going-names-a-bad-run t_keep_going
+
+# A clock that goes backwards between pulls (#16 bad input): a run whose
+# start time is before every run B pulled, in a class B has pulled before
+# (this host's: a run on no disk), is pulled all the same: the server
+# numbers runs as it stores them, and a pull goes on from the number, not
+# from a time. (pull-incremental-clock-backwards-device's old run is in a
+# class B had never pulled, where a time cursor would find it too.)
+t_clock_back() {
+    runs 1
+    sqlite3 "$tmp/A.db" "UPDATE runs SET started = '2000-01-01T00:00:00Z' WHERE id = (SELECT max(id) FROM runs)" || return 1
+    A push "$url" > "$tmp/p1" 2>&1 || { cat "$tmp/p1"; return 1; }
+    grep -q 'sent 1 run in 1 batch, 1 new' "$tmp/p1" || { cat "$tmp/p1"; return 1; }
+    B pull "$url" > "$tmp/p2" 2>&1 || { cat "$tmp/p2"; return 1; }
+    [ "$(sqlite3 "$tmp/B.db" "SELECT count(*) FROM runs WHERE started = '2000-01-01T00:00:00Z' AND hw_class = ''")" = 1 ] ||
+        { cat "$tmp/p2"; echo "the run timed before every pulled one was skipped"; return 1; }
+}
+check pull-clock-backwards-same-class t_clock_back
 exit 0
