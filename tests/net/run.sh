@@ -189,13 +189,16 @@ open(p, "wb").write(b + b" " * (n - len(b)))' "$1" "$2"
         }
         check webdav-fresh-validators-not-kept t_fresh
         # Parallel downloads over kept connections (#16): a first pull of
-        # ten hosts' objects goes over exactly --parallel connections (the
-        # three first downloads start at once, each needing a connection of
-        # its own under HTTP/1.1, and the later ones take kept ones: fewer
-        # means one download at a time, more that connections were not kept,
-        # as the old code opened one per request), a pull that finds nothing
-        # changed over one, and an object the server refuses is named while
-        # the others are merged (--keep-going; without it nothing is).
+        # ten hosts' objects goes over at most --parallel connections (more
+        # means connections were not kept, as the old code opened one per
+        # request), a pull that finds nothing changed over one, and an object
+        # the server refuses is named while the others are merged
+        # (--keep-going; without it nothing is). Not exactly --parallel here:
+        # nginx answers a 4 KB object so fast that a download can end inside
+        # the libcurl call that started it, and the next takes its connection
+        # (seen with the tree on tmpfs: 16 requests over 1 connection);
+        # parallel-downloads-slow-server, whose answers take 0.5 s each,
+        # shows that --parallel 3 downloads run at once (10 over exactly 3).
         conns_since() {   # LINE: "REQUESTS CONNECTIONS" in the access log after line LINE
             tail -n +$(($1 + 1)) "$ng/access.log" > "$tmp/log"
             echo "$(wc -l < "$tmp/log") $(sed -n 's/.* conn=\([0-9]*\)$/\1/p' "$tmp/log" | sort -u | wc -l)"
@@ -207,8 +210,8 @@ open(p, "wb").write(b + b" " * (n - len(b)))' "$1" "$2"
             B pull "$dav/par" --parallel 3 > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
             [ "$(grep -c '^merged .*+1 hosts' "$tmp/o")" = 10 ] || { cat "$tmp/o"; echo "not every host merged"; return 1; }
             set -- $(conns_since "$before")
-            [ "$1" -ge 12 ] && [ "$2" = 3 ] ||
-                { cat "$tmp/log"; echo "$1 requests over $2 connections: 3 wanted (--parallel 3)"; return 1; }
+            [ "$1" -ge 12 ] && [ "$2" -ge 1 ] && [ "$2" -le 3 ] ||
+                { cat "$tmp/log"; echo "$1 requests over $2 connections: at most 3 wanted (--parallel 3)"; return 1; }
             before=$(wc -l < "$ng/access.log")
             B pull "$dav/par" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
             set -- $(conns_since "$before")
