@@ -255,6 +255,50 @@ t_tls() {
 }
 check tls-verified-by-default t_tls
 
+# TLS that works, and certificate authentication, through libpq's own
+# options in the URL (#16 item 2): the server gets a certificate for
+# 127.0.0.1 signed by a CA made here, SSL on (a reload), and in its own
+# database "certs" the role fleet logs in by client certificate (CN=fleet)
+# only. A push with sslmode=verify-full, the CA and the client's
+# certificate sends its run; another CA is refused as unverified, and
+# without the client certificate the server refuses the login.
+t_tls_cert() {
+    c=$tmp/tls
+    mkdir -p "$c"
+    openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=sluice-test-ca -days 2 -keyout "$c/ca.key" -out "$c/ca.pem" \
+        > /dev/null 2>&1 &&
+        openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=other-ca -days 2 -keyout "$c/other.key" -out "$c/other.pem" \
+            > /dev/null 2>&1 &&
+        openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout "$c/server.key" -out "$c/server.csr" > /dev/null 2>&1 &&
+        printf 'subjectAltName=IP:127.0.0.1\n' > "$c/san" &&
+        openssl x509 -req -in "$c/server.csr" -CA "$c/ca.pem" -CAkey "$c/ca.key" -CAcreateserial -days 2 -extfile "$c/san" \
+            -out "$c/server.pem" > /dev/null 2>&1 &&
+        openssl req -newkey rsa:2048 -nodes -subj /CN=fleet -keyout "$c/client.key" -out "$c/client.csr" > /dev/null 2>&1 &&
+        openssl x509 -req -in "$c/client.csr" -CA "$c/ca.pem" -CAkey "$c/ca.key" -CAcreateserial -days 2 \
+            -out "$c/client.pem" > /dev/null 2>&1 || { echo "openssl could not make the certificates"; return 1; }
+    chmod 600 "$c/client.key"
+    d=$pg_dir/data
+    # the server's files, owned by whoever runs it (nobody, as root)
+    { echo 'hostssl certs fleet 127.0.0.1/32 cert'; cat "$d/pg_hba.conf"; } > "$c/pg_hba.conf" &&
+        cp "$c/server.pem" "$c/server.key" "$c/ca.pem" "$c/pg_hba.conf" "$d/" && chmod 600 "$d/server.key" || return 1
+    [ "$(id -u)" != 0 ] || chown nobody "$d/server.pem" "$d/server.key" "$d/ca.pem" "$d/pg_hba.conf" || return 1
+    pg_sql_db postgres "CREATE DATABASE certs" > /dev/null &&
+        pg_sql_db certs "GRANT ALL ON SCHEMA public TO fleet" > /dev/null &&
+        pg_sql "ALTER SYSTEM SET ssl_cert_file = 'server.pem'" && pg_sql "ALTER SYSTEM SET ssl_key_file = 'server.key'" &&
+        pg_sql "ALTER SYSTEM SET ssl_ca_file = 'ca.pem'" && pg_sql "ALTER SYSTEM SET ssl = on" &&
+        pg_sql "SELECT pg_reload_conf()" > /dev/null || return 1
+    sleep 1
+    base="postgresql://fleet@127.0.0.1:$pg_port/certs?sslmode=verify-full"
+    cert="&sslcert=$c/client.pem&sslkey=$c/client.key"
+    C probe null --time 20ms --ramp 0 > /dev/null || return 1
+    C push "$base&sslrootcert=$c/ca.pem$cert" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+    grep -q 'sent .* new' "$tmp/o" || { cat "$tmp/o"; return 1; }
+    [ "$(pg_sql_db certs "SELECT count(*) FROM sluice_runs")" -ge 1 ] || { echo "no run on the server"; return 1; }
+    expect_fail "$tmp/C.db" 'certificate verify failed' C push "$base&sslrootcert=$c/other.pem$cert" || return 1
+    expect_fail "$tmp/C.db" 'connection requires a valid client certificate' C push "$base&sslrootcert=$c/ca.pem"
+}
+check tls-verify-full-and-client-certificate t_tls_cert
+
 # A server that does not answer in time (here: another session holds the
 # push lock) cannot hold a push past --timeout.
 t_timeout() {
