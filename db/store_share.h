@@ -116,8 +116,9 @@ int store_share_open_untrusted(const char *path, const char *label, bool writabl
 /* Retention inside one host's object (db/store_share_trim.c): that host's
  * runs are taken out when they are at or before mark ("STARTED UUID ID", an
  * earlier trim's: at or before that run in (started, uuid) order and with
- * an id up to ID, the largest the object held then; an older sluice's mark
- * has no ID; NULL or "": none), or started before `before` (an ISO-8601 UTC
+ * an id up to ID, the largest of the host's the object held when all its
+ * runs up to that one went; an older sluice's mark has no ID; NULL or "":
+ * none), or started before `before` (an ISO-8601 UTC
  * time; NULL or "": none), or not among its newest keep_runs (0: no cap).
  * They are always its oldest in (started, uuid) order. */
 struct share_trim {

@@ -6,7 +6,8 @@
  * the object then. The mark's third field bounds that by the largest run id
  * of the host the object held (the host's own ids: the snapshot is a backup
  * of its database), so a run measured later, whose start time falls before
- * the mark because the host's clock went back, is not taken for pruned. */
+ * the mark because the host's clock went back, is not taken for pruned
+ * (mark_id says when the id may move). */
 #include "store_share.h"
 
 #include <stdio.h>
@@ -51,9 +52,34 @@ static int pick(sqlite3 *db, const char *label, const char *host, const struct s
     return rc;
 }
 
-/* How many were taken out and how many of the host's stay; the mark
- * moves to the newest taken out when that is past it ("STARTED UUID"),
- * with the largest id of the host's runs here (" ID"). */
+/* The largest id of the host's runs here when every one of them at or
+ * before run ("STARTED UUID") goes, else 0: a mark may then name its runs
+ * by that id too. */
+static long long mark_id(sqlite3 *db, const char *host, const char *run)
+{
+    char started[64] = "", uuid[64] = "";
+    if (sscanf(run, "%63s %63s", started, uuid) < 1) return 0;
+    sqlite3_stmt *st;
+    static const char q[] =
+        "SELECT CASE WHEN EXISTS (SELECT 1 FROM runs WHERE host_uuid = ?1 AND started IS NOT NULL AND "
+        "(started, uuid) <= (?2, ?3) AND id NOT IN (SELECT id FROM trim_victims)) THEN 0 "
+        "ELSE (SELECT coalesce(max(id), 0) FROM runs WHERE host_uuid = ?1) END";
+    if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK) return 0;
+    sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, started, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, uuid, -1, SQLITE_STATIC);
+    long long id = store_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
+    return id;
+}
+
+/* How many were taken out and how many of the host's stay. The mark moves
+ * to the newest taken out when that is past it ("STARTED UUID"), and names
+ * the largest id of the host's runs here (" ID") when every run at or
+ * before it goes: always so when it moved (what the age and the count take
+ * is the oldest), not so when a run of a clock set back went while a later
+ * one stays before the mark, which then keeps its id (that run may come
+ * back with the host's next push: never one lost). */
 static int count(sqlite3 *db, const char *label, const char *host, const struct share_trim *t,
                  struct share_trimmed *out, sl_err *e)
 {
@@ -61,7 +87,7 @@ static int count(sqlite3 *db, const char *label, const char *host, const struct 
     static const char q[] =
         "SELECT (SELECT count(*) FROM trim_victims), (SELECT count(*) FROM runs WHERE host_uuid = ?1) - "
         "(SELECT count(*) FROM trim_victims), (SELECT started || ' ' || uuid FROM trim_victims WHERE started IS NOT "
-        "NULL ORDER BY started DESC, uuid DESC LIMIT 1), (SELECT max(id) FROM runs WHERE host_uuid = ?1)";
+        "NULL ORDER BY started DESC, uuid DESC LIMIT 1)";
     if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK) return trim_fail(db, label, "counting runs", e);
     sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
     int rc = store_step(st) == SQLITE_ROW ? 0 : trim_fail(db, label, "counting runs", e);
@@ -70,10 +96,12 @@ static int count(sqlite3 *db, const char *label, const char *host, const struct 
         out->removed = sqlite3_column_int64(st, 0);
         out->kept = sqlite3_column_int64(st, 1);
         const char *newest = (const char *)sqlite3_column_text(st, 2);
-        char was[128];
+        char was[128], run[128];
         store_share_mark_run(out->mark, was, sizeof was);
-        if (newest && strcmp(newest, was) > 0)
-            snprintf(out->mark, sizeof out->mark, "%s %lld", newest, (long long)sqlite3_column_int64(st, 3));
+        snprintf(run, sizeof run, "%s", newest && strcmp(newest, was) > 0 ? newest : was);
+        long long id = out->removed && run[0] ? mark_id(db, host, run) : 0;
+        if (id > 0) snprintf(out->mark, sizeof out->mark, "%s %lld", run, id);
+        else if (strcmp(run, was) != 0) snprintf(out->mark, sizeof out->mark, "%s", run);   /* moved: has an id */
     }
     sqlite3_finalize(st);
     return rc;
