@@ -48,6 +48,10 @@ struct search_spec {
      * most half of a budget in evaluations; more buys a narrower
      * interval for the claim (the budget must afford them) */
     int confirm_reps;
+    /* complete confirmation rounds from which the claim is decided paired
+     * by round (search.c, confirm_decide; default 10); 0: never, always
+     * --test unpaired */
+    int confirm_paired_from;
 };
 /* Defaults for everything but space/workload/objective/strategy/budget. */
 void search_spec_defaults(struct search_spec *s);
@@ -68,6 +72,7 @@ struct search_trial {
     struct eval_metrics m;
     double score;
     long long elapsed_ms;    /* search time when it finished */
+    int round;               /* the confirmation's round, from 1 (0: not a confirmation run) */
 };
 
 enum verdict { VERDICT_WIN, VERDICT_NOISE, VERDICT_WORSE, VERDICT_INFEASIBLE, VERDICT_NONE };

@@ -482,6 +482,8 @@ int decide_paired(const double *base, const double *cand, int n, const struct de
             struct estimate r = { .p_up = NAN, .p_down = NAN };
             est_signed_rank(lc, n, o->level, &r, out->test, sizeof out->test);
             conclude(out, o, &r);
+            size_t len = strlen(out->test);
+            if (o->one_sided) snprintf(out->test + len, sizeof out->test - len, " one-sided");
         }
     }
     free(lb);
