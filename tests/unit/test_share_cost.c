@@ -229,3 +229,92 @@ TEST(share_pull_costs_the_same_per_object_and_few_syncs)
     share_close(r);
     CHECK(sysfs_set_root(NULL, &e) == 0);
 }
+
+/* --- the check of a file's rows, per run ------------------------------------ */
+
+/* A snapshot of a store with one host, one disk and `runs` runs whose
+ * metrics (all 24 bounded columns set) are within bounds. */
+static void export_runs(int runs, char *path, size_t n)
+{
+    char db[512];
+    snprintf(db, sizeof db, "%s/check-cost-%d.db", harness_tmpdir(), runs);
+    snprintf(path, n, "%s/check-cost-%d.sluicedb", harness_tmpdir(), runs);
+    unlink(db);
+    unlink(path);
+    store *s = NULL;
+    sl_err e;
+    if (store_open(db, &s, &e) != 0) {
+        harness_fail(__FILE__, __LINE__, "store_open %s: %s", db, e.msg);
+        return;
+    }
+    struct host_info h = { .cpus = 2, .mem_bytes = 1ULL << 30 };
+    snprintf(h.hostname, sizeof h.hostname, "check-cost");
+    snprintf(h.machine_id, sizeof h.machine_id, "mid-check-cost");
+    snprintf(h.kernel, sizeof h.kernel, "6.1");
+    int64_t id, did;
+    char uuid[37];
+    CHECK(store_host_upsert(s, &h, &id, uuid, &e) == 0);
+    struct device dv = { .rotational = 0, .size_bytes = 1ULL << 34, .queue_depth = 32 };
+    snprintf(dv.name, sizeof dv.name, "d0");
+    snprintf(dv.serial, sizeof dv.serial, "S-check-cost");
+    CHECK(store_device_upsert(s, id, &dv, &did, &e) == 0);
+    char sql[2000];
+    snprintf(sql, sizeof sql,
+             SHARE_FX_RUNS_INSERT
+             "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < %d) "
+             "SELECT 'run-' || k.i, 'b', 0, h.uuid, h.id, d.uuid, d.id, '6.1', 'seqwrite', 'w1', 'c1', k.i, "
+             " '2026-01-01T00:00:00Z', 'ok', 1, 100, 1, 0, 100, 1, 1, 1, '{}' FROM hosts h, devices d, k;"
+             "UPDATE runs SET lat_mean_ns = 1e6, lat_p50_ns = 9e5, lat_p99_ns = 5e6, lat_p999_ns = 9e6, "
+             " lat_max_ns = 2e7, dev_util_pct = 50, dev_await_ms = 2, psi_some_pct = 1, canary_max_ns = 1e6, "
+             " canary_p99_ns = 1e5, stalls_100ms = 0, stalls_1s = 0, stalls_2s = 0, max_dirty_pages = 1000, "
+             " reached_dirty_threshold = 0", runs);
+    char *msg = NULL;
+    if (sqlite3_exec(store_db(s), sql, NULL, NULL, &msg) != SQLITE_OK) harness_fail(__FILE__, __LINE__, "%s", msg);
+    sqlite3_free(msg);
+    if (store_share_export(s, path, NULL, NULL, &e) != 0) harness_fail(__FILE__, __LINE__, "export: %s", e.msg);
+    store_close(s);
+}
+
+/* VM steps of the row checks (store_share_check_constraints) of a file
+ * with `runs` runs, on the file's own connection, against the store s. */
+static long long check_steps(store *s, int runs)
+{
+    char path[512];
+    export_runs(runs, path, sizeof path);
+    sqlite3 *db;
+    sl_err e;
+    if (store_share_open_untrusted(path, "cost", false, &db, &e) < 0) {
+        harness_fail(__FILE__, __LINE__, "open: %s", e.msg);
+        return -1;
+    }
+    sqlite3_trace_v2(db, SQLITE_TRACE_PROFILE, on_profile, NULL);
+    memset(&seen, 0, sizeof seen);
+    if (store_share_check_constraints(s, db, "cost", &e) < 0) harness_fail(__FILE__, __LINE__, "check: %s", e.msg);
+    sqlite3_close(db);
+    return seen.steps;
+}
+
+/* The row checks are a scan of every row that evaluates each rule, and
+ * bench/merge's 100,000-run object spends as much time in it as in the
+ * insert: per run and per metric, each bound is one comparison. With the
+ * 24 bounded metrics as "v IS NOT NULL AND NOT (typeof(v) IN ('integer',
+ * 'real') AND v BETWEEN lo AND hi)" a run cost 400 VM steps, as "+v NOT
+ * BETWEEN lo AND hi" 223 (db/store_share_rows.c, metric_rules). */
+TEST(share_check_costs_few_vm_steps_per_run)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/check-cost-local.db", harness_tmpdir());
+    unlink(path);
+    store *s = NULL;
+    sl_err e;
+    if (store_open(path, &s, &e) != 0) {
+        harness_fail(__FILE__, __LINE__, "store_open %s: %s", path, e.msg);
+        return;
+    }
+    long long a = check_steps(s, 200), b = check_steps(s, 400);
+    long long per_run = (b - a) / 200;
+    fprintf(stderr, "  row checks: %lld VM steps for 200 runs, %lld for 400: %lld per run\n", a, b, per_run);
+    CHECK(per_run > 0);
+    CHECK(per_run <= 300);
+    store_close(s);
+}
