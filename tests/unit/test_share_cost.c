@@ -318,3 +318,45 @@ TEST(share_check_costs_few_vm_steps_per_run)
     CHECK(per_run <= 300);
     store_close(s);
 }
+
+/* Past 20,000 rows a table's scan runs in two halves by rowid, the second
+ * on a connection and thread of its own (db/store_share_rows.c): the
+ * check's connection evaluates the rules on about half of the runs, and a
+ * row broken in either half is found, the first half's first. */
+TEST(share_check_scans_a_big_table_in_two_halves)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/check-split-local.db", harness_tmpdir());
+    unlink(path);
+    store *s = NULL;
+    sl_err e;
+    if (store_open(path, &s, &e) != 0) {
+        harness_fail(__FILE__, __LINE__, "store_open %s: %s", path, e.msg);
+        return;
+    }
+    enum { BIG = 40000 };
+    long long small = check_steps(s, 200), per_run = (check_steps(s, 400) - small) / 200;
+    long long big = check_steps(s, BIG);
+    fprintf(stderr, "  row checks of %d runs: %lld VM steps on the check's connection (%lld per run alone)\n", BIG, big,
+            per_run);
+    CHECK(big > 0);
+    CHECK(big * 10 <= per_run * BIG * 6);
+    /* the file check_steps made: one broken run in the second half, then
+     * one more in the first */
+    char file[512];
+    snprintf(file, sizeof file, "%s/check-cost-%d.sluicedb", harness_tmpdir(), BIG);
+    sqlite3 *db;
+    CHECK(sqlite3_open(file, &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, "UPDATE runs SET iops = 'abc' WHERE id = (SELECT max(id) - 2 FROM runs)", NULL, NULL,
+                       NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    CHECK(store_share_check(s, file, "split", &e) == -1);
+    CHECK_CONTAINS(e.msg, "iops = 'abc'");
+    CHECK(sqlite3_open(file, &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, "UPDATE runs SET config_hash = 'none' WHERE id = (SELECT min(id) + 2 FROM runs)", NULL, NULL,
+                       NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    CHECK(store_share_check(s, file, "split", &e) == -1);
+    CHECK_CONTAINS(e.msg, "whose parent in configs is missing");
+    store_close(s);
+}
