@@ -31,6 +31,7 @@ struct loop {
     int keep;
     bool racing;   /* the budget affords a race (race_planned) */
     int round;     /* the confirmation's round being measured (from 1; 0 outside it) */
+    int confirm_nc;   /* configurations the confirmation's rounds measure (2, or 3 with the runner-up) */
 };
 
 /* the confirmation is decided paired by round from this many complete
@@ -753,7 +754,12 @@ static void confirm_decide(const struct loop *L, const struct search_config *c, 
     o.one_sided = true;
     o.log_input = true;
     o.seed = L->spec->seed;
-    int np = confirm_pairs(L, c, b, x);
+    /* two configurations alternate their order round by round, so an
+     * order effect (what ran just before) falls on the differences
+     * symmetrically, as the signed-rank test assumes; with the runner-up
+     * the rotation of three does not (the winner follows the baseline in
+     * two rounds of three), and the rounds are compared unpaired */
+    int np = L->confirm_nc == 2 ? confirm_pairs(L, c, b, x) : 0;
     if (L->spec->confirm_paired_from > 0 && np >= L->spec->confirm_paired_from) decide_paired(b, x, np, &o, d, NULL);
     else {
         int nb = confirm_scores(L, &L->base, b), nx = confirm_scores(L, c, x);
@@ -821,6 +827,7 @@ static int confirm(struct loop *L, struct search_result *r, sl_err *e)
     int w = r->winner, ru = left >= 3 * reps ? runner_up(r, w) : -1;
     const struct search_config *cfg[3] = { &L->base, &r->leader[w].cfg, ru >= 0 ? &r->leader[ru].cfg : NULL };
     int nc = ru >= 0 ? 3 : 2, k = reps;
+    L->confirm_nc = nc;
     for (int i = 0; i < nc; i++) {
         int n = runs_of(L, cfg[i]);
         k = n > k ? n : k;
