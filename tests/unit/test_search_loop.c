@@ -360,6 +360,17 @@ TEST(search_confirmation_shrinks_a_selected_claim)
     CHECK(r.confirm.shrinkage > 0.7);
     CHECK(count_role(&r, TRIAL_CONFIRM) >= 2 * 6);
     CHECK(r.nevals <= 30);
+    /* the decision counts the fresh runs only, none of exploring's */
+    struct search_config b;
+    space_baseline(&wb, &b);
+    int nb = 0, nc = 0;
+    for (int t = 0; t < r.ntrials; t++)
+        if (r.trials[t].role == TRIAL_CONFIRM) {
+            nb += space_config_equal(&wb, &r.trials[t].cfg, &b);
+            nc += space_config_equal(&wb, &r.trials[t].cfg, &r.leader[r.confirm.candidate].cfg);
+        }
+    CHECK_INT(r.confirm.dec.nb, nb);
+    CHECK_INT(r.confirm.dec.nc, nc);
     fx_done(&r, &ev);
     /* a real gain that exploring overstated: confirmed, smaller */
     fx_synthetic(&s, &ev, "bo", 40, 3, 11, 5, 0.03, false);
@@ -452,6 +463,7 @@ struct bad_ev {
     struct evaluator inner;
     int n, psi_every, nan_every, flat_from;
     double drift;   /* slow and fast spells: throughput times exp(drift sin(2 pi n / 40)) */
+    int worse_from;   /* from this evaluation on, other configurations give a quarter */
 };
 
 static int bad_evaluate(void *ctx, const struct space *sp, const struct search_config *c, bool baseline,
@@ -462,6 +474,7 @@ static int bad_evaluate(void *ctx, const struct space *sp, const struct search_c
     if (p->flat_from && p->n >= p->flat_from) return p->inner.ops->truth(p->inner.ctx, sp, c, out);
     if (p->inner.ops->evaluate(p->inner.ctx, sp, c, baseline, out, e) < 0) return -1;
     if (p->drift > 0) out->v[MET_THROUGHPUT] *= exp(p->drift * sin(2 * M_PI * p->n / 40));
+    if (p->worse_from && p->n >= p->worse_from && !baseline) out->v[MET_THROUGHPUT] *= 0.25;
     if (p->nan_every && p->n % p->nan_every == 0) out->v[MET_THROUGHPUT] = p->n / p->nan_every == 2 ? INFINITY : NAN;
     if (p->psi_every && p->n % p->psi_every == 0) {
         out->v[MET_THROUGHPUT] *= 0.4;
@@ -599,22 +612,51 @@ TEST(search_failed_runs_are_left_out_and_said)
 /* A confirmation whose fresh runs are all one value on each side draws no
  * verdict and says why (no spread); old code called that "confirmation
  * contradicts exploration" (its NaN estimate is not above 0). */
+/* run_bad whose confirmation ends with outcome `want` and no win; its
+ * verdict line into line. */
+static void run_no_win(struct bad_ev *p, enum confirm_outcome want, struct evaluator *ev, struct search_result *r,
+                       char *line, size_t n)
+{
+    struct search_spec s;
+    run_bad(p, ev, &s, r);
+    CHECK(r->confirm.candidate >= 0);
+    CHECK_INT(r->confirm.outcome, want);
+    CHECK_INT(r->winner, -1);
+    report_verdict_line(&s, &wb, r, line, n);
+}
+
 TEST(search_confirmation_without_spread_says_why)
 {
     struct bad_ev p = { .flat_from = 60 - 14 + 1 };   /* the confirmation's runs */
     struct evaluator ev;
-    struct search_spec s;
     struct search_result r;
-    run_bad(&p, &ev, &s, &r);
-    CHECK(r.confirm.candidate >= 0);
-    CHECK_INT(r.confirm.outcome, CONFIRM_NOISE);
-    CHECK_INT(r.confirm.dec.why, DECIDE_WHY_IDENTICAL);
-    CHECK_INT(r.winner, -1);
     char line[1024];
-    report_verdict_line(&s, &wb, &r, line, sizeof line);
+    run_no_win(&p, CONFIRM_NOISE, &ev, &r, line, sizeof line);
+    CHECK_INT(r.confirm.dec.why, DECIDE_WHY_IDENTICAL);
     CHECK_CONTAINS(line, "not confirmed");
     CHECK_CONTAINS(line, "no verdict: ");
     CHECK_CONTAINS(line, "no spread");
+    fx_done(&r, &ev);
+}
+
+/* #13 bad input: a confirmation that contradicts exploration. Exploring
+ * finds the landscape's real gain (+180%); from the confirmation's runs on
+ * (the last 14 of 60) every configuration but the baseline measures a
+ * quarter of that, so the fresh runs put the winner below the baseline:
+ * the verdict says the confirmation contradicts exploration, with both
+ * estimates, and claims no win. */
+TEST(search_confirmation_contradicting_exploration_says_so_no_win)
+{
+    struct bad_ev p = { .worse_from = 60 - 14 + 1 };
+    struct evaluator ev;
+    struct search_result r;
+    char line[1024];
+    run_no_win(&p, CONFIRM_CONTRADICTED, &ev, &r, line, sizeof line);
+    CHECK(r.confirm.explore_est > 0);
+    CHECK(r.confirm.confirmed_est < 0);
+    CHECK_CONTAINS(line, "confirmation contradicts exploration: exploring estimated ");
+    CHECK_CONTAINS(line, "fresh interleaved runs each measured -");
+    CHECK_CONTAINS(line, "no win: keep the current settings");
     fx_done(&r, &ev);
 }
 
