@@ -302,15 +302,8 @@ static long long check_steps(store *s, int runs)
  * BETWEEN lo AND hi" 223 (db/store_share_rows.c, metric_rules). */
 TEST(share_check_costs_few_vm_steps_per_run)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/check-cost-local.db", harness_tmpdir());
-    unlink(path);
-    store *s = NULL;
-    sl_err e;
-    if (store_open(path, &s, &e) != 0) {
-        harness_fail(__FILE__, __LINE__, "store_open %s: %s", path, e.msg);
-        return;
-    }
+    store *s = harness_store("check-cost-local.db");
+    if (!s) return;
     long long a = check_steps(s, 200), b = check_steps(s, 400);
     long long per_run = (b - a) / 200;
     fprintf(stderr, "  row checks: %lld VM steps for 200 runs, %lld for 400: %lld per run\n", a, b, per_run);
@@ -325,15 +318,9 @@ TEST(share_check_costs_few_vm_steps_per_run)
  * row broken in either half is found, the first half's first. */
 TEST(share_check_scans_a_big_table_in_two_halves)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/check-split-local.db", harness_tmpdir());
-    unlink(path);
-    store *s = NULL;
+    store *s = harness_store("check-split-local.db");
+    if (!s) return;
     sl_err e;
-    if (store_open(path, &s, &e) != 0) {
-        harness_fail(__FILE__, __LINE__, "store_open %s: %s", path, e.msg);
-        return;
-    }
     enum { BIG = 40000 };
     long long small = check_steps(s, 200), per_run = (check_steps(s, 400) - small) / 200;
     long long big = check_steps(s, BIG);
