@@ -186,6 +186,31 @@ else
     echo "skip faults/full-begin: cannot mount a tmpfs"; echo "skip faults/full-end: cannot mount a tmpfs"
 fi
 
+# --- a search whose largest dirty limit needs more than the disk holds (#13,
+# bad input): the write volume is sized once, capped by the free space (a
+# 96 MiB tmpfs under the fixture's 8.2 GiB limit), the sizing says so and
+# that the largest limits will not be reached, every evaluation runs the one
+# capped workload, and the fixture's knobs are put back ---------------------
+mkdir "$work/small"
+if mount -t tmpfs -o size=96m,mode=0700 sluice-faults-cap "$work/small"; then
+    mounts="$work/small $mounts"
+    s "$work/cap.db" search --workload seqwrite --dir "$work/small" --budget 8 --seed 1 > "$work/out" 2>&1; rc=$?
+    hashes=$(sqlite3 "$work/cap.db" "SELECT count(DISTINCT workload_hash) FROM runs" 2>/dev/null)
+    nruns=$(sqlite3 "$work/cap.db" "SELECT count(*) FROM runs" 2>/dev/null)
+    sizes=$(sqlite3 "$work/cap.db" "SELECT count(DISTINCT json_extract(metrics_json, '\$.spec.size_bytes')) FROM runs" 2>/dev/null)
+    dr=$(cat "$root/proc/sys/vm/dirty_ratio")
+    if [ $rc != 0 ]; then fail search-capped-by-free-space "exit $rc" "$(tail -5 "$work/out")"
+    elif ! grep -q "only 96 MiB is free under $work/small (capped at half): configurations with the largest limits will not reach their threshold" "$work/out"; then
+        fail search-capped-by-free-space "the sizing does not say it was capped" "$(grep sizing "$work/out")"
+    elif [ "$hashes" != 1 ] || [ "$sizes" != 1 ] || [ "${nruns:-0}" -lt 4 ]; then
+        fail search-capped-by-free-space "$nruns runs, $hashes workload hashes, $sizes sizes (want 4 or more runs of one)"
+    elif [ "$dr" != 20 ]; then fail search-capped-by-free-space "vm.dirty_ratio left at $dr in the fixture"
+    else ok search-capped-by-free-space "$nruns runs of one 48 MiB workload; $(grep -o 'the largest dirty limit the space can set is [^,]*' "$work/out")"; fi
+    umount "$work/small" && mounts=${mounts#"$work/small "}
+else
+    echo "skip faults/search-capped-by-free-space: cannot mount a tmpfs"
+fi
+
 # --- loop ext4 filesystems ---------------------------------------------------
 mkloopfs() { # name size_mb [dm]: sets dev, mnt
     truncate -s "${2}M" "$work/$1.img"
