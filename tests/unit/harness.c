@@ -81,6 +81,7 @@ struct store *harness_store(const char *name)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", harness_tmpdir(), name);
+    unlink(path);   /* a new, empty store, also when a test asks for the name again */
     store *s = NULL;
     sl_err e;
     if (store_open(path, &s, &e) != 0) harness_fail(__FILE__, __LINE__, "opening %s: %s", path, e.msg);

@@ -14,8 +14,9 @@ void harness_fail(const char *file, int line, const char *fmt, ...) __attribute_
 const char *harness_fixtures(void);
 const char *harness_fixture_copy(const char *name);
 const char *harness_tmpdir(void);
-/* A sluice database opened (created) as harness_tmpdir()/name; a failure to
- * open it is a test failure (NULL then). Close with store_close. */
+/* A new, empty sluice database created as harness_tmpdir()/name (a file of
+ * that name is removed first); a failure to open it is a test failure (NULL
+ * then). Close with store_close. */
 struct store;
 struct store *harness_store(const char *name);
 

@@ -20,13 +20,9 @@ static void tmp_path(char *buf, size_t n, const char *name)
 
 static store *fresh_store(const char *name)
 {
-    char path[512];
-    tmp_path(path, sizeof path, name);
-    unlink(path);
-    store *s = NULL;
-    sl_err e;
-    if (store_open(path, &s, &e) != 0) harness_fail(__FILE__, __LINE__, "store_open %s: %s", path, e.msg);
-    return s;
+    char n[256];
+    snprintf(n, sizeof n, "share-%s", name);
+    return harness_store(n);
 }
 
 /* A host with n disks named d0.. with serials S<host>-<i>. */

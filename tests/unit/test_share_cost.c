@@ -120,16 +120,12 @@ static int on_profile(unsigned type, void *arg, void *p, void *x)
 enum { RUNS_PER_DISK = 5 };
 static void push_host(struct share_remote *r, int i)
 {
-    char path[512], host[32];
-    snprintf(path, sizeof path, "%s/cost-host-%d.db", harness_tmpdir(), i);
+    char name[64], host[32];
+    snprintf(name, sizeof name, "cost-host-%d.db", i);
     snprintf(host, sizeof host, "h%d", i);
-    unlink(path);
-    store *s = NULL;
+    store *s = harness_store(name);
+    if (!s) return;
     sl_err e;
-    if (store_open(path, &s, &e) != 0) {
-        harness_fail(__FILE__, __LINE__, "store_open %s: %s", path, e.msg);
-        return;
-    }
     struct host_info h = { .cpus = 2, .mem_bytes = 1ULL << 30 };
     snprintf(h.hostname, sizeof h.hostname, "%s", host);
     snprintf(h.machine_id, sizeof h.machine_id, "mid-%s", host);
@@ -164,16 +160,10 @@ static void push_host(struct share_remote *r, int i)
 /* A first pull of every object on the remote by a new store: what it cost. */
 static struct counts first_pull(struct share_remote *r, const char *name, long long *added)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", harness_tmpdir(), name);
-    unlink(path);
-    store *s = NULL;
     sl_err e;
     *added = -1;
-    if (store_open(path, &s, &e) != 0) {
-        harness_fail(__FILE__, __LINE__, "store_open %s: %s", path, e.msg);
-        return seen;
-    }
+    store *s = harness_store(name);
+    if (!s) return seen;
     sqlite3_trace_v2(store_db(s), SQLITE_TRACE_PROFILE, on_profile, NULL);
     memset(&seen, 0, sizeof seen);
     struct share_pull_opts all = { .all_classes = true };
@@ -236,17 +226,13 @@ TEST(share_pull_costs_the_same_per_object_and_few_syncs)
  * metrics (all 24 bounded columns set) are within bounds. */
 static void export_runs(int runs, char *path, size_t n)
 {
-    char db[512];
-    snprintf(db, sizeof db, "%s/check-cost-%d.db", harness_tmpdir(), runs);
+    char db[64];
+    snprintf(db, sizeof db, "check-cost-%d.db", runs);
     snprintf(path, n, "%s/check-cost-%d.sluicedb", harness_tmpdir(), runs);
-    unlink(db);
     unlink(path);
-    store *s = NULL;
+    store *s = harness_store(db);
+    if (!s) return;
     sl_err e;
-    if (store_open(db, &s, &e) != 0) {
-        harness_fail(__FILE__, __LINE__, "store_open %s: %s", db, e.msg);
-        return;
-    }
     struct host_info h = { .cpus = 2, .mem_bytes = 1ULL << 30 };
     snprintf(h.hostname, sizeof h.hostname, "check-cost");
     snprintf(h.machine_id, sizeof h.machine_id, "mid-check-cost");
