@@ -31,7 +31,6 @@ struct loop {
     int keep;
     bool racing;   /* the budget affords a race (race_planned) */
     int round;     /* the confirmation's round being measured (from 1; 0 outside it) */
-    int confirm_nc;   /* configurations the confirmation's rounds measure (2, or 3 with the runner-up) */
 };
 
 /* the confirmation is decided paired by round from this many complete
@@ -730,8 +729,9 @@ static int confirm_pairs(const struct loop *L, const struct search_config *c, do
     return n;
 }
 
-/* Candidate c against the baseline on their confirmation runs, one-sided
- * (the direction was named before these runs) at level alpha. The rounds
+/* Candidate c against the baseline on their confirmation runs (rounds of
+ * nc configurations), one-sided (the direction was named before these
+ * runs) at level alpha. The rounds
  * are blocks: each measures the two back to back, so with
  * CONFIRM_PAIRED_FROM complete rounds or more the claim is decided paired
  * by round (decide_paired: the Hodges-Lehmann pseudo-median of the
@@ -743,7 +743,7 @@ static int confirm_pairs(const struct loop *L, const struct search_config *c, do
  * (bench/data/transfer-confirm30.out): unpaired +9.9% [-1.9, +32.4]
  * p=0.062, not confirmed, paired +23.6% [+8.8, +31.1], fio on the same
  * job +23.8%. */
-static void confirm_decide(const struct loop *L, const struct search_config *c, double alpha, struct decision *d)
+static void confirm_decide(const struct loop *L, int nc, const struct search_config *c, double alpha, struct decision *d)
 {
     double *b = xmalloc(sizeof *b * (size_t)(L->ntr + 1)), *x = xmalloc(sizeof *x * (size_t)(L->ntr + 1));
     struct decide_opts o;
@@ -759,7 +759,7 @@ static void confirm_decide(const struct loop *L, const struct search_config *c, 
      * symmetrically, as the signed-rank test assumes; with the runner-up
      * the rotation of three does not (the winner follows the baseline in
      * two rounds of three), and the rounds are compared unpaired */
-    int np = L->confirm_nc == 2 ? confirm_pairs(L, c, b, x) : 0;
+    int np = nc == 2 ? confirm_pairs(L, c, b, x) : 0;
     if (L->spec->confirm_paired_from > 0 && np >= L->spec->confirm_paired_from) decide_paired(b, x, np, &o, d, NULL);
     else {
         int nb = confirm_scores(L, &L->base, b), nx = confirm_scores(L, c, x);
@@ -827,7 +827,6 @@ static int confirm(struct loop *L, struct search_result *r, sl_err *e)
     int w = r->winner, ru = left >= 3 * reps ? runner_up(r, w) : -1;
     const struct search_config *cfg[3] = { &L->base, &r->leader[w].cfg, ru >= 0 ? &r->leader[ru].cfg : NULL };
     int nc = ru >= 0 ? 3 : 2, k = reps;
-    L->confirm_nc = nc;
     for (int i = 0; i < nc; i++) {
         int n = runs_of(L, cfg[i]);
         k = n > k ? n : k;
@@ -854,12 +853,12 @@ static int confirm(struct loop *L, struct search_result *r, sl_err *e)
         if (extra > 0 && confirm_rounds(L, cfg, nc, done, extra, e) < 0) return -1;
         done += extra;
         double a = decide_look_alpha(L->spec->alpha, cf->look, looks);
-        confirm_decide(L, &r->leader[w].cfg, a, &cf->dec);
+        confirm_decide(L, nc, &r->leader[w].cfg, a, &cf->dec);
         cf->reps = cf->dec.nb < cf->dec.nc ? cf->dec.nb : cf->dec.nc;   /* fewer when the budget ended first */
         if (cf->dec.verdict == DECIDE_BETTER || cf->dec.verdict == DECIDE_NO_VERDICT || !(cf->dec.effect_pct > 0)) break;
     }
     if (cf->look > looks) cf->look = looks;
-    if (ru >= 0) confirm_decide(L, &r->leader[ru].cfg, cf->dec.alpha, &cf->dec_runner);
+    if (ru >= 0) confirm_decide(L, nc, &r->leader[ru].cfg, cf->dec.alpha, &cf->dec_runner);
     confirm_stalls(L, cf);
     for (int t = 0; t < L->ntr; t++) r->stalled_runs += L->tr[t].role == TRIAL_CONFIRM && L->tr[t].m.stalled;
     cf->confirmed_est = cf->dec.effect_pct / 100;
