@@ -28,7 +28,7 @@ cost() {   # name, then the command's arguments
         echo "FAIL analysis-cost/$name"; echo "  exit $rc"; tail -3 "$tmp/err" | sed 's/^/  /'; return
     fi
     per=$((n / runs))
-    if [ "$per" -le $bound ]; then echo "ok analysis-cost/$name"
+    if [ "$per" -le $bound ]; then echo "ok analysis-cost/$name ($per instructions per run)"
     else echo "FAIL analysis-cost/$name"; echo "  $per instructions per run over $runs runs, bound $bound ($n in all)"; fi
 }
 cost recommend recommend
