@@ -108,20 +108,25 @@ static int mkdir_parents(const char *path, sl_err *e)
     return 0;
 }
 
-/* Refuse anything that is not an SQLite file before SQLite touches it. */
-static int check_header(const char *path, sl_err *e)
+/* What the path is, before SQLite opens it, without opening it: this
+ * process may already hold the database through another connection (the
+ * UI's job threads each open one), and on Linux closing any descriptor of
+ * the file drops every POSIX lock the process holds on it; the next process
+ * to close its connection then believes it is the last user and unlinks the
+ * WAL under the live one (https://sqlite.org/howtocorrupt.html, 2.2). So the
+ * header is SQLite's to check (a foreign file fails with "not a database"
+ * on the first read), and only stat() is done here: a FIFO, device or
+ * directory is refused, since opening one could block forever. */
+static int check_path(const char *path, sl_err *e)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) {
+    struct stat st;
+    if (stat(path, &st) != 0) {
         if (errno == ENOENT) return 0;
         return sl_fail_errno(e, SL_EFAIL, errno, "database %s", path);
     }
-    char head[16];
-    ssize_t r = read(fd, head, sizeof head);
-    close(fd);
-    if (r == 0) return 0; /* an empty file becomes a new database */
-    if (r != 16 || memcmp(head, "SQLite format 3", 16) != 0)
-        return sl_fail(e, SL_EUSAGE, "database %s is not an SQLite database: give another path with --db", path);
+    if (!S_ISREG(st.st_mode))
+        return sl_fail(e, SL_EUSAGE, "database %s is not a regular file (a FIFO, device or directory): give --db the path "
+                       "of a database file", path);
     return 0;
 }
 
@@ -283,7 +288,7 @@ static int open_common(const char *path, int flags, store **out, sl_err *e)
 {
     store *s = xcalloc(1, sizeof *s);
     snprintf(s->path, sizeof s->path, "%s", path);
-    if (check_header(path, e) < 0) { free(s); return -1; }
+    if (check_path(path, e) < 0) { free(s); return -1; }
     mode_t old = umask(077); /* the database and its WAL are not for others */
     int rc = sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOFOLLOW, NULL);
     umask(old);
@@ -314,7 +319,7 @@ static int open_common(const char *path, int flags, store **out, sl_err *e)
                 return 0;
             }
         } else if (e && strstr(e->msg, "not a database"))
-            sl_fail(e, SL_EUSAGE, "database %s is not an SQLite database (or is corrupt): give another path with --db", path);
+            sl_fail(e, SL_EUSAGE, "database %s is not an SQLite database: give another path with --db", path);
         store_close(s);
         return -1;
     }

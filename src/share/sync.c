@@ -39,10 +39,29 @@ static int merge_failed(const char *file, sl_err *e)
     return sl_prefix(e, SL_EFAIL, "%s was not merged (none of its rows were kept)", file);
 }
 
+/* file is this store's own database (or its -wal or -shm): refused before
+ * it is opened, since reading it with open() and closing it would drop the
+ * POSIX locks SQLite holds on it in this process (store.c, check_path). */
+static int refuse_own_database(store *s, const char *file, sl_err *e)
+{
+    struct stat f, mine;
+    if (stat(file, &f) != 0) return 0; /* share_stage says why it cannot be read */
+    static const char *const suffix[] = { "", "-wal", "-shm" };
+    for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s%s", store_path(s), suffix[i]);
+        if (stat(path, &mine) == 0 && mine.st_dev == f.st_dev && mine.st_ino == f.st_ino)
+            return sl_fail(e, SL_EUSAGE, "%s is this database itself (%s): nothing to merge; give another file, or "
+                           "another --db", file, store_path(s));
+    }
+    return 0;
+}
+
 int share_merge_file(store *s, const char *file, const char *label, long long max_bytes, struct share_report *rep,
                      sl_err *e)
 {
     char dir[4096], staged[STAGED_PATH];
+    if (refuse_own_database(s, file, e) < 0) return -1;
     if (share_tmpdir_near(store_path(s), dir, sizeof dir, e) < 0) return -1;
     snprintf(staged, sizeof staged, "%s/stage" SHARE_SUFFIX, dir);
     int rc = share_stage(file, label, max_bytes, staged, e);
@@ -151,6 +170,8 @@ int share_merge_files(store *s, char *const *files, int n, long long max_bytes, 
 {
     /* Every file is unpacked and checked before the first merge, as pull
      * does: one bad file leaves the store as it was. */
+    for (int i = 0; i < n; i++)
+        if (refuse_own_database(s, files[i], e) < 0) return -1;
     char dir[4096];
     if (share_tmpdir_near(store_path(s), dir, sizeof dir, e) < 0) return -1;
     struct check_pool p = { .s = s, .files = files, .n = n, .max_bytes = max_bytes, .dir = dir };

@@ -14,6 +14,11 @@
 #                     (or it should be static)
 #   doc-citations     no comment cites a document the repository does not
 #                     hold ("DESIGN §5", "knobs.md", "issue 8 §3")
+#   db-files-by-sqlite  nothing under db/ opens a file with open() or fopen():
+#                     a database this process may hold through SQLite must
+#                     be touched only by SQLite, since closing any other
+#                     descriptor of it drops the process's POSIX locks and
+#                     lets another process unlink the live WAL
 #   curl-checked      every curl_easy_setopt result is used: assigned,
 #                     tested, or kept by SHARE_SETOPT (src/share/curl.h), so
 #                     an option an older libcurl lacks cannot drop silently
@@ -112,4 +117,12 @@ grep -noE '[A-Za-z0-9_-]+\.md\b' $texts | while IFS=: read -r f l doc; do
     [ -n "$(find . -name "$doc" -not -path './build/*' | head -1)" ] || echo "$f:$l: cites $doc, which is not in the repository"
 done >> "$tmp/hits"
 report doc-citations
+
+# --- db-files-by-sqlite ------------------------------------------------------------
+# Exception: store_share_check.c opens the private copy of a downloaded
+# database (made by share_fetch/merge in a directory of its own) before any
+# connection to it exists.
+# shellcheck disable=SC2046
+grep -nE '(^|[^a-z_])f?open[[:space:]]*\(' $(find db -name '*.c' | grep -v '^db/store_share_check\.c$') | code_lines > "$tmp/hits"
+report db-files-by-sqlite
 exit 0
