@@ -120,10 +120,12 @@ static int mkdir_parents(const char *path, sl_err *e)
 static int check_path(const char *path, sl_err *e)
 {
     struct stat st;
-    if (stat(path, &st) != 0) {
+    if (lstat(path, &st) != 0) {
         if (errno == ENOENT) return 0;
         return sl_fail_errno(e, SL_EFAIL, errno, "database %s", path);
     }
+    /* as SQLITE_OPEN_NOFOLLOW would, with the reason named */
+    if (S_ISLNK(st.st_mode)) return sl_fail_errno(e, SL_EFAIL, ELOOP, "database %s", path);
     if (!S_ISREG(st.st_mode))
         return sl_fail(e, SL_EUSAGE, "database %s is not a regular file (a FIFO, device or directory): give --db the path "
                        "of a database file", path);

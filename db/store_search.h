@@ -25,7 +25,7 @@ struct search_row {
     /* migration 007: the workload every evaluation ran, fixed before the
      * first; how its volume was sized; whether free space capped it below
      * what the largest dirty limit needs ("" and 0 for oracle searches) */
-    char workload_hash[65], workload_text[1024], sizing_note[512];
+    char workload_hash[65], workload_text[1024], sizing_note[1536];
     int threshold_capped;
     /* migration 008: the confirmation round ("" and 0 when none ran);
      * improvement..p_holm then hold the confirmed effect */

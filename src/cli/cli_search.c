@@ -4,6 +4,7 @@
 #include "cli_search.h"
 #include "search/report.h"
 #include "store_search.h"
+#include "units.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,8 @@ struct term_watch {
     const struct search_flow_opts *o;
     const struct search_flow_outcome *out;
     bool quiet, tty, line_shown;
+    bool lines;          /* stdout is not a terminal: a progress line per evaluation on stderr */
+    bool ask;            /* a user at a terminal can answer a question */
     const struct space *sp;
     struct objective obj;
 };
@@ -23,6 +26,44 @@ static void clear_line(struct term_watch *w)
 {
     if (w->line_shown) fputs("\r\033[K", stderr);
     w->line_shown = false;
+}
+
+static void print_calibration(const struct burst_calibration *c)
+{
+    char b[32];
+    units_format_bytes(c->bytes, b, sizeof b);
+    printf("calibration: %s written and synced at the current settings: %.0f MB/s (%.1f s in all%s%.8s)\n", b, c->mb_s,
+           c->wall_s, c->run_uuid[0] ? ", run " : "", c->run_uuid);
+    if (c->mb_s < BURST_SLOW_MB_S)
+        printf("calibration: this disk writes slower than %.0f MB/s: the burst is sized to take about %.0f s a run\n",
+               BURST_SLOW_MB_S, BURST_TARGET_S);
+}
+
+static void print_plan(const struct search_plan *p)
+{
+    char total[32];
+    units_format_duration_ms((long long)(p->total_s * 1000), total, sizeof total);
+    printf("plan: %d evaluations of about %.1f s (%d exploring, %d fresh runs each of the baseline and the winner to "
+           "confirm%s), about %s in all; at a run-to-run spread of %.0f%% (assumed until runs are measured) the "
+           "confirmation detects a change of %+.0f%% or more\n", p->evals, p->run_s, p->explore, p->confirm_reps,
+           p->paired ? ", decided paired by round" : "", total, 100 * p->noise_sd, p->mde_pct);
+    if (p->run_s > 2 * BURST_TARGET_S)
+        printf("plan: a run takes %.0f s: a smaller --size makes the tune quicker (about %.0f s a run is the default)\n",
+               p->run_s, BURST_TARGET_S);
+}
+
+/* The budget cannot reach a verdict: at a terminal, ask. */
+static int on_over_budget(void *arg, const struct search_plan *p, long long need_ms)
+{
+    struct term_watch *w = arg;
+    if (!w->ask) return 0;
+    char need[32];
+    units_format_duration_ms(need_ms, need, sizeof need);
+    fprintf(stderr, "a run takes %.1f s: the budget buys %d evaluations, a verdict needs %d (%s). Go on with %s? [y/N] ",
+            p->run_s, p->evals, p->verdict_evals, need, need);
+    fflush(stderr);
+    char answer[16] = "";
+    return fgets(answer, sizeof answer, stdin) && (answer[0] == 'y' || answer[0] == 'Y');
 }
 
 static void on_started(void *arg, const char *uuid, const struct space *sp, bool resuming, int nstored)
@@ -41,7 +82,9 @@ static void on_started(void *arg, const char *uuid, const struct space *sp, bool
         search_workload_line(wl, text, sizeof text);
         printf("workload %.12s, the same for every configuration: %s\n", wl->hash, text);
     }
+    if (w->out->calibration.mb_s > 0) print_calibration(&w->out->calibration);
     if (wl->note[0]) printf("sizing: %s\n", wl->note);
+    if (w->out->plan.run_s > 0) print_plan(&w->out->plan);
     if (resuming) printf("resuming after %d stored evaluations\n", nstored);
     fflush(stdout);
 }
@@ -49,11 +92,25 @@ static void on_started(void *arg, const char *uuid, const struct space *sp, bool
 static void on_progress(void *arg, const struct search_trial *t, const struct history *h)
 {
     struct term_watch *w = arg;
-    if (!w->tty) return;
-    char cfg[256], val[64];
+    if (!w->tty && !w->lines) return;
+    char cfg[256], val[64], of[48] = "", times[96] = "";
     report_config_diff(w->sp, &t->cfg, cfg, sizeof cfg);
     report_metric(&w->obj, &t->m, t->score, val, sizeof val);
-    fprintf(stderr, "\r\033[K  %3d %-8s %-12s %.60s", t->seq + 1, trial_role_name(t->role), val, cfg);
+    int n = t->seq + 1, planned = w->out->plan.evals;
+    if (planned >= n) snprintf(of, sizeof of, " of %d", planned);
+    char el[32], left[32];
+    units_format_duration_ms(t->elapsed_ms, el, sizeof el);
+    if (planned > n && t->elapsed_ms > 0) {
+        units_format_duration_ms(t->elapsed_ms / n * (planned - n), left, sizeof left);
+        snprintf(times, sizeof times, ", %s elapsed, about %s left", el, left);
+    } else {
+        snprintf(times, sizeof times, ", %s elapsed", el);
+    }
+    if (w->lines) {
+        fprintf(stderr, "evaluation %d%s (%s) %s%s: %.60s\n", n, of, trial_role_name(t->role), val, times, cfg);
+        return;
+    }
+    fprintf(stderr, "\r\033[K  %3d%s %-8s %-12s%s %.40s", n, of, trial_role_name(t->role), val, times, cfg);
     w->line_shown = true;
 }
 
@@ -82,8 +139,11 @@ int cli_search_run(struct cli_ctx *ctx, struct search_flow_opts *o, struct searc
     store *st = cli_store(ctx, &e);
     if (!st) return cli_error(&e);
     struct term_watch w = { .o = o, .out = out, .quiet = ctx->json };
-    w.tty = !w.quiet && isatty(STDERR_FILENO);
-    const struct search_observer obs = { .arg = &w, .started = on_started, .progress = on_progress, .note = on_note };
+    w.lines = !w.quiet && !isatty(STDOUT_FILENO);
+    w.tty = !w.quiet && !w.lines && isatty(STDERR_FILENO);
+    w.ask = !w.quiet && isatty(STDIN_FILENO) && isatty(STDERR_FILENO);
+    const struct search_observer obs = { .arg = &w, .started = on_started, .progress = on_progress, .note = on_note,
+                                         .over_budget = on_over_budget };
     o->observer = &obs;
     o->trap_signals = true;
     int status = search_flow_run(st, o, out);

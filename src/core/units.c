@@ -56,3 +56,10 @@ void units_format_bytes(unsigned long long bytes, char *buf, size_t n)
     if (i == 0) snprintf(buf, n, "%llu B", bytes);
     else snprintf(buf, n, "%.*f %s", v < 10 ? 1 : 0, v, names[i]);
 }
+
+void units_format_duration_ms(long long ms, char *buf, size_t n)
+{
+    if (ms < 0) ms = 0;
+    if (ms >= 60000) snprintf(buf, n, "%lldm", (ms + 59999) / 60000);
+    else snprintf(buf, n, "%llds", (ms + 999) / 1000);
+}

@@ -8,6 +8,9 @@
 long long units_parse_duration_ms(const char *s);
 /* "4096", "4k", "16M", "2G", "1GiB" -> bytes (binary multiples); -1 when malformed. */
 long long units_parse_size(const char *s);
+/* A duration as --budget and --time take it, rounded up: 95000 -> "95s",
+ * 700000 -> "12m" (whole minutes from one minute on). */
+void units_format_duration_ms(long long ms, char *buf, size_t n);
 /* 1536 -> "1.5 KiB" */
 void units_format_bytes(unsigned long long bytes, char *buf, size_t n);
 

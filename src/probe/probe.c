@@ -338,6 +338,12 @@ uint64_t probe_dirty_limit_now(void)
     return v.thresh * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
+bool probe_spec_is_burst(const struct probe_spec *s)
+{
+    const struct probe_workload_ops *ops = workload_find(s->workload);
+    return ops && (ops->flags & WL_BUFFERED_SIZED) && !s->direct && !s->time_based && s->ndirs > 0;
+}
+
 int probe_spec_size_for_limit(struct probe_spec *s, uint64_t largest_limit_bytes, char *note, size_t n, bool *capped,
                               sl_err *e)
 {

@@ -285,6 +285,9 @@ void probe_workload_diff(const char *a, const char *b, char *out, size_t n);
  * for a buffered writer, that the other regime can measure otherwise
  * (bench/carry-over, sluice(8) "What ran just before"). */
 void probe_regime_text(const char *workload_text, char *buf, size_t n);
+/* Whether s is a buffered writer doing fixed work (a burst): the write
+ * volume is then what a comparison must size once (burst.h). */
+bool probe_spec_is_burst(const struct probe_spec *s);
 /* Buffered write volume for a whole comparison, fixed once before its first
  * evaluation (every configuration runs the same bytes): enough to exceed `largest_limit_bytes`, the largest
  * dirty limit any configuration compared can set (probe_dirty_limit_at),

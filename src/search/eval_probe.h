@@ -13,10 +13,11 @@
  * configuration, the baseline's included, runs the same work. */
 struct search_workload {
     char text[1024], hash[65];   /* probe_workload_text of the fixed spec */
-    char note[512];              /* what was sized and why ("" when nothing was) */
+    char note[1536];             /* what was sized and why ("" when nothing was), with the burst's
+                                  * regime and the limits it cannot tell apart */
     bool capped;                 /* the volume is capped by free space: the
                                   * largest dirty limits are not reached */
-    char regime[320];            /* probe_regime_text: back to back or after a quiet spell */
+    char regime[1024];           /* probe_regime_text (back to back or after a quiet spell), and the burst's regime */
 };
 
 /* Fix spec for a search of sp: a buffered writer's volume sized from the

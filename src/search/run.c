@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 enum { O_SPACE = 256, O_DEVICE, O_WORKLOAD, O_OBJECTIVE, O_STRATEGY, O_BUDGET, O_ORACLE, O_APPLY, O_RESUME, O_SEED,
@@ -79,6 +80,10 @@ const struct opt search_flow_rows[] = {
     ROW("test", "perm-trim|hl-mw|perm-median|yuen|boot-median|welch", "perm-trim", "the test of the verdict",
         "perm-trim hl-mw perm-median yuen boot-median welch", O_TEST),
     ROW("list", NULL, NULL, "list the stored searches and stop", NULL, O_LIST),
+    { .name = "throttled", .type = OPT_FLAG,
+      .help = "size a buffered writer's burst at twice the largest dirty limit the space can set (the throttled "
+              "regime), not from the disk's calibrated rate",
+      OPT_AT(struct search_flow_opts, throttled) },
     ROW("ei-stop", "R", NULL, "stop when the expected relative improvement falls below R (0.002)", NULL, O_EI_STOP),
     { NULL },
 };
@@ -201,6 +206,8 @@ static void spec_json(const struct search_flow_opts *o, char *buf, size_t n)
     json_object_set_new(j, "loadfile", json_string(p->loadfile));
     json_object_set_new(j, "idle_before_ms", json_integer((json_int_t)p->idle_ms));
     json_object_set_new(j, "confirm_reps", json_integer(s->confirm_reps));
+    json_object_set_new(j, "throttled", json_boolean(o->throttled));
+    json_object_set_new(j, "burst_dirtyable", json_integer((json_int_t)o->burst_dirtyable));
     char *t = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
     snprintf(buf, n, "%s", t ? t : "{}");
     free(t);
@@ -253,13 +260,15 @@ static int spec_parse(const char *text, struct search_flow_opts *o, sl_err *e)
     o->probe.threads = threads;
     o->apply = o->apply || apply;
     /* the fixed workload (absent from searches stored before it was) */
-    json_int_t bs = 0, size = 0, idle = 0;
-    int tb = 0, direct = 0, depth = 0, sync = 0, confirm = 0;
+    json_int_t bs = 0, size = 0, idle = 0, dirtyable = 0;
+    int tb = 0, direct = 0, depth = 0, sync = 0, confirm = 0, throttled = 0;
     const char *loadfile = "";
     json_t *dirs = NULL;
-    json_unpack(j, "{s?o,s?I,s?I,s?b,s?b,s?i,s?i,s?s,s?I,s?i}", "dirs", &dirs, "bs", &bs, "size_bytes", &size, "time_based",
-                &tb, "direct", &direct, "iodepth", &depth, "sync_every", &sync, "loadfile", &loadfile, "idle_before_ms",
-                &idle, "confirm_reps", &confirm);
+    json_unpack(j, "{s?o,s?I,s?I,s?b,s?b,s?i,s?i,s?s,s?I,s?i,s?b,s?I}", "dirs", &dirs, "bs", &bs, "size_bytes", &size,
+                "time_based", &tb, "direct", &direct, "iodepth", &depth, "sync_every", &sync, "loadfile", &loadfile,
+                "idle_before_ms", &idle, "confirm_reps", &confirm, "throttled", &throttled, "burst_dirtyable", &dirtyable);
+    o->throttled = throttled;
+    o->burst_dirtyable = (uint64_t)dirtyable;
     s->confirm_reps = confirm;
     for (size_t i = 0; json_is_array(dirs) && i < json_array_size(dirs) && i < PROBE_MAX_DIRS; i++) {
         const char *d = json_string_value(json_array_get(dirs, i));
@@ -571,14 +580,89 @@ static int begin_probe_session(struct run *R, sl_err *e)
     return rc;
 }
 
+/* --size more than the free space under --dir: refused before anything
+ * is written, naming both. */
+static int check_size_fits(const struct probe_spec *p, sl_err *e)
+{
+    struct statvfs v;
+    if (!p->size_bytes || p->ndirs == 0 || statvfs(p->dir[0], &v) != 0 || !v.f_blocks) return 0;
+    uint64_t free_bytes = (uint64_t)v.f_bavail * v.f_frsize;
+    if (p->size_bytes <= free_bytes) return 0;
+    char want[32], have[32];
+    units_format_bytes(p->size_bytes, want, sizeof want);
+    units_format_bytes(free_bytes, have, sizeof have);
+    return sl_fail(e, SL_EUSAGE, "--size %s is more than the %s free under %s: give a smaller --size or another --dir; "
+                   "nothing was written", want, have, p->dir[0]);
+}
+
+/* A new search of a buffered writer: one calibration run at the current
+ * settings measures the disk's write + fsync rate, which sizes the default
+ * burst (burst.h) and times the plan. --size and --throttled keep their
+ * burst; the run still times it. */
+static int calibrate_burst(struct run *R, sl_err *e)
+{
+    struct search_flow_opts *o = R->o;
+    struct burst_calibration *c = &R->out->calibration;
+    if (check_size_fits(&o->probe, e) < 0) return -1;
+    if (burst_calibrate(&o->probe, R->st, c, e) < 0) return -1;
+    o->burst_dirtyable = burst_dirtyable_now();
+    if (o->probe.size_bytes || o->throttled) return 0;
+    struct probe_spec r = o->probe;
+    if (probe_spec_resolve(&r, e) < 0) return -1;
+    struct statvfs v;
+    uint64_t free_bytes = statvfs(o->probe.dir[0], &v) == 0 ? (uint64_t)v.f_bavail * v.f_frsize : 0;
+    bool capped;
+    o->probe.size_bytes = burst_for_rate(c->mb_s, free_bytes, o->burst_dirtyable, r.bs * (uint64_t)r.threads,
+                                         R->out->workload.note, sizeof R->out->workload.note, &capped);
+    R->out->workload.capped = capped;
+    return 0;
+}
+
+/* What the burst means: its regime against the thresholds in force, and
+ * the limits it cannot tell apart measured once (the space collapsed). */
+static void describe_burst(struct run *R)
+{
+    struct search_workload *w = &R->out->workload;
+    const struct probe_spec *p = &R->o->probe;
+    if (!p->size_bytes || !probe_spec_is_burst(p)) return;
+    char regime[512], collapsed[1024];
+    burst_regime_now(p->size_bytes, regime, sizeof regime);
+    burst_collapse_space(R->sp, p->size_bytes, R->o->burst_dirtyable, collapsed, sizeof collapsed);
+    if (R->resuming) return;   /* the stored note says it */
+    size_t l = strlen(w->note);
+    snprintf(w->note + l, sizeof w->note - l, "%s%s%s%s", l ? "; " : "", regime, collapsed[0] ? "; " : "", collapsed);
+    l = strlen(w->regime);
+    snprintf(w->regime + l, sizeof w->regime - l, "; %s", regime);
+}
+
 /* The workload every evaluation runs, fixed before the first (a resume
  * runs the stored one, and refuses when it no longer comes out the same:
  * a changed loadfile). */
 static int fix_workload(struct run *R, sl_err *e)
 {
     struct search_workload *w = &R->out->workload;
+    char sized[sizeof w->note] = "";
+    bool capped = false;
+    if (!R->resuming && probe_spec_is_burst(&R->o->probe)) {
+        if (calibrate_burst(R, e) < 0) return -1;
+        snprintf(sized, sizeof sized, "%s", w->note);
+        capped = w->capped;
+    }
+    bool sized_here = sized[0] != 0;
+    if (!sized_here && !R->o->throttled && !R->resuming && probe_spec_is_burst(&R->o->probe)) {
+        char b[32];
+        units_format_bytes(R->o->probe.size_bytes, b, sizeof b);
+        snprintf(sized, sizeof sized, "burst %s for every configuration, as --size gave it", b);
+    }
     if (search_workload_fix(&R->o->probe, R->sp, w, e) < 0) return -1;
-    if (!R->resuming || !R->row.workload_hash[0]) return 0;
+    if (sized[0]) {
+        snprintf(w->note, sizeof w->note, "%s", sized);
+        w->capped = capped;
+    }
+    if (!R->resuming || !R->row.workload_hash[0]) {
+        describe_burst(R);
+        return 0;
+    }
     if (strcmp(R->row.workload_hash, w->hash) != 0) {
         char diff[256];
         probe_workload_diff(R->row.workload_text, w->text, diff, sizeof diff);
@@ -587,7 +671,61 @@ static int fix_workload(struct run *R, sl_err *e)
     }
     snprintf(w->note, sizeof w->note, "%s", R->row.sizing_note);
     w->capped = R->row.threshold_capped;
+    describe_burst(R);
     return 0;
+}
+
+/* The time one evaluation takes: the calibrated rate's for a burst (its
+ * set-up as the calibration run's), the measured window and ramp for a
+ * workload that runs for a time; 0 when unknown (the oracle). */
+static double run_seconds(const struct run *R)
+{
+    const struct burst_calibration *c = &R->out->calibration;
+    const struct probe_spec *p = &R->o->probe;
+    if (!R->probe_mode) return 0;
+    if (c->mb_s > 0 && p->size_bytes) {
+        double io_s = (double)c->bytes / (c->mb_s * 1e6), setup = c->wall_s - io_s;
+        return (double)p->size_bytes / (c->mb_s * 1e6) + (setup > 0.5 ? setup : 0.5);
+    }
+    struct probe_spec r = *p;
+    sl_err e;
+    if (probe_spec_resolve(&r, &e) < 0) return 0;
+    return (double)(r.ramp_ms + r.time_ms) / 1000 + 0.5;
+}
+
+/* The plan, before the first evaluation: a budget that cannot reach a
+ * verdict is refused, naming what it needs, unless the observer (a user
+ * at a terminal) takes the longer plan. */
+static int make_plan(struct run *R, sl_err *e)
+{
+    struct search_plan *p = &R->out->plan;
+    struct search_spec *s = &R->o->spec;
+    double run_s = run_seconds(R);
+    if (run_s <= 0) return 0;
+    search_plan_make(s, run_s, SEARCH_NOISE_SD_ASSUMED, p);
+    if (R->resuming || p->evals >= p->verdict_evals) return 0;
+    long long need_ms = search_plan_verdict_ms(p);
+    const struct search_observer *obs = R->o->observer;
+    if (obs && obs->over_budget && obs->over_budget(obs->arg, p, need_ms)) {
+        if (s->budget_ms > 0 && s->budget_ms < need_ms) s->budget_ms = need_ms;
+        if (s->budget_evals > 0 && s->budget_evals < p->verdict_evals) s->budget_evals = p->verdict_evals;
+        search_plan_make(s, run_s, SEARCH_NOISE_SD_ASSUMED, p);
+        return 0;
+    }
+    char need[32], alt[96] = "";
+    units_format_duration_ms(need_ms, need, sizeof need);
+    const struct burst_calibration *c = &R->out->calibration;
+    if (c->mb_s > 0 && s->budget_ms > 0) {
+        /* the burst whose runs fit the budget, set-up kept */
+        double per_run = (double)s->budget_ms / 1000 / p->verdict_evals - (run_s - (double)R->o->probe.size_bytes / (c->mb_s * 1e6));
+        unsigned long long mib = (unsigned long long)(per_run * c->mb_s * 1e6) >> 20;
+        if (per_run > 0.5 && mib > 0) snprintf(alt, sizeof alt, ", or a smaller burst: --size %lluM", mib);
+    }
+    if (s->budget_ms > 0 && (s->budget_evals <= 0 || s->budget_ms / 1000.0 / run_s < s->budget_evals))
+        return sl_fail(e, SL_EUSAGE, "a run takes %.1f s, so the budget buys %d evaluations; a verdict needs %d (%s): "
+                       "--budget %s%s; nothing was changed", run_s, p->evals, p->verdict_evals, need, need, alt);
+    return sl_fail(e, SL_EUSAGE, "a budget of %d evaluations cannot reach a verdict: it needs %d (%s at %.1f s a run): "
+                   "--budget %d; nothing was changed", p->evals, p->verdict_evals, need, run_s, p->verdict_evals);
 }
 
 /* The space, the evaluator, the stored search row and (probing) the session. */
@@ -596,6 +734,7 @@ static int prepare(struct run *R, sl_err *e)
     struct search_flow_opts *o = R->o;
     int rc = space_build(o->spec.space, o->spec.device[0] ? o->spec.device : NULL, R->sp, e);
     if (rc == 0 && R->probe_mode) rc = fix_workload(R, e);
+    if (rc == 0) rc = make_plan(R, e);
     if (rc == 0 && !R->probe_mode) rc = evaluator_oracle(&R->ev, o->oracle, o->spec.workload, o->spec.seed, e);
     if (rc == 0 && !R->resuming) {
         fill_row(&R->row, o, R->sp, &R->out->workload, R->st);

@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include "opt.h"
 #include "probe/probe.h"
+#include "search/burst.h"
 #include "search/eval_probe.h"
 #include "search/search.h"
 #include "store.h"
@@ -27,6 +28,10 @@ struct search_observer {
     /* Something the user should read that does not stop the search (a
      * crashed session put back, a failed clean-up). */
     void (*note)(void *arg, const char *msg);
+    /* The budget cannot reach a verdict at the plan's run time (the time
+     * it needs: need_ms): true to go on with that much instead (a user at
+     * a terminal asked), false (or NULL) to refuse before the search. */
+    int (*over_budget)(void *arg, const struct search_plan *p, long long need_ms);
 };
 
 struct search_flow_opts {
@@ -34,6 +39,12 @@ struct search_flow_opts {
     struct probe_spec probe;
     char oracle[PATH_MAX];
     bool apply, list;
+    /* --throttled: the burst twice the largest dirty limit the space can
+     * set (the throttled regime), not the calibrated default */
+    bool throttled;
+    /* the memory that could hold dirty pages when the burst was sized: the
+     * limits it cannot tell apart are collapsed with it, alike on resume */
+    uint64_t burst_dirtyable;
     char resume[64];
     /* Catch SIGINT/SIGTERM while searching (a command; the UI traps its own). */
     bool trap_signals;
@@ -48,6 +59,8 @@ struct search_flow_outcome {
     struct space space;
     struct search_result result;   /* free with search_result_free */
     struct search_workload workload; /* what every evaluation ran (probe mode) */
+    struct burst_calibration calibration; /* the run that sized the burst (mb_s 0: none) */
+    struct search_plan plan;       /* made before the first evaluation (run_s 0: none) */
     sl_err err;                    /* why it failed or stopped */
 };
 

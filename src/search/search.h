@@ -61,6 +61,27 @@ void search_spec_defaults(struct search_spec *s);
  * and search_run. */
 int search_spec_check_confirm(const struct search_spec *s, sl_err *e);
 
+/* A search's plan, made before its first evaluation from the time one run
+ * takes: the evaluations the budget buys, how they split, how long they
+ * take, and the smallest effect the confirmation can detect. */
+struct search_plan {
+    double run_s;            /* one evaluation, set-up included */
+    int evals;               /* what the budget buys (evaluations and wall time, whichever ends first) */
+    int explore;             /* of them, exploring (and the race) */
+    int confirm_reps;        /* fresh runs a side in the confirmation */
+    double total_s;
+    int verdict_evals;       /* the fewest evaluations that can reach a verdict */
+    double noise_sd;         /* the log spread of one run assumed */
+    double mde_pct;          /* the smallest improvement the confirmation detects with 80% power */
+    bool paired;             /* the confirmation is decided paired by round */
+};
+/* The spread of a run's log throughput assumed before any is measured:
+ * this project's VM disk showed 0.18 between back-to-back runs. */
+#define SEARCH_NOISE_SD_ASSUMED 0.18
+void search_plan_make(const struct search_spec *s, double run_s, double noise_sd, struct search_plan *p);
+/* The time budget a verdict needs at p's run time, in ms. */
+long long search_plan_verdict_ms(const struct search_plan *p);
+
 enum trial_role { TRIAL_BASELINE, TRIAL_EXPLORE, TRIAL_RACE, TRIAL_CONFIRM };
 const char *trial_role_name(enum trial_role r);
 int trial_role_parse(const char *name);

@@ -25,6 +25,7 @@ normalise() {
         -e 's/\.sluice-probe\.[0-9]+\.[A-Za-z0-9]{6}/.sluice-probe.@PID@.@RAND@/g' -e 's/probe process [0-9]+/probe process @PID@/g' \
         -e 's/^[0-9a-f]{8}( +)/@ID@\1/' -e 's/(@TIME@ +)[0-9]+/\1@PID@/' \
         -e 's/after [0-9]+ ms/after @MS@ ms/g' \
+        -e '/^evaluation [0-9]+( of [0-9]+)? \(/d' \
         -e 's/([^ ])   +/\1  /g'
 }
 

@@ -194,7 +194,7 @@ fi
 mkdir "$work/small"
 if mount -t tmpfs -o size=96m,mode=0700 sluice-faults-cap "$work/small"; then
     mounts="$work/small $mounts"
-    s "$work/cap.db" search --workload seqwrite --dir "$work/small" --budget 8 --seed 1 > "$work/out" 2>&1; rc=$?
+    s "$work/cap.db" search --workload seqwrite --dir "$work/small" --throttled --budget 20 --seed 1 > "$work/out" 2>&1; rc=$?
     hashes=$(sqlite3 "$work/cap.db" "SELECT count(DISTINCT workload_hash) FROM runs" 2>/dev/null)
     nruns=$(sqlite3 "$work/cap.db" "SELECT count(*) FROM runs" 2>/dev/null)
     sizes=$(sqlite3 "$work/cap.db" "SELECT count(DISTINCT json_extract(metrics_json, '\$.spec.size_bytes')) FROM runs" 2>/dev/null)
@@ -209,6 +209,36 @@ if mount -t tmpfs -o size=96m,mode=0700 sluice-faults-cap "$work/small"; then
     umount "$work/small" && mounts=${mounts#"$work/small "}
 else
     echo "skip faults/search-capped-by-free-space: cannot mount a tmpfs"
+fi
+
+# --- the quick tune as a user runs it (#28): no --size, no budget. One
+# calibration run at the current settings sizes the burst (a tmpfs of
+# 256 MiB caps it at half its free space, and the sizing says so), the plan
+# is printed before the first evaluation, every evaluation runs that one
+# burst, the verdict names the burst's regime, and the knobs are put back.
+mkdir "$work/quick"
+if mount -t tmpfs -o size=256m,mode=0700 sluice-faults-quick "$work/quick"; then
+    mounts="$work/quick $mounts"
+    s "$work/quick.db" tune --quick --dir "$work/quick" --seed 1 > "$work/out" 2> "$work/err"; rc=$?
+    hashes=$(sqlite3 "$work/quick.db" "SELECT count(DISTINCT r.workload_hash) FROM runs r JOIN searches s ON r.workload_hash = s.workload_hash" 2>/dev/null)
+    evals=$(sqlite3 "$work/quick.db" "SELECT count(*) FROM runs WHERE workload_hash = (SELECT workload_hash FROM searches)" 2>/dev/null)
+    lines=$(grep -c '^evaluation [0-9]* of [0-9]* (' "$work/err")
+    dr=$(cat "$root/proc/sys/vm/dirty_ratio")
+    if [ $rc != 0 ]; then fail tune-quick-as-a-user "exit $rc" "$(tail -5 "$work/out" "$work/err")"
+    elif ! grep -q '^calibration: .* written and synced at the current settings' "$work/out" ||
+         ! grep -q '^sizing: burst .* capped at half the free space under --dir' "$work/out" ||
+         ! grep -q '^plan: [0-9]* evaluations of about' "$work/out"; then
+        fail tune-quick-as-a-user "no calibration, capped sizing or plan line" "$(head -8 "$work/out")"
+    elif grep -q '^verdict: no verdict' "$work/out" || ! grep -q '^verdict: ' "$work/out"; then
+        fail tune-quick-as-a-user "no verdict" "$(grep -A1 '^verdict' "$work/out")"
+    elif ! grep -q 'regime: .*a burst of' "$work/out"; then fail tune-quick-as-a-user "the regime of the burst is not said"
+    elif [ "$hashes" != 1 ] || [ "${evals:-0}" -lt 20 ] || [ "$lines" != "$evals" ]; then
+        fail tune-quick-as-a-user "$evals evaluations of $hashes workloads, $lines progress lines"
+    elif [ "$dr" != 20 ]; then fail tune-quick-as-a-user "vm.dirty_ratio left at $dr in the fixture"
+    else ok tune-quick-as-a-user "$evals evaluations of one burst, $lines progress lines; $(grep '^verdict' "$work/out" | cut -c1-80)"; fi
+    umount "$work/quick" && mounts=${mounts#"$work/quick "}
+else
+    echo "skip faults/tune-quick-as-a-user: cannot mount a tmpfs"
 fi
 
 # --- loop ext4 filesystems ---------------------------------------------------

@@ -1,0 +1,200 @@
+/* burst — the write volume of a search's buffered writer, sized once from
+ * a calibration run, and what it means against the thresholds. */
+#include "search/burst.h"
+#include "probe/probe_store.h"
+#include "units.h"
+#include "vmstat.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint64_t free_under(const char *dir)
+{
+    struct statvfs v;
+    return statvfs(dir, &v) == 0 && v.f_blocks ? (uint64_t)v.f_bavail * v.f_frsize : 0;
+}
+
+uint64_t burst_dirtyable_now(void)
+{
+    struct vmstat v;
+    if (vmstat_read(&v) < 0 || !v.has_dirtyable) return 0;
+    return (v.nr_free + v.nr_file) * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+int burst_calibrate(const struct probe_spec *spec, store *st, struct burst_calibration *c, sl_err *e)
+{
+    memset(c, 0, sizeof *c);
+    struct probe_spec s = *spec;
+    if (probe_spec_resolve(&s, e) < 0) return -1;
+    uint64_t unit = s.bs * (uint64_t)(s.threads > 0 ? s.threads : 1);
+    uint64_t room = s.ndirs ? free_under(s.dir[0]) / 4 : 0, want = BURST_CALIBRATION_BYTES;
+    if (room && want > room) want = room;
+    want = unit ? want / unit * unit : want;
+    if (want < unit) want = unit;
+    s = *spec;
+    s.size_bytes = want;
+    s.repeat = 1;
+    double t0 = now_s();
+    struct probe *p;
+    if (probe_open_recorded(&s, st, &p, e) < 0) return sl_prefix(e, SL_EFAIL, "the calibration run");
+    struct probe_result *r = probe_result_new();
+    int rc = probe_rep(p, 0, r, NULL, e);
+    sl_err se;
+    if (rc == 0 && st && probe_store(st, r, &se) == 0) snprintf(c->run_uuid, sizeof c->run_uuid, "%s", r->uuid);
+    if (rc == 0 && !(r->mb_s > 0))
+        rc = sl_fail(e, SL_EFAIL, "the calibration run measured no throughput: give the burst with --size");
+    c->mb_s = r->mb_s;
+    c->bytes = want;
+    probe_result_free(r);
+    probe_close(p);
+    c->wall_s = now_s() - t0;
+    return rc < 0 ? sl_prefix(e, SL_EFAIL, "the calibration run") : 0;
+}
+
+uint64_t burst_for_rate(double mb_s, uint64_t free_bytes, uint64_t dirtyable_bytes, uint64_t unit, char *note, size_t n,
+                        bool *capped)
+{
+    double want = mb_s * 1e6 * BURST_TARGET_S;
+    uint64_t size = want > 1e18 ? (uint64_t)1e18 : (uint64_t)want;
+    const char *why = "";
+    *capped = false;
+    if (dirtyable_bytes && size > dirtyable_bytes / 2) {
+        size = dirtyable_bytes / 2;
+        why = "memory";
+    }
+    if (free_bytes && size > free_bytes / 2) {
+        size = free_bytes / 2;
+        why = "free space";
+        *capped = true;
+    }
+    if (unit == 0) unit = 1;
+    size = size / unit * unit;
+    if (size < unit) size = unit;
+    char sb[32], cap[32];
+    units_format_bytes(size, sb, sizeof sb);
+    if (!why[0])
+        snprintf(note, n, "burst %s for every configuration: about %.0f s at %.0f MB/s, the write + fsync rate a "
+                          "calibration run measured at the current settings (--size sets another, --throttled sizes "
+                          "it past the largest dirty limit)", sb, BURST_TARGET_S, mb_s);
+    else {
+        units_format_bytes(*why == 'm' ? dirtyable_bytes : free_bytes, cap, sizeof cap);
+        snprintf(note, n, "burst %s for every configuration: %.0f s at the calibrated %.0f MB/s would need more, but "
+                          "it is capped at half the %s (%s): a run takes about %.1f s (--size sets another)",
+                 sb, BURST_TARGET_S, mb_s, *why == 'm' ? "memory that can hold dirty pages" : "free space under --dir",
+                 cap, (double)size / (mb_s * 1e6));
+    }
+    return size;
+}
+
+void burst_regime(uint64_t burst_bytes, uint64_t bg, uint64_t dirty, char *buf, size_t n)
+{
+    char b[32], g[32], d[32], f[32];
+    units_format_bytes(burst_bytes, b, sizeof b);
+    units_format_bytes(bg, g, sizeof g);
+    units_format_bytes(dirty, d, sizeof d);
+    if (!bg || !dirty) {
+        snprintf(buf, n, "a burst of %s (the thresholds in force are unknown on this kernel)", b);
+        return;
+    }
+    uint64_t freerun = bg / 2 + dirty / 2;
+    units_format_bytes(freerun, f, sizeof f);
+    if (burst_bytes < bg)
+        snprintf(buf, n, "a burst of %s, below the background threshold (%s) in force: it stays in the page cache "
+                         "until its fsync, so the claim holds for bursts that never reach the disk before fsync", b, g);
+    else if (burst_bytes < freerun)
+        snprintf(buf, n, "a burst of %s, between the background threshold (%s) and the throttling zone (from %s, "
+                         "halfway to the dirty threshold %s) in force: background writeback starts during it, the "
+                         "writer is not throttled", b, g, f, d);
+    else
+        snprintf(buf, n, "a burst of %s, past the throttling zone's start (halfway between the background %s and the "
+                         "dirty threshold %s in force): the writer is throttled, the regime of sustained writing", b, g, d);
+}
+
+void burst_regime_now(uint64_t burst_bytes, char *buf, size_t n)
+{
+    struct vmstat v;
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    bool known = vmstat_read(&v) == 0 && v.has_threshold && v.has_bg_threshold;
+    burst_regime(burst_bytes, known ? v.bg_thresh * page : 0, known ? v.thresh * page : 0, buf, n);
+}
+
+/* The bytes level i of dimension dm stands for. */
+static uint64_t level_bytes(const struct space_dim *dm, int i, uint64_t dirtyable)
+{
+    long long v = dm->num[i];
+    if (v <= 0) return 0;
+    if (strstr(dm->knob, "bytes")) return (uint64_t)v;
+    return dirtyable * (uint64_t)(v > 100 ? 100 : v) / 100;
+}
+
+/* Drop level i of dm (the baseline's index moves with it). */
+static void drop_level(struct space_dim *dm, int i)
+{
+    memmove(&dm->level[i], &dm->level[i + 1], sizeof dm->level[0] * (size_t)(dm->nlevels - i - 1));
+    memmove(&dm->num[i], &dm->num[i + 1], sizeof dm->num[0] * (size_t)(dm->nlevels - i - 1));
+    dm->nlevels--;
+    if (dm->base > i) dm->base--;
+}
+
+/* Collapse dm's levels of at least `from` bytes to one; returns how many
+ * went, and appends "knob: a, b, c as one" to note. */
+static int collapse_dim(struct space_dim *dm, uint64_t from, uint64_t dirtyable, char *note, size_t n)
+{
+    int keep = -1, count = 0;
+    for (int i = 0; i < dm->nlevels; i++)
+        if (level_bytes(dm, i, dirtyable) >= from) {
+            count++;
+            if (keep < 0 || i == dm->base) keep = i;
+        }
+    if (count < 2) return 0;
+    size_t l = strlen(note);
+    snprintf(note + l, n - l, "%s%s ", l ? "; " : "", dm->knob);
+    int removed = 0;
+    for (int i = dm->nlevels - 1; i >= 0; i--) {
+        if (level_bytes(dm, i, dirtyable) < from || i == keep) continue;
+        l = strlen(note);
+        snprintf(note + l, n - l, "%s%s", removed ? "," : "", dm->level[i]);
+        drop_level(dm, i);
+        if (keep > i) keep--;
+        removed++;
+    }
+    l = strlen(note);
+    snprintf(note + l, n - l, " as %s", dm->level[keep]);
+    return removed;
+}
+
+int burst_collapse_space(struct space *sp, uint64_t burst_bytes, uint64_t dirtyable_bytes, char *note, size_t n)
+{
+    note[0] = 0;
+    if (!burst_bytes) return 0;
+    char list[768] = "";
+    int removed = 0;
+    for (int d = 0; d < sp->ndims; d++) {
+        struct space_dim *dm = &sp->dim[d];
+        if (dm->kind != DIM_ORDINAL || (dm->role != ROLE_DIRTY && dm->role != ROLE_DIRTY_BG)) continue;
+        if (!strstr(dm->knob, "bytes") && !dirtyable_bytes) continue;
+        if (strncmp(dm->knob, "vm.bdflush.", 11) == 0) continue;   /* 2.4 counts buffers, not this burst's bytes */
+        uint64_t from = dm->role == ROLE_DIRTY ? 2 * burst_bytes : burst_bytes;
+        removed += collapse_dim(dm, from, dirtyable_bytes, list, sizeof list);
+    }
+    if (removed) {
+        char b[32];
+        units_format_bytes(burst_bytes, b, sizeof b);
+        snprintf(note, n, "limits a burst of %s cannot tell apart are measured once (a dirty limit of twice the burst "
+                          "or more never throttles it, a background limit of the burst or more never starts writeback "
+                          "before its fsync): %s", b, list);
+    }
+    return removed;
+}

@@ -1,0 +1,74 @@
+/* burst — how much a buffered writer writes in each evaluation of a
+ * search: the user's burst (--size), by default one a quick tune can
+ * afford (one run of about BURST_TARGET_S at the rate a calibration run
+ * measured, capped by free space and by memory), or, with --throttled,
+ * twice the largest dirty limit the space can set. Sized once, before the
+ * first evaluation: every configuration then runs the same work. Also
+ * what the burst means against the thresholds (its regime), and which
+ * dirty limits it can tell apart. */
+#ifndef SLUICE_SEARCH_BURST_H
+#define SLUICE_SEARCH_BURST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+#include "probe/probe.h"
+#include "search/space.h"
+#include "store.h"
+
+/* One run of the default burst takes about this long at the calibrated
+ * rate: long enough that a run is mostly the disk, not the set-up, short
+ * enough that a quick tune's 5 minutes buy about 25 evaluations. */
+#define BURST_TARGET_S 8.0
+/* The calibration run writes this much (less when free space is short):
+ * 0.6-3.5 s at the 300-1800 MB/s this project's VM disk wrote. */
+#define BURST_CALIBRATION_BYTES (512ull << 20)
+/* A disk slower than this gets the plan's warning and a smaller burst. */
+#define BURST_SLOW_MB_S 50.0
+
+/* What the calibration run measured, at the settings in force. */
+struct burst_calibration {
+    double mb_s;           /* write + fsync, bytes over the time to durable */
+    double wall_s;         /* the whole run, set-up included */
+    uint64_t bytes;
+    char run_uuid[37];     /* the stored run ("" when not stored) */
+};
+
+/* Run one repetition of spec (a buffered writer) writing
+ * BURST_CALIBRATION_BYTES (at most a quarter of the free space under its
+ * first --dir) at the current settings, and store it in st (NULL: not
+ * stored). -1 with e when the probe cannot run. */
+int burst_calibrate(const struct probe_spec *spec, store *st, struct burst_calibration *c, sl_err *e);
+
+/* The default burst for a disk writing mb_s: BURST_TARGET_S of it, at
+ * most half of free_bytes and half of the memory that can hold dirty
+ * pages (dirtyable_bytes; 0: unknown), a whole number of units (bs x
+ * threads), at least one. *why says which cap applied ("" for none);
+ * note (n bytes) says what was sized and why. */
+uint64_t burst_for_rate(double mb_s, uint64_t free_bytes, uint64_t dirtyable_bytes, uint64_t unit, char *note, size_t n,
+                        bool *capped);
+
+/* The regime a burst of burst_bytes is in against background threshold bg
+ * and dirty threshold dirty (bytes; 0 unknown): below the background
+ * threshold (the page cache holds it until fsync), between the background
+ * threshold and the throttling zone, or throttled (past halfway between
+ * the two, where balance_dirty_pages starts throttling). A sentence. */
+void burst_regime(uint64_t burst_bytes, uint64_t bg, uint64_t dirty, char *buf, size_t n);
+/* The same against the thresholds in force now (vmstat). */
+void burst_regime_now(uint64_t burst_bytes, char *buf, size_t n);
+
+/* The memory that can hold dirty pages now (free + file pages), 0 when
+ * unknown: a ratio of it is a threshold in bytes. */
+uint64_t burst_dirtyable_now(void);
+
+/* Limits the burst cannot tell apart, collapsed: a dirty limit at or
+ * above twice the burst never throttles it (throttling starts halfway
+ * between the background and dirty thresholds), and a background limit at
+ * or above the burst never starts background writeback before its fsync;
+ * of such levels of a dimension only one stays (the baseline's when it is
+ * one of them, else the smallest). Ratios convert through dirtyable_bytes
+ * (0: ratio dimensions are left alone). Returns how many levels were
+ * removed; note (n bytes) says which ("" when none). */
+int burst_collapse_space(struct space *sp, uint64_t burst_bytes, uint64_t dirtyable_bytes, char *note, size_t n);
+
+#endif

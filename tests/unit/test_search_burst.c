@@ -1,0 +1,132 @@
+/* The quick tune's burst and plan: the default burst follows the disk's
+ * calibrated rate, never the memory size; limits a burst cannot tell apart
+ * are measured once; the regime is said against the thresholds; a plan
+ * that cannot reach a verdict is known before the first evaluation. */
+#include "harness.h"
+#include "search/burst.h"
+#include "search/search.h"
+#include "sysfs.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define GiB (1024ull * 1024 * 1024)
+#define MiB (1024ull * 1024)
+
+static int dim_index(const struct space *sp, const char *knob)
+{
+    for (int i = 0; i < sp->ndims; i++)
+        if (strcmp(sp->dim[i].knob, knob) == 0) return i;
+    return -1;
+}
+
+/* The old rule sized 2 x the largest dirty limit: 13-22 GiB on a 24 GiB
+ * VM, 100 GiB on a 256 GiB server. The burst is the disk's: 8 s of it. */
+TEST(burst_follows_the_disk_not_the_memory)
+{
+    char note[1024];
+    bool capped;
+    uint64_t small_box = burst_for_rate(400, 80 * GiB, 22 * GiB, MiB, note, sizeof note, &capped);
+    uint64_t big_box = burst_for_rate(400, 80 * GiB, 240 * GiB, MiB, note, sizeof note, &capped);
+    CHECK(small_box == big_box);                       /* RAM does not size it */
+    CHECK_NEAR((double)small_box, 400e6 * BURST_TARGET_S, 2.0 * MiB);
+    CHECK(!capped);
+    CHECK_CONTAINS(note, "the write + fsync rate a calibration run measured");
+    /* a fast disk is capped by memory, then by free space, saying so */
+    uint64_t fast = burst_for_rate(1800, 80 * GiB, 22 * GiB, MiB, note, sizeof note, &capped);
+    CHECK(fast == 11 * GiB);
+    CHECK_CONTAINS(note, "capped at half the memory that can hold dirty pages");
+    CHECK(!capped);
+    uint64_t tight = burst_for_rate(1800, 4 * GiB, 22 * GiB, MiB, note, sizeof note, &capped);
+    CHECK(tight == 2 * GiB);
+    CHECK(capped);
+    CHECK_CONTAINS(note, "free space under --dir");
+    /* a slow disk: still about 8 s a run, a small burst */
+    uint64_t slow = burst_for_rate(20, 80 * GiB, 22 * GiB, MiB, note, sizeof note, &capped);
+    CHECK(slow <= 160 * 1000 * 1000 && slow >= 150 * MiB);
+    /* a whole number of units, at least one */
+    CHECK(burst_for_rate(0.001, 0, 0, MiB, note, sizeof note, &capped) == MiB);
+}
+
+TEST(burst_regime_against_the_thresholds)
+{
+    char buf[512];
+    burst_regime(1 * GiB, 2 * GiB, 4 * GiB, buf, sizeof buf);
+    CHECK_CONTAINS(buf, "below the background threshold");
+    CHECK_CONTAINS(buf, "never reach the disk before fsync");
+    burst_regime(5 * GiB / 2, 2 * GiB, 4 * GiB, buf, sizeof buf);
+    CHECK_CONTAINS(buf, "between the background threshold");
+    burst_regime(3 * GiB, 2 * GiB, 4 * GiB, buf, sizeof buf);   /* from halfway: 3 GiB */
+    CHECK_CONTAINS(buf, "throttled");
+    burst_regime(3 * GiB, 0, 0, buf, sizeof buf);
+    CHECK_CONTAINS(buf, "unknown");
+}
+
+/* dirty_ratio levels 5..60 and background 1..30 of 20 GiB against a 2 GiB
+ * burst: a dirty limit of 4 GiB or more (20%: 4 GiB, 30, 40, 60) never
+ * throttles it, a background limit of 2 GiB or more (10%, 15, 20, 30)
+ * never starts writeback before its fsync: each group is measured once,
+ * as the baseline's level where the baseline is in it. */
+TEST(burst_collapses_limits_it_cannot_tell_apart)
+{
+    sl_err e;
+    CHECK_INT(sysfs_set_root(harness_fixture_copy("modern"), &e), 0);
+    struct space sp;
+    CHECK_INT(space_build("writeback", NULL, &sp, &e), 0);
+    int dd = dim_index(&sp, "vm.dirty_ratio"), bd = dim_index(&sp, "vm.dirty_background_ratio");
+    CHECK(dd >= 0 && bd >= 0);
+    int before_d = sp.dim[dd].nlevels, before_b = sp.dim[bd].nlevels;
+    char note[1024];
+    int removed = burst_collapse_space(&sp, 2 * GiB, 20 * GiB, note, sizeof note);
+    CHECK_INT(removed, (before_d - sp.dim[dd].nlevels) + (before_b - sp.dim[bd].nlevels));
+    CHECK(removed >= 6);
+    CHECK_STR(sp.dim[dd].level[sp.dim[dd].nlevels - 1], "20");   /* the baseline stands for 20..60 */
+    CHECK_STR(sp.dim[dd].level[sp.dim[dd].base], "20");
+    CHECK_STR(sp.dim[bd].level[sp.dim[bd].nlevels - 1], "10");
+    CHECK_STR(sp.dim[bd].level[sp.dim[bd].base], "10");
+    CHECK_CONTAINS(note, "measured once");
+    CHECK_CONTAINS(note, "vm.dirty_ratio");
+    /* every configuration left obeys bg < dirty, and the baseline is one */
+    struct space_iter it = { 0 };
+    struct search_config c;
+    int n = 0;
+    while (space_next(&sp, &it, &c)) n++;
+    CHECK(n > 0);
+    /* a burst past every limit collapses nothing it can tell apart */
+    CHECK_INT(space_build("writeback", NULL, &sp, &e), 0);
+    CHECK_INT(burst_collapse_space(&sp, 100 * GiB, 20 * GiB, note, sizeof note), 0);
+    CHECK_STR(note, "");
+}
+
+TEST(search_plan_says_what_a_budget_buys)
+{
+    struct search_spec s;
+    search_spec_defaults(&s);
+    s.budget_evals = 40;
+    s.budget_ms = 5 * 60 * 1000;
+    struct search_plan p;
+    search_plan_make(&s, 10.0, SEARCH_NOISE_SD_ASSUMED, &p);
+    CHECK_INT(p.evals, 30);                        /* 5 min at 10 s, under 40 */
+    CHECK_INT(p.confirm_reps, 6);
+    CHECK_INT(p.explore, 30 - 14);
+    CHECK(!p.paired);   /* 6 rounds: decided unpaired (CONFIRM_PAIRED_FROM) */
+    CHECK(p.evals >= p.verdict_evals);
+    CHECK(p.mde_pct > 0 && p.mde_pct < 100);
+    double mde6 = p.mde_pct;
+    /* a 39 s run: 7 evaluations in 5 minutes cannot reach a verdict, and
+     * the plan says how long one needs */
+    search_plan_make(&s, 39.0, SEARCH_NOISE_SD_ASSUMED, &p);
+    CHECK_INT(p.evals, 7);
+    CHECK(p.evals < p.verdict_evals);
+    CHECK_INT(p.verdict_evals, 20);
+    CHECK(search_plan_verdict_ms(&p) == 780000);
+    /* more fresh runs a side: a narrower detectable change */
+    s.budget_ms = 0;
+    s.budget_evals = 60;
+    s.confirm_reps = 20;
+    struct search_plan wide;
+    search_plan_make(&s, 10.0, SEARCH_NOISE_SD_ASSUMED, &wide);
+    CHECK_INT(wide.confirm_reps, 20);
+    CHECK(wide.mde_pct < mde6);
+}
