@@ -32,8 +32,8 @@ static void print_calibration(const struct burst_calibration *c)
 {
     char b[32];
     units_format_bytes(c->bytes, b, sizeof b);
-    printf("calibration: %s written and synced at the current settings: %.0f MB/s (%.1f s in all%s%.8s)\n", b, c->mb_s,
-           c->wall_s, c->run_uuid[0] ? ", run " : "", c->run_uuid);
+    printf("calibration: %s written and synced at the current settings, %d times: %.0f MB/s the last time (%.1f s in "
+           "all%s%.8s)\n", b, BURST_CALIBRATION_RUNS, c->mb_s, c->wall_s, c->run_uuid[0] ? ", run " : "", c->run_uuid);
     if (c->mb_s < BURST_SLOW_MB_S)
         printf("calibration: this disk writes slower than %.0f MB/s: the burst is sized to take about %.0f s a run\n",
                BURST_SLOW_MB_S, BURST_TARGET_S);

@@ -33,6 +33,23 @@ uint64_t burst_dirtyable_now(void)
     return (v.nr_free + v.nr_file) * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
+/* One repetition of the calibration's probe: its rate, wall time (set-up
+ * included) and stored run. */
+static int calibration_run(struct probe *p, int rep, store *st, struct burst_calibration *c, sl_err *e)
+{
+    double t0 = now_s();
+    struct probe_result *r = probe_result_new();
+    int rc = probe_rep(p, rep, r, NULL, e);
+    sl_err se;
+    if (rc == 0 && st && probe_store(st, r, &se) == 0) snprintf(c->run_uuid, sizeof c->run_uuid, "%s", r->uuid);
+    if (rc == 0 && !(r->mb_s > 0))
+        rc = sl_fail(e, SL_EFAIL, "the calibration run measured no throughput: give the burst with --size");
+    c->mb_s = r->mb_s;
+    c->wall_s = now_s() - t0;
+    probe_result_free(r);
+    return rc;
+}
+
 int burst_calibrate(const struct probe_spec *spec, store *st, struct burst_calibration *c, sl_err *e)
 {
     memset(c, 0, sizeof *c);
@@ -45,21 +62,13 @@ int burst_calibrate(const struct probe_spec *spec, store *st, struct burst_calib
     if (want < unit) want = unit;
     s = *spec;
     s.size_bytes = want;
-    s.repeat = 1;
-    double t0 = now_s();
+    s.repeat = BURST_CALIBRATION_RUNS;
     struct probe *p;
     if (probe_open_recorded(&s, st, &p, e) < 0) return sl_prefix(e, SL_EFAIL, "the calibration run");
-    struct probe_result *r = probe_result_new();
-    int rc = probe_rep(p, 0, r, NULL, e);
-    sl_err se;
-    if (rc == 0 && st && probe_store(st, r, &se) == 0) snprintf(c->run_uuid, sizeof c->run_uuid, "%s", r->uuid);
-    if (rc == 0 && !(r->mb_s > 0))
-        rc = sl_fail(e, SL_EFAIL, "the calibration run measured no throughput: give the burst with --size");
-    c->mb_s = r->mb_s;
+    int rc = 0;
+    for (int rep = 0; rep < BURST_CALIBRATION_RUNS && rc == 0; rep++) rc = calibration_run(p, rep, st, c, e);
     c->bytes = want;
-    probe_result_free(r);
     probe_close(p);
-    c->wall_s = now_s() - t0;
     return rc < 0 ? sl_prefix(e, SL_EFAIL, "the calibration run") : 0;
 }
 

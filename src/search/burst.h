@@ -23,6 +23,12 @@
 /* The calibration run writes this much (less when free space is short):
  * 0.6-3.5 s at the 300-1800 MB/s this project's VM disk wrote. */
 #define BURST_CALIBRATION_BYTES (512ull << 20)
+/* The calibration writes that much this many times and keeps the last
+ * rate: the first write after a quiet spell, or onto blocks the filesystem
+ * never held, pays for first-touch costs (here a 512 MiB calibration ran
+ * at 319 MB/s, then every 2.4 GiB run of the search at 1300-3300 MB/s; the
+ * transfer bench's warm-up write exists for the same reason). */
+#define BURST_CALIBRATION_RUNS 2
 /* A disk slower than this gets the plan's warning and a smaller burst. */
 #define BURST_SLOW_MB_S 50.0
 
@@ -34,10 +40,11 @@ struct burst_calibration {
     char run_uuid[37];     /* the stored run ("" when not stored) */
 };
 
-/* Run one repetition of spec (a buffered writer) writing
+/* Run spec (a buffered writer) BURST_CALIBRATION_RUNS times writing
  * BURST_CALIBRATION_BYTES (at most a quarter of the free space under its
- * first --dir) at the current settings, and store it in st (NULL: not
- * stored). -1 with e when the probe cannot run. */
+ * first --dir) at the current settings, store the runs in st (NULL: not
+ * stored), and keep the last one's rate and time. -1 with e when the probe
+ * cannot run. */
 int burst_calibrate(const struct probe_spec *spec, store *st, struct burst_calibration *c, sl_err *e);
 
 /* The default burst for a disk writing mb_s: BURST_TARGET_S of it, at

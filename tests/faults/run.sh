@@ -225,7 +225,7 @@ if mount -t tmpfs -o size=256m,mode=0700 sluice-faults-quick "$work/quick"; then
     lines=$(grep -c '^evaluation [0-9]* of [0-9]* (' "$work/err")
     dr=$(cat "$root/proc/sys/vm/dirty_ratio")
     if [ $rc != 0 ]; then fail tune-quick-as-a-user "exit $rc" "$(tail -5 "$work/out" "$work/err")"
-    elif ! grep -q '^calibration: .* written and synced at the current settings' "$work/out" ||
+    elif ! grep -q '^calibration: .* written and synced at the current settings, 2 times' "$work/out" ||
          ! grep -q '^sizing: burst .* capped at half the free space under --dir' "$work/out" ||
          ! grep -q '^plan: [0-9]* evaluations of about' "$work/out"; then
         fail tune-quick-as-a-user "no calibration, capped sizing or plan line" "$(head -8 "$work/out")"

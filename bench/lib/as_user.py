@@ -1,0 +1,109 @@
+"""as_user — bench/transfer --as-user: the command a sysadmin runs first,
+`sluice tune --quick --dir D` with no other option, timed, then its claim
+re-measured by fio on the same burst, baseline and candidate interleaved
+(ABBA, REPS pairs):
+  1. the fio job sluice exports for the workload the tune ran;
+  2. a plain buffered write + fsync of the same burst (no canary);
+  3. when the verdict refused a trade: a buffered writer of the burst beside
+     a 4 KiB direct random reader, the reader's p99 compared.
+Prints
+  transfer: verdict=better|refused|noise|none seconds=T burst=B claimed=X fio=Y ratio=R sign=S
+per fio job (fio: the Hodges-Lehmann pseudo-median of the pairs' ratios
+with its 95% interval), and for a refused trade
+  transfer-reader: claimed reader_p99=X fio reader p99=Y [lo, hi]
+Environment: WORK (with saved, queue.saved), DIR, SLUICE, DB, REPS."""
+import json
+import os
+import sqlite3
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import paired  # noqa: E402
+
+W, D, sl, db, reps = os.environ["WORK"], os.environ["DIR"], os.environ["SLUICE"], os.environ["DB"], int(os.environ["REPS"])
+
+t0 = time.monotonic()
+out = paired.sh("%s --db %s tune --quick --dir %s 2> %s/tune.err" % (sl, db, D, W))
+seconds = time.monotonic() - t0
+with open(os.path.join(W, "tune.out"), "w") as f:
+    f.write(out)
+for l in out.splitlines():
+    if l.startswith(("calibration:", "sizing:", "plan:", "verdict:", "  regime:", "confirmation:", "  winner:")):
+        print("tune> " + l[:400])
+
+row = sqlite3.connect(db).execute("SELECT result_json, workload_text FROM searches ORDER BY id DESC LIMIT 1").fetchone()
+j = json.loads(row[0])
+size = int(next(l.split("=", 1)[1] for l in row[1].splitlines() if l.startswith("size_bytes=")))
+conf = j.get("confirmation") if isinstance(j.get("confirmation"), dict) else None
+leaders = j.get("leaders") or []
+w = j.get("winner")
+verdict_text = j.get("verdict") or ""
+if w is not None:
+    verdict, leader = "better", leaders[w]
+elif conf and verdict_text.startswith("not recommended"):
+    verdict = "refused"
+    leader = next((x for x in leaders if x["changes"] == conf["changes"]), None)
+elif conf:
+    verdict, leader = "noise", next((x for x in leaders if x["changes"] == conf["changes"]), None)
+else:
+    verdict, leader = "none", None
+claimed = 100 * conf["confirmed_improvement"] if conf and conf.get("confirmed_improvement") is not None else None
+print("transfer: verdict=%s seconds=%.0f burst=%.2fGB candidate=%s" % (
+    verdict, seconds, size / 1e9, leader["changes"] if leader else "-"))
+if leader is None:
+    sys.exit(0)
+
+sjob = paired.sh("%s probe seqwrite --dir %s --size %d --fio-job" % (sl, D, size)).replace("[global]\n", "[global]\nunlink=1\n", 1)
+pjob = ("[global]\ndirectory=%s\nrw=write\nbs=1M\nsize=%d\nioengine=psync\nend_fsync=1\nfallocate=none\nunlink=1\n"
+        "[burst-fsync]\n" % (D, size))
+jobs = [("sluice-job", sjob, "seqwrite"), ("burst-fsync", pjob, "burst-fsync")]
+if verdict == "refused":
+    rate = float(next((l.split()[-4] for l in out.splitlines() if l.startswith("calibration:") and "MB/s" in l), "300"))
+    runtime = max(5, int(size / (rate * 1e6)) + 1)
+    mixed = ("[global]\ndirectory=%s\nioengine=psync\n"
+             "[writer]\nrw=write\nbs=1M\nsize=%d\nend_fsync=1\nfallocate=none\nunlink=1\nfilename=as-user.writer\n"
+             "[reader]\nrw=randread\nbs=4k\ndirect=1\nsize=1g\ntime_based=1\nruntime=%d\nfilename=as-user.reader\n"
+             % (D, size, runtime))
+    jobs.append(("mixed", mixed, None))
+
+
+def one(job, name):
+    if name:
+        return paired.fio_mb_s(W, job, name)
+    r = next(x for x in paired.fio_json(W, job)["jobs"] if x["jobname"] == "reader")
+    return r["read"]["clat_ns"]["percentile"]["99.000000"] / 1e6
+
+
+m = {name: ([], []) for name, _, _ in jobs}
+for r in range(reps):
+    for side in ((0, 1) if r % 2 == 0 else (1, 0)):
+        paired.restore(W)
+        if side == 1:
+            paired.apply(leader["config"])
+        for name, job, jobname in jobs:
+            m[name][side].append(one(job, jobname))
+    paired.restore(W)
+
+for name, _, jobname in jobs:
+    base, cand = m[name]
+    fio, ci = paired.paired_shift(base, cand)
+    cis = "-" if ci is None else "[%+.1f%%,%+.1f%%]" % ci
+    if jobname is None:
+        fx = j.get("side_effects") or {}
+        rows = fx.get("rows") if isinstance(fx, dict) else None
+        mine = next((x for x in rows or [] if x.get("metric") == "reader_p99"), None)
+        eff = (mine or {}).get("decision") or {}
+        said = "-" if eff.get("effect_pct") is None else "%+.1f%% [%s]" % (
+            eff["effect_pct"], ", ".join("-" if v is None else "%+.1f%%" % v for v in eff.get("ci_pct") or []))
+        print("transfer-reader: claimed reader_p99=%s fio reader p99=%+.1f%% %s (%d pairs; ms base %s, candidate %s)" % (
+            said, fio, cis, len(base), " ".join("%.2f" % v for v in base), " ".join("%.2f" % v for v in cand)))
+        continue
+    if claimed is None or fio == 0:
+        ratio, sign = "-", "-"
+    else:
+        ratio, sign = "%.2f" % (claimed / fio), "same" if (claimed > 0) == (fio > 0) else "differs"
+    print("transfer: verdict=%s seconds=%.0f claimed=%s fio=%+.1f%% ratio=%s sign=%s fio_ci=%s job=%s (%d pairs; MB/s base %s, "
+          "candidate %s)" % (verdict, seconds, "none" if claimed is None else "%+.1f%%" % claimed, fio, ratio, sign, cis,
+                             name, len(base), " ".join("%.0f" % v for v in base), " ".join("%.0f" % v for v in cand)))
+sys.stdout.flush()

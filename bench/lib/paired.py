@@ -1,0 +1,111 @@
+"""paired — what bench/transfer's measurements share: putting knobs in place
+and back, fio's MB/s for a job, and the paired shift of two sides measured
+back to back (ABBA), decided as R's wilcox.test(paired = TRUE, conf.int =
+TRUE) would. Imported by bench/transfer's python parts."""
+import json
+import math
+import os
+import subprocess
+import sys
+
+
+def sh(cmd):
+    p = subprocess.run(cmd, shell=True, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit("transfer: failed: %s\n%s%s" % (cmd, p.stdout[-1500:], p.stderr[-1500:]))
+    return p.stdout
+
+
+def knob_path(k):
+    if k.startswith("vm."):
+        return "/proc/sys/vm/" + k[3:]
+    _, d, rest = k.split(".", 2)
+    return "/sys/block/%s/queue/%s" % (d, rest.replace(".", "/"))
+
+
+def write(path, v):
+    with open(path, "w") as f:
+        f.write(v)
+
+
+def apply(cfg):
+    """cfg: 'knob=value' words; the scheduler first (it resets the rest)."""
+    items = [l.split("=", 1) for l in cfg.split() if "=" in l]
+    items.sort(key=lambda kv: not kv[0].endswith(".scheduler"))
+    for k, v in items:
+        write(knob_path(k), v)
+
+
+def restore(work):
+    """Every value bench/lib/vm-loop.sh's vm_save wrote to WORK/saved back
+    (of each ratio/bytes pair the half in force), and WORK/queue.saved's."""
+    with open(os.path.join(work, "saved")) as f:
+        vals = dict(l.split() for l in f)
+    for p, v in vals.items():
+        if not (p.endswith("_bytes") or p.endswith("_ratio")):
+            write(p, v)
+    for pair in ("dirty", "dirty_background"):
+        b, r = "/proc/sys/vm/%s_bytes" % pair, "/proc/sys/vm/%s_ratio" % pair
+        write(b, vals[b]) if vals[b] != "0" else write(r, vals[r])
+    qs = os.path.join(work, "queue.saved")
+    if os.path.exists(qs):
+        with open(qs) as f:
+            for l in f:
+                p, v = l.split()
+                try:
+                    write(p, v)
+                except OSError:
+                    pass
+
+
+def fio_json(work, job):
+    path = os.path.join(work, "job.fio")
+    with open(path, "w") as f:
+        f.write(job)
+    sh("sync")
+    return json.loads(sh("fio --output-format=json %s" % path))
+
+
+def fio_mb_s(work, job, name):
+    """The MB/s of the job named name: its bytes over its runtime, end_fsync
+    inside (time to durable); fio's start-up, layout and unlink outside, as
+    they are outside sluice's window."""
+    w = next(x for x in fio_json(work, job)["jobs"] if x["jobname"] == name)["write"]
+    return w["io_bytes"] / (w["runtime"] / 1e3) / 1e6
+
+
+def signed_rank_lower(n, alpha):
+    """k: the number of Walsh averages cut from each end for a two-sided
+    1-alpha interval of the Hodges-Lehmann pseudo-median (exact null
+    distribution of Wilcoxon's signed-rank statistic, no ties), as R's
+    wilcox.test(conf.int = TRUE); 0 when n is too small for that level."""
+    counts = [1]
+    for i in range(1, n + 1):
+        nxt = counts + [0] * i
+        for s, c in enumerate(counts):
+            nxt[s + i] += c
+        counts = nxt
+    total, cum, k = 2 ** n, 0, 0
+    for t, c in enumerate(counts):
+        cum += c
+        if cum / total > alpha / 2:
+            break
+        k = t + 1
+    return k
+
+
+def paired_shift(base, cand, alpha=0.05):
+    """The Hodges-Lehmann pseudo-median of the paired log ratios cand[i] /
+    base[i] (each pair measured back to back, so drift between pairs
+    cancels) with its 95% interval, in %: (est, (lo, hi)), or (est, None)
+    with too few pairs for an interval."""
+    d = [math.log(c / b) for b, c in zip(base, cand) if b > 0 and c > 0]
+    n = len(d)
+    if n == 0:
+        return None, None
+    w = sorted((d[i] + d[j]) / 2 for i in range(n) for j in range(i, n))
+    pct = lambda x: 100 * (math.exp(x) - 1)
+    m = len(w)
+    est = (w[(m - 1) // 2] + w[m // 2]) / 2
+    k = signed_rank_lower(n, alpha)
+    return pct(est), ((pct(w[k - 1]), pct(w[m - k])) if k >= 1 else None)
