@@ -60,7 +60,7 @@ scenario() {
     s boot status > "$work/status.after" 2>&1
     s boot remove > /dev/null 2>&1
     leaves > "$work/leaves.removed"
-    n=1 kills=0 before=0 after=0 torn=0 dirs=0 disagree=0 tmp=0 problems=""
+    n=1 tmpn=0 kills=0 before=0 after=0 torn=0 dirs=0 disagree=0 tmp=0 problems=""
     while [ "$n" -le "$MAX_N" ]; do
         fresh "$prep"
         SLUICE_FAULT="kill:$n" "$SLUICE" --root "$root" --db "$work/t.db" boot install "$@" > "$work/out" 2>&1 < /dev/null
@@ -70,7 +70,7 @@ scenario() {
         [ "$rc" = 137 ] || problems="$problems|N=$n: exit $rc, not killed"
         s boot status > "$work/status" 2>&1
         t=$(temps)
-        [ -z "$t" ] || { tmp=$((tmp + 1)); problems="$problems|N=$n: tmp: after boot status: $t"; }
+        [ -z "$t" ] || { tmpn=$n; problems="$problems|N=$n: tmp: after boot status: $t"; }
         tree > "$work/tree"
         if cmp -s "$work/tree" "$work/tree.before"; then
             before=$((before + 1)) state=before
@@ -94,12 +94,15 @@ scenario() {
             problems="$problems|N=$n: disagree: install again: exit $rc: $(grep '^sluice:' "$work/out" | head -1)"
         fi
         t=$(temps)
-        [ -z "$t" ] || { tmp=$((tmp + 1)); problems="$problems|N=$n: tmp: after install: $t"; }
+        [ -z "$t" ] || { tmpn=$n; problems="$problems|N=$n: tmp: after install: $t"; }
         s boot remove > "$work/out" 2>&1; rc=$?
         if [ "$rc" != 0 ] || ! leaves | cmp -s "$work/leaves.removed" -; then
             disagree=$((disagree + 1))
             problems="$problems|N=$n: disagree: remove: exit $rc: $(tail -1 "$work/out"); left: $(leaves | diff "$work/leaves.removed" - | grep '^>' | head -2 | tr '\n' ' ')"
         fi
+        t=$(temps)
+        [ -z "$t" ] || { tmpn=$n; problems="$problems|N=$n: tmp: after remove: $t"; }
+        [ "$tmpn" = "$n" ] && tmp=$((tmp + 1))
         n=$((n + 1))
     done
     [ "$n" -gt "$MAX_N" ] && problems="$problems|still reaching kill:$MAX_N"
