@@ -337,6 +337,22 @@ int sysfs_write_local_atomic(const char *full, const char *data, size_t len, mod
     return fsync_dir_of(full, e);
 }
 
+int sysfs_write_file_new(const char *path, const char *data, size_t len, mode_t mode, sl_err *e)
+{
+    char full[PATH_MAX], tmp[PATH_MAX + 32];
+    if (sysfs_path(full, sizeof full, path) != 0 || !strchr(full, '/')) return sl_fail(e, SL_EFAIL, "%s: path too long", path);
+    if (write_fault_injected(path)) return sl_fail_errno(e, SL_EFAIL, EIO, "writing %s", full);
+    if (stage_local(full, data, len, mode, tmp, sizeof tmp, e) < 0) return -1;
+    /* link(2), unlike rename(2), refuses to replace: the file appears whole
+     * or not at all, and only for the first of two writers. */
+    fault_kill_point();
+    int rc = link(tmp, full), err = errno;
+    fault_kill_point();
+    unlink(tmp);
+    if (rc != 0) return err == EEXIST ? 1 : sl_fail_errno(e, SL_EFAIL, err, "creating %s", full);
+    return fsync_dir_of(full, e);
+}
+
 int sysfs_stage_file(const char *path, const char *data, size_t len, mode_t mode, char *tmp, size_t n, sl_err *e)
 {
     char full[PATH_MAX];

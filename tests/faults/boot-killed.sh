@@ -9,8 +9,9 @@
 #             content; an empty /etc/sluice is tolerated: sluice's own
 #             directory, which `boot remove` keeps too)
 #   dirs      as torn, but only directories differ (new empty ones)
-#   disagree  /etc is one of them but `boot status` does not print what it
-#             prints for that state; or the same install, run again, fails
+#   disagree  /etc is one of them but `boot status` does not print (on
+#             stdout: notes of what it settled go to stderr) what it prints
+#             for that state; or the same install, run again, fails
 #             or leaves /etc otherwise than the uninterrupted one; or `boot
 #             remove` then fails or leaves a file or link of sluice
 #   tmp       a temporary file (.NAME.PID.N.tmp) is still there after the
@@ -54,10 +55,10 @@ scenario() {
     name=$1 prep=$2; shift 3
     fresh "$prep"
     tree > "$work/tree.before"
-    s boot status > "$work/status.before" 2>&1
+    s boot status > "$work/status.before" 2> /dev/null
     s boot install "$@" > /dev/null 2>&1 || { echo "FAIL faults/boot-killed-$name: the install fails without a kill"; return; }
     tree > "$work/tree.after"
-    s boot status > "$work/status.after" 2>&1
+    s boot status > "$work/status.after" 2> /dev/null
     s boot remove > /dev/null 2>&1
     leaves > "$work/leaves.removed"
     n=1 tmpn=0 kills=0 before=0 after=0 torn=0 dirs=0 disagree=0 tmp=0 problems=""
@@ -68,7 +69,7 @@ scenario() {
         grep -q "^sluice: fault injected at kill:$n\$" "$work/out" || break
         kills=$((kills + 1))
         [ "$rc" = 137 ] || problems="$problems|N=$n: exit $rc, not killed"
-        s boot status > "$work/status" 2>&1
+        s boot status > "$work/status" 2> "$work/status.err"
         t=$(temps)
         [ -z "$t" ] || { tmpn=$n; problems="$problems|N=$n: tmp: after boot status: $t"; }
         tree > "$work/tree"
@@ -86,7 +87,7 @@ scenario() {
         fi
         if [ -n "$state" ] && ! cmp -s "$work/status" "$work/status.$state"; then
             disagree=$((disagree + 1))
-            problems="$problems|N=$n: disagree: /etc as $state, status says: $(grep -v '^  ' "$work/status" | head -2 | tr '\n' ' ')"
+            problems="$problems|N=$n: disagree: /etc as $state, status says: $(cat "$work/status.err" "$work/status" | grep -v '^  ' | head -2 | tr '\n' ' ')"
         fi
         s boot install "$@" > "$work/out" 2>&1; rc=$?
         if [ "$rc" != 0 ] || ! tree | cmp -s "$work/tree.after" -; then
