@@ -226,7 +226,7 @@ static void sweep(struct notes *nt)
         }
         if (n >= 0) sysfs_names_free(names, n);
     }
-    if (removed) notes_add(nt, "removed %d temporary file(s) killed sluice processes left (%s%s)", removed, first,
+    if (removed) notes_add(nt, "removed %d temporary file(s) left by sluice processes no longer running (%s%s)", removed, first,
                            removed > 1 ? ", ..." : "");
 }
 
