@@ -19,6 +19,50 @@ static void dir_of(const char *path, char *dir, size_t n)
     if (slash) *slash = 0;
 }
 
+/* Every place a boot file lives; the temporaries beside them are
+ * ".NAME.PID.N.tmp". Same directories together: each is listed once. */
+static const char *const boot_paths[] = {
+    BOOT_ACTIVE, BOOT_MANIFEST, BOOT_JOURNAL, BOOT_SYSCTL, BOOT_UDEV, BOOT_UNIT, BOOT_UNIT_LINK,
+    "/etc/init.d/" BOOT_INITSCRIPT, "/etc/rc.d/init.d/" BOOT_INITSCRIPT, "/etc/rc.local", "/etc/rc.d/rc.local",
+    "/etc/rc2.d/S99" BOOT_INITSCRIPT, "/etc/rc3.d/S99" BOOT_INITSCRIPT, "/etc/rc4.d/S99" BOOT_INITSCRIPT,
+    "/etc/rc5.d/S99" BOOT_INITSCRIPT, "/etc/rc.d/rc2.d/S99" BOOT_INITSCRIPT, "/etc/rc.d/rc3.d/S99" BOOT_INITSCRIPT,
+    "/etc/rc.d/rc4.d/S99" BOOT_INITSCRIPT, "/etc/rc.d/rc5.d/S99" BOOT_INITSCRIPT,
+};
+#define NPATHS (sizeof boot_paths / sizeof boot_paths[0])
+
+/* The pid in name when it is a temporary of a boot file of dir, else 0. */
+static long temp_pid(const char *dir, const char *name)
+{
+    for (size_t i = 0; i < NPATHS; i++) {
+        const char *slash = strrchr(boot_paths[i], '/');
+        size_t dl = (size_t)(slash - boot_paths[i]), bl = strlen(slash + 1);
+        if (strncmp(boot_paths[i], dir, dl) != 0 || dir[dl] != 0) continue;
+        if (name[0] != '.' || strncmp(name + 1, slash + 1, bl) != 0 || name[1 + bl] != '.') continue;
+        char *end;
+        long pid = strtol(name + 2 + bl, &end, 10);
+        if (pid <= 0 || *end != '.') continue;
+        strtol(end + 1, &end, 10);
+        if (strcmp(end, ".tmp") == 0) return pid;
+    }
+    return 0;
+}
+
+static bool boot_path(const char *path)
+{
+    for (size_t i = 0; i < NPATHS; i++)
+        if (strcmp(boot_paths[i], path) == 0) return true;
+    return false;
+}
+
+/* A directory a boot file lives in, or one above it. */
+static bool boot_dir(const char *dir)
+{
+    size_t len = strlen(dir);
+    for (size_t i = 0; i < NPATHS; i++)
+        if (strncmp(boot_paths[i], dir, len) == 0 && boot_paths[i][len] == '/') return true;
+    return false;
+}
+
 /* --- the journal's text ------------------------------------------------------ */
 
 static char *journal_text(const struct boot_journal *j)
@@ -45,21 +89,22 @@ static bool parse_line(struct boot_journal *j, const char *line)
         sscanf(line, "profile %63s", j->profile) == 1)
         return true;
     if (strcmp(line, "decided") == 0) return (j->decided = true);
-    if (sscanf(line, "dir %255s", path) == 1 && j->nmade < (int)(sizeof j->made / sizeof j->made[0])) {
+    if (sscanf(line, "dir %255s", path) == 1 && boot_dir(path) && j->nmade < (int)(sizeof j->made / sizeof j->made[0])) {
         snprintf(j->made[j->nmade++], sizeof j->made[0], "%s", path);
         return true;
     }
     if (j->n == (int)(sizeof j->v / sizeof j->v[0])) return false;
     struct boot_step *st = &j->v[j->n];
-    if (sscanf(line, "drop %255s", st->path) == 1) {
+    /* Only boot files, and only their own temporaries, whoever wrote this. */
+    if (sscanf(line, "drop %255s", st->path) == 1 && boot_path(st->path)) {
         st->tmp[0] = 0;
         j->n++;
         return true;
     }
-    if (sscanf(line, "put %255s %127s", st->path, base) != 2 || strchr(base, '/')) return false;
+    if (sscanf(line, "put %255s %127s", st->path, base) != 2 || !boot_path(st->path)) return false;
     char dir[256], full[PATH_MAX];
     dir_of(st->path, dir, sizeof dir);
-    if (sysfs_path(full, sizeof full, dir) != 0) return false;
+    if (!temp_pid(dir, base) || sysfs_path(full, sizeof full, dir) != 0) return false;
     snprintf(st->tmp, sizeof st->tmp, "%s/%s", full, base);
     j->n++;
     return true;
@@ -176,34 +221,6 @@ int boot_journal_undo(const struct boot_journal *j, sl_err *e)
 }
 
 /* --- the next command's side ------------------------------------------------- */
-
-/* Every place a boot file lives; the temporaries beside them are
- * ".NAME.PID.N.tmp". Same directories together: each is listed once. */
-static const char *const boot_paths[] = {
-    BOOT_ACTIVE, BOOT_MANIFEST, BOOT_JOURNAL, BOOT_SYSCTL, BOOT_UDEV, BOOT_UNIT, BOOT_UNIT_LINK,
-    "/etc/init.d/" BOOT_INITSCRIPT, "/etc/rc.d/init.d/" BOOT_INITSCRIPT, "/etc/rc.local", "/etc/rc.d/rc.local",
-    "/etc/rc2.d/S99" BOOT_INITSCRIPT, "/etc/rc3.d/S99" BOOT_INITSCRIPT, "/etc/rc4.d/S99" BOOT_INITSCRIPT,
-    "/etc/rc5.d/S99" BOOT_INITSCRIPT, "/etc/rc.d/rc2.d/S99" BOOT_INITSCRIPT, "/etc/rc.d/rc3.d/S99" BOOT_INITSCRIPT,
-    "/etc/rc.d/rc4.d/S99" BOOT_INITSCRIPT, "/etc/rc.d/rc5.d/S99" BOOT_INITSCRIPT,
-};
-#define NPATHS (sizeof boot_paths / sizeof boot_paths[0])
-
-/* The pid in name when it is a temporary of a boot file of dir, else 0. */
-static long temp_pid(const char *dir, const char *name)
-{
-    for (size_t i = 0; i < NPATHS; i++) {
-        const char *slash = strrchr(boot_paths[i], '/');
-        size_t dl = (size_t)(slash - boot_paths[i]), bl = strlen(slash + 1);
-        if (strncmp(boot_paths[i], dir, dl) != 0 || dir[dl] != 0) continue;
-        if (name[0] != '.' || strncmp(name + 1, slash + 1, bl) != 0 || name[1 + bl] != '.') continue;
-        char *end;
-        long pid = strtol(name + 2 + bl, &end, 10);
-        if (pid <= 0 || *end != '.') continue;
-        strtol(end + 1, &end, 10);
-        if (strcmp(end, ".tmp") == 0) return pid;
-    }
-    return 0;
-}
 
 /* Remove the temporaries of processes no longer running (this one has
  * staged nothing yet: a temporary with its pid is an older process's). */

@@ -54,8 +54,9 @@ int boot_journal_undo(const struct boot_journal *j, sl_err *e);
 /* What every boot command does first: finish or undo the install a
  * journal left (a killed `boot install`), then remove the temporaries of
  * dead processes (.NAME.PID.N.tmp) beside the boot files. One note for
- * each thing done. SL_EBUSY when the journal's writer still runs; -1 with
- * e when the journal is not sluice's or cannot be acted on. */
+ * each thing done. 0, or -1 with e: status SL_EBUSY when the journal's
+ * writer still runs (nothing done), else the journal is not sluice's or
+ * what it names cannot be done (it stays). */
 int boot_settle(struct notes *nt, sl_err *e);
 
 #endif
