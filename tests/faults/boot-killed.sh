@@ -43,9 +43,13 @@ tree() {
 }
 temps() { (cd "$root" && find etc -name '.*.tmp' 2>/dev/null | sort | tr '\n' ' '); }
 leaves() { (cd "$root" && find etc \( -type f -o -type l \) ! -name '.*.tmp' 2>/dev/null | sort); }
+# The fixture once; boot commands change nothing outside /etc, so each run
+# starts from a fresh copy of /etc alone.
+cp -a tests/fixtures/modern "$root"
+cp -a "$root/etc" "$work/etc.fixture"
 fresh() { # prep
-    rm -rf "$root" "$work/t.db" "$work/t.db-wal" "$work/t.db-shm"
-    cp -a tests/fixtures/modern "$root"
+    rm -rf "$root/etc" "$work/t.db" "$work/t.db-wal" "$work/t.db-shm"
+    cp -a "$work/etc.fixture" "$root/etc"
     (SLUICE="$SLUICE" root="$root" db="$work/t.db" sh -c "$1") > /dev/null 2>&1
 }
 
