@@ -1,7 +1,9 @@
 /* cli_boot — `boot install PROFILE | status | remove`: keep a profile across
  * reboots with sysctl.d, udev rules and the sluice-apply.service unit. */
 #include "cli_profile.h"
+#include "esc.h"
 #include "profile/boot.h"
+#include "profile/boot_journal.h"
 #include "profile/save.h"
 #include "sysfs.h"
 
@@ -33,6 +35,17 @@ static json_t *file_json(const char *path, const char *state)
     return f;
 }
 
+/* Finish or undo an install a kill interrupted, sweep dead processes'
+ * temporaries, and say so: what every boot command does before it looks. */
+static int settle(sl_err *e)
+{
+    struct notes nt = { 0 };
+    int rc = boot_settle(&nt, e);
+    for (int i = 0; i < nt.n; i++) fprintf(stderr, "sluice: note: %s\n", esc_t(nt.v[i]));
+    notes_free(&nt);
+    return rc;
+}
+
 struct boot_opts {
     struct sub_opts s;   /* first: cli_profile_opts reads it */
     const char *exe;
@@ -42,7 +55,7 @@ struct boot_opts {
 static int boot_install_cmd(struct cli_ctx *ctx, const struct sub_opts *o, const char *name)
 {
     sl_err e;
-    if (profile_require_root_etc("sluice boot install", &e) < 0) return cli_error(&e);
+    if (profile_require_root_etc("sluice boot install", &e) < 0 || settle(&e) < 0) return cli_error(&e);
     struct profile p;
     struct plan pl;
     if (cli_profile_plan(o->dirs, name, &p, &pl, &e) < 0) return cli_error(&e);
@@ -96,6 +109,7 @@ static int boot_status_cmd(struct cli_ctx *ctx, const struct sub_opts *o)
 {
     struct boot_manifest m;
     sl_err e;
+    if (settle(&e) < 0) return cli_error(&e);
     int rc = boot_manifest_read(&m, &e);
     if (rc < 0) return cli_error(&e);
     if (rc == 1 && ctx->json) return cli_print_json(json_pack("{s:n}", "installed"));
@@ -150,7 +164,7 @@ static int boot_status_cmd(struct cli_ctx *ctx, const struct sub_opts *o)
 static int boot_remove_cmd(struct cli_ctx *ctx, const struct sub_opts *o)
 {
     sl_err e;
-    if (profile_require_root_etc("sluice boot remove", &e) < 0) return cli_error(&e);
+    if (profile_require_root_etc("sluice boot remove", &e) < 0 || settle(&e) < 0) return cli_error(&e);
     struct boot_manifest m = { 0 };
     enum boot_state states[16];
     bool removed[16];

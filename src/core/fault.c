@@ -2,6 +2,7 @@
 #include "fault.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,7 @@
 
 static const char *const point_names[FAULT_POINTS] = {
     [FAULT_SYSFS_WRITE] = "sysfs_write", [FAULT_SQLITE_STEP] = "sqlite_step", [FAULT_WRITE] = "write",
-    [FAULT_PG_BATCH] = "pg_batch",
+    [FAULT_PG_BATCH] = "pg_batch", [FAULT_KILL] = "kill",
 };
 
 static long fail_at[FAULT_POINTS];          /* 0: never */
@@ -43,4 +44,9 @@ bool fault_hit(enum fault_point p)
     if (n != fail_at[p]) return false;
     fprintf(stderr, "sluice: fault injected at %s:%ld\n", point_names[p], n);
     return true;
+}
+
+void fault_kill_point(void)
+{
+    if (fault_hit(FAULT_KILL)) raise(SIGKILL);
 }

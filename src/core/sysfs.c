@@ -258,6 +258,7 @@ static int fsync_dir_of(const char *full, sl_err *e)
     else *slash = 0;
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return sl_fail_errno(e, SL_EFAIL, errno, "opening directory %s", dir);
+    fault_kill_point();
     int rc = fsync(fd);
     int err = errno;
     close(fd);
@@ -295,6 +296,7 @@ static int stage_local(const char *full, const char *data, size_t len, mode_t mo
     int fd = -1;
     for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
         snprintf(tmp, n, "%.*s/.%s.%d.%d.tmp", (int)(slash - full), full, slash + 1, (int)getpid(), attempt);
+        fault_kill_point();
         fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
         if (fd < 0 && errno != EEXIST) return sl_fail_errno(e, SL_EFAIL, errno, "creating %s", tmp);
     }
@@ -303,8 +305,12 @@ static int stage_local(const char *full, const char *data, size_t len, mode_t mo
     const char *what = "writing";
     if (fchmod(fd, mode) != 0) { err = errno; what = "setting the mode of"; }
     else if (fault_hit(FAULT_WRITE)) err = EIO;
-    else if (write_all(fd, data, len) != 0) { err = errno; what = "writing"; }
-    else if (fsync(fd) != 0) { err = errno; what = "fsync of"; }
+    else {
+        fault_kill_point();
+        if (write_all(fd, data, len) != 0) { err = errno; what = "writing"; }
+    }
+    if (!err) fault_kill_point();
+    if (!err && fsync(fd) != 0) { err = errno; what = "fsync of"; }
     if (close(fd) != 0 && !err) { err = errno; what = "closing"; }
     if (err) {
         unlink(tmp);
@@ -322,11 +328,28 @@ int sysfs_write_local_atomic(const char *full, const char *data, size_t len, mod
         return sysfs_write_local_atomic(rel, data, len, mode, e);
     }
     if (stage_local(full, data, len, mode, tmp, sizeof tmp, e) < 0) return -1;
+    fault_kill_point();
     if (rename(tmp, full) != 0) {
         int err = errno;
         unlink(tmp);
         return sl_fail_errno(e, SL_EFAIL, err, "renaming the temporary file over %s", full);
     }
+    return fsync_dir_of(full, e);
+}
+
+int sysfs_write_file_new(const char *path, const char *data, size_t len, mode_t mode, sl_err *e)
+{
+    char full[PATH_MAX], tmp[PATH_MAX + 32];
+    if (sysfs_path(full, sizeof full, path) != 0 || !strchr(full, '/')) return sl_fail(e, SL_EFAIL, "%s: path too long", path);
+    if (write_fault_injected(path)) return sl_fail_errno(e, SL_EFAIL, EIO, "writing %s", full);
+    if (stage_local(full, data, len, mode, tmp, sizeof tmp, e) < 0) return -1;
+    /* link(2), unlike rename(2), refuses to replace: the file appears whole
+     * or not at all, and only for the first of two writers. */
+    fault_kill_point();
+    int rc = link(tmp, full), err = errno;
+    fault_kill_point();
+    unlink(tmp);
+    if (rc != 0) return err == EEXIST ? 1 : sl_fail_errno(e, SL_EFAIL, err, "creating %s", full);
     return fsync_dir_of(full, e);
 }
 
@@ -345,6 +368,7 @@ int sysfs_stage_symlink(const char *target, const char *path, char *tmp, size_t 
     const char *slash = strrchr(full, '/');
     for (int attempt = 0; attempt < 100; attempt++) {
         snprintf(tmp, n, "%.*s/.%s.%d.%d.tmp", (int)(slash - full), full, slash + 1, (int)getpid(), attempt);
+        fault_kill_point();
         if (symlink(target, tmp) == 0) return 0;
         if (errno != EEXIST) return sl_fail_errno(e, SL_EFAIL, errno, "creating symlink %s", tmp);
     }
@@ -355,13 +379,16 @@ int sysfs_commit_staged(const char *tmp, const char *path, sl_err *e)
 {
     char full[PATH_MAX];
     if (sysfs_path(full, sizeof full, path) != 0) return sl_fail(e, SL_EFAIL, "%s: path too long", path);
+    fault_kill_point();
     if (rename(tmp, full) != 0) return sl_fail_errno(e, SL_EFAIL, errno, "renaming %s over %s", tmp, full);
     return fsync_dir_of(full, e);
 }
 
 void sysfs_discard_staged(const char *tmp)
 {
-    if (tmp && *tmp) unlink(tmp);
+    if (!tmp || !*tmp) return;
+    fault_kill_point();
+    unlink(tmp);
 }
 
 int sysfs_mkdirs(const char *dir, mode_t mode, sl_err *e)
@@ -374,6 +401,7 @@ int sysfs_mkdirs(const char *dir, mode_t mode, sl_err *e)
         char saved = *p;
         *p = 0;
         struct stat st;
+        if (lstat(full, &st) != 0) fault_kill_point();
         if (mkdir(full, mode) != 0 && errno != EEXIST) return sl_fail_errno(e, SL_EFAIL, errno, "creating directory %s", full);
         if (stat(full, &st) != 0 || !S_ISDIR(st.st_mode))
             return sl_fail(e, SL_EFAIL, "%s exists and is not a directory", full);
@@ -386,7 +414,9 @@ int sysfs_mkdirs(const char *dir, mode_t mode, sl_err *e)
 int sysfs_rmdir(const char *dir)
 {
     char full[PATH_MAX];
-    if (sysfs_path(full, sizeof full, dir) != 0 || rmdir(full) != 0) return -1;
+    if (sysfs_path(full, sizeof full, dir) != 0) return -1;
+    fault_kill_point();
+    if (rmdir(full) != 0) return -1;
     return fsync_dir_of(full, NULL);
 }
 
@@ -394,6 +424,7 @@ int sysfs_unlink(const char *path, sl_err *e)
 {
     char full[PATH_MAX];
     if (sysfs_path(full, sizeof full, path) != 0) return sl_fail(e, SL_EFAIL, "%s: path too long", path);
+    fault_kill_point();
     if (unlink(full) != 0) {
         if (errno == ENOENT) return 1;
         return sl_fail_errno(e, SL_EFAIL, errno, "removing %s", full);

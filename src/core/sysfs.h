@@ -61,6 +61,9 @@ int sysfs_resolve(const char *path, char *buf, size_t n, sl_err *e);
  * or the new file, never a part. The directory must exist (sysfs_mkdirs).
  * -1 with e naming the file and the errno text; the temporary is removed. */
 int sysfs_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode, sl_err *e);
+/* The same, but only when nothing is at path yet: 0 written, 1 when path
+ * exists (nothing written), -1 with e. */
+int sysfs_write_file_new(const char *path, const char *data, size_t len, mode_t mode, sl_err *e);
 /* The same for a file the user named that is not a system path (an export
  * written where the user asked): path is used as given, not under the root. */
 int sysfs_write_local_atomic(const char *path, const char *data, size_t len, mode_t mode, sl_err *e);

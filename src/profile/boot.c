@@ -3,6 +3,7 @@
  * under the root, recorded in a manifest so that `boot remove` deletes
  * exactly what `boot install` wrote and nothing an administrator edited. */
 #include "boot.h"
+#include "boot_journal.h"
 #include "profile/quote.h"
 #include "sysfs.h"
 #include "textbuf.h"
@@ -360,73 +361,51 @@ static void plan_init_outputs(struct outputs *o, const struct boot_manifest *old
 /* --- all or nothing ------------------------------------------------------- */
 
 /* What install will change, staged first: each new text or link written to
- * a temporary beside its path, each stale file to remove noted. Only once
- * everything is staged (the manifest last) are the temporaries renamed into
- * place, so a failure while writing changes nothing. */
-struct step {
-    char path[256];
-    char tmp[PATH_MAX + 32];   /* "" for a removal */
-};
-
-struct staging {
-    struct step v[40];
-    int n;
-    char made[16][256];   /* directories staging created, parents first */
-    int nmade;
-};
-
-/* mkdir -p of dir, noting each directory it creates, so that a failed
- * install takes them away again (unmake_dirs). */
-static int stage_dirs(struct staging *sg, const char *dir, sl_err *e)
+ * a temporary beside its path, each stale file to remove noted, the
+ * manifest last. Only once everything is staged is the install decided
+ * (boot_journal_decide) and the temporaries renamed into place, so a
+ * failure or a kill before that changes nothing, and one after it is
+ * finished by the next boot command. */
+static struct boot_step *next_step(struct boot_journal *j, const char *path, sl_err *e)
 {
-    for (size_t i = 1;; i++) {
-        if (dir[i] != '/' && dir[i] != 0) continue;
-        if (sg->nmade < (int)(sizeof sg->made / sizeof sg->made[0])) {
-            snprintf(sg->made[sg->nmade], sizeof sg->made[0], "%.*s", (int)i, dir);
-            if (!sysfs_exists(sg->made[sg->nmade])) sg->nmade++;
-        }
-        if (!dir[i]) break;
+    if (j->n == (int)(sizeof j->v / sizeof j->v[0])) {
+        sl_fail(e, SL_EFAIL, "too many files to install");
+        return NULL;
     }
-    return sysfs_mkdirs(dir, 0755, e);
+    struct boot_step *st = &j->v[j->n];
+    memset(st, 0, sizeof *st);
+    snprintf(st->path, sizeof st->path, "%s", path);
+    return st;
 }
 
-/* The directories stage_dirs created, deepest first (empty once the
- * temporaries are discarded). */
-static void unmake_dirs(struct staging *sg)
-{
-    while (sg->nmade > 0) sysfs_rmdir(sg->made[--sg->nmade]);
-}
-
-static int stage_text(struct staging *sg, const char *path, const char *text, mode_t mode, sl_err *e)
+/* Stage text for path (NULL: path is to be removed). Its directory was
+ * planned by boot_journal_begin. */
+static int stage_text(struct boot_journal *j, const char *path, const char *text, mode_t mode, sl_err *e)
 {
     char dir[256];
     dirname_of(path, dir, sizeof dir);
-    if (sg->n == (int)(sizeof sg->v / sizeof sg->v[0])) return sl_fail(e, SL_EFAIL, "too many files to install");
-    struct step *st = &sg->v[sg->n];
-    snprintf(st->path, sizeof st->path, "%s", path);
-    if (stage_dirs(sg, dir, e) < 0) return -1;
+    struct boot_step *st = next_step(j, path, e);
+    if (!st || sysfs_mkdirs(dir, 0755, e) < 0) return -1;
     int rc = text ? sysfs_stage_file(path, text, strlen(text), mode, st->tmp, sizeof st->tmp, e) : 0;
-    if (rc == 0) sg->n++;
+    if (rc == 0) j->n++;
     return rc;
 }
 
-static int stage_output(struct staging *sg, const struct output *x, bool force, struct boot_manifest *m, sl_err *e)
+static int stage_output(struct boot_journal *j, const struct output *x, bool force, struct boot_manifest *m, sl_err *e)
 {
     if (!x->text) {
         if (sysfs_is_symlink(x->path) || !sysfs_exists(x->path) || force) {
             char dir[256];
             dirname_of(x->path, dir, sizeof dir);
-            if (sg->n == (int)(sizeof sg->v / sizeof sg->v[0])) return sl_fail(e, SL_EFAIL, "too many files to install");
-            struct step *st = &sg->v[sg->n];
-            snprintf(st->path, sizeof st->path, "%s", x->path);
-            if (stage_dirs(sg, dir, e) < 0 || sysfs_stage_symlink(x->target, x->path, st->tmp, sizeof st->tmp, e) < 0)
+            struct boot_step *st = next_step(j, x->path, e);
+            if (!st || sysfs_mkdirs(dir, 0755, e) < 0 || sysfs_stage_symlink(x->target, x->path, st->tmp, sizeof st->tmp, e) < 0)
                 return -1;
-            sg->n++;
+            j->n++;
         }
         manifest_add(m, x->path, true, x->target, 0);
         return 0;
     }
-    if (stage_text(sg, x->path, x->text, x->mode, e) < 0) return -1;
+    if (stage_text(j, x->path, x->text, x->mode, e) < 0) return -1;
     manifest_add(m, x->path, false, NULL, fnv1a(x->line ? x->target : x->text, strlen(x->line ? x->target : x->text)));
     m->e[m->n - 1].line = x->line;
     return 0;
@@ -436,7 +415,7 @@ static int stage_output(struct staging *sg, const struct output *x, bool force, 
  * system, a profile without vm or queue knobs): removed while unedited, so
  * no stale sysctl.d file or unit is left to apply old values at boot; a
  * line sluice added goes from its file (staged as the file without it). */
-static int stage_stale(struct staging *sg, const struct boot_manifest *old, const struct boot_manifest *now, bool force,
+static int stage_stale(struct boot_journal *j, const struct boot_manifest *old, const struct boot_manifest *now, bool force,
                        struct notes *nt, sl_err *e)
 {
     for (int i = 0; i < old->n; i++) {
@@ -449,14 +428,14 @@ static int stage_stale(struct staging *sg, const struct boot_manifest *old, cons
             continue;
         }
         if (!be->line) {
-            if (stage_text(sg, be->path, NULL, 0, e) < 0) return -1;
+            if (stage_text(j, be->path, NULL, 0, e) < 0) return -1;
             continue;
         }
         char *text, *rest;
         if (sysfs_read_text(be->path, 1 << 20, &text, e) < 0) return -1;
         rest = without_line(text, be->hash);
         free(text);
-        int rc = rest ? stage_text(sg, be->path, rest, 0755, e) : 0;
+        int rc = rest ? stage_text(j, be->path, rest, 0755, e) : 0;
         free(rest);
         if (rc < 0) return -1;
     }
@@ -476,65 +455,41 @@ static char *manifest_text(const struct boot_manifest *m)
     return textbuf_take(&mt);
 }
 
-static void discard(struct staging *sg, int from)
-{
-    for (int i = from; i < sg->n; i++) sysfs_discard_staged(sg->v[i].tmp);
-}
-
-/* Rename every staged file into place, the manifest last. Should a rename
- * fail part-way, the manifest written then lists the new install's files
- * and the old one's not yet replaced, so 'boot remove' still finds all. */
-static int commit(struct staging *sg, const struct boot_manifest *old, struct boot_manifest *m, sl_err *e)
-{
-    for (int i = 0; i < sg->n; i++) {
-        const struct step *st = &sg->v[i];
-        int rc = st->tmp[0] ? sysfs_commit_staged(st->tmp, st->path, e) : sysfs_unlink(st->path, e);
-        if (rc >= 0) continue;
-        discard(sg, i);
-        for (int k = 0; k < old->n; k++) {
-            const struct boot_entry *be = &old->e[k];
-            if (manifest_find(m, be->path)) continue;
-            manifest_add(m, be->path, be->link, be->target, be->hash);
-            m->e[m->n - 1].line = be->line;
-        }
-        char *text = manifest_text(m), etc[512];
-        sysfs_write_file_atomic(BOOT_MANIFEST, text, strlen(text), 0644, NULL);
-        free(text);
-        sysfs_path(etc, sizeof etc, "/etc");
-        return sl_suffix(e, "The install stopped part-way: some files under %s are the new install's, some the old "
-                         "one's, and %s lists both: run 'sluice boot install %s' again, or 'sluice boot remove'",
-                         etc, BOOT_MANIFEST, m->profile);
-    }
-    return 0;
-}
-
-/* Stage everything, then commit; on a failure while staging, nothing under
- * the root has changed and the temporaries are gone. */
+/* Stage everything, decide, then finish; on a failure before the decision,
+ * nothing under the root has changed and the temporaries are gone. */
 static int install_outputs(const struct outputs *o, const struct boot_manifest *old, bool force, struct notes *nt,
                            struct boot_manifest *m, sl_err *e)
 {
-    struct staging *sg = xcalloc(1, sizeof *sg);
-    int rc = 0;
-    for (int i = 0; i < o->n && rc == 0; i++) rc = stage_output(sg, &o->v[i], force, m, e);
-    if (rc == 0) rc = stage_stale(sg, old, m, force, nt, e);
+    struct boot_journal *j = xcalloc(1, sizeof *j);
+    snprintf(j->profile, sizeof j->profile, "%s", m->profile);
+    const char *paths[sizeof o->v / sizeof o->v[0]];
+    for (int i = 0; i < o->n; i++) paths[i] = o->v[i].path;
+    int rc = boot_journal_begin(j, paths, o->n, e);
+    if (rc < 0) {
+        free(j);
+        return -1;
+    }
+    for (int i = 0; i < o->n && rc == 0; i++) rc = stage_output(j, &o->v[i], force, m, e);
+    if (rc == 0) rc = stage_stale(j, old, m, force, nt, e);
     if (rc == 0) {
         char *text = manifest_text(m);
-        rc = stage_text(sg, BOOT_MANIFEST, text, 0644, e);
+        rc = stage_text(j, BOOT_MANIFEST, text, 0644, e);
         free(text);
     }
+    if (rc == 0) rc = boot_journal_decide(j, e);
+    char etc[512];
+    sysfs_path(etc, sizeof etc, "/etc");
     if (rc < 0) {
-        discard(sg, 0);
-        unmake_dirs(sg);
-        char etc[512];
-        sysfs_path(etc, sizeof etc, "/etc");
+        boot_journal_undo(j, NULL);
         char kept[128] = "";
         if (old->profile[0]) snprintf(kept, sizeof kept, "; '%s' stays the boot profile", old->profile);
         sl_suffix(e, "Nothing was installed: the files under %s are as they were%s (the temporary files are "
                   "removed); fix the cause and run 'sluice boot install %s' again", etc, kept, m->profile);
-    } else {
-        rc = commit(sg, old, m, e);
+    } else if ((rc = boot_journal_finish(j, e)) < 0) {
+        sl_suffix(e, "The install stopped part-way, after it was decided: %s names what is left to do, and the next "
+                  "'sluice boot' command (status, install or remove) finishes it once the cause is fixed", BOOT_JOURNAL);
     }
-    free(sg);
+    free(j);
     return rc;
 }
 

@@ -47,7 +47,8 @@ enum boot_state { BOOT_INTACT, BOOT_MISSING, BOOT_CHANGED };
  * character in the path). malloc'ed. */
 char *boot_unit_text(const char *exe, sl_err *e);
 /* Write the active profile, sysctl.d file, udev rules, unit and its enabling
- * link, then the manifest. Refuses (nothing written) a profile path or exe
+ * link, then the manifest, all or nothing even if killed (boot_journal.h;
+ * the caller runs boot_settle first). Refuses (nothing written) a profile path or exe
  * holding a control character (see profile/quote.h), and when a target exists
  * that sluice did not write or that was edited since, unless force. What the
  * formats cannot express is added to nt. */
@@ -66,7 +67,8 @@ enum boot_state boot_entry_state(const struct boot_entry *be);
 const char *boot_state_name(enum boot_state s);
 const char *boot_file_what(const char *path);
 /* Delete what the manifest lists (states[] and removed[] sized by the
- * manifest, filled per entry), files edited since install only with force;
+ * manifest, filled per entry; the caller runs boot_settle first), files
+ * edited since install only with force;
  * the manifest goes last. 1 when nothing is installed. The caller frees *m. */
 int boot_remove(bool force, struct boot_manifest *m, enum boot_state *states, bool *removed, sl_err *e);
 /* sysctl.d files sorting after 60-sluice.conf (or /etc/sysctl.conf) that set

@@ -22,6 +22,9 @@
 #                   session is held (root: same mechanism)
 #   merge-killed    a merge SIGKILLed inside its transaction leaves the
 #                   store as it was (merge-killed.sh; no root needed)
+#   boot-killed-*   boot install SIGKILLed before each of its file steps
+#                   (SLUICE_FAULT=kill:N): the next boot command leaves /etc
+#                   as before or as after, never torn (boot-killed.sh)
 #   loop-*          set, restore, apply, probe, profile save and boot install with the Nth
 #                   sqlite3_step / knob write / file write failing, for every
 #                   N they reach (loop.sh, SLUICE_FAULT; no root needed)
@@ -114,6 +117,9 @@ SLUICE="$SLUICE" sh tests/faults/loop.sh
 
 # --- a merge killed mid-transaction ---------------------------------------------
 SLUICE="$SLUICE" sh tests/faults/merge-killed.sh
+
+# --- boot install killed at every file step ---------------------------------------
+SLUICE="$SLUICE" sh tests/faults/boot-killed.sh
 
 # --- root only from here: tiny filesystems, loop devices, device-mapper --------
 if [ "$(id -u)" != 0 ]; then
