@@ -118,6 +118,33 @@ TEST(draw_wrap_and_clip)
     CHECK_STR(buf, "abc");
 }
 
+/* A text of any length wraps to its last word, line by line; a line
+ * never ends inside a UTF-8 character when the buffer is the limit. */
+TEST(draw_wrap_next_takes_every_word)
+{
+    char text[2048] = "", line[64];
+    for (int i = 0; i < 100; i++) strcat(text, "word ");
+    strcat(text, "conclusion");
+    const char *p = text;
+    int n = 0;
+    char last[64] = "";
+    while (draw_wrap_next(&p, 20, line, sizeof line)) {
+        CHECK(draw_cells(line) <= 20);
+        snprintf(last, sizeof last, "%s", line);
+        n++;
+    }
+    CHECK_INT(n, 26);   /* 4 words a line, the 101st alone on the last */
+    CHECK_STR(last, "conclusion");
+    p = "ééééé";        /* 2 bytes each: 5 bytes of room take 2 of them */
+    CHECK(draw_wrap_next(&p, 10, line, 6));
+    CHECK_STR(line, "éé");
+    CHECK(draw_wrap_next(&p, 10, line, 6));
+    CHECK_STR(line, "éé");
+    CHECK(draw_wrap_next(&p, 10, line, 6));
+    CHECK_STR(line, "é");
+    CHECK(!draw_wrap_next(&p, 10, line, 6));
+}
+
 TEST(input_script_lines)
 {
     struct input_event ev[16];
