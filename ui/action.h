@@ -27,7 +27,7 @@
     ACT(RESULTS, "results", KEY_F(6), '5', "Results", "Stored runs: filter, compare two with intervals")    \
     ACT(PROFILES, "profiles", KEY_F(7), '6', "Profiles", "Profiles: diff against now, apply, save, boot")   \
     ACT(SHARE, "share", KEY_F(8), '7', "Share", "Push and pull result databases")                          \
-    ACT(SESSIONS, "sessions", '8', 0, "Sessions", "Every tuning session: what it changed, its report, put one back") \
+    ACT(SESSIONS, "sessions", KEY_F(9), '8', "Sessions", "Every tuning session: what it changed, its report, put one back") \
     ACT(QUIT, "quit", KEY_F(10), 'q', "Quit", "Leave sluice; changes still on trial: keep or put back first") \
     GROUP("Moving")                                                                                         \
     ACT(UP, "move-up", KEY_UP, 'k', NULL, "Cursor up")                                                      \

@@ -98,19 +98,6 @@ static void trials_table(struct search_scr *ss, struct textview *tv)
     }
 }
 
-/* Text wrapped to the width, every word of it (a verdict's conclusion is
- * its last words): the first line after lead, the others indented as far. */
-static void wrapped(struct textview *tv, enum role r, const char *lead, const char *text, int width)
-{
-    char line[1024];
-    int indent = draw_cells(lead);
-    const char *p = text;
-    for (bool first = true; draw_wrap_next(&p, width - indent, line, sizeof line); first = false) {
-        tv_line(tv, false, -1);
-        tv_add(tv, r, "%*s%s", first ? 0 : indent, first ? lead : "", line);
-    }
-}
-
 static void verdict_lines(struct search_scr *ss, struct textview *tv, int width)
 {
     const struct search_result *r = &ss->out.result;
@@ -119,12 +106,12 @@ static void verdict_lines(struct search_scr *ss, struct textview *tv, int width)
     width--;   /* the last column holds the view's scroll marks */
     report_verdict_line(&ss->shown, sp, r, line, sizeof line);
     tv_line(tv, false, -1);
-    wrapped(tv, r->winner >= 0 ? ROLE_OK : ROLE_WARN, "", line, width);
+    tv_wrap(tv, r->winner >= 0 ? ROLE_OK : ROLE_WARN, "", line, width);
     if (ss->out.workload.regime[0])   /* what the claim holds for (bench/carry-over) */
-        wrapped(tv, ROLE_DIM, "regime: ", ss->out.workload.regime, width);
+        tv_wrap(tv, ROLE_DIM, "regime: ", ss->out.workload.regime, width);
     snprintf(line, sizeof line, "%d evaluations; %s. Baseline: %d runs, sd %.1f%%; smallest change the race can detect %+.1f%%",
              r->nevals, r->stop_reason, r->nbase, 100 * r->base_sd, 100 * r->mde);
-    wrapped(tv, ROLE_NORMAL, "", line, width);
+    tv_wrap(tv, ROLE_NORMAL, "", line, width);
     tv_line(tv, false, -1);
     tv_cell(tv, ROLE_HEADER, 3, "#");
     tv_cell(tv, ROLE_HEADER, 5, "RUNS");
@@ -157,7 +144,7 @@ static void verdict_lines(struct search_scr *ss, struct textview *tv, int width)
         tv_add(tv, ROLE_NORMAL, "%s", cfg);
     }
     if (r->winner >= 0)
-        wrapped(tv, ROLE_OK, "", "a applies the winner (on trial: K keeps it, R puts the old values back); Esc discards it.",
+        tv_wrap(tv, ROLE_OK, "", "a applies the winner (on trial: K keeps it, R puts the old values back); Esc discards it.",
                 width);
 }
 
