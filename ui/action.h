@@ -27,7 +27,7 @@
     ACT(RESULTS, "results", KEY_F(6), '5', "Results", "Stored runs: filter, compare two with intervals")    \
     ACT(PROFILES, "profiles", KEY_F(7), '6', "Profiles", "Profiles: diff against now, apply, save, boot")   \
     ACT(SHARE, "share", KEY_F(8), '7', "Share", "Push and pull result databases")                          \
-    ACT(SESSIONS, "sessions", '8', 0, "Sessions", "Every tuning session: what it changed, its report, put one back") \
+    ACT(SESSIONS, "sessions", KEY_F(9), '8', "Sessions", "Every tuning session: what it changed, its report, put one back") \
     ACT(QUIT, "quit", KEY_F(10), 'q', "Quit", "Leave sluice; changes still on trial: keep or put back first") \
     GROUP("Moving")                                                                                         \
     ACT(UP, "move-up", KEY_UP, 'k', NULL, "Cursor up")                                                      \
@@ -54,7 +54,7 @@
     ACT(UNDO, "undo", 'u', 0, "Undo", "Drop this knob's pending change (Probe: reset the field)")                               \
     ACT(UNDO_ALL, "undo-all", 'U', 0, NULL, "Drop every pending change")                                    \
     ACT(DIFF, "diff", 'D', 0, "Diff", "Dry run: what apply would write, and what it snapshots first")       \
-    ACT(APPLY, "apply", 'a', 0, "Apply", "Write the pending changes, all or nothing, in a session on trial") \
+    ACT(APPLY, "apply", 'a', 0, "Apply", "Write the pending changes, all or nothing, in a session on trial (Profiles: shows what it would write, then y applies)") \
     ACT(KEEP, "keep", 'K', 0, "Keep", "Keep the values on trial: the session closes as kept")               \
     ACT(REVERT, "revert", 'R', 0, "Revert", "Put back every value the trial session changed")               \
     GROUP("Probe")                                                                                          \
@@ -77,7 +77,7 @@
     ACT(PUSH, "push", 'P', 0, "Push", "Upload a snapshot of the results to the URL")                        \
     ACT(PULL, "pull", 'L', 0, "Pull", "Fetch the databases of this host's hardware classes and merge them") \
     GROUP("Sessions")                                                                                       \
-    ACT(PUT_BACK, "put-back", 'p', 0, "Put back", "Put back what the session changed, as 'sluice restore' does: a knob changed since is named and left") \
+    ACT(PUT_BACK, "put-back", 'p', 0, "Put back", "Show what putting the session back would change, then y puts it back as 'sluice restore' does: a knob changed since is named and left") \
     GROUP("Overview")                                                                                       \
     ACT(RESTORE_CRASHED, "restore-crashed", 'X', 0, "Restore", "Put back the knobs of sessions a dead sluice left open")
 

@@ -208,19 +208,40 @@ static void draw_title(struct app *a, int cols)
     if (w && x + w < cols) draw_text(0, cols - w, w, r, right);
 }
 
-/* htop's function bar: "F1Help F2Overview ..." from the action table. */
+/* htop's function bar: "F1Help F2Overview ..." from the action table.
+ * Wider than the terminal (80 columns hold all ten only without blanks),
+ * the blanks go first, as in htop's bar, where the keys' colour parts the
+ * labels; then the longest labels lose a letter at a time. */
 static void draw_fkeys(int y, int cols)
 {
-    draw_fill(y, 0, cols, ROLE_NORMAL);
-    int x = 0;
-    for (int k = 1; k <= 12 && x < cols; k++) {
+    struct { int k, keyw, w; const char *label; } e[12];
+    int n = 0, total = 0;
+    for (int k = 1; k <= 12; k++) {
         enum action a = action_for_key(KEY_F(k));
         const struct action_info *ai = action_info(a);
         if (!ai || !ai->label) continue;
         if (a != ACT_HELP && a != ACT_QUIT && !app_screen_available(a)) continue;
-        x += draw_fmt(y, x, cols - x, ROLE_FKEY, "F%d", k);
-        x += draw_text(y, x, cols - x, ROLE_FLABEL, ai->label);
-        x += draw_text(y, x, cols - x, ROLE_NORMAL, " ");
+        e[n].k = k;
+        e[n].keyw = k < 10 ? 2 : 3;
+        e[n].label = ai->label;
+        e[n].w = draw_cells(ai->label);
+        total += e[n].keyw + e[n].w;
+        n++;
+    }
+    bool gaps = total + n - 1 <= cols;
+    while (!gaps && total > cols) {
+        int longest = -1;
+        for (int i = 0; i < n; i++)
+            if (e[i].w > 1 && (longest < 0 || e[i].w >= e[longest].w)) longest = i;
+        if (longest < 0) break;
+        e[longest].w--;
+        total--;
+    }
+    draw_fill(y, 0, cols, ROLE_NORMAL);
+    for (int i = 0, x = 0; i < n && x < cols; i++) {
+        x += draw_fmt(y, x, cols - x, ROLE_FKEY, "F%d", e[i].k);
+        x += draw_text(y, x, e[i].w < cols - x ? e[i].w : cols - x, ROLE_FLABEL, e[i].label);
+        if (gaps) x += draw_text(y, x, cols - x, ROLE_NORMAL, " ");
     }
 }
 

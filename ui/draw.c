@@ -98,24 +98,32 @@ void draw_box(struct rect b, enum role r, const char *title)
     if (title && *title) draw_fmt(b.y, b.x + 2, b.w - 4, r, " %s ", title);
 }
 
+bool draw_wrap_next(const char **p, int width, char *line, size_t cap)
+{
+    const char *s = *p;
+    if (width < 1) width = 1;
+    while (*s == ' ') s++;
+    if (!*s || cap < 2) { *p = s; return false; }
+    size_t fit = fit_bytes(s, width);
+    if (fit > cap - 1) {   /* a cut mid-character would lose text: back off to its start */
+        fit = cap - 1;
+        while (fit > 1 && is_cont((unsigned char)s[fit])) fit--;
+    }
+    if (s[fit] && s[fit] != ' ') {
+        size_t cut = fit;
+        while (cut > 0 && s[cut] != ' ') cut--;
+        if (cut > 0) fit = cut;
+    }
+    snprintf(line, cap, "%.*s", (int)fit, s);
+    *p = s + fit;
+    return true;
+}
+
 int draw_wrap(const char *text, int width, char (*lines)[256], int max)
 {
     int n = 0;
-    const char *p = text;
-    if (width < 1) width = 1;
     if (width > 255) width = 255;
-    while (*p && n < max) {
-        while (*p == ' ') p++;
-        if (!*p) break;
-        size_t fit = fit_bytes(p, width);
-        if (p[fit] && p[fit] != ' ') {
-            size_t cut = fit;
-            while (cut > 0 && p[cut] != ' ') cut--;
-            if (cut > 0) fit = cut;
-        }
-        snprintf(lines[n++], 256, "%.*s", (int)fit, p);
-        p += fit;
-    }
+    while (n < max && draw_wrap_next(&text, width, lines[n], sizeof lines[n])) n++;
     return n;
 }
 

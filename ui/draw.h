@@ -3,6 +3,7 @@
 #ifndef SLUICE_UI_DRAW_H
 #define SLUICE_UI_DRAW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "term.h"
 
@@ -24,6 +25,11 @@ void draw_box(struct rect b, enum role r, const char *title);
 /* Split text into lines of at most width cells at spaces; returns the line
  * count (at most max). Each line is written to lines[i] (cap bytes each). */
 int draw_wrap(const char *text, int width, char (*lines)[256], int max);
+/* The next line of *p wrapped at width cells (cut at a blank when one is
+ * in reach), copied into line (cap bytes); *p moves past it. False when
+ * nothing but blanks is left. A whole text, however long:
+ *     for (const char *p = text; draw_wrap_next(&p, w, line, sizeof line);) ... */
+bool draw_wrap_next(const char **p, int width, char *line, size_t cap);
 /* Copy s into buf cut to w cells, ending in an ellipsis when cut. */
 void draw_clip(const char *s, int w, char *buf, size_t n);
 

@@ -97,6 +97,16 @@ enum handled form_key(struct form *fm, enum action a, int key)
     }
     fm->error[0] = 0;
     const struct form_field *fd = &fm->field[fm->sel];
+    if (prompt_typed_text(a, key)) {   /* "20s" typed over a field: into it, never to another screen */
+        if (fd->kind == FORM_CHOICE) {
+            snprintf(fm->error, sizeof fm->error, "%s is a choice (Left/Right): '%c' was not taken; the F-keys switch "
+                     "screens", fd->label, key);
+            return H_HANDLED;
+        }
+        fm->editing = true;   /* shown in the editor: Enter takes it, Esc drops it */
+        snprintf(fm->input, sizeof fm->input, "%c", key);
+        return H_HANDLED;
+    }
     switch (a) {
     case ACT_UP: fm->sel = step(fm, fm->sel, -1); return H_HANDLED;
     case ACT_DOWN: fm->sel = step(fm, fm->sel, 1); return H_HANDLED;

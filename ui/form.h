@@ -2,7 +2,8 @@
  * field from a table (label, the value typed, what an empty value means
  * shown dim, the option it stands for), a cursor; Enter edits a text field
  * in place with prompt_line_edit or steps a choice, Left/Right cycle the
- * choices, u clears. Values are what the user typed: "" is the default,
+ * choices, u clears; text typed over a text field (a digit, a key bound to
+ * nothing) opens its editor with it, never switching screens. Values are what the user typed: "" is the default,
  * which the screen says when it builds its options from the form. */
 #ifndef SLUICE_UI_FORM_H
 #define SLUICE_UI_FORM_H

@@ -36,6 +36,12 @@ void prompt_line_edit(char *buf, size_t n, int key)
     else if (key >= 32 && key < 127 && len + 1 < n) { buf[len] = (char)key; buf[len + 1] = 0; }
 }
 
+bool prompt_typed_text(enum action a, int key)
+{
+    if (key < 32 || key >= 127) return false;
+    return a == ACT_NONE || (key >= '0' && key <= '9');
+}
+
 /* The choice after (or before) the one typed; the first when none matches. */
 static void cycle(struct prompt *p, int dir)
 {

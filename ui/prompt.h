@@ -36,5 +36,10 @@ enum prompt_result prompt_key(struct prompt *p, enum action a, int key);
 void prompt_draw(const struct prompt *p, struct rect r);
 /* Printable ASCII appends, Backspace deletes, ^U clears. */
 void prompt_line_edit(char *buf, size_t n, int key);
+/* Whether a key (bound to action a) is text a user meant to type where a
+ * field could take it: a digit (elsewhere a screen switch) or a printable
+ * key bound to nothing. Screens with a field under the cursor type it
+ * there instead of switching screens. */
+bool prompt_typed_text(enum action a, int key);
 
 #endif

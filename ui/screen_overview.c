@@ -339,11 +339,11 @@ static void refresh_with_verdict(struct overview *o, bool again)
 
 static void warn_lines(struct textview *tv, int width, const char *text)
 {
-    char lines[6][256];
-    int n = draw_wrap(text, width - 2, lines, 6);
-    for (int i = 0; i < n; i++) {
+    char line[1024];
+    const char *p = text;
+    for (int i = 0; draw_wrap_next(&p, width - 2, line, sizeof line); i++) {
         tv_line(tv, false, -1);
-        tv_add(tv, ROLE_WARN, "%s %s", i == 0 ? "!" : " ", lines[i]);
+        tv_add(tv, ROLE_WARN, "%s %s", i == 0 ? "!" : " ", line);
     }
 }
 
@@ -390,15 +390,16 @@ static void tune_dir(const struct overview *o, char *buf, size_t n)
     }
 }
 
-/* Rows of text under a heading, wrapped to the width (at most 4 lines). */
+/* Rows of text under a heading, wrapped to the width: all of it, as the
+ * verdict's conclusion comes last. */
 static void headed_lines(struct overview *o, const char *head, enum role r, const char *text, int width)
 {
-    char lines[4][256];
-    int n = draw_wrap(text, width - 11, lines, 4);
-    for (int i = 0; i < n; i++) {
+    char line[1024];
+    const char *p = text;
+    for (int i = 0; draw_wrap_next(&p, width - 11, line, sizeof line); i++) {
         tv_line(&o->tv, false, -1);
         tv_cell(&o->tv, ROLE_HEADER, 9, i ? "" : head);
-        tv_add(&o->tv, r, "%s", lines[i]);
+        tv_add(&o->tv, r, "%s", line);
     }
 }
 

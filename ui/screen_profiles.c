@@ -1,5 +1,6 @@
 /* screen_profiles — the profiles on the search path, each compared with
- * this machine (the plan `sluice profile diff` prints); apply one on trial,
+ * this machine (the plan `sluice profile diff` prints); apply one on trial
+ * (a shows the plan and asks first),
  * install one for boot, and see what boot has installed; save this
  * machine's values, import a TuneD profile, export one. */
 #include "app.h"
@@ -18,7 +19,7 @@
 
 extern const struct screen_class profiles_screen;
 
-enum prmode { PR_LIST, PR_VIEW, PR_CONFIRM };
+enum prmode { PR_LIST, PR_VIEW, PR_CONFIRM, PR_ASK_APPLY };   /* PR_ASK_APPLY: the view holds a's question */
 
 struct profiles {
     struct screen base;
@@ -118,7 +119,9 @@ static void build_list(struct profiles *pr, int width)
     (void)width;
 }
 
-static void diff_lines(struct profiles *pr, struct textview *tv, int width, bool verify)
+/* The plan as rows (verify: as boot drift); only_writes: the rows apply
+ * would write, and the counts of all. */
+static void diff_lines(struct profiles *pr, struct textview *tv, int width, bool verify, bool only_writes)
 {
     if (pr->plan_err[0]) { setview_error(tv, pr->plan_err, width); return; }
     if (!pr->have_plan) return;
@@ -133,6 +136,7 @@ static void diff_lines(struct profiles *pr, struct textview *tv, int width, bool
     for (int i = 0; i < pr->pl.n; i++) {
         const struct plan_item *it = &pr->pl.it[i];
         counts[it->action]++;
+        if (only_writes && it->action != PA_WRITE) continue;
         char want[KNOB_VALUE_MAX + 2];
         snprintf(want, sizeof want, "%s%s", it->src->cond == PC_RAISE ? ">" : it->src->cond == PC_LOWER ? "<" : "", it->want);
         enum role r = it->action == PA_WRITE ? ROLE_PENDING : it->action == PA_SKIP ? ROLE_DIM : ROLE_NORMAL;
@@ -191,6 +195,50 @@ static void apply_selected(struct profiles *pr)
     }
     knobset_free(&ks);
     pr->planned = -2;   /* values changed: plan again */
+}
+
+/* a: the plan against this machine first, what would change marked
+ * "differs"; y applies it (apply_selected), n or Esc does nothing. */
+static void ask_apply(struct profiles *pr)
+{
+    struct app *app = pr->base.app;
+    profiles_plan_selected(pr);
+    if (!pr->have_plan) { app_message(app, ROLE_ERROR, "%s", pr->plan_err[0] ? pr->plan_err : "no profile selected"); return; }
+    if (trial_active()) {
+        app_message(app, ROLE_WARN, "session %.8s is on trial: keep it (K) or revert it (R) before applying", trial_uuid());
+        return;
+    }
+    int writes = 0;
+    for (int i = 0; i < pr->pl.n; i++) writes += pr->pl.it[i].action == PA_WRITE;
+    if (writes == 0) {
+        app_message(app, ROLE_NORMAL, "nothing to change: this machine already has profile %s's values", pr->p.name);
+        return;
+    }
+    char title[160];
+    snprintf(title, sizeof title, "Apply profile %s? y applies it, n or Esc cancels", pr->p.name);
+    profiles_open_view(pr, title);
+    pr->mode = PR_ASK_APPLY;
+    diff_lines(pr, &pr->view, 76, false, true);
+    tv_line(&pr->view, false, -1);
+    char what[160];
+    snprintf(what, sizeof what, "y writes the %d value(s) marked differs, on trial (K keeps, R puts them back); n or "
+             "Esc: nothing is written.", writes);
+    tv_wrap(&pr->view, ROLE_WARN, "", what, 78);
+}
+
+/* A key while a asks: y, n/Esc, the moving keys; anything else is
+ * answered with the question again (nothing is written without a y). */
+static void answer_apply(struct profiles *pr, enum action a, int key)
+{
+    if (key == 'y' || key == 'Y') {
+        pr->mode = PR_LIST;
+        apply_selected(pr);
+    } else if (key == 'n' || key == 'N' || a == ACT_BACK) {
+        pr->mode = PR_LIST;
+        app_message(pr->base.app, ROLE_NORMAL, "profile %s not applied: nothing was written", pr->p.name);
+    } else if (tv_move(&pr->view, a) == H_IGNORED) {
+        app_message(pr->base.app, ROLE_WARN, "y applies profile %s, n or Esc cancels", pr->p.name);
+    }
 }
 
 static void boot_install_selected(struct profiles *pr)
@@ -272,7 +320,7 @@ static void boot_status(struct profiles *pr)
         tv_line(tv, false, -1);
         tv_line(tv, false, -1);
         tv_add(tv, ROLE_HEADER, "Drift against the running kernel:");
-        diff_lines(pr, tv, 76, true);
+        diff_lines(pr, tv, 76, true, false);
         pr->p = sp, pr->pl = spl, pr->have_plan = had;
         snprintf(pr->plan_err, sizeof pr->plan_err, "%s", err);
         plan_free(&pl);
@@ -502,8 +550,8 @@ static struct screen *profiles_create(struct app *app)
 static void profiles_draw(struct screen *s, struct rect r)
 {
     struct profiles *pr = (struct profiles *)s;
-    if (pr->mode == PR_VIEW) {
-        draw_text(r.y, r.x, r.w, ROLE_HEADER, pr->view_title);
+    if (pr->mode == PR_VIEW || pr->mode == PR_ASK_APPLY) {
+        draw_text(r.y, r.x, r.w, pr->mode == PR_ASK_APPLY ? ROLE_WARN : ROLE_HEADER, pr->view_title);
         tv_draw(&pr->view, (struct rect){ r.y + 1, r.x, r.h - 1, r.w });
         return;
     }
@@ -525,7 +573,7 @@ static void profiles_draw(struct screen *s, struct rect r)
     snprintf(boot, sizeof boot, " boot: %s ", pr->boot[0] ? pr->boot : "none installed");
     draw_text(y, r.x + r.w - draw_cells(boot) - 2, draw_cells(boot), ROLE_NORMAL, boot);
     tv_clear(&pr->diff);
-    diff_lines(pr, &pr->diff, r.w, false);
+    diff_lines(pr, &pr->diff, r.w, false, false);
     tv_draw(&pr->diff, (struct rect){ y + 1, r.x, r.y + r.h - y - 1, r.w });
     if (pr->mode == PR_CONFIRM && sel >= 0) {
         struct rect b = { r.y + r.h / 2 - 3, r.x + (r.w - 64) / 2, 6, 64 };
@@ -541,6 +589,7 @@ static enum handled profiles_key(struct screen *s, enum action a, int key)
 {
     struct profiles *pr = (struct profiles *)s;
     if (pr->prompt.open) { profiles_io_key(pr, a, key); return H_HANDLED; }
+    if (pr->mode == PR_ASK_APPLY) { answer_apply(pr, a, key); return H_HANDLED; }
     if (pr->mode == PR_CONFIRM) {
         if (key == 'y' || key == 'Y') boot_install_selected(pr);
         else { pr->mode = PR_LIST; app_message(s->app, ROLE_NORMAL, "boot install cancelled"); }
@@ -569,10 +618,10 @@ static enum handled profiles_key(struct screen *s, enum action a, int key)
         char title[160];
         snprintf(title, sizeof title, "Profile %s against this machine (a applies it)", pr->rows[sel].name);
         profiles_open_view(pr, title);
-        diff_lines(pr, &pr->view, 76, false);
+        diff_lines(pr, &pr->view, 76, false, false);
         return H_HANDLED;
     }
-    case ACT_APPLY: apply_selected(pr); return H_HANDLED;
+    case ACT_APPLY: ask_apply(pr); return H_HANDLED;
     case ACT_BOOT_INSTALL:
         if (tv_selected_tag(&pr->list) >= 0) pr->mode = PR_CONFIRM;
         return H_HANDLED;
@@ -607,9 +656,9 @@ static bool profiles_hint_on(struct screen *s, enum action a)
     if (pr->prompt.open) return false;
     switch (a) {
     case ACT_KEEP: case ACT_REVERT: return trial_active();
-    case ACT_BACK: return pr->mode == PR_VIEW;
+    case ACT_BACK: return pr->mode == PR_VIEW || pr->mode == PR_ASK_APPLY;
     case ACT_NEXT_PANE: return pr->mode == PR_LIST && pr->n > 0;
-    case ACT_APPLY: return pr->n > 0 && !trial_active();
+    case ACT_APPLY: return pr->n > 0 && !trial_active() && pr->mode != PR_ASK_APPLY;
     case ACT_BOOT_INSTALL: case ACT_DIFF: case ACT_EXPORT: return pr->mode == PR_LIST && pr->n > 0;
     default: return pr->mode == PR_LIST;
     }
@@ -633,7 +682,7 @@ static void profiles_done(struct screen *s)
 static struct textview *profiles_view(struct screen *s)
 {
     struct profiles *pr = (struct profiles *)s;
-    return pr->mode == PR_VIEW ? &pr->view : pr->plan_focus ? &pr->diff : &pr->list;
+    return pr->mode == PR_VIEW || pr->mode == PR_ASK_APPLY ? &pr->view : pr->plan_focus ? &pr->diff : &pr->list;
 }
 
 static const enum action profiles_hints[] = { ACT_DIFF, ACT_APPLY, ACT_KEEP, ACT_REVERT, ACT_BOOT_INSTALL, ACT_BOOT_STATUS,

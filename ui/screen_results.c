@@ -341,11 +341,11 @@ static bool side_of(struct results *rs, const char *key, struct compare_side *s,
 
 static void view_line(struct results *rs, enum role r, const char *text)
 {
-    char lines[6][256];
-    int n = draw_wrap(text, 74, lines, 6);   /* continuation lines are indented by 4 */
-    for (int k = 0; k < n; k++) {
+    char line[1024];
+    const char *p = text;   /* all of it: a verdict ends with its conclusion */
+    for (int k = 0; draw_wrap_next(&p, 74, line, sizeof line); k++) {   /* continuation lines are indented by 4 */
         tv_line(&rs->view, false, -1);
-        tv_add(&rs->view, r, "%s%s", k ? "    " : "", lines[k]);
+        tv_add(&rs->view, r, "%s%s", k ? "    " : "", line);
     }
 }
 

@@ -1,13 +1,16 @@
 /* screen_sessions — every tuning session, as `sluice sessions` lists them:
  * Enter opens its report (the knobs, the values before and after, the
- * change log: src/report), p puts a session back through the core's
- * session_restore, with the rules of `sluice restore`: a knob changed
- * outside sluice since is named and left, never silently overwritten. */
+ * change log: src/report), p shows what putting a session back would
+ * change and y puts it back through the core's session_restore, with the
+ * rules of `sluice restore`: a knob changed outside sluice since is named
+ * and left, never silently overwritten. */
 #include "app.h"
 #include "detail.h"
 #include "session.h"
 #include "setview.h"
+#include "knob.h"
 #include "sortcols.h"
+#include "store_session.h"
 #include "sysfs.h"
 #include "textview.h"
 #include "trial.h"
@@ -26,6 +29,8 @@ struct sessions {
     char problem[512];
     struct detail detail;        /* Enter: the session's report */
     bool outcome_open;           /* p: what the restore did, knob by knob */
+    bool asking;                 /* the outcome view holds p's question: y puts ask_row back */
+    struct session_row ask_row;
     struct textview outcome;
     char outcome_title[128];
     struct sort_cols sort;       /* the columns and the sort column (< >): STARTED, newest first */
@@ -123,22 +128,80 @@ static void open_outcome(struct sessions *ss, const char *title)
     ss->outcome_open = true;
 }
 
-/* p: the session's knobs put back as `sluice restore SESSION` does. */
-static void put_back(struct sessions *ss)
+/* The selected session when p can put it back, else NULL (said on the
+ * message line). */
+static const struct session_row *put_back_target(struct sessions *ss)
 {
     struct app *app = ss->base.app;
-    const struct session_row *sel = selected(ss);
-    if (!sel) { app_message(app, ROLE_NORMAL, "no session selected"); return; }
-    struct session_row r = *sel;
-    if (on_trial(&r)) { app_message(app, ROLE_NORMAL, "session %.8s is the trial: R puts it back", r.uuid); return; }
-    if (strcmp(r.state, "restored") == 0) {
-        app_message(app, ROLE_NORMAL, "session %.8s is already put back", r.uuid);
-        return;
+    const struct session_row *r = selected(ss);
+    if (!r) { app_message(app, ROLE_NORMAL, "no session selected"); return NULL; }
+    if (on_trial(r)) { app_message(app, ROLE_NORMAL, "session %.8s is the trial: R puts it back", r->uuid); return NULL; }
+    if (strcmp(r->state, "restored") == 0) {
+        app_message(app, ROLE_NORMAL, "session %.8s is already put back", r->uuid);
+        return NULL;
     }
     if (trial_active()) {
         app_message(app, ROLE_WARN, "session %.8s is on trial: keep it (K) or revert it (R) first", trial_uuid());
-        return;
+        return NULL;
     }
+    return r;
+}
+
+/* One knob of the question: its value now, before the session, and what
+ * the session wrote; false when it holds its value from before already. */
+static bool ask_line(struct textview *tv, const struct snapshot_row *row)
+{
+    struct knob k;
+    char now[KNOB_VALUE_MAX];
+    if (knob_lookup(row->knob, row->sched[0] ? row->sched : NULL, &k, NULL) < 0 || knob_read(&k, now, sizeof now, NULL) < 0)
+        snprintf(now, sizeof now, "?");
+    else if (knob_values_equal(&k, now, row->value)) return false;
+    tv_line(tv, false, -1);
+    tv_cell(tv, ROLE_NORMAL, 36, row->knob);
+    tv_cell(tv, ROLE_PENDING, 13, now);
+    tv_cell(tv, ROLE_NORMAL, 13, row->value);
+    tv_add(tv, ROLE_DIM, "%s", row->has_left ? row->left : "-");
+    return true;
+}
+
+/* p: what putting the session back would change, read from its snapshot
+ * and the kernel; y does it (put_back), n or Esc does nothing. */
+static void ask_put_back(struct sessions *ss)
+{
+    struct app *app = ss->base.app;
+    const struct session_row *r = put_back_target(ss);
+    if (!r) return;
+    sl_err e;
+    store *st = app_store(app, &e);
+    struct snapshot_row *rows = NULL;
+    int n = st ? store_session_snapshots(st, r->id, &rows, &e) : -1;
+    if (n < 0) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
+    ss->ask_row = *r;
+    char title[128];
+    snprintf(title, sizeof title, "Put back session %.8s? y puts it back, n or Esc cancels", r->uuid);
+    open_outcome(ss, title);
+    ss->asking = true;
+    struct textview *tv = &ss->outcome;
+    tv_line(tv, false, -1);
+    tv_cell(tv, ROLE_HEADER, 36, "KNOB");
+    tv_cell(tv, ROLE_HEADER, 13, "NOW");
+    tv_cell(tv, ROLE_HEADER, 13, "BEFORE");
+    tv_add(tv, ROLE_HEADER, "SESSION WROTE");
+    int differ = 0;
+    for (int i = 0; i < n; i++) differ += rows[i].present && ask_line(tv, &rows[i]);
+    free(rows);
+    tv_line(tv, false, -1);
+    tv_line(tv, false, -1);
+    tv_add(tv, ROLE_NORMAL, differ ? "%d knob(s) differ from before the session." : "%d knobs differ: every knob holds its "
+           "value from before the session.", differ);
+    tv_wrap(tv, ROLE_WARN, "", "y puts them back as 'sluice restore' does: a knob changed since the session wrote it "
+            "is named and left as found. n or Esc: nothing is written.", 78);
+}
+
+/* y: the session's knobs put back as `sluice restore SESSION` does. */
+static void put_back(struct sessions *ss, struct session_row r)
+{
+    struct app *app = ss->base.app;
     sl_err e;
     int lock_fd = -1;
     store *st = app_store(app, &e);
@@ -161,6 +224,22 @@ static void put_back(struct sessions *ss)
     load(ss);
 }
 
+/* A key while p asks: y, n/Esc, the moving keys; anything else is answered
+ * with the question again (nothing is written without a y). */
+static enum handled answer_key(struct sessions *ss, enum action a, int key)
+{
+    if (key == 'y' || key == 'Y') {
+        ss->asking = false;
+        put_back(ss, ss->ask_row);
+    } else if (key == 'n' || key == 'N' || a == ACT_BACK) {
+        ss->asking = ss->outcome_open = false;
+        app_message(ss->base.app, ROLE_NORMAL, "session %.8s not put back: nothing was written", ss->ask_row.uuid);
+    } else if (tv_move(&ss->outcome, a) == H_IGNORED) {
+        app_message(ss->base.app, ROLE_WARN, "y puts session %.8s back, n or Esc cancels", ss->ask_row.uuid);
+    }
+    return H_HANDLED;
+}
+
 static struct screen *sessions_create(struct app *app)
 {
     struct sessions *ss = xcalloc(1, sizeof *ss);
@@ -178,7 +257,7 @@ static void sessions_draw(struct screen *s, struct rect r)
     struct sessions *ss = (struct sessions *)s;
     if (ss->detail.open) { detail_draw(&ss->detail, r); return; }
     if (ss->outcome_open) {
-        draw_fmt(r.y, r.x, r.w, ROLE_HEADER, "%s (Esc back)", ss->outcome_title);
+        draw_fmt(r.y, r.x, r.w, ss->asking ? ROLE_WARN : ROLE_HEADER, ss->asking ? "%s" : "%s (Esc back)", ss->outcome_title);
         tv_draw(&ss->outcome, (struct rect){ r.y + 1, r.x, r.h - 1, r.w });
         return;
     }
@@ -191,6 +270,7 @@ static enum handled sessions_key(struct screen *s, enum action a, int key)
 {
     struct sessions *ss = (struct sessions *)s;
     if (ss->detail.open) return detail_key(&ss->detail, a);
+    if (ss->asking) return answer_key(ss, a, key);
     if (ss->outcome_open) {
         if (a == ACT_BACK) { ss->outcome_open = false; return H_HANDLED; }
         return tv_move(&ss->outcome, a);
@@ -201,7 +281,7 @@ static enum handled sessions_key(struct screen *s, enum action a, int key)
         if (r) detail_open(&ss->detail, app_store(s->app, NULL), r->uuid);
         return H_HANDLED;
     }
-    case ACT_PUT_BACK: put_back(ss); return H_HANDLED;
+    case ACT_PUT_BACK: ask_put_back(ss); return H_HANDLED;
     case ACT_SORT_PREV: case ACT_SORT_NEXT: return sort_cols_key(&ss->sort, s->app, a);
     case ACT_REFRESH: load(ss); return H_IGNORED;
     default: return tv_move(&ss->tv, a);

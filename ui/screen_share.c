@@ -215,6 +215,15 @@ static enum handled share_key(struct screen *s, enum action a, int key)
         else prompt_line_edit(ss->input, sizeof ss->input, key);
         return H_HANDLED;
     }
+    if (prompt_typed_text(a, key)) {   /* typed over the form: into the URL, never to another screen */
+        if (ss->sel != SF_URL) {
+            app_message(s->app, ROLE_WARN, "'%c' not taken: a choice (Left/Right); the F-keys switch screens", key);
+            return H_HANDLED;
+        }
+        ss->editing = true;
+        snprintf(ss->input, sizeof ss->input, "%c", key);
+        return H_HANDLED;
+    }
     switch (a) {
     case ACT_UP: if (ss->sel > 0) ss->sel--; return H_HANDLED;
     case ACT_DOWN: if (ss->sel < SF_COUNT - 1) ss->sel++; return H_HANDLED;

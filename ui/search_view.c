@@ -102,24 +102,16 @@ static void verdict_lines(struct search_scr *ss, struct textview *tv, int width)
 {
     const struct search_result *r = &ss->out.result;
     const struct space *sp = &ss->out.space;
-    char line[1024], lines[4][256];
+    char line[4096];
+    width--;   /* the last column holds the view's scroll marks */
     report_verdict_line(&ss->shown, sp, r, line, sizeof line);
-    int n = draw_wrap(line, width, lines, 4);
     tv_line(tv, false, -1);
-    for (int i = 0; i < n; i++) {
-        tv_line(tv, false, -1);
-        tv_add(tv, r->winner >= 0 ? ROLE_OK : ROLE_WARN, "%s", lines[i]);
-    }
-    if (ss->out.workload.regime[0]) {   /* what the claim holds for (bench/carry-over) */
-        n = draw_wrap(ss->out.workload.regime, width - 8, lines, 4);
-        for (int i = 0; i < n; i++) {
-            tv_line(tv, false, -1);
-            tv_add(tv, ROLE_DIM, "%s%s", i ? "        " : "regime: ", lines[i]);
-        }
-    }
-    tv_line(tv, false, -1);
-    tv_add(tv, ROLE_NORMAL, "%d evaluations; %s. Baseline: %d runs, sd %.1f%%; smallest change the race can detect %+.1f%%",
-           r->nevals, r->stop_reason, r->nbase, 100 * r->base_sd, 100 * r->mde);
+    tv_wrap(tv, r->winner >= 0 ? ROLE_OK : ROLE_WARN, "", line, width);
+    if (ss->out.workload.regime[0])   /* what the claim holds for (bench/carry-over) */
+        tv_wrap(tv, ROLE_DIM, "regime: ", ss->out.workload.regime, width);
+    snprintf(line, sizeof line, "%d evaluations; %s. Baseline: %d runs, sd %.1f%%; smallest change the race can detect %+.1f%%",
+             r->nevals, r->stop_reason, r->nbase, 100 * r->base_sd, 100 * r->mde);
+    tv_wrap(tv, ROLE_NORMAL, "", line, width);
     tv_line(tv, false, -1);
     tv_cell(tv, ROLE_HEADER, 3, "#");
     tv_cell(tv, ROLE_HEADER, 5, "RUNS");
@@ -151,10 +143,9 @@ static void verdict_lines(struct search_scr *ss, struct textview *tv, int width)
         tv_cell(tv, vr, 13, verdict_name(l->verdict));
         tv_add(tv, ROLE_NORMAL, "%s", cfg);
     }
-    if (r->winner >= 0) {
-        tv_line(tv, false, -1);
-        tv_add(tv, ROLE_OK, "a applies the winner (on trial: K keeps it, R puts the old values back); Esc discards it.");
-    }
+    if (r->winner >= 0)
+        tv_wrap(tv, ROLE_OK, "", "a applies the winner (on trial: K keeps it, R puts the old values back); Esc discards it.",
+                width);
 }
 
 static void pareto(struct search_scr *ss, struct textview *tv, int width)

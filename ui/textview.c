@@ -55,6 +55,17 @@ void tv_add(struct textview *tv, enum role r, const char *fmt, ...)
     add_seg(tv, r, buf);
 }
 
+void tv_wrap(struct textview *tv, enum role r, const char *lead, const char *text, int width)
+{
+    char line[1024];
+    int indent = draw_cells(lead);
+    const char *p = text;
+    for (bool first = true; draw_wrap_next(&p, width - indent, line, sizeof line); first = false) {
+        tv_line(tv, false, -1);
+        tv_add(tv, r, "%*s%s", first ? 0 : indent, first ? lead : "", line);
+    }
+}
+
 void tv_cell(struct textview *tv, enum role r, int w, const char *text)
 {
     char buf[1024];

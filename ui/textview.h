@@ -43,6 +43,10 @@ void tv_free(struct textview *tv);
 void tv_line(struct textview *tv, bool selectable, int tag);
 /* Append text to the current line. */
 void tv_add(struct textview *tv, enum role r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Text wrapped to width cells, every word of it (a verdict's conclusion is
+ * its last words), as new lines: the first after lead, the others indented
+ * as far. */
+void tv_wrap(struct textview *tv, enum role r, const char *lead, const char *text, int width);
 /* Append text padded or cut to exactly w cells, then one blank. */
 void tv_cell(struct textview *tv, enum role r, int w, const char *text);
 /* The tag of the line under the cursor, -1 if none (or not selectable). */

@@ -7,6 +7,7 @@
 #include "form.h"
 #include "input.h"
 #include "job.h"
+#include "prompt.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -116,6 +117,33 @@ TEST(draw_wrap_and_clip)
     CHECK_STR(buf, "abc~");      /* ASCII glyphs while no terminal is open */
     draw_clip("abc", 4, buf, sizeof buf);
     CHECK_STR(buf, "abc");
+}
+
+/* A text of any length wraps to its last word, line by line; a line
+ * never ends inside a UTF-8 character when the buffer is the limit. */
+TEST(draw_wrap_next_takes_every_word)
+{
+    char text[2048] = "", line[64];
+    for (int i = 0; i < 100; i++) strcat(text, "word ");
+    strcat(text, "conclusion");
+    const char *p = text;
+    int n = 0;
+    char last[64] = "";
+    while (draw_wrap_next(&p, 20, line, sizeof line)) {
+        CHECK(draw_cells(line) <= 20);
+        snprintf(last, sizeof last, "%s", line);
+        n++;
+    }
+    CHECK_INT(n, 26);   /* 4 words a line, the 101st alone on the last */
+    CHECK_STR(last, "conclusion");
+    p = "ééééé";        /* 2 bytes each: 5 bytes of room take 2 of them */
+    CHECK(draw_wrap_next(&p, 10, line, 6));
+    CHECK_STR(line, "éé");
+    CHECK(draw_wrap_next(&p, 10, line, 6));
+    CHECK_STR(line, "éé");
+    CHECK(draw_wrap_next(&p, 10, line, 6));
+    CHECK_STR(line, "é");
+    CHECK(!draw_wrap_next(&p, 10, line, 6));
 }
 
 TEST(input_script_lines)
@@ -266,4 +294,25 @@ TEST(form_cursor_choices_editing)
     CHECK(!form_can_clear(&fm));
     form_key(&fm, ACT_LAST, 0);
     CHECK(fm.sel == 3);
+}
+
+/* A digit typed over a text field opens its editor with it (it is no
+ * screen switch there); over a choice it is refused and changes nothing. */
+TEST(form_typed_digit_goes_into_the_field)
+{
+    struct form fm;
+    form_init(&fm, test_fields, 4);
+    snprintf(fm.value[0], sizeof fm.value[0], "old");
+    CHECK(form_key(&fm, action_for_key('2'), '2') == H_HANDLED && fm.editing);
+    form_key(&fm, ACT_NONE, '0');
+    form_key(&fm, action_for_key('s'), 's');
+    CHECK_STR(fm.value[0], "old");                    /* nothing taken before Enter */
+    form_key(&fm, ACT_EDIT, '\n');
+    CHECK_STR(fm.value[0], "20s");
+    form_key(&fm, ACT_DOWN, 0);                        /* Mode, a choice */
+    CHECK(form_key(&fm, action_for_key('3'), '3') == H_HANDLED && !fm.editing);
+    CHECK_STR(fm.value[1], "");
+    CHECK(fm.error[0] != 0);
+    CHECK(!prompt_typed_text(ACT_START, 's'));         /* a bound letter stays the screen's */
+    CHECK(prompt_typed_text(ACT_NONE, 'v'));
 }
