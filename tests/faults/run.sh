@@ -201,9 +201,11 @@ mkdir "$work/small"
 if mount -t tmpfs -o size=96m,mode=0700 sluice-faults-cap "$work/small"; then
     mounts="$work/small $mounts"
     s "$work/cap.db" search --workload seqwrite --dir "$work/small" --throttled --budget 20 --seed 1 > "$work/out" 2>&1; rc=$?
-    hashes=$(sqlite3 "$work/cap.db" "SELECT count(DISTINCT workload_hash) FROM runs" 2>/dev/null)
-    nruns=$(sqlite3 "$work/cap.db" "SELECT count(*) FROM runs" 2>/dev/null)
-    sizes=$(sqlite3 "$work/cap.db" "SELECT count(DISTINCT json_extract(metrics_json, '\$.spec.size_bytes')) FROM runs" 2>/dev/null)
+    # the search's own runs (its trials'), not the calibration's before it
+    trial_runs="runs r JOIN trials t ON t.run_uuid = r.uuid"
+    hashes=$(sqlite3 "$work/cap.db" "SELECT count(DISTINCT r.workload_hash) FROM $trial_runs" 2>/dev/null)
+    nruns=$(sqlite3 "$work/cap.db" "SELECT count(*) FROM $trial_runs" 2>/dev/null)
+    sizes=$(sqlite3 "$work/cap.db" "SELECT count(DISTINCT json_extract(r.metrics_json, '\$.spec.size_bytes')) FROM $trial_runs" 2>/dev/null)
     dr=$(cat "$root/proc/sys/vm/dirty_ratio")
     if [ $rc != 0 ]; then fail search-capped-by-free-space "exit $rc" "$(tail -5 "$work/out")"
     elif ! grep -q "only 96 MiB is free under $work/small (capped at half): configurations with the largest limits will not reach their threshold" "$work/out"; then
