@@ -14,6 +14,8 @@
 
 #include <libpq-fe.h>
 
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,13 +55,19 @@ static const struct pg_step {
 
 static PGconn *conn(struct share_remote *r) { return r->priv; }
 
-/* libpq's message, one line, without its trailing newline. */
-static const char *pq_msg(PGconn *c, char *buf, size_t n)
+/* s as one line, without its trailing newline. */
+static const char *one_line(const char *s, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s", c ? PQerrorMessage(c) : "out of memory");
+    snprintf(buf, n, "%s", s);
     for (char *p = buf; *p; p++)
         if (*p == '\n') *p = p[1] ? ' ' : 0;
     return buf;
+}
+
+/* libpq's message, one line. */
+static const char *pq_msg(PGconn *c, char *buf, size_t n)
+{
+    return one_line(c ? PQerrorMessage(c) : "the connection was closed after an earlier failure", buf, n);
 }
 
 static int pg_fail(struct share_remote *r, const char *what, sl_err *e)
@@ -68,16 +76,107 @@ static int pg_fail(struct share_remote *r, const char *what, sl_err *e)
     return sl_fail(e, SL_EFAIL, "%s: %s: %s", r->shown, what, pq_msg(conn(r), m, sizeof m));
 }
 
-/* One statement with text parameters (NULL: SQL NULL); the result, or NULL
- * with e (the result cleared). */
+/* A connection that stopped answering is closed, not reused: whatever the
+ * server sends late would answer the wrong statement. PQfinish does not
+ * wait (the socket is non-blocking). */
+static void drop(struct share_remote *r)
+{
+    PQfinish(conn(r));
+    r->priv = NULL;
+}
+
+static int timed_out(struct share_remote *r, const char *what, sl_err *e)
+{
+    drop(r);
+    char head[2200];
+    if (what) snprintf(head, sizeof head, "%s: %s", r->shown, what);
+    else snprintf(head, sizeof head, "cannot connect to %s", r->shown);
+    return sl_fail(e, SL_EFAIL, "%s: no answer within --timeout (%ld s): the server or the network to it stopped "
+                   "answering; check that it is up and reachable, or give a longer --timeout", head, r->opts.timeout_s);
+}
+
+/* Wait until the socket is ready for events, or the command's deadline
+ * (--timeout) passes: a peer gone silent (a dead link, a stopped server)
+ * sends nothing that would end a blocking read, and the server's
+ * statement_timeout cannot reach us through it either. Waits in slices so
+ * that a cancel is seen. 0, or -1 with e (what: the step, NULL while
+ * connecting); the connection is then closed. */
+static int wait_socket(struct share_remote *r, short events, const char *what, sl_err *e)
+{
+    for (;;) {
+        if (share_cancelled(r)) {
+            drop(r);
+            return share_fail_cancelled(e, what ? what : "connecting");
+        }
+        long long left = share_time_left_ms(r);
+        if (left <= 0) return timed_out(r, what, e);
+        struct pollfd p = { .fd = PQsocket(conn(r)), .events = events };
+        if (p.fd < 0) return pg_fail(r, what ? what : "connecting", e);
+        int n = poll(&p, 1, (int)(left < 250 ? left : 250));
+        if (n > 0) return 0;
+        if (n < 0 && errno != EINTR) {
+            int err = errno;
+            drop(r);
+            return sl_fail_errno(e, SL_EFAIL, err, "%s: waiting for the server", r->shown);
+        }
+    }
+}
+
+/* Everything queued sent (non-blocking mode: libpq leaves the rest to us). */
+static int flush_all(struct share_remote *r, const char *what, sl_err *e)
+{
+    for (;;) {
+        int f = PQflush(conn(r));
+        if (f == 0) return 0;
+        if (f < 0) return pg_fail(r, what, e);
+        if (wait_socket(r, POLLIN | POLLOUT, what, e) < 0) return -1;
+        if (!PQconsumeInput(conn(r))) return pg_fail(r, what, e);
+    }
+}
+
+static int await_result(struct share_remote *r, const char *what, sl_err *e)
+{
+    while (PQisBusy(conn(r))) {
+        if (wait_socket(r, POLLIN, what, e) < 0) return -1;
+        if (!PQconsumeInput(conn(r))) return pg_fail(r, what, e);
+    }
+    return 0;
+}
+
+/* Send sql (params NULL: constant SQL, maybe several statements; else
+ * PQexecParams' text parameters, NULL an SQL NULL) and take every result,
+ * each wait bounded by the deadline. The last result, or NULL with e. */
 static PGresult *pq(struct share_remote *r, const char *what, const char *sql, int n, const char *const *params,
                     sl_err *e)
 {
-    PGresult *res = PQexecParams(conn(r), sql, n, NULL, params, NULL, NULL, 0);
-    ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
-    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return res;
-    PQclear(res);
-    pg_fail(r, what, e);
+    if (!conn(r)) {
+        pg_fail(r, what, e);
+        return NULL;
+    }
+    int sent = params ? PQsendQueryParams(conn(r), sql, n, NULL, params, NULL, NULL, 0) : PQsendQuery(conn(r), sql);
+    if (!sent || flush_all(r, what, e) < 0) {
+        if (!sent) pg_fail(r, what, e);
+        return NULL;
+    }
+    PGresult *last = NULL;
+    char msg[900] = "";
+    for (;;) {
+        if (await_result(r, what, e) < 0) {
+            PQclear(last);
+            return NULL;
+        }
+        PGresult *res = PQgetResult(conn(r));
+        if (!res) break;
+        ExecStatusType st = PQresultStatus(res);
+        if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && !msg[0])
+            one_line(PQresultErrorMessage(res), msg, sizeof msg);
+        PQclear(last);
+        last = res;
+    }
+    if (!msg[0] && last) return last;
+    PQclear(last);
+    if (!msg[0]) pq_msg(conn(r), msg, sizeof msg);
+    sl_fail(e, SL_EFAIL, "%s: %s: %s", r->shown, what, msg);
     return NULL;
 }
 
@@ -85,49 +184,72 @@ static PGresult *pq(struct share_remote *r, const char *what, const char *sql, i
  * statements): 0, or -1 with e. */
 static int pq_do(struct share_remote *r, const char *what, const char *sql, sl_err *e)
 {
-    PGresult *res = PQexec(conn(r), sql);
-    ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+    PGresult *res = pq(r, what, sql, 0, NULL, e);
     PQclear(res);
-    return st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? 0 : pg_fail(r, what, e);
+    return res ? 0 : -1;
 }
 
 static void rollback(struct share_remote *r)
 {
-    if (PQstatus(conn(r)) == CONNECTION_OK && PQtransactionStatus(conn(r)) != PQTRANS_IDLE)
-        PQclear(PQexec(conn(r), "ROLLBACK"));
+    sl_err ignore;
+    if (conn(r) && PQstatus(conn(r)) == CONNECTION_OK && PQtransactionStatus(conn(r)) != PQTRANS_IDLE)
+        pq_do(r, "rolling back", "ROLLBACK", &ignore);
 }
 
 static void quiet(void *arg, const char *msg) { (void)arg, (void)msg; }
 
+/* PQconnectPoll's steps, each wait bounded by the deadline (libpq's own
+ * connect_timeout is whole seconds, at least 2, and per address). */
+static int connect_poll(struct share_remote *r, sl_err *e)
+{
+    PostgresPollingStatusType st = PGRES_POLLING_WRITING;
+    while (st != PGRES_POLLING_OK) {
+        if (st == PGRES_POLLING_FAILED || PQstatus(conn(r)) == CONNECTION_BAD) {
+            char m[900];
+            sl_fail(e, SL_EFAIL, "cannot connect to %s: %s", r->shown, pq_msg(conn(r), m, sizeof m));
+            drop(r);
+            return -1;
+        }
+        if (wait_socket(r, st == PGRES_POLLING_READING ? POLLIN : POLLOUT, NULL, e) < 0) return -1;
+        st = PQconnectPoll(conn(r));
+    }
+    return 0;
+}
+
 static int connect_server(struct share_remote *r, sl_err *e)
 {
     if (conn(r)) return 0;
+    long long left = share_time_left_ms(r);
+    char secs[32], user_ms[32];
+    snprintf(secs, sizeof secs, "%lld", left > 2000 ? (left + 999) / 1000 : 2);
+    /* Sent data unacknowledged this long ends the connection in the kernel
+     * too (Linux TCP_USER_TIMEOUT). */
+    snprintf(user_ms, sizeof user_ms, "%lld", left > 1000 ? left : 1000);
     /* Ours first: the URL's own parameters, expanded from dbname, win. */
-    const char *keys[5] = { "application_name", "connect_timeout", NULL, NULL, NULL };
-    const char *vals[5] = { "sluice", "10", NULL, NULL, NULL };
-    int k = 2;
+    const char *keys[6] = { "application_name", "connect_timeout", "tcp_user_timeout", NULL, NULL, NULL };
+    const char *vals[6] = { "sluice", secs, user_ms, NULL, NULL, NULL };
+    int k = 3;
     if (!getenv("PGSSLMODE")) {
         keys[k] = "sslmode";
         vals[k++] = r->opts.insecure ? "require" : "verify-full";
     }
     keys[k] = "dbname";
     vals[k] = r->url;
-    PGconn *c = PQconnectdbParams(keys, vals, 1);
-    if (!c || PQstatus(c) != CONNECTION_OK) {
-        char m[900];
-        sl_fail(e, SL_EFAIL, "cannot connect to %s: %s", r->shown, pq_msg(c, m, sizeof m));
-        PQfinish(c);
-        return -1;
-    }
-    PQsetNoticeProcessor(c, quiet, NULL);
-    r->priv = c;
-    /* A server that stops answering (or a push lock held forever) cannot
-     * hold the command past its deadline (--timeout). */
+    r->priv = PQconnectStartParams(keys, vals, 1);
+    if (!conn(r)) sl_die("connecting to %s", r->shown);
+    if (connect_poll(r, e) < 0) return -1;
+    PQsetNoticeProcessor(conn(r), quiet, NULL);
+    if (PQsetnonblocking(conn(r), 1) != 0) return pg_fail(r, "connecting", e);
+    /* The server ends a statement, or a transaction left idle by a client
+     * that vanished (holding the push lock), just before the command's
+     * deadline: a server that still answers says why itself (a lock held
+     * elsewhere), and wait_socket's deadline is left for a silent one. */
     char ms[32];
-    long long left = share_time_left_ms(r);
-    snprintf(ms, sizeof ms, "%lld", left > 1000 ? left : 1000);
+    left = share_time_left_ms(r) - 300;
+    snprintf(ms, sizeof ms, "%lld", left > 700 ? left : 700);
     const char *p[] = { ms };
-    PGresult *res = pq(r, "setting the statement timeout", "SELECT set_config('statement_timeout', $1, false)", 1, p, e);
+    PGresult *res = pq(r, "setting the statement timeout", "SELECT set_config('statement_timeout', $1, false), "
+                       "set_config('idle_in_transaction_session_timeout', $1, false)", 1, p, e);
     PQclear(res);
     return res ? 0 : -1;
 }
@@ -240,7 +362,8 @@ static int pg_known(struct share_remote *r, const char *host, json_t **set, sl_e
  * restart or a network cut would. */
 static void fault_disconnect(struct share_remote *r)
 {
-    if (fault_hit(FAULT_PG_BATCH)) PQclear(PQexec(conn(r), "SELECT pg_terminate_backend(pg_backend_pid())"));
+    sl_err ignore;
+    if (fault_hit(FAULT_PG_BATCH)) pq_do(r, "ending the connection", "SELECT pg_terminate_backend(pg_backend_pid())", &ignore);
 }
 
 static int pg_send(struct share_remote *r, json_t *parents, json_t *runs, const char *default_class, long long *added,

@@ -1,0 +1,130 @@
+#!/bin/sh
+# PostgreSQL faults (push/pull/prune postgresql://) against a throwaway
+# PostgreSQL 15 of its own (tests/pg/server.sh: a temporary directory, a
+# free port on 127.0.0.1, stopped and removed at the end): a link that goes
+# silent (tests/pg-faults/proxy.py between sluice and the server) must not
+# hold a command past --timeout; dates that are not a UTC time, or lie in
+# the future, never reach the server and cannot break prune; one host cannot
+# write or prune another's runs; text that is not UTF-8 travels escaped.
+cd "$(dirname "$0")/../.." || exit 2
+top=$(pwd)
+sluice=$top/sluice
+tmp=$(mktemp -d /tmp/sluice-pgf.XXXXXX)
+export TMPDIR=$tmp
+. tests/pg/server.sh
+proxy_pid=
+proxy_stop() { [ -z "$proxy_pid" ] || kill "$proxy_pid" 2> /dev/null; wait "$proxy_pid" 2> /dev/null; proxy_pid=; }
+cleanup() {
+    proxy_stop
+    pg_stop
+    [ -n "$SLUICE_PG_KEEP" ] || rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+if ! pg_start "$tmp/pg" > "$tmp/start.out" 2>&1; then
+    case $(cat "$tmp/start.out") in
+    *"not installed"*) echo "skip pg-faults: $(cat "$tmp/start.out")"; exit 0 ;;
+    esac
+    echo "FAIL pg-faults/start"; sed 's/^/  /' "$tmp/start.out" | tail -5
+    exit 0
+fi
+for db in m1 m2 dates ident utf8; do
+    pg_sql_db postgres "CREATE DATABASE $db OWNER fleet" > /dev/null || { echo "FAIL pg-faults/create-$db"; exit 0; }
+done
+# Over the socket as the superuser (the database DB).
+url() { echo "postgresql:///$1?host=$tmp/pg/sock&port=$pg_port&user=sluice"; }
+# Over TCP through the proxy as fleet (whose databases they are).
+export PGPASSWORD=pg-s3cret
+purl() { echo "postgresql://fleet@127.0.0.1:$(cat "$tmp/proxy.port")/$1?sslmode=disable"; }
+
+host() {   # NAME: a fixture copy with its own machine-id, and a function NAME running sluice on it
+    cp -a tests/fixtures/modern "$tmp/root$1"
+    printf '%s' "$1" | sha256sum | cut -c1-32 > "$tmp/root$1/etc/machine-id"
+    echo "fixture-$1" > "$tmp/root$1/proc/sys/kernel/hostname"
+    eval "$1() { HOME=\$tmp/home \"\$sluice\" --root \"\$tmp/root$1\" --db \"\$tmp/$1.db\" \"\$@\"; }"
+    HOME=$tmp/home "$sluice" --root "$tmp/root$1" --db "$tmp/$1.db" history > /dev/null
+}
+mkdir -p "$tmp/home"
+for h in A B C D I U V; do host $h; done
+count() { sqlite3 "$tmp/$1.db" "SELECT count(*) FROM runs"; }
+uuid_of() { sqlite3 "$tmp/$1.db" "SELECT DISTINCT host_uuid FROM runs WHERE host_uuid = (SELECT uuid FROM hosts WHERE hostname = 'fixture-$1')"; }
+now_ms() { date +%s%3N; }
+
+proxy() {   # MODE [BYTES]: a proxy to the server, its port in $tmp/proxy.port, its log $tmp/proxy.log
+    proxy_stop
+    rm -f "$tmp/proxy.port" "$tmp/proxy.log"
+    python3 tests/pg-faults/proxy.py "$tmp/proxy.port" "$pg_port" "$tmp/proxy.log" "$@" &
+    proxy_pid=$!
+    for _ in $(seq 50); do [ -s "$tmp/proxy.port" ] && return 0; sleep 0.1; done
+    echo "the proxy did not start"; return 1
+}
+# Bytes that went WAY (up, down) over the proxy's connections, all of them
+# (once the last one closed: the log line is written then).
+proxy_bytes() {
+    for _ in $(seq 50); do [ -s "$tmp/proxy.log" ] && break; sleep 0.1; done
+    awk -v w="$1" '{ n += (w == "up" ? $2 : $4) } END { print n + 0 }' "$tmp/proxy.log"
+}
+
+out=$tmp/out
+suite=pg-faults
+. tests/lib/check.sh
+export SLUICE_SHARE_RETRY_MS=20
+# A watchdog: old code hung here for good; 40 s is far past any --timeout below.
+bounded() { timeout -s KILL 40 "$@"; }
+took_ok() {   # START_MS LIMIT_S WHAT
+    took=$(( $(now_ms) - $1 ))
+    [ "$took" -le $(( $2 * 1000 )) ] || { echo "$3 took $took ms, past its bound of $2 s"; return 1; }
+    echo "$3 ended after $took ms"
+}
+
+# --- --timeout bounds connect, every statement and a silent link -----------------
+# A server that accepts the connection and never answers: the connect phase
+# obeys --timeout 3 (old code: libpq's fixed 10 s).
+t_connect_mute() {
+    proxy mute || return 1
+    s=$(now_ms)
+    expect_fail "$tmp/A.db" 'cannot connect to postgresql://127.0.0.1:[0-9]*/m1?sslmode=disable: no answer within --timeout (3 s)' \
+        bounded env HOME="$tmp/home" "$sluice" --root "$tmp/rootA" --db "$tmp/A.db" push --timeout 3 "$(purl m1)" || return 1
+    took_ok "$s" 5 "push to a mute server"
+}
+check connect-obeys-timeout t_connect_mute
+
+# A push whose link goes silent half-way through its bytes (the batch of
+# runs): it ends within --timeout 4 plus a small margin, naming the server
+# and what to do, the local database as it was and nothing of the batch on
+# the server. Old code: still waiting when the watchdog killed it.
+t_push_silent() {
+    A probe null --time 20ms --ramp 0 --repeat 40 > /dev/null || return 1
+    proxy pass || return 1
+    A push "$(purl m1)" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+    grep -q 'sent 40 runs' "$tmp/o" || { cat "$tmp/o"; return 1; }
+    up=$(proxy_bytes up)
+    [ "$up" -gt 20000 ] || { echo "a push of 40 runs sent only $up bytes"; return 1; }
+    proxy up $((up / 2)) || return 1
+    s=$(now_ms)
+    expect_fail "$tmp/A.db" 'postgresql://127.0.0.1:[0-9]*/m2?sslmode=disable: sending runs: no answer within --timeout (4 s): the server or the network to it stopped answering' \
+        bounded env HOME="$tmp/home" "$sluice" --root "$tmp/rootA" --db "$tmp/A.db" push --timeout 4 "$(purl m2)" || return 1
+    took_ok "$s" 6 "push over a link gone silent after $((up / 2)) of $up bytes" || return 1
+    grep -q 'check that it is up and reachable, or give a longer --timeout' "$tmp/f.out" || { cat "$tmp/f.out"; return 1; }
+    [ "$(pg_sql_db m2 "SELECT count(*) FROM sluice_runs")" = 0 ] || { echo "part of the batch is on the server"; return 1; }
+}
+check push-silent-link-obeys-timeout t_push_silent
+
+# The same for a pull: silent half-way through what the server sends.
+t_pull_silent() {
+    proxy pass || return 1
+    B pull --class all "$(purl m1)" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+    [ "$(count B)" = 40 ] || { cat "$tmp/o"; echo "B holds $(count B) runs"; return 1; }
+    down=$(proxy_bytes down)
+    proxy down $((down / 2)) || return 1
+    s=$(now_ms)
+    expect_fail "$tmp/C.db" 'postgresql://127.0.0.1:[0-9]*/m1?sslmode=disable: fetching runs: no answer within --timeout (4 s)' \
+        bounded env HOME="$tmp/home" "$sluice" --root "$tmp/rootC" --db "$tmp/C.db" pull --class all --timeout 4 "$(purl m1)" ||
+        return 1
+    took_ok "$s" 6 "pull over a link gone silent after $((down / 2)) of $down bytes"
+}
+check pull-silent-link-obeys-timeout t_pull_silent
+proxy_stop
+
+exit 0
