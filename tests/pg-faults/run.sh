@@ -127,4 +127,23 @@ t_pull_silent() {
 check pull-silent-link-obeys-timeout t_pull_silent
 proxy_stop
 
+# --- dates are checked on the way in -----------------------------------------------
+
+
+# --- one host cannot write or prune another's runs ------------------------------------
+
+# --- text that is not UTF-8 ---------------------------------------------------------------
+# U's hostname holds byte 0xff: U's runs reach the server with the
+# hostname escaped (bad\xffhost), and V's pull takes them. Old code: the
+# hostname went as nothing, and V's pull failed on NOT NULL.
+t_utf8() {
+    printf 'bad\377host\n' > "$tmp/rootU/proc/sys/kernel/hostname"
+    U probe null --time 20ms --ramp 0 > /dev/null || return 1
+    U push "$(url utf8)" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+    V pull --class all "$(url utf8)" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+    [ "$(count V)" = 1 ] || { cat "$tmp/o"; echo "V holds $(count V) runs"; return 1; }
+    got=$(sqlite3 "$tmp/V.db" "SELECT hostname FROM hosts WHERE uuid = (SELECT host_uuid FROM runs)")
+    [ "$got" = 'bad\xffhost' ] || { echo "the hostname arrived as '$got'"; return 1; }
+}
+check non-utf8-hostname-escaped t_utf8
 exit 0
