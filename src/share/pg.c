@@ -20,10 +20,59 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Host identity, bound by the server. The first push of a host UUID
+ * records a digest of that host's key (share_host_key: made from the
+ * machine-id, which never leaves the machine) in sluice_hosts; from then on
+ * the server inserts, deletes or re-dates runs under that UUID (and its
+ * sluice_pruned and sluice_hosts rows) only for a session that gave the
+ * same key (sluice.host_key, set by claim). A role per host would bind
+ * nothing where a fleet shares one role, as most do; the key binds
+ * whatever the roles, and triggers hold it for raw SQL too (only the
+ * tables' owner can disable them). A UUID seen before this schema belongs
+ * to whoever pushes it first under it. The same trigger refuses a run whose
+ * start is not a UTC time or lies more than a day past the server's clock:
+ * prune orders and ages runs by it. */
+#define PG_KEY_OK(uuid)                                                                                           \
+    "EXISTS (SELECT 1 FROM sluice_hosts h WHERE h.host_uuid = " uuid " AND h.key_sha256 = encode(sha256("      \
+    "convert_to(coalesce(current_setting('sluice.host_key', true), ''), 'UTF8')), 'hex'))"
+#define PG_NOT_YOURS(uuid)                                                                                        \
+    "RAISE EXCEPTION 'host % belongs to another machine on this server: its runs are written and pruned by "      \
+    "that machine only', " uuid " USING ERRCODE = 'insufficient_privilege';"
+#define PG_GUARD                                                                                                  \
+    "CREATE TABLE IF NOT EXISTS sluice_hosts (host_uuid text PRIMARY KEY, key_sha256 text NOT NULL,"             \
+    " first_role name NOT NULL DEFAULT session_user, first_pushed timestamptz NOT NULL DEFAULT now());"          \
+    "CREATE OR REPLACE FUNCTION sluice_run_guard() RETURNS trigger LANGUAGE plpgsql AS $$ "                     \
+    "DECLARE t timestamptz; BEGIN "                                                                              \
+    "IF TG_OP = 'DELETE' THEN IF NOT " PG_KEY_OK("OLD.host_uuid") " THEN " PG_NOT_YOURS("OLD.host_uuid")       \
+    " END IF; RETURN OLD; END IF; "                                                                              \
+    "IF NOT " PG_KEY_OK("NEW.host_uuid") " THEN " PG_NOT_YOURS("NEW.host_uuid") " END IF; "                    \
+    "IF TG_OP = 'UPDATE' AND NOT " PG_KEY_OK("OLD.host_uuid") " THEN " PG_NOT_YOURS("OLD.host_uuid")           \
+    " END IF; "                                                                                                  \
+    "BEGIN t := NEW.started::timestamptz; EXCEPTION WHEN others THEN t := NULL; END; "                           \
+    "IF t IS NULL OR NEW.started !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$' "                \
+    "OR t > now() + interval '1 day' THEN RAISE EXCEPTION 'run % starts at ''%'': not a UTC time "             \
+    "(YYYY-MM-DDTHH:MM:SSZ) up to a day past the server''s clock', NEW.uuid, NEW.started "                     \
+    "USING ERRCODE = 'invalid_datetime_format'; END IF; RETURN NEW; END $$;"                                     \
+    "CREATE OR REPLACE FUNCTION sluice_host_guard() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "             \
+    "IF TG_OP <> 'INSERT' AND NOT " PG_KEY_OK("OLD.host_uuid") " THEN " PG_NOT_YOURS("OLD.host_uuid")          \
+    " END IF; "                                                                                                  \
+    "IF TG_OP <> 'DELETE' AND TG_TABLE_NAME <> 'sluice_hosts' AND NOT " PG_KEY_OK("NEW.host_uuid") " THEN "     \
+    PG_NOT_YOURS("NEW.host_uuid") " END IF; "                                                                    \
+    "RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END; END $$;"                                           \
+    "DROP TRIGGER IF EXISTS sluice_run_guard ON sluice_runs;"                                                    \
+    "CREATE TRIGGER sluice_run_guard BEFORE INSERT OR DELETE OR UPDATE OF host_uuid, started ON sluice_runs"     \
+    " FOR EACH ROW EXECUTE FUNCTION sluice_run_guard();"                                                         \
+    "DROP TRIGGER IF EXISTS sluice_pruned_guard ON sluice_pruned;"                                               \
+    "CREATE TRIGGER sluice_pruned_guard BEFORE INSERT OR UPDATE OR DELETE ON sluice_pruned"                      \
+    " FOR EACH ROW EXECUTE FUNCTION sluice_host_guard();"                                                        \
+    "DROP TRIGGER IF EXISTS sluice_hosts_guard ON sluice_hosts;"                                                 \
+    "CREATE TRIGGER sluice_hosts_guard BEFORE UPDATE OR DELETE ON sluice_hosts"                                  \
+    " FOR EACH ROW EXECUTE FUNCTION sluice_host_guard();"
+
 /* The server's sluice schema. A step's SQL takes a server from the version
  * before it to its own; every statement is idempotent (IF NOT EXISTS), so
  * a step interrupted before its version was recorded can run again. */
-#define PG_SCHEMA_VERSION 2
+#define PG_SCHEMA_VERSION 3
 static const struct pg_step {
     int version;
     const char *sql;
@@ -45,6 +94,9 @@ static const struct pg_step {
       "CREATE TABLE IF NOT EXISTS sluice_pruned ("
       " uuid text PRIMARY KEY, host_uuid text NOT NULL, pruned timestamptz NOT NULL DEFAULT now());"
       "CREATE INDEX IF NOT EXISTS sluice_pruned_host ON sluice_pruned (host_uuid);" },
+    /* 3: a host's runs are written and removed by that host only, and
+     * their start must be a time (PG_GUARD). */
+    { 3, PG_GUARD },
 };
 #define PG_SCHEMA_TABLE                                                                                           \
     "CREATE TABLE IF NOT EXISTS sluice_schema (one boolean PRIMARY KEY DEFAULT true CHECK (one),"              \
@@ -458,44 +510,66 @@ static int pg_parents(struct share_remote *r, json_t *idents, json_t **rows, sl_
     return rc;
 }
 
-/* Runs past the retention, remembered in sluice_pruned, in one transaction
- * under the push lock (a push of the same runs waits, then finds them
- * pruned). */
-static int pg_prune(struct share_remote *r, int older_than_days, int keep_runs, bool dry_run, long long *pruned,
-                    sl_err *e)
+static int pg_claim(struct share_remote *r, const char *host, const char *key, sl_err *e)
 {
-    char d[16], k[16];
-    snprintf(d, sizeof d, "%d", older_than_days);
-    snprintf(k, sizeof k, "%d", keep_runs);
-    const char *p[] = { older_than_days > 0 ? d : NULL, keep_runs > 0 ? k : NULL };
-    /* started is the measuring host's clock: an unreadable one is never
-     * pruned by age. */
-    static const char victims[] =
-        "WITH ranked AS (SELECT seq, uuid, host_uuid, started, row_number() OVER (PARTITION BY host_uuid "
-        "ORDER BY started DESC, seq DESC) AS n FROM sluice_runs) "
-        "SELECT seq, uuid, host_uuid FROM ranked WHERE ($2::integer IS NOT NULL AND n > $2::integer) "
-        "OR ($1::integer IS NOT NULL AND started ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z$' "
-        "AND started::timestamptz < now() - make_interval(days => $1::integer))";
+    const char *p[] = { host, key };
+    PGresult *res = pq(r, "binding this host to its key",
+                       "WITH c AS (INSERT INTO sluice_hosts (host_uuid, key_sha256) VALUES ($1, encode(sha256("
+                       "convert_to($2, 'UTF8')), 'hex')) ON CONFLICT DO NOTHING) "
+                       "SELECT set_config('sluice.host_key', $2, false)", 2, p, e);
+    PQclear(res);
+    if (!res) return -1;
+    res = pq(r, "binding this host to its key", "SELECT " PG_KEY_OK("$1::text"), 1, p, e);
+    if (!res) return -1;
+    bool mine = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+    PQclear(res);
+    if (mine) return 0;
+    return sl_fail(e, SL_EFAIL, "%s: host %s belongs to another machine there (the first to push under it: a "
+                   "copied database or a host taking this one's UUID); nothing sent or removed. Start this machine "
+                   "on a new database (its runs then go under a new host UUID), or have the server's admin delete "
+                   "that row of sluice_hosts", r->shown, host);
+}
+
+/* host's runs past the retention (pick chooses them), remembered in
+ * sluice_pruned, in one transaction under the push lock (a push of the
+ * same runs waits, then finds them pruned). */
+static int pg_prune(struct share_remote *r, const char *host, share_pick_fn pick, void *arg, bool dry_run,
+                    long long *pruned, sl_err *e)
+{
     int rc = pq_do(r, "pruning", "BEGIN", e);
     if (rc == 0) rc = pq_do(r, "pruning", "LOCK TABLE sluice_runs IN EXCLUSIVE MODE", e);
-    char sql[2048];
-    snprintf(sql, sizeof sql, "%s", victims);
-    if (rc == 0 && !dry_run)
-        snprintf(sql, sizeof sql, "WITH v AS (%s), t AS (INSERT INTO sluice_pruned (uuid, host_uuid) SELECT uuid, "
-                 "host_uuid FROM v ON CONFLICT DO NOTHING) DELETE FROM sluice_runs WHERE seq IN (SELECT seq FROM v)",
-                 victims);
-    PGresult *res = rc == 0 ? pq(r, "pruning", sql, 2, p, e) : NULL;
-    if (!res) rc = -1;
-    else *pruned = dry_run ? PQntuples(res) : atoll(PQcmdTuples(res));
+    const char *p[2] = { host, NULL };
+    PGresult *res = rc < 0 ? NULL : pq(r, "pruning", "SELECT coalesce(json_agg(json_build_object('seq', seq, 'uuid', "
+                                       "uuid, 'started', started) ORDER BY seq), '[]')::text FROM sluice_runs "
+                                       "WHERE host_uuid = $1", 1, p, e);
+    json_t *runs = res ? json_loads(PQgetvalue(res, 0, 0), 0, NULL) : NULL;
     PQclear(res);
+    if (rc == 0 && !json_is_array(runs)) rc = res ? sl_fail(e, SL_EFAIL, "%s: pruning: the list of runs did not "
+                                                             "read as JSON", r->shown) : -1;
+    json_t *victims = rc == 0 ? pick(runs, arg) : NULL;
+    char *vj = victims ? json_dumps(victims, JSON_COMPACT) : NULL;
+    *pruned = (long long)json_array_size(victims);
+    p[1] = vj;
+    if (rc == 0 && !dry_run && *pruned) {
+        res = pq(r, "pruning", "WITH v AS (SELECT seq, uuid, host_uuid FROM sluice_runs WHERE host_uuid = $1 AND seq IN "
+                 "(SELECT jsonb_array_elements_text($2::jsonb)::bigint)), t AS (INSERT INTO sluice_pruned (uuid, "
+                 "host_uuid) SELECT uuid, host_uuid FROM v ON CONFLICT DO NOTHING) DELETE FROM sluice_runs WHERE seq "
+                 "IN (SELECT seq FROM v)", 2, p, e);
+        if (res) *pruned = atoll(PQcmdTuples(res));
+        else rc = -1;
+        PQclear(res);
+    }
     if (rc == 0) rc = pq_do(r, "pruning", dry_run ? "ROLLBACK" : "COMMIT", e);
     if (rc < 0) rollback(r);
+    free(vj);
+    json_decref(victims);
+    json_decref(runs);
     return rc;
 }
 
 static const struct share_row_ops pg_rows = {
     .open = pg_open, .digest = pg_digest, .known = pg_known, .send = pg_send, .fetch = pg_fetch,
-    .parents = pg_parents, .prune = pg_prune,
+    .parents = pg_parents, .claim = pg_claim, .prune = pg_prune,
 };
 
 static const char *const pg_schemes[] = { "postgresql", "postgres", NULL };

@@ -46,7 +46,7 @@ host() {   # NAME: a fixture copy with its own machine-id, and a function NAME r
     HOME=$tmp/home "$sluice" --root "$tmp/root$1" --db "$tmp/$1.db" history > /dev/null
 }
 mkdir -p "$tmp/home"
-for h in A B C D I U V; do host $h; done
+for h in A B C D G I U V; do host $h; done
 count() { sqlite3 "$tmp/$1.db" "SELECT count(*) FROM runs"; }
 uuid_of() { sqlite3 "$tmp/$1.db" "SELECT DISTINCT host_uuid FROM runs WHERE host_uuid = (SELECT uuid FROM hosts WHERE hostname = 'fixture-$1')"; }
 now_ms() { date +%s%3N; }
@@ -128,9 +128,91 @@ check pull-silent-link-obeys-timeout t_pull_silent
 proxy_stop
 
 # --- dates are checked on the way in -----------------------------------------------
+# D's runs: one with an impossible start, one in the year 9999, two good.
+# Push sends the good ones and names the others (exit status 1); the
+# server's own check refuses them from anyone who skips push's.
+t_dates_push() {
+    D probe null --time 20ms --ramp 0 --repeat 4 > /dev/null || return 1
+    sqlite3 "$tmp/D.db" "UPDATE runs SET started = '2020-13-45T25:61:61Z' WHERE id = 1;
+        UPDATE runs SET started = '9999-01-01T00:00:00Z' WHERE id = 2" || return 1
+    bad1=$(sqlite3 "$tmp/D.db" "SELECT uuid FROM runs WHERE id = 1")
+    bad2=$(sqlite3 "$tmp/D.db" "SELECT uuid FROM runs WHERE id = 2")
+    D push "$(url dates)" > "$tmp/o" 2>&1 && { cat "$tmp/o"; echo "expected exit status 1"; return 1; }
+    grep -q "refused run $bad1: it starts at '2020-13-45T25:61:61Z', which is not a UTC time" "$tmp/o" &&
+        grep -q "refused run $bad2: it starts at '9999-01-01T00:00:00Z', in the future" "$tmp/o" &&
+        grep -q '2 runs not sent (see above); the others were' "$tmp/o" || { cat "$tmp/o"; return 1; }
+    [ "$(pg_sql_db dates "SELECT count(*) FROM sluice_runs")" = 2 ] ||
+        { echo "the server holds $(pg_sql_db dates "SELECT count(*) FROM sluice_runs") runs, not the 2 good ones"; return 1; }
+    [ "$(pg_sql_db dates "SELECT count(*) FROM sluice_runs WHERE started IN ('2020-13-45T25:61:61Z', '9999-01-01T00:00:00Z')")" = 0 ] ||
+        { echo "a bad date reached the server"; return 1; }
+}
+check push-refuses-bad-and-future-dates t_dates_push
 
+# A run with an impossible date already on the server (from an older
+# sluice: written with the server's checks off), one of D's and one of
+# another host's: prune --older-than works, leaves D's bad run and says
+# so; the other host's is not D's to touch. Old code: the whole prune
+# failed on the date.
+t_prune_bad_row() {
+    d=$(uuid_of D)
+    body=$(pg_sql_db dates "SELECT body::text FROM sluice_runs LIMIT 1")
+    pg_sql_db dates "SET session_replication_role = replica;
+        INSERT INTO sluice_runs (uuid, host_uuid, hw_class, started, body) VALUES
+        ('00000000-0000-4000-8000-000000000001', '$d', 'x', '2020-13-45T25:61:61Z', '$body'),
+        ('00000000-0000-4000-8000-000000000002', '00000000-0000-4000-8000-0000000000ff', 'x', '2020-02-30T00:00:00Z', '$body')" ||
+        return 1
+    D prune --older-than 30 "$(url dates)" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+    grep -q "left run 00000000-0000-4000-8000-000000000001: it starts at '2020-13-45T25:61:61Z', which is not a UTC time" "$tmp/o" &&
+        grep -q 'pruned 0 runs' "$tmp/o" || { cat "$tmp/o"; return 1; }
+    [ "$(pg_sql_db dates "SELECT count(*) FROM sluice_runs")" = 4 ] || { echo "runs went"; return 1; }
+}
+check prune-skips-a-bad-date-on-the-server t_prune_bad_row
 
 # --- one host cannot write or prune another's runs ------------------------------------
+# G pushes 3 runs. I pulls them, then forges 3 runs under G's host UUID
+# dated 9999 and 3 dated now, and pushes with --all: none reaches the
+# server; G's prune --keep-runs 3 then keeps G's own 3, and I's prune
+# cannot touch G's runs. Raw SQL without G's key is refused by the server.
+# Old code: the forged runs were stored, and G's prune removed G's own.
+t_identity() {
+    G probe null --time 20ms --ramp 0 --repeat 3 > /dev/null || return 1
+    a=$(uuid_of G)
+    G push "$(url ident)" > /dev/null 2>&1 || return 1
+    genuine=$(pg_sql_db ident "SELECT string_agg(uuid, ',' ORDER BY uuid) FROM sluice_runs")
+    I pull --class all "$(url ident)" > /dev/null 2>&1 || return 1
+    sqlite3 "$tmp/I.db" "CREATE TEMP TABLE t AS SELECT * FROM runs WHERE host_uuid = '$a' ORDER BY id LIMIT 3;
+        INSERT INTO t SELECT * FROM t;
+        UPDATE t SET id = NULL, uuid = lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' ||
+            substr(hex(randomblob(2)), 2) || '-a' || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6))),
+            started = CASE WHEN rowid % 2 THEN '9999-01-01T00:00:00Z' ELSE strftime('%Y-%m-%dT%H:%M:%SZ', 'now') END;
+        INSERT INTO runs SELECT * FROM t" || return 1
+    I push --all "$(url ident)" > "$tmp/o" 2>&1
+    [ "$(pg_sql_db ident "SELECT string_agg(uuid, ',' ORDER BY uuid) FROM sluice_runs")" = "$genuine" ] ||
+        { cat "$tmp/o"; echo "forged runs reached the server"; return 1; }
+    grep -q "left out 9 runs of 1 other host: a central store takes a host's runs from that host only" "$tmp/o" ||
+        { cat "$tmp/o"; return 1; }
+    G prune --keep-runs 3 "$(url ident)" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+    [ "$(pg_sql_db ident "SELECT string_agg(uuid, ',' ORDER BY uuid) FROM sluice_runs")" = "$genuine" ] ||
+        { cat "$tmp/o"; echo "G's own runs were pruned"; return 1; }
+    I prune --keep-runs 1 "$(url ident)" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+    [ "$(pg_sql_db ident "SELECT string_agg(uuid, ',' ORDER BY uuid) FROM sluice_runs")" = "$genuine" ] ||
+        { cat "$tmp/o"; echo "I pruned G's runs"; return 1; }
+    body=$(pg_sql_db ident "SELECT body::text FROM sluice_runs LIMIT 1")
+    pg_sql_db ident "INSERT INTO sluice_runs (uuid, host_uuid, hw_class, started, body) VALUES
+        ('00000000-0000-4000-8000-000000000003', '$a', 'x', '2024-01-01T00:00:00Z', '$body')" > "$tmp/o" 2>&1 &&
+        { echo "a raw INSERT under G's UUID was taken"; return 1; }
+    grep -q "host $a belongs to another machine" "$tmp/o" || { cat "$tmp/o"; return 1; }
+    pg_sql_db ident "DELETE FROM sluice_runs" > "$tmp/o" 2>&1 && { echo "a raw DELETE of G's runs was taken"; return 1; }
+    grep -q "host $a belongs to another machine" "$tmp/o" || { cat "$tmp/o"; return 1; }
+    # the server's date check: a host of its own, its key set, a bad date
+    pg_sql_db ident "BEGIN; SELECT set_config('sluice.host_key', 'k', true);
+        INSERT INTO sluice_hosts (host_uuid, key_sha256) VALUES ('00000000-0000-4000-8000-0000000000ee', encode(sha256('k'), 'hex'));
+        INSERT INTO sluice_runs (uuid, host_uuid, hw_class, started, body) VALUES
+        ('00000000-0000-4000-8000-000000000004', '00000000-0000-4000-8000-0000000000ee', 'x', '2020-13-45T25:61:61Z', '$body');
+        COMMIT" > "$tmp/o" 2>&1 && { echo "the server took a bad date"; return 1; }
+    grep -q "run 00000000-0000-4000-8000-000000000004 starts at '2020-13-45T25:61:61Z'" "$tmp/o" || { cat "$tmp/o"; return 1; }
+}
+check identity-bound-on-the-server t_identity
 
 # --- text that is not UTF-8 ---------------------------------------------------------------
 # U's hostname holds byte 0xff: U's runs reach the server with the
