@@ -174,7 +174,9 @@ check prune-skips-a-bad-date-on-the-server t_prune_bad_row
 # G pushes 3 runs. I pulls them, then forges 3 runs under G's host UUID
 # dated 9999 and 3 dated now, and pushes with --all: none reaches the
 # server; G's prune --keep-runs 3 then keeps G's own 3, and I's prune
-# cannot touch G's runs. Raw SQL without G's key is refused by the server.
+# cannot touch G's runs. A copy of G's database on a machine with another
+# machine-id cannot push as G; raw SQL without G's key is refused by the
+# server.
 # Old code: the forged runs were stored, and G's prune removed G's own.
 t_identity() {
     G probe null --time 20ms --ramp 0 --repeat 3 > /dev/null || return 1
@@ -199,6 +201,13 @@ t_identity() {
     I prune --keep-runs 1 "$(url ident)" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
     [ "$(pg_sql_db ident "SELECT string_agg(uuid, ',' ORDER BY uuid) FROM sluice_runs")" = "$genuine" ] ||
         { cat "$tmp/o"; echo "I pruned G's runs"; return 1; }
+    # G's database copied to another machine that takes G's identity (its
+    # own machine-id as G's key): the server refuses it, naming the host.
+    cp "$tmp/G.db" "$tmp/J.db" && cp -a "$tmp/rootG" "$tmp/rootJ" && echo 0123456789abcdef0123456789abcdef > "$tmp/rootJ/etc/machine-id" &&
+        sqlite3 "$tmp/J.db" "UPDATE hosts SET machine_key = '0123456789abcdef0123456789abcdef' WHERE uuid = '$a'" || return 1
+    expect_fail "$tmp/J.db" "host $a belongs to another machine there" \
+        env HOME="$tmp/home" "$sluice" --root "$tmp/rootJ" --db "$tmp/J.db" push "$(url ident)" || return 1
+    [ "$(pg_sql_db ident "SELECT string_agg(uuid, ',' ORDER BY uuid) FROM sluice_runs")" = "$genuine" ] || return 1
     body=$(pg_sql_db ident "SELECT body::text FROM sluice_runs LIMIT 1")
     pg_sql_db ident "INSERT INTO sluice_runs (uuid, host_uuid, hw_class, started, body) VALUES
         ('00000000-0000-4000-8000-000000000003', '$a', 'x', '2024-01-01T00:00:00Z', '$body')" > "$tmp/o" 2>&1 &&
