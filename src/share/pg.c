@@ -24,8 +24,8 @@
  * records a digest of that host's key (share_host_key: made from the
  * machine-id, which never leaves the machine) in sluice_hosts; from then on
  * the server inserts, deletes or re-dates runs under that UUID (and its
- * sluice_pruned and sluice_hosts rows) only for a session that gave the
- * same key (sluice.host_key, set by claim). A role per host would bind
+ * host and device rows, sluice_pruned and sluice_hosts rows) only for a
+ * session that gave the same key (sluice.host_key, set by claim). A role per host would bind
  * nothing where a fleet shares one role, as most do; the key binds
  * whatever the roles, and triggers hold it for raw SQL too (only the
  * tables' owner can disable them). A UUID seen before this schema belongs
@@ -59,6 +59,16 @@
     "IF TG_OP <> 'DELETE' AND TG_TABLE_NAME <> 'sluice_hosts' AND NOT " PG_KEY_OK("NEW.host_uuid") " THEN "     \
     PG_NOT_YOURS("NEW.host_uuid") " END IF; "                                                                    \
     "RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END; END $$;"                                           \
+    "CREATE OR REPLACE FUNCTION sluice_parent_guard() RETURNS trigger LANGUAGE plpgsql AS $$ "                  \
+    "DECLARE r record; who text; BEGIN "                                                                           \
+    "FOREACH r IN ARRAY CASE TG_OP WHEN 'INSERT' THEN ARRAY[NEW] WHEN 'DELETE' THEN ARRAY[OLD] "                 \
+    "ELSE ARRAY[OLD, NEW] END LOOP "                                                                             \
+    "who := CASE r.tbl WHEN 'hosts' THEN r.ident WHEN 'devices' THEN r.body->>'host_id' END; "                   \
+    "IF who IS NOT NULL AND NOT " PG_KEY_OK("who") " THEN " PG_NOT_YOURS("who") " END IF; END LOOP; "           \
+    "RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END; END $$;"                                           \
+    "DROP TRIGGER IF EXISTS sluice_parent_guard ON sluice_parents;"                                              \
+    "CREATE TRIGGER sluice_parent_guard BEFORE INSERT OR UPDATE OR DELETE ON sluice_parents"                     \
+    " FOR EACH ROW EXECUTE FUNCTION sluice_parent_guard();"                                                      \
     "DROP TRIGGER IF EXISTS sluice_run_guard ON sluice_runs;"                                                    \
     "CREATE TRIGGER sluice_run_guard BEFORE INSERT OR DELETE OR UPDATE OF host_uuid, started ON sluice_runs"     \
     " FOR EACH ROW EXECUTE FUNCTION sluice_run_guard();"                                                         \

@@ -215,6 +215,11 @@ t_identity() {
     grep -q "host $a belongs to another machine" "$tmp/o" || { cat "$tmp/o"; return 1; }
     pg_sql_db ident "DELETE FROM sluice_runs" > "$tmp/o" 2>&1 && { echo "a raw DELETE of G's runs was taken"; return 1; }
     grep -q "host $a belongs to another machine" "$tmp/o" || { cat "$tmp/o"; return 1; }
+    pg_sql_db ident "UPDATE sluice_parents SET body = jsonb_set(body, '{hostname}', '\"evil\"')
+        WHERE tbl = 'hosts' AND ident = '$a'" > "$tmp/o" 2>&1 && { echo "a raw UPDATE of G's host row was taken"; return 1; }
+    grep -q "host $a belongs to another machine" "$tmp/o" || { cat "$tmp/o"; return 1; }
+    pg_sql_db ident "DELETE FROM sluice_hosts WHERE host_uuid = '$a'" > "$tmp/o" 2>&1 && { echo "a raw DELETE of G's key was taken"; return 1; }
+    grep -q "host $a belongs to another machine" "$tmp/o" || { cat "$tmp/o"; return 1; }
     # the server's date check: a host of its own, its key set, a bad date
     pg_sql_db ident "BEGIN; SELECT set_config('sluice.host_key', 'k', true);
         INSERT INTO sluice_hosts (host_uuid, key_sha256) VALUES ('00000000-0000-4000-8000-0000000000ee', encode(sha256('k'), 'hex'));
