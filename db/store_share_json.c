@@ -114,12 +114,58 @@ static json_t *hex_blob(const unsigned char *b, int n)
     return o;
 }
 
+/* The length of the UTF-8 sequence at s (n bytes left), or 0 when it is
+ * not one: overlong forms, surrogates and code points past U+10FFFF
+ * included, as JSON and PostgreSQL refuse them; NUL too, which jsonb
+ * cannot hold. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+    if (c == 0 || len == 0 || len > n) return 0;
+    unsigned cp = len == 1 ? c : c & (0x7f >> len);
+    for (size_t k = 1; k < len; k++) {
+        if ((s[k] & 0xc0) != 0x80) return 0;
+        cp = cp << 6 | (s[k] & 0x3f);
+    }
+    static const unsigned min_cp[] = { 0, 0, 0x80, 0x800, 0x10000 };
+    if (cp < min_cp[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+    return len;
+}
+
+/* Text as a JSON string. Bytes that are not UTF-8 (a hostname holding 0xff)
+ * travel escaped as \xHH, four characters: JSON cannot carry them, and a
+ * member left out would arrive as NULL and make every pull of the row
+ * fail. A row whose identity is a hash of its text then no longer matches
+ * it on arrival, and is refused there rather than taken altered. */
+static json_t *text_json(const unsigned char *s, size_t n)
+{
+    json_t *j = json_stringn((const char *)s, n);
+    if (j) return j;
+    char *buf = xmalloc(n * 4 + 1);
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        size_t len = utf8_len(s + i, n - i);
+        if (len) {
+            memcpy(buf + o, s + i, len);
+            o += len;
+            i += len;
+        } else {
+            o += (size_t)sprintf(buf + o, "\\x%02x", s[i++]);
+        }
+    }
+    j = json_stringn(buf, o);
+    free(buf);
+    if (!j) sl_die("escaping text for JSON");
+    return j;
+}
+
 static json_t *column_json(sqlite3_stmt *st, int i)
 {
     switch (sqlite3_column_type(st, i)) {
     case SQLITE_INTEGER: return json_integer(sqlite3_column_int64(st, i));
     case SQLITE_FLOAT: return json_real(sqlite3_column_double(st, i));
-    case SQLITE_TEXT: return json_stringn((const char *)sqlite3_column_text(st, i), (size_t)sqlite3_column_bytes(st, i));
+    case SQLITE_TEXT: return text_json(sqlite3_column_text(st, i), (size_t)sqlite3_column_bytes(st, i));
     case SQLITE_BLOB: return hex_blob(sqlite3_column_blob(st, i), sqlite3_column_bytes(st, i));
     default: return json_null();
     }

@@ -296,10 +296,12 @@ static int run_prune(struct cli_ctx *ctx, int argc, char **argv)
     if (rc) return rc;
     sl_err e;
     struct share_remote *r;
-    if (open_remote(&a, &r, &e) < 0) return cli_error(&e);
+    /* The store says which host this is: a central store prunes its runs. */
+    store *s = open_both(ctx, &a, &r, &e);
+    if (!s) return cli_error(&e);
     struct printer p = { ctx->json, ctx->json ? json_array() : NULL };
     struct share_prune_opts po = { .older_than_days = a.older_than_days, .keep_runs = a.keep_runs, .dry_run = a.dry_run };
-    long long n = share_prune(r, &po, on_event, &p, &e);
+    long long n = share_prune(s, r, &po, on_event, &p, &e);
     share_close(r);
     return finish(&p, n < 0 ? -1 : 0, &e);
 }

@@ -14,14 +14,75 @@
 
 #include <libpq-fe.h>
 
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Host identity, bound by the server. The first push of a host UUID
+ * records a digest of that host's key (share_host_key: made from the
+ * machine-id, which never leaves the machine) in sluice_hosts; from then on
+ * the server inserts, deletes or re-dates runs under that UUID (and its
+ * host and device rows, sluice_pruned and sluice_hosts rows) only for a
+ * session that gave the same key (sluice.host_key, set by claim). A role per host would bind
+ * nothing where a fleet shares one role, as most do; the key binds
+ * whatever the roles, and triggers hold it for raw SQL too (only the
+ * tables' owner can disable them). A UUID seen before this schema belongs
+ * to whoever pushes it first under it. The same trigger refuses a run whose
+ * start is not a UTC time or lies more than a day past the server's clock:
+ * prune orders and ages runs by it. */
+#define PG_KEY_OK(uuid)                                                                                           \
+    "EXISTS (SELECT 1 FROM sluice_hosts h WHERE h.host_uuid = " uuid " AND h.key_sha256 = encode(sha256("      \
+    "convert_to(coalesce(current_setting('sluice.host_key', true), ''), 'UTF8')), 'hex'))"
+#define PG_NOT_YOURS(uuid)                                                                                        \
+    "RAISE EXCEPTION 'host % belongs to another machine on this server: its runs are written and pruned by "      \
+    "that machine only', " uuid " USING ERRCODE = 'insufficient_privilege';"
+#define PG_GUARD                                                                                                  \
+    "CREATE TABLE IF NOT EXISTS sluice_hosts (host_uuid text PRIMARY KEY, key_sha256 text NOT NULL,"             \
+    " first_role name NOT NULL DEFAULT session_user, first_pushed timestamptz NOT NULL DEFAULT now());"          \
+    "CREATE OR REPLACE FUNCTION sluice_run_guard() RETURNS trigger LANGUAGE plpgsql AS $$ "                     \
+    "DECLARE t timestamptz; BEGIN "                                                                              \
+    "IF TG_OP = 'DELETE' THEN IF NOT " PG_KEY_OK("OLD.host_uuid") " THEN " PG_NOT_YOURS("OLD.host_uuid")       \
+    " END IF; RETURN OLD; END IF; "                                                                              \
+    "IF NOT " PG_KEY_OK("NEW.host_uuid") " THEN " PG_NOT_YOURS("NEW.host_uuid") " END IF; "                    \
+    "IF TG_OP = 'UPDATE' AND NOT " PG_KEY_OK("OLD.host_uuid") " THEN " PG_NOT_YOURS("OLD.host_uuid")           \
+    " END IF; "                                                                                                  \
+    "BEGIN t := NEW.started::timestamptz; EXCEPTION WHEN others THEN t := NULL; END; "                           \
+    "IF t IS NULL OR NEW.started !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$' "                \
+    "OR t > now() + interval '1 day' THEN RAISE EXCEPTION 'run % starts at ''%'': not a UTC time "             \
+    "(YYYY-MM-DDTHH:MM:SSZ) up to a day past the server''s clock', NEW.uuid, NEW.started "                     \
+    "USING ERRCODE = 'invalid_datetime_format'; END IF; RETURN NEW; END $$;"                                     \
+    "CREATE OR REPLACE FUNCTION sluice_host_guard() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "             \
+    "IF TG_OP <> 'INSERT' AND NOT " PG_KEY_OK("OLD.host_uuid") " THEN " PG_NOT_YOURS("OLD.host_uuid")          \
+    " END IF; "                                                                                                  \
+    "IF TG_OP <> 'DELETE' AND TG_TABLE_NAME <> 'sluice_hosts' AND NOT " PG_KEY_OK("NEW.host_uuid") " THEN "     \
+    PG_NOT_YOURS("NEW.host_uuid") " END IF; "                                                                    \
+    "RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END; END $$;"                                           \
+    "CREATE OR REPLACE FUNCTION sluice_parent_guard() RETURNS trigger LANGUAGE plpgsql AS $$ "                  \
+    "DECLARE r record; who text; BEGIN "                                                                           \
+    "FOREACH r IN ARRAY CASE TG_OP WHEN 'INSERT' THEN ARRAY[NEW] WHEN 'DELETE' THEN ARRAY[OLD] "                 \
+    "ELSE ARRAY[OLD, NEW] END LOOP "                                                                             \
+    "who := CASE r.tbl WHEN 'hosts' THEN r.ident WHEN 'devices' THEN r.body->>'host_id' END; "                   \
+    "IF who IS NOT NULL AND NOT " PG_KEY_OK("who") " THEN " PG_NOT_YOURS("who") " END IF; END LOOP; "           \
+    "RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END; END $$;"                                           \
+    "DROP TRIGGER IF EXISTS sluice_parent_guard ON sluice_parents;"                                              \
+    "CREATE TRIGGER sluice_parent_guard BEFORE INSERT OR UPDATE OR DELETE ON sluice_parents"                     \
+    " FOR EACH ROW EXECUTE FUNCTION sluice_parent_guard();"                                                      \
+    "DROP TRIGGER IF EXISTS sluice_run_guard ON sluice_runs;"                                                    \
+    "CREATE TRIGGER sluice_run_guard BEFORE INSERT OR DELETE OR UPDATE OF host_uuid, started ON sluice_runs"     \
+    " FOR EACH ROW EXECUTE FUNCTION sluice_run_guard();"                                                         \
+    "DROP TRIGGER IF EXISTS sluice_pruned_guard ON sluice_pruned;"                                               \
+    "CREATE TRIGGER sluice_pruned_guard BEFORE INSERT OR UPDATE OR DELETE ON sluice_pruned"                      \
+    " FOR EACH ROW EXECUTE FUNCTION sluice_host_guard();"                                                        \
+    "DROP TRIGGER IF EXISTS sluice_hosts_guard ON sluice_hosts;"                                                 \
+    "CREATE TRIGGER sluice_hosts_guard BEFORE UPDATE OR DELETE ON sluice_hosts"                                  \
+    " FOR EACH ROW EXECUTE FUNCTION sluice_host_guard();"
+
 /* The server's sluice schema. A step's SQL takes a server from the version
  * before it to its own; every statement is idempotent (IF NOT EXISTS), so
  * a step interrupted before its version was recorded can run again. */
-#define PG_SCHEMA_VERSION 2
+#define PG_SCHEMA_VERSION 3
 static const struct pg_step {
     int version;
     const char *sql;
@@ -43,6 +104,9 @@ static const struct pg_step {
       "CREATE TABLE IF NOT EXISTS sluice_pruned ("
       " uuid text PRIMARY KEY, host_uuid text NOT NULL, pruned timestamptz NOT NULL DEFAULT now());"
       "CREATE INDEX IF NOT EXISTS sluice_pruned_host ON sluice_pruned (host_uuid);" },
+    /* 3: a host's runs are written and removed by that host only, and
+     * their start must be a time (PG_GUARD). */
+    { 3, PG_GUARD },
 };
 #define PG_SCHEMA_TABLE                                                                                           \
     "CREATE TABLE IF NOT EXISTS sluice_schema (one boolean PRIMARY KEY DEFAULT true CHECK (one),"              \
@@ -53,13 +117,19 @@ static const struct pg_step {
 
 static PGconn *conn(struct share_remote *r) { return r->priv; }
 
-/* libpq's message, one line, without its trailing newline. */
-static const char *pq_msg(PGconn *c, char *buf, size_t n)
+/* s as one line, without its trailing newline. */
+static const char *one_line(const char *s, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s", c ? PQerrorMessage(c) : "out of memory");
+    snprintf(buf, n, "%s", s);
     for (char *p = buf; *p; p++)
         if (*p == '\n') *p = p[1] ? ' ' : 0;
     return buf;
+}
+
+/* libpq's message, one line. */
+static const char *pq_msg(PGconn *c, char *buf, size_t n)
+{
+    return one_line(c ? PQerrorMessage(c) : "the connection was closed after an earlier failure", buf, n);
 }
 
 static int pg_fail(struct share_remote *r, const char *what, sl_err *e)
@@ -68,16 +138,107 @@ static int pg_fail(struct share_remote *r, const char *what, sl_err *e)
     return sl_fail(e, SL_EFAIL, "%s: %s: %s", r->shown, what, pq_msg(conn(r), m, sizeof m));
 }
 
-/* One statement with text parameters (NULL: SQL NULL); the result, or NULL
- * with e (the result cleared). */
+/* A connection that stopped answering is closed, not reused: whatever the
+ * server sends late would answer the wrong statement. PQfinish does not
+ * wait (the socket is non-blocking). */
+static void drop(struct share_remote *r)
+{
+    PQfinish(conn(r));
+    r->priv = NULL;
+}
+
+static int timed_out(struct share_remote *r, const char *what, sl_err *e)
+{
+    drop(r);
+    char head[2200];
+    if (what) snprintf(head, sizeof head, "%s: %s", r->shown, what);
+    else snprintf(head, sizeof head, "cannot connect to %s", r->shown);
+    return sl_fail(e, SL_EFAIL, "%s: no answer within --timeout (%ld s): the server or the network to it stopped "
+                   "answering; check that it is up and reachable, or give a longer --timeout", head, r->opts.timeout_s);
+}
+
+/* Wait until the socket is ready for events, or the command's deadline
+ * (--timeout) passes: a peer gone silent (a dead link, a stopped server)
+ * sends nothing that would end a blocking read, and the server's
+ * statement_timeout cannot reach us through it either. Waits in slices so
+ * that a cancel is seen. 0, or -1 with e (what: the step, NULL while
+ * connecting); the connection is then closed. */
+static int wait_socket(struct share_remote *r, short events, const char *what, sl_err *e)
+{
+    for (;;) {
+        if (share_cancelled(r)) {
+            drop(r);
+            return share_fail_cancelled(e, what ? what : "connecting");
+        }
+        long long left = share_time_left_ms(r);
+        if (left <= 0) return timed_out(r, what, e);
+        struct pollfd p = { .fd = PQsocket(conn(r)), .events = events };
+        if (p.fd < 0) return pg_fail(r, what ? what : "connecting", e);
+        int n = poll(&p, 1, (int)(left < 250 ? left : 250));
+        if (n > 0) return 0;
+        if (n < 0 && errno != EINTR) {
+            int err = errno;
+            drop(r);
+            return sl_fail_errno(e, SL_EFAIL, err, "%s: waiting for the server", r->shown);
+        }
+    }
+}
+
+/* Everything queued sent (non-blocking mode: libpq leaves the rest to us). */
+static int flush_all(struct share_remote *r, const char *what, sl_err *e)
+{
+    for (;;) {
+        int f = PQflush(conn(r));
+        if (f == 0) return 0;
+        if (f < 0) return pg_fail(r, what, e);
+        if (wait_socket(r, POLLIN | POLLOUT, what, e) < 0) return -1;
+        if (!PQconsumeInput(conn(r))) return pg_fail(r, what, e);
+    }
+}
+
+static int await_result(struct share_remote *r, const char *what, sl_err *e)
+{
+    while (PQisBusy(conn(r))) {
+        if (wait_socket(r, POLLIN, what, e) < 0) return -1;
+        if (!PQconsumeInput(conn(r))) return pg_fail(r, what, e);
+    }
+    return 0;
+}
+
+/* Send sql (params NULL: constant SQL, maybe several statements; else
+ * PQexecParams' text parameters, NULL an SQL NULL) and take every result,
+ * each wait bounded by the deadline. The last result, or NULL with e. */
 static PGresult *pq(struct share_remote *r, const char *what, const char *sql, int n, const char *const *params,
                     sl_err *e)
 {
-    PGresult *res = PQexecParams(conn(r), sql, n, NULL, params, NULL, NULL, 0);
-    ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
-    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return res;
-    PQclear(res);
-    pg_fail(r, what, e);
+    if (!conn(r)) {
+        pg_fail(r, what, e);
+        return NULL;
+    }
+    int sent = params ? PQsendQueryParams(conn(r), sql, n, NULL, params, NULL, NULL, 0) : PQsendQuery(conn(r), sql);
+    if (!sent || flush_all(r, what, e) < 0) {
+        if (!sent) pg_fail(r, what, e);
+        return NULL;
+    }
+    PGresult *last = NULL;
+    char msg[900] = "";
+    for (;;) {
+        if (await_result(r, what, e) < 0) {
+            PQclear(last);
+            return NULL;
+        }
+        PGresult *res = PQgetResult(conn(r));
+        if (!res) break;
+        ExecStatusType st = PQresultStatus(res);
+        if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && !msg[0])
+            one_line(PQresultErrorMessage(res), msg, sizeof msg);
+        PQclear(last);
+        last = res;
+    }
+    if (!msg[0] && last) return last;
+    PQclear(last);
+    if (!msg[0]) pq_msg(conn(r), msg, sizeof msg);
+    sl_fail(e, SL_EFAIL, "%s: %s: %s", r->shown, what, msg);
     return NULL;
 }
 
@@ -85,49 +246,72 @@ static PGresult *pq(struct share_remote *r, const char *what, const char *sql, i
  * statements): 0, or -1 with e. */
 static int pq_do(struct share_remote *r, const char *what, const char *sql, sl_err *e)
 {
-    PGresult *res = PQexec(conn(r), sql);
-    ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+    PGresult *res = pq(r, what, sql, 0, NULL, e);
     PQclear(res);
-    return st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? 0 : pg_fail(r, what, e);
+    return res ? 0 : -1;
 }
 
 static void rollback(struct share_remote *r)
 {
-    if (PQstatus(conn(r)) == CONNECTION_OK && PQtransactionStatus(conn(r)) != PQTRANS_IDLE)
-        PQclear(PQexec(conn(r), "ROLLBACK"));
+    sl_err ignore;
+    if (conn(r) && PQstatus(conn(r)) == CONNECTION_OK && PQtransactionStatus(conn(r)) != PQTRANS_IDLE)
+        pq_do(r, "rolling back", "ROLLBACK", &ignore);
 }
 
 static void quiet(void *arg, const char *msg) { (void)arg, (void)msg; }
 
+/* PQconnectPoll's steps, each wait bounded by the deadline (libpq's own
+ * connect_timeout is whole seconds, at least 2, and per address). */
+static int connect_poll(struct share_remote *r, sl_err *e)
+{
+    PostgresPollingStatusType st = PGRES_POLLING_WRITING;
+    while (st != PGRES_POLLING_OK) {
+        if (st == PGRES_POLLING_FAILED || PQstatus(conn(r)) == CONNECTION_BAD) {
+            char m[900];
+            sl_fail(e, SL_EFAIL, "cannot connect to %s: %s", r->shown, pq_msg(conn(r), m, sizeof m));
+            drop(r);
+            return -1;
+        }
+        if (wait_socket(r, st == PGRES_POLLING_READING ? POLLIN : POLLOUT, NULL, e) < 0) return -1;
+        st = PQconnectPoll(conn(r));
+    }
+    return 0;
+}
+
 static int connect_server(struct share_remote *r, sl_err *e)
 {
     if (conn(r)) return 0;
+    long long left = share_time_left_ms(r);
+    char secs[32], user_ms[32];
+    snprintf(secs, sizeof secs, "%lld", left > 2000 ? (left + 999) / 1000 : 2);
+    /* Sent data unacknowledged this long ends the connection in the kernel
+     * too (Linux TCP_USER_TIMEOUT). */
+    snprintf(user_ms, sizeof user_ms, "%lld", left > 1000 ? left : 1000);
     /* Ours first: the URL's own parameters, expanded from dbname, win. */
-    const char *keys[5] = { "application_name", "connect_timeout", NULL, NULL, NULL };
-    const char *vals[5] = { "sluice", "10", NULL, NULL, NULL };
-    int k = 2;
+    const char *keys[6] = { "application_name", "connect_timeout", "tcp_user_timeout", NULL, NULL, NULL };
+    const char *vals[6] = { "sluice", secs, user_ms, NULL, NULL, NULL };
+    int k = 3;
     if (!getenv("PGSSLMODE")) {
         keys[k] = "sslmode";
         vals[k++] = r->opts.insecure ? "require" : "verify-full";
     }
     keys[k] = "dbname";
     vals[k] = r->url;
-    PGconn *c = PQconnectdbParams(keys, vals, 1);
-    if (!c || PQstatus(c) != CONNECTION_OK) {
-        char m[900];
-        sl_fail(e, SL_EFAIL, "cannot connect to %s: %s", r->shown, pq_msg(c, m, sizeof m));
-        PQfinish(c);
-        return -1;
-    }
-    PQsetNoticeProcessor(c, quiet, NULL);
-    r->priv = c;
-    /* A server that stops answering (or a push lock held forever) cannot
-     * hold the command past its deadline (--timeout). */
+    r->priv = PQconnectStartParams(keys, vals, 1);
+    if (!conn(r)) sl_die("connecting to %s", r->shown);
+    if (connect_poll(r, e) < 0) return -1;
+    PQsetNoticeProcessor(conn(r), quiet, NULL);
+    if (PQsetnonblocking(conn(r), 1) != 0) return pg_fail(r, "connecting", e);
+    /* The server ends a statement, or a transaction left idle by a client
+     * that vanished (holding the push lock), just before the command's
+     * deadline: a server that still answers says why itself (a lock held
+     * elsewhere), and wait_socket's deadline is left for a silent one. */
     char ms[32];
-    long long left = share_time_left_ms(r);
-    snprintf(ms, sizeof ms, "%lld", left > 1000 ? left : 1000);
+    left = share_time_left_ms(r) - 300;
+    snprintf(ms, sizeof ms, "%lld", left > 700 ? left : 700);
     const char *p[] = { ms };
-    PGresult *res = pq(r, "setting the statement timeout", "SELECT set_config('statement_timeout', $1, false)", 1, p, e);
+    PGresult *res = pq(r, "setting the statement timeout", "SELECT set_config('statement_timeout', $1, false), "
+                       "set_config('idle_in_transaction_session_timeout', $1, false)", 1, p, e);
     PQclear(res);
     return res ? 0 : -1;
 }
@@ -240,7 +424,8 @@ static int pg_known(struct share_remote *r, const char *host, json_t **set, sl_e
  * restart or a network cut would. */
 static void fault_disconnect(struct share_remote *r)
 {
-    if (fault_hit(FAULT_PG_BATCH)) PQclear(PQexec(conn(r), "SELECT pg_terminate_backend(pg_backend_pid())"));
+    sl_err ignore;
+    if (fault_hit(FAULT_PG_BATCH)) pq_do(r, "ending the connection", "SELECT pg_terminate_backend(pg_backend_pid())", &ignore);
 }
 
 static int pg_send(struct share_remote *r, json_t *parents, json_t *runs, const char *default_class, long long *added,
@@ -335,44 +520,66 @@ static int pg_parents(struct share_remote *r, json_t *idents, json_t **rows, sl_
     return rc;
 }
 
-/* Runs past the retention, remembered in sluice_pruned, in one transaction
- * under the push lock (a push of the same runs waits, then finds them
- * pruned). */
-static int pg_prune(struct share_remote *r, int older_than_days, int keep_runs, bool dry_run, long long *pruned,
-                    sl_err *e)
+static int pg_claim(struct share_remote *r, const char *host, const char *key, sl_err *e)
 {
-    char d[16], k[16];
-    snprintf(d, sizeof d, "%d", older_than_days);
-    snprintf(k, sizeof k, "%d", keep_runs);
-    const char *p[] = { older_than_days > 0 ? d : NULL, keep_runs > 0 ? k : NULL };
-    /* started is the measuring host's clock: an unreadable one is never
-     * pruned by age. */
-    static const char victims[] =
-        "WITH ranked AS (SELECT seq, uuid, host_uuid, started, row_number() OVER (PARTITION BY host_uuid "
-        "ORDER BY started DESC, seq DESC) AS n FROM sluice_runs) "
-        "SELECT seq, uuid, host_uuid FROM ranked WHERE ($2::integer IS NOT NULL AND n > $2::integer) "
-        "OR ($1::integer IS NOT NULL AND started ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z$' "
-        "AND started::timestamptz < now() - make_interval(days => $1::integer))";
+    const char *p[] = { host, key };
+    PGresult *res = pq(r, "binding this host to its key",
+                       "WITH c AS (INSERT INTO sluice_hosts (host_uuid, key_sha256) VALUES ($1, encode(sha256("
+                       "convert_to($2, 'UTF8')), 'hex')) ON CONFLICT DO NOTHING) "
+                       "SELECT set_config('sluice.host_key', $2, false)", 2, p, e);
+    PQclear(res);
+    if (!res) return -1;
+    res = pq(r, "binding this host to its key", "SELECT " PG_KEY_OK("$1::text"), 1, p, e);
+    if (!res) return -1;
+    bool mine = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+    PQclear(res);
+    if (mine) return 0;
+    return sl_fail(e, SL_EFAIL, "%s: host %s belongs to another machine there (the first to push under it: a "
+                   "copied database or a host taking this one's UUID); nothing sent or removed. Start this machine "
+                   "on a new database (its runs then go under a new host UUID), or have the server's admin delete "
+                   "that row of sluice_hosts", r->shown, host);
+}
+
+/* host's runs past the retention (pick chooses them), remembered in
+ * sluice_pruned, in one transaction under the push lock (a push of the
+ * same runs waits, then finds them pruned). */
+static int pg_prune(struct share_remote *r, const char *host, share_pick_fn pick, void *arg, bool dry_run,
+                    long long *pruned, sl_err *e)
+{
     int rc = pq_do(r, "pruning", "BEGIN", e);
     if (rc == 0) rc = pq_do(r, "pruning", "LOCK TABLE sluice_runs IN EXCLUSIVE MODE", e);
-    char sql[2048];
-    snprintf(sql, sizeof sql, "%s", victims);
-    if (rc == 0 && !dry_run)
-        snprintf(sql, sizeof sql, "WITH v AS (%s), t AS (INSERT INTO sluice_pruned (uuid, host_uuid) SELECT uuid, "
-                 "host_uuid FROM v ON CONFLICT DO NOTHING) DELETE FROM sluice_runs WHERE seq IN (SELECT seq FROM v)",
-                 victims);
-    PGresult *res = rc == 0 ? pq(r, "pruning", sql, 2, p, e) : NULL;
-    if (!res) rc = -1;
-    else *pruned = dry_run ? PQntuples(res) : atoll(PQcmdTuples(res));
+    const char *p[2] = { host, NULL };
+    PGresult *res = rc < 0 ? NULL : pq(r, "pruning", "SELECT coalesce(json_agg(json_build_object('seq', seq, 'uuid', "
+                                       "uuid, 'started', started) ORDER BY seq), '[]')::text FROM sluice_runs "
+                                       "WHERE host_uuid = $1", 1, p, e);
+    json_t *runs = res ? json_loads(PQgetvalue(res, 0, 0), 0, NULL) : NULL;
     PQclear(res);
+    if (rc == 0 && !json_is_array(runs)) rc = res ? sl_fail(e, SL_EFAIL, "%s: pruning: the list of runs did not "
+                                                             "read as JSON", r->shown) : -1;
+    json_t *victims = rc == 0 ? pick(runs, arg) : NULL;
+    char *vj = victims ? json_dumps(victims, JSON_COMPACT) : NULL;
+    *pruned = (long long)json_array_size(victims);
+    p[1] = vj;
+    if (rc == 0 && !dry_run && *pruned) {
+        res = pq(r, "pruning", "WITH v AS (SELECT seq, uuid, host_uuid FROM sluice_runs WHERE host_uuid = $1 AND seq IN "
+                 "(SELECT jsonb_array_elements_text($2::jsonb)::bigint)), t AS (INSERT INTO sluice_pruned (uuid, "
+                 "host_uuid) SELECT uuid, host_uuid FROM v ON CONFLICT DO NOTHING) DELETE FROM sluice_runs WHERE seq "
+                 "IN (SELECT seq FROM v)", 2, p, e);
+        if (res) *pruned = atoll(PQcmdTuples(res));
+        else rc = -1;
+        PQclear(res);
+    }
     if (rc == 0) rc = pq_do(r, "pruning", dry_run ? "ROLLBACK" : "COMMIT", e);
     if (rc < 0) rollback(r);
+    free(vj);
+    json_decref(victims);
+    json_decref(runs);
     return rc;
 }
 
 static const struct share_row_ops pg_rows = {
     .open = pg_open, .digest = pg_digest, .known = pg_known, .send = pg_send, .fetch = pg_fetch,
-    .parents = pg_parents, .prune = pg_prune,
+    .parents = pg_parents, .claim = pg_claim, .prune = pg_prune,
 };
 
 static const char *const pg_schemes[] = { "postgresql", "postgres", NULL };

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define ROWS_BATCH 500
@@ -20,6 +21,9 @@
 /* Identities (UUIDs, SHA-256 hex) are at most this long: longer strings in
  * a row are never a reference to a parent. */
 #define IDENT_MAX 64
+/* A run may start this far past this host's clock (it was measured here, or
+ * merged): more is a clock or a row gone wrong, and is not sent. */
+#define PUSH_SKEW_S 3600
 
 static int batch_size(void)
 {
@@ -48,6 +52,9 @@ struct push_state {
     bool by_host;             /* runs on no disk filed under their host's class */
     long long runs_sent, added, batches;
     int limit;
+    long long refused;        /* runs not sent: their start is not a time */
+    share_event_fn fn;
+    void *arg;
 };
 
 /* The parents a row names (any short string member that is a parent's
@@ -118,6 +125,18 @@ static int push_run(const char *table, const char *ident, json_t *row, void *arg
         json_object_set_new(p->matched, host, json_integer(json_integer_value(m) + 1));
         return 0;
     }
+    char why[200];
+    time_t t;
+    if (share_run_time_check(json_string_value(json_object_get(row, "started")), time(NULL), PUSH_SKEW_S, &t, why,
+                             sizeof why) < 0) {
+        char name[100], msg[300];
+        snprintf(name, sizeof name, "run %s", ident);
+        snprintf(msg, sizeof msg, "%s: not sent (a start that is not a time cannot be ordered or pruned)", why);
+        if (p->fn) p->fn(&(struct share_event){ .kind = SHARE_REFUSED, .name = name, .msg = msg, .size_bytes = -1 },
+                         p->arg);
+        p->refused++;
+        return 0;
+    }
     add_parents(p, row, 0);
     json_array_append_new(p->batch_runs, with_file_class(p, row));
     return (int)json_array_size(p->batch_runs) >= p->limit ? flush(p, e) : 0;
@@ -131,15 +150,32 @@ static int load_parent(const char *table, const char *ident, json_t *row, void *
     return 0;
 }
 
-/* The hosts of the snapshot whose runs the server does not match, each
- * with the UUIDs the server holds; in_sync counts the others. */
-static int hosts_to_send(struct share_remote *r, const char *snap, json_t *hosts, long long *held, int *in_sync,
-                         sl_err *e)
+/* The snapshot's runs of other hosts (push --all: pulled ones) stay
+ * here: the server takes a host's runs from that host only (claim). */
+static void note_others(struct share_remote *r, long long runs, int hosts, share_event_fn fn, void *arg)
+{
+    if (!hosts) return;
+    char msg[300];
+    snprintf(msg, sizeof msg, "left out %lld run%s of %d other host%s: a central store takes a host's runs from that "
+             "host only", runs, runs == 1 ? "" : "s", hosts, hosts == 1 ? "" : "s");
+    emit_note(fn, arg, r->shown, msg);
+}
+
+/* This host (own), if the server does not match its runs, with the UUIDs
+ * the server holds; in_sync counts it otherwise. */
+static int hosts_to_send(struct share_remote *r, const char *snap, const char *own, json_t *hosts, long long *held,
+                         int *in_sync, share_event_fn fn, void *arg, sl_err *e)
 {
     struct share_digest *d;
-    int n = store_share_snapshot_digests(snap, &d, e), rc = n < 0 ? -1 : 0;
+    int n = store_share_snapshot_digests(snap, &d, e), rc = n < 0 ? -1 : 0, others = 0;
+    long long others_runs = 0;
     for (int i = 0; rc == 0 && i < n; i++) {
         if (d[i].runs == 0) continue;
+        if (strcmp(d[i].host, own) != 0) {
+            others++;
+            others_runs += d[i].runs;
+            continue;
+        }
         long long runs;
         char sha[65];
         rc = r->ops->rows->digest(r, d[i].host, &runs, sha, e);
@@ -153,6 +189,7 @@ static int hosts_to_send(struct share_remote *r, const char *snap, json_t *hosts
         if (rc == 0) json_object_set_new(hosts, d[i].host, set);
     }
     if (n > 0) free(d);
+    if (rc == 0) note_others(r, others_runs, others, fn, arg);
     return rc;
 }
 
@@ -192,21 +229,24 @@ static void push_note(struct share_remote *r, const struct push_state *p, long l
     emit_note(fn, arg, r->shown, msg);
 }
 
-long long share_push_rows(struct share_remote *r, const char *snap, const char *forced_class,
-                          const char *default_class, bool migrate, share_event_fn fn, void *arg, sl_err *e)
+long long share_push_rows(struct share_remote *r, const char *snap, const char *host, const char *key,
+                          const char *forced_class, const char *default_class, bool migrate, share_event_fn fn,
+                          void *arg, sl_err *e)
 {
     bool have;
     char id[64];
-    if (r->ops->rows->open(r, SHARE_ROWS_CREATE | (migrate ? SHARE_ROWS_MIGRATE : 0), &have, id, e) < 0) return -1;
+    if (r->ops->rows->open(r, SHARE_ROWS_CREATE | (migrate ? SHARE_ROWS_MIGRATE : 0), &have, id, e) < 0 ||
+        r->ops->rows->claim(r, host, key, e) < 0)
+        return -1;
     struct push_state p = { .r = r, .parents = json_object(), .sent = json_object(), .hosts = json_object(),
                             .matched = json_object(),
                             .batch_parents = json_array(), .batch_runs = json_array(), .limit = batch_size(),
                             .default_class = forced_class ? forced_class : default_class,
-                            .by_host = !forced_class };
+                            .by_host = !forced_class, .fn = fn, .arg = arg };
     long long held = 0;
     int in_sync = 0;
     struct share_json *j = NULL;
-    int rc = hosts_to_send(r, snap, p.hosts, &held, &in_sync, e);
+    int rc = hosts_to_send(r, snap, host, p.hosts, &held, &in_sync, fn, arg, e);
     if (rc == 0 && json_object_size(p.hosts)) rc = store_share_json_open(snap, &j, e);
     for (int i = 0; rc == 0 && j && i < share_table_count; i++)
         if (strcmp(share_tables[i].name, RUN_TABLE) != 0)
@@ -215,7 +255,11 @@ long long share_push_rows(struct share_remote *r, const char *snap, const char *
     if (rc == 0) rc = flush(&p, e);
     if (rc == 0) note_clashes(r, &p, fn, arg);
     if (rc == 0) push_note(r, &p, held, in_sync, fn, arg);
-    else if (p.batches)
+    /* As pull's --keep-going: the others sent, the refused named, exit 1. */
+    if (rc == 0 && p.refused)
+        rc = sl_fail(e, SL_EFAIL, "%lld run%s not sent (see above); the others were sent", p.refused,
+                     p.refused == 1 ? "" : "s");
+    else if (rc < 0 && p.batches)
         sl_prefix(e, SL_EFAIL, "%lld batch%s of runs stored on the server before this failure, the batch being "
                   "sent was not (push again to send the rest)", p.batches, p.batches == 1 ? "" : "es");
     store_share_json_close(j);
@@ -516,24 +560,4 @@ void share_view_close(struct share_view *v)
     v->s = NULL;
     if (v->dir[0]) share_tmpdir_remove(v->dir);
     v->dir[0] = 0;
-}
-
-/* --- prune ------------------------------------------------------------------------ */
-
-long long share_prune(struct share_remote *r, const struct share_prune_opts *po, share_event_fn fn, void *arg,
-                      sl_err *e)
-{
-    if (po->older_than_days <= 0 && po->keep_runs <= 0)
-        return sl_fail(e, SL_EUSAGE, "prune: give --older-than DAYS, --keep-runs N or both");
-    if (!r->ops->rows) return share_prune_objects(r, po, fn, arg, e);
-    bool have;
-    char id[64];
-    long long n = 0;
-    if (r->ops->rows->open(r, 0, &have, id, e) < 0) return -1;
-    if (have && r->ops->rows->prune(r, po->older_than_days, po->keep_runs, po->dry_run, &n, e) < 0) return -1;
-    char msg[200];
-    snprintf(msg, sizeof msg, "%s %lld run%s%s", po->dry_run ? "would prune" : "pruned", n, n == 1 ? "" : "s",
-             po->dry_run ? " (--dry-run: nothing removed)" : " (their UUIDs are kept: pushes do not send them again)");
-    emit_note(fn, arg, r->shown, msg);
-    return n;
 }

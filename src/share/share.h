@@ -117,6 +117,7 @@ struct share_transport {
  * {"table": T, "ident": UUID-or-hash, "row": {...}}, a run as its row.
  * Every call returns 0, or -1 with e naming the server (never a password). */
 enum { SHARE_ROWS_CREATE = 1, SHARE_ROWS_MIGRATE = 2 };
+typedef json_t *(*share_pick_fn)(json_t *runs, void *arg);
 struct share_row_ops {
     /* Connect and check the server's sluice schema: one that is older or
      * newer than this sluice's is refused, naming both versions, unless
@@ -147,13 +148,18 @@ struct share_row_ops {
     /* The parent rows whose identity is one of the strings in idents (a JSON
      * array): *rows a new array of parent rows. */
     int (*parents)(struct share_remote *r, json_t *idents, json_t **rows, sl_err *e);
-    /* Remove the runs measured more than older_than_days ago (0: none by
-     * age) and, per host, all but its newest keep_runs (0: no cap); the
-     * server remembers their UUIDs, so a push does not send them again
-     * (known lists them with the value false). dry_run: count only.
-     * *pruned: how many. */
-    int (*prune)(struct share_remote *r, int older_than_days, int keep_runs, bool dry_run, long long *pruned,
-                 sl_err *e);
+    /* Bind host's UUID on the server to key (share_host_key): the first
+     * key given for a UUID is kept, and the server then takes runs under it,
+     * and their removal, only from a connection that gave the same key.
+     * -1 with e when the UUID is bound to another key (another machine). */
+    int (*claim)(struct share_remote *r, const char *host, const char *key, sl_err *e);
+    /* Retention of host's runs (claimed first), in one transaction: pick
+     * is given them, an array of {"seq", "uuid", "started"}, and returns
+     * the seqs to remove (a new array); the server remembers their UUIDs,
+     * so a push does not send them again (known lists them with the value
+     * false). dry_run: counted only. *pruned: how many. */
+    int (*prune)(struct share_remote *r, const char *host, share_pick_fn pick, void *arg, bool dry_run,
+                 long long *pruned, sl_err *e);
 };
 
 extern const struct share_transport share_file_transport, share_webdav_transport, share_s3_transport,

@@ -521,7 +521,10 @@ int share_push(store *s, struct share_remote *r, const struct share_push_opts *p
         char main_class[256];
         if (po->hw_class) snprintf(main_class, sizeof main_class, "%s", po->hw_class);
         else if (share_main_class(main_class, sizeof main_class, e) < 0) rc = -1;
-        if (rc == 0) rc = share_push_rows(r, snap, po->hw_class, main_class, po->migrate, fn, arg, e) < 0 ? -1 : 0;
+        char key[65];
+        share_host_key(&ph.h, uuid, key);
+        if (rc == 0)
+            rc = share_push_rows(r, snap, uuid, key, po->hw_class, main_class, po->migrate, fn, arg, e) < 0 ? -1 : 0;
         pushed = rc == 0;
         nc = 0;
     }

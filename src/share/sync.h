@@ -6,6 +6,8 @@
 #include "share.h"
 #include "store_share.h"
 
+#include <time.h>
+
 /* What happened to one object or file, as it happens. */
 struct share_event {
     enum { SHARE_PUSHED, SHARE_FETCHED, SHARE_MERGED, SHARE_REFUSED, SHARE_NOTE } kind;
@@ -52,31 +54,42 @@ long long share_pull(store *s, struct share_remote *r, const struct share_pull_o
                      sl_err *e);
 
 /* The same through a central store of rows (r->ops->rows, src/share/rows.c):
- * push sends the runs of the snapshot file snap that the server lacks, in
+ * push sends the runs of host (this machine, bound to it by key:
+ * share_row_ops.claim) in the snapshot file snap that the server lacks, in
  * batches of one transaction each (runs without a disk filed under
  * forced_class (--class) when given, else under their host's class, else
  * default_class: this host's main disk's), and returns how many it sent
  * (0: the server had them all), or -1 (the batches before the failure stay
  * on the server, whole). share_push calls it. */
-long long share_push_rows(struct share_remote *r, const char *snap, const char *forced_class,
-                          const char *default_class, bool migrate, share_event_fn fn, void *arg, sl_err *e);
+long long share_push_rows(struct share_remote *r, const char *snap, const char *host, const char *key,
+                          const char *forced_class, const char *default_class, bool migrate, share_event_fn fn,
+                          void *arg, sl_err *e);
 /* Pull the runs of this host's classes (or all) that the server numbered
  * after the last pull from it, batch by batch, each checked and merged in
  * its own transaction before the pull's cursor moves. Returns rows added,
  * or -1 (batches merged before the failure stay). share_pull calls it. */
 long long share_pull_rows(store *s, struct share_remote *r, const struct share_pull_opts *po, share_event_fn fn,
                           void *arg, sl_err *e);
-/* Retention on a central store (share_row_ops.prune): runs measured more
- * than older_than_days ago, and per host all but its newest keep_runs (0:
- * that rule off; one of them is needed). Returns how many runs were (or,
- * dry_run, would be) removed, or -1; anything but a central store is
- * refused. */
+/* Retention: runs measured more than older_than_days ago, and per host
+ * all but its newest keep_runs (0: that rule off; one of them is needed).
+ * On a central store (share_row_ops.prune) only this host's runs (found in
+ * s), and a run whose start is not a time is left and said. Returns how
+ * many runs were (or, dry_run, would be) removed, or -1. */
 struct share_prune_opts {
     int older_than_days, keep_runs;
     bool dry_run;
 };
-long long share_prune(struct share_remote *r, const struct share_prune_opts *po, share_event_fn fn, void *arg,
-                      sl_err *e);
+long long share_prune(store *s, struct share_remote *r, const struct share_prune_opts *po, share_event_fn fn,
+                      void *arg, sl_err *e);
+/* 0 when started is a run's start as sluice writes it, a real UTC time
+ * (YYYY-MM-DDTHH:MM:SSZ, 1970 or later), at most skew_s past now; *t is
+ * then that time. Else -1 with why ("it starts at '...', which is not a UTC
+ * time" or "..., in the future"). */
+int share_run_time_check(const char *started, time_t now, long skew_s, time_t *t, char *why, size_t n);
+struct host_info;
+/* The key binding host_uuid to this machine on a central store: SHA-256
+ * hex of the machine-id (else the hostname) with the UUID. */
+void share_host_key(const struct host_info *h, const char *host_uuid, char key[65]);
 /* The same on an object store (share_prune calls it; src/share/prune.c):
  * the same runs go from each host's object (its oldest), the object is
  * rewritten (or, left without runs, removed with its entry: a host without

@@ -60,7 +60,7 @@ t_push_twice() {
     A push "$url" > "$tmp/p2" 2>&1 || { cat "$tmp/p2"; return 1; }
     grep -q 'nothing to send: the server holds every run (3 of 1 host)' "$tmp/p2" || { cat "$tmp/p2"; return 1; }
     [ "$(server_runs)" = 3 ] || { echo "server holds $(server_runs) runs"; return 1; }
-    [ "$(pg_sql "SELECT version FROM sluice_schema")" = 2 ] || { echo "no schema version 2"; return 1; }
+    [ "$(pg_sql "SELECT version FROM sluice_schema")" = 3 ] || { echo "no schema version 3"; return 1; }
 }
 check push-twice-sends-nothing-the-second-time t_push_twice
 
@@ -203,8 +203,8 @@ t_prune() {
 # --- schema versions ---------------------------------------------------------------
 t_newer() {
     pg_sql "UPDATE sluice_schema SET version = 99" || return 1
-    expect_fail "$tmp/B.db" 'has sluice schema version 99, newer than this sluice.s (2)' B pull "$url" || return 1
-    expect_fail "$tmp/A.db" 'has sluice schema version 99, newer than this sluice.s (2)' A push "$url" || return 1
+    expect_fail "$tmp/B.db" 'has sluice schema version 99, newer than this sluice.s (3)' B pull "$url" || return 1
+    expect_fail "$tmp/A.db" 'has sluice schema version 99, newer than this sluice.s (3)' A push "$url" || return 1
     pg_sql "UPDATE sluice_schema SET version = 1"
 }
 check schema-newer-refused t_newer
@@ -212,11 +212,11 @@ check schema-newer-refused t_newer
 # upgraded by push --migrate.
 t_older() {
     pg_sql "DROP TABLE sluice_pruned; UPDATE sluice_schema SET version = 1" || return 1
-    expect_fail "$tmp/B.db" 'has sluice schema version 1, older than this sluice.s (2): .sluice push --migrate' B pull "$url" ||
+    expect_fail "$tmp/B.db" 'has sluice schema version 1, older than this sluice.s (3): .sluice push --migrate' B pull "$url" ||
         return 1
-    expect_fail "$tmp/A.db" 'has sluice schema version 1, older than this sluice.s (2)' A push "$url" || return 1
+    expect_fail "$tmp/A.db" 'has sluice schema version 1, older than this sluice.s (3)' A push "$url" || return 1
     A push --migrate "$url" > "$tmp/m" 2>&1 || { cat "$tmp/m"; return 1; }
-    [ "$(pg_sql "SELECT version FROM sluice_schema")" = 2 ] || { echo "not migrated"; return 1; }
+    [ "$(pg_sql "SELECT version FROM sluice_schema")" = 3 ] || { echo "not migrated"; return 1; }
     [ "$(pg_sql "SELECT count(*) FROM sluice_pruned")" = 0 ] || { echo "no sluice_pruned"; return 1; }
     B pull "$url" > "$tmp/m" 2>&1 || { cat "$tmp/m"; echo "pull after the migration"; return 1; }
 }

@@ -725,3 +725,28 @@ TEST(share_pull_fetches_a_shrunk_object_once_without_validators)
     store_close(m);
     CHECK(sysfs_set_root(NULL, &e) == 0);
 }
+
+/* A run's start as push and prune take it: a real UTC time in sluice's
+ * form, not past now by more than the skew; anything else refused, saying
+ * why (the date that made prune fail for the whole fleet among them). */
+TEST(share_run_time_check_takes_real_utc_times_only)
+{
+    time_t now = 1767225600;   /* 2026-01-01T00:00:00Z */
+    time_t t;
+    char why[200];
+    CHECK(share_run_time_check("2024-02-29T23:59:59Z", now, 3600, &t, why, sizeof why) == 0);
+    CHECK(t == 1709251199);
+    CHECK(share_run_time_check("2026-01-01T00:59:59Z", now, 3600, &t, why, sizeof why) == 0);
+    static const char *const bad[] = { "2020-13-45T25:61:61Z", "2023-02-29T00:00:00Z", "2020-01-01T00:00:60Z",
+                                       "2020-01-01 00:00:00Z", "2020-01-01T00:00:00", "+020-01-01T00:00:00Z",
+                                       "2020-1-01T00:00:00Z ", "1969-12-31T23:59:59Z", "", NULL };
+    for (int i = 0; bad[i]; i++) {
+        why[0] = 0;
+        CHECK(share_run_time_check(bad[i], now, 3600, &t, why, sizeof why) < 0);
+        CHECK(strstr(why, "which is not a UTC time") != NULL);
+    }
+    CHECK(share_run_time_check(NULL, now, 3600, &t, why, sizeof why) < 0);
+    CHECK(share_run_time_check("9999-01-01T00:00:00Z", now, 3600, &t, why, sizeof why) < 0);
+    CHECK(strstr(why, "in the future") != NULL);
+    CHECK(share_run_time_check("2026-01-01T01:00:01Z", now, 3600, &t, why, sizeof why) < 0);
+}
