@@ -60,7 +60,7 @@ int store_share_open_untrusted(const char *path, const char *label, bool writabl
     sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 16 << 20);
     sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, 1 << 20);
     if (store_share_hash_register(db) != 0) {
-        sl_fail(e, SL_EFAIL, "%s: %s", label, sqlite3_errmsg(db));
+        sl_fail(e, SL_EFAIL, "%s could not be checked (%s): nothing merged", label, sqlite3_errmsg(db));
         sqlite3_close(db);
         return -1;
     }

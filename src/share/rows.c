@@ -502,7 +502,7 @@ int share_view_open(store *local, const char *url, const struct share_opts *o, c
     /* This host's own runs on the server count as this host's. */
     char uuid[37];
     if (rc == 0) rc = store_open(path, &v->s, e);
-    /* What a pull's check would refuse is not answered from either: a
+    /* Rows named by a content hash are checked as a pull checks them: a
      * config under this host's hash with another host's knobs would be
      * recommended to this host as its own measurement. */
     if (rc == 0) rc = store_share_check_content(v->s, v->shown, "nothing from the server was used; remove or correct "
