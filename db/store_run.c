@@ -95,10 +95,15 @@ int store_run_save(store *s, const struct run_record *r, const struct host_info 
         if (store_device_upsert(s, host_id, d, &dev_id, e) < 0 || device_uuid(s, dev_id, dev_uuid, e) < 0) goto fail;
         device_class(d, hw_class, sizeof hw_class);
     }
-    if (exec_text2(s, "INSERT OR IGNORE INTO configs (hash, text) VALUES (?1, ?2)", r->config_hash,
+    /* The hash was computed here from the text read here: that text is
+     * what the row must hold, whatever a merge by an older sluice (which
+     * kept the first text stored under a hash, unchecked) left there. */
+    if (exec_text2(s, "INSERT INTO configs (hash, text) VALUES (?1, ?2) ON CONFLICT (hash) DO UPDATE SET "
+                   "text = excluded.text WHERE text IS NOT excluded.text", r->config_hash,
                    r->config_text ? r->config_text : "", NULL, e) < 0 ||
-        exec_text2(s, "INSERT OR IGNORE INTO workloads (hash, workload, spec) VALUES (?1, ?3, ?2)", r->workload_hash,
-                   r->workload_text, r->workload, e) < 0)
+        exec_text2(s, "INSERT INTO workloads (hash, workload, spec) VALUES (?1, ?3, ?2) ON CONFLICT (hash) DO UPDATE "
+                   "SET workload = excluded.workload, spec = excluded.spec WHERE spec IS NOT excluded.spec",
+                   r->workload_hash, r->workload_text, r->workload, e) < 0)
         goto fail;
     if (insert_run(s, r, host_id, host_uuid, dev_id, d ? dev_uuid : NULL, hw_class, e) < 0) goto fail;
     if (store_commit(s, e) < 0) goto fail;

@@ -32,6 +32,11 @@ struct share_table {
      * expression (over the source row `s`) it is replaced by on export and
      * on merge, or NULL. */
     const char *private_col, *private_expr;
+    /* When key is a content hash: the column whose SHA-256 (lowercase hex)
+     * it is. Every row that comes in is checked against it (a row under
+     * this host's hash with other content would become what this host's
+     * own runs measured), or NULL. */
+    const char *hash_of;
 };
 
 extern const struct share_table share_tables[];
@@ -66,9 +71,10 @@ long long share_report_added(const struct share_report *r);
  * of our schema version or older has only our tables); no column the local
  * table lacks; schema version between 1 and ours; PRAGMA quick_check
  * clean; every row one that sluice's own schema takes (NOT NULL, CHECK,
- * keys, whatever the file declares); metrics finite and
- * physically possible; no run claiming this host that this host does not
- * already hold.
+ * keys, whatever the file declares); every key that is a content hash
+ * the SHA-256 of its content (store_share_check_hashes); metrics finite
+ * and physically possible; no run claiming this host that this host does
+ * not already hold.
  * path is a private copy (share_stage): nothing else can change it between
  * the check and the merge. When its header says WAL, its two journal-mode
  * bytes are rewritten to rollback mode (it has no -wal beside it).
@@ -102,6 +108,19 @@ int store_share_names_read(sqlite3 *db, const char *sql, const char *table, stru
 bool store_share_names_has(const struct share_names *l, const char *name);
 void store_share_names_free(struct share_names *l);
 int store_share_check_claims(store *s, sqlite3 *db, const char *my_uuid, const char *label, sl_err *e);
+/* Content hashes (db/store_share_hash.c). store_share_hash_register gives
+ * the connection db the SQL function sluice_sha256(x): the lowercase hex
+ * SHA-256 of x's text (NULL for NULL), as probe_sha256_hex names configs
+ * and workloads. 0, or -1 (db's error says why). */
+int store_share_hash_register(sqlite3 *db);
+/* Every row of a table with hash_of, in the database "main" of db, whose
+ * key is not the SHA-256 of its content: -1 with e naming label, the
+ * table, the row's hash and what its content hashes to, then `outcome`
+ * ("nothing merged"); 0 when there is none. db must have sluice_sha256. */
+int store_share_check_hashes(sqlite3 *db, const char *label, const char *outcome, sl_err *e);
+/* The same check on a store's own rows (a view built from a server's
+ * rows, which come from every host that can push). 0, or -1 with e. */
+int store_share_check_content(store *s, const char *label, const char *outcome, sl_err *e);
 /* How many runs under host_uuid the database file at path (a private
  * copy, untrusted: opened as store_share_check opens it) holds that this
  * store does not: push's test for another machine pushing under this

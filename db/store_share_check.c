@@ -59,6 +59,11 @@ int store_share_open_untrusted(const char *path, const char *label, bool writabl
     sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DML, 0, NULL);
     sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 16 << 20);
     sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, 1 << 20);
+    if (store_share_hash_register(db) != 0) {
+        sl_fail(e, SL_EFAIL, "%s could not be checked (%s): nothing merged", label, sqlite3_errmsg(db));
+        sqlite3_close(db);
+        return -1;
+    }
     if (sqlite3_exec(db, "PRAGMA trusted_schema=OFF; PRAGMA cell_size_check=ON", NULL, NULL, NULL) != SQLITE_OK) {
         sl_fail(e, SL_EFAIL, "%s is not a usable SQLite database (%s): nothing merged", label, sqlite3_errmsg(db));
         sqlite3_close(db);
@@ -249,6 +254,7 @@ int store_share_check(store *s, const char *path, const char *label, sl_err *e)
     if (rc == 0) rc = check_schema(s, db, label, e);
     if (rc == 0) rc = check_integrity(db, label, e);
     if (rc == 0) rc = store_share_check_constraints(s, db, label, e);
+    if (rc == 0) rc = store_share_check_hashes(db, label, "nothing merged", e);
     if (rc == 0) rc = check_this_host(s, db, label, e);
     sqlite3_close(db);
     if (rc < 0 && e && !strstr(e->msg, "merged")) sl_suffix(e, "Nothing merged: this database is as it was");

@@ -15,8 +15,8 @@ const struct share_table share_tables[] = {
     { .name = "devices", .key = "uuid", .alt_key = "host_id,name,serial,wwid" },
     /* Probe runs (002): configs and workloads are named by the SHA-256 of
      * their canonical text, runs by their UUID. */
-    { .name = "configs", .key = "hash" },
-    { .name = "workloads", .key = "hash" },
+    { .name = "configs", .key = "hash", .hash_of = "text" },
+    { .name = "workloads", .key = "hash", .hash_of = "spec" },
     { .name = "runs", .key = "uuid" },
 };
 const int share_table_count = sizeof share_tables / sizeof share_tables[0];

@@ -546,6 +546,11 @@ int share_view_open(store *local, const char *url, const struct share_opts *o, c
     /* This host's own runs on the server count as this host's. */
     char uuid[37];
     if (rc == 0) rc = store_open(path, &v->s, e);
+    /* Rows named by a content hash are checked as a pull checks them: a
+     * config under this host's hash with another host's knobs would be
+     * recommended to this host as its own measurement. */
+    if (rc == 0) rc = store_share_check_content(v->s, v->shown, "nothing from the server was used; remove or correct "
+                                                "that row on the server", e);
     if (rc == 0 && host_read(&h, e) < 0) rc = -1;
     int known = rc == 0 ? store_share_host_uuid(local, &h, uuid, e) : -1;
     if (rc == 0 && known < 0) rc = -1;

@@ -26,18 +26,20 @@ s() { db=$1; shift; "$SLUICE" --root tests/fixtures/modern --db "$db" "$@"; }
 # host (bench/merge's rows: about 2.3 KB each).
 s "$work/seed.db" push "file://$work/share" --class c > /dev/null || { fail merge-killed "push failed"; exit 0; }
 zstd -qd "$work"/share/c/*.sluicedb.zst -o "$work/seed.sluicedb" || { fail merge-killed "zstd -d failed"; exit 0; }
+# A config and a workload are named by the SHA-256 of their text (a merge checks it).
+cfg=$(printf %s 'vm.dirty_ratio=20' | sha256sum | cut -c1-64) wl=$(printf %s 'bs=1M' | sha256sum | cut -c1-64)
 clone() { # file key runs
     cp "$work/seed.sluicedb" "$1"
     sqlite3 "$1" "UPDATE hosts SET uuid = lower(hex(randomblob(16))), machine_key = '$2';
         UPDATE devices SET uuid = lower(hex(randomblob(16)));
-        INSERT OR IGNORE INTO configs VALUES ('c0', 'vm.dirty_ratio=20');
-        INSERT OR IGNORE INTO workloads VALUES ('w0', 'seqwrite', 'bs=1M');
+        INSERT OR IGNORE INTO configs VALUES ('$cfg', 'vm.dirty_ratio=20');
+        INSERT OR IGNORE INTO workloads VALUES ('$wl', 'seqwrite', 'bs=1M');
         WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n WHERE k < $3)
         INSERT INTO runs (uuid, batch_uuid, rep, host_uuid, host_id, device_uuid, device_id, device_name, hw_class,
             kernel, workload, workload_hash, config_hash, seed, started, status, wall_s, mb_s, iops, read_mb_s,
             write_mb_s, cpu_usr_pct, cpu_sys_pct, ctx_switches, metrics_json, hist, series_json)
         SELECT lower(hex(randomblob(16))), 'b' || (k / 5), k % 5, h.uuid, h.id, d.uuid, d.id, d.name, d.hw_class,
-            '6.1', 'seqwrite', 'w0', 'c0', k, '2026-01-01T00:00:00Z', 'ok', 10.0, 100 + k % 50, 25600, 0, 100,
+            '6.1', 'seqwrite', '$wl', '$cfg', k, '2026-01-01T00:00:00Z', 'ok', 10.0, 100 + k % 50, 25600, 0, 100,
             1.5, 12.0, 5000, '{\"mb_s\": 1}', randomblob(600), '[' || printf('%.1500c', '1') || ']'
         FROM n, hosts h, (SELECT * FROM devices ORDER BY id LIMIT 1) d;"
 }

@@ -267,17 +267,19 @@ open(p, "wb").write(b + b" " * (n - len(b)))' "$1" "$2"
             d=$ng/www/dav/big/$class
             mkdir -p "$d"
             f=$tmp/big.sluicedb
+            # a config and a workload are named by the SHA-256 of their text (a merge checks it)
+            cfg=$(printf %s 'vm.dirty_ratio=20' | sha256sum | cut -c1-64) wl=$(printf %s 'bs=1M' | sha256sum | cut -c1-64)
             zstd -qdf "$ng/www/dav/fleet/$class/"*.sluicedb.zst -o "$f"
             sqlite3 "$f" "UPDATE hosts SET uuid = '0000bbbb-0000-4000-8000-00000000b1c0', machine_key = 'big';
-                INSERT OR IGNORE INTO configs VALUES ('c0', 'vm.dirty_ratio=20');
-                INSERT OR IGNORE INTO workloads VALUES ('w0', 'seqwrite', 'bs=1M');
+                INSERT OR IGNORE INTO configs VALUES ('$cfg', 'vm.dirty_ratio=20');
+                INSERT OR IGNORE INTO workloads VALUES ('$wl', 'seqwrite', 'bs=1M');
                 WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n WHERE k < 25000)
                 INSERT INTO runs (uuid, batch_uuid, rep, host_uuid, host_id, device_uuid, device_id, device_name,
                     hw_class, kernel, workload, workload_hash, config_hash, seed, started, status, wall_s, mb_s, iops,
                     read_mb_s, write_mb_s, lat_mean_ns, lat_p50_ns, lat_p99_ns, lat_p999_ns, lat_max_ns, cpu_usr_pct,
                     cpu_sys_pct, ctx_switches, metrics_json, hist, series_json)
                 SELECT lower(hex(randomblob(16))), 'b' || (k / 5), k % 5, h.uuid, h.id, d.uuid, d.id, d.name,
-                    d.hw_class, '6.1', 'seqwrite', 'w0', 'c0', k, '2026-01-01T00:00:00Z', 'ok', 10.0, 100 + k % 50,
+                    d.hw_class, '6.1', 'seqwrite', '$wl', '$cfg', k, '2026-01-01T00:00:00Z', 'ok', 10.0, 100 + k % 50,
                     25600, 0, 100, 1e6, 900000, 5000000, 9000000, 20000000, 1.5, 12.0, 5000,
                     '{\"mb_s\": ' || (100 + k % 50) || '}', randomblob(600), '[' || printf('%.1500c', '1') || ']'
                 FROM n, hosts h, (SELECT * FROM devices ORDER BY id LIMIT 1) d" || return 1

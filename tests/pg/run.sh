@@ -144,6 +144,40 @@ t_server_answers() {
 }
 (check recommend-compare-from-server t_server_answers)   # in a subshell: url stays
 
+# --- a config row whose text is not what its hash names -------------------------------
+# Anyone who can push can write a parent row first, and the server keeps the
+# first: a configs row under the hash R's runs at dirty_ratio=30 will have
+# (predictable: a copy of R's fixture gives it), with other knobs as its
+# text. R's runs then point at it; S (the same hardware) pulled them with
+# those knobs, and recommend --server told S to apply them. Both refuse,
+# naming the row, S's database as it was; once the row is correct again,
+# both take it.
+t_forged_parent() {
+    pg_sql_db postgres "CREATE DATABASE forged" > /dev/null || return 1
+    url=$(echo "$url" | sed 's#/fleet?#/forged?#')
+    host R; host S
+    S history > /dev/null
+    R probe null --repeat 3 --seed 1 > /dev/null && R set vm.dirty_ratio=30 > /dev/null &&
+        R probe null --repeat 3 --seed 2 > /dev/null || return 1
+    h=$(sqlite3 "$tmp/R.db" "SELECT config_hash FROM runs ORDER BY id DESC LIMIT 1")
+    # The forger's row, written here over R's after R's push: the server
+    # keeps a row written before R's push just the same.
+    R push "$url" > /dev/null 2>&1 || return 1
+    pg_sql_db forged "UPDATE sluice_parents SET body = jsonb_set(body, '{text}', to_jsonb(E'vm.min_free_kbytes=4194304\\nvm.swappiness=200\\n'::text)) WHERE ident = '$h'" > /dev/null || return 1
+    expect_fail "$tmp/S.db" "the configs row with hash '$h' holds a text whose SHA-256 is" S pull "$url" || return 1
+    grep -q 'nothing merged' "$tmp/f.out" || { cat "$tmp/f.out"; return 1; }
+    expect_fail "$tmp/S.db" "the configs row with hash '$h'" S recommend --workload null --server "$url" || return 1
+    grep -q 'nothing from the server was used' "$tmp/f.out" || { cat "$tmp/f.out"; return 1; }
+    text=$(sqlite3 "$tmp/R.db" "SELECT text FROM configs WHERE hash = '$h'")
+    pg_sql_db forged "UPDATE sluice_parents SET body = jsonb_set(body, '{text}', to_jsonb(\$t\$$text\$t\$ || E'\\n')) WHERE ident = '$h'" > /dev/null || return 1
+    S recommend --workload null --server "$url" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+    grep -q '^recommended: vm.dirty_ratio=30$' "$tmp/o" || { cat "$tmp/o"; return 1; }
+    S pull "$url" > "$tmp/o" 2>&1 || { cat "$tmp/o"; return 1; }
+    [ "$(sqlite3 "$tmp/S.db" "SELECT count(*) FROM configs WHERE text LIKE '%swappiness=200%'")" = 0 ] &&
+        [ "$(count S)" = 6 ] || { cat "$tmp/o"; echo "S holds $(count S) runs"; return 1; }
+}
+(check forged-config-refused-by-pull-and-server-answers t_forged_parent)
+
 # --- prune: retention by age and by count per host; identity clash ----------------
 # H has 5 runs, 2 of them measured in 2020. --older-than 30 removes those 2
 # (--dry-run only counts), --keep-runs 1 all but H's newest; H pushing

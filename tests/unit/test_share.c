@@ -571,7 +571,8 @@ static void add_run(store *s, const char *hostname, const char *uuid)
     char sql[1600];
     snprintf(sql, sizeof sql,
              SHARE_FX_RUNS_INSERT
-             "SELECT '%s', 'b', 0, h.uuid, h.id, d.uuid, d.id, '6.1', 'seqwrite', 'w1', 'c1', 1, 't', 'ok', 1, 100, "
+             "SELECT '%s', 'b', 0, h.uuid, h.id, d.uuid, d.id, '6.1', 'seqwrite', " SHARE_FX_WORKLOAD ", "
+             SHARE_FX_CONFIG ", 1, 't', 'ok', 1, 100, "
              " 1, 0, 100, 1, 1, 1, '{}' FROM hosts h JOIN devices d ON d.host_id = h.id "
              "WHERE h.hostname = '%s' ORDER BY d.id LIMIT 1", uuid, hostname);
     char *msg = NULL;
@@ -622,6 +623,52 @@ TEST(share_runs_merge_with_their_host_and_device_remapped)
     if (n >= 0) share_classes_free(classes, n);
     store_close(a);
     store_close(b);
+}
+
+/* Rows named by the SHA-256 of their content (configs, workloads) are
+ * checked against it: the first text stored under a hash is kept, so a row
+ * under the hash this host's own runs will have, with other content, would
+ * become what those runs measured. Refused, naming the table, the row's
+ * hash and what its content hashes to; the correct file merges. */
+TEST(share_merge_refuses_a_row_whose_key_is_not_its_content_hash)
+{
+    store *a = fresh_store("hash-a.db"), *local = fresh_store("hash-local.db");
+    int64_t id;
+    add_host(a, "alpha", 1, &id);
+    add_host(local, "local", 1, &id);
+    add_run(a, "alpha", "run-hash");
+    char good[512];
+    export_to(a, "hash-good.sluicedb", NULL, good, sizeof good);
+    check_refused(local, good, "hash-config.sluicedb", "UPDATE configs SET text = 'vm.swappiness=200'",
+                  "the configs row with hash " SHARE_FX_CONFIG " holds a text whose SHA-256 is "
+                  "41357e5d43df41e4c92184aa9c327e6cca77561e757f19e4ee2ced8d2849b6da");
+    check_refused(local, good, "hash-workload.sluicedb", "UPDATE workloads SET spec = 'bs=4k'",
+                  "the workloads row with hash " SHARE_FX_WORKLOAD " holds a spec whose SHA-256 is "
+                  "55a436c1a3cbf2ab440eaaf902676c4689621acaf8adb2c96e065c4ffa0d48d8");
+    check_refused(local, good, "hash-nothing.sluicedb", "UPDATE configs SET text = 'vm.swappiness=200'",
+                  "nothing merged");
+    /* The key as the merge copies it: a BLOB of the right hex digits is not
+     * the TEXT key this host's runs name, and a collation the file declares
+     * does not make an upper-case key equal. */
+    check_refused(local, good, "hash-blob.sluicedb", "UPDATE configs SET hash = CAST(hash AS BLOB); "
+                  "UPDATE runs SET config_hash = CAST(config_hash AS BLOB)", "the configs row with hash X'");
+    check_refused(local, good, "hash-nocase.sluicedb", "PRAGMA foreign_keys=OFF; CREATE TABLE c2 (hash TEXT "
+                  "COLLATE NOCASE PRIMARY KEY, text TEXT NOT NULL); INSERT INTO c2 SELECT upper(hash), text FROM "
+                  "configs; DROP TABLE configs; ALTER TABLE c2 RENAME TO configs; DELETE FROM runs",
+                  "the configs row with hash '58EBF350");
+    struct share_report rep;
+    sl_err e;
+    CHECK(merge(local, good, &rep, &e) == 0);
+    CHECK_INT(count(local, "SELECT count(*) FROM configs WHERE hash = " SHARE_FX_CONFIG), 1);
+    CHECK_INT(count(local, "SELECT count(*) FROM workloads WHERE hash = " SHARE_FX_WORKLOAD), 1);
+    CHECK_INT(count(local, "SELECT count(*) FROM runs WHERE uuid = 'run-hash'"), 1);
+    /* Every shared table keyed by a hash says of what. */
+    for (int i = 0; i < share_table_count; i++)
+        if (share_tables[i].key && strstr(share_tables[i].key, "hash") && !share_tables[i].hash_of)
+            harness_fail(__FILE__, __LINE__, "share table %s is keyed by a hash but names no hash_of column",
+                         share_tables[i].name);
+    store_close(a);
+    store_close(local);
 }
 
 static void count_merged(const struct share_event *ev, void *arg)
@@ -692,12 +739,12 @@ TEST(share_pull_fetches_a_shrunk_object_once_without_validators)
     char sql[1200];
     for (int i = 0; i < 3; i++) {   /* three runs of x's own host, on no disk */
         snprintf(sql, sizeof sql,
-                 "INSERT OR IGNORE INTO configs VALUES ('c1', 'vm.dirty_ratio=20');"
-                 "INSERT OR IGNORE INTO workloads VALUES ('w1', 'seqwrite', 'bs=1M');"
+                 SHARE_FX_PARENTS
                  "INSERT INTO runs (uuid, batch_uuid, rep, host_uuid, host_id, kernel, workload, workload_hash, "
                  " config_hash, seed, started, status, wall_s, mb_s, iops, read_mb_s, write_mb_s, cpu_usr_pct, "
                  " cpu_sys_pct, ctx_switches, metrics_json) VALUES ('shrunk-%d', 'b', 0, '%s', %lld, '6.1', "
-                 " 'seqwrite', 'w1', 'c1', 1, '2026-01-0%dT00:00:00Z', 'ok', 1, 100, 1, 0, 100, 1, 1, 1, '{}')",
+                 " 'seqwrite', " SHARE_FX_WORKLOAD ", " SHARE_FX_CONFIG ", 1, '2026-01-0%dT00:00:00Z', 'ok', 1, 100, "
+                 " 1, 0, 100, 1, 1, 1, '{}')",
                  i, uuid, (long long)id, i + 1);
         CHECK(sqlite3_exec(store_db(x), sql, NULL, NULL, NULL) == SQLITE_OK);
     }

@@ -146,8 +146,9 @@ static void push_host(struct share_remote *r, int i)
     snprintf(sql, sizeof sql,
              SHARE_FX_RUNS_INSERT
              "WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < %d) "
-             "SELECT '%s-run-' || d.name || '-' || k.i, 'b', 0, h.uuid, h.id, d.uuid, d.id, '6.1', 'seqwrite', 'w1', "
-             " 'c1', 1, '2026-01-01T00:00:00Z', 'ok', 1, 100, 1, 0, 100, 1, 1, 1, '{}' FROM hosts h JOIN devices d "
+             "SELECT '%s-run-' || d.name || '-' || k.i, 'b', 0, h.uuid, h.id, d.uuid, d.id, '6.1', 'seqwrite', "
+             SHARE_FX_WORKLOAD ", " SHARE_FX_CONFIG ", 1, '2026-01-01T00:00:00Z', 'ok', 1, 100, 1, 0, 100, 1, 1, 1, '{}' "
+             " FROM hosts h JOIN devices d "
              " ON d.host_id = h.id, k WHERE h.hostname = '%s'", RUNS_PER_DISK - 1, host, host);
     char *msg = NULL;
     if (sqlite3_exec(store_db(s), sql, NULL, NULL, &msg) != SQLITE_OK) harness_fail(__FILE__, __LINE__, "%s", msg);
@@ -248,7 +249,8 @@ static void export_runs(int runs, char *path, size_t n)
     snprintf(sql, sizeof sql,
              SHARE_FX_RUNS_INSERT
              "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < %d) "
-             "SELECT 'run-' || k.i, 'b', 0, h.uuid, h.id, d.uuid, d.id, '6.1', 'seqwrite', 'w1', 'c1', k.i, "
+             "SELECT 'run-' || k.i, 'b', 0, h.uuid, h.id, d.uuid, d.id, '6.1', 'seqwrite', " SHARE_FX_WORKLOAD ", "
+             SHARE_FX_CONFIG ", k.i, "
              " '2026-01-01T00:00:00Z', 'ok', 1, 100, 1, 0, 100, 1, 1, 1, '{}' FROM hosts h, devices d, k;"
              "UPDATE runs SET lat_mean_ns = 1e6, lat_p50_ns = 9e5, lat_p99_ns = 5e6, lat_p999_ns = 9e6, "
              " lat_max_ns = 2e7, dev_util_pct = 50, dev_await_ms = 2, psi_some_pct = 1, canary_max_ns = 1e6, "
