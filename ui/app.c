@@ -26,8 +26,8 @@
 extern const struct screen_class overview_screen, knobs_screen, probe_screen, search_screen, results_screen,
     profiles_screen, share_screen, sessions_screen, help_screen;
 
-/* Screens that exist. A capability whose core has not landed has no class
- * here: its F-key is left off the bar and its action says so. */
+/* One class for each screen action of the action table (ACT_OVERVIEW ...
+ * ACT_SESSIONS, ACT_HELP). */
 static const struct screen_class *const classes[] = { &overview_screen, &knobs_screen, &probe_screen, &search_screen,
                                                          &results_screen, &profiles_screen, &share_screen,
                                                          &sessions_screen, &help_screen };
@@ -134,8 +134,6 @@ static int class_index(enum action open)
     return -1;
 }
 
-bool app_screen_available(enum action open) { return class_index(open) >= 0; }
-
 /* A line to print on stdout after the terminal is given back. */
 static __attribute__((format(printf, 2, 3))) void app_exit_note(struct app *a, const char *fmt, ...)
 {
@@ -163,12 +161,7 @@ static struct screen *screen_at(struct app *a, int i)
 static void app_show(struct app *a, enum action open)
 {
     int i = class_index(open);
-    if (i < 0) {
-        const struct action_info *ai = action_info(open);
-        app_message(a, ROLE_WARN, "The %s screen is not available yet: its engine has not landed in this build",
-                    ai ? ai->label : "?");
-        return;
-    }
+    if (i < 0) sl_die("app: no screen class opens action %d (a bug)", (int)open);
     if (i != a->cur) a->prev = a->cur;
     if (i != a->cur) a->find_line = -1;   /* n/N start from the new view's place */
     a->cur = i;
@@ -217,7 +210,6 @@ static void draw_fkeys(int y, int cols)
         enum action a = action_for_key(KEY_F(k));
         const struct action_info *ai = action_info(a);
         if (!ai || !ai->label) continue;
-        if (a != ACT_HELP && a != ACT_QUIT && !app_screen_available(a)) continue;
         x += draw_fmt(y, x, cols - x, ROLE_FKEY, "F%d", k);
         x += draw_text(y, x, cols - x, ROLE_FLABEL, ai->label);
         x += draw_text(y, x, cols - x, ROLE_NORMAL, " ");

@@ -218,8 +218,6 @@ static bool sessions_hint_on(struct screen *s, enum action a)
     return a != ACT_BACK;
 }
 
-static void sessions_resize(struct screen *s, struct rect r) {}
-
 static void sessions_done(struct screen *s)
 {
     struct sessions *ss = (struct sessions *)s;
@@ -241,6 +239,6 @@ static const enum action sessions_keys[] = { ACT_SORT_PREV, ACT_NONE };
 
 const struct screen_class sessions_screen = {
     .title = "Sessions", .open = ACT_SESSIONS, .hints = sessions_hints, .keys = sessions_keys,
-    .create = sessions_create, .draw = sessions_draw, .handle_key = sessions_key, .resize = sessions_resize,
+    .create = sessions_create, .draw = sessions_draw, .handle_key = sessions_key,
     .done = sessions_done, .show = sessions_show, .hint_on = sessions_hint_on, .view = sessions_view,
 };

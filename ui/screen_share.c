@@ -268,8 +268,6 @@ static bool share_hint_on(struct screen *s, enum action a)
     return true;
 }
 
-static void share_resize(struct screen *s, struct rect r) {}
-
 static void share_done(struct screen *s)
 {
     struct share_scr *ss = (struct share_scr *)s;
@@ -284,6 +282,6 @@ static const enum action share_hints[] = { ACT_EDIT, ACT_PUSH, ACT_PULL, ACT_CAN
 
 const struct screen_class share_screen = {
     .title = "Share", .open = ACT_SHARE, .hints = share_hints,
-    .create = share_create, .draw = share_draw, .handle_key = share_key, .resize = share_resize, .done = share_done,
+    .create = share_create, .draw = share_draw, .handle_key = share_key, .done = share_done,
     .tick = share_tick, .busy = share_busy, .cancel = share_cancel, .hint_on = share_hint_on,
 };

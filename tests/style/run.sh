@@ -76,17 +76,8 @@ report function-length
 # Public functions used only in their own file. Exceptions, each with why
 # (each line: the name, then the reason):
 public_ok='
- cli_command_synopsis  the usage line of a command, for the help and man page work of #15 in flight
- cli_opt_set           one option through its table: for the UI forms (#15) in flight
- opt_set               idem, if the option table moves to the core
- switch_what_name      landed with src/profile/lifecycle.c, its renderings in flight
- evidence_run_in_scope idem
- esc_t                 the printf-argument form of esc_term, landed with it (#14) for callers in flight
- decide_verdict_name   names of decide.h enums for renderings (#19, #13 in flight)
- decide_method_name    idem
  quote_has_control     landed with src/profile/quote.c for the quoting callers in flight
- store_run_metrics     the stored metrics of one run, for readers of a run record (report, #17)
- search_test_name      the name of a --test value, declared in search.h for renderings
+ evidence_run_in_scope one run against an evidence scope, landed with src/search/evidence.c for its callers in flight
  probe_json_real       the one rounding of reals into JSON, declared in probe.h for renderings
 '
 everything=$(find src db ui tests/unit tests/fuzz bench -name '*.c' -o -name '*.h' | sort)
