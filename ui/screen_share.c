@@ -93,10 +93,9 @@ static void on_event(const struct share_event *ev, void *arg)
 static int share_worker(struct job *j, void *arg, sl_err *e)
 {
     struct share_scr *ss = arg;
-    struct share_opts o = { .retries = 4, .retry_base_ms = 500, .max_bytes = SHARE_DEFAULT_MAX_BYTES, .progress = false,
-                            .cancel = &j->cancel };
-    const char *env = getenv("SLUICE_SHARE_RETRY_MS");
-    if (env && *env) o.retry_base_ms = atol(env);
+    struct share_opts o;
+    share_opts_defaults(&o);
+    o.cancel = &j->cancel;
     store *st = NULL;
     struct share_remote *r = NULL;
     /* Its own connection: the UI keeps reading while the merge writes. */

@@ -151,21 +151,14 @@ int sysfs_read_ll(const char *path, long long *out, sl_err *e)
     return 0;
 }
 
-/* Test hook (curl/SQLite style fault injection): SLUICE_FAIL_WRITE=SUBSTR makes
- * writes to paths containing SUBSTR fail with EIO, so rollback can be tested
- * on fixture roots where the kernel would otherwise accept everything. */
-static bool write_fault_injected(const char *path)
-{
-    const char *f = getenv("SLUICE_FAIL_WRITE");
-    return f && *f && strstr(path, f);
-}
-
 int sysfs_write(const char *path, const char *value, sl_err *e)
 {
     char full[PATH_MAX];
     if (sysfs_path(full, sizeof full, path) != 0)
         return sl_fail(e, SL_EFAIL, "%s: path too long", path);
-    if (write_fault_injected(path) || fault_hit(FAULT_SYSFS_WRITE))
+    /* SLUICE_FAULT=sysfs_write:N: rollback tested on fixture roots, where
+     * the kernel would otherwise accept everything */
+    if (fault_hit(FAULT_SYSFS_WRITE))
         return sl_fail_errno(e, SL_EFAIL, EIO, "writing \"%s\" to %s", value, full);
     char line[4096];
     int len = snprintf(line, sizeof line, "%s\n", value);
@@ -283,7 +276,6 @@ int sysfs_write_file_atomic(const char *path, const char *data, size_t len, mode
 {
     char full[PATH_MAX];
     if (sysfs_path(full, sizeof full, path) != 0) return sl_fail(e, SL_EFAIL, "%s: path too long", path);
-    if (write_fault_injected(path)) return sl_fail_errno(e, SL_EFAIL, EIO, "writing %s", full);
     return sysfs_write_local_atomic(full, data, len, mode, e);
 }
 
@@ -334,7 +326,6 @@ int sysfs_stage_file(const char *path, const char *data, size_t len, mode_t mode
 {
     char full[PATH_MAX];
     if (sysfs_path(full, sizeof full, path) != 0 || !strchr(full, '/')) return sl_fail(e, SL_EFAIL, "%s: path too long", path);
-    if (write_fault_injected(path)) return sl_fail_errno(e, SL_EFAIL, EIO, "writing %s", full);
     return stage_local(full, data, len, mode, tmp, n, e);
 }
 

@@ -19,6 +19,9 @@
 #                     be touched only by SQLite, since closing any other
 #                     descriptor of it drops the process's POSIX locks and
 #                     lets another process unlink the live WAL
+#   fault-hooks       an injected failure is asked for only through
+#                     SLUICE_FAULT (src/core/fault.h, one counter a point):
+#                     no other SLUICE_*FAIL* or *FAULT* variable is read
 #   curl-checked      every curl_easy_setopt result is used: assigned,
 #                     tested, or kept by SHARE_SETOPT (src/share/curl.h), so
 #                     an option an older libcurl lacks cannot drop silently
@@ -58,6 +61,9 @@ report front-ends
 grep -nE 'curl_easy_setopt[[:space:]]*\(' $code | code_lines |
     grep -vE '(=|\(|!|&&|\|\||return)[[:space:]]*curl_easy_setopt[[:space:]]*\(|share_setopt_note\(.*curl_easy_setopt' > "$tmp/hits"
 report curl-checked
+# shellcheck disable=SC2086
+grep -nE 'getenv[[:space:]]*\([[:space:]]*"SLUICE_[A-Z_]*(FAIL|FAULT)' $code | grep -v '^src/core/fault\.c:' > "$tmp/hits"
+report fault-hooks
 
 # --- kernel-paths ---------------------------------------------------------------
 # shellcheck disable=SC2086
