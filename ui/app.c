@@ -3,6 +3,7 @@
 #include "device.h"
 #include "form.h"
 #include "input.h"
+#include "interrupt.h"
 #include "prompt.h"
 #include "session.h"
 #include "sysfs.h"
@@ -553,7 +554,7 @@ static void stop_work(struct app *a)
 /* <Wait>: keep ticking and drawing until the background work is over. */
 static void wait_for_work(struct app *a)
 {
-    for (long long waited = 0; any_busy(a) && !session_interrupted; waited += 20) {
+    for (long long waited = 0; any_busy(a) && !interrupt_signal; waited += 20) {
         if (waited > WAIT_LIMIT_MS) {
             app_message(a, ROLE_ERROR, "<Wait>: work still running after %d minutes", WAIT_LIMIT_MS / 60000);
             return;
@@ -568,7 +569,7 @@ static void wait_for_work(struct app *a)
 /* <Idle MS>: the loop's turns while nothing is typed, on the UI clock. */
 static void idle_for(struct app *a, int ms, long long *last_draw)
 {
-    for (int t = 0; t < ms && !session_interrupted; t += POLL_MS) {
+    for (int t = 0; t < ms && !interrupt_signal; t += POLL_MS) {
         a->vclock_ms += POLL_MS;
         tick_all(a);
         if (app_now_ms(a) - *last_draw >= REDRAW_MS) {
@@ -582,7 +583,7 @@ static int loop(struct app *a)
 {
     long long last_draw = -REDRAW_MS;
     bool dirty = true;
-    while (!a->quit && !session_interrupted) {
+    while (!a->quit && !interrupt_signal) {
         tick_all(a);
         char err_line[512];
         if (term_stderr_line(err_line, sizeof err_line)) {
@@ -616,7 +617,7 @@ static int loop(struct app *a)
         }
         dirty = true;
     }
-    if (session_interrupted) return 128 + session_interrupted;
+    if (interrupt_signal) return 128 + interrupt_signal;
     return 0;
 }
 
@@ -641,18 +642,18 @@ int app_run(const char *db_path, sl_err *e)
     host_read(&a.host, NULL);
     /* Our handlers go in before curses starts, so curses keeps its hands
      * off SIGINT/SIGTERM and the loop can restore the session itself. */
-    session_trap_signals();
+    interrupt_trap();
     sl_on_emergency(emergency);
     if (term_open(e) < 0) {
         input_close();
-        session_untrap_signals();
+        interrupt_untrap();
         store_close(a.st);
         return -1;
     }
     app_show(&a, ACT_OVERVIEW);
     int rc = loop(&a);
     stop_work(&a);
-    if (session_interrupted) put_back_trial(&a, "interrupted");
+    if (interrupt_signal) put_back_trial(&a, "interrupted");
     else put_back_trial(&a, input_scripted() ? "the key script ended" : "quit");
     a.quit_dialog = a.leave_dialog = false;
     if (term_headless() && getenv("SLUICE_DUMP")) dump_screen(&a);
@@ -660,7 +661,7 @@ int app_run(const char *db_path, sl_err *e)
     app_free(&a);
     store_close(a.st);
     input_close();
-    session_untrap_signals();
+    interrupt_untrap();
     for (int i = 0; i < a.nnotes; i++)
         fprintf(strncmp(a.notes[i], "sluice:", 7) == 0 ? stderr : stdout, "%s\n", a.notes[i]);
     return rc;

@@ -11,6 +11,7 @@
 #include "search/recommend.h"
 #include "search/report.h"
 #include "session.h"
+#include "store_session.h"
 #include "store_run.h"
 #include "store_search.h"
 #include "sysfs.h"

@@ -6,6 +6,7 @@
 #include "app.h"
 #include "detail.h"
 #include "session.h"
+#include "store_session.h"
 #include "setview.h"
 #include "sortcols.h"
 #include "sysfs.h"

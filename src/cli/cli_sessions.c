@@ -5,6 +5,7 @@
 #include "profile/lifecycle.h"
 #include "record.h"
 #include "session.h"
+#include "store_session.h"
 #include "sysfs.h"
 
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /* knobset — validated, ordered, all-or-nothing multi-knob writes. */
 #include "knobset.h"
 #include "device.h"
+#include "session_internal.h"
 #include "sysfs.h"
 
 #include <errno.h>

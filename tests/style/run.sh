@@ -9,6 +9,8 @@
 #                     buffer formatted from one): they go through sysfs_*,
 #                     which adds the --root prefix
 #   front-ends        no cli*.h included from ui/, db/ or an engine
+#   layers            no file includes a header of a layer above its own
+#                     (the order: the table "layers" below)
 #   function-length   no function body over 80 lines
 #   public-callers    every public function is used outside its own file
 #                     (or it should be static)
@@ -64,6 +66,26 @@ report curl-checked
 # shellcheck disable=SC2086
 grep -nE 'getenv[[:space:]]*\([[:space:]]*"SLUICE_[A-Z_]*(FAIL|FAULT)' $code | grep -v '^src/core/fault\.c:' > "$tmp/hits"
 report fault-hooks
+
+# --- layers ----------------------------------------------------------------------
+# The layer order, written only here, lowest first: a file may include the
+# headers of its own layer and of the layers below it, never of one above.
+# Each line: the layer, the paths it holds (extended regexps; the longest
+# match names a file's layer), and what it is.
+layers='
+ core     ^src/core/ ^src/stat/           sysfs, knobs, devices, records, faults, the interrupt flag; statistics
+ db       ^db/                            the store: SQL over the records of the layers above
+ probe    ^src/probe/                     measures and stores what it measured; changes no knob, so no session
+ session  ^src/core/(session|knobset)     tuning sessions: the lock, snapshots, writes, put-back, restore
+ search   ^src/search/                    spaces, strategies, verdicts, recommendations
+ engines  ^src/(profile|report|share)/    profiles, reports, sharing
+ ui       ^ui/                            the curses front end
+ cli      ^src/cli/                       commands (the ui command starts the UI)
+'
+# shellcheck disable=SC2086
+grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' $code |
+    awk -v layers="$layers" -v headers="$(find src db ui -name '*.h' | sort)" -f "$here/layers.awk" > "$tmp/hits"
+report layers
 
 # --- kernel-paths ---------------------------------------------------------------
 # shellcheck disable=SC2086

@@ -3,7 +3,7 @@
 #include "harness.h"
 #include "knobset.h"
 #include "session.h"
-#include "store.h"
+#include "store_session.h"
 #include "sysfs.h"
 
 #include <stdio.h>
@@ -83,7 +83,7 @@ TEST(session_snapshot_is_durable_and_put_back_in_order)
     CHECK_STR(buf, "bfq");
     /* The snapshot is in the database before any write. */
     struct snapshot_row *rows;
-    int n = store_session_snapshots(s, sess->row.id, &rows, &e);
+    int n = store_session_snapshots(s, session_row_of(sess)->id, &rows, &e);
     CHECK_INT(n, ks.ntouched);
     if (n > 0) { CHECK_STR(rows[0].value, "mq-deadline"); free(rows); }
     struct restore_report rep = { 0 };
