@@ -275,7 +275,7 @@ static int undo_unrecorded(struct session *s, struct restore_report *rep, sl_err
     if (!rep) rep = &own;
     session_put_back(&s->row, s->snaps, s->nsnaps, rep);
     session_log_put_backs(s->st, &s->row, rep, NULL);
-    store_session_set_state(s->st, s->row.id, rep->failed ? "failed" : "restored", e->msg, NULL);
+    store_session_set_state(s->st, s->row.id, rep->failed ? SESSION_FAILED : SESSION_RESTORED, e->msg, NULL);
     char holds[2048];
     restore_report_holdings(rep, holds, sizeof holds);
     int status = rep->failed ? SL_EPARTIAL : SL_EFAIL;
@@ -288,7 +288,7 @@ int session_end(struct session *s, bool keep, struct restore_report *rep, sl_err
 {
     int rc;
     if (keep) {
-        rc = store_session_set_state(s->st, s->row.id, "kept", NULL, e);
+        rc = store_session_set_state(s->st, s->row.id, SESSION_KEPT, NULL, e);
         if (rc < 0) rc = undo_unrecorded(s, rep, e);
     } else {
         struct restore_report own = { 0 };

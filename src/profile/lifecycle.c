@@ -168,7 +168,7 @@ int lifecycle_apply(store *st, struct profile_switch *sw, const char *profile, c
     int rc = store_session_set_profile(st, session_row_of(s)->id, profile, e);
     if (rc == 0 && sw->has_prev) rc = inherit(st, sw, s, e);
     if (rc < 0) {
-        store_session_set_state(st, session_row_of(s)->id, "restored", "could not be recorded; nothing was written", NULL);
+        store_session_set_state(st, session_row_of(s)->id, SESSION_RESTORED, "could not be recorded; nothing was written", NULL);
         session_free(s);
         return sl_prefix(e, SL_EFAIL, "the profile switch could not be recorded, so nothing was written");
     }

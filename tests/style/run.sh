@@ -76,7 +76,7 @@ layers='
  core     ^src/core/ ^src/stat/           sysfs, knobs, devices, records, faults, the interrupt flag; statistics
  db       ^db/                            the store: SQL over the records of the layers above
  probe    ^src/probe/                     measures and stores what it measured; changes no knob, so no session
- session  ^src/core/(session|knobset)     tuning sessions: the lock, snapshots, writes, put-back, restore
+ session  ^src/core/(knobset|session(_lock|_restore|_internal)?)\.  tuning sessions: the lock, snapshots, writes, put-back, restore
  search   ^src/search/                    spaces, strategies, verdicts, recommendations
  engines  ^src/(profile|report|share)/    profiles, reports, sharing
  ui       ^ui/                            the curses front end
