@@ -449,6 +449,7 @@ static void bind_one(sqlite3_stmt *st, int i, const struct rec_field *f, const v
         f->derive(rec, text, sizeof text);
         sqlite3_bind_text(st, i, text, -1, SQLITE_TRANSIENT);
         break;
+    case REC_ENUM: sqlite3_bind_text(st, i, rec_enum_name(f, rec), -1, SQLITE_STATIC); break;
     }
 }
 
@@ -520,6 +521,7 @@ void store_read_fields(sqlite3_stmt *st, const struct rec_field *f, size_t nf, v
         }
         case REC_BOOL: *(bool *)v = sqlite3_column_int(st, col) != 0; break;
         case REC_DERIVED: break;
+        case REC_ENUM: *(int *)v = rec_enum_value(&f[i], (const char *)sqlite3_column_text(st, col)); break;
         }
         col++;
     }

@@ -289,21 +289,3 @@ int store_run_stamp(store *s, char *buf, size_t n, sl_err *e)
     sqlite3_finalize(st);
     return rc == SQLITE_ROW ? 0 : store_fail(s, e, "counting runs");
 }
-
-json_t *store_run_metrics(store *s, const char *uuid, sl_err *e)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), "SELECT metrics_json FROM runs WHERE uuid = ?", -1, &st, NULL) != SQLITE_OK) {
-        store_fail(s, e, "reading a run");
-        return NULL;
-    }
-    sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
-    json_t *j = NULL;
-    if (store_step(st) == SQLITE_ROW) {
-        json_error_t je;
-        j = json_loads((const char *)sqlite3_column_text(st, 0), 0, &je);
-    }
-    sqlite3_finalize(st);
-    if (!j) sl_fail(e, SL_EFAIL, "%s: no readable run %s", store_path(s), uuid);
-    return j;
-}

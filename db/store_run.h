@@ -101,8 +101,6 @@ extern const size_t run_record_fields_len, run_export_fields_len;
  * Returns the count or -1 with e. */
 int store_run_export(store *s, const char *workload, int limit, int (*fn)(void *arg, const struct run_export *r),
                      void *arg, sl_err *e);
-/* The stored JSON of a run (caller frees with json_decref), or NULL. */
-json_t *store_run_metrics(store *s, const char *uuid, sl_err *e);
 
 /* Everything stored about one run, for its detail view and report: the
  * list row, then the stored texts as they are in the database (any may be

@@ -16,7 +16,7 @@ int store_session_create(store *s, int64_t host_id, const char *purpose, const c
     store_uuid(out->uuid);
     snprintf(out->purpose, sizeof out->purpose, "%s", purpose);
     snprintf(out->root, sizeof out->root, "%s", root);
-    snprintf(out->state, sizeof out->state, "open");
+    out->state = SESSION_OPEN;
     out->pid = h->pid;
     out->holder_start = h->start;
     snprintf(out->holder_ns, sizeof out->holder_ns, "%s", h->ns);
@@ -24,16 +24,17 @@ int store_session_create(store *s, int64_t host_id, const char *purpose, const c
     if (store_begin(s, e) < 0) return -1;
     sqlite3_stmt *st;
     const char *ins = "INSERT INTO sessions (uuid, host_id, purpose, root, pid, state, holder_start, holder_ns, user) "
-                      "VALUES (?, ?, ?, ?, ?, 'open', ?, ?, ?) RETURNING id, started";
+                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id, started";
     if (sqlite3_prepare_v2(db, ins, -1, &st, NULL) != SQLITE_OK) goto fail;
     sqlite3_bind_text(st, 1, out->uuid, -1, SQLITE_STATIC);
     if (host_id > 0) sqlite3_bind_int64(st, 2, host_id); else sqlite3_bind_null(st, 2);
     sqlite3_bind_text(st, 3, purpose, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 4, root, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 5, out->pid);
-    sqlite3_bind_double(st, 6, h->start);
-    sqlite3_bind_text(st, 7, h->ns, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 8, h->user, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, session_state_name(SESSION_OPEN), -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 7, h->start);
+    sqlite3_bind_text(st, 8, h->ns, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 9, h->user, -1, SQLITE_STATIC);
     if (store_step(st) != SQLITE_ROW) { sqlite3_finalize(st); goto fail; }
     out->id = sqlite3_column_int64(st, 0);
     COPY_TEXT(out->started, st, 1);
@@ -68,7 +69,7 @@ fail:
 const struct rec_field session_fields[] = {
     SESS(uuid, REC_TEXT, "uuid", "s.uuid"),
     SESS(purpose, REC_TEXT, "purpose", "s.purpose"),
-    SESS(state, REC_TEXT, "state", "s.state"),
+    SESS(state, REC_ENUM, "state", "s.state", .names = session_state_names),
     SESS(pid, REC_INT, "pid", "s.pid"),
     SESS(root, REC_TEXT, "root", "s.root", .empty_as = "/"),
     SESS(started, REC_TEXT, "started", "s.started"),
@@ -100,13 +101,12 @@ static void row_from(sqlite3_stmt *st, struct session_row *r)
     store_read_fields(st, session_fields, session_fields_len, r);
 }
 
-int store_session_list(store *s, const char *state, struct session_row **out, sl_err *e)
+int store_session_list(store *s, struct session_row **out, sl_err *e)
 {
     char sql[1536];
-    session_sql(sql, sizeof sql, state ? "WHERE s.state = ? ORDER BY s.id DESC" : "ORDER BY s.id DESC");
+    session_sql(sql, sizeof sql, "ORDER BY s.id DESC");
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "listing sessions");
-    if (state) sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
     return store_collect(s, st, session_fields, session_fields_len, sizeof **out, (void **)out, "listing sessions", e);
 }
 
@@ -138,13 +138,16 @@ int store_session_get(store *s, const char *uuid_prefix, struct session_row *out
 }
 
 /* The newest session matching `where` (SQL text of ours, no input), 1 when none. */
-static int newest_where(store *s, const char *where, struct session_row *out, sl_err *e)
+/* The newest session not restored (open, kept, or failed: some of its
+ * knobs may still hold its values) that also meets `and` ("" for none). */
+static int newest_unrestored(store *s, const char *and, struct session_row *out, sl_err *e)
 {
     char sql[1536], tail[1024];
-    snprintf(tail, sizeof tail, "WHERE %s ORDER BY s.id DESC LIMIT 1", where);
+    snprintf(tail, sizeof tail, "WHERE s.state <> ?1 %s ORDER BY s.id DESC LIMIT 1", and);
     session_sql(sql, sizeof sql, tail);
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "finding a session");
+    sqlite3_bind_text(st, 1, session_state_name(SESSION_RESTORED), -1, SQLITE_STATIC);
     int rc = store_step(st);
     if (rc == SQLITE_ROW) row_from(st, out);
     sqlite3_finalize(st);
@@ -155,7 +158,7 @@ static int newest_where(store *s, const char *where, struct session_row *out, sl
 
 int store_session_latest_unrestored(store *s, struct session_row *out, sl_err *e)
 {
-    return newest_where(s, "s.state IN ('open', 'kept', 'failed')", out, e);
+    return newest_unrestored(s, "", out, e);
 }
 
 #define SNAP(field, type, col) REC_FIELD(struct snapshot_row, field, type, NULL, col)
@@ -184,16 +187,16 @@ int store_session_snapshots(store *s, int64_t session_id, struct snapshot_row **
                        (void **)out, "reading a snapshot", e);
 }
 
-int store_session_set_state(store *s, int64_t session_id, const char *state, const char *note, sl_err *e)
+int store_session_set_state(store *s, int64_t session_id, enum session_state state, const char *note, sl_err *e)
 {
     const char *sql = "UPDATE sessions SET state = ?, note = COALESCE(?, note), "
-                      "ended = CASE WHEN ? = 'open' THEN NULL ELSE strftime('%Y-%m-%dT%H:%M:%SZ', 'now') END "
+                      "ended = CASE WHEN ? THEN NULL ELSE strftime('%Y-%m-%dT%H:%M:%SZ', 'now') END "
                       "WHERE id = ?";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "updating a session");
-    sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 1, session_state_name(state), -1, SQLITE_STATIC);
     if (note) sqlite3_bind_text(st, 2, note, -1, SQLITE_STATIC); else sqlite3_bind_null(st, 2);
-    sqlite3_bind_text(st, 3, state, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, state == SESSION_OPEN);
     sqlite3_bind_int64(st, 4, session_id);
     int rc = store_step(st);
     sqlite3_finalize(st);
@@ -317,7 +320,8 @@ failed:
     return -1;
 }
 
-int store_session_finish_restore(store *s, int64_t session_id, const char *state, const char *note, sl_err *e)
+int store_session_finish_restore(store *s, int64_t session_id, enum session_state state, const char *note,
+                                 sl_err *e)
 {
     if (store_begin(s, e) < 0) return -1;
     sqlite3_stmt *st;
@@ -352,11 +356,12 @@ int store_session_later_claims(store *s, int64_t session_id, const char *root, s
     sqlite3_stmt *st = store_prepare_select(
         s, claim_fields, nf,
         "FROM sessions s JOIN snapshots p ON p.session_id = s.id "
-        "WHERE s.id > ? AND s.root = ? AND s.state IN ('open', 'kept', 'failed') AND p.present = 1 ORDER BY s.id DESC, p.knob",
+        "WHERE s.id > ? AND s.root = ? AND s.state <> ? AND p.present = 1 ORDER BY s.id DESC, p.knob",
         "reading later sessions", e);
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, session_id);
     sqlite3_bind_text(st, 2, root, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, session_state_name(SESSION_RESTORED), -1, SQLITE_STATIC);
     return store_collect(s, st, claim_fields, nf, sizeof **out, (void **)out, "reading later sessions", e);
 }
 
@@ -372,7 +377,7 @@ int store_session_set_profile(store *s, int64_t session_id, const char *profile,
 
 int store_session_active_profile(store *s, struct session_row *out, sl_err *e)
 {
-    return newest_where(s, "s.profile <> '' AND s.state IN ('open', 'kept', 'failed')", out, e);
+    return newest_unrestored(s, "AND s.profile <> ''", out, e);
 }
 
 int store_session_inherit(store *s, int64_t new_id, int64_t old_id, const char *const *knobs, int n, sl_err *e)
@@ -393,7 +398,7 @@ int store_session_inherit(store *s, int64_t new_id, int64_t old_id, const char *
         if (store_step(st) != SQLITE_DONE) { sqlite3_finalize(st); goto fail; }
     }
     sqlite3_finalize(st);
-    if (store_session_set_state(s, old_id, "restored", "superseded by a profile switch", e) < 0 || store_commit(s, e) < 0)
+    if (store_session_set_state(s, old_id, SESSION_RESTORED, "superseded by a profile switch", e) < 0 || store_commit(s, e) < 0)
         goto failed;
     return 0;
 fail:

@@ -3,6 +3,7 @@
 #define SLUICE_STORE_SESSION_H
 
 #include "record.h"
+#include "session_state.h"
 #include "store.h"
 
 struct snapshot_row {
@@ -23,7 +24,7 @@ struct session_row {
     char purpose[32];
     char root[512];
     int pid;
-    char state[16];     /* open kept restored failed */
+    enum session_state state;
     char started[32];
     char ended[32];
     char note[256];
@@ -71,15 +72,15 @@ struct session_claim {
 int store_session_create(store *s, int64_t host_id, const char *purpose, const char *root,
                          const struct session_holder *h, const struct snapshot_row *snaps, int n,
                          struct session_row *out, sl_err *e);
-/* Sessions, newest first; state NULL for all. Caller frees *out. */
-int store_session_list(store *s, const char *state, struct session_row **out, sl_err *e);
+/* Every session, newest first. Caller frees *out. */
+int store_session_list(store *s, struct session_row **out, sl_err *e);
 /* One session by UUID or unique UUID prefix. */
 int store_session_get(store *s, const char *uuid_prefix, struct session_row *out, sl_err *e);
 /* The newest session in state 'kept', 'open' or 'failed' (a restore left
  * knobs), 1 when there is none. */
 int store_session_latest_unrestored(store *s, struct session_row *out, sl_err *e);
 int store_session_snapshots(store *s, int64_t session_id, struct snapshot_row **out, sl_err *e);
-int store_session_set_state(store *s, int64_t session_id, const char *state, const char *note, sl_err *e);
+int store_session_set_state(store *s, int64_t session_id, enum session_state state, const char *note, sl_err *e);
 /* One write a session made, as logged: the value before, the one asked
  * for and the one read back. */
 struct change_log_row {
@@ -108,7 +109,8 @@ int store_session_begin_restore(store *s, int64_t session_id, const struct sessi
                                 const char *const *put, int nput, sl_err *e);
 /* A restore ends: state and note set, the journal (restoring, writing,
  * plans) cleared, in one transaction. */
-int store_session_finish_restore(store *s, int64_t session_id, const char *state, const char *note, sl_err *e);
+int store_session_finish_restore(store *s, int64_t session_id, enum session_state state, const char *note,
+                                 sl_err *e);
 /* Name the profile a session applies. */
 int store_session_set_profile(store *s, int64_t session_id, const char *profile, sl_err *e);
 /* The newest session that applied a profile and is not restored (kept, or

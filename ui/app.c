@@ -3,6 +3,7 @@
 #include "device.h"
 #include "form.h"
 #include "input.h"
+#include "interrupt.h"
 #include "prompt.h"
 #include "session.h"
 #include "sysfs.h"
@@ -26,8 +27,8 @@
 extern const struct screen_class overview_screen, knobs_screen, probe_screen, search_screen, results_screen,
     profiles_screen, share_screen, sessions_screen, help_screen;
 
-/* Screens that exist. A capability whose core has not landed has no class
- * here: its F-key is left off the bar and its action says so. */
+/* One class for each screen action of the action table (ACT_OVERVIEW ...
+ * ACT_SESSIONS, ACT_HELP). */
 static const struct screen_class *const classes[] = { &overview_screen, &knobs_screen, &probe_screen, &search_screen,
                                                          &results_screen, &profiles_screen, &share_screen,
                                                          &sessions_screen, &help_screen };
@@ -134,8 +135,6 @@ static int class_index(enum action open)
     return -1;
 }
 
-bool app_screen_available(enum action open) { return class_index(open) >= 0; }
-
 /* A line to print on stdout after the terminal is given back. */
 static __attribute__((format(printf, 2, 3))) void app_exit_note(struct app *a, const char *fmt, ...)
 {
@@ -163,12 +162,7 @@ static struct screen *screen_at(struct app *a, int i)
 static void app_show(struct app *a, enum action open)
 {
     int i = class_index(open);
-    if (i < 0) {
-        const struct action_info *ai = action_info(open);
-        app_message(a, ROLE_WARN, "The %s screen is not available yet: its engine has not landed in this build",
-                    ai ? ai->label : "?");
-        return;
-    }
+    if (i < 0) sl_die("app: no screen class opens action %d (a bug)", (int)open);
     if (i != a->cur) a->prev = a->cur;
     if (i != a->cur) a->find_line = -1;   /* n/N start from the new view's place */
     a->cur = i;
@@ -220,7 +214,6 @@ static void draw_fkeys(int y, int cols)
         enum action a = action_for_key(KEY_F(k));
         const struct action_info *ai = action_info(a);
         if (!ai || !ai->label) continue;
-        if (a != ACT_HELP && a != ACT_QUIT && !app_screen_available(a)) continue;
         e[n].k = k;
         e[n].keyw = k < 10 ? 2 : 3;
         e[n].label = ai->label;
@@ -582,7 +575,7 @@ static void stop_work(struct app *a)
 /* <Wait>: keep ticking and drawing until the background work is over. */
 static void wait_for_work(struct app *a)
 {
-    for (long long waited = 0; any_busy(a) && !session_interrupted; waited += 20) {
+    for (long long waited = 0; any_busy(a) && !interrupt_signal; waited += 20) {
         if (waited > WAIT_LIMIT_MS) {
             app_message(a, ROLE_ERROR, "<Wait>: work still running after %d minutes", WAIT_LIMIT_MS / 60000);
             return;
@@ -597,7 +590,7 @@ static void wait_for_work(struct app *a)
 /* <Idle MS>: the loop's turns while nothing is typed, on the UI clock. */
 static void idle_for(struct app *a, int ms, long long *last_draw)
 {
-    for (int t = 0; t < ms && !session_interrupted; t += POLL_MS) {
+    for (int t = 0; t < ms && !interrupt_signal; t += POLL_MS) {
         a->vclock_ms += POLL_MS;
         tick_all(a);
         if (app_now_ms(a) - *last_draw >= REDRAW_MS) {
@@ -611,7 +604,7 @@ static int loop(struct app *a)
 {
     long long last_draw = -REDRAW_MS;
     bool dirty = true;
-    while (!a->quit && !session_interrupted) {
+    while (!a->quit && !interrupt_signal) {
         tick_all(a);
         char err_line[512];
         if (term_stderr_line(err_line, sizeof err_line)) {
@@ -645,7 +638,7 @@ static int loop(struct app *a)
         }
         dirty = true;
     }
-    if (session_interrupted) return 128 + session_interrupted;
+    if (interrupt_signal) return 128 + interrupt_signal;
     return 0;
 }
 
@@ -670,18 +663,18 @@ int app_run(const char *db_path, sl_err *e)
     host_read(&a.host, NULL);
     /* Our handlers go in before curses starts, so curses keeps its hands
      * off SIGINT/SIGTERM and the loop can restore the session itself. */
-    session_trap_signals();
+    interrupt_trap();
     sl_on_emergency(emergency);
     if (term_open(e) < 0) {
         input_close();
-        session_untrap_signals();
+        interrupt_untrap();
         store_close(a.st);
         return -1;
     }
     app_show(&a, ACT_OVERVIEW);
     int rc = loop(&a);
     stop_work(&a);
-    if (session_interrupted) put_back_trial(&a, "interrupted");
+    if (interrupt_signal) put_back_trial(&a, "interrupted");
     else put_back_trial(&a, input_scripted() ? "the key script ended" : "quit");
     a.quit_dialog = a.leave_dialog = false;
     if (term_headless() && getenv("SLUICE_DUMP")) dump_screen(&a);
@@ -689,7 +682,7 @@ int app_run(const char *db_path, sl_err *e)
     app_free(&a);
     store_close(a.st);
     input_close();
-    session_untrap_signals();
+    interrupt_untrap();
     for (int i = 0; i < a.nnotes; i++)
         fprintf(strncmp(a.notes[i], "sluice:", 7) == 0 ? stderr : stdout, "%s\n", a.notes[i]);
     return rc;

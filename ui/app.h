@@ -56,8 +56,5 @@ const struct screen_class *app_previous_screen(const struct app *a);
 bool app_is_shown(const struct app *a, const struct screen *s);
 /* Back to the previous screen. */
 void app_back(struct app *a);
-/* Whether a screen class exists for this action (screens that have not
- * landed are left out of the key bar and say so). */
-bool app_screen_available(enum action open);
 
 #endif

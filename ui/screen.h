@@ -31,13 +31,12 @@ struct screen_class {
     /* A key and the action bound to it (ACT_NONE when unbound). H_IGNORED
      * passes it on to the app (screen switching, help, quit). */
     enum handled (*handle_key)(struct screen *s, enum action a, int key);
-    /* The content rectangle changed (KEY_RESIZE): fix scroll positions. */
-    void (*resize)(struct screen *s, struct rect r);
     /* Free everything; background work has ended (busy() is false). */
     void (*done)(struct screen *s);
 
     /* Optional (NULL: nothing to do). */
     void (*show)(struct screen *s);                 /* about to become visible: refresh */
+    void (*resize)(struct screen *s, struct rect r); /* the content rectangle changed (KEY_RESIZE) */
     void (*tick)(struct screen *s, long long now_ms); /* every loop turn: poll workers, sample */
     bool (*busy)(struct screen *s);                 /* background work is running */
     void (*cancel)(struct screen *s);               /* ask background work to stop (returns at once) */

@@ -19,20 +19,18 @@ static void action_row(struct textview *tv, enum action a, int width)
     const struct action_info *ai = action_info(a);
     char keys[32];
     action_keys_text(a, keys, sizeof keys);
-    bool missing = strcmp(ai->group, "Screens") == 0 && a != ACT_HELP && a != ACT_QUIT && !app_screen_available(a);
     tv_line(tv, false, a);
     tv_add(tv, ROLE_NORMAL, "  ");
     tv_cell(tv, ROLE_FKEY, 12, keys);
     tv_cell(tv, ROLE_NORMAL, 17, ai->name);
-    char text[300], lines[4][256];
-    snprintf(text, sizeof text, "%s%s", missing ? "(not available yet) " : "", ai->help);
-    int n = draw_wrap(text, width - 33 > 20 ? width - 33 : 20, lines, 4);
+    char lines[4][256];
+    int n = draw_wrap(ai->help, width - 33 > 20 ? width - 33 : 20, lines, 4);
     for (int i = 0; i < n; i++) {
         if (i > 0) {
             tv_line(tv, false, a);
             tv_add(tv, ROLE_NORMAL, "%33s", "");
         }
-        tv_add(tv, missing ? ROLE_DIM : ROLE_NORMAL, "%s", lines[i]);
+        tv_add(tv, ROLE_NORMAL, "%s", lines[i]);
     }
 }
 
@@ -125,7 +123,6 @@ static enum handled help_key(struct screen *s, enum action a, int key)
 }
 
 static void help_show(struct screen *s) { ((struct help *)s)->tv.top = 0; }
-static void help_resize(struct screen *s, struct rect r) {}
 
 static void help_done(struct screen *s)
 {
@@ -140,6 +137,6 @@ static const enum action help_hints[] = { ACT_NONE };
 
 const struct screen_class help_screen = {
     .title = "Help", .open = ACT_HELP, .hints = help_hints,
-    .create = help_create, .draw = help_draw, .handle_key = help_key, .resize = help_resize, .done = help_done,
+    .create = help_create, .draw = help_draw, .handle_key = help_key, .done = help_done,
     .show = help_show, .view = help_view,
 };

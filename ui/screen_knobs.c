@@ -733,8 +733,6 @@ static bool knobs_hint_on(struct screen *s, enum action a)
     }
 }
 
-static void knobs_resize(struct screen *s, struct rect r) {}
-
 static void knobs_done(struct screen *s)
 {
     struct knobs *ks = (struct knobs *)s;
@@ -767,6 +765,6 @@ static const enum action knobs_keys[] = { ACT_SORT_PREV, ACT_NONE };
 
 const struct screen_class knobs_screen = {
     .title = "Knobs", .open = ACT_KNOBS, .hints = knobs_hints, .keys = knobs_keys,
-    .create = knobs_create, .draw = knobs_draw, .handle_key = knobs_key, .resize = knobs_resize,
+    .create = knobs_create, .draw = knobs_draw, .handle_key = knobs_key,
     .done = knobs_done, .show = knobs_show, .tick = knobs_tick, .hint_on = knobs_hint_on, .view = knobs_view, .unsaved = knobs_unsaved,
 };

@@ -11,6 +11,7 @@
 #include "search/recommend.h"
 #include "search/report.h"
 #include "session.h"
+#include "store_session.h"
 #include "store_run.h"
 #include "store_search.h"
 #include "sysfs.h"
@@ -675,8 +676,6 @@ static bool overview_hint_on(struct screen *s, enum action a)
     return a != ACT_RESTORE_CRASHED || o->ncrashed > 0 || o->nscratch > 0;
 }
 
-static void overview_resize(struct screen *s, struct rect r) {}
-
 static void overview_done(struct screen *s)
 {
     struct overview *o = (struct overview *)s;
@@ -693,7 +692,7 @@ static const enum action overview_hints[] = { ACT_RESTORE_CRASHED, ACT_SESSIONS,
 
 const struct screen_class overview_screen = {
     .title = "Overview", .open = ACT_OVERVIEW, .hints = overview_hints,
-    .create = overview_create, .draw = overview_draw, .handle_key = overview_key, .resize = overview_resize,
+    .create = overview_create, .draw = overview_draw, .handle_key = overview_key,
     .done = overview_done, .show = overview_show, .tick = overview_tick, .hint_on = overview_hint_on,
     .view = overview_view,
 };

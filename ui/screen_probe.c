@@ -341,8 +341,6 @@ static bool probe_hint_on(struct screen *s, enum action a)
     }
 }
 
-static void probe_resize(struct screen *s, struct rect r) {}
-
 static void probe_done(struct screen *s)
 {
     struct probe_scr *ps = (struct probe_scr *)s;
@@ -364,6 +362,6 @@ static const enum action probe_hints[] = { ACT_START, ACT_CANCEL, ACT_EDIT, ACT_
 
 const struct screen_class probe_screen = {
     .title = "Probe", .open = ACT_PROBE, .hints = probe_hints,
-    .create = probe_create, .show = probe_show, .draw = probe_draw, .handle_key = probe_key, .resize = probe_resize, .done = probe_done,
+    .create = probe_create, .show = probe_show, .draw = probe_draw, .handle_key = probe_key, .done = probe_done,
     .tick = probe_tick, .busy = probe_busy, .cancel = probe_cancel, .hint_on = probe_hint_on, .view = probe_text,
 };

@@ -664,8 +664,6 @@ static bool profiles_hint_on(struct screen *s, enum action a)
     }
 }
 
-static void profiles_resize(struct screen *s, struct rect r) {}
-
 static void profiles_done(struct screen *s)
 {
     struct profiles *pr = (struct profiles *)s;
@@ -690,6 +688,6 @@ static const enum action profiles_hints[] = { ACT_DIFF, ACT_APPLY, ACT_KEEP, ACT
 
 const struct screen_class profiles_screen = {
     .title = "Profiles", .open = ACT_PROFILES, .hints = profiles_hints,
-    .create = profiles_create, .draw = profiles_draw, .handle_key = profiles_key, .resize = profiles_resize,
+    .create = profiles_create, .draw = profiles_draw, .handle_key = profiles_key,
     .done = profiles_done, .show = profiles_show, .hint_on = profiles_hint_on, .view = profiles_view,
 };

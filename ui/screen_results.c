@@ -532,8 +532,6 @@ static bool results_hint_on(struct screen *s, enum action a)
     return a != ACT_BACK;
 }
 
-static void results_resize(struct screen *s, struct rect r) {}
-
 static void results_done(struct screen *s)
 {
     struct results *rs = (struct results *)s;
@@ -558,6 +556,6 @@ static const enum action results_keys[] = { ACT_SORT_PREV, ACT_NONE };
 
 const struct screen_class results_screen = {
     .title = "Results", .open = ACT_RESULTS, .hints = results_hints, .keys = results_keys,
-    .create = results_create, .draw = results_draw, .handle_key = results_key, .resize = results_resize,
+    .create = results_create, .draw = results_draw, .handle_key = results_key,
     .done = results_done, .show = results_show, .hint_on = results_hint_on, .view = results_view,
 };

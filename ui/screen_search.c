@@ -452,8 +452,6 @@ static bool search_hint_on(struct screen *s, enum action a)
     }
 }
 
-static void search_resize(struct screen *s, struct rect r) {}
-
 static void search_done(struct screen *s)
 {
     struct search_scr *ss = (struct search_scr *)s;
@@ -480,7 +478,7 @@ static const enum action search_hints[] = { ACT_START, ACT_CANCEL, ACT_EDIT, ACT
 
 const struct screen_class search_screen = {
     .title = "Search", .open = ACT_SEARCH, .hints = search_hints,
-    .create = search_create, .show = search_show, .draw = search_draw, .handle_key = search_key, .resize = search_resize,
+    .create = search_create, .show = search_show, .draw = search_draw, .handle_key = search_key,
     .done = search_done, .tick = search_tick, .busy = search_busy, .cancel = search_cancel, .hint_on = search_hint_on,
     .view = search_text,
 };

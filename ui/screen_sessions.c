@@ -51,7 +51,7 @@ static void load(struct sessions *ss)
     ss->problem[0] = 0;
     sl_err e;
     store *st = app_store(ss->base.app, &e);
-    int n = st ? store_session_list(st, NULL, &ss->rows, &e) : -1;
+    int n = st ? store_session_list(st, &ss->rows, &e) : -1;
     if (n < 0) {
         ss->rows = NULL;
         snprintf(ss->problem, sizeof ss->problem, "%s", e.msg);
@@ -71,7 +71,7 @@ static int by_column(int i, int j, void *arg)
     switch (ss->sort.by) {
     case SC_SESSION: return strcmp(a->uuid, b->uuid);
     case SC_PURPOSE: return strcmp(a->purpose, b->purpose);
-    case SC_STATE: return strcmp(a->state, b->state);
+    case SC_STATE: return strcmp(session_state_name(a->state), session_state_name(b->state));
     case SC_CHANGES: return (a->changes < b->changes) - (a->changes > b->changes);
     case SC_STARTED: return -strcmp(a->started, b->started);
     case SC_NOTE: {
@@ -95,13 +95,13 @@ static void build(struct sessions *ss, int width)
         const struct session_row *r = &ss->rows[i];
         char id[9], state[32], changes[16];
         snprintf(id, sizeof id, "%.8s", r->uuid);
-        snprintf(state, sizeof state, "%s%s", r->state, on_trial(r) ? " (trial)" : "");
+        snprintf(state, sizeof state, "%s%s", session_state_name(r->state), on_trial(r) ? " (trial)" : "");
         snprintf(changes, sizeof changes, "%d", r->changes);
-        bool undone = strcmp(r->state, "restored") == 0;
+        bool undone = r->state == SESSION_RESTORED;
         tv_line(tv, true, i);
         tv_cell(tv, ROLE_NORMAL, col[SC_SESSION].width, id);
         tv_cell(tv, ROLE_NORMAL, col[SC_PURPOSE].width, r->purpose);
-        tv_cell(tv, undone ? ROLE_DIM : strcmp(r->state, "kept") == 0 ? ROLE_OK : ROLE_WARN, col[SC_STATE].width, state);
+        tv_cell(tv, undone ? ROLE_DIM : r->state == SESSION_KEPT ? ROLE_OK : ROLE_WARN, col[SC_STATE].width, state);
         tv_cell(tv, ROLE_NORMAL, col[SC_CHANGES].width, changes);
         tv_cell(tv, ROLE_NORMAL, col[SC_STARTED].width, r->started);
         tv_add(tv, ROLE_DIM, "%s%s%s", r->profile[0] ? "profile " : "", r->profile, r->note);
@@ -136,7 +136,7 @@ static const struct session_row *put_back_target(struct sessions *ss)
     const struct session_row *r = selected(ss);
     if (!r) { app_message(app, ROLE_NORMAL, "no session selected"); return NULL; }
     if (on_trial(r)) { app_message(app, ROLE_NORMAL, "session %.8s is the trial: R puts it back", r->uuid); return NULL; }
-    if (strcmp(r->state, "restored") == 0) {
+    if (r->state == SESSION_RESTORED) {
         app_message(app, ROLE_NORMAL, "session %.8s is already put back", r->uuid);
         return NULL;
     }
@@ -294,11 +294,9 @@ static bool sessions_hint_on(struct screen *s, enum action a)
     if (ss->detail.open) return detail_hint_on(&ss->detail, a);
     if (ss->outcome_open) return a == ACT_BACK;
     const struct session_row *r = selected(ss);
-    if (a == ACT_PUT_BACK) return r && strcmp(r->state, "restored") != 0 && !on_trial(r);
+    if (a == ACT_PUT_BACK) return r && r->state != SESSION_RESTORED && !on_trial(r);
     return a != ACT_BACK;
 }
-
-static void sessions_resize(struct screen *s, struct rect r) {}
 
 static void sessions_done(struct screen *s)
 {
@@ -321,6 +319,6 @@ static const enum action sessions_keys[] = { ACT_SORT_PREV, ACT_NONE };
 
 const struct screen_class sessions_screen = {
     .title = "Sessions", .open = ACT_SESSIONS, .hints = sessions_hints, .keys = sessions_keys,
-    .create = sessions_create, .draw = sessions_draw, .handle_key = sessions_key, .resize = sessions_resize,
+    .create = sessions_create, .draw = sessions_draw, .handle_key = sessions_key,
     .done = sessions_done, .show = sessions_show, .hint_on = sessions_hint_on, .view = sessions_view,
 };

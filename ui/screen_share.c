@@ -93,10 +93,9 @@ static void on_event(const struct share_event *ev, void *arg)
 static int share_worker(struct job *j, void *arg, sl_err *e)
 {
     struct share_scr *ss = arg;
-    struct share_opts o = { .retries = 4, .retry_base_ms = 500, .max_bytes = SHARE_DEFAULT_MAX_BYTES, .progress = false,
-                            .cancel = &j->cancel };
-    const char *env = getenv("SLUICE_SHARE_RETRY_MS");
-    if (env && *env) o.retry_base_ms = atol(env);
+    struct share_opts o;
+    share_opts_defaults(&o);
+    o.cancel = &j->cancel;
     store *st = NULL;
     struct share_remote *r = NULL;
     /* Its own connection: the UI keeps reading while the merge writes. */
@@ -277,8 +276,6 @@ static bool share_hint_on(struct screen *s, enum action a)
     return true;
 }
 
-static void share_resize(struct screen *s, struct rect r) {}
-
 static void share_done(struct screen *s)
 {
     struct share_scr *ss = (struct share_scr *)s;
@@ -293,6 +290,6 @@ static const enum action share_hints[] = { ACT_EDIT, ACT_PUSH, ACT_PULL, ACT_CAN
 
 const struct screen_class share_screen = {
     .title = "Share", .open = ACT_SHARE, .hints = share_hints,
-    .create = share_create, .draw = share_draw, .handle_key = share_key, .resize = share_resize, .done = share_done,
+    .create = share_create, .draw = share_draw, .handle_key = share_key, .done = share_done,
     .tick = share_tick, .busy = share_busy, .cancel = share_cancel, .hint_on = share_hint_on,
 };

@@ -2,6 +2,7 @@
 #include "trial.h"
 #include "setview.h"
 #include "textview.h"
+#include "store_session.h"
 #include "sysfs.h"
 
 #include <stdio.h>
@@ -16,7 +17,7 @@ static char uuid[37];
 static int trial_apply(store *st, struct knobset *ks, sl_err *e)
 {
     if (knobset_run_session(st, ks, "ui", 0, &open_session, e) < 0) { open_session = NULL; return -1; }
-    snprintf(uuid, sizeof uuid, "%s", open_session->row.uuid);
+    snprintf(uuid, sizeof uuid, "%s", session_row_of(open_session)->uuid);
     return 0;
 }
 

@@ -111,10 +111,6 @@ int cli_parse_line(const struct opt_table *t, void *opts, struct cli_globals *g,
 
 void cli_command_synopsis(const struct cli_command *c, char *buf, size_t n)
 {
-    if (!c->opts) {
-        snprintf(buf, n, "%s", c->synopsis);
-        return;
-    }
     char opts[1024];
     opt_synopsis(c->opts, opts, sizeof opts);
     snprintf(buf, n, "%s%s%s%s", c->name, c->opts->args ? " " : "", c->opts->args ? c->opts->args : "", opts);
@@ -125,7 +121,7 @@ void cli_command_help(const struct cli_command *c, FILE *out)
     char syn[1200];
     cli_command_synopsis(c, syn, sizeof syn);
     fprintf(out, "usage: sluice %s\n%s\n", syn, c->summary);
-    if (c->opts && c->opts->groups[0].rows && c->opts->groups[0].rows->name) {
+    if (c->opts->groups[0].rows && c->opts->groups[0].rows->name) {
         fprintf(out, "\noptions:\n");
         opt_help(c->opts, out);
     }
@@ -139,8 +135,8 @@ json_t *cli_command_json(const struct cli_command *c)
     char syn[1200];
     cli_command_synopsis(c, syn, sizeof syn);
     json_t *j = json_pack("{s:s, s:s, s:s}", "name", c->name, "synopsis", syn, "summary", c->summary);
-    if (c->opts && c->opts->args) json_object_set_new(j, "args", json_string(c->opts->args));
-    if (c->opts && c->opts->args_complete) json_object_set_new(j, "args_complete", json_string(c->opts->args_complete));
+    if (c->opts->args) json_object_set_new(j, "args", json_string(c->opts->args));
+    if (c->opts->args_complete) json_object_set_new(j, "args_complete", json_string(c->opts->args_complete));
     json_object_set_new(j, "writes", json_boolean(c->flags & CLI_WRITES));
     json_object_set_new(j, "options", opt_json(c->opts));
     return j;

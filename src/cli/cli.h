@@ -21,11 +21,11 @@ struct cli_ctx {
 struct cli_command {
     const char *name;
     int (*run)(struct cli_ctx *ctx, int argc, char **argv);
-    const char *synopsis;   /* without a table: "set KNOB=VALUE... [--dry-run]" */
     const char *summary;    /* one line for help and the man page */
     unsigned flags;
-    /* The option table. With one, main parses the whole line: the command
-     * gets its non-option arguments in argv and its options in ctx->opts. */
+    /* The option table, from which main parses the whole line (the command
+     * gets its non-option arguments in argv and its options in ctx->opts)
+     * and its usage line, help, man page and completion come. */
     const struct opt_table *opts;
 };
 
@@ -36,18 +36,14 @@ enum cli_flag {
 };
 
 /* Commands register themselves from their own file, so adding one touches
- * no shared table:  CLI_COMMAND(cmd_show, "show", run_show, "...", "...", 0); */
+ * no shared table:  CLI_COMMAND_OPTS(cmd_show, "show", run_show, show_table, "...", 0); */
 void cli_register(const struct cli_command *c);
 const struct cli_command *cli_find(const char *name);
 int cli_command_count(void);
 const struct cli_command *cli_command_at(int i);
 
-#define CLI_COMMAND(var, name, fn, synopsis, summary, flags)                        \
-    static const struct cli_command var = { name, fn, synopsis, summary, flags, NULL };   \
-    __attribute__((constructor)) static void var##_register(void) { cli_register(&var); }
-/* A command with an option table: its usage line is made from the table. */
 #define CLI_COMMAND_OPTS(var, name, fn, table, summary, flags)                      \
-    static const struct cli_command var = { name, fn, NULL, summary, flags, &table }; \
+    static const struct cli_command var = { name, fn, summary, flags, &table };       \
     __attribute__((constructor)) static void var##_register(void) { cli_register(&var); }
 
 /* "set KNOB=VALUE... [--dry-run] [--for DURATION]" */

@@ -7,6 +7,7 @@
 #include "cli_profile.h"
 #include "profile/lifecycle.h"
 #include "session.h"
+#include "store_session.h"
 #include "sysfs.h"
 #include "units.h"
 
@@ -143,7 +144,7 @@ static int write_switch(struct cli_ctx *ctx, store *st, struct profile_switch *s
     }
     /* Recorded as kept before saying so (a full disk puts it back). */
     char uuid[9];
-    snprintf(uuid, sizeof uuid, "%.8s", s->row.uuid);
+    snprintf(uuid, sizeof uuid, "%.8s", session_row_of(s)->uuid);
     json_t *result = out ? cli_knobset_json(&sw->ks, s, false) : NULL;
     struct restore_report rep = { 0 };
     int rc = 0;

@@ -186,7 +186,7 @@ static void print_bash_script(FILE *out)
            "_sluice_subcommands() {\n    case $1 in\n");
     for (int i = 0; i < cli_command_count(); i++) {
         const struct cli_command *c = cli_command_at(i);
-        if (c->flags & CLI_HIDDEN || !c->opts) continue;
+        if (c->flags & CLI_HIDDEN) continue;
         subcommand_words(c->opts->args, words, sizeof words);
         if (!words[0]) continue;
         fprintf(out, "        %s) echo ", c->name);

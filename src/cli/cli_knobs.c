@@ -1,8 +1,10 @@
 /* cli_knobs — `show` and `set`: the knob catalogue on this machine. */
 #include "cli.h"
 #include "cli_knobset.h"
+#include "interrupt.h"
 #include "knobset.h"
 #include "session.h"
+#include "store_session.h"
 #include "sysfs.h"
 #include "units.h"
 
@@ -146,7 +148,7 @@ json_t *cli_knobset_json(const struct knobset *ks, const struct session *s, bool
 {
     json_t *o = json_object();
     json_object_set_new(o, "dry_run", json_boolean(dry_run));
-    if (s) json_object_set_new(o, "session", json_string(s->row.uuid));
+    if (s) json_object_set_new(o, "session", json_string(session_row_of(s)->uuid));
     json_t *arr = json_array();
     for (int i = 0; i < ks->n; i++) {
         const struct knob_change *c = &ks->ch[i];
@@ -200,13 +202,13 @@ void cli_knobset_print(const struct knobset *ks, bool dry_run)
 /* --for: keep the change while the user measures, then put it back. */
 static void hold_session(long long ms)
 {
-    session_trap_signals();
+    interrupt_trap();
     struct timespec end;
     clock_gettime(CLOCK_MONOTONIC, &end);
     end.tv_sec += ms / 1000;
     end.tv_nsec += (ms % 1000) * 1000000;
     if (end.tv_nsec >= 1000000000) { end.tv_sec++; end.tv_nsec -= 1000000000; }
-    while (!session_interrupted)
+    while (!interrupt_signal)
         if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &end, NULL) == 0) break;
 }
 
@@ -274,7 +276,7 @@ static int run_set(struct cli_ctx *ctx, int argc, char **argv)
     /* Kept: recorded as kept before saying so (a full disk puts it back). */
     json_t *out = ctx->json ? cli_knobset_json(&ks, s, false) : NULL;
     char uuid[9];
-    snprintf(uuid, sizeof uuid, "%.8s", s->row.uuid);
+    snprintf(uuid, sizeof uuid, "%.8s", session_row_of(s)->uuid);
     if (keep && session_end(s, true, &rep, &e) < 0) {
         json_decref(out);
         restore_report_free(&rep);

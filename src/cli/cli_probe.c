@@ -1,8 +1,8 @@
 /* cli_probe — `sluice probe WORKLOAD [options]`: run, store and print a probe. */
 #include "cli.h"
+#include "interrupt.h"
 #include "probe/probe.h"
 #include "probe/probe_store.h"
-#include "session.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -108,7 +108,7 @@ static int run_probe(struct cli_ctx *ctx, int argc, char **argv)
     struct probe *p;
     struct progress_line *pl = xcalloc(1, sizeof *pl);
     bool tty = !ctx->json && isatty(STDERR_FILENO);
-    session_trap_signals();
+    interrupt_trap();
     atomic_store(&pl->pg.state, PROBE_LAYOUT);
     if (tty) pthread_create(&pl->tid, NULL, progress_main, pl);
     rc = probe_open_recorded(&spec, st, &p, &e);
@@ -145,7 +145,7 @@ static int run_probe(struct cli_ctx *ctx, int argc, char **argv)
     }
     atomic_store(&pl->done, 1);
     if (tty) pthread_join(pl->tid, NULL);
-    session_untrap_signals();
+    interrupt_untrap();
     if (!arr && rc == 0) summary(mb_s, nres);
     if (arr) print_json(arr);
     free(mb_s);

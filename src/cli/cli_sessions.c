@@ -5,6 +5,7 @@
 #include "profile/lifecycle.h"
 #include "record.h"
 #include "session.h"
+#include "store_session.h"
 #include "sysfs.h"
 
 #include <stdio.h>
@@ -40,10 +41,10 @@ static int log_session(store *st, const struct session_row *r, struct table *t, 
     }
     free(ch);
     /* How it ended: put back (each knob above, from migration 010 on) or failed. */
-    if (r->ended[0] && (strcmp(r->state, "restored") == 0 || strcmp(r->state, "failed") == 0)) {
-        if (t) table_row(t, r->ended, id, who, what, r->state, "", "", "", "", r->note);
+    if (r->ended[0] && (r->state == SESSION_RESTORED || r->state == SESSION_FAILED)) {
+        if (t) table_row(t, r->ended, id, who, what, session_state_name(r->state), "", "", "", "", r->note);
         else json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "at", r->ended, "session", r->uuid, "user",
-                                                  r->user, "purpose", r->purpose, "profile", r->profile, "action", r->state,
+                                                  r->user, "purpose", r->purpose, "profile", r->profile, "action", session_state_name(r->state),
                                                   "note", r->note));
     }
     return 0;
@@ -75,7 +76,7 @@ static int run_sessions(struct cli_ctx *ctx, int argc, char **argv)
     store *st = cli_store(ctx, &e);
     if (!st) return cli_error(&e);
     struct session_row *rows;
-    int n = store_session_list(st, NULL, &rows, &e);
+    int n = store_session_list(st, &rows, &e);
     if (n < 0) return cli_error(&e);
     if (((const struct sessions_opts *)ctx->opts)->log) return sessions_log(ctx, st, rows, n);
     if (ctx->json) {
@@ -90,7 +91,7 @@ static int run_sessions(struct cli_ctx *ctx, int argc, char **argv)
         snprintf(id, sizeof id, "%.8s", rows[i].uuid);
         snprintf(pid, sizeof pid, "%d", rows[i].pid);
         snprintf(changes, sizeof changes, "%d", rows[i].changes);
-        table_row(t, id, rows[i].purpose, rows[i].state, rows[i].started, pid, changes,
+        table_row(t, id, rows[i].purpose, session_state_name(rows[i].state), rows[i].started, pid, changes,
                   rows[i].root[0] ? rows[i].root : "/");
     }
     table_print(t);
@@ -254,7 +255,7 @@ static int run_restore(struct cli_ctx *ctx, int argc, char **argv)
                           "database can be read");
             rc = cli_error(&e);
         } else if (found == 1) { if (!out) printf("no session to restore\n"); }
-        else if (strcmp(r.state, "restored") == 0 && !r.restoring) {
+        else if (r.state == SESSION_RESTORED && !r.restoring) {
             if (!out) printf("session %.8s was already restored\n", r.uuid);
         } else rc = restore_one(st, &r, &o, 0);
     }

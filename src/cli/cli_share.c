@@ -43,12 +43,8 @@ static int parse_min_speed(const char *text, struct share_opts *o)
 static void share_defaults(void *p)
 {
     struct share_args *a = p;
-    a->o.retries = 4;
-    a->o.retry_base_ms = 500;
-    a->o.max_bytes = SHARE_DEFAULT_MAX_BYTES;
+    share_opts_defaults(&a->o);
     a->o.progress = isatty(STDERR_FILENO);
-    const char *env = getenv("SLUICE_SHARE_RETRY_MS");  /* tests: retries without the wait */
-    if (env && *env) a->o.retry_base_ms = atol(env);
 }
 
 static int set_timeout(void *at, const struct opt *row, const char *text, sl_err *e)

@@ -3,6 +3,7 @@
 #include "esc.h"
 #include "probe/scratch.h"
 #include "session.h"
+#include "store_session.h"
 #include "sysfs.h"
 
 #include <getopt.h>

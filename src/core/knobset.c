@@ -1,6 +1,7 @@
 /* knobset — validated, ordered, all-or-nothing multi-knob writes. */
 #include "knobset.h"
 #include "device.h"
+#include "session_internal.h"
 #include "sysfs.h"
 
 #include <errno.h>
@@ -345,7 +346,7 @@ int knobset_begin_session(store *st, struct knobset *ks, const char *purpose, in
 int knobset_apply_session(store *st, struct knobset *ks, struct session *s, sl_err *e)
 {
     if (knobset_apply(ks, s, e) == 0) return 0;
-    store_session_set_state(st, s->row.id, ks->rollback.failed ? "failed" : "restored", e->msg, NULL);
+    store_session_set_state(st, s->row.id, ks->rollback.failed ? SESSION_FAILED : SESSION_RESTORED, e->msg, NULL);
     session_free(s);
     return -1;
 }

@@ -24,8 +24,24 @@ bool rec_is_null(const struct rec_field *f, const void *rec)
         return ((f->flags & REC_NULL_NEG) && v < 0) || ((f->flags & REC_NULL_ZERO) && v <= 0);
     }
     case REC_I64: return (f->flags & REC_NULL_ZERO) && *(const int64_t *)at(f, rec) <= 0;
+    case REC_ENUM: return !*rec_enum_name(f, rec);
     default: return false;
     }
+}
+
+const char *rec_enum_name(const struct rec_field *f, const void *rec)
+{
+    int v = *(const int *)at(f, rec);
+    for (int i = 0; i <= v && f->names[i]; i++)
+        if (i == v) return f->names[i];
+    return "";
+}
+
+int rec_enum_value(const struct rec_field *f, const char *name)
+{
+    for (int i = 0; name && f->names[i]; i++)
+        if (strcmp(f->names[i], name) == 0) return i;
+    return -1;
 }
 
 static const char *text_at(const struct rec_field *f, const void *rec)
@@ -54,6 +70,7 @@ static json_t *value_json(const struct rec_field *f, const void *rec)
     }
     case REC_BOOL: return json_boolean(*(const bool *)at(f, rec));
     case REC_DERIVED: f->derive(rec, buf, sizeof buf); return json_string(buf);
+    case REC_ENUM: return json_string(rec_enum_name(f, rec));
     }
     return json_null();
 }
@@ -83,6 +100,7 @@ const char *rec_text(const struct rec_field *f, const void *rec, char *buf, size
     }
     case REC_BOOL: snprintf(buf, n, "%s", *(const bool *)at(f, rec) ? "yes" : "no"); break;
     case REC_DERIVED: f->derive(rec, buf, n); break;
+    case REC_ENUM: snprintf(buf, n, "%s", rec_enum_name(f, rec)); break;
     }
     return buf;
 }

@@ -26,6 +26,8 @@ enum rec_type {
     REC_BOOL,      /* bool */
     REC_DERIVED,   /* text computed from the whole record by .derive */
     REC_STR,       /* const char * (borrowed; read back it points into the row, valid until the next step) */
+    REC_ENUM,      /* an enum (int-sized), stored and shown as its name in .names; a
+                    * negative value, or a stored name not in .names, is none (NULL) */
 };
 
 #define REC_KEY 1u          /* part of the table's unique key (not updated by an upsert) */
@@ -47,6 +49,7 @@ struct rec_field {
     const char *empty_as;   /* REC_TEXT: what JSON shows for "" (NULL: "") */
     void (*derive)(const void *rec, char *buf, size_t n);
     size_t have;            /* REC_HAVE: 1 + the offset of a bool saying the value exists (false: NULL) */
+    const char *const *names; /* REC_ENUM: the name of each value, NULL-ended */
 };
 #define REC_HAVE(stype, flag) .have = offsetof(stype, flag) + 1
 /* A row: REC_FIELD(struct device, model, REC_TEXT, "model", "model"), then
@@ -55,6 +58,10 @@ struct rec_field {
     { .json = (key), .column = (col), .type = (rtype), .offset = offsetof(stype, field), \
       .size = sizeof(((stype *)0)->field), __VA_ARGS__ }
 
+/* REC_ENUM: the name of the field's value ("" when it has none), and the
+ * value a name stands for (-1 when it is not in the table). */
+const char *rec_enum_name(const struct rec_field *f, const void *rec);
+int rec_enum_value(const struct rec_field *f, const char *name);
 /* The fields' values as a JSON object (keys in table order). */
 json_t *rec_json(const struct rec_field *fields, size_t n, const void *rec);
 /* One field's value as text (CSV, tables): numbers as %.12g / %d, a

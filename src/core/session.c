@@ -15,8 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-volatile sig_atomic_t session_interrupted;
-
 /* Read the current value of every knob in ks into snapshot rows (absent
  * knobs are recorded as absent). Caller frees *out. */
 static int session_snapshot(const struct knob *ks, int n, struct snapshot_row **out, sl_err *e)
@@ -89,6 +87,8 @@ int session_begin(store *st, const char *purpose, const struct knob *touched, in
     *out = s;
     return 0;
 }
+
+const struct session_row *session_row_of(const struct session *s) { return &s->row; }
 
 void session_free(struct session *s)
 {
@@ -275,7 +275,7 @@ static int undo_unrecorded(struct session *s, struct restore_report *rep, sl_err
     if (!rep) rep = &own;
     session_put_back(&s->row, s->snaps, s->nsnaps, rep);
     session_log_put_backs(s->st, &s->row, rep, NULL);
-    store_session_set_state(s->st, s->row.id, rep->failed ? "failed" : "restored", e->msg, NULL);
+    store_session_set_state(s->st, s->row.id, rep->failed ? SESSION_FAILED : SESSION_RESTORED, e->msg, NULL);
     char holds[2048];
     restore_report_holdings(rep, holds, sizeof holds);
     int status = rep->failed ? SL_EPARTIAL : SL_EFAIL;
@@ -288,7 +288,7 @@ int session_end(struct session *s, bool keep, struct restore_report *rep, sl_err
 {
     int rc;
     if (keep) {
-        rc = store_session_set_state(s->st, s->row.id, "kept", NULL, e);
+        rc = store_session_set_state(s->st, s->row.id, SESSION_KEPT, NULL, e);
         if (rc < 0) rc = undo_unrecorded(s, rep, e);
     } else {
         struct restore_report own = { 0 };
@@ -297,27 +297,4 @@ int session_end(struct session *s, bool keep, struct restore_report *rep, sl_err
     }
     session_free(s);
     return rc;
-}
-
-static void on_signal(int sig)
-{
-    session_interrupted = sig;
-}
-
-void session_trap_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-}
-
-void session_untrap_signals(void)
-{
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGHUP, SIG_DFL);
 }

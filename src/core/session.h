@@ -4,18 +4,22 @@
 #ifndef SLUICE_SESSION_H
 #define SLUICE_SESSION_H
 
-#include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include "knob.h"
-#include "store_session.h"
 
-struct session {
-    store *st;
-    struct session_row row;
-    struct snapshot_row *snaps;
-    int nsnaps;
-    int lock_fd;
-};
+/* The store and its session rows (db/store.h, db/store_session.h) are only
+ * named here: the session layer sits on the store, and its includers need
+ * not see the store's headers. */
+typedef struct store store;
+struct session_row;
+struct snapshot_row;
+struct change_row;
+
+/* An open session (its fields: session_internal.h). */
+struct session;
+/* Its stored row (uuid, id, state, ...), owned by s. */
+const struct session_row *session_row_of(const struct session *s);
 
 /* One knob put back (or checked) by a restore or a rollback. */
 struct restore_item {
@@ -104,11 +108,5 @@ int session_later_claimants(store *st, const struct session_row *row, struct ses
  * judged by the tuning lock. Every command's notice, the UI and restore
  * --crashed use this one test. Caller frees *out. */
 int session_find_crashed(store *st, struct session_row **out, sl_err *e);
-
-/* SIGINT/SIGTERM/SIGHUP set session_interrupted instead of killing us, so a
- * long session can restore before it exits. */
-extern volatile sig_atomic_t session_interrupted;
-void session_trap_signals(void);
-void session_untrap_signals(void);
 
 #endif

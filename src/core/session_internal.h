@@ -1,9 +1,19 @@
 /* session_internal — what the session modules (session.c, session_lock.c,
- * session_restore.c) share and nothing else uses. */
+ * session_restore.c, and knobset.c, which writes inside a session) share
+ * and nothing else uses. */
 #ifndef SLUICE_SESSION_INTERNAL_H
 #define SLUICE_SESSION_INTERNAL_H
 
 #include "session.h"
+#include "store_session.h"
+
+struct session {
+    store *st;
+    struct session_row row;
+    struct snapshot_row *snaps;
+    int nsnaps;
+    int lock_fd;
+};
 
 /* This process as a session holder: pid, start time, pid namespace. */
 void session_holder_self(struct session_holder *h);

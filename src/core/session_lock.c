@@ -175,7 +175,7 @@ static bool holder_gone(const struct session_row *r, bool lock_other, const char
 int session_find_crashed(store *st, struct session_row **out, sl_err *e)
 {
     struct session_row *rows;
-    int n = store_session_list(st, NULL, &rows, e);
+    int n = store_session_list(st, &rows, e);
     if (n < 0) return -1;
     bool lock_other = lock_held_by_other();
     char our_ns[64];
@@ -183,7 +183,7 @@ int session_find_crashed(store *st, struct session_row **out, sl_err *e)
     int m = 0;
     for (int i = 0; i < n; i++) {
         const struct session_row *r = &rows[i];
-        bool unfinished = strcmp(r->state, "open") == 0 || r->restoring;
+        bool unfinished = r->state == SESSION_OPEN || r->restoring;
         /* The lock is of this root: of another root's session only the pid tells. */
         bool lock = strcmp(r->root, sysfs_root()) == 0 ? lock_other : true;
         if (unfinished && holder_gone(r, lock, our_ns)) rows[m++] = *r;

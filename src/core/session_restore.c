@@ -174,7 +174,7 @@ static void write_planned(struct restore_run *R, struct restore_report *rep, sl_
 static int finish(struct restore_run *R, struct restore_report *rep, sl_err *e)
 {
     bool whole = !rep->failed && !rep->left;
-    const char *state = whole ? "restored" : "failed";
+    enum session_state state = whole ? SESSION_RESTORED : SESSION_FAILED;
     char note[256];
     if (whole) snprintf(note, sizeof note, "restored");
     else snprintf(note, sizeof note, "restore left %d knob(s) as found, %d could not be put back", rep->left, rep->failed);
@@ -186,7 +186,7 @@ static int finish(struct restore_run *R, struct restore_report *rep, sl_err *e)
                          "--crashed' finishes it); the kernel holds %s", R->row->uuid,
                          whole ? "restored" : "restored in part", holds);
     }
-    snprintf(R->row->state, sizeof R->row->state, "%s", state);
+    R->row->state = state;
     R->row->restoring = 0;
     if (whole) return 0;
     return sl_fail(e, SL_EPARTIAL, "session %.8s: %d knob(s) left as found, %d could not be put back", R->row->uuid,

@@ -151,21 +151,14 @@ int sysfs_read_ll(const char *path, long long *out, sl_err *e)
     return 0;
 }
 
-/* Test hook (curl/SQLite style fault injection): SLUICE_FAIL_WRITE=SUBSTR makes
- * writes to paths containing SUBSTR fail with EIO, so rollback can be tested
- * on fixture roots where the kernel would otherwise accept everything. */
-static bool write_fault_injected(const char *path)
-{
-    const char *f = getenv("SLUICE_FAIL_WRITE");
-    return f && *f && strstr(path, f);
-}
-
 int sysfs_write(const char *path, const char *value, sl_err *e)
 {
     char full[PATH_MAX];
     if (sysfs_path(full, sizeof full, path) != 0)
         return sl_fail(e, SL_EFAIL, "%s: path too long", path);
-    if (write_fault_injected(path) || fault_hit(FAULT_SYSFS_WRITE))
+    /* SLUICE_FAULT=sysfs_write:N: rollback tested on fixture roots, where
+     * the kernel would otherwise accept everything */
+    if (fault_hit(FAULT_SYSFS_WRITE))
         return sl_fail_errno(e, SL_EFAIL, EIO, "writing \"%s\" to %s", value, full);
     char line[4096];
     int len = snprintf(line, sizeof line, "%s\n", value);
@@ -284,7 +277,6 @@ int sysfs_write_file_atomic(const char *path, const char *data, size_t len, mode
 {
     char full[PATH_MAX];
     if (sysfs_path(full, sizeof full, path) != 0) return sl_fail(e, SL_EFAIL, "%s: path too long", path);
-    if (write_fault_injected(path)) return sl_fail_errno(e, SL_EFAIL, EIO, "writing %s", full);
     return sysfs_write_local_atomic(full, data, len, mode, e);
 }
 
@@ -341,7 +333,6 @@ int sysfs_write_file_new(const char *path, const char *data, size_t len, mode_t 
 {
     char full[PATH_MAX], tmp[PATH_MAX + 32];
     if (sysfs_path(full, sizeof full, path) != 0 || !strchr(full, '/')) return sl_fail(e, SL_EFAIL, "%s: path too long", path);
-    if (write_fault_injected(path)) return sl_fail_errno(e, SL_EFAIL, EIO, "writing %s", full);
     if (stage_local(full, data, len, mode, tmp, sizeof tmp, e) < 0) return -1;
     /* link(2), unlike rename(2), refuses to replace: the file appears whole
      * or not at all, and only for the first of two writers. */
@@ -357,7 +348,6 @@ int sysfs_stage_file(const char *path, const char *data, size_t len, mode_t mode
 {
     char full[PATH_MAX];
     if (sysfs_path(full, sizeof full, path) != 0 || !strchr(full, '/')) return sl_fail(e, SL_EFAIL, "%s: path too long", path);
-    if (write_fault_injected(path)) return sl_fail_errno(e, SL_EFAIL, EIO, "writing %s", full);
     return stage_local(full, data, len, mode, tmp, n, e);
 }
 

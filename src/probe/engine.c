@@ -3,7 +3,7 @@
  * /proc/vmstat every 100 ms meanwhile; then the per-thread histograms are
  * merged (never averaged). */
 #include "workload.h"
-#include "session.h"
+#include "interrupt.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -115,7 +115,7 @@ static double tv_s(struct timeval a, struct timeval b)
 
 static bool abort_requested(struct probe_ctx *c)
 {
-    return session_interrupted || (c->progress && atomic_load(&c->progress->stop));
+    return interrupt_signal || (c->progress && atomic_load(&c->progress->stop));
 }
 
 static void series_append(struct probe_result *r, uint32_t t_ms, const struct vmstat *v, double mb_s)

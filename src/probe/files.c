@@ -2,7 +2,7 @@
  * measuring (fio "Laying out IO file"; a fallocated file reads as zeros
  * without touching the device). */
 #include "probe_internal.h"
-#include "session.h"
+#include "interrupt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +42,7 @@ static int fill_file(struct probe_ctx *c, int fd, const char *path, uint64_t siz
             return write_fail(c, err, path, e);
         }
         off += (uint64_t)w;
-        if (session_interrupted) {
+        if (interrupt_signal) {
             free(chunk);
             return sl_fail(e, SL_EFAIL, "interrupted while laying out %s: nothing was measured or stored; the probe "
                            "removes its scratch files and changed no knob: run it again for a measurement", path);

@@ -312,7 +312,7 @@ void probe_fio_job(const struct probe_spec *spec, FILE *out);
 const struct probe_spec *probe_spec_resolved(const struct probe *p);
 /* One repetition into r (cleared first). progress may be NULL. Returns 0 when
  * the repetition ran (r->status OK or WARM), -1 when it was aborted (stop,
- * SIGINT/SIGTERM via session_interrupted) or failed (disk full, I/O error):
+ * SIGINT/SIGTERM via interrupt_signal) or failed (disk full, I/O error):
  * r is then still filled with status ABORTED/FAILED and r->note says why, so
  * it can be stored. */
 int probe_rep(struct probe *p, int rep, struct probe_result *r, struct probe_progress *progress, sl_err *e);

@@ -1,7 +1,7 @@
 /* rep — one repetition: drain dirty data, make reads cold, fresh seed, run
  * the workload beside the canary, and fill the result. */
 #include "probe_internal.h"
-#include "session.h"
+#include "interrupt.h"
 #include "sysfs.h"
 #include "units.h"
 
@@ -42,7 +42,7 @@ static void drain(struct probe_ctx *c, struct probe_result *r)
         uint64_t limit = v.has_threshold ? v.thresh / 100 : 0;
         if (limit < 4096) limit = 4096;   /* 16 MiB of 4 KiB pages: other tasks' noise */
         if (v.nr_dirty + v.nr_writeback <= limit) return;
-        if (probe_now_ns() > deadline || session_interrupted) {
+        if (probe_now_ns() > deadline || interrupt_signal) {
             note_add(r, "%s", "dirty data did not drain within 10 s before the run (other writers?)");
             return;
         }
@@ -100,7 +100,7 @@ static void idle_before(struct probe_ctx *c)
         atomic_store(&pg->state, PROBE_QUIET);
     }
     uint64_t t0 = probe_now_ns(), end = t0 + c->spec.idle_ms * 1000000ull;
-    while (!atomic_load(&c->stop) && !session_interrupted) {
+    while (!atomic_load(&c->stop) && !interrupt_signal) {
         uint64_t now = probe_now_ns();
         if (pg) atomic_store(&pg->elapsed_ms, (now < end ? now - t0 : end - t0) / 1000000ull);
         if (now >= end) break;
@@ -237,7 +237,7 @@ int probe_rep(struct probe *p, int rep, struct probe_result *r, struct probe_pro
     if (rc == 0) rc = c->ops->run ? c->ops->run(c, r, &err) : run_default(c, r, &err);
     if (k) canary_stop(k, &r->canary, &r->reader);
     if (rc < 0) {
-        bool aborted = atomic_load(&c->stop) || session_interrupted;
+        bool aborted = atomic_load(&c->stop) || interrupt_signal;
         r->status = aborted ? PROBE_ABORTED : PROBE_FAILED;
         note_add(r, "%s", aborted ? "interrupted before the end: partial metrics" : err.msg);
     }

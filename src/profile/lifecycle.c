@@ -155,7 +155,7 @@ static int inherit(store *st, const struct profile_switch *sw, const struct sess
             kept = sw->it[j].what == SW_KEEP && strcmp(sw->it[j].knob, sw->ks.touched[i].name) == 0;
         if (!kept) names[n++] = sw->ks.touched[i].name;
     }
-    int rc = store_session_inherit(st, s->row.id, sw->prev.id, names, n, e);
+    int rc = store_session_inherit(st, session_row_of(s)->id, sw->prev.id, names, n, e);
     free(names);
     return rc;
 }
@@ -165,10 +165,10 @@ int lifecycle_apply(store *st, struct profile_switch *sw, const char *profile, c
 {
     struct session *s;
     if (knobset_begin_session(st, &sw->ks, purpose, wait_ms, &s, e) < 0) return -1;
-    int rc = store_session_set_profile(st, s->row.id, profile, e);
+    int rc = store_session_set_profile(st, session_row_of(s)->id, profile, e);
     if (rc == 0 && sw->has_prev) rc = inherit(st, sw, s, e);
     if (rc < 0) {
-        store_session_set_state(st, s->row.id, "restored", "could not be recorded; nothing was written", NULL);
+        store_session_set_state(st, session_row_of(s)->id, SESSION_RESTORED, "could not be recorded; nothing was written", NULL);
         session_free(s);
         return sl_prefix(e, SL_EFAIL, "the profile switch could not be recorded, so nothing was written");
     }

@@ -8,6 +8,7 @@
 
 #include "profile.h"
 #include "session.h"
+#include "store_session.h"
 
 enum switch_what {
     SW_CHANGE,  /* the new profile sets it */

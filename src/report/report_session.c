@@ -18,10 +18,10 @@ int report_session(struct store *st, const char *uuid_prefix, struct report *rep
     int ns = store_session_snapshots(st, s.id, &snap, e);
     int nc = ns < 0 ? -1 : store_session_changes(st, s.id, &ch, e);
     if (nc < 0) { free(snap); return -1; }
-    snprintf(rep->title, sizeof rep->title, "Session %.8s: %s, %s", s.uuid, s.purpose, s.state);
+    snprintf(rep->title, sizeof rep->title, "Session %.8s: %s, %s", s.uuid, s.purpose, session_state_name(s.state));
     snprintf(rep->kind, sizeof rep->kind, "session");
     report_add(rep, RI_HEAD, "Session %s", s.uuid);
-    report_add(rep, RI_TEXT, "purpose %s, state %s, pid %d, root %s", s.purpose, s.state, s.pid, s.root[0] ? s.root : "/");
+    report_add(rep, RI_TEXT, "purpose %s, state %s, pid %d, root %s", s.purpose, session_state_name(s.state), s.pid, s.root[0] ? s.root : "/");
     report_add(rep, RI_TEXT, "started %s%s%s", s.started, s.ended[0] ? ", ended " : "", s.ended);
     if (s.note[0]) report_add(rep, RI_NOTE, "note: %s", s.note);
     int nw = 0;

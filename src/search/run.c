@@ -4,9 +4,11 @@
  * Search screen, which follow it through a search_observer. */
 #include "search/run.h"
 #include "device.h"
+#include "interrupt.h"
 #include "search/eval_probe.h"
 #include "search/report.h"
 #include "session.h"
+#include "store_session.h"
 #include "store_search.h"
 #include "sysfs.h"
 #include "units.h"
@@ -337,7 +339,7 @@ static int hook_replay(void *arg, int seq, struct search_trial *t)
 static int hook_interrupted(void *arg)
 {
     struct hook_ctx *h = arg;
-    return session_interrupted != 0 || (h->obs && h->obs->cancelled && h->obs->cancelled(h->obs->arg));
+    return interrupt_signal != 0 || (h->obs && h->obs->cancelled && h->obs->cancelled(h->obs->arg));
 }
 
 static void hook_progress(void *arg, const struct search_trial *t, const struct history *hist)
@@ -572,7 +574,7 @@ static int begin_probe_session(struct run *R, sl_err *e)
     if (rc == 0) rc = session_begin(R->st, "search", touched, nt, lock_fd, &R->s, e);
     free(touched);
     if (rc == 0) {
-        R->row.session_id = R->s->row.id;
+        R->row.session_id = session_row_of(R->s)->id;
         snprintf(R->row.state, sizeof R->row.state, "running");
         rc = store_search_update(R->st, &R->row, NULL, e);
     }
@@ -763,7 +765,7 @@ static int explore_and_judge(struct run *R, struct hook_ctx *hc, sl_err *e)
                              .nstored = R->nstored };
     struct search_hooks hk = { .arg = hc, .record = hook_record, .replay = hook_replay, .progress = hook_progress,
                                .interrupted = hook_interrupted };
-    if (R->o->trap_signals) session_trap_signals();
+    if (R->o->trap_signals) interrupt_trap();
     store_search_durability(R->st, false, NULL);
     int rc = search_run(&R->o->spec, R->sp, &R->ev, &hk, &R->out->result, e);
     store_search_durability(R->st, true, NULL);
@@ -775,7 +777,7 @@ static int explore_and_judge(struct run *R, struct hook_ctx *hc, sl_err *e)
 static int finish_stopped(struct run *R, struct hook_ctx *hc, const sl_err *e)
 {
     struct search_row *row = &R->row;
-    bool interrupted = session_interrupted != 0 || hook_interrupted(hc);
+    bool interrupted = interrupt_signal != 0 || hook_interrupted(hc);
     snprintf(row->state, sizeof row->state, interrupted ? "interrupted" : "failed");
     sl_err se;
     if (R->s && end_session(R->s, false, &se) < 0) note(R->o->observer, "%s", se.msg);
@@ -855,7 +857,7 @@ int search_flow_run(store *st, struct search_flow_opts *o, struct search_flow_ou
     struct hook_ctx hc;
     int rc = explore_and_judge(&R, &hc, &e);
     int status = rc < 0 ? finish_stopped(&R, &hc, &e) : finish_done(&R);
-    if (o->trap_signals) session_untrap_signals();
+    if (o->trap_signals) interrupt_untrap();
     out->ok = rc == 0;
     free(R.sp);
     free(R.stored);

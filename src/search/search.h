@@ -1,8 +1,13 @@
-/* search — the noise-first evaluation loop: the baseline
- * measured at least 5 times, interleaved with the strategy's proposals;
- * the leaders re-measured in a final race against the baseline; a verdict
- * by Welch or Mann-Whitney (Holm-corrected) plus a bootstrap interval of
- * the improvement, where "within noise" is never a win. Stops on an
+/* search — the noise-first evaluation loop: the baseline measured
+ * repeatedly, interleaved with the strategy's proposals; when the budget
+ * affords it, the leaders re-measured in a sequential race against the
+ * baseline (Holm across the leaders at each look); then fresh runs of the
+ * baseline and the winner in a confirmation round, which alone makes a
+ * claim: one-sided, paired by round (Wilcoxon signed-rank, Hodges-Lehmann
+ * pseudo-median) from confirm_paired_from complete rounds, else unpaired.
+ * The race and an unpaired confirmation use --test, perm-trim by default (a
+ * permutation test of 30% trimmed means and the interval got by inverting
+ * it: decide.h, perm.h); "within noise" is never a win. Stops on an
  * evaluation or wall-time budget, or when expected improvement stays below
  * a threshold. Evaluations go through an evaluator (evaluator.h);
  * persistence and resume through hooks (run.c stores trials). */

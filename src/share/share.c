@@ -47,6 +47,16 @@ static long long monotonic_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+void share_opts_defaults(struct share_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->retries = 4;
+    o->retry_base_ms = 500;
+    o->max_bytes = SHARE_DEFAULT_MAX_BYTES;
+    const char *env = getenv("SLUICE_SHARE_RETRY_MS");   /* tests: retries without the wait */
+    if (env && *env) o->retry_base_ms = atol(env);
+}
+
 long long share_time_left_ms(const struct share_remote *r) { return r->opts.deadline_ms - monotonic_ms(); }
 
 int share_open(const char *url, const struct share_opts *o, struct share_remote **out, sl_err *e)

@@ -47,6 +47,9 @@ struct share_opts {
 #define SHARE_DEFAULT_TIMEOUT_S 1800
 #define SHARE_DEFAULT_MIN_SPEED_BPS 1024
 #define SHARE_DEFAULT_MIN_SPEED_S 30
+/* What every push and pull starts from (the CLI and the UI): 4 retries from
+ * 500 ms, the download cap, no progress lines. */
+void share_opts_defaults(struct share_opts *o);
 
 /* One entry of a one-level listing: a class folder or an object in it. */
 struct share_entry {

@@ -9,6 +9,8 @@
 #                     buffer formatted from one): they go through sysfs_*,
 #                     which adds the --root prefix
 #   front-ends        no cli*.h included from ui/, db/ or an engine
+#   layers            no file includes a header of a layer above its own
+#                     (the order: the table "layers" below)
 #   function-length   no function body over 80 lines
 #   public-callers    every public function is used outside its own file
 #                     (or it should be static)
@@ -19,6 +21,9 @@
 #                     be touched only by SQLite, since closing any other
 #                     descriptor of it drops the process's POSIX locks and
 #                     lets another process unlink the live WAL
+#   fault-hooks       an injected failure is asked for only through
+#                     SLUICE_FAULT (src/core/fault.h, one counter a point):
+#                     no other SLUICE_*FAIL* or *FAULT* variable is read
 #   curl-checked      every curl_easy_setopt result is used: assigned,
 #                     tested, or kept by SHARE_SETOPT (src/share/curl.h), so
 #                     an option an older libcurl lacks cannot drop silently
@@ -58,6 +63,29 @@ report front-ends
 grep -nE 'curl_easy_setopt[[:space:]]*\(' $code | code_lines |
     grep -vE '(=|\(|!|&&|\|\||return)[[:space:]]*curl_easy_setopt[[:space:]]*\(|share_setopt_note\(.*curl_easy_setopt' > "$tmp/hits"
 report curl-checked
+# shellcheck disable=SC2086
+grep -nE 'getenv[[:space:]]*\([[:space:]]*"SLUICE_[A-Z_]*(FAIL|FAULT)' $code | grep -v '^src/core/fault\.c:' > "$tmp/hits"
+report fault-hooks
+
+# --- layers ----------------------------------------------------------------------
+# The layer order, written only here, lowest first: a file may include the
+# headers of its own layer and of the layers below it, never of one above.
+# Each line: the layer, the paths it holds (extended regexps; the longest
+# match names a file's layer), and what it is.
+layers='
+ core     ^src/core/ ^src/stat/           sysfs, knobs, devices, records, faults, the interrupt flag; statistics
+ db       ^db/                            the store: SQL over the records of the layers above
+ probe    ^src/probe/                     measures and stores what it measured; changes no knob, so no session
+ session  ^src/core/(knobset|session(_lock|_restore|_internal)?)\.  tuning sessions: the lock, snapshots, writes, put-back, restore
+ search   ^src/search/                    spaces, strategies, verdicts, recommendations
+ engines  ^src/(profile|report|share)/    profiles, reports, sharing
+ ui       ^ui/                            the curses front end
+ cli      ^src/cli/                       commands (the ui command starts the UI)
+'
+# shellcheck disable=SC2086
+grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' $code |
+    awk -v layers="$layers" -v headers="$(find src db ui -name '*.h' | sort)" -f "$here/layers.awk" > "$tmp/hits"
+report layers
 
 # --- kernel-paths ---------------------------------------------------------------
 # shellcheck disable=SC2086
@@ -76,17 +104,8 @@ report function-length
 # Public functions used only in their own file. Exceptions, each with why
 # (each line: the name, then the reason):
 public_ok='
- cli_command_synopsis  the usage line of a command, for the help and man page work of #15 in flight
- cli_opt_set           one option through its table: for the UI forms (#15) in flight
- opt_set               idem, if the option table moves to the core
- switch_what_name      landed with src/profile/lifecycle.c, its renderings in flight
- evidence_run_in_scope idem
- esc_t                 the printf-argument form of esc_term, landed with it (#14) for callers in flight
- decide_verdict_name   names of decide.h enums for renderings (#19, #13 in flight)
- decide_method_name    idem
  quote_has_control     landed with src/profile/quote.c for the quoting callers in flight
- store_run_metrics     the stored metrics of one run, for readers of a run record (report, #17)
- search_test_name      the name of a --test value, declared in search.h for renderings
+ evidence_run_in_scope one run against an evidence scope, landed with src/search/evidence.c for its callers in flight
  probe_json_real       the one rounding of reals into JSON, declared in probe.h for renderings
 '
 everything=$(find src db ui tests/unit tests/fuzz bench -name '*.c' -o -name '*.h' | sort)

@@ -127,3 +127,27 @@ TEST(record_tables_for_runs_searches_and_trials)
     json_decref(o);
     store_close(s);
 }
+
+/* An enum field is its name in JSON, text and the store; a value outside
+ * the table (or a stored name it lacks) is none. */
+TEST(record_enum_field_is_its_name)
+{
+    struct session_row r = { .state = SESSION_FAILED };
+    const struct rec_field *f = NULL;
+    for (size_t i = 0; i < session_fields_len; i++)
+        if (session_fields[i].json && strcmp(session_fields[i].json, "state") == 0) f = &session_fields[i];
+    CHECK(f && f->type == REC_ENUM);
+    if (!f) return;
+    char buf[32];
+    CHECK_STR(rec_text(f, &r, buf, sizeof buf), "failed");
+    json_t *j = rec_json(f, 1, &r);
+    CHECK_STR(json_string_value(json_object_get(j, "state")), "failed");
+    json_decref(j);
+    CHECK_INT(rec_enum_value(f, "kept"), SESSION_KEPT);
+    CHECK_INT(rec_enum_value(f, "half-kept"), -1);
+    r.state = (enum session_state)-1;
+    CHECK(rec_is_null(f, &r));
+    j = rec_json(f, 1, &r);
+    CHECK(json_is_null(json_object_get(j, "state")));
+    json_decref(j);
+}

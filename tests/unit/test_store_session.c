@@ -3,7 +3,7 @@
 #include "harness.h"
 #include "knobset.h"
 #include "session.h"
-#include "store.h"
+#include "store_session.h"
 #include "sysfs.h"
 
 #include <stdio.h>
@@ -54,6 +54,51 @@ TEST(store_refuses_foreign_and_newer_files)
 }
 
 
+/* The text sessions.state holds for a session: the database's own. */
+static void stored_state(store *s, int64_t id, char *buf, size_t n, bool *ended)
+{
+    sqlite3_stmt *st;
+    buf[0] = 0;
+    if (sqlite3_prepare_v2(store_db(s), "SELECT state, ended IS NOT NULL FROM sessions WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        snprintf(buf, n, "%s", (const char *)sqlite3_column_text(st, 0));
+        *ended = sqlite3_column_int(st, 1) != 0;
+    }
+    sqlite3_finalize(st);
+}
+
+/* Databases hold the states by these names (and their CHECK lists them):
+ * every state is written as its name, read back as the same state, and
+ * only a restored session is out of the "not restored" queries. */
+TEST(session_states_are_stored_by_their_names)
+{
+    static const char *const want[SESSION_STATES] = { "open", "kept", "restored", "failed" };
+    for (int i = 0; i < SESSION_STATES; i++) CHECK_STR(session_state_name((enum session_state)i), want[i]);
+    CHECK_STR(session_state_name(SESSION_STATES), "");
+    store *s = harness_store("states.db");
+    if (!s) return;
+    sl_err e;
+    struct session_holder h = { .pid = (int)getpid() };
+    struct session_row row, back;
+    CHECK(store_session_create(s, 0, "test", "/", &h, NULL, 0, &row, &e) == 0);
+    CHECK_INT(row.state, SESSION_OPEN);
+    static const enum session_state order[] = { SESSION_KEPT, SESSION_FAILED, SESSION_OPEN, SESSION_RESTORED };
+    for (int i = 0; i < SESSION_STATES; i++) {
+        char text[32];
+        bool ended = false;
+        CHECK(store_session_set_state(s, row.id, order[i], NULL, &e) == 0);
+        stored_state(s, row.id, text, sizeof text, &ended);
+        CHECK_STR(text, want[order[i]]);
+        CHECK_INT(ended, order[i] != SESSION_OPEN);
+        CHECK(store_session_get(s, row.uuid, &back, &e) == 0);
+        CHECK_INT(back.state, order[i]);
+        CHECK_INT(store_session_latest_unrestored(s, &back, &e), order[i] == SESSION_RESTORED ? 1 : 0);
+    }
+    store_close(s);
+}
+
 TEST(session_snapshot_is_durable_and_put_back_in_order)
 {
     sl_err e;
@@ -83,7 +128,7 @@ TEST(session_snapshot_is_durable_and_put_back_in_order)
     CHECK_STR(buf, "bfq");
     /* The snapshot is in the database before any write. */
     struct snapshot_row *rows;
-    int n = store_session_snapshots(s, sess->row.id, &rows, &e);
+    int n = store_session_snapshots(s, session_row_of(sess)->id, &rows, &e);
     CHECK_INT(n, ks.ntouched);
     if (n > 0) { CHECK_STR(rows[0].value, "mq-deadline"); free(rows); }
     struct restore_report rep = { 0 };
