@@ -182,9 +182,11 @@ static int finish(struct restore_run *R, struct restore_report *rep, sl_err *e)
     if (store_session_finish_restore(R->st, R->row->id, state, note, e) < 0) {
         char holds[2048];
         restore_report_holdings(rep, holds, sizeof holds);
-        return sl_prefix(e, SL_EFAIL, "session %.8s was %s, but recording that failed (the next 'sluice restore "
-                         "--crashed' finishes it); the kernel holds %s", R->row->uuid,
-                         whole ? "restored" : "restored in part", holds);
+        /* By its id: a session whose restore was never journaled is still
+         * "kept", which restore --crashed does not look at. */
+        return sl_prefix(e, SL_EFAIL, "session %.8s was %s, but recording that failed ('sluice restore %.8s' "
+                         "finishes it); the kernel holds %s", R->row->uuid,
+                         whole ? "restored" : "restored in part", R->row->uuid, holds);
     }
     snprintf(R->row->state, sizeof R->row->state, "%s", state);
     R->row->restoring = 0;
@@ -196,6 +198,14 @@ static int finish(struct restore_run *R, struct restore_report *rep, sl_err *e)
 int session_restore(store *st, struct session_row *row, int flags, struct restore_report *rep, sl_err *e)
 {
     if (check_root(row, e) < 0) return -1;
+    /* Knobs put back unrecorded leave the session "kept": no later restore
+     * --crashed would look at it again. So a store that cannot record
+     * anything is refused before the first write. */
+    char what[64];
+    snprintf(what, sizeof what, "restoring session %.8s", row->uuid);
+    if (store_check_writable(st, what, e) < 0)
+        return sl_suffix(e, "Nothing was put back: every knob is as it was; run 'sluice restore' again once the "
+                         "database is writable");
     struct restore_run R = { .st = st, .row = row, .flags = flags };
     R.n = store_session_snapshots(st, row->id, &R.rows, e);
     if (R.n >= 0) R.nclaims = store_session_later_claims(st, row->id, row->root, &R.claims, e);
