@@ -171,7 +171,23 @@ static void write_planned(struct restore_run *R, struct restore_report *rep, sl_
         if (R->put[i]) session_write_back(R->row, &R->knobs[i], &R->rows[i], &rep->items[i], rep);
 }
 
-static int finish(struct restore_run *R, struct restore_report *rep, sl_err *e)
+/* A crashed session's knobs left to a later session: once that one is
+ * restored the kernel holds this one's values again, and only restore
+ * --crashed would come back for them (store_session_deferred). A session
+ * restored by hand is not: its owner was told to restore the later one
+ * first. The count, names in R->rows. */
+static int deferred_knobs(const struct restore_run *R, const struct restore_report *rep, bool crashed,
+                          const char **names)
+{
+    int n = 0;
+    for (int i = 0; i < R->n; i++) {
+        if (strcmp(R->rows[i].plan, "later") == 0) crashed = true;
+        if (rep->items[i].status == RESTORE_LEFT_LATER) names[n++] = R->rows[i].knob;
+    }
+    return crashed ? n : 0;
+}
+
+static int finish(struct restore_run *R, struct restore_report *rep, bool crashed, sl_err *e)
 {
     bool whole = !rep->failed && !rep->left;
     const char *state = whole ? "restored" : "failed";
@@ -179,7 +195,11 @@ static int finish(struct restore_run *R, struct restore_report *rep, sl_err *e)
     if (whole) snprintf(note, sizeof note, "restored");
     else snprintf(note, sizeof note, "restore left %d knob(s) as found, %d could not be put back", rep->left, rep->failed);
     session_log_put_backs(R->st, R->row, rep, NULL);
-    if (store_session_finish_restore(R->st, R->row->id, state, note, e) < 0) {
+    const char **later = xcalloc((size_t)(R->n ? R->n : 1), sizeof *later);
+    int nlater = deferred_knobs(R, rep, crashed, later);
+    int recorded = store_session_finish_restore(R->st, R->row->id, state, note, later, nlater, e);
+    free(later);
+    if (recorded < 0) {
         char holds[2048];
         restore_report_holdings(rep, holds, sizeof holds);
         /* By its id: a session whose restore was never journaled is still
@@ -217,10 +237,11 @@ int session_restore(store *st, struct session_row *row, int flags, struct restor
     }
     R.knobs = xcalloc((size_t)(R.n ? R.n : 1), sizeof *R.knobs);
     R.put = xcalloc((size_t)(R.n ? R.n : 1), sizeof *R.put);
+    bool crashed = strcmp(row->state, "open") == 0;
     check_all(&R, rep);
     sl_err journal_e;
     write_planned(&R, rep, &journal_e);
-    int rc = finish(&R, rep, e);
+    int rc = finish(&R, rep, crashed, e);
     free(R.rows);
     free(R.claims);
     free(R.knobs);
