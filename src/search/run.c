@@ -106,7 +106,10 @@ static int search_flow_set_id(struct search_flow_opts *o, int id, const char *ar
         if (search_flow_parse_budget(arg, s) < 0)
             return sl_fail(e, SL_EUSAGE, "--budget %s: give a number of evaluations (8 or more, e.g. 40) or a wall time (90s, 10m)", arg);
         break;
-    case O_ORACLE: snprintf(o->oracle, sizeof o->oracle, "%s", arg); break;
+    case O_ORACLE:
+        if (opt_regular_file("--oracle", arg, e) < 0) return -1;
+        snprintf(o->oracle, sizeof o->oracle, "%s", arg);
+        break;
     case O_APPLY: o->apply = true; break;
     case O_RESUME: snprintf(o->resume, sizeof o->resume, "%s", arg); break;
     case O_SEED:
