@@ -111,7 +111,11 @@ static int search_flow_set_id(struct search_flow_opts *o, int id, const char *ar
         snprintf(o->oracle, sizeof o->oracle, "%s", arg);
         break;
     case O_APPLY: o->apply = true; break;
-    case O_RESUME: snprintf(o->resume, sizeof o->resume, "%s", arg); break;
+    case O_RESUME:
+        /* empty would read as "no --resume": a new search, writing knobs */
+        if (!*arg) return sl_fail(e, SL_EUSAGE, "--resume: give the ID of an interrupted search (see 'sluice search --list')");
+        snprintf(o->resume, sizeof o->resume, "%s", arg);
+        break;
     case O_SEED:
         s->seed = strtoull(arg, &end, 10);
         if (end == arg || *end) return sl_fail(e, SL_EUSAGE, "--seed %s: give a whole number", arg);
