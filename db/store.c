@@ -64,6 +64,14 @@ int store_fail(store *s, sl_err *e, const char *what)
     return sl_fail(e, SL_EFAIL, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
 }
 
+int store_check_writable(store *s, const char *what, sl_err *e)
+{
+    if (!s->read_only_why && sqlite3_db_readonly(s->db, "main") != 1) return 0;
+    return sl_fail(e, SL_EFAIL, "%s: %s: the database is open read-only (%s%s): this needs to write it; remount it "
+                   "read-write, or give --db a path on a writable filesystem", s->path, what,
+                   s->read_only_why ? "its directory: " : "", s->read_only_why ? strerror(s->read_only_why) : "opened so");
+}
+
 bool store_busy(store *s)
 {
     int code = sqlite3_errcode(s->db) & 0xff;

@@ -63,6 +63,10 @@ sqlite3_stmt *store_prepare_update(store *s, const char *table, const struct rec
 int store_param(sqlite3_stmt *st, const char *name);
 /* Fill e from the connection's last error; returns -1. */
 int store_fail(store *s, sl_err *e, const char *what);
+/* 0 when the database can be written; -1 with e naming the file, that it
+ * is open read-only and why, and what to do: for callers that must not
+ * change anything (a knob) they could not record. */
+int store_check_writable(store *s, const char *what, sl_err *e);
 /* The last error was another connection holding the database past the busy
  * timeout (the caller should give up rather than wait again). */
 bool store_busy(store *s);

@@ -156,6 +156,19 @@ static int newest_unrestored(store *s, const char *and, struct session_row *out,
     return store_fail(s, e, "finding a session");
 }
 
+int store_session_deferred(store *s, const char *root, struct session_row **out, sl_err *e)
+{
+    char sql[1536];
+    session_sql(sql, sizeof sql, "WHERE s.root = ? AND s.state = 'failed' AND EXISTS (SELECT 1 FROM snapshots p "
+                "WHERE p.session_id = s.id AND p.restore_plan = 'later') ORDER BY s.id DESC");
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK)
+        return store_fail(s, e, "listing deferred sessions");
+    sqlite3_bind_text(st, 1, root, -1, SQLITE_TRANSIENT);
+    return store_collect(s, st, session_fields, session_fields_len, sizeof **out, (void **)out,
+                         "listing deferred sessions", e);
+}
+
 int store_session_latest_unrestored(store *s, struct session_row *out, sl_err *e)
 {
     return newest_unrestored(s, "", out, e);
@@ -321,7 +334,7 @@ failed:
 }
 
 int store_session_finish_restore(store *s, int64_t session_id, enum session_state state, const char *note,
-                                 sl_err *e)
+                                 const char *const *deferred, int ndeferred, sl_err *e)
 {
     if (store_begin(s, e) < 0) return -1;
     sqlite3_stmt *st;
@@ -329,6 +342,15 @@ int store_session_finish_restore(store *s, int64_t session_id, enum session_stat
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) goto fail;
     sqlite3_bind_int64(st, 1, session_id);
     if (run_stmt(s, st, "recording the restore", e) < 0) goto failed;
+    sql = "UPDATE snapshots SET restore_plan = 'later' WHERE session_id = ? AND knob = ?";
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) goto fail;
+    for (int i = 0; i < ndeferred; i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, session_id);
+        sqlite3_bind_text(st, 2, deferred[i], -1, SQLITE_STATIC);
+        if (store_step(st) != SQLITE_DONE) { sqlite3_finalize(st); goto fail; }
+    }
+    sqlite3_finalize(st);
     sql = "UPDATE sessions SET restoring = 0, writing = 0 WHERE id = ?";
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) goto fail;
     sqlite3_bind_int64(st, 1, session_id);

@@ -108,9 +108,15 @@ int store_session_record_writes(store *s, int64_t session_id, const struct chang
 int store_session_begin_restore(store *s, int64_t session_id, const struct session_holder *h,
                                 const char *const *put, int nput, sl_err *e);
 /* A restore ends: state and note set, the journal (restoring, writing,
- * plans) cleared, in one transaction. */
+ * plans) cleared, in one transaction; the knobs in deferred[] (of a crashed
+ * session, left to a later one that holds them) marked to be put back
+ * once that one lets go (store_session_deferred). */
 int store_session_finish_restore(store *s, int64_t session_id, enum session_state state, const char *note,
-                                 sl_err *e);
+                                 const char *const *deferred, int ndeferred, sl_err *e);
+/* Sessions of root, newest first, whose restore left knobs to a later
+ * session (store_session_finish_restore's deferred[]) and is not finished.
+ * The count (caller frees *out), or -1 with e. */
+int store_session_deferred(store *s, const char *root, struct session_row **out, sl_err *e);
 /* Name the profile a session applies. */
 int store_session_set_profile(store *s, int64_t session_id, const char *profile, sl_err *e);
 /* The newest session that applied a profile and is not restored (kept, or

@@ -1,5 +1,6 @@
 /* cli_history — `sluice history`: stored probe runs as a table, CSV or JSON. */
 #include "cli.h"
+#include "esc.h"
 #include "probe/probe.h"
 #include "store_run.h"
 
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void fmt_lat(int64_t ns, char *buf, size_t n)
 {
@@ -38,9 +40,17 @@ static json_t *row_json(const struct run_export *r)
     return o;
 }
 
-/* RFC 4180: quote a field when it holds a comma, quote or newline. */
-static void csv_field(const char *s, bool last)
+/* RFC 4180: quote a field when it holds a comma, quote or newline. On a
+ * terminal its control characters are shown as \xHH first (esc_term):
+ * hostnames and notes come from merged databases and may carry escape
+ * sequences; into a file or a pipe the bytes are kept as stored. */
+static void csv_field(const char *s, bool last, bool tty)
 {
+    char *shown = NULL;
+    if (tty) {
+        size_t n = 4 * strlen(s) + 1;
+        s = shown = esc_term(s, xmalloc(n), n, 0);
+    }
     if (strpbrk(s, ",\"\n\r")) {
         putchar('"');
         for (const char *p = s; *p; p++) {
@@ -52,6 +62,7 @@ static void csv_field(const char *s, bool last)
         fputs(s, stdout);
     }
     putchar(last ? '\n' : ',');
+    free(shown);
 }
 
 /* The columns: run_export_fields' keys in order, then the knobs. */
@@ -62,19 +73,20 @@ static void print_csv_header(void)
     puts("knobs");
 }
 
+/* arg: a bool, whether stdout is a terminal. */
 static int print_csv_row(void *arg, const struct run_export *r)
 {
-    (void)arg;
+    bool tty = *(const bool *)arg;
     char buf[512];
     for (size_t k = 0; k < run_export_fields_len; k++)
-        if (run_export_fields[k].json) csv_field(rec_text(&run_export_fields[k], r, buf, sizeof buf), false);
+        if (run_export_fields[k].json) csv_field(rec_text(&run_export_fields[k], r, buf, sizeof buf), false, tty);
     /* knobs: "name=value" separated by spaces (values hold none) */
     char *knobs = xstrdup(r->config_text);
     size_t len = strlen(knobs);
     while (len && knobs[len - 1] == '\n') knobs[--len] = 0;
     for (char *p = knobs; *p; p++)
         if (*p == '\n') *p = ' ';
-    csv_field(knobs, true);
+    csv_field(knobs, true, tty);
     free(knobs);
     return 0;
 }
@@ -159,8 +171,9 @@ static int run_history(struct cli_ctx *ctx, int argc, char **argv)
     store *st = cli_store(ctx, &e);
     if (!st) return cli_error(&e);
     if (csv) {
+        bool tty = isatty(STDOUT_FILENO);
         print_csv_header();
-        return store_run_export(st, workload, limit, print_csv_row, NULL, &e) < 0 ? cli_error(&e) : 0;
+        return store_run_export(st, workload, limit, print_csv_row, &tty, &e) < 0 ? cli_error(&e) : 0;
     }
     if (json || jsonl) {
         struct json_sink js = { json ? json_array() : NULL, 0 };

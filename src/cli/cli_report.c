@@ -4,14 +4,17 @@
 #include "cli.h"
 #include "opt.h"
 #include "report/report.h"
+#include "sysfs.h"
 
 #include <errno.h>
 #include <langinfo.h>
+#include <limits.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The terminal's width, or 100 columns when stdout is not one. */
@@ -31,24 +34,82 @@ static bool out_utf8(void)
     return strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 }
 
+/* The page into memory first: nothing is opened at PATH until it is whole.
+ * NULL with e when it cannot be rendered; the caller frees the text. */
+static char *render_html(const struct report *rep, size_t *len, sl_err *e)
+{
+    char *buf = NULL;
+    FILE *m = open_memstream(&buf, len);
+    if (!m) {
+        sl_fail_errno(e, SL_EFAIL, errno, "rendering the HTML report");
+        return NULL;
+    }
+    int rc = report_html(rep, m, e);
+    if (fclose(m) != 0 && rc == 0) rc = sl_fail_errno(e, SL_EFAIL, errno, "rendering the HTML report");
+    if (rc == 0) return buf;
+    free(buf);
+    return NULL;
+}
+
+/* Something that is not a regular file (a device, a FIFO) takes the page
+ * as a shell redirection would give it, and is never removed. */
+static int write_in_place(const char *path, const char *text, size_t len, sl_err *e)
+{
+    FILE *f = fopen(path, "w"); /* security: OK (the user's own target, not a file sluice replaces) */
+    if (!f) return sl_fail_errno(e, SL_EFAIL, errno, "cannot open it");
+    bool ok = fwrite(text, 1, len, f) == len;
+    int err = errno;
+    if (fclose(f) != 0 && ok) {
+        ok = false;
+        err = errno;
+    }
+    return ok ? 0 : sl_fail_errno(e, SL_EFAIL, err, "writing the HTML report in place (not a regular file, so not "
+                                  "replaced, nor removed)");
+}
+
+/* Whether a file can be created beside path: 0, or -1 with e saying why
+ * in the user's terms (the temporary's name would mean nothing to them). */
+static int dir_writable(const char *path, sl_err *e)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else *(slash == dir ? slash + 1 : slash) = 0;
+    if (access(dir, W_OK) != 0) return sl_fail_errno(e, SL_EFAIL, errno, "cannot create the file");
+    return 0;
+}
+
+/* The page goes where the user names it, but never at the cost of what is
+ * there: a regular file (or none; through a symlink, its target) is
+ * replaced whole by a temporary written beside it and renamed, so a write
+ * that fails (disk full, an unwritable directory) leaves the earlier file;
+ * anything else is written in place (write_in_place). */
 static int write_html(const struct report *rep, const char *path)
 {
     sl_err e;
-    /* The user names the page to write, as with a shell redirection; replacing
-     * an earlier report there is expected. security: OK */
-    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w"); /* security: OK */
-    if (!f) {
-        sl_fail_errno(&e, SL_EFAIL, errno, "report --html %s: cannot create the file", path);
-        return cli_error(&e);
+    size_t len = 0;
+    char *text = render_html(rep, &len, &e);
+    int rc = text ? 0 : -1;
+    if (rc == 0 && strcmp(path, "-") == 0) {
+        if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
+            rc = sl_fail_errno(&e, SL_EFAIL, errno, "writing the HTML report to standard output");
+    } else if (rc == 0) {
+        char real[PATH_MAX];
+        const char *target = realpath(path, real) ? real : path;
+        struct stat st;
+        bool exists = stat(target, &st) == 0;
+        if (exists && !S_ISREG(st.st_mode)) rc = write_in_place(target, text, len, &e);
+        else if ((rc = dir_writable(target, &e)) == 0 &&
+                 (rc = sysfs_write_local_atomic(target, text, len, exists ? st.st_mode & 07777 : 0644, &e)) < 0)
+            sl_suffix(&e, exists ? "The file there is as it was" : "Nothing was written");
     }
-    int rc = report_html(rep, f, &e);
-    if (f != stdout && fclose(f) != 0 && rc == 0) rc = sl_fail_errno(&e, SL_EFAIL, errno, "closing %s", path);
+    free(text);
     if (rc < 0) {
-        if (f != stdout) unlink(path);
         sl_prefix(&e, SL_EFAIL, "report --html %s", path);
         return cli_error(&e);
     }
-    if (f != stdout) printf("%s: written to %s\n", rep->title, path);
+    if (strcmp(path, "-") != 0) printf("%s: written to %s\n", rep->title, path);
     return 0;
 }
 

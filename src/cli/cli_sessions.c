@@ -186,6 +186,37 @@ static int restore_one(store *st, struct session_row *r, const struct restore_ho
     return rc ? rc : one;
 }
 
+/* Crashed sessions an earlier restore --crashed left to a later session
+ * (it held their knobs): restored once no later session holds them, which
+ * puts back what the crash left; else each is an error (restored in part)
+ * naming the session that still holds them. *seen: how many there were. */
+static int restore_deferred(store *st, const struct restore_how *o, int *seen)
+{
+    struct session_row *rows;
+    sl_err e;
+    int n = store_session_deferred(st, sysfs_root(), &rows, &e);
+    *seen = n > 0 ? n : 0;
+    if (n < 0) return cli_error(&e);
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        struct session_row *later = NULL;
+        int m = o->cascade ? 0 : session_later_claimants(st, &rows[i], &later, &e);
+        int one = m < 0 ? cli_error(&e) : 0;
+        if (m == 0) one = restore_one(st, &rows[i], o, 0);
+        else if (m > 0) {
+            sl_fail(&e, SL_EPARTIAL, "session %.8s (%s, started %s) is restored in part: knobs it changed are held by "
+                    "session %.8s, which changed them later; restore session %.8s first, then run 'sluice restore "
+                    "--crashed' again (or add --cascade)", rows[i].uuid, rows[i].purpose, rows[i].started,
+                    later[0].uuid, later[0].uuid);
+            one = cli_error(&e);
+        }
+        free(later);
+        if (one && !rc) rc = one;
+    }
+    free(rows);
+    return rc;
+}
+
 /* Scratch directories killed probes left: one line each on stdout (stderr
  * with --json, whose stdout is the sessions' array); a failure also sets
  * the exit status. */
@@ -236,14 +267,19 @@ static int run_restore(struct cli_ctx *ctx, int argc, char **argv)
     o.out = out;
     int rc = 0;
     if (crashed) {
+        /* The deferred first: a session deferred by this very run is
+         * named by its own report. */
+        int deferred;
+        rc = restore_deferred(st, &o, &deferred);
         struct session_row *rows;
         int n = session_find_crashed(st, &rows, &e);
-        if (n < 0) rc = cli_error(&e);
+        int failed = n < 0 ? cli_error(&e) : 0;
+        if (failed && !rc) rc = failed;
         for (int i = 0; i < n; i++) {
             int one = restore_one(st, &rows[i], &o, 0);
             if (one && !rc) rc = one;
         }
-        if (n == 0 && !out) printf("no crashed session: nothing to restore\n");
+        if (n == 0 && !deferred && !out) printf("no crashed session: nothing to restore\n");
         if (n >= 0) free(rows);
     } else {
         struct session_row r;

@@ -9,9 +9,11 @@
 #include <stddef.h>
 
 /* in with each control character (C0, DEL, and the C1 range U+0080..U+009F
- * in UTF-8) written as \xHH, \n, \r or \t, into out (always terminated,
- * cut short when n is too small). Returns out. keep_newline: '\n' passes
- * (for multi-line messages sluice itself composed). */
+ * in UTF-8) written as \xHH, \n, \r or \t, and so each byte that is not
+ * part of a valid UTF-8 character (a raw 8-bit C1 control such as CSI
+ * 0x9b, Latin-1 text), into out (always terminated, cut short before a
+ * character that does not fit when n is too small). Returns out.
+ * keep_newline: '\n' passes (for multi-line messages sluice itself composed). */
 char *esc_term(const char *in, char *out, size_t n, int keep_newline);
 /* The same into one of a few per-thread buffers (1 KiB each, reused in
  * turn): for printf arguments, at most 8 live at once. */

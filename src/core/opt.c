@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const struct opt *opt_find(const struct opt_table *t, const char *name, size_t *base)
 {
@@ -56,6 +57,15 @@ static int store_text(const struct opt *o, void *at, const char *text, sl_err *e
     if (strlen(text) >= o->size) return sl_fail(e, SL_EUSAGE, "--%s: value too long (at most %zu characters)", o->name, o->size - 1);
     memcpy(at, text, strlen(text) + 1);
     return 0;
+}
+
+int opt_regular_file(const char *option, const char *path, sl_err *e)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode)) return 0;
+    const char *kind = S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory"
+                     : S_ISSOCK(st.st_mode) ? "a socket" : "a device";
+    return sl_fail(e, SL_EUSAGE, "%s %s is %s, not a regular file: give the path of a file", option, path, kind);
 }
 
 int opt_store(const struct opt *o, void *at, const char *text, sl_err *e)

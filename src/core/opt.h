@@ -76,6 +76,12 @@ const struct opt *opt_find(const struct opt_table *t, const char *name, size_t *
 /* Check text against the row and store it into opts (base already added);
  * -1 with a message such as "--for 5x: give a duration such as 30s or 5m". */
 int opt_store(const struct opt *o, void *at, const char *text, sl_err *e);
+/* A file an option names for reading (--space FILE, --loadfile, --oracle),
+ * looked at with stat() only: 0 when it is a regular file or absent (the
+ * caller's own open says so); -1 (SL_EUSAGE) with e naming the option and
+ * the path when it is a FIFO, device, socket or directory, which would
+ * block an open() until a writer comes (a FIFO) or never read as a file. */
+int opt_regular_file(const char *option, const char *path, sl_err *e);
 /* "--budget" and its text into opts through the table: what the UI forms
  * call so their checks are the command line's. -1 with e. */
 int opt_set(const struct opt_table *t, void *opts, const char *option, const char *text, sl_err *e);

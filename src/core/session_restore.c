@@ -171,7 +171,23 @@ static void write_planned(struct restore_run *R, struct restore_report *rep, sl_
         if (R->put[i]) session_write_back(R->row, &R->knobs[i], &R->rows[i], &rep->items[i], rep);
 }
 
-static int finish(struct restore_run *R, struct restore_report *rep, sl_err *e)
+/* A crashed session's knobs left to a later session: once that one is
+ * restored the kernel holds this one's values again, and only restore
+ * --crashed would come back for them (store_session_deferred). A session
+ * restored by hand is not: its owner was told to restore the later one
+ * first. The count, names in R->rows. */
+static int deferred_knobs(const struct restore_run *R, const struct restore_report *rep, bool crashed,
+                          const char **names)
+{
+    int n = 0;
+    for (int i = 0; i < R->n; i++) {
+        if (strcmp(R->rows[i].plan, "later") == 0) crashed = true;
+        if (rep->items[i].status == RESTORE_LEFT_LATER) names[n++] = R->rows[i].knob;
+    }
+    return crashed ? n : 0;
+}
+
+static int finish(struct restore_run *R, struct restore_report *rep, bool crashed, sl_err *e)
 {
     bool whole = !rep->failed && !rep->left;
     enum session_state state = whole ? SESSION_RESTORED : SESSION_FAILED;
@@ -179,12 +195,18 @@ static int finish(struct restore_run *R, struct restore_report *rep, sl_err *e)
     if (whole) snprintf(note, sizeof note, "restored");
     else snprintf(note, sizeof note, "restore left %d knob(s) as found, %d could not be put back", rep->left, rep->failed);
     session_log_put_backs(R->st, R->row, rep, NULL);
-    if (store_session_finish_restore(R->st, R->row->id, state, note, e) < 0) {
+    const char **later = xcalloc((size_t)(R->n ? R->n : 1), sizeof *later);
+    int nlater = deferred_knobs(R, rep, crashed, later);
+    int recorded = store_session_finish_restore(R->st, R->row->id, state, note, later, nlater, e);
+    free(later);
+    if (recorded < 0) {
         char holds[2048];
         restore_report_holdings(rep, holds, sizeof holds);
-        return sl_prefix(e, SL_EFAIL, "session %.8s was %s, but recording that failed (the next 'sluice restore "
-                         "--crashed' finishes it); the kernel holds %s", R->row->uuid,
-                         whole ? "restored" : "restored in part", holds);
+        /* By its id: a session whose restore was never journaled is still
+         * "kept", which restore --crashed does not look at. */
+        return sl_prefix(e, SL_EFAIL, "session %.8s was %s, but recording that failed ('sluice restore %.8s' "
+                         "finishes it); the kernel holds %s", R->row->uuid,
+                         whole ? "restored" : "restored in part", R->row->uuid, holds);
     }
     R->row->state = state;
     R->row->restoring = 0;
@@ -196,6 +218,14 @@ static int finish(struct restore_run *R, struct restore_report *rep, sl_err *e)
 int session_restore(store *st, struct session_row *row, int flags, struct restore_report *rep, sl_err *e)
 {
     if (check_root(row, e) < 0) return -1;
+    /* Knobs put back unrecorded leave the session "kept": no later restore
+     * --crashed would look at it again. So a store that cannot record
+     * anything is refused before the first write. */
+    char what[64];
+    snprintf(what, sizeof what, "restoring session %.8s", row->uuid);
+    if (store_check_writable(st, what, e) < 0)
+        return sl_suffix(e, "Nothing was put back: every knob is as it was; run 'sluice restore' again once the "
+                         "database is writable");
     struct restore_run R = { .st = st, .row = row, .flags = flags };
     R.n = store_session_snapshots(st, row->id, &R.rows, e);
     if (R.n >= 0) R.nclaims = store_session_later_claims(st, row->id, row->root, &R.claims, e);
@@ -207,10 +237,11 @@ int session_restore(store *st, struct session_row *row, int flags, struct restor
     }
     R.knobs = xcalloc((size_t)(R.n ? R.n : 1), sizeof *R.knobs);
     R.put = xcalloc((size_t)(R.n ? R.n : 1), sizeof *R.put);
+    bool crashed = row->state == SESSION_OPEN;
     check_all(&R, rep);
     sl_err journal_e;
     write_planned(&R, rep, &journal_e);
-    int rc = finish(&R, rep, e);
+    int rc = finish(&R, rep, crashed, e);
     free(R.rows);
     free(R.claims);
     free(R.knobs);

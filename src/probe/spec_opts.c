@@ -79,6 +79,7 @@ static int set_loadfile(void *at, const struct opt *row, const char *text, sl_er
 {
     struct probe_spec *s = at;
     if (!*text || strlen(text) >= sizeof s->loadfile) return sl_fail(e, SL_EUSAGE, "--loadfile: give a file name");
+    if (opt_regular_file("--loadfile", text, e) < 0) return -1;
     snprintf(s->loadfile, sizeof s->loadfile, "%s", text);
     return 0;
 }

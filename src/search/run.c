@@ -108,9 +108,16 @@ static int search_flow_set_id(struct search_flow_opts *o, int id, const char *ar
         if (search_flow_parse_budget(arg, s) < 0)
             return sl_fail(e, SL_EUSAGE, "--budget %s: give a number of evaluations (8 or more, e.g. 40) or a wall time (90s, 10m)", arg);
         break;
-    case O_ORACLE: snprintf(o->oracle, sizeof o->oracle, "%s", arg); break;
+    case O_ORACLE:
+        if (opt_regular_file("--oracle", arg, e) < 0) return -1;
+        snprintf(o->oracle, sizeof o->oracle, "%s", arg);
+        break;
     case O_APPLY: o->apply = true; break;
-    case O_RESUME: snprintf(o->resume, sizeof o->resume, "%s", arg); break;
+    case O_RESUME:
+        /* empty would read as "no --resume": a new search, writing knobs */
+        if (!*arg) return sl_fail(e, SL_EUSAGE, "--resume: give the ID of an interrupted search (see 'sluice search --list')");
+        snprintf(o->resume, sizeof o->resume, "%s", arg);
+        break;
     case O_SEED:
         s->seed = strtoull(arg, &end, 10);
         if (end == arg || *end) return sl_fail(e, SL_EUSAGE, "--seed %s: give a whole number", arg);

@@ -15,6 +15,7 @@
  * Every knob must be searchable in the catalogue and every level valid for
  * it; the rules of shipped spaces (bg < dirty, nr_requests limits, iosched
  * tunables only under their scheduler) apply to user spaces too. */
+#include "opt.h"
 #include "search/space.h"
 
 #include <ini.h>
@@ -143,6 +144,7 @@ int space_load_file(const char *path, struct space *out, sl_err *e)
 {
     memset(out, 0, sizeof *out);
     struct file_state fs = { .sp = out };
+    if (opt_regular_file("--space", path, e) < 0) return -1;
     int rc = ini_parse(path, on_entry, &fs);
     if (rc < 0) { free(fs.k); return sl_fail(e, SL_EUSAGE, "space file %s: cannot open it", path); }
     if (fs.err[0]) { free(fs.k); return sl_fail(e, SL_EUSAGE, "space file %s: %s", path, fs.err); }

@@ -931,9 +931,20 @@ static void download_all(store *s, struct share_remote *r, struct pull_plan *p, 
     free(at);
 }
 
+/* Objects refused for not being what their manifest says (named as they
+ * were found), without --keep-going: the pull stops before the first merge,
+ * as for any other refusal. -1 with e. */
+static int stop_on_lies(const struct pull_plan *p, sl_err *e)
+{
+    return sl_fail(e, SL_EFAIL, "%d object%s refused (see above): nothing merged, this database is as it was; pull "
+                   "again (an object pushed while this pull ran), or add --keep-going to merge the others", p->lies,
+                   p->lies == 1 ? "" : "s");
+}
+
 /* Fetch and check every planned object: 0, or -1 with e when one failed a
  * check and keep_going is off (the pull then merges nothing). Objects that
- * are not what their manifest says are refused and named, never fatal. */
+ * are not what their manifest says are refused and named: with keep_going
+ * the rest is fetched, without it the pull stops there. */
 static int fetch_all(store *s, struct share_remote *r, const struct share_pull_opts *po, struct pull_plan *p,
                      share_event_fn fn, void *arg, int *bad, sl_err *e)
 {
@@ -954,6 +965,7 @@ static int fetch_all(store *s, struct share_remote *r, const struct share_pull_o
         }
         if (rc == 0 && not_as_described(r, p, c, lie, sizeof lie)) {
             refuse_lie(p, c->key, lie, fn, arg);
+            if (!po->keep_going) break;
             continue;
         }
         char staged[STAGED_PATH];
@@ -978,7 +990,7 @@ static int fetch_all(store *s, struct share_remote *r, const struct share_pull_o
         *e = first;
         return -1;
     }
-    return 0;
+    return p->lies && !po->keep_going ? stop_on_lies(p, e) : 0;
 }
 
 /* What the server said of each merged object, so that the next pull asks
@@ -1049,6 +1061,7 @@ long long share_pull(store *s, struct share_remote *r, const struct share_pull_o
     /* Everything is fetched and checked before the first merge: a bad object
      * stops the pull with the store as it was. */
     int bad = 0;
+    if (rc == 0 && p.lies && !po->keep_going) rc = stop_on_lies(&p, e);
     if (rc == 0) rc = fetch_all(s, r, po, &p, fn, arg, &bad, e);
     /* A cancel stops every merge, --keep-going or not. */
     if (rc == 0 && share_cancelled(r)) rc = share_fail_cancelled(e, "pull");

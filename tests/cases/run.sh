@@ -6,6 +6,9 @@
 #   expect    the transcript: "$ line", its output (stdout then stderr),
 #             "[exit N]" when N != 0; UUIDs, times and pids normalised
 #   fixture   the fixture root to copy to $ROOT (default: modern)
+# Each case has its own TMPDIR ($TMP/tmpdir): what another sluice on the
+# machine left in /tmp (a killed pull's sluice-share.* directory, which
+# restore --crashed sweeps and names) is not in any case's transcript.
 # "lockpid" prints the pid the tuning lock ($ROOT/run/sluice/lock) names.
 # Usage: run.sh SLUICE [LABEL]; SLUICE_BLESS=1 rewrites expect files.
 sluice=$(realpath "$1")
@@ -35,6 +38,7 @@ run_case() {
     fixture=modern
     [ -f "$dir/fixture" ] && fixture=$(cat "$dir/fixture")
     cp -a "$fixtures/$fixture" "$tmp/root"
+    mkdir "$tmp/tmpdir"
     ROOT=$tmp/root DB=$tmp/sluice.db TMP=$tmp
     SLUICE_BIN=$sluice SLUICE_MAN=$here/../../man/sluice.8 SLUICE_CASE_CMD=$dir/cmd
     export ROOT DB TMP SLUICE_BIN SLUICE_MAN SLUICE_CASE_CMD
@@ -49,7 +53,7 @@ run_case() {
     while IFS= read -r line || [ -n "$line" ]; do
         case $line in ''|'#'*) continue ;; esac
         printf '$ %s\n' "$line" >> "$out"
-        (cd "$tmp" && PATH="$tmp/bin:$PATH" && eval "$line") > "$tmp/o" 2> "$tmp/e" < /dev/null
+        (cd "$tmp" && PATH="$tmp/bin:$PATH" && TMPDIR="$tmp/tmpdir" && export TMPDIR && eval "$line") > "$tmp/o" 2> "$tmp/e" < /dev/null
         rc=$?
         cat "$tmp/o" "$tmp/e" >> "$out"
         [ $rc -ne 0 ] && echo "[exit $rc]" >> "$out"

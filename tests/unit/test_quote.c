@@ -25,6 +25,23 @@ TEST(esc_shows_control_characters)
     CHECK_STR(esc_t(NULL), "");
 }
 
+/* 8-bit C1 controls sent as single bytes (CSI 0x9b, OSC 0x9d) act on a
+ * terminal that takes 8-bit controls; in valid UTF-8 such a byte only
+ * continues a character. So every byte that is not part of a valid UTF-8
+ * character is shown, and valid characters pass whole. */
+TEST(esc_shows_bytes_that_are_not_utf8)
+{
+    char out[128];
+    CHECK_STR(esc_term("\x9b" "31m red", out, sizeof out, 0), "\\x9b31m red");
+    CHECK_STR(esc_term("\x9d" "0;title\x9c", out, sizeof out, 0), "\\x9d0;title\\x9c");
+    CHECK_STR(esc_term("caf\xe9", out, sizeof out, 0), "caf\\xe9");
+    CHECK_STR(esc_term("\xc0\xaf \xed\xa0\x80", out, sizeof out, 0), "\\xc0\\xaf \\xed\\xa0\\x80");
+    CHECK_STR(esc_term("cut \xe2\x82", out, sizeof out, 0), "cut \\xe2\\x82");
+    CHECK_STR(esc_term("\xe2\x82\xac 5 \xf0\x9f\x92\xbe", out, sizeof out, 0), "\xe2\x82\xac 5 \xf0\x9f\x92\xbe");
+    /* a character that does not fit whole is left out, not cut */
+    CHECK_STR(esc_term("ab\xe2\x82\xac", out, 4, 0), "ab");
+}
+
 TEST(quote_comment_and_ini_stay_one_line)
 {
     char out[256];
