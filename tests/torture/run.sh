@@ -2,8 +2,10 @@
 # torture — the store under concurrent use: the UI (headless, a key script)
 # runs a probe on its job thread, which opens a connection of its own, then
 # stays open while other sluice processes work on the same database for
-# TORTURE_SECONDS (default 20): history, report, probes (some SIGKILLed at a
-# random moment), set and restore. Then the UI runs a second probe and quits.
+# TORTURE_SECONDS (default 20; 180 with SLUICE_LONG, as make check-long
+# sets): history, report, probes (one a round SIGKILLed at a varying
+# moment), set and restore, a profile applied and put back (apply, off),
+# push and pull through a file:// share. Then the UI runs a second probe.
 # Afterwards:
 #   - PRAGMA integrity_check is ok;
 #   - every run a process was told was stored (a probe's --json uuid) is there,
@@ -19,6 +21,8 @@ sluice=$(realpath "${1:-./sluice}")
 tmp=$(mktemp -d /tmp/sluice-torture.XXXXXX)
 trap '[ -n "$TORTURE_KEEP" ] || rm -rf "$tmp"' EXIT INT TERM
 export TMPDIR="$tmp"
+SLUICE_PROFILES=$(pwd)/profiles
+export SLUICE_PROFILES
 cp -a tests/fixtures/modern "$tmp/root"
 mkdir "$tmp/w"
 db=$tmp/sluice.db
@@ -49,7 +53,8 @@ wait_ui_runs 1 || { echo "FAIL torture/store-under-the-ui: the UI's first probe 
 uipid=$(pgrep -P "$(tm display -p -t t '#{pane_pid}')" -f "db $db" | head -1)
 [ -n "$uipid" ] || uipid=$(tm display -p -t t '#{pane_pid}')
 n=0 killed=0 deleted=""
-end=$(( $(date +%s) + ${TORTURE_SECONDS:-20} - 2 ))
+seconds=${TORTURE_SECONDS:-$([ -n "$SLUICE_LONG" ] && echo 180 || echo 20)}
+end=$(( $(date +%s) + seconds - 2 ))
 while [ "$(date +%s)" -lt "$end" ]; do
     n=$((n + 1))
     S history > /dev/null 2>&1
@@ -61,6 +66,10 @@ while [ "$(date +%s)" -lt "$end" ]; do
     wait "$p" 2>/dev/null
     S set vm.swappiness=$((n % 50 + 10)) > /dev/null 2>&1
     S restore > /dev/null 2>&1
+    S apply latency > /dev/null 2>&1
+    S off > /dev/null 2>&1
+    S push "file://$tmp/share" > /dev/null 2>&1
+    S pull "file://$tmp/share" > /dev/null 2>&1
     S report "$(head -1 "$tmp/acked")" > /dev/null 2>&1
     ls -l "/proc/$uipid/fd" 2>/dev/null | grep -q -- '-wal (deleted)' && deleted="the UI's -wal was unlinked under it after round $n"
 done
@@ -89,4 +98,9 @@ if [ "$uirc" != 0 ] || [ "$uiruns" != 2 ]; then
 else ok ui-writes-kept "both of the UI's runs stored"; fi
 if [ "$missing" != 0 ]; then fail acknowledged-writes-kept "$missing of $nacked acknowledged runs missing; the probes said: $(sort -u "$tmp/probe.err" | head -3 | tr '\n' ' ')"
 else ok acknowledged-writes-kept "$nacked acknowledged runs, all stored"; fi
-if [ "$sw" != 60 ]; then fail knobs-put-back "vm.swappiness left at $sw"; else ok knobs-put-back; fi
+dr=$(cat "$tmp/root/proc/sys/vm/dirty_ratio")
+if [ "$sw" != 60 ] || [ "$dr" != 20 ]; then fail knobs-put-back "vm.swappiness left at $sw, vm.dirty_ratio at $dr"
+else ok knobs-put-back; fi
+shared=$(find "$tmp/share" -name '*.sluicedb.zst' 2>/dev/null | wc -l)
+[ "$shared" -ge 1 ] && ok pushed-beside-the-ui "$shared object(s) pushed and pulled back $n times" ||
+    fail pushed-beside-the-ui "nothing was pushed to $tmp/share"
