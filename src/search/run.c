@@ -712,6 +712,7 @@ static int make_plan(struct run *R, sl_err *e)
     double run_s = run_seconds(R);
     if (run_s <= 0) return 0;
     search_plan_make(s, run_s, SEARCH_NOISE_SD_ASSUMED, p);
+    if (!R->resuming) search_plan_scale_confirmation(s, p);
     if (R->resuming || p->evals >= p->verdict_evals) return 0;
     long long need_ms = search_plan_verdict_ms(p);
     const struct search_observer *obs = R->o->observer;

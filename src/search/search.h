@@ -84,6 +84,10 @@ struct search_plan {
  * this project's VM disk showed 0.18 between back-to-back runs. */
 #define SEARCH_NOISE_SD_ASSUMED 0.18
 void search_plan_make(const struct search_spec *s, double run_s, double noise_sd, struct search_plan *p);
+/* A default confirmation (no --confirm-runs) grown to 30% of a large plan,
+ * at most 20 fresh runs a side, and p made again: enough rounds to decide
+ * the claim paired. Nothing changes when that is no more than the default. */
+void search_plan_scale_confirmation(struct search_spec *s, struct search_plan *p);
 /* The time budget a verdict needs at p's run time, in ms. */
 long long search_plan_verdict_ms(const struct search_plan *p);
 

@@ -130,3 +130,36 @@ TEST(search_plan_says_what_a_budget_buys)
     CHECK_INT(wide.confirm_reps, 20);
     CHECK(wide.mde_pct < mde6);
 }
+
+/* A quick tune on a fast disk buys many short runs: its confirmation grows
+ * to 30% of them (at most 20 a side) and is decided paired by round; on a
+ * slow disk it keeps the default 6 a side. */
+TEST(search_plan_grows_the_confirmation_of_a_large_plan)
+{
+    struct search_spec s;
+    search_spec_defaults(&s);
+    s.budget_evals = 100;
+    s.budget_ms = 5 * 60 * 1000;
+    struct search_plan p;
+    search_plan_make(&s, 2.2, SEARCH_NOISE_SD_ASSUMED, &p);
+    search_plan_scale_confirmation(&s, &p);
+    CHECK_INT(s.confirm_reps, 15);
+    CHECK_INT(p.confirm_reps, 15);
+    CHECK(p.paired);
+    CHECK_INT(p.explore, 100 - 32);
+    CHECK(search_spec_check_confirm(&s, NULL) == 0);
+    struct search_spec slow;
+    search_spec_defaults(&slow);
+    slow.budget_evals = 100;
+    slow.budget_ms = 5 * 60 * 1000;
+    search_plan_make(&slow, 8.6, SEARCH_NOISE_SD_ASSUMED, &p);
+    search_plan_scale_confirmation(&slow, &p);
+    CHECK_INT(slow.confirm_reps, 0);
+    CHECK_INT(p.confirm_reps, 6);
+    CHECK(!p.paired);
+    /* --confirm-runs given: the user's */
+    s.confirm_reps = 8;
+    search_plan_make(&s, 2.2, SEARCH_NOISE_SD_ASSUMED, &p);
+    search_plan_scale_confirmation(&s, &p);
+    CHECK_INT(s.confirm_reps, 8);
+}
