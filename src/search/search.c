@@ -88,6 +88,11 @@ static long long clock_ms(const struct loop *L)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Exploring's least: --confirm-runs N needs a budget of 2N +
+ * CONFIRM_SPARE beside it, and a time budget does not hold back its
+ * reserve before it (budget_left). */
+#define EXPLORE_MIN 8
+
 /* Room for one more evaluation while keeping `reserve` for the race. */
 static bool budget_left(const struct loop *L, int reserve)
 {
@@ -95,6 +100,13 @@ static bool budget_left(const struct loop *L, int reserve)
     reserve += L->keep;
     if (s->budget_evals > 0 && L->ntr + 1 + reserve > s->budget_evals) return false;
     if (s->budget_ms > 0 && L->ntr > 0) {
+        /* the first evaluations' average is no guide to the reserve: one
+         * slow first run (first touch of a new burst's blocks: 9 s where
+         * the plan said 3.4) times the 32 a large confirmation keeps ended
+         * a 5-minute quick tune after one evaluation with "no verdict";
+         * exploring gets EXPLORE_MIN before the reserve counts, and the
+         * confirmation takes what time is left (race_rounds) */
+        if (L->ntr < EXPLORE_MIN) reserve = 0;
         long long avg = L->last_elapsed / L->ntr;
         if (L->last_elapsed + avg * (1 + reserve) > s->budget_ms) return false;
     }
@@ -168,9 +180,6 @@ static int race_reserve(const struct search_spec *s)
  * short of evaluations). */
 #define CONFIRM_REPS 6
 #define CONFIRM_SPARE 2
-/* --confirm-runs N: exploring keeps 2N + CONFIRM_SPARE, the budget must
- * afford them beside EXPLORE_MIN evaluations of exploring */
-#define EXPLORE_MIN 8
 
 static int confirm_reps(const struct search_spec *s)
 {

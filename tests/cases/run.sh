@@ -38,7 +38,7 @@ run_case() {
     fixture=modern
     [ -f "$dir/fixture" ] && fixture=$(cat "$dir/fixture")
     cp -a "$fixtures/$fixture" "$tmp/root"
-    mkdir "$tmp/tmpdir"
+    mkdir -m 1777 "$tmp/tmpdir"   # as /tmp: a case may run a command as another user (setpriv)
     ROOT=$tmp/root DB=$tmp/sluice.db TMP=$tmp
     SLUICE_BIN=$sluice SLUICE_MAN=$here/../../man/sluice.8 SLUICE_CASE_CMD=$dir/cmd
     export ROOT DB TMP SLUICE_BIN SLUICE_MAN SLUICE_CASE_CMD

@@ -101,7 +101,7 @@ TEST(burst_collapses_limits_it_cannot_tell_apart)
 
 TEST(search_plan_says_what_a_budget_buys)
 {
-    struct search_spec s;
+    struct search_spec s = { 0 };
     search_spec_defaults(&s);
     s.budget_evals = 40;
     s.budget_ms = 5 * 60 * 1000;
@@ -136,7 +136,7 @@ TEST(search_plan_says_what_a_budget_buys)
  * slow disk it keeps the default 6 a side. */
 TEST(search_plan_grows_the_confirmation_of_a_large_plan)
 {
-    struct search_spec s;
+    struct search_spec s = { 0 };
     search_spec_defaults(&s);
     s.budget_evals = 100;
     s.budget_ms = 5 * 60 * 1000;
@@ -148,7 +148,7 @@ TEST(search_plan_grows_the_confirmation_of_a_large_plan)
     CHECK(p.paired);
     CHECK_INT(p.explore, 100 - 32);
     CHECK(search_spec_check_confirm(&s, NULL) == 0);
-    struct search_spec slow;
+    struct search_spec slow = { 0 };
     search_spec_defaults(&slow);
     slow.budget_evals = 100;
     slow.budget_ms = 5 * 60 * 1000;
