@@ -1,0 +1,198 @@
+/* cli_verify — `sluice verify --live CONFIG|PROFILE`: a candidate checked on
+ * the machine's own workload by the switchback engine (verify/live.h); this
+ * file reads the candidate, prints the plan, a line per block and the
+ * verdict. */
+#include "cli.h"
+#include "cli_profile.h"
+#include "sysfs.h"
+#include "verify/live.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct verify_opts {
+    bool live, keep;
+    long long duration_ms, block_ms;
+    int seed;                 /* -1: from the clock (printed, to repeat the order) */
+    const char *metric, *dir, *dirs;
+    char better[8];
+};
+
+static void verify_defaults(void *p)
+{
+    struct verify_opts *o = p;
+    o->duration_ms = 20 * 60 * 1000;
+    o->block_ms = 60 * 1000;
+    o->seed = -1;
+    snprintf(o->better, sizeof o->better, "lower");
+}
+
+static const struct opt verify_rows[] = {
+    { .name = "live", .type = OPT_FLAG, .help = "on the machine's own workload (the only mode)",
+      OPT_AT(struct verify_opts, live) },
+    { .name = "duration", .type = OPT_DURATION, .arg = "DURATION", .min = 1000, .max = 7 * 24 * 3600 * 1000.0, .def = "20m",
+      .help = "the whole test, A and B blocks together", OPT_AT(struct verify_opts, duration_ms) },
+    { .name = "block", .type = OPT_DURATION, .arg = "DURATION", .min = 1000, .max = 24 * 3600 * 1000.0, .def = "60s",
+      .help = "one block of A or B, its settle time included", OPT_AT(struct verify_opts, block_ms) },
+    { .name = "seed", .type = OPT_INT, .arg = "N", .min = 0, .max = 2147483647, .def = "from the clock",
+      .help = "the random order of the pairs, to repeat a test", OPT_AT(struct verify_opts, seed) },
+    { .name = "metric", .type = OPT_TEXT, .arg = "CMD",
+      .help = "a shell command printing one number (a query's latency, a job's rate), run once a block",
+      OPT_PTR(struct verify_opts, metric) },
+    { .name = "metric-better", .type = OPT_CHOICE, .arg = "lower|higher", .def = "lower",
+      .help = "which way --metric improves", OPT_AT(struct verify_opts, better), .complete = "lower higher" },
+    { .name = "dir", .type = OPT_TEXT, .arg = "DIR",
+      .help = "vm.* knobs: watch the disk under DIR (default: every disk that is not virtual)",
+      OPT_PTR(struct verify_opts, dir), .complete = COMPLETE_DIR },
+    { .name = "keep", .type = OPT_FLAG, .help = "keep B at the end if it held (no judged metric worse, no guard stop)",
+      OPT_AT(struct verify_opts, keep) },
+    { .name = "profiles", .type = OPT_TEXT, .arg = "DIR", .help = "look for profiles in DIR first (colon-separated list)",
+      OPT_PTR(struct verify_opts, dirs), .complete = COMPLETE_DIR },
+    { NULL },
+};
+static const struct opt_table verify_table = { sizeof(struct verify_opts), verify_defaults, { { verify_rows, 0 } },
+                                              "KNOB=VALUE...|PROFILE", COMPLETE_PROFILE };
+
+/* KNOB=VALUE pairs (as `set` takes them) or one profile name (as `apply`
+ * resolves it), prepared: validated and ordered, nothing written. */
+static int load_candidate(const struct verify_opts *o, int argc, char **argv, struct knobset *ks, sl_err *e)
+{
+    bool assignments = false;
+    for (int i = 1; i < argc; i++) assignments = assignments || strchr(argv[i], '=');
+    if (!assignments) {
+        if (argc > 2)
+            return sl_fail(e, SL_EUSAGE, "give one profile or KNOB=VALUE pairs, not %d names. Nothing was changed", argc - 1);
+        struct profile p;
+        struct plan pl;
+        if (cli_profile_plan(o->dirs, argv[1], &p, &pl, e) < 0) return -1;
+        int rc = plan_knobset(&pl, ks, e);
+        plan_free(&pl);
+        profile_free(&p);
+        return rc;
+    }
+    for (int i = 1; i < argc; i++)
+        if (knobset_add_assignment(ks, argv[i], e) < 0) return -1;
+    return knobset_prepare(ks, e);
+}
+
+static void print_order(const struct verify_plan *p)
+{
+    printf("  order:");
+    for (int k = 0; k < p->npairs && k < 30; k++) printf(" %s", p->cand[2 * k] ? "BA" : "AB");
+    printf("%s\n", p->npairs > 30 ? " ..." : "");
+}
+
+static void on_plan(void *arg, const struct verify_run *r)
+{
+    const struct verify_plan *p = &r->plan;
+    const struct verify_spec *s = &r->spec;
+    printf("verify --live: A = the settings in force, B = %s\n", p->cand_text);
+    printf("  %d blocks of %.0f s in %d balanced pairs (the first AB, so the guard is set before B runs), seed %llu: "
+           "%.0f s in all\n", p->nblocks, (double)s->block_ms / 1000, p->npairs, (unsigned long long)s->seed,
+           (double)p->nblocks * (double)s->block_ms / 1000);
+    print_order(p);
+    printf("  watching:");
+    for (int i = 0; i < p->ndisks; i++) printf(" %s", p->disks[i]);
+    printf(" (%s)\n", p->disks_why);
+    printf("  settle after a switch from A: %s\n", p->settle_why[0]);
+    printf("  settle after a switch from B: %s\n", p->settle_why[1]);
+    printf("  guard: the first two A blocks set it; B is reverted at once when PSI io full or the average wait stays "
+           "above %.0fx their worst sample (at least %.0f%% / %.0f ms) for %d samples of %.1f s\n", s->guard_factor,
+           VERIFY_GUARD_PSI_FLOOR, VERIFY_GUARD_AWAIT_FLOOR_MS, s->guard_samples, (double)p->sample_ms / 1000);
+    printf("  decided on: average wait, PSI io some and full%s; throughput follows the workload's demand and is judged "
+           "only on a saturated disk (the busiest watched disk over 90%% busy in the A blocks, diskstats io_ticks)\n",
+           s->metric_cmd ? ", the --metric command" : "");
+    if (p->npairs < VERIFY_PAIRS_FOR_VERDICT)
+        printf("  note: %d pairs cannot show a difference at the 0.05 level (that takes %d pairs): a longer --duration "
+               "or shorter --block\n", p->npairs, VERIFY_PAIRS_FOR_VERDICT);
+    printf("  session %s: Ctrl-C or SIGTERM puts the knobs back; after a SIGKILL 'sluice restore --crashed' does\n",
+           r->session);
+    fflush(stdout);
+}
+
+static void on_block(void *arg, const struct verify_run *r, int i)
+{
+    const struct verify_block *b = &r->blocks[i];
+    printf("block %2d/%d %c  settle %4.1f s", i + 1, r->plan.nblocks, b->cand ? 'B' : 'A', (double)b->settle_ms / 1000);
+    if (b->has[VM_AWAIT_MS])
+        printf("  wait %.2f ms  read %.1f write %.1f MB/s  %.0f IOPS  busy %.0f%%", b->v[VM_AWAIT_MS],
+               b->v[VM_READ_MBS], b->v[VM_WRITE_MBS], b->v[VM_IOPS], b->util_pct);
+    if (b->has[VM_PSI_SOME]) printf("  psi some %.1f%% full %.1f%%", b->v[VM_PSI_SOME], b->v[VM_PSI_FULL]);
+    if (b->has[VM_DIRTY_PAGES]) printf("  dirty %.0f wb %.0f", b->v[VM_DIRTY_PAGES], b->v[VM_WRITEBACK_PAGES]);
+    if (b->has[VM_USER]) printf("  metric %g", b->v[VM_USER]);
+    long long left = (long long)(r->plan.nblocks - i - 1) * r->spec.block_ms;
+    printf("  left %.0f s\n", (double)left / 1000);
+    if (b->note[0]) printf("  note: %s\n", b->note);
+    fflush(stdout);
+}
+
+static void on_note(void *arg, const char *msg)
+{
+    printf("note: %s\n", msg);
+    fflush(stdout);
+}
+
+static void print_metric(const struct verify_verdict *v, enum verify_metric m)
+{
+    const struct verify_metric_def *d = &verify_metrics[m];
+    printf("  %-13s %-5s %10.3g %10.3g  ", d->name, d->unit, v->a_mean[m], v->b_mean[m]);
+    if (v->decided[m] && v->d[m].verdict != DECIDE_NO_VERDICT)
+        printf("%+.1f%% [%.0f%% CI %+.1f%%, %+.1f%%] p=%.2g: %s\n", v->d[m].effect_pct, 100 * v->d[m].level,
+               v->d[m].lo_pct, v->d[m].hi_pct, v->d[m].p,
+               v->d[m].verdict == DECIDE_WITHIN_NOISE ? "no difference beyond noise" : decide_verdict_name(v->d[m].verdict));
+    else if (v->decided[m]) printf("no verdict: %s\n", v->d[m].why_text);
+    else if (d->judged == VJ_SATURATED) printf("follows demand: not judged (disk not saturated)\n");
+    else printf("shown, not judged\n");
+}
+
+static void print_verdict(const struct verify_run *r)
+{
+    const struct verify_verdict *v = &r->verdict;
+    if (r->end == VE_GUARD || r->end == VE_IDLE || r->end == VE_INTERRUPTED) printf("%s\n", r->end_why);
+    if (r->end == VE_FAILED) printf("the test failed part-way\n");
+    if (r->end == VE_GUARD || r->end == VE_FAILED || r->end == VE_IDLE) return;
+    printf("verdict over %d pair(s): %s%s%s\n", v->npairs, verify_overall_name(v->overall), v->why[0] ? " — " : "",
+           v->why);
+    printf("  %-13s %-5s %10s %10s  %s\n", "METRIC", "UNIT", "A", "B", "EFFECT OF B");
+    for (int m = 0; m < VM_NR; m++)
+        if (v->has[m]) print_metric(v, (enum verify_metric)m);
+    printf("  the disk was %.0f%% busy in the A blocks: %s\n", v->a_util_pct,
+           v->saturated ? "saturated, so throughput is judged too" : "not saturated, so throughput says what the workload asked, not what B can do");
+    if (v->demand_differs)
+        printf("warning: the workload's demand differed between A and B: B's blocks moved %+.1f%% [%+.1f%%, %+.1f%%] of "
+               "A's I/O volume, so the arms did not see the same work; read the waits with care\n",
+               v->demand.effect_pct, v->demand.lo_pct, v->demand.hi_pct);
+}
+
+static int run_verify(struct cli_ctx *ctx, int argc, char **argv)
+{
+    const struct verify_opts *o = ctx->opts;
+    if (!o->live) return cli_usage("verify", "only the live mode exists: sluice verify --live KNOB=VALUE...|PROFILE");
+    if (argc < 2) return cli_usage("verify", "give the candidate: KNOB=VALUE pairs or a profile name. Nothing was changed");
+    struct verify_spec spec = { .duration_ms = o->duration_ms, .block_ms = o->block_ms, .dir = o->dir,
+                                .metric_cmd = o->metric, .metric_higher = strcmp(o->better, "higher") == 0,
+                                .keep = o->keep };
+    spec.seed = o->seed >= 0 ? (uint64_t)o->seed : (uint64_t)time(NULL) % 1000000;
+    struct knobset ks = { 0 };
+    struct verify_run r;
+    sl_err e;
+    int rc = load_candidate(o, argc, argv, &ks, &e);
+    if (rc == 0) rc = verify_prepare(&r, &spec, &ks, &e);
+    if (rc == 0) rc = sysfs_require_root("sluice verify --live", &e);
+    store *st = rc == 0 ? cli_store(ctx, &e) : NULL;
+    if (rc < 0 || !st) { knobset_free(&ks); return cli_error(&e); }
+    struct verify_observer obs = { NULL, on_plan, on_block, on_note };
+    rc = verify_live(st, &r, &ks, &obs, &e);
+    if (r.blocks) print_verdict(&r);
+    if (r.put_back[0]) printf("%s\n", r.put_back);
+    verify_run_free(&r);
+    knobset_free(&ks);
+    if (rc < 0) return cli_error(&e);
+    return r.end == VE_DONE || r.end == VE_IDLE ? 0 : SL_EFAIL;
+}
+
+CLI_COMMAND_OPTS(cmd_verify, "verify", run_verify, verify_table,
+                 "check a candidate on the machine's own workload: A and B alternate in paired blocks, "
+                 "a guard reverts B when it stalls the disk", CLI_WRITES);
