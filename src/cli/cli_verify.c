@@ -152,7 +152,7 @@ static void print_verdict(const struct verify_run *r)
     const struct verify_verdict *v = &r->verdict;
     if (r->end == VE_GUARD || r->end == VE_IDLE || r->end == VE_INTERRUPTED) printf("%s\n", r->end_why);
     if (r->end == VE_FAILED) printf("the test failed part-way\n");
-    if (r->end == VE_GUARD || r->end == VE_FAILED || r->end == VE_IDLE) return;
+    if (r->end == VE_GUARD || r->end == VE_FAILED || r->end == VE_IDLE || v->npairs == 0) return;
     printf("verdict over %d pair(s): %s%s%s\n", v->npairs, verify_overall_name(v->overall), v->why[0] ? " — " : "",
            v->why);
     printf("  %-13s %-5s %10s %10s  %s\n", "METRIC", "UNIT", "A", "B", "EFFECT OF B");

@@ -134,6 +134,7 @@ static int sample(struct live *L, struct verify_block *blk, struct block_watch *
     if (!w->measuring && now_ms() >= settle_at) {
         w->measuring = true;
         w->m0 = cur;
+        verify_vm_add(&w->vm, &cur);
         if (r->spec.metric_cmd) w->metric_running = verify_cmd_start(&w->metric, r->spec.metric_cmd, NULL) == 0;
         return 0;
     }
@@ -186,6 +187,7 @@ static int run_block(struct live *L, int i, sl_err *e)
     if (blk->settle_ms == 0) {
         w.measuring = true;
         w.m0 = w.prev;
+        verify_vm_add(&w.vm, &w.prev);
         if (r->spec.metric_cmd) w.metric_running = verify_cmd_start(&w.metric, r->spec.metric_cmd, NULL) == 0;
     }
     int rc = 0;

@@ -1,0 +1,97 @@
+#!/bin/sh
+# sluice verify --live end to end on a fixture root whose counters a
+# scripted workload moves (fake-workload.sh): a harmful candidate stopped by
+# the guard, a full run with its verdict, --keep, SIGTERM and SIGKILL part-way.
+# Blocks of 2 s keep each test to seconds; no kernel setting is touched.
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+sluice=$(realpath "${1:-$top/sluice}")
+tmp=$(mktemp -d /tmp/sluice-verify.XXXXXX)
+faker=""
+cleanup() { [ -n "$faker" ] && kill "$faker" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+ok() { echo "ok verify/$1"; }
+fail() { echo "FAIL verify/$1"; shift; for l in "$@"; do echo "  $l"; done; }
+
+# fresh NAME [HARM]: a new fixture root and database, the workload running.
+fresh() {
+    [ -n "$faker" ] && kill "$faker" 2>/dev/null && wait "$faker" 2>/dev/null
+    rm -rf "$tmp/root" "$tmp/db"*
+    cp -a "$top/tests/fixtures/modern" "$tmp/root"
+    sh "$here/fake-workload.sh" "$tmp/root" "${2:-none}" &
+    faker=$!
+    S="$sluice --root $tmp/root --db $tmp/db"
+}
+ratio() { cat "$tmp/root/proc/sys/vm/dirty_ratio"; }
+state() { $S sessions 2>&1 | awk 'NR == 2 { print $4 }'; }  # purpose is two words
+# wait_for TEXT FILE: up to 10 s for TEXT to appear in FILE.
+wait_for() { i=0; while [ $i -lt 100 ] && ! grep -q "$1" "$2"; do sleep 0.1; i=$((i + 1)); done; }
+
+# 1. A candidate that makes PSI io full jump is reverted within its first B
+#    block: the test ends "stopped by guard", exit 1, the knob as before.
+fresh guard 30
+start=$(date +%s)
+$S verify --live --duration 16s --block 2s --seed 1 vm.dirty_ratio=30 > "$tmp/out" 2>&1
+rc=$? took=$(( $(date +%s) - start ))
+if [ $rc = 1 ] && grep -q '^stopped by guard: PSI io full' "$tmp/out" && ! grep -q '^block  3/' "$tmp/out" &&
+   [ "$(ratio)" = 20 ] && [ "$(state)" = restored ] && [ $took -lt 10 ]; then
+    ok guard-stops-a-harmful-candidate
+else
+    fail guard-stops-a-harmful-candidate "exit $rc after $took s, dirty_ratio $(ratio), session $(state)" "$(tail -5 "$tmp/out")"
+fi
+
+# 2. A harmless candidate runs every block (the plan, a line per block, the
+#    verdict) and the knobs end as they were.
+fresh full
+$S verify --live --duration 8s --block 2s --seed 3 vm.dirty_ratio=30 > "$tmp/out" 2>&1
+rc=$?
+blocks=$(grep -c '^block ' "$tmp/out")
+if [ $rc = 0 ] && [ "$blocks" = 4 ] && grep -q '^  order: AB' "$tmp/out" && grep -q '^  settle after a switch from A: 1.0 s' "$tmp/out" &&
+   grep -q '^verdict over 2 pair(s)' "$tmp/out" && grep -q '^  await  *ms  *2 ' "$tmp/out" &&
+   grep -q '^the settings from before the test are back' "$tmp/out" && [ "$(ratio)" = 20 ] && [ "$(state)" = restored ]; then
+    ok full-run-puts-the-knobs-back
+else
+    fail full-run-puts-the-knobs-back "exit $rc, $blocks block lines, dirty_ratio $(ratio), session $(state)" "$(tail -15 "$tmp/out")"
+fi
+
+# 3. --keep: B held (nothing judged worse), so it stays, in a kept session.
+fresh keep
+$S verify --live --duration 8s --block 2s --seed 3 --keep vm.dirty_ratio=30 > "$tmp/out" 2>&1
+rc=$?
+if [ $rc = 0 ] && grep -q '^B kept: vm.dirty_ratio=30' "$tmp/out" && [ "$(ratio)" = 30 ] && [ "$(state)" = kept ]; then
+    ok keep-keeps-a-candidate-that-held
+else
+    fail keep-keeps-a-candidate-that-held "exit $rc, dirty_ratio $(ratio), session $(state)" "$(tail -5 "$tmp/out")"
+fi
+
+# 4. SIGTERM while B is in force: put back before exiting.
+fresh term
+$S verify --live --duration 40s --block 2s --seed 1 vm.dirty_ratio=30 > "$tmp/out" 2>&1 &
+pid=$!
+wait_for '^block  1/' "$tmp/out"
+i=0; while [ $i -lt 50 ] && [ "$(ratio)" != 30 ]; do sleep 0.1; i=$((i + 1)); done
+was=$(ratio)
+kill -TERM $pid; wait $pid; rc=$?
+if [ "$was" = 30 ] && [ $rc = 1 ] && grep -q '^interrupted by signal 15' "$tmp/out" && [ "$(ratio)" = 20 ] && [ "$(state)" = restored ]; then
+    ok sigterm-puts-the-knobs-back
+else
+    fail sigterm-puts-the-knobs-back "B in force before: $was; exit $rc, dirty_ratio $(ratio), session $(state)" "$(tail -3 "$tmp/out")"
+fi
+
+# 5. SIGKILL while B is in force: the session is left open and
+#    'restore --crashed' puts the knob back.
+fresh kill
+$S verify --live --duration 40s --block 2s --seed 1 vm.dirty_ratio=30 > "$tmp/out" 2>&1 &
+pid=$!
+i=0; while [ $i -lt 50 ] && [ "$(ratio)" != 30 ]; do sleep 0.1; i=$((i + 1)); done
+was=$(ratio)
+kill -KILL $pid; wait $pid 2>/dev/null
+$S restore --crashed > "$tmp/restore" 2>&1
+if [ "$was" = 30 ] && [ "$(ratio)" = 20 ] && grep -q 'vm.dirty_ratio  *30  *20  *put back' "$tmp/restore"; then
+    ok sigkill-left-to-restore-crashed
+else
+    fail sigkill-left-to-restore-crashed "B in force before: $was; dirty_ratio $(ratio)" "$(cat "$tmp/restore")"
+fi
+exit 0
