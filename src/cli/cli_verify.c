@@ -166,6 +166,57 @@ static void print_verdict(const struct verify_run *r)
                v->demand.effect_pct, v->demand.lo_pct, v->demand.hi_pct);
 }
 
+static const char *end_name(enum verify_end e)
+{
+    static const char *const names[] = { "done", "guard", "interrupted", "idle", "failed" };
+    return names[e];
+}
+
+static json_t *block_json(const struct verify_block *b)
+{
+    json_t *o = json_pack("{s:s,s:f,s:f,s:f,s:f,s:f}", "setting", b->cand ? "B" : "A", "start_s", b->start_ms / 1000.0,
+                          "settle_s", b->settle_ms / 1000.0, "end_s", b->end_ms / 1000.0, "util_pct", b->util_pct,
+                          "io_bytes_s", b->io_bytes_s);
+    for (int m = 0; m < VM_NR; m++)
+        if (b->has[m]) json_object_set_new(o, verify_metrics[m].name, json_real(b->v[m]));
+    if (b->note[0]) json_object_set_new(o, "note", json_string(b->note));
+    return o;
+}
+
+static json_t *verdict_json(const struct verify_verdict *v)
+{
+    json_t *metrics = json_object();
+    for (int m = 0; m < VM_NR; m++) {
+        if (!v->has[m]) continue;
+        json_t *x = json_pack("{s:f,s:f,s:b}", "a_mean", v->a_mean[m], "b_mean", v->b_mean[m], "judged", v->decided[m]);
+        if (v->decided[m]) json_object_set_new(x, "decision", decide_json(&v->d[m]));
+        json_object_set_new(metrics, verify_metrics[m].name, x);
+    }
+    json_t *o = json_pack("{s:s,s:i,s:b,s:f,s:b,s:b,s:o}", "overall", verify_overall_name(v->overall), "pairs", v->npairs,
+                          "saturated", v->saturated, "a_util_pct", v->a_util_pct, "held", v->held, "demand_differs",
+                          v->demand_differs, "metrics", metrics);
+    if (v->npairs) json_object_set_new(o, "demand", decide_json(&v->demand));
+    if (v->why[0]) json_object_set_new(o, "note", json_string(v->why));
+    return o;
+}
+
+/* The whole test as JSON: the plan, every block, the verdict, the end. */
+static json_t *run_json(const struct verify_run *r)
+{
+    const struct verify_plan *p = &r->plan;
+    json_t *disks = json_array(), *blocks = json_array();
+    for (int i = 0; i < p->ndisks; i++) json_array_append_new(disks, json_string(p->disks[i]));
+    for (int i = 0; i < r->ndone; i++) json_array_append_new(blocks, block_json(&r->blocks[i]));
+    json_t *o = json_pack("{s:s,s:I,s:i,s:f,s:[f,f],s:[s,s],s:o,s:s,s:o,s:s,s:s,s:b,s:s}", "candidate", p->cand_text,
+                          "seed", (json_int_t)r->spec.seed, "blocks_planned", p->nblocks, "block_s",
+                          r->spec.block_ms / 1000.0, "settle_s", p->settle_after_ms[0] / 1000.0,
+                          p->settle_after_ms[1] / 1000.0, "settle_why", p->settle_why[0], p->settle_why[1], "disks", disks,
+                          "session", r->session, "blocks", blocks, "end", end_name(r->end), "why", r->end_why, "kept",
+                          r->kept, "put_back", r->put_back);
+    if (r->ncomplete >= 2) json_object_set_new(o, "verdict", verdict_json(&r->verdict));
+    return o;
+}
+
 static int run_verify(struct cli_ctx *ctx, int argc, char **argv)
 {
     const struct verify_opts *o = ctx->opts;
@@ -184,9 +235,10 @@ static int run_verify(struct cli_ctx *ctx, int argc, char **argv)
     store *st = rc == 0 ? cli_store(ctx, &e) : NULL;
     if (rc < 0 || !st) { knobset_free(&ks); return cli_error(&e); }
     struct verify_observer obs = { NULL, on_plan, on_block, on_note };
-    rc = verify_live(st, &r, &ks, &obs, &e);
-    if (r.blocks) print_verdict(&r);
-    if (r.put_back[0]) printf("%s\n", r.put_back);
+    rc = verify_live(st, &r, &ks, ctx->json ? NULL : &obs, &e);
+    if (ctx->json && r.blocks) cli_print_json(run_json(&r));
+    else if (r.blocks) print_verdict(&r);
+    if (!ctx->json && r.put_back[0]) printf("%s\n", r.put_back);
     verify_run_free(&r);
     knobset_free(&ks);
     if (rc < 0) return cli_error(&e);
