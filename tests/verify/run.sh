@@ -15,12 +15,12 @@ trap 'exit 1' INT TERM
 ok() { echo "ok verify/$1"; }
 fail() { echo "FAIL verify/$1"; shift; for l in "$@"; do echo "  $l"; done; }
 
-# fresh NAME [HARM]: a new fixture root and database, the workload running.
+# fresh NAME [HARM [HELP]]: a new fixture root and database, the workload running.
 fresh() {
     [ -n "$faker" ] && kill "$faker" 2>/dev/null && wait "$faker" 2>/dev/null
     rm -rf "$tmp/root" "$tmp/db"*
     cp -a "$top/tests/fixtures/modern" "$tmp/root"
-    sh "$here/fake-workload.sh" "$tmp/root" "${2:-none}" &
+    sh "$here/fake-workload.sh" "$tmp/root" "${2:-none}" "${3:-none}" &
     faker=$!
     S="$sluice --root $tmp/root --db $tmp/db"
 }
@@ -66,18 +66,22 @@ else
     fail keep-keeps-a-candidate-that-held "exit $rc, dirty_ratio $(ratio), session $(state)" "$(tail -5 "$tmp/out")"
 fi
 
-# 4. SIGTERM while B is in force: put back before exiting.
+# 4. SIGTERM while B (a profile: latency sets vm.dirty_ratio=10, the
+#    disks' schedulers and more) is in force: all put back before exiting.
 fresh term
-$S verify --live --duration 40s --block 2s --seed 1 vm.dirty_ratio=30 > "$tmp/out" 2>&1 &
+knobs() { $S show vm.dirty_ratio vm.swappiness block.sda.scheduler block.nvme0n1.read_ahead_kb 2>&1 | awk 'NR > 1 { print $2 }' | tr '\n' ' '; }
+before=$(knobs)
+$S verify --live --duration 40s --block 2s --seed 1 latency > "$tmp/out" 2>&1 &
 pid=$!
 wait_for '^block  1/' "$tmp/out"
-i=0; while [ $i -lt 50 ] && [ "$(ratio)" != 30 ]; do sleep 0.1; i=$((i + 1)); done
-was=$(ratio)
+i=0; while [ $i -lt 50 ] && [ "$(ratio)" != 10 ]; do sleep 0.1; i=$((i + 1)); done
+was=$(knobs)
 kill -TERM $pid; wait $pid; rc=$?
-if [ "$was" = 30 ] && [ $rc = 1 ] && grep -q '^interrupted by signal 15' "$tmp/out" && [ "$(ratio)" = 20 ] && [ "$(state)" = restored ]; then
-    ok sigterm-puts-the-knobs-back
+if [ "$was" != "$before" ] && [ $rc = 1 ] && grep -q '^interrupted by signal 15' "$tmp/out" && [ "$(knobs)" = "$before" ] &&
+   [ "$(state)" = restored ]; then
+    ok sigterm-puts-a-profile-back
 else
-    fail sigterm-puts-the-knobs-back "B in force before: $was; exit $rc, dirty_ratio $(ratio), session $(state)" "$(tail -3 "$tmp/out")"
+    fail sigterm-puts-a-profile-back "before: $before; B: $was; after: $(knobs); exit $rc, session $(state)" "$(tail -3 "$tmp/out")"
 fi
 
 # 5. SIGKILL while B is in force: the session is left open and
@@ -93,5 +97,16 @@ if [ "$was" = 30 ] && [ "$(ratio)" = 20 ] && grep -q 'vm.dirty_ratio  *30  *20  
     ok sigkill-left-to-restore-crashed
 else
     fail sigkill-left-to-restore-crashed "B in force before: $was; dirty_ratio $(ratio)" "$(cat "$tmp/restore")"
+fi
+# 6. A candidate under which the workload stalls half as long (PSI), in 6
+#    pairs of 2 s blocks (6 is the fewest that can show it): found, with its sign.
+fresh effect none 30
+$S verify --live --duration 24s --block 2s --seed 5 vm.dirty_ratio=30 > "$tmp/out" 2>&1
+rc=$?
+if [ $rc = 0 ] && grep -q '^verdict over 6 pair(s): better' "$tmp/out" && grep -Eq '^  psi_io_some .* -[0-9.]+% .*: better$' "$tmp/out" &&
+   [ "$(ratio)" = 20 ]; then
+    ok a-real-effect-is-found
+else
+    fail a-real-effect-is-found "exit $rc, dirty_ratio $(ratio)" "$(grep -A12 '^verdict' "$tmp/out")"
 fi
 exit 0
