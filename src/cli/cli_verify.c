@@ -7,6 +7,7 @@
 #include "sysfs.h"
 #include "verify/live.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,22 @@ static void on_plan(void *arg, const struct verify_run *r)
     fflush(stdout);
 }
 
+/* After each pair: what the whole test can see at the noise so far. */
+static void print_detectable(const struct verify_run *r)
+{
+    static const enum verify_metric shown[] = { VM_AWAIT_MS, VM_PSI_SOME, VM_USER };
+    static const char *const what[] = { "the wait", "PSI io some", "the metric" };
+    char parts[256] = "";
+    for (size_t k = 0; k < sizeof shown / sizeof shown[0]; k++) {
+        double pct = verify_detectable_pct(r->blocks, r->ncomplete, shown[k], r->plan.npairs);
+        if (!isfinite(pct) || pct <= 0) continue;
+        snprintf(parts + strlen(parts), sizeof parts - strlen(parts), "%s%.0f%% in %s", parts[0] ? ", " : "", pct, what[k]);
+    }
+    if (parts[0])
+        printf("  at the noise of the %d pair(s) so far, the whole test can show a change of about %s\n", r->ncomplete / 2,
+               parts);
+}
+
 static void on_block(void *arg, const struct verify_run *r, int i)
 {
     const struct verify_block *b = &r->blocks[i];
@@ -124,6 +141,7 @@ static void on_block(void *arg, const struct verify_run *r, int i)
     if (b->has[VM_USER]) printf("  metric %g", b->v[VM_USER]);
     long long left = (long long)(r->plan.nblocks - i - 1) * r->spec.block_ms;
     printf("  left %.0f s\n", (double)left / 1000);
+    if (i % 2 == 1 && r->ncomplete == i + 1) print_detectable(r);
     if (b->note[0]) printf("  note: %s\n", b->note);
     fflush(stdout);
 }

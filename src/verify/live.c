@@ -288,11 +288,15 @@ int verify_live(store *st, struct verify_run *r, const struct knobset *cand, con
     if (refuse_crashed(st, e) < 0 || check_metric(r, e) < 0) return -1;
     int lock_fd;
     if (session_lock_acquire(store_path(st), &lock_fd, e) < 0) return -1;
-    if (session_begin(st, "verify --live", cand->touched, cand->ntouched, lock_fd, &L.s, e) < 0) return -1;
+    /* trapped before the first write: a Ctrl-C from here on is a put-back */
+    session_trap_signals();
+    if (session_begin(st, "verify --live", cand->touched, cand->ntouched, lock_fd, &L.s, e) < 0) {
+        session_untrap_signals();
+        return -1;
+    }
     snprintf(r->session, sizeof r->session, "%.8s", L.s->row.uuid);
     r->blocks = xcalloc((size_t)r->plan.nblocks, sizeof *r->blocks);
     if (obs && obs->plan) obs->plan(obs->arg, r);
-    session_trap_signals();
     int rc = run_blocks(&L, e);
     session_untrap_signals();
     if (rc < 0) r->end = VE_FAILED;

@@ -176,6 +176,12 @@ int verify_cmd_finish(struct verify_cmd *c, const char *cmd, double *value, char
 /* Decide per metric from the complete pairs of blocks (2k, 2k+1). */
 void verify_decide(const struct verify_block *b, int n, const struct verify_spec *s, struct verify_verdict *out);
 const char *verify_overall_name(enum verify_overall v);
+/* The smallest change of metric m the whole test (npairs_planned pairs)
+ * would show at the 0.05 level with 80% power, at the spread of the
+ * pairs among the first ncomplete blocks so far; a percentage, or NAN
+ * before two pairs (or when a value is not positive). Rough: the spread of
+ * a few pairs is itself uncertain. */
+double verify_detectable_pct(const struct verify_block *b, int ncomplete, enum verify_metric m, int npairs_planned);
 
 /* --- the test (live.c) ---------------------------------------------------- */
 

@@ -220,3 +220,18 @@ TEST(verify_metric_command_reads_one_number_or_says_why_not)
         else CHECK_NEAR(v, 12.5, 1e-12);
     }
 }
+
+/* The change the whole test can show grows with the pairs' noise and
+ * shrinks with more pairs; before two pairs it is unknown. */
+TEST(verify_detectable_change_follows_the_noise_of_the_pairs)
+{
+    struct verify_block b[24];
+    blocks(b, 12, 1.0, 3);   /* 2% noise within pairs */
+    CHECK(isnan(verify_detectable_pct(b, 2, VM_AWAIT_MS, 10)));
+    double quiet = verify_detectable_pct(b, 24, VM_AWAIT_MS, 10);
+    CHECK(quiet > 0.5 && quiet < 10);
+    CHECK(verify_detectable_pct(b, 24, VM_AWAIT_MS, 40) < quiet);
+    for (int i = 0; i < 24; i++)
+        if (b[i].cand) b[i].v[VM_AWAIT_MS] *= 1 + 0.3 * sin(2.9 * i);
+    CHECK(verify_detectable_pct(b, 24, VM_AWAIT_MS, 10) > 3 * quiet);
+}

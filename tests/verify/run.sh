@@ -7,6 +7,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 sluice=$(realpath "${1:-$top/sluice}")
 tmp=$(mktemp -d /tmp/sluice-verify.XXXXXX)
+SLUICE_PROFILES=$top/profiles   # the shipped profiles, whichever binary runs
+export SLUICE_PROFILES
 faker=""
 cleanup() { [ -n "$faker" ] && kill "$faker" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
