@@ -102,6 +102,9 @@ static void on_plan(void *arg, const struct verify_run *r)
     printf("  guard: the first two A blocks set it; B is reverted at once when PSI io full or the average wait stays "
            "above %.0fx their worst sample (at least %.0f%% / %.0f ms) for %d samples of %.1f s\n", s->guard_factor,
            VERIFY_GUARD_PSI_FLOOR, VERIFY_GUARD_AWAIT_FLOOR_MS, s->guard_samples, (double)p->sample_ms / 1000);
+    if (s->metric_cmd)
+        printf("  guard on --metric: at the end of a B block, when it is %.0fx %s than the worst of the first two A "
+               "blocks\n", s->guard_factor, s->metric_higher ? "lower" : "higher");
     printf("  decided on: average wait, PSI io some and full%s; throughput follows the workload's demand and is judged "
            "only on a saturated disk (the busiest watched disk over 90%% busy in the A blocks, diskstats io_ticks)\n",
            s->metric_cmd ? ", the --metric command" : "");

@@ -44,3 +44,21 @@ bool verify_guard_check(struct verify_guard *g, const struct verify_spec *s, lon
              VERIFY_GUARD_PSI_FLOOR, VERIFY_GUARD_AWAIT_FLOOR_MS);
     return true;
 }
+
+bool verify_guard_metric(struct verify_guard *g, const struct verify_spec *s, bool cand, double value)
+{
+    bool higher = s->metric_higher;
+    if (!cand) {
+        if (g->metric_blocks >= 2) return false;
+        if (!g->metric_blocks || (higher ? value < g->worst_metric : value > g->worst_metric)) g->worst_metric = value;
+        g->metric_blocks++;
+        g->lim_metric = higher ? g->worst_metric / s->guard_factor : g->worst_metric * s->guard_factor;
+        return false;
+    }
+    /* a ratio means nothing around 0 or below it */
+    if (!g->metric_blocks || g->worst_metric <= 0) return false;
+    if (higher ? value >= g->lim_metric : value <= g->lim_metric) return false;
+    snprintf(g->why, sizeof g->why, "the --metric gave %g in a B block, %s than the guard %g (%.0fx the worst of the "
+             "first A blocks, %g)", value, higher ? "lower" : "higher", g->lim_metric, s->guard_factor, g->worst_metric);
+    return true;
+}

@@ -165,6 +165,18 @@ static void block_close(struct live *L, struct verify_block *blk, struct block_w
     if (!blk->cand && w->measuring) verify_guard_learn(&r->guard, &r->spec, w->max_psi_full, w->max_await_ms);
 }
 
+/* The metric's guard, at the end of a block: B is reverted before the
+ * next block starts. 1 when it fired, -1 when reverting failed. */
+static int metric_guard(struct live *L, const struct verify_block *blk, sl_err *e)
+{
+    struct verify_run *r = L->r;
+    if (!blk->has[VM_USER] || !verify_guard_metric(&r->guard, &r->spec, blk->cand, blk->v[VM_USER])) return 0;
+    if (put_a(L, e) < 0) return -1;
+    r->end = VE_GUARD;
+    snprintf(r->end_why, sizeof r->end_why, "stopped by guard: %s. B was reverted at once", r->guard.why);
+    return 1;
+}
+
 /* Run block i: switch if its setting is not in force, settle, measure.
  * 0 to go on, 1 when the test ends here (r->end says why), -1 on error. */
 static int run_block(struct live *L, int i, sl_err *e)
@@ -203,6 +215,7 @@ static int run_block(struct live *L, int i, sl_err *e)
         if (next >= end) break;
     }
     block_close(L, blk, &w);
+    if (rc == 0) rc = metric_guard(L, blk, e);
     return rc;
 }
 

@@ -82,6 +82,10 @@ struct verify_guard {
     double max_psi_full, max_await_ms;
     double lim_psi_full, lim_await_ms;
     int over;                     /* consecutive samples over a limit in this B block */
+    /* --metric, checked once a block (it is measured once a block): its
+     * worst value in the first A blocks, and the limit (twice as bad) */
+    int metric_blocks;
+    double worst_metric, lim_metric;
     char why[256];
 };
 /* The floors under which a sample is never over the guard, however quiet
@@ -151,6 +155,11 @@ void verify_guard_learn(struct verify_guard *g, const struct verify_spec *s, dou
  * over a limit (g->why then says which and by how much). */
 bool verify_guard_check(struct verify_guard *g, const struct verify_spec *s, long long sample_ms, double psi_full,
                         double await_ms);
+
+/* The user's metric of an A block teaches the guard (the first two); of a
+ * B block, it is checked: true when it is more than guard_factor times
+ * worse than the worst of those A blocks (g->why says so). */
+bool verify_guard_metric(struct verify_guard *g, const struct verify_spec *s, bool cand, double value);
 
 /* The user's metric command, run by /bin/sh with stdout read and stderr
  * discarded, in its own process group (killed whole). */

@@ -235,3 +235,26 @@ TEST(verify_detectable_change_follows_the_noise_of_the_pairs)
         if (b[i].cand) b[i].v[VM_AWAIT_MS] *= 1 + 0.3 * sin(2.9 * i);
     CHECK(verify_detectable_pct(b, 24, VM_AWAIT_MS, 10) > 3 * quiet);
 }
+
+/* --metric's guard, once a block: the first two A blocks set the worst
+ * value; a B block twice as bad stops the test (either direction). */
+TEST(verify_guard_on_the_metric_follows_its_direction)
+{
+    struct verify_spec s = { .guard_factor = 2 };
+    struct verify_guard g = { 0 };
+    CHECK(!verify_guard_metric(&g, &s, true, 1000));   /* no A block yet */
+    CHECK(!verify_guard_metric(&g, &s, false, 10));
+    CHECK(!verify_guard_metric(&g, &s, false, 12));
+    CHECK(!verify_guard_metric(&g, &s, false, 100));   /* a third A block changes nothing */
+    CHECK_NEAR(g.lim_metric, 24, 1e-9);
+    CHECK(!verify_guard_metric(&g, &s, true, 23));
+    CHECK(verify_guard_metric(&g, &s, true, 25));
+    CHECK_CONTAINS(g.why, "the --metric gave 25 in a B block, higher than the guard 24");
+    struct verify_guard h = { 0 };
+    s.metric_higher = true;
+    verify_guard_metric(&h, &s, false, 500);
+    verify_guard_metric(&h, &s, false, 400);
+    CHECK_NEAR(h.lim_metric, 200, 1e-9);
+    CHECK(!verify_guard_metric(&h, &s, true, 250));
+    CHECK(verify_guard_metric(&h, &s, true, 150));
+}

@@ -1,7 +1,8 @@
 #!/bin/sh
 # sluice verify --live end to end on a fixture root whose counters a
 # scripted workload moves (fake-workload.sh): a harmful candidate stopped by
-# the guard, a full run with its verdict, --keep, SIGTERM and SIGKILL part-way.
+# the guard (PSI, and the --metric's), a full run with its verdict, --keep,
+# SIGTERM and SIGKILL part-way, a real effect found.
 # Blocks of 2 s keep each test to seconds; no kernel setting is touched.
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -110,5 +111,18 @@ if [ $rc = 0 ] && grep -q '^verdict over 6 pair(s): better' "$tmp/out" && grep -
     ok a-real-effect-is-found
 else
     fail a-real-effect-is-found "exit $rc, dirty_ratio $(ratio)" "$(grep -A12 '^verdict' "$tmp/out")"
+fi
+# 7. The --metric's guard: a candidate under which the metric doubles (here
+#    the metric reads vm.dirty_ratio: 20 in A, 50 in B) is stopped at the
+#    end of its first B block.
+fresh metric-guard
+$S verify --live --duration 16s --block 2s --seed 1 --metric "cat $tmp/root/proc/sys/vm/dirty_ratio" \
+    vm.dirty_ratio=50 > "$tmp/out" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q '^stopped by guard: the --metric gave 50 in a B block, higher than the guard 40' "$tmp/out" &&
+   [ "$(grep -c '^block ' "$tmp/out")" = 2 ] && [ "$(ratio)" = 20 ]; then
+    ok metric-guard-stops-a-candidate
+else
+    fail metric-guard-stops-a-candidate "exit $rc, dirty_ratio $(ratio)" "$(tail -4 "$tmp/out")"
 fi
 exit 0
