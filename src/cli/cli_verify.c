@@ -1,12 +1,14 @@
-/* cli_verify — `sluice verify --live CONFIG|PROFILE`: a candidate checked on
+/* cli_verify — `sluice verify --live CONFIG|PROFILE|SEARCH-ID`: a candidate checked on
  * the machine's own workload by the switchback engine (verify/live.h); this
  * file reads the candidate, prints the plan, a line per block and the
  * verdict. */
 #include "cli.h"
 #include "cli_profile.h"
+#include "store_search.h"
 #include "sysfs.h"
 #include "verify/live.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,21 +56,56 @@ static const struct opt verify_rows[] = {
     { NULL },
 };
 static const struct opt_table verify_table = { sizeof(struct verify_opts), verify_defaults, { { verify_rows, 0 } },
-                                              "KNOB=VALUE...|PROFILE", COMPLETE_PROFILE };
+                                              "KNOB=VALUE...|PROFILE|SEARCH-ID", COMPLETE_PROFILE };
 
-/* KNOB=VALUE pairs (as `set` takes them) or one profile name (as `apply`
- * resolves it), prepared: validated and ordered, nothing written. */
-static int load_candidate(const struct verify_opts *o, int argc, char **argv, struct knobset *ks, sl_err *e)
+/* A stored search's id (its UUID or a prefix of 4 or more of its hex
+ * digits) rather than a profile's name. */
+static bool search_id_like(const char *s)
+{
+    size_t n = strlen(s), hex = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (isxdigit((unsigned char)s[i])) hex++;
+        else if (s[i] != '-') return false;
+    }
+    return hex >= 4;
+}
+
+/* The winner of stored search id, as the knobset its verdict named; 1
+ * when no search has that id (then it may be a profile's name). */
+static int load_search(struct cli_ctx *ctx, const char *id, struct knobset *ks, sl_err *e)
+{
+    store *st = cli_store(ctx, e);
+    if (!st) return -1;
+    struct search_row row;
+    sl_err nf;
+    if (store_search_get(st, id, &row, &nf) < 0) return 1;
+    if (strcmp(row.verdict, "win") != 0 || !row.winner_text[0])
+        return sl_fail(e, SL_EUSAGE, "search %s has no winner (verdict: %s): nothing to verify. Nothing was changed",
+                       row.uuid, row.verdict[0] ? row.verdict : row.state);
+    char text[sizeof row.winner_text];
+    snprintf(text, sizeof text, "%s", row.winner_text);
+    for (char *save, *tok = strtok_r(text, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save))
+        if (strchr(tok, '=') && knobset_add_assignment(ks, tok, e) < 0) return -1;
+    return knobset_prepare(ks, e);
+}
+
+/* KNOB=VALUE pairs (as `set` takes them), a stored search's winner, or one
+ * profile name (as `apply` resolves it), prepared: validated and ordered,
+ * nothing written. */
+static int load_candidate(struct cli_ctx *ctx, const struct verify_opts *o, int argc, char **argv, struct knobset *ks,
+                          sl_err *e)
 {
     bool assignments = false;
     for (int i = 1; i < argc; i++) assignments = assignments || strchr(argv[i], '=');
     if (!assignments) {
         if (argc > 2)
             return sl_fail(e, SL_EUSAGE, "give one profile or KNOB=VALUE pairs, not %d names. Nothing was changed", argc - 1);
+        int rc = search_id_like(argv[1]) ? load_search(ctx, argv[1], ks, e) : 1;
+        if (rc <= 0) return rc;
         struct profile p;
         struct plan pl;
         if (cli_profile_plan(o->dirs, argv[1], &p, &pl, e) < 0) return -1;
-        int rc = plan_knobset(&pl, ks, e);
+        rc = plan_knobset(&pl, ks, e);
         plan_free(&pl);
         profile_free(&p);
         return rc;
@@ -241,8 +278,8 @@ static json_t *run_json(const struct verify_run *r)
 static int run_verify(struct cli_ctx *ctx, int argc, char **argv)
 {
     const struct verify_opts *o = ctx->opts;
-    if (!o->live) return cli_usage("verify", "only the live mode exists: sluice verify --live KNOB=VALUE...|PROFILE");
-    if (argc < 2) return cli_usage("verify", "give the candidate: KNOB=VALUE pairs or a profile name. Nothing was changed");
+    if (!o->live) return cli_usage("verify", "only the live mode exists: sluice verify --live KNOB=VALUE...|PROFILE|SEARCH-ID");
+    if (argc < 2) return cli_usage("verify", "give the candidate: KNOB=VALUE pairs, a profile or a search's id. Nothing was changed");
     struct verify_spec spec = { .duration_ms = o->duration_ms, .block_ms = o->block_ms, .dir = o->dir,
                                 .metric_cmd = o->metric, .metric_higher = strcmp(o->better, "higher") == 0,
                                 .keep = o->keep };
@@ -250,7 +287,7 @@ static int run_verify(struct cli_ctx *ctx, int argc, char **argv)
     struct knobset ks = { 0 };
     struct verify_run r;
     sl_err e;
-    int rc = load_candidate(o, argc, argv, &ks, &e);
+    int rc = load_candidate(ctx, o, argc, argv, &ks, &e);
     if (rc == 0) rc = verify_prepare(&r, &spec, &ks, &e);
     if (rc == 0) rc = sysfs_require_root("sluice verify --live", &e);
     store *st = rc == 0 ? cli_store(ctx, &e) : NULL;
