@@ -3,7 +3,9 @@
  * write or metric never shifts the rest), counters sampled every
  * sample_ms, the guard watching every sample of a B block. */
 #include "verify/live.h"
+#include "interrupt.h"
 #include "session.h"
+#include "store_session.h"
 #include "verify/measure.h"
 
 #include <errno.h>
@@ -35,7 +37,7 @@ static long long now_ms(void)
 static bool sleep_until(long long until)
 {
     for (;;) {
-        if (session_interrupted) return false;
+        if (interrupt_signal) return false;
         long long left = until - now_ms();
         if (left <= 0) return true;
         if (left > 100) left = 100;
@@ -207,7 +209,7 @@ static int run_block(struct live *L, int i, sl_err *e)
         if (next > end) next = end;
         if (!sleep_until(next)) {
             r->end = VE_INTERRUPTED;
-            snprintf(r->end_why, sizeof r->end_why, "interrupted by signal %d in block %d", (int)session_interrupted, i + 1);
+            snprintf(r->end_why, sizeof r->end_why, "interrupted by signal %d in block %d", (int)interrupt_signal, i + 1);
             rc = 1;
             break;
         }
@@ -302,16 +304,16 @@ int verify_live(store *st, struct verify_run *r, const struct knobset *cand, con
     int lock_fd;
     if (session_lock_acquire(store_path(st), &lock_fd, e) < 0) return -1;
     /* trapped before the first write: a Ctrl-C from here on is a put-back */
-    session_trap_signals();
+    interrupt_trap();
     if (session_begin(st, "verify --live", cand->touched, cand->ntouched, lock_fd, &L.s, e) < 0) {
-        session_untrap_signals();
+        interrupt_untrap();
         return -1;
     }
-    snprintf(r->session, sizeof r->session, "%.8s", L.s->row.uuid);
+    snprintf(r->session, sizeof r->session, "%.8s", session_row_of(L.s)->uuid);
     r->blocks = xcalloc((size_t)r->plan.nblocks, sizeof *r->blocks);
     if (obs && obs->plan) obs->plan(obs->arg, r);
     int rc = run_blocks(&L, e);
-    session_untrap_signals();
+    interrupt_untrap();
     if (rc < 0) r->end = VE_FAILED;
     verify_decide(r->blocks, r->ncomplete - r->ncomplete % 2, &r->spec, &r->verdict);
     return finish(&L, rc < 0, e);
