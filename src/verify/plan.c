@@ -98,11 +98,15 @@ static void plan_settle(struct verify_plan *p, const struct knobset *cand, long 
     }
 }
 
-static void add_disk(struct verify_plan *p, const char *dev)
+/* Adds dev unless it is there; false when the list is full (the plan says
+ * it watches the first VERIFY_DISKS_MAX). */
+static bool add_disk(struct verify_plan *p, const char *dev)
 {
     for (int i = 0; i < p->ndisks; i++)
-        if (strcmp(p->disks[i], dev) == 0) return;
-    if (p->ndisks < VERIFY_DISKS_MAX) snprintf(p->disks[p->ndisks++], sizeof p->disks[0], "%s", dev);
+        if (strcmp(p->disks[i], dev) == 0) return true;
+    if (p->ndisks >= VERIFY_DISKS_MAX) return false;
+    snprintf(p->disks[p->ndisks++], sizeof p->disks[0], "%s", dev);
+    return true;
 }
 
 /* The disks a vm.* knob acts on: the one under --dir, or every disk that
@@ -120,11 +124,14 @@ static int vm_disks(struct verify_plan *p, const char *dir, sl_err *e)
     struct device *d;
     int n = device_list(&d, e);
     if (n < 0) return -1;
+    bool all = true;
     for (int i = 0; i < n; i++)
-        if (!strstr(d[i].syspath, "/devices/virtual/")) add_disk(p, d[i].name);
+        if (!strstr(d[i].syspath, "/devices/virtual/")) all = add_disk(p, d[i].name) && all;
     free(d);
-    snprintf(p->disks_why, sizeof p->disks_why, "vm.* knobs act on every disk that is not virtual; --dir DIR watches "
-             "one");
+    char first[32] = "";
+    if (!all) snprintf(first, sizeof first, ": the first %d by name", VERIFY_DISKS_MAX);
+    snprintf(p->disks_why, sizeof p->disks_why, "vm.* knobs act on every disk that is not virtual%s; --dir DIR watches "
+             "one", first);
     return 0;
 }
 

@@ -258,3 +258,25 @@ TEST(verify_guard_on_the_metric_follows_its_direction)
     CHECK(!verify_guard_metric(&h, &s, true, 250));
     CHECK(verify_guard_metric(&h, &s, true, 150));
 }
+
+/* More disks than a test watches: the first VERIFY_DISKS_MAX by name,
+ * and the plan says so (not a silent cut). */
+TEST(verify_prepare_names_a_cut_list_of_disks)
+{
+    const char *root = harness_fixture_copy("modern");
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "sh %s/../tools/many-disks.sh %s 20", harness_fixtures(), root);
+    CHECK_INT(system(cmd), 0);
+    sl_err e;
+    CHECK_INT(sysfs_set_root(root, &e), 0);
+    struct knobset ks = { 0 };
+    CHECK_INT(knobset_add_assignment(&ks, "vm.dirty_ratio=30", &e), 0);
+    CHECK_INT(knobset_prepare(&ks, &e), 0);
+    struct verify_spec s = { .duration_ms = 600000, .block_ms = 60000 };
+    struct verify_run r;
+    CHECK_INT(verify_prepare(&r, &s, &ks, &e), 0);
+    CHECK_INT(r.plan.ndisks, VERIFY_DISKS_MAX);
+    CHECK_CONTAINS(r.plan.disks_why, "the first 16 by name");
+    knobset_free(&ks);
+    sysfs_set_root("", &e);
+}
