@@ -125,4 +125,20 @@ if [ $rc = 1 ] && grep -q '^stopped by guard: the --metric gave 50 in a B block,
 else
     fail metric-guard-stops-a-candidate "exit $rc, dirty_ratio $(ratio)" "$(tail -4 "$tmp/out")"
 fi
+# 8. SIGKILL at several points (before the session, in the first A block,
+#    around the switch to B at 2 s, inside B, around the switch back):
+#    after each, 'restore --crashed' leaves the knob as it was and no
+#    session open.
+bad=""
+for delay in 0.05 0.4 1.0 1.9 2.05 2.6 3.95 4.1; do
+    fresh kill-$delay
+    $S verify --live --duration 40s --block 2s --seed 2 vm.dirty_ratio=30 > "$tmp/out" 2>&1 &
+    pid=$!
+    sleep "$delay"
+    kill -KILL $pid; wait $pid 2>/dev/null
+    $S restore --crashed > "$tmp/restore" 2>&1
+    open=$($S sessions 2>/dev/null | awk 'NR > 1 && $4 != "restored" && $4 != "kept"' | head -1)
+    [ "$(ratio)" = 20 ] && [ -z "$open" ] || bad="$bad at ${delay}s: dirty_ratio $(ratio) ${open:+session $open}"
+done
+if [ -z "$bad" ]; then ok sigkill-anywhere-then-restore-crashed; else fail sigkill-anywhere-then-restore-crashed "$bad"; fi
 exit 0
