@@ -101,7 +101,11 @@ static int check_metric(const struct verify_run *r, sl_err *e)
     while (!verify_cmd_poll(&c) && now_ms() < until && sleep_until(now_ms() + 20)) {}
     double v;
     char why[512];
-    if (verify_cmd_finish(&c, cmd, &v, why, sizeof why) < 0)
+    int rc = verify_cmd_finish(&c, cmd, &v, why, sizeof why);
+    if (interrupt_signal)
+        return sl_fail(e, SL_EFAIL, "interrupted by signal %d during the --metric's trial run (stopped). Nothing was "
+                       "changed", (int)interrupt_signal);
+    if (rc < 0)
         return sl_fail(e, SL_EUSAGE, "--metric: %s (run once at the current settings, with a block's time to answer). "
                        "Nothing was changed", why);
     return 0;
@@ -300,19 +304,23 @@ int verify_live(store *st, struct verify_run *r, const struct knobset *cand, con
                 sl_err *e)
 {
     struct live L = { .st = st, .r = r, .cand = cand, .obs = obs };
-    if (refuse_crashed(st, e) < 0 || check_metric(r, e) < 0) return -1;
-    int lock_fd;
-    if (session_lock_acquire(store_path(st), &lock_fd, e) < 0) return -1;
-    /* trapped before the first write: a Ctrl-C from here on is a put-back */
+    /* Trapped from the start: a Ctrl-C during the metric's trial run kills
+     * the command too, and one after the first write is a put-back. */
     interrupt_trap();
-    if (session_begin(st, "verify --live", cand->touched, cand->ntouched, lock_fd, &L.s, e) < 0) {
+    int lock_fd, rc = refuse_crashed(st, e);
+    if (rc == 0) rc = check_metric(r, e);
+    if (rc == 0 && interrupt_signal)
+        rc = sl_fail(e, SL_EFAIL, "interrupted by signal %d before the test began. Nothing was changed", (int)interrupt_signal);
+    if (rc == 0) rc = session_lock_acquire(store_path(st), &lock_fd, e);
+    if (rc == 0) rc = session_begin(st, "verify --live", cand->touched, cand->ntouched, lock_fd, &L.s, e);
+    if (rc < 0) {
         interrupt_untrap();
         return -1;
     }
     snprintf(r->session, sizeof r->session, "%.8s", session_row_of(L.s)->uuid);
     r->blocks = xcalloc((size_t)r->plan.nblocks, sizeof *r->blocks);
     if (obs && obs->plan) obs->plan(obs->arg, r);
-    int rc = run_blocks(&L, e);
+    rc = run_blocks(&L, e);
     interrupt_untrap();
     if (rc < 0) r->end = VE_FAILED;
     verify_decide(r->blocks, r->ncomplete - r->ncomplete % 2, &r->spec, &r->verdict);

@@ -141,4 +141,22 @@ for delay in 0.05 0.4 1.0 1.9 2.05 2.6 3.95 4.1; do
     [ "$(ratio)" = 20 ] && [ -z "$open" ] || bad="$bad at ${delay}s: dirty_ratio $(ratio) ${open:+session $open}"
 done
 if [ -z "$bad" ]; then ok sigkill-anywhere-then-restore-crashed; else fail sigkill-anywhere-then-restore-crashed "$bad"; fi
+
+# 9. Ctrl-C while the --metric's trial run hangs: sluice stops, says so,
+#    and takes the command (its whole process group) with it.
+fresh metric-interrupted
+marker=$(( $$ % 1000 + 1000 ))   # a sleep of its own, to find it
+$S verify --live --duration 16s --block 4s --metric "sleep $marker; echo 1" vm.dirty_ratio=30 > "$tmp/out" 2>&1 &
+pid=$!
+sleep 1
+kill -INT $pid; wait $pid; rc=$?
+sleep 0.2
+left=$(pgrep -f "sleep $marker" | head -1)
+[ -n "$left" ] && kill "$left"
+if [ $rc = 1 ] && grep -q "interrupted by signal 2 during the --metric's trial run" "$tmp/out" && [ -z "$left" ] &&
+   [ "$(ratio)" = 20 ]; then
+    ok interrupt-during-the-metric-trial-kills-it
+else
+    fail interrupt-during-the-metric-trial-kills-it "exit $rc, left running: ${left:-none}" "$(cat "$tmp/out")"
+fi
 exit 0
