@@ -78,7 +78,7 @@ layers='
  probe    ^src/probe/                     measures and stores what it measured; changes no knob, so no session
  session  ^src/core/(knobset|session(_lock|_restore|_internal)?)\.  tuning sessions: the lock, snapshots, writes, put-back, restore
  search   ^src/search/                    spaces, strategies, verdicts, recommendations
- engines  ^src/(profile|report|share)/    profiles, reports, sharing
+ engines  ^src/(profile|report|share|verify)/  profiles, reports, sharing, live verification
  ui       ^ui/                            the curses front end
  cli      ^src/cli/                       commands (the ui command starts the UI)
 '

@@ -1,0 +1,334 @@
+/* live — the switchback test itself: one tuning session, blocks on a fixed
+ * clock (block i spans [i, i+1) block lengths from the start, so a slow
+ * write or metric never shifts the rest), counters sampled every
+ * sample_ms, the guard watching every sample of a B block. */
+#include "verify/live.h"
+#include "interrupt.h"
+#include "session.h"
+#include "store_session.h"
+#include "verify/measure.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct live {
+    store *st;
+    struct verify_run *r;
+    const struct knobset *cand;
+    const struct verify_observer *obs;
+    struct session *s;
+    long long t0_ms;
+    bool b_in_force;
+};
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Sleep until the monotonic time `until` in short steps, so a signal ends
+ * it within 100 ms. False when interrupted. */
+static bool sleep_until(long long until)
+{
+    for (;;) {
+        if (interrupt_signal) return false;
+        long long left = until - now_ms();
+        if (left <= 0) return true;
+        if (left > 100) left = 100;
+        struct timespec ts = { left / 1000, (left % 1000) * 1000000 };
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void note(const struct live *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(const struct live *L, const char *fmt, ...)
+{
+    if (!L->obs || !L->obs->note) return;
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    L->obs->note(L->obs->arg, msg);
+}
+
+/* B: the candidate written inside the session (a fresh knobset each time:
+ * knobset_apply records its side effects per call). */
+static int put_b(struct live *L, sl_err *e)
+{
+    struct knobset ks = { 0 };
+    int rc = 0;
+    for (int i = 0; i < L->cand->n && rc == 0; i++) rc = knobset_add(&ks, L->cand->ch[i].k.name, L->cand->ch[i].want, e);
+    if (rc == 0) rc = knobset_prepare(&ks, e);
+    if (rc == 0) rc = knobset_apply(&ks, L->s, e);
+    knobset_free(&ks);
+    if (rc == 0) L->b_in_force = true;
+    return rc;
+}
+
+/* A: the session's snapshot put back, journaled like any write. */
+static int put_a(struct live *L, sl_err *e)
+{
+    struct restore_report rep = { 0 };
+    int rc = session_put_back_own(L->s, &rep, e);
+    if (rc == 0 && rep.failed) {
+        char first[600] = "";
+        for (int i = 0; i < rep.n && !first[0]; i++)
+            if (rep.items[i].status == RESTORE_FAILED) snprintf(first, sizeof first, "%s: %s", rep.items[i].knob, rep.items[i].msg);
+        rc = sl_fail(e, SL_EPARTIAL, "putting the settings in force back failed for %d knob(s) (%s)", rep.failed, first);
+    }
+    restore_report_free(&rep);
+    if (rc == 0) L->b_in_force = false;
+    return rc;
+}
+
+/* The metric command once at the current settings, before anything is
+ * written: a command that fails, hangs or prints no number is refused now,
+ * not discovered block after block. */
+static int check_metric(const struct verify_run *r, sl_err *e)
+{
+    const char *cmd = r->spec.metric_cmd;
+    if (!cmd) return 0;
+    struct verify_cmd c;
+    if (verify_cmd_start(&c, cmd, e) < 0) return -1;
+    long long until = now_ms() + r->spec.block_ms;
+    while (!verify_cmd_poll(&c) && now_ms() < until && sleep_until(now_ms() + 20)) {}
+    double v;
+    char why[512];
+    int rc = verify_cmd_finish(&c, cmd, &v, why, sizeof why);
+    if (interrupt_signal)
+        return sl_fail(e, SL_EFAIL, "interrupted by signal %d during the --metric's trial run (stopped). Nothing was "
+                       "changed", (int)interrupt_signal);
+    if (rc < 0)
+        return sl_fail(e, SL_EUSAGE, "--metric: %s (run once at the current settings, with a block's time to answer). "
+                       "Nothing was changed", why);
+    return 0;
+}
+
+/* What one block watches while it runs. */
+struct block_watch {
+    struct verify_reading prev, m0;
+    struct verify_vm_sum vm;
+    bool measuring, metric_running;
+    struct verify_cmd metric;
+    double max_psi_full, max_await_ms;
+};
+
+/* One sample: the guard in a B block, the worst sample in an A block.
+ * 1 when the guard fired (B is reverted and the test ends), -1 on a failed
+ * write, else 0. */
+static int sample(struct live *L, struct verify_block *blk, struct block_watch *w, long long settle_at, sl_err *e)
+{
+    struct verify_run *r = L->r;
+    struct verify_reading cur;
+    verify_read(&r->plan, &cur);
+    double psi_full, await_ms;
+    verify_sample_between(&r->plan, &w->prev, &cur, &psi_full, &await_ms);
+    w->prev = cur;
+    if (blk->cand && verify_guard_check(&r->guard, &r->spec, r->plan.sample_ms, psi_full, await_ms)) {
+        if (put_a(L, e) < 0) return -1;
+        r->end = VE_GUARD;
+        snprintf(r->end_why, sizeof r->end_why, "stopped by guard: %s. B was reverted at once", r->guard.why);
+        return 1;
+    }
+    if (!w->measuring && now_ms() >= settle_at) {
+        w->measuring = true;
+        w->m0 = cur;
+        verify_vm_add(&w->vm, &cur);
+        if (r->spec.metric_cmd) w->metric_running = verify_cmd_start(&w->metric, r->spec.metric_cmd, NULL) == 0;
+        return 0;
+    }
+    if (!w->measuring) return 0;
+    verify_vm_add(&w->vm, &cur);
+    if (psi_full > w->max_psi_full) w->max_psi_full = psi_full;
+    if (await_ms > w->max_await_ms) w->max_await_ms = await_ms;
+    if (w->metric_running) verify_cmd_poll(&w->metric);
+    return 0;
+}
+
+/* The block's numbers from its measured part, the metric collected. */
+static void block_close(struct live *L, struct verify_block *blk, struct block_watch *w)
+{
+    struct verify_run *r = L->r;
+    blk->end_ms = now_ms() - L->t0_ms;
+    if (w->measuring) verify_block_between(&r->plan, &w->m0, &w->prev, &w->vm, blk);
+    else snprintf(blk->note, sizeof blk->note, "nothing measured after the settle time");
+    if (w->metric_running) {
+        double v;
+        if (verify_cmd_finish(&w->metric, r->spec.metric_cmd, &v, blk->note, sizeof blk->note) == 0) {
+            blk->v[VM_USER] = v;
+            blk->has[VM_USER] = true;
+        }
+    } else if (r->spec.metric_cmd && w->measuring) {
+        snprintf(blk->note, sizeof blk->note, "the metric command could not be started");
+    }
+    if (!blk->cand && w->measuring) verify_guard_learn(&r->guard, &r->spec, w->max_psi_full, w->max_await_ms);
+}
+
+/* The metric's guard, at the end of a block: B is reverted before the
+ * next block starts. 1 when it fired, -1 when reverting failed. */
+static int metric_guard(struct live *L, const struct verify_block *blk, sl_err *e)
+{
+    struct verify_run *r = L->r;
+    if (!blk->has[VM_USER] || !verify_guard_metric(&r->guard, &r->spec, blk->cand, blk->v[VM_USER])) return 0;
+    if (put_a(L, e) < 0) return -1;
+    r->end = VE_GUARD;
+    snprintf(r->end_why, sizeof r->end_why, "stopped by guard: %s. B was reverted at once", r->guard.why);
+    return 1;
+}
+
+/* Run block i: switch if its setting is not in force, settle, measure.
+ * 0 to go on, 1 when the test ends here (r->end says why), -1 on error. */
+static int run_block(struct live *L, int i, sl_err *e)
+{
+    struct verify_run *r = L->r;
+    struct verify_block *blk = &r->blocks[i];
+    memset(blk, 0, sizeof *blk);
+    blk->cand = r->plan.cand[i];
+    long long start = L->t0_ms + (long long)i * r->spec.block_ms, end = start + r->spec.block_ms;
+    blk->start_ms = start - L->t0_ms;
+    if (blk->cand != L->b_in_force) {
+        /* what drains is the dirty data of the setting left */
+        blk->settle_ms = r->plan.settle_after_ms[L->b_in_force ? 1 : 0];
+        if ((blk->cand ? put_b(L, e) : put_a(L, e)) < 0) return -1;
+    }
+    r->guard.over = 0;
+    struct block_watch w = { .max_psi_full = 0 };
+    verify_read(&r->plan, &w.prev);
+    long long settle_at = start + blk->settle_ms;
+    if (blk->settle_ms == 0) {
+        w.measuring = true;
+        w.m0 = w.prev;
+        verify_vm_add(&w.vm, &w.prev);
+        if (r->spec.metric_cmd) w.metric_running = verify_cmd_start(&w.metric, r->spec.metric_cmd, NULL) == 0;
+    }
+    int rc = 0;
+    for (long long next = start + r->plan.sample_ms; rc == 0; next += r->plan.sample_ms) {
+        if (next > end) next = end;
+        if (!sleep_until(next)) {
+            r->end = VE_INTERRUPTED;
+            snprintf(r->end_why, sizeof r->end_why, "interrupted by signal %d in block %d", (int)interrupt_signal, i + 1);
+            rc = 1;
+            break;
+        }
+        rc = sample(L, blk, &w, settle_at, e);
+        if (next >= end) break;
+    }
+    block_close(L, blk, &w);
+    if (rc == 0) rc = metric_guard(L, blk, e);
+    return rc;
+}
+
+/* After the first pair: a disk with no I/O at all has nothing to verify. */
+static bool idle(struct live *L)
+{
+    const struct verify_block *b = L->r->blocks;
+    if (b[0].io_bytes_s > 0 || b[1].io_bytes_s > 0) return false;
+    if (b[0].has[VM_USER] || b[1].has[VM_USER]) return false;
+    char disks[VERIFY_DISKS_MAX * 66] = "";
+    for (int i = 0; i < L->r->plan.ndisks; i++)
+        snprintf(disks + strlen(disks), sizeof disks - strlen(disks), "%s%s", i ? ", " : "", L->r->plan.disks[i]);
+    L->r->end = VE_IDLE;
+    snprintf(L->r->end_why, sizeof L->r->end_why, "no I/O on %s in the first two blocks: nothing to verify on an idle "
+             "disk ('sluice tune --quick' measures a probe workload instead)", disks);
+    return true;
+}
+
+static int run_blocks(struct live *L, sl_err *e)
+{
+    struct verify_run *r = L->r;
+    L->t0_ms = now_ms();
+    for (int i = 0; i < r->plan.nblocks; i++) {
+        int rc = run_block(L, i, e);
+        if (rc < 0) return -1;
+        r->ndone = i + 1;
+        r->ncomplete = rc == 0 ? i + 1 : i;
+        if (L->obs && L->obs->block) L->obs->block(L->obs->arg, r, i);
+        if (rc > 0) return 0;
+        if (i == 1 && !r->spec.metric_cmd && idle(L)) return 0;
+    }
+    r->end = VE_DONE;
+    return 0;
+}
+
+/* A crashed session's knobs are still changed: the A blocks would measure
+ * its leftovers, not the settings the administrator chose. */
+static int refuse_crashed(store *st, sl_err *e)
+{
+    struct session_row *rows;
+    int n = session_find_crashed(st, &rows, e);
+    if (n < 0) return -1;
+    int rc = n ? sl_fail(e, SL_EBUSY, "session %.8s (%s) was left open by a sluice that died and its knobs are still "
+                         "changed: run 'sluice restore --crashed' first. Nothing was changed", rows[0].uuid, rows[0].purpose)
+               : 0;
+    free(rows);
+    return rc;
+}
+
+/* Keep B (asked, and it held) or put everything back; r->put_back says
+ * what the kernel holds. */
+static int finish(struct live *L, bool failed, sl_err *e)
+{
+    struct verify_run *r = L->r;
+    bool keep = !failed && r->spec.keep && r->end == VE_DONE && r->verdict.held;
+    sl_err ke;
+    if (keep && !L->b_in_force && put_b(L, &ke) < 0) {
+        keep = false;
+        note(L, "keeping B failed (%s): the settings from before the test are put back", ke.msg);
+    }
+    struct restore_report rep = { 0 };
+    sl_err ee;
+    int rc = session_end(L->s, keep, &rep, &ee);
+    L->s = NULL;
+    r->kept = keep && rc == 0;
+    char holds[2048] = "";
+    restore_report_holdings(&rep, holds, sizeof holds);
+    if (r->kept) snprintf(r->put_back, sizeof r->put_back, "B kept: %s ('sluice restore' puts the old values back)", r->plan.cand_text);
+    else if (rc == 0) snprintf(r->put_back, sizeof r->put_back, "the settings from before the test are back: %s", holds);
+    else snprintf(r->put_back, sizeof r->put_back, "%s", ee.msg);
+    restore_report_free(&rep);
+    if (rc < 0 && !failed) {
+        *e = ee;
+        return -1;
+    }
+    return failed ? -1 : 0;
+}
+
+int verify_live(store *st, struct verify_run *r, const struct knobset *cand, const struct verify_observer *obs,
+                sl_err *e)
+{
+    struct live L = { .st = st, .r = r, .cand = cand, .obs = obs };
+    /* Trapped from the start: a Ctrl-C during the metric's trial run kills
+     * the command too, and one after the first write is a put-back. */
+    interrupt_trap();
+    int lock_fd, rc = refuse_crashed(st, e);
+    if (rc == 0) rc = check_metric(r, e);
+    if (rc == 0 && interrupt_signal)
+        rc = sl_fail(e, SL_EFAIL, "interrupted by signal %d before the test began. Nothing was changed", (int)interrupt_signal);
+    if (rc == 0) rc = session_lock_acquire(store_path(st), &lock_fd, e);
+    if (rc == 0) rc = session_begin(st, "verify --live", cand->touched, cand->ntouched, lock_fd, &L.s, e);
+    if (rc < 0) {
+        interrupt_untrap();
+        return -1;
+    }
+    snprintf(r->session, sizeof r->session, "%.8s", session_row_of(L.s)->uuid);
+    r->blocks = xcalloc((size_t)r->plan.nblocks, sizeof *r->blocks);
+    if (obs && obs->plan) obs->plan(obs->arg, r);
+    rc = run_blocks(&L, e);
+    interrupt_untrap();
+    if (rc < 0) r->end = VE_FAILED;
+    verify_decide(r->blocks, r->ncomplete - r->ncomplete % 2, &r->spec, &r->verdict);
+    return finish(&L, rc < 0, e);
+}
+
+void verify_run_free(struct verify_run *r)
+{
+    free(r->blocks);
+    r->blocks = NULL;
+}

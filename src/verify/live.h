@@ -1,0 +1,206 @@
+/* live — `verify --live`: a switchback test of a candidate setting (B)
+ * against the settings in force (A) on the machine's own workload. Blocks
+ * of A and B alternate in balanced random pairs inside one journaled
+ * session; each block after a switch first waits while the setting just
+ * left drains its dirty pages, then measures the kernel's counters (disk
+ * stat, PSI io, vmstat) and, if given, the user's metric command. A guard
+ * set from the first A blocks reverts B at once when it stalls the disk;
+ * the verdict pairs neighbouring blocks so the workload's drift cancels.
+ * No curses, no printing: a front end follows it through an observer. */
+#ifndef SLUICE_VERIFY_LIVE_H
+#define SLUICE_VERIFY_LIVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "err.h"
+#include "knobset.h"
+#include "stat/decide.h"
+#include "store.h"
+
+#define VERIFY_DISKS_MAX 16
+#define VERIFY_BLOCKS_MAX 2000
+/* Two pairs at the least; the signed-rank test needs 6 pairs before any
+ * p can fall under 0.05 (the smallest two-sided exact p is 2 / 2^pairs). */
+#define VERIFY_MIN_BLOCKS 4
+#define VERIFY_PAIRS_FOR_VERDICT 6
+
+/* What a block measures. The first ones decide the verdict; throughput
+ * follows the workload's demand and decides only on a saturated disk;
+ * dirty and writeback pages are shown, never judged. */
+enum verify_metric {
+    VM_AWAIT_MS, VM_PSI_SOME, VM_PSI_FULL, VM_USER,
+    VM_READ_MBS, VM_WRITE_MBS, VM_IOPS,
+    VM_DIRTY_PAGES, VM_WRITEBACK_PAGES,
+    VM_NR
+};
+enum verify_judged { VJ_ALWAYS, VJ_SATURATED, VJ_SHOWN };
+struct verify_metric_def {
+    const char *name, *unit;
+    bool lower_is_better;     /* VM_USER: from --metric-better */
+    double floor;             /* added before a ratio: a block with no stall is not infinitely better */
+    enum verify_judged judged;
+};
+extern const struct verify_metric_def verify_metrics[VM_NR];
+
+struct verify_spec {
+    long long duration_ms, block_ms;
+    long long sample_ms;        /* counters and guard; 0: 1 s, or a quarter block if shorter */
+    uint64_t seed;
+    const char *dir;            /* vm.* knobs: measure the disk under it (NULL: every non-virtual disk) */
+    const char *metric_cmd;     /* NULL: none */
+    bool metric_higher;         /* the metric is better higher (a rate), else lower (a latency) */
+    bool keep;                  /* keep B at the end when it held */
+    double guard_factor;        /* the limit is this times the A blocks' worst sample (0: 2) */
+    int guard_samples;          /* consecutive samples over the limit that stop the test (0: 3) */
+};
+
+/* The settings in force and the candidate, as the settle time sees them. */
+struct verify_plan {
+    int nblocks, npairs;
+    bool cand[VERIFY_BLOCKS_MAX];         /* block i runs B */
+    long long settle_after_ms[2];         /* [0]: after leaving A, [1]: after leaving B */
+    char settle_why[2][160];
+    char disks[VERIFY_DISKS_MAX][64];
+    int ndisks;
+    char disks_why[160];
+    long long sample_ms;
+    char cand_text[512];                  /* "vm.dirty_ratio=10 vm.dirty_background_ratio=5" */
+};
+
+struct verify_block {
+    bool cand;
+    long long start_ms, settle_ms, end_ms;   /* from the test's start; measured from start + settle */
+    double v[VM_NR];
+    bool has[VM_NR];
+    double util_pct;                          /* the busiest disk's io_ticks over the measured part */
+    double io_bytes_s;                        /* read + write: the workload's demand */
+    char note[256];                           /* why a metric is missing */
+};
+
+struct verify_guard {
+    int a_blocks;                 /* A blocks learnt from (the first two set it) */
+    double max_psi_full, max_await_ms;
+    double lim_psi_full, lim_await_ms;
+    int over;                     /* consecutive samples over a limit in this B block */
+    /* --metric, checked once a block (it is measured once a block): its
+     * worst value in the first A blocks, and the limit (twice as bad) */
+    int metric_blocks;
+    double worst_metric, lim_metric;
+    char why[256];
+};
+/* The floors under which a sample is never over the guard, however quiet
+ * the A blocks were: 5 points of PSI full and 5 ms of wait. */
+#define VERIFY_GUARD_PSI_FLOOR 5.0
+#define VERIFY_GUARD_AWAIT_FLOOR_MS 5.0
+
+enum verify_overall { VERIFY_BETTER, VERIFY_WORSE, VERIFY_NOISE, VERIFY_NO_VERDICT };
+struct verify_verdict {
+    struct decision d[VM_NR];
+    bool decided[VM_NR];          /* a decision was drawn (the metric is judged and measured) */
+    double a_mean[VM_NR], b_mean[VM_NR];
+    bool has[VM_NR];
+    int npairs;
+    bool saturated;
+    double a_util_pct;            /* mean of the A blocks' busiest-disk utilisation */
+    struct decision demand;       /* B's I/O volume against A's */
+    bool demand_differs;
+    enum verify_overall overall;
+    bool held;                    /* no judged metric worse */
+    char why[256];
+};
+
+enum verify_end { VE_DONE, VE_GUARD, VE_INTERRUPTED, VE_IDLE, VE_FAILED };
+struct verify_run {
+    struct verify_spec spec;
+    struct verify_plan plan;
+    struct verify_block *blocks;  /* plan.nblocks of them; ndone run, ncomplete run to their end */
+    int ndone, ncomplete;
+    struct verify_guard guard;
+    struct verify_verdict verdict;
+    enum verify_end end;
+    char end_why[512];
+    bool kept;
+    char session[9];
+    char put_back[512];           /* what the end of the session did */
+};
+
+struct verify_observer {
+    void *arg;
+    void (*plan)(void *arg, const struct verify_run *r);
+    void (*block)(void *arg, const struct verify_run *r, int i);   /* block i measured */
+    void (*note)(void *arg, const char *msg);
+};
+
+/* --- the plan (plan.c) ---------------------------------------------------- */
+
+/* Block order: pairs of one A and one B, the first pair AB (so a guard is
+ * set before B ever runs), the others AB or BA shuffled from seed so that
+ * the counts of AB and BA pairs differ by at most one. nblocks is even. */
+void verify_schedule(int nblocks, uint64_t seed, bool *cand);
+/* How long a block waits after a switch: the dirty pages of the setting
+ * left are written by expire + writeback centiseconds at the latest,
+ * capped at half a block. why says so ("35 s: ..."). */
+long long verify_settle_ms(long long expire_cs, long long writeback_cs, long long block_ms, char *why, size_t n);
+/* Check the spec and the candidate (prepared) against this machine and
+ * fill r->plan: nothing is written. -1 with a message naming the option or
+ * knob: a block longer than the duration, fewer than two pairs, a
+ * candidate already in force, no disk to measure. */
+int verify_prepare(struct verify_run *r, const struct verify_spec *s, const struct knobset *cand, sl_err *e);
+
+/* --- per block ------------------------------------------------------------ */
+
+/* Arm or refine the guard after A block i (the first two A blocks set it). */
+void verify_guard_learn(struct verify_guard *g, const struct verify_spec *s, double max_psi_full, double max_await_ms);
+/* One sample of a B block: true when this makes guard_samples in a row
+ * over a limit (g->why then says which and by how much). */
+bool verify_guard_check(struct verify_guard *g, const struct verify_spec *s, long long sample_ms, double psi_full,
+                        double await_ms);
+
+/* The user's metric of an A block teaches the guard (the first two); of a
+ * B block, it is checked: true when it is more than guard_factor times
+ * worse than the worst of those A blocks (g->why says so). */
+bool verify_guard_metric(struct verify_guard *g, const struct verify_spec *s, bool cand, double value);
+
+/* The user's metric command, run by /bin/sh with stdout read and stderr
+ * discarded, in its own process group (killed whole). */
+struct verify_cmd {
+    long pid;
+    int fd;
+    char out[256];
+    size_t len;
+    bool eof, reaped, overflow;
+    int status;
+};
+/* Start; -1 with e when it cannot be started at all. */
+int verify_cmd_start(struct verify_cmd *c, const char *cmd, sl_err *e);
+/* Read what it printed so far without waiting; true once it has exited. */
+bool verify_cmd_poll(struct verify_cmd *c);
+/* Kill it if it still runs, reap it, and parse one number: 0 with *value,
+ * or -1 with why ("printed nothing", "printed 'abc', not a number",
+ * "exited 127", "still running at the block's end: killed"). */
+int verify_cmd_finish(struct verify_cmd *c, const char *cmd, double *value, char *why, size_t n);
+
+/* --- the verdict (verdict.c) ---------------------------------------------- */
+
+/* Decide per metric from the complete pairs of blocks (2k, 2k+1). */
+void verify_decide(const struct verify_block *b, int n, const struct verify_spec *s, struct verify_verdict *out);
+const char *verify_overall_name(enum verify_overall v);
+/* The smallest change of metric m the whole test (npairs_planned pairs)
+ * would show at the 0.05 level with 80% power, at the spread of the
+ * pairs among the first ncomplete blocks so far; a percentage, or NAN
+ * before two pairs (or when a value is not positive). Rough: the spread of
+ * a few pairs is itself uncertain. */
+double verify_detectable_pct(const struct verify_block *b, int ncomplete, enum verify_metric m, int npairs_planned);
+
+/* --- the test (live.c) ---------------------------------------------------- */
+
+/* Run the prepared test inside one tuning session over the candidate's
+ * knobs (SIGINT/SIGTERM put them back; after SIGKILL `restore --crashed`
+ * does). 0 when the test ran to an end (done, guard, interrupted, idle:
+ * r->end says which), -1 with e when it could not start or a write
+ * failed (the session then put back what it could; e says what holds). */
+int verify_live(store *st, struct verify_run *r, const struct knobset *cand, const struct verify_observer *obs,
+                sl_err *e);
+void verify_run_free(struct verify_run *r);
+
+#endif

@@ -1,0 +1,282 @@
+/* verify --live: the block order, the settle time, the guard, the metric
+ * command and the paired verdict on synthetic block series. */
+#include "harness.h"
+#include "sysfs.h"
+#include "verify/live.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* Every pair holds one A and one B, the first is AB (the guard is set
+ * before B runs), AB and BA pairs differ in number by at most one, the
+ * same seed gives the same order and other seeds other orders. */
+TEST(verify_schedule_pairs_are_balanced_and_repeatable)
+{
+    bool first[40], again[40], other[40];
+    int differs = 0;
+    for (uint64_t seed = 1; seed <= 50; seed++) {
+        for (int nblocks = 4; nblocks <= 40; nblocks += 2) {
+            bool c[40];
+            verify_schedule(nblocks, seed, c);
+            int ab = 0, ba = 0;
+            for (int k = 0; k < nblocks / 2; k++) {
+                CHECK(c[2 * k] != c[2 * k + 1]);
+                if (c[2 * k]) ba++;
+                else ab++;
+            }
+            CHECK(!c[0] && c[1]);
+            CHECK(abs(ab - ba) <= 1);
+        }
+        verify_schedule(40, seed, first);
+        verify_schedule(40, seed, again);
+        verify_schedule(40, seed + 1000, other);
+        CHECK(memcmp(first, again, sizeof first) == 0);
+        differs += memcmp(first, other, sizeof first) != 0;
+    }
+    CHECK(differs >= 45);
+}
+
+/* A switch waits for the expiry plus one writeback interval of the setting
+ * left, capped at half a block; with periodic writeback off (0) or the
+ * knobs unreadable, half a block, and the text says which. */
+TEST(verify_settle_time_from_the_setting_left)
+{
+    char why[256];
+    CHECK_INT(verify_settle_ms(3000, 500, 60000, why, sizeof why), 30000);
+    CHECK_CONTAINS(why, "capped");
+    CHECK_INT(verify_settle_ms(1000, 500, 60000, why, sizeof why), 15000);
+    CHECK_CONTAINS(why, "dirty_expire_centisecs 1000 + dirty_writeback_centisecs 500");
+    CHECK_INT(verify_settle_ms(1000, 0, 60000, why, sizeof why), 30000);
+    CHECK_CONTAINS(why, "no periodic writeback");
+    CHECK_INT(verify_settle_ms(-1, 500, 8000, why, sizeof why), 4000);
+    CHECK_CONTAINS(why, "cannot be read");
+}
+
+/* The settle time of each direction comes from the setting left: leaving
+ * B uses the candidate's expiry, leaving A the one in force (fixture:
+ * 3000 + 500 cs). */
+TEST(verify_prepare_settles_from_each_side_and_refuses_bad_plans)
+{
+    const char *root = harness_fixture_copy("modern");
+    sl_err e;
+    CHECK_INT(sysfs_set_root(root, &e), 0);
+    struct knobset ks = { 0 };
+    CHECK_INT(knobset_add_assignment(&ks, "vm.dirty_expire_centisecs=500", &e), 0);
+    CHECK_INT(knobset_add_assignment(&ks, "vm.dirty_writeback_centisecs=100", &e), 0);
+    CHECK_INT(knobset_prepare(&ks, &e), 0);
+    struct verify_spec s = { .duration_ms = 600000, .block_ms = 60000, .seed = 7 };
+    struct verify_run r;
+    CHECK_INT(verify_prepare(&r, &s, &ks, &e), 0);
+    CHECK_INT(r.plan.nblocks, 10);
+    CHECK_INT(r.plan.settle_after_ms[0], 30000);   /* A: 35 s, capped */
+    CHECK_INT(r.plan.settle_after_ms[1], 6000);    /* B: 5 s + 1 s */
+    CHECK_INT(r.plan.ndisks, 3);                   /* sda nvme0n1 vda: not loop or dm */
+    s.duration_ms = 59000;
+    CHECK_INT(verify_prepare(&r, &s, &ks, &e), -1);
+    CHECK_CONTAINS(e.msg, "--block 60 s is longer than --duration 59 s");
+    s.duration_ms = 180000;
+    CHECK_INT(verify_prepare(&r, &s, &ks, &e), -1);
+    CHECK_CONTAINS(e.msg, "two pairs of blocks");
+    knobset_free(&ks);
+    CHECK_INT(knobset_add_assignment(&ks, "vm.dirty_ratio=20", &e), 0);
+    CHECK_INT(knobset_prepare(&ks, &e), 0);
+    s.duration_ms = 600000;
+    CHECK_INT(verify_prepare(&r, &s, &ks, &e), -1);
+    CHECK_CONTAINS(e.msg, "already in force");
+    knobset_free(&ks);
+    CHECK_INT(knobset_add_assignment(&ks, "block.sda.read_ahead_kb=512", &e), 0);
+    CHECK_INT(knobset_prepare(&ks, &e), 0);
+    CHECK_INT(verify_prepare(&r, &s, &ks, &e), 0);
+    CHECK_INT(r.plan.ndisks, 1);
+    CHECK_STR(r.plan.disks[0], "sda");
+    knobset_free(&ks);
+    sysfs_set_root("", &e);
+}
+
+/* Synthetic blocks: the workload drifts by +-40% from pair to pair; B
+ * waits 20% less within each pair (found, with the right sign), or the
+ * same up to 2% noise (called no difference beyond noise). */
+static void blocks(struct verify_block *b, int npairs, double b_factor, uint64_t seed)
+{
+    bool order[64];
+    verify_schedule(2 * npairs, seed, order);
+    for (int i = 0; i < 2 * npairs; i++) {
+        memset(&b[i], 0, sizeof b[i]);
+        b[i].cand = order[i];
+        double drift = 1 + 0.4 * sin(1.3 * (i / 2)), noise = 1 + 0.02 * sin(7.7 * i + 1);
+        double f = b[i].cand ? b_factor : 1;
+        b[i].v[VM_AWAIT_MS] = 4.0 * drift * f * noise;
+        b[i].v[VM_PSI_SOME] = 10.0 * drift * f * noise;
+        b[i].v[VM_PSI_FULL] = 2.0 * drift * f * noise;
+        b[i].v[VM_WRITE_MBS] = 50.0 * drift * noise;
+        b[i].has[VM_AWAIT_MS] = b[i].has[VM_PSI_SOME] = b[i].has[VM_PSI_FULL] = b[i].has[VM_WRITE_MBS] = true;
+        b[i].io_bytes_s = 50e6 * drift * noise;
+        b[i].util_pct = 40;
+    }
+}
+
+TEST(verify_decision_finds_a_real_effect_and_calls_a_null_one_noise)
+{
+    struct verify_block b[24];
+    struct verify_spec s = { 0 };
+    struct verify_verdict v;
+    blocks(b, 12, 0.8, 3);
+    verify_decide(b, 24, &s, &v);
+    CHECK_INT(v.npairs, 12);
+    CHECK_INT(v.d[VM_AWAIT_MS].verdict, DECIDE_BETTER);
+    CHECK_NEAR(v.d[VM_AWAIT_MS].effect_pct, -20, 3);
+    CHECK(v.d[VM_AWAIT_MS].hi_pct < 0);
+    CHECK_INT(v.overall, VERIFY_BETTER);
+    CHECK(v.held);
+    CHECK(!v.saturated);
+    CHECK(!v.decided[VM_WRITE_MBS]);   /* throughput follows demand */
+    CHECK(!v.demand_differs);
+
+    blocks(b, 12, 1.0, 3);
+    verify_decide(b, 24, &s, &v);
+    CHECK_INT(v.d[VM_AWAIT_MS].verdict, DECIDE_WITHIN_NOISE);
+    CHECK_INT(v.overall, VERIFY_NOISE);
+    CHECK_STR(verify_overall_name(v.overall), "no difference beyond noise");
+
+    blocks(b, 12, 1.3, 3);
+    verify_decide(b, 24, &s, &v);
+    CHECK_INT(v.overall, VERIFY_WORSE);
+    CHECK(!v.held);
+}
+
+/* B's blocks moved half the I/O of A's: the arms did not see the same work
+ * (warned); on a saturated disk throughput is judged instead. */
+TEST(verify_decision_warns_when_demand_differs_and_judges_throughput_when_saturated)
+{
+    struct verify_block b[24];
+    struct verify_spec s = { 0 };
+    struct verify_verdict v;
+    blocks(b, 12, 1.0, 9);
+    for (int i = 0; i < 24; i++)
+        if (b[i].cand) b[i].io_bytes_s *= 0.5;
+    verify_decide(b, 24, &s, &v);
+    CHECK(v.demand_differs);
+    CHECK_NEAR(v.demand.effect_pct, -50, 3);
+    for (int i = 0; i < 24; i++) {
+        b[i].util_pct = 97;
+        if (b[i].cand) b[i].v[VM_WRITE_MBS] *= 1.25;
+    }
+    verify_decide(b, 24, &s, &v);
+    CHECK(v.saturated);
+    CHECK(!v.demand_differs);
+    CHECK(v.decided[VM_WRITE_MBS]);
+    CHECK_INT(v.d[VM_WRITE_MBS].verdict, DECIDE_BETTER);
+}
+
+/* The first two A blocks set the limit (twice their worst sample, never
+ * under the floors); three samples over it in a row stop B, two do not. */
+TEST(verify_guard_fires_after_consecutive_samples_over_the_limit)
+{
+    struct verify_spec s = { .guard_factor = 2, .guard_samples = 3 };
+    struct verify_guard g = { 0 };
+    CHECK(!verify_guard_check(&g, &s, 1000, 90, 100));   /* no A block yet: no guard */
+    verify_guard_learn(&g, &s, 4.0, 1.0);
+    verify_guard_learn(&g, &s, 6.0, 2.0);
+    verify_guard_learn(&g, &s, 50.0, 50.0);               /* a third A block changes nothing */
+    CHECK_NEAR(g.lim_psi_full, 12, 1e-9);
+    CHECK_NEAR(g.lim_await_ms, 5, 1e-9);                  /* 2 x 2 ms is under the floor */
+    CHECK(!verify_guard_check(&g, &s, 1000, 20, 1));
+    CHECK(!verify_guard_check(&g, &s, 1000, 20, 1));
+    CHECK(!verify_guard_check(&g, &s, 1000, 1, 1));       /* back under: the count starts again */
+    CHECK(!verify_guard_check(&g, &s, 1000, 1, 9));
+    CHECK(!verify_guard_check(&g, &s, 1000, 1, 9));
+    CHECK(verify_guard_check(&g, &s, 1000, 1, 9));
+    CHECK_CONTAINS(g.why, "average wait 9.0 ms > guard 5.0 ms for 3 samples in a row");
+}
+
+/* --metric: a number is read; text, nothing, a failure and a command that
+ * hangs are each a clear reason (the hung one killed at once, not
+ * waited for). */
+TEST(verify_metric_command_reads_one_number_or_says_why_not)
+{
+    struct { const char *cmd; int rc; const char *why; } cases[] = {
+        { "echo ' 12.5'", 0, NULL },
+        { "echo abc", -1, "printed 'abc', not one number" },
+        { "true", -1, "printed nothing" },
+        { "exit 3", -1, "exited 3" },
+        { "/nonexistent/metric", -1, "exited 127" },
+        { "sleep 30", -1, "still running at the block's end: killed" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct verify_cmd c;
+        sl_err e;
+        CHECK_INT(verify_cmd_start(&c, cases[i].cmd, &e), 0);
+        if (cases[i].rc == 0 || strncmp(cases[i].cmd, "sleep", 5) != 0) {
+            struct timespec ts = { 0, 20000000 };
+            for (int k = 0; k < 100 && !verify_cmd_poll(&c); k++) nanosleep(&ts, NULL);
+        }
+        double v = 0;
+        char why[256] = "";
+        time_t t0 = time(NULL);
+        CHECK_INT(verify_cmd_finish(&c, cases[i].cmd, &v, why, sizeof why), cases[i].rc);
+        CHECK(time(NULL) - t0 < 5);
+        if (cases[i].why) CHECK_CONTAINS(why, cases[i].why);
+        else CHECK_NEAR(v, 12.5, 1e-12);
+    }
+}
+
+/* The change the whole test can show grows with the pairs' noise and
+ * shrinks with more pairs; before two pairs it is unknown. */
+TEST(verify_detectable_change_follows_the_noise_of_the_pairs)
+{
+    struct verify_block b[24];
+    blocks(b, 12, 1.0, 3);   /* 2% noise within pairs */
+    CHECK(isnan(verify_detectable_pct(b, 2, VM_AWAIT_MS, 10)));
+    double quiet = verify_detectable_pct(b, 24, VM_AWAIT_MS, 10);
+    CHECK(quiet > 0.5 && quiet < 10);
+    CHECK(verify_detectable_pct(b, 24, VM_AWAIT_MS, 40) < quiet);
+    for (int i = 0; i < 24; i++)
+        if (b[i].cand) b[i].v[VM_AWAIT_MS] *= 1 + 0.3 * sin(2.9 * i);
+    CHECK(verify_detectable_pct(b, 24, VM_AWAIT_MS, 10) > 3 * quiet);
+}
+
+/* --metric's guard, once a block: the first two A blocks set the worst
+ * value; a B block twice as bad stops the test (either direction). */
+TEST(verify_guard_on_the_metric_follows_its_direction)
+{
+    struct verify_spec s = { .guard_factor = 2 };
+    struct verify_guard g = { 0 };
+    CHECK(!verify_guard_metric(&g, &s, true, 1000));   /* no A block yet */
+    CHECK(!verify_guard_metric(&g, &s, false, 10));
+    CHECK(!verify_guard_metric(&g, &s, false, 12));
+    CHECK(!verify_guard_metric(&g, &s, false, 100));   /* a third A block changes nothing */
+    CHECK_NEAR(g.lim_metric, 24, 1e-9);
+    CHECK(!verify_guard_metric(&g, &s, true, 23));
+    CHECK(verify_guard_metric(&g, &s, true, 25));
+    CHECK_CONTAINS(g.why, "the --metric gave 25 in a B block, higher than the guard 24");
+    struct verify_guard h = { 0 };
+    s.metric_higher = true;
+    verify_guard_metric(&h, &s, false, 500);
+    verify_guard_metric(&h, &s, false, 400);
+    CHECK_NEAR(h.lim_metric, 200, 1e-9);
+    CHECK(!verify_guard_metric(&h, &s, true, 250));
+    CHECK(verify_guard_metric(&h, &s, true, 150));
+}
+
+/* More disks than a test watches: the first VERIFY_DISKS_MAX by name,
+ * and the plan says so (not a silent cut). */
+TEST(verify_prepare_names_a_cut_list_of_disks)
+{
+    const char *root = harness_fixture_copy("modern");
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "sh %s/../tools/many-disks.sh %s 20", harness_fixtures(), root);
+    CHECK_INT(system(cmd), 0);
+    sl_err e;
+    CHECK_INT(sysfs_set_root(root, &e), 0);
+    struct knobset ks = { 0 };
+    CHECK_INT(knobset_add_assignment(&ks, "vm.dirty_ratio=30", &e), 0);
+    CHECK_INT(knobset_prepare(&ks, &e), 0);
+    struct verify_spec s = { .duration_ms = 600000, .block_ms = 60000 };
+    struct verify_run r;
+    CHECK_INT(verify_prepare(&r, &s, &ks, &e), 0);
+    CHECK_INT(r.plan.ndisks, VERIFY_DISKS_MAX);
+    CHECK_CONTAINS(r.plan.disks_why, "the first 16 by name");
+    knobset_free(&ks);
+    sysfs_set_root("", &e);
+}

@@ -1,0 +1,162 @@
+#!/bin/sh
+# sluice verify --live end to end on a fixture root whose counters a
+# scripted workload moves (fake-workload.sh): a harmful candidate stopped by
+# the guard (PSI, and the --metric's), a full run with its verdict, --keep,
+# SIGTERM and SIGKILL part-way, a real effect found.
+# Blocks of 2 s keep each test to seconds; no kernel setting is touched.
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+sluice=$(realpath "${1:-$top/sluice}")
+tmp=$(mktemp -d /tmp/sluice-verify.XXXXXX)
+SLUICE_PROFILES=$top/profiles   # the shipped profiles, whichever binary runs
+export SLUICE_PROFILES
+faker=""
+cleanup() { [ -n "$faker" ] && kill "$faker" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+ok() { echo "ok verify/$1"; }
+fail() { echo "FAIL verify/$1"; shift; for l in "$@"; do echo "  $l"; done; }
+
+# fresh NAME [HARM [HELP]]: a new fixture root and database, the workload running.
+fresh() {
+    [ -n "$faker" ] && kill "$faker" 2>/dev/null && wait "$faker" 2>/dev/null
+    rm -rf "$tmp/root" "$tmp/db"*
+    cp -a "$top/tests/fixtures/modern" "$tmp/root"
+    sh "$here/fake-workload.sh" "$tmp/root" "${2:-none}" "${3:-none}" &
+    faker=$!
+    S="$sluice --root $tmp/root --db $tmp/db"
+}
+ratio() { cat "$tmp/root/proc/sys/vm/dirty_ratio"; }
+state() { $S sessions 2>&1 | awk 'NR == 2 { print $4 }'; }  # purpose is two words
+# wait_for TEXT FILE: up to 10 s for TEXT to appear in FILE.
+wait_for() { i=0; while [ $i -lt 100 ] && ! grep -q "$1" "$2"; do sleep 0.1; i=$((i + 1)); done; }
+
+# 1. A candidate that makes PSI io full jump is reverted within its first B
+#    block: the test ends "stopped by guard", exit 1, the knob as before.
+fresh guard 30
+start=$(date +%s)
+$S verify --live --duration 16s --block 2s --seed 1 vm.dirty_ratio=30 > "$tmp/out" 2>&1
+rc=$? took=$(( $(date +%s) - start ))
+if [ $rc = 1 ] && grep -q '^stopped by guard: PSI io full' "$tmp/out" && ! grep -q '^block  3/' "$tmp/out" &&
+   [ "$(ratio)" = 20 ] && [ "$(state)" = restored ] && [ $took -lt 10 ]; then
+    ok guard-stops-a-harmful-candidate
+else
+    fail guard-stops-a-harmful-candidate "exit $rc after $took s, dirty_ratio $(ratio), session $(state)" "$(tail -5 "$tmp/out")"
+fi
+
+# 2. A harmless candidate runs every block (the plan, a line per block, the
+#    verdict) and the knobs end as they were.
+fresh full
+$S verify --live --duration 8s --block 2s --seed 3 vm.dirty_ratio=30 > "$tmp/out" 2>&1
+rc=$?
+blocks=$(grep -c '^block ' "$tmp/out")
+if [ $rc = 0 ] && [ "$blocks" = 4 ] && grep -q '^  order: AB' "$tmp/out" && grep -q '^  settle after a switch from A: 1.0 s' "$tmp/out" &&
+   grep -q '^verdict over 2 pair(s)' "$tmp/out" && grep -q '^  await  *ms  *2 ' "$tmp/out" &&
+   grep -q '^the settings from before the test are back' "$tmp/out" && [ "$(ratio)" = 20 ] && [ "$(state)" = restored ]; then
+    ok full-run-puts-the-knobs-back
+else
+    fail full-run-puts-the-knobs-back "exit $rc, $blocks block lines, dirty_ratio $(ratio), session $(state)" "$(tail -15 "$tmp/out")"
+fi
+
+# 3. --keep: B held (nothing judged worse), so it stays, in a kept session.
+fresh keep
+$S verify --live --duration 8s --block 2s --seed 3 --keep vm.dirty_ratio=30 > "$tmp/out" 2>&1
+rc=$?
+if [ $rc = 0 ] && grep -q '^B kept: vm.dirty_ratio=30' "$tmp/out" && [ "$(ratio)" = 30 ] && [ "$(state)" = kept ]; then
+    ok keep-keeps-a-candidate-that-held
+else
+    fail keep-keeps-a-candidate-that-held "exit $rc, dirty_ratio $(ratio), session $(state)" "$(tail -5 "$tmp/out")"
+fi
+
+# 4. SIGTERM while B (a profile: latency sets vm.dirty_ratio=10, the
+#    disks' schedulers and more) is in force: all put back before exiting.
+fresh term
+knobs() { $S show vm.dirty_ratio vm.swappiness block.sda.scheduler block.nvme0n1.read_ahead_kb 2>&1 | awk 'NR > 1 { print $2 }' | tr '\n' ' '; }
+before=$(knobs)
+$S verify --live --duration 40s --block 2s --seed 1 latency > "$tmp/out" 2>&1 &
+pid=$!
+wait_for '^block  1/' "$tmp/out"
+i=0; while [ $i -lt 50 ] && [ "$(ratio)" != 10 ]; do sleep 0.1; i=$((i + 1)); done
+was=$(knobs)
+kill -TERM $pid; wait $pid; rc=$?
+if [ "$was" != "$before" ] && [ $rc = 1 ] && grep -q '^interrupted by signal 15' "$tmp/out" && [ "$(knobs)" = "$before" ] &&
+   [ "$(state)" = restored ]; then
+    ok sigterm-puts-a-profile-back
+else
+    fail sigterm-puts-a-profile-back "before: $before; B: $was; after: $(knobs); exit $rc, session $(state)" "$(tail -3 "$tmp/out")"
+fi
+
+# 5. SIGKILL while B is in force: the session is left open and
+#    'restore --crashed' puts the knob back.
+fresh kill
+$S verify --live --duration 40s --block 2s --seed 1 vm.dirty_ratio=30 > "$tmp/out" 2>&1 &
+pid=$!
+i=0; while [ $i -lt 50 ] && [ "$(ratio)" != 30 ]; do sleep 0.1; i=$((i + 1)); done
+was=$(ratio)
+kill -KILL $pid; wait $pid 2>/dev/null
+$S restore --crashed > "$tmp/restore" 2>&1
+if [ "$was" = 30 ] && [ "$(ratio)" = 20 ] && grep -q 'vm.dirty_ratio  *30  *20  *put back' "$tmp/restore"; then
+    ok sigkill-left-to-restore-crashed
+else
+    fail sigkill-left-to-restore-crashed "B in force before: $was; dirty_ratio $(ratio)" "$(cat "$tmp/restore")"
+fi
+# 6. A candidate under which the workload stalls half as long (PSI), in 6
+#    pairs of 2 s blocks (6 is the fewest that can show it): found, with its sign.
+fresh effect none 30
+$S verify --live --duration 24s --block 2s --seed 5 vm.dirty_ratio=30 > "$tmp/out" 2>&1
+rc=$?
+if [ $rc = 0 ] && grep -q '^verdict over 6 pair(s): better' "$tmp/out" && grep -Eq '^  psi_io_some .* -[0-9.]+% .*: better$' "$tmp/out" &&
+   [ "$(ratio)" = 20 ]; then
+    ok a-real-effect-is-found
+else
+    fail a-real-effect-is-found "exit $rc, dirty_ratio $(ratio)" "$(grep -A12 '^verdict' "$tmp/out")"
+fi
+# 7. The --metric's guard: a candidate under which the metric doubles (here
+#    the metric reads vm.dirty_ratio: 20 in A, 50 in B) is stopped at the
+#    end of its first B block.
+fresh metric-guard
+$S verify --live --duration 16s --block 2s --seed 1 --metric "cat $tmp/root/proc/sys/vm/dirty_ratio" \
+    vm.dirty_ratio=50 > "$tmp/out" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q '^stopped by guard: the --metric gave 50 in a B block, higher than the guard 40' "$tmp/out" &&
+   [ "$(grep -c '^block ' "$tmp/out")" = 2 ] && [ "$(ratio)" = 20 ]; then
+    ok metric-guard-stops-a-candidate
+else
+    fail metric-guard-stops-a-candidate "exit $rc, dirty_ratio $(ratio)" "$(tail -4 "$tmp/out")"
+fi
+# 8. SIGKILL at several points (before the session, in the first A block,
+#    around the switch to B at 2 s, inside B, around the switch back):
+#    after each, 'restore --crashed' leaves the knob as it was and no
+#    session open.
+bad=""
+for delay in 0.05 0.4 1.0 1.9 2.05 2.6 3.95 4.1; do
+    fresh kill-$delay
+    $S verify --live --duration 40s --block 2s --seed 2 vm.dirty_ratio=30 > "$tmp/out" 2>&1 &
+    pid=$!
+    sleep "$delay"
+    kill -KILL $pid; wait $pid 2>/dev/null
+    $S restore --crashed > "$tmp/restore" 2>&1
+    open=$($S sessions 2>/dev/null | awk 'NR > 1 && $4 != "restored" && $4 != "kept"' | head -1)
+    [ "$(ratio)" = 20 ] && [ -z "$open" ] || bad="$bad at ${delay}s: dirty_ratio $(ratio) ${open:+session $open}"
+done
+if [ -z "$bad" ]; then ok sigkill-anywhere-then-restore-crashed; else fail sigkill-anywhere-then-restore-crashed "$bad"; fi
+
+# 9. Ctrl-C while the --metric's trial run hangs: sluice stops, says so,
+#    and takes the command (its whole process group) with it.
+fresh metric-interrupted
+marker=$(( $$ % 1000 + 1000 ))   # a sleep of its own, to find it
+$S verify --live --duration 16s --block 4s --metric "sleep $marker; echo 1" vm.dirty_ratio=30 > "$tmp/out" 2>&1 &
+pid=$!
+sleep 1
+kill -INT $pid; wait $pid; rc=$?
+sleep 0.2
+left=$(pgrep -f "sleep $marker" | head -1)
+[ -n "$left" ] && kill "$left"
+if [ $rc = 1 ] && grep -q "interrupted by signal 2 during the --metric's trial run" "$tmp/out" && [ -z "$left" ] &&
+   [ "$(ratio)" = 20 ]; then
+    ok interrupt-during-the-metric-trial-kills-it
+else
+    fail interrupt-during-the-metric-trial-kills-it "exit $rc, left running: ${left:-none}" "$(cat "$tmp/out")"
+fi
+exit 0
