@@ -2,8 +2,9 @@
 # Security audit of the source tree, re-run on every make check
 # so code that lands later is held to the same rules:
 #   no-shell      no system(), popen() or exec*() anywhere in the program:
-#                 sluice never runs a command, so no user string and no
-#                 downloaded content can become one
+#                 sluice runs no command but the one the administrator types
+#                 as verify --live's --metric (its line says so), so no
+#                 stored string and no downloaded content can become one
 #   no-dlopen     nothing is loaded as code at run time
 #   tmp-names     no mktemp()/tmpnam()/tempnam() (racy names); scratch files
 #                 and directories come from mkstemp/mkdtemp or O_EXCL
