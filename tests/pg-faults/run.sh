@@ -22,13 +22,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-if ! pg_start "$tmp/pg" > "$tmp/start.out" 2>&1; then
-    case $(cat "$tmp/start.out") in
-    *"not installed"*) echo "skip pg-faults: $(cat "$tmp/start.out")"; exit 0 ;;
-    esac
-    echo "FAIL pg-faults/start"; sed 's/^/  /' "$tmp/start.out" | tail -5
-    exit 0
-fi
+pg_start_suite pg-faults "$tmp/pg" || exit 0
 for db in m1 m2 dates ident utf8; do
     pg_sql_db postgres "CREATE DATABASE $db OWNER fleet" > /dev/null || { echo "FAIL pg-faults/create-$db"; exit 0; }
 done

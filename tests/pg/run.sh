@@ -17,13 +17,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-if ! pg_start "$tmp/pg" > "$tmp/start.out" 2>&1; then
-    case $(cat "$tmp/start.out") in
-    *"not installed"*) echo "skip pg: $(cat "$tmp/start.out")"; exit 0 ;;
-    esac
-    echo "FAIL pg/start"; sed 's/^/  /' "$tmp/start.out" | tail -5
-    exit 0
-fi
+pg_start_suite pg "$tmp/pg" || exit 0
 
 # Over the socket as the superuser; over TCP as fleet with a password.
 url="postgresql:///fleet?host=$tmp/pg/sock&port=$pg_port&user=sluice"

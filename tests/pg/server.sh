@@ -36,3 +36,15 @@ pg_stop() {
         pg_as "$pg_bin/pg_ctl" -D "$pg_dir/data" -m immediate -w stop > /dev/null 2>&1
     return 0
 }
+
+# pg_start_suite SUITE DIR: pg_start, or for the whole suite SUITE a line
+# "skip SUITE: why" (PostgreSQL not installed) or "FAIL SUITE/start" with
+# the end of what it said; non-zero then, and the suite ends there.
+pg_start_suite() {
+    pg_start "$2" > "$2.start.out" 2>&1 && return 0
+    case $(cat "$2.start.out") in
+    *"not installed"*) echo "skip $1: $(cat "$2.start.out")" ;;
+    *) echo "FAIL $1/start"; sed 's/^/  /' "$2.start.out" | tail -5 ;;
+    esac
+    return 1
+}

@@ -99,12 +99,19 @@ TEST(burst_collapses_limits_it_cannot_tell_apart)
     CHECK_STR(note, "");
 }
 
-TEST(search_plan_says_what_a_budget_buys)
+/* A spec with a budget of evals evaluations or 5 minutes, as tune's. */
+static struct search_spec quick_spec(int evals)
 {
     struct search_spec s = { 0 };
     search_spec_defaults(&s);
-    s.budget_evals = 40;
+    s.budget_evals = evals;
     s.budget_ms = 5 * 60 * 1000;
+    return s;
+}
+
+TEST(search_plan_says_what_a_budget_buys)
+{
+    struct search_spec s = quick_spec(40);
     struct search_plan p;
     search_plan_make(&s, 10.0, SEARCH_NOISE_SD_ASSUMED, &p);
     CHECK_INT(p.evals, 30);                        /* 5 min at 10 s, under 40 */
@@ -136,10 +143,7 @@ TEST(search_plan_says_what_a_budget_buys)
  * slow disk it keeps the default 6 a side. */
 TEST(search_plan_grows_the_confirmation_of_a_large_plan)
 {
-    struct search_spec s = { 0 };
-    search_spec_defaults(&s);
-    s.budget_evals = 100;
-    s.budget_ms = 5 * 60 * 1000;
+    struct search_spec s = quick_spec(100);
     struct search_plan p;
     search_plan_make(&s, 2.2, SEARCH_NOISE_SD_ASSUMED, &p);
     search_plan_scale_confirmation(&s, &p);
@@ -148,10 +152,7 @@ TEST(search_plan_grows_the_confirmation_of_a_large_plan)
     CHECK(p.paired);
     CHECK_INT(p.explore, 100 - 32);
     CHECK(search_spec_check_confirm(&s, NULL) == 0);
-    struct search_spec slow = { 0 };
-    search_spec_defaults(&slow);
-    slow.budget_evals = 100;
-    slow.budget_ms = 5 * 60 * 1000;
+    struct search_spec slow = quick_spec(100);
     search_plan_make(&slow, 8.6, SEARCH_NOISE_SD_ASSUMED, &p);
     search_plan_scale_confirmation(&slow, &p);
     CHECK_INT(slow.confirm_reps, 0);
