@@ -89,6 +89,15 @@ static void on_started(void *arg, const char *uuid, const struct space *sp, bool
     fflush(stdout);
 }
 
+/* A time as a clock reads it: "45s", "3m20s" (units_format_duration_ms
+ * rounds up to whole minutes, as --budget takes them: 3m20s would read 4m). */
+static void clock_text(long long ms, char *buf, size_t n)
+{
+    long long s = ms / 1000;
+    if (s < 60) snprintf(buf, n, "%llds", s);
+    else snprintf(buf, n, "%lldm%02llds", s / 60, s % 60);
+}
+
 static void on_progress(void *arg, const struct search_trial *t, const struct history *h)
 {
     struct term_watch *w = arg;
@@ -99,9 +108,9 @@ static void on_progress(void *arg, const struct search_trial *t, const struct hi
     int n = t->seq + 1, planned = w->out->plan.evals;
     if (planned >= n) snprintf(of, sizeof of, " of %d", planned);
     char el[32], left[32];
-    units_format_duration_ms(t->elapsed_ms, el, sizeof el);
+    clock_text(t->elapsed_ms, el, sizeof el);
     if (planned > n && t->elapsed_ms > 0) {
-        units_format_duration_ms(t->elapsed_ms / n * (planned - n), left, sizeof left);
+        clock_text(t->elapsed_ms / n * (planned - n), left, sizeof left);
         snprintf(times, sizeof times, ", %s elapsed, about %s left", el, left);
     } else {
         snprintf(times, sizeof times, ", %s elapsed", el);
