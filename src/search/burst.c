@@ -20,7 +20,7 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static uint64_t free_under(const char *dir)
+uint64_t burst_free_under(const char *dir)
 {
     struct statvfs v;
     return statvfs(dir, &v) == 0 && v.f_blocks ? (uint64_t)v.f_bavail * v.f_frsize : 0;
@@ -56,7 +56,7 @@ int burst_calibrate(const struct probe_spec *spec, store *st, struct burst_calib
     struct probe_spec s = *spec;
     if (probe_spec_resolve(&s, e) < 0) return -1;
     uint64_t unit = s.bs * (uint64_t)(s.threads > 0 ? s.threads : 1);
-    uint64_t room = s.ndirs ? free_under(s.dir[0]) / 4 : 0, want = BURST_CALIBRATION_BYTES;
+    uint64_t room = s.ndirs ? burst_free_under(s.dir[0]) / 4 : 0, want = BURST_CALIBRATION_BYTES;
     if (room && want > room) want = room;
     want = unit ? want / unit * unit : want;
     if (want < unit) want = unit;

@@ -18,7 +18,8 @@
 
 /* One run of the default burst takes about this long at the calibrated
  * rate: long enough that a run is mostly the disk, not the set-up, short
- * enough that a quick tune's 5 minutes buy about 25 evaluations. */
+ * enough that a quick tune's 5 minutes buy about 30 evaluations (a fast
+ * disk's capped burst up to its 100). */
 #define BURST_TARGET_S 8.0
 /* The calibration run writes this much (less when free space is short):
  * 0.6-3.5 s at the 300-1800 MB/s this project's VM disk wrote. */
@@ -26,7 +27,8 @@
 /* The calibration writes that much this many times and keeps the last
  * rate: the first write after a quiet spell, or onto blocks the filesystem
  * never held, pays for first-touch costs (here a 512 MiB calibration ran
- * at 319 MB/s, then every 2.4 GiB run of the search at 1300-3300 MB/s; the
+ * at 319 MB/s, then every 2.4 GiB run of the search at 1300-3300 MB/s:
+ * bench/data/tune-quick-one-calibration-run.out; the
  * transfer bench's warm-up write exists for the same reason). */
 #define BURST_CALIBRATION_RUNS 2
 /* A disk slower than this gets the plan's warning and a smaller burst. */
@@ -64,6 +66,8 @@ void burst_regime(uint64_t burst_bytes, uint64_t bg, uint64_t dirty, char *buf, 
 /* The same against the thresholds in force now (vmstat). */
 void burst_regime_now(uint64_t burst_bytes, char *buf, size_t n);
 
+/* The bytes an unprivileged writer may still use under dir, 0 when unknown. */
+uint64_t burst_free_under(const char *dir);
 /* The memory that can hold dirty pages now (free + file pages), 0 when
  * unknown: a ratio of it is a threshold in bytes. */
 uint64_t burst_dirtyable_now(void);

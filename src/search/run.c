@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 enum { O_SPACE = 256, O_DEVICE, O_WORKLOAD, O_OBJECTIVE, O_STRATEGY, O_BUDGET, O_ORACLE, O_APPLY, O_RESUME, O_SEED,
@@ -593,10 +592,8 @@ static int begin_probe_session(struct run *R, sl_err *e)
  * is written, naming both. */
 static int check_size_fits(const struct probe_spec *p, sl_err *e)
 {
-    struct statvfs v;
-    if (!p->size_bytes || p->ndirs == 0 || statvfs(p->dir[0], &v) != 0 || !v.f_blocks) return 0;
-    uint64_t free_bytes = (uint64_t)v.f_bavail * v.f_frsize;
-    if (p->size_bytes <= free_bytes) return 0;
+    uint64_t free_bytes = p->size_bytes && p->ndirs ? burst_free_under(p->dir[0]) : 0;
+    if (!free_bytes || p->size_bytes <= free_bytes) return 0;
     char want[32], have[32];
     units_format_bytes(p->size_bytes, want, sizeof want);
     units_format_bytes(free_bytes, have, sizeof have);
@@ -618,8 +615,7 @@ static int calibrate_burst(struct run *R, sl_err *e)
     if (o->probe.size_bytes || o->throttled) return 0;
     struct probe_spec r = o->probe;
     if (probe_spec_resolve(&r, e) < 0) return -1;
-    struct statvfs v;
-    uint64_t free_bytes = statvfs(o->probe.dir[0], &v) == 0 ? (uint64_t)v.f_bavail * v.f_frsize : 0;
+    uint64_t free_bytes = burst_free_under(o->probe.dir[0]);
     bool capped;
     o->probe.size_bytes = burst_for_rate(c->mb_s, free_bytes, o->burst_dirtyable, r.bs * (uint64_t)r.threads,
                                          R->out->workload.note, sizeof R->out->workload.note, &capped);
@@ -637,9 +633,9 @@ static void describe_burst(struct run *R)
     char regime[512], collapsed[1024];
     burst_regime_now(p->size_bytes, regime, sizeof regime);
     burst_collapse_space(R->sp, p->size_bytes, R->o->burst_dirtyable, collapsed, sizeof collapsed);
-    if (R->resuming) return;   /* the stored note says it */
     size_t l = strlen(w->note);
-    snprintf(w->note + l, sizeof w->note - l, "%s%s%s%s", l ? "; " : "", regime, collapsed[0] ? "; " : "", collapsed);
+    if (!R->resuming)   /* a resumed search's stored note says it already */
+        snprintf(w->note + l, sizeof w->note - l, "%s%s%s%s", l ? "; " : "", regime, collapsed[0] ? "; " : "", collapsed);
     l = strlen(w->regime);
     snprintf(w->regime + l, sizeof w->regime - l, "; %s", regime);
 }

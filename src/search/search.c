@@ -101,9 +101,10 @@ static bool budget_left(const struct loop *L, int reserve)
     if (s->budget_evals > 0 && L->ntr + 1 + reserve > s->budget_evals) return false;
     if (s->budget_ms > 0 && L->ntr > 0) {
         /* the first evaluations' average is no guide to the reserve: one
-         * slow first run (first touch of a new burst's blocks: 9 s where
-         * the plan said 3.4) times the 32 a large confirmation keeps ended
-         * a 5-minute quick tune after one evaluation with "no verdict";
+         * slow first run (the first touch of a new burst's blocks: 18 s
+         * where the plan said 5.9 in bench/data/tune-quick-final.out) times
+         * the 32 a grown confirmation keeps ended a 5-minute quick tune
+         * after 18 s with "no verdict" (transfer-as-user-no-verdict.out);
          * exploring gets EXPLORE_MIN before the reserve counts, and the
          * confirmation takes what time is left (race_rounds) */
         if (L->ntr < EXPLORE_MIN) reserve = 0;
