@@ -39,16 +39,22 @@ conf = j.get("confirmation") if isinstance(j.get("confirmation"), dict) else Non
 leaders = j.get("leaders") or []
 w = j.get("winner")
 verdict_text = j.get("verdict") or ""
+fx = j.get("side_effects") if isinstance(j.get("side_effects"), dict) else {}
 if w is not None:
     verdict, leader = "better", leaders[w]
-elif conf and verdict_text.startswith("not recommended"):
+elif verdict_text.startswith("not recommended"):
+    # refused on the confirmation's fresh runs, or (no confirmation: the
+    # race's leader was refused before it) on the race's: side_effects names it
     verdict = "refused"
-    leader = next((x for x in leaders if x["changes"] == conf["changes"]), None)
+    key = conf["changes"] if conf else fx.get("changes")
+    leader = next((x for x in leaders if x["changes"] == key), None)
 elif conf:
     verdict, leader = "noise", next((x for x in leaders if x["changes"] == conf["changes"]), None)
 else:
     verdict, leader = "none", None
 claimed = 100 * conf["confirmed_improvement"] if conf and conf.get("confirmed_improvement") is not None else None
+if claimed is None and verdict == "refused" and leader and leader.get("improvement") is not None:
+    claimed = 100 * leader["improvement"]   # the race's estimate: no confirmation measured it
 print("transfer: verdict=%s seconds=%.0f burst=%.2fGB candidate=%s" % (
     verdict, seconds, size / 1e9, leader["changes"] if leader else "-"))
 if leader is None:
