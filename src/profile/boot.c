@@ -53,8 +53,13 @@ static char *exec_text(int (*quote)(const char *, char *, size_t, sl_err *), con
     return textbuf_take(&b);
 }
 
+/* The unit's first line: the packaged unit stays when boot remove disables it. */
+static const char unit_written[] = "# sluice-apply.service: written by 'sluice boot install'; 'sluice boot remove' deletes it.\n";
+static const char unit_packaged[] =
+    "# sluice-apply.service: shipped with sluice, not enabled: 'sluice boot install PROFILE' enables it,\n"
+    "# 'sluice boot remove' disables it (the unit stays).\n";
 static const char unit_template[] =
-    "# sluice-apply.service: written by sluice; 'sluice boot remove' deletes it.\n"
+    "%s"
     "[Unit]\n"
     "Description=Apply the sluice tuning profile (VM write-back and block queues)\n"
     "Documentation=man:sluice(8) man:sluice-profile(5)\n"
@@ -71,7 +76,26 @@ static const char unit_template[] =
     "[Install]\n"
     "WantedBy=multi-user.target\n";
 
-char *boot_unit_text(const char *exe, sl_err *e) { return exec_text(quote_unit_exec, unit_template, exe, e); }
+char *boot_unit_text(const char *exe, bool packaged, sl_err *e)
+{
+    char prog[PATH_MAX * 4 + 8];
+    if (quote_unit_exec(exe, prog, sizeof prog, e) < 0) return NULL;
+    struct textbuf b = { 0 };
+    textbuf_printf(&b, unit_template, packaged ? unit_packaged : unit_written, prog, prog);
+    return textbuf_take(&b);
+}
+
+static const char *const packaged_units[] = {
+    "/usr/lib/systemd/system/sluice-apply.service", "/lib/systemd/system/sluice-apply.service",
+    "/usr/local/lib/systemd/system/sluice-apply.service",
+};
+
+const char *boot_packaged_unit(void)
+{
+    for (size_t i = 0; i < sizeof packaged_units / sizeof packaged_units[0]; i++)
+        if (sysfs_exists(packaged_units[i])) return packaged_units[i];
+    return NULL;
+}
 
 /* --- manifest --------------------------------------------------------------- */
 
@@ -313,8 +337,15 @@ static void plan_init_outputs(struct outputs *o, const struct boot_manifest *old
                               char *script, char *line)
 {
     if (init == BOOT_INIT_SYSTEMD) {
-        out_add(o, BOOT_UNIT, unit, NULL, 0644, false);
-        out_add(o, BOOT_UNIT_LINK, NULL, BOOT_UNIT, 0, false);
+        /* The package's unit is enabled as systemctl enable does; a copy
+         * in /etc would shadow it, and outlive the package. */
+        const char *packaged = boot_packaged_unit();
+        if (packaged) {
+            free(unit);
+        } else {
+            out_add(o, BOOT_UNIT, unit, NULL, 0644, false);
+        }
+        out_add(o, BOOT_UNIT_LINK, NULL, packaged ? packaged : BOOT_UNIT, 0, false);
         free(script);
         free(line);
     } else if (init == BOOT_INIT_SYSV) {
@@ -525,7 +556,7 @@ int boot_install_as(const struct profile *p, const struct plan *pl, const char *
 {
     /* The profile's path goes into active.conf's first comment. */
     if (quote_check_path("profile file", p->path, e) < 0) return -1;
-    char *unit = boot_unit_text(exe, e), *script = unit ? exec_text(quote_shell_word, initscript_template, exe, e) : NULL;
+    char *unit = boot_unit_text(exe, false, e), *script = unit ? exec_text(quote_shell_word, initscript_template, exe, e) : NULL;
     char *line = script ? exec_text(quote_shell_word, rclocal_template, exe, e) : NULL;
     char *active = line ? active_text(p, e) : NULL;
     struct boot_manifest old;

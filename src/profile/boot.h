@@ -42,10 +42,15 @@ struct boot_manifest {
 };
 enum boot_state { BOOT_INTACT, BOOT_MISSING, BOOT_CHANGED };
 
-/* The unit text for a sluice binary at exe (also what `make install` ships).
+/* The unit text for a sluice binary at exe: packaged, what `make install`
+ * ships (`boot unit`); else the one boot install writes when there is none.
  * NULL (SL_EUSAGE) when exe cannot be written into a unit (a control
  * character in the path). malloc'ed. */
-char *boot_unit_text(const char *exe, sl_err *e);
+char *boot_unit_text(const char *exe, bool packaged, sl_err *e);
+/* The unit a package installed under the root (/usr/lib/systemd/system,
+ * /lib/..., /usr/local/lib/...), which boot install enables instead of
+ * writing its own; NULL when there is none. */
+const char *boot_packaged_unit(void);
 /* Write the active profile, sysctl.d file, udev rules, unit and its enabling
  * link, then the manifest, all or nothing even if killed (boot_journal.h;
  * the caller runs boot_settle first). Refuses (nothing written) a profile path or exe
