@@ -193,8 +193,11 @@ install: sluice sluice-apply build/sluice-apply.service build/sluice.bash
 	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0755 sluice $(DESTDIR)$(PREFIX)/sbin/sluice
 	install -m 0755 sluice-apply $(DESTDIR)$(PREFIX)/sbin/sluice-apply
-	install -m 0644 man/sluice.8 $(DESTDIR)$(PREFIX)/share/man/man8/sluice.8
-	install -m 0644 man/sluice-profile.5 $(DESTDIR)$(PREFIX)/share/man/man5/sluice-profile.5
+	# The manual names the profile directory this install compiled in.
+	sed 's#/usr/local/share/sluice#$(DATADIR)#g' man/sluice.8 > build/sluice.8 && \
+	    install -m 0644 build/sluice.8 $(DESTDIR)$(PREFIX)/share/man/man8/sluice.8
+	sed 's#/usr/local/share/sluice#$(DATADIR)#g' man/sluice-profile.5 > build/sluice-profile.5 && \
+	    install -m 0644 build/sluice-profile.5 $(DESTDIR)$(PREFIX)/share/man/man5/sluice-profile.5
 	install -m 0644 profiles/*.conf $(DESTDIR)$(DATADIR)/profiles/
 	install -m 0644 build/sluice-apply.service $(DESTDIR)$(PREFIX)/lib/systemd/system/sluice-apply.service
 	install -m 0644 build/sluice.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sluice

@@ -22,6 +22,10 @@ if grep -qx 'ExecStart=/opt/sl/sbin/sluice-apply apply --boot' "$dest/opt/sl/lib
     echo "ok install/unit-execstart"; else echo "FAIL install/unit-execstart"; fi
 if grep -q '/opt/sl/share/sluice' "$dest/opt/sl/sbin/sluice"; then echo "ok install/datadir-compiled-in"
 else echo "FAIL install/datadir-compiled-in"; echo "  the binary does not name /opt/sl/share/sluice"; fi
+if grep -q '/opt/sl/share/sluice/profiles' "$dest/opt/sl/share/man/man8/sluice.8" "$dest/opt/sl/share/man/man5/sluice-profile.5" \
+   && ! grep -q '/usr/local/share/sluice' "$dest/opt/sl/share/man/man8/sluice.8" "$dest/opt/sl/share/man/man5/sluice-profile.5"; then
+    echo "ok install/man-pages-name-the-installed-profile-dir"
+else echo "FAIL install/man-pages-name-the-installed-profile-dir"; grep -n 'share/sluice' "$dest/opt/sl/share/man/man8/sluice.8" | head -3 | sed 's/^/  /'; fi
 if "$dest/opt/sl/sbin/sluice" --version | grep -q '^sluice '; then echo "ok install/runs"; else echo "FAIL install/runs"; fi
 if "$dest/opt/sl/sbin/sluice-apply" --version | grep -q '^sluice '; then echo "ok install/apply-runs"; else echo "FAIL install/apply-runs"; fi
 needed=$(readelf -d "$dest/opt/sl/sbin/sluice-apply" 2>/dev/null | grep NEEDED)
