@@ -15,7 +15,7 @@ BUILD_DEBS = gcc make pkg-config libsqlite3-dev libjansson-dev libncurses-dev \
 TEST_DEBS  = sqlite3 tmux util-linux e2fsprogs fio systemd cppcheck valgrind \
              clang libclang-rt-14-dev dmsetup \
              nginx libnginx-mod-http-dav-ext python3 openssl openssh-server chromium rsyslog zstd postgresql-15 \
-             debhelper dpkg-dev
+             debhelper dpkg-dev lintian
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -196,6 +196,7 @@ install: sluice sluice-apply build/sluice-apply.service build/sluice.bash
 	# The manual names the profile directory this install compiled in.
 	sed 's#/usr/local/share/sluice#$(DATADIR)#g' man/sluice.8 > build/sluice.8 && \
 	    install -m 0644 build/sluice.8 $(DESTDIR)$(PREFIX)/share/man/man8/sluice.8
+	ln -sf sluice.8 $(DESTDIR)$(PREFIX)/share/man/man8/sluice-apply.8
 	sed 's#/usr/local/share/sluice#$(DATADIR)#g' man/sluice-profile.5 > build/sluice-profile.5 && \
 	    install -m 0644 build/sluice-profile.5 $(DESTDIR)$(PREFIX)/share/man/man5/sluice-profile.5
 	install -m 0644 profiles/*.conf $(DESTDIR)$(DATADIR)/profiles/
@@ -203,7 +204,7 @@ install: sluice sluice-apply build/sluice-apply.service build/sluice.bash
 	install -m 0644 build/sluice.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sluice
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/sbin/sluice $(DESTDIR)$(PREFIX)/sbin/sluice-apply $(DESTDIR)$(PREFIX)/share/man/man8/sluice.8 \
+	rm -f $(DESTDIR)$(PREFIX)/sbin/sluice $(DESTDIR)$(PREFIX)/sbin/sluice-apply $(DESTDIR)$(PREFIX)/share/man/man8/sluice.8 $(DESTDIR)$(PREFIX)/share/man/man8/sluice-apply.8 \
 	      $(DESTDIR)$(PREFIX)/share/man/man5/sluice-profile.5 $(DESTDIR)$(PREFIX)/lib/systemd/system/sluice-apply.service \
 	      $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sluice
 	rm -rf $(DESTDIR)$(DATADIR)
