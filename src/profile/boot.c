@@ -353,8 +353,9 @@ static void plan_init_outputs(struct outputs *o, const struct boot_manifest *old
         char path[256];
         snprintf(path, sizeof path, "%s/init.d/" BOOT_INITSCRIPT, base);
         out_add(o, path, script, NULL, 0755, false);
-        /* Runlevels 2-5 where the root has them (rc2.d at least). */
-        for (int level = 2; level <= 5; level++) {
+        /* Runlevels 2-5 where the root has them (rc2.d at least), unless
+         * update-rc.d links the script (boot_install_as, once it is in place). */
+        for (int level = 2; level <= 5 && !(strcmp(base, "/etc") == 0 && boot_update_rc_d_present()); level++) {
             snprintf(path, sizeof path, "%s/rc%d.d", base, level);
             if (!sysfs_is_dir(path) && level != 2) continue;
             snprintf(path, sizeof path, "%s/rc%d.d/S99" BOOT_INITSCRIPT, base, level);
@@ -545,6 +546,28 @@ static char *active_text(const struct profile *p, sl_err *e)
     return text;
 }
 
+static bool lists_init_script(const struct boot_manifest *m)
+{
+    return manifest_find(m, "/etc/init.d/" BOOT_INITSCRIPT) != NULL;
+}
+
+/* update-rc.d links the script an install wrote, or takes away the links
+ * of the one a former install wrote and this one removed. */
+static int link_init_script(const struct boot_manifest *old, const struct boot_manifest *now, struct notes *nt,
+                            sl_err *e)
+{
+    if (!boot_update_rc_d_present()) return 0;
+    const char *action = lists_init_script(now) ? "defaults" : lists_init_script(old) ? "remove" : NULL;
+    if (!action) return 0;
+    if (boot_update_rc_d(action, e) == 0) {
+        notes_add(nt, "update-rc.d %s the init script's runlevel links", strcmp(action, "defaults") == 0 ? "made" : "removed");
+        return 0;
+    }
+    return sl_suffix(e, "%s: run it yourself once the cause is fixed", strcmp(action, "defaults") == 0
+                     ? "The files are installed but the init script is not linked into its runlevels"
+                     : "The old init script is removed but its runlevel links are left");
+}
+
 int boot_install(const struct profile *p, const struct plan *pl, const char *exe, bool force, struct notes *nt,
                  sl_err *e)
 {
@@ -583,6 +606,7 @@ int boot_install_as(const struct profile *p, const struct plan *pl, const char *
     struct boot_manifest m = { 0 };
     snprintf(m.profile, sizeof m.profile, "%s", p->name);
     if (rc == 0) rc = install_outputs(&o, &old, force, nt, &m, e);
+    if (rc == 0) rc = link_init_script(&old, &m, nt, e);
     for (int i = 0; i < o.n; i++) {
         free(o.v[i].text);
         if (o.v[i].line) free((char *)o.v[i].target);
@@ -607,6 +631,9 @@ int boot_remove(bool force, struct boot_manifest *out, enum boot_state *states, 
         if (remove_entry(be, e) < 0) return -1;
         removed[i] = true;
     }
+    if (lists_init_script(out) && !sysfs_exists("/etc/init.d/" BOOT_INITSCRIPT) && boot_update_rc_d_present() &&
+        boot_update_rc_d("remove", e) < 0)
+        return sl_suffix(e, "The init script is removed but its runlevel links are left: run it yourself");
     if (kept)
         return sl_fail(e, SL_EFAIL, "%d file(s) were edited since install and were left in place (and the manifest with them): "
                                     "look at them, then remove them yourself or run 'sluice boot remove --force'", kept);

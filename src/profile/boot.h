@@ -76,6 +76,13 @@ const char *boot_file_what(const char *path);
  * edited since install only with force;
  * the manifest goes last. 1 when nothing is installed. The caller frees *m. */
 int boot_remove(bool force, struct boot_manifest *m, enum boot_state *states, bool *removed, sl_err *e);
+/* Whether the root links init scripts with update-rc.d (/usr/sbin/update-rc.d
+ * there and on this host). */
+bool boot_update_rc_d_present(void);
+/* Run `update-rc.d sluice-apply ACTION` (defaults, remove) for the root:
+ * DPKG_ROOT names it unless it is the real one. 0, or -1 with e naming the
+ * command and its exit status. */
+int boot_update_rc_d(const char *action, sl_err *e);
 /* sysctl.d files sorting after 60-sluice.conf (or /etc/sysctl.conf) that set
  * a vm knob of the plan: one note each. Returns how many. */
 int boot_sysctl_overrides(const struct plan *pl, struct notes *nt);

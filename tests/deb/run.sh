@@ -75,10 +75,13 @@ check man-names-usr-share 'zcat "$tmp/x/usr/share/man/man8/sluice.8.gz" | grep -
 # Installed into a private root holding a fixture kernel.
 inst=$tmp/inst admin=$tmp/admin
 cp -a tests/fixtures/modern "$inst"
-# The directories a Debian system with systemd, udev and procps has (boot
+# The directories a booted Debian system with systemd, udev and procps has (boot
 # install writes into them; purge leaves them, as systemctl disable does).
 mkdir -p "$inst/var/lib" "$inst/run" "$inst/etc/sysctl.d" "$inst/etc/udev/rules.d" \
-    "$inst/etc/systemd/system/multi-user.target.wants"
+    "$inst/etc/systemd/system/multi-user.target.wants" "$inst/etc/init.d" "$inst/usr/sbin" "$inst/run/systemd/system" \
+    "$inst/etc/rc2.d" "$inst/etc/rc3.d" "$inst/etc/rc4.d" "$inst/etc/rc5.d"
+# It has update-rc.d too (init-system-helpers; this host's runs, with DPKG_ROOT).
+printf '#!/bin/sh\n' > "$inst/usr/sbin/update-rc.d"; chmod 755 "$inst/usr/sbin/update-rc.d"
 mkdir -p "$admin/info" "$admin/updates" "$admin/triggers"
 : > "$admin/status"; : > "$admin/available"
 (cd "$inst" && find . | sort) > "$tmp/before"
@@ -98,6 +101,9 @@ check boot-install-enables-the-packaged-unit '[ "$(readlink "$inst/etc/systemd/s
 run sluice-apply restore --crashed > "$tmp/boot-apply.log" 2>&1 && run sluice-apply apply --boot >> "$tmp/boot-apply.log" 2>&1
 check sluice-apply-applies-at-boot '[ $? -eq 0 ] && grep -q latency "$tmp/boot-apply.log"' "$tmp/boot-apply.log"
 
+# Purge after a System V install: the init script and the links update-rc.d made go too.
+run sluice boot install latency --init sysv > "$tmp/sysv.log" 2>&1
+check boot-install-sysv-by-update-rc-d '[ -L "$inst/etc/rc2.d/S01sluice-apply" ] && [ ! -e "$inst/etc/systemd/system/multi-user.target.wants/sluice-apply.service" ]' "$tmp/sysv.log"
 dpkgp --purge sluice > "$tmp/purge.log" 2>&1 < /dev/null
 (cd "$inst" && find . | sort) > "$tmp/after"
 diff "$tmp/before" "$tmp/after" > "$tmp/left"
