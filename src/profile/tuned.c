@@ -58,6 +58,35 @@ static int tuned_find_standard(const char *name, char *path, size_t n)
     return 1;
 }
 
+static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+int profile_tuned_names(char ***out)
+{
+    char **all = NULL;
+    int n = 0;
+    for (size_t i = 0; i < sizeof tuned_dirs / sizeof tuned_dirs[0]; i++) {
+        char **names;
+        int k = sysfs_is_dir(tuned_dirs[i]) ? sysfs_list(tuned_dirs[i], &names, NULL) : -1;
+        for (int j = 0; j < k; j++) {
+            char rel[512], path[PATH_MAX];
+            snprintf(rel, sizeof rel, "%s/%s/tuned.conf", tuned_dirs[i], names[j]);
+            if (profile_name_valid(names[j]) && sysfs_path(path, sizeof path, rel) == 0 && is_file(path)) {
+                all = xrealloc(all, sizeof *all * (size_t)(n + 1));
+                all[n++] = xstrdup(names[j]);
+            }
+        }
+        if (k >= 0) sysfs_names_free(names, k);
+    }
+    if (n) qsort(all, (size_t)n, sizeof *all, name_cmp);
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        if (kept && strcmp(all[kept - 1], all[i]) == 0) free(all[i]);
+        else all[kept++] = all[i];
+    }
+    *out = all;
+    return kept;
+}
+
 static int tuned_find(const char *name, char *path, size_t n, sl_err *e)
 {
     if (strchr(name, '/')) {
