@@ -71,6 +71,13 @@ static int boot_install_cmd(struct cli_ctx *ctx, const struct sub_opts *o, const
     const char *init_opt = ((const struct boot_opts *)ctx->opts)->init;
     enum boot_init init = init_opt ? (enum boot_init)boot_init_parse(init_opt) : boot_init_detect();
     int rc = boot_install_as(&p, &pl, exe, o->force, init, &nt, &e);
+    /* Run from a checkout, the boot files name the build tree's binary. */
+    bool own_exe = !(init == BOOT_INIT_SYSTEMD && boot_packaged_unit());
+    if (rc == 0 && own_exe && strncmp(exe, "/usr/", 5) && strncmp(exe, "/opt/", 5) && strncmp(exe, "/sbin/", 6) &&
+        strncmp(exe, "/bin/", 5))
+        notes_add(&nt, "what applies the profile at boot runs this sluice, outside /usr and /opt (a build tree?): if it "
+                       "moves, nothing is applied at boot. 'make install' or the Debian package puts sluice-apply in "
+                       "/usr/sbin; run 'sluice boot install' from there");
     if (rc < 0) {
         rc = cli_error(&e);
     } else {
