@@ -89,6 +89,8 @@ static const char script_head[] =
     "        @dir) compopt -o filenames 2>/dev/null; compgen -d -- \"$2\" ;;\n"
     "        @knob=) compopt -o nospace 2>/dev/null\n"
     "            compgen -S = -W \"$(\"$_sluice_exe\" \"${_sluice_globals[@]}\" complete-words knob 2>/dev/null)\" -- \"$2\" ;;\n"
+    "        @tuned) if [[ $2 == */* ]]; then compopt -o filenames 2>/dev/null; compgen -d -- \"$2\"\n"
+    "            else compgen -W \"$(\"$_sluice_exe\" \"${_sluice_globals[@]}\" complete-words tuned 2>/dev/null)\" -- \"$2\"; fi ;;\n"
     "        @*) compgen -W \"$(\"$_sluice_exe\" \"${_sluice_globals[@]}\" complete-words \"${1#@}\" 2>/dev/null)\" -- \"$2\" ;;\n"
     "        *) compgen -W \"$1\" -- \"$2\" ;;\n"
     "    esac\n"
@@ -98,7 +100,7 @@ static const char script_head[] =
 static const char script_main[] =
     "_sluice() {\n"
     "    # Words split at blanks only (COMP_WORDS also splits at = and :).\n"
-    "    local line=${COMP_LINE:0:COMP_POINT} words cur prev='' cmd='' kind w i nargs=0\n"
+    "    local line=${COMP_LINE:0:COMP_POINT} words cur prev='' cmd='' sub='' kind w i nargs=0\n"
     "    read -ra words <<< \"$line\"\n"
     "    [[ -z $line || $line == *[[:space:]] ]] && words+=('')\n"
     "    local cword=$((${#words[@]} - 1))\n"
@@ -115,7 +117,7 @@ static const char script_main[] =
     "            --root=*|--db=*) _sluice_globals+=(\"$w\") ;;\n"
     "            --*=*) ;;\n"
     "            -*) _sluice_value \"$cmd\" \"$w\" > /dev/null && i=$((i + 1)) ;;\n"
-    "            *) if [ -z \"$cmd\" ]; then cmd=$w; else nargs=$((nargs + 1)); fi ;;\n"
+    "            *) if [ -z \"$cmd\" ]; then cmd=$w; else [ \"$nargs\" -eq 0 ] && sub=$w; nargs=$((nargs + 1)); fi ;;\n"
     "        esac\n"
     "    done\n"
     "    if [[ $cur == --*=* ]]; then\n"
@@ -141,6 +143,8 @@ static const char script_main[] =
     "        return 0\n"
     "    fi\n"
     "    kind=$(_sluice_args \"$cmd\")\n"
+    "    # import-tuned takes a TuneD profile, not one of sluice's.\n"
+    "    [ \"$cmd $sub\" = 'profile import-tuned' ] && kind=@tuned\n"
     "    [ -n \"$kind\" ] && mapfile -t COMPREPLY < <(_sluice_words \"$kind\" \"$cur\")\n"
     "    return 0\n"
     "}\n"
@@ -273,6 +277,15 @@ static int run_complete_words(struct cli_ctx *ctx, int argc, char **argv)
     if (strcmp(k, "knob") == 0) print_knobs();
     else if (strcmp(k, "profile") == 0) print_profiles();
     else if (strcmp(k, "device") == 0) print_devices();
+    else if (strcmp(k, "tuned") == 0) {
+        char **names;
+        int n = profile_tuned_names(&names);
+        for (int i = 0; i < n; i++) {
+            printf("%s\n", names[i]);
+            free(names[i]);
+        }
+        free(names);
+    }
     else if (strcmp(k, "workload") == 0)
         for (int i = 0; i < probe_workload_count(); i++) printf("%s\n", probe_workload_name(i));
     else if (strcmp(k, "space") == 0)
@@ -281,7 +294,7 @@ static int run_complete_words(struct cli_ctx *ctx, int argc, char **argv)
         for (int i = 0; i < cli_command_count(); i++) {
             if (!(cli_command_at(i)->flags & CLI_HIDDEN)) printf("%s\n", cli_command_at(i)->name);
         }
-    else return cli_usage("complete-words", "unknown kind \"%s\" (knob profile device workload space command)", k);
+    else return cli_usage("complete-words", "unknown kind \"%s\" (knob profile device workload space command tuned)", k);
     return 0;
 }
 
