@@ -14,6 +14,7 @@ with its 95% interval), and for a refused trade
 Environment: WORK (with saved, queue.saved), DIR, SLUICE, DB, REPS."""
 import json
 import os
+import re
 import sqlite3
 import sys
 import time
@@ -65,7 +66,8 @@ pjob = ("[global]\ndirectory=%s\nrw=write\nbs=1M\nsize=%d\nioengine=psync\nend_f
         "[burst-fsync]\n" % (D, size))
 jobs = [("sluice-job", sjob, "seqwrite"), ("burst-fsync", pjob, "burst-fsync")]
 if verdict == "refused":
-    rate = float(next((l.split()[-4] for l in out.splitlines() if l.startswith("calibration:") and "MB/s" in l), "300"))
+    rates = [float(x) for l in out.splitlines() if l.startswith("calibration:") for x in re.findall(r"([0-9.]+) MB/s", l)]
+    rate = rates[-1] if rates else 300.0
     runtime = max(5, int(size / (rate * 1e6)) + 1)
     mixed = ("[global]\ndirectory=%s\nioengine=psync\n"
              "[writer]\nrw=write\nbs=1M\nsize=%d\nend_fsync=1\nfallocate=none\nunlink=1\nfilename=as-user.writer\n"
