@@ -204,6 +204,22 @@ store *cli_store_read(struct cli_ctx *ctx, sl_err *e)
     return ctx->st;
 }
 
+int cli_unknown_subcommand(const char *cmd, const char *word, const char *choices)
+{
+    struct suggest s;
+    suggest_init(&s, word);
+    char words[512], list[600] = "", *save;
+    snprintf(words, sizeof words, "%s", choices);
+    for (char *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        suggest_offer(&s, w);
+        size_t len = strlen(list);
+        snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", w);
+    }
+    if (suggest_best(&s))
+        return cli_usage(cmd, "unknown subcommand \"%s\" (%s). Did you mean %s?", word, list, suggest_best(&s));
+    return cli_usage(cmd, "unknown subcommand \"%s\" (%s)", word, list);
+}
+
 /* Messages quote profile text, device strings and names from merged
  * databases: their control characters are shown, not sent to the terminal. */
 int cli_error(const sl_err *e)

@@ -79,6 +79,9 @@ int cli_nothing_stored(struct cli_ctx *ctx);
  * and answered by an empty store in memory, so nothing is created on disk.
  * NULL + e on error. */
 store *cli_store_read(struct cli_ctx *ctx, sl_err *e);
+/* "unknown subcommand "lsit" (list, show, ...). Did you mean list?" as
+ * cli_usage says it; choices space-separated. Returns SL_EUSAGE. */
+int cli_unknown_subcommand(const char *cmd, const char *word, const char *choices);
 /* Print an error the way every command does and return its status. */
 int cli_error(const sl_err *e);
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -333,7 +333,7 @@ static int run_profile(struct cli_ctx *ctx, int argc, char **argv)
             optind = 1;
             return subcommands[i].run(ctx, argc - 1, argv + 1);
         }
-    return cli_usage("profile", "unknown subcommand \"%s\" (list, show, diff, verify, save, import-tuned, export)", argv[1]);
+    return cli_unknown_subcommand("profile", argv[1], "list show diff verify save import-tuned export");
 }
 
 CLI_COMMAND_OPTS(cmd_profile, "profile", run_profile, profile_table,
