@@ -244,8 +244,8 @@ static int diff_two(struct cli_ctx *ctx, const struct sub_opts *o, const char *a
     sl_err e;
     if (profile_load(&dirs, a_name, &a, &e) < 0) { profile_free(&a); return cli_error(&e); }
     if (profile_load(&dirs, b_name, &b, &e) < 0) { profile_free(&a); profile_free(&b); return cli_error(&e); }
-    struct table *t = table_new(4, "KNOB", a.name, b.name, "VERDICT");
     json_t *arr = ctx->json ? json_array() : NULL;
+    struct table *t = arr ? NULL : table_new(4, "KNOB", a.name, b.name, "VERDICT");
     int differ = 0;
     for (int pass = 0; pass < 2; pass++) {
         const struct profile *x = pass ? &b : &a, *y = pass ? &a : &b;
@@ -280,7 +280,7 @@ static int diff_two(struct cli_ctx *ctx, const struct sub_opts *o, const char *a
     }
     profile_free(&a);
     profile_free(&b);
-    if (arr) { free(t); return cli_print_json(arr); }
+    if (arr) return cli_print_json(arr);
     table_print(t);
     printf("%d difference(s)\n", differ);
     return 0;
