@@ -15,7 +15,7 @@ BUILD_DEBS = gcc make pkg-config libsqlite3-dev libjansson-dev libncurses-dev \
 TEST_DEBS  = sqlite3 tmux util-linux e2fsprogs fio systemd cppcheck valgrind \
              clang libclang-rt-14-dev dmsetup \
              nginx libnginx-mod-http-dav-ext python3 openssl openssh-server chromium rsyslog zstd postgresql-15 \
-             debhelper dpkg-dev lintian
+             debhelper dpkg-dev lintian jq python3-jsonschema
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)

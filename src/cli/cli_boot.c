@@ -264,7 +264,7 @@ static int run_boot(struct cli_ctx *ctx, int argc, char **argv)
         free(text);
         return 0;
     }
-    return cli_usage("boot", "unknown subcommand \"%s\" (install, status, remove)", sub);
+    return cli_unknown_subcommand("boot", sub, "install status remove unit");
 }
 
 CLI_COMMAND_OPTS(cmd_boot, "boot", run_boot, boot_table,
