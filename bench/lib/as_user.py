@@ -51,6 +51,8 @@ elif verdict_text.startswith("not recommended"):
     leader = next((x for x in leaders if x["changes"] == key), None)
 elif conf:
     verdict, leader = "noise", next((x for x in leaders if x["changes"] == conf["changes"]), None)
+elif verdict_text.startswith("within noise"):
+    verdict, leader = "noise", None   # the race found nothing to confirm: a verdict, nothing claimed
 else:
     verdict, leader = "none", None
 claimed = 100 * conf["confirmed_improvement"] if conf and conf.get("confirmed_improvement") is not None else None
