@@ -16,7 +16,7 @@
 #include <time.h>
 
 struct verify_opts {
-    bool live, keep;
+    bool live, keep, no_canary;
     long long duration_ms, block_ms;
     int seed;                 /* -1: from the clock (printed, to repeat the order) */
     const char *metric, *dir, *dirs;
@@ -47,8 +47,11 @@ static const struct opt verify_rows[] = {
     { .name = "metric-better", .type = OPT_CHOICE, .arg = "lower|higher", .def = "lower",
       .help = "which way --metric improves", OPT_AT(struct verify_opts, better), .complete = "lower higher" },
     { .name = "dir", .type = OPT_TEXT, .arg = "DIR",
-      .help = "vm.* knobs: watch the disk under DIR (default: every disk that is not virtual)",
+      .help = "the workload's disk: vm.* knobs watch the disk under DIR (default: every disk that is not virtual), "
+              "and the canary reads a scratch file there",
       OPT_PTR(struct verify_opts, dir), .complete = COMPLETE_DIR },
+    { .name = "no-canary", .type = OPT_FLAG, .help = "no canary reader under --dir (a 4 KiB uncached read every 100 ms)",
+      OPT_AT(struct verify_opts, no_canary) },
     { .name = "keep", .type = OPT_FLAG, .help = "keep B at the end if it held (no judged metric worse, no guard stop)",
       OPT_AT(struct verify_opts, keep) },
     { .name = "profiles", .type = OPT_TEXT, .arg = "DIR", .help = "look for profiles in DIR first (colon-separated list)",
@@ -136,15 +139,18 @@ static void on_plan(void *arg, const struct verify_run *r)
     printf(" (%s)\n", p->disks_why);
     printf("  settle after a switch from A: %s\n", p->settle_why[0]);
     printf("  settle after a switch from B: %s\n", p->settle_why[1]);
-    printf("  guard: the first two A blocks set it; B is reverted at once when PSI io full or the average wait stays "
-           "above %.0fx their worst sample (at least %.0f%% / %.0f ms) for %d samples of %.1f s\n", s->guard_factor,
-           VERIFY_GUARD_PSI_FLOOR, VERIFY_GUARD_AWAIT_FLOOR_MS, s->guard_samples, (double)p->sample_ms / 1000);
+    printf("  canary: %s\n", p->canary_why);
+    printf("  guard: the first two A blocks set it; B is reverted at once when %s stays above %.0fx their worst sample "
+           "(at least %.0f%%, %.0f ms%s) for %d samples of %.1f s\n",
+           p->canary ? "PSI io full, the average wait or the canary's slowest read" : "PSI io full or the average wait",
+           s->guard_factor, VERIFY_GUARD_PSI_FLOOR, VERIFY_GUARD_AWAIT_FLOOR_MS, p->canary ? ", 100 ms" : "",
+           s->guard_samples, (double)p->sample_ms / 1000);
     if (s->metric_cmd)
         printf("  guard on --metric: at the end of a B block, when it is %.0fx %s than the worst of the first two A "
                "blocks\n", s->guard_factor, s->metric_higher ? "lower" : "higher");
-    printf("  decided on: average wait, PSI io some and full%s; throughput follows the workload's demand and is judged "
+    printf("  decided on: average wait, PSI io some and full%s%s; throughput follows the workload's demand and is judged "
            "only on a saturated disk (the busiest watched disk over 90%% busy in the A blocks, diskstats io_ticks)\n",
-           s->metric_cmd ? ", the --metric command" : "");
+           p->canary ? ", the canary's mean read" : "", s->metric_cmd ? ", the --metric command" : "");
     if (p->npairs < VERIFY_PAIRS_FOR_VERDICT)
         printf("  note: %d pairs cannot show a difference at the 0.05 level (that takes %d pairs): a longer --duration "
                "or shorter --block\n", p->npairs, VERIFY_PAIRS_FOR_VERDICT);
@@ -156,8 +162,8 @@ static void on_plan(void *arg, const struct verify_run *r)
 /* After each pair: what the whole test can see at the noise so far. */
 static void print_detectable(const struct verify_run *r)
 {
-    static const enum verify_metric shown[] = { VM_AWAIT_MS, VM_PSI_SOME, VM_USER };
-    static const char *const what[] = { "the wait", "PSI io some", "the metric" };
+    static const enum verify_metric shown[] = { VM_AWAIT_MS, VM_PSI_SOME, VM_CANARY_MS, VM_USER };
+    static const char *const what[] = { "the wait", "PSI io some", "the canary", "the metric" };
     char parts[256] = "";
     for (size_t k = 0; k < sizeof shown / sizeof shown[0]; k++) {
         double pct = verify_detectable_pct(r->blocks, r->ncomplete, shown[k], r->plan.npairs);
@@ -183,6 +189,7 @@ static void on_block(void *arg, const struct verify_run *r, int i)
                b->v[VM_READ_MBS], b->v[VM_WRITE_MBS], b->v[VM_IOPS], b->util_pct);
     if (b->has[VM_PSI_SOME]) printf("  psi some %.1f%% full %.1f%%", b->v[VM_PSI_SOME], b->v[VM_PSI_FULL]);
     if (b->has[VM_DIRTY_PAGES]) printf("  dirty %.0f wb %.0f", b->v[VM_DIRTY_PAGES], b->v[VM_WRITEBACK_PAGES]);
+    if (b->has[VM_CANARY_MS]) printf("  canary %.2f ms (max %.1f)", b->v[VM_CANARY_MS], b->v[VM_CANARY_MAX_MS]);
     if (b->has[VM_USER]) printf("  metric %g", b->v[VM_USER]);
     long long left = (long long)(r->plan.nblocks - i - 1) * r->spec.block_ms;
     printf("  left %.0f s\n", (double)left / 1000);
@@ -276,6 +283,7 @@ static json_t *run_json(const struct verify_run *r)
                           p->settle_after_ms[1] / 1000.0, "settle_why", p->settle_why[0], p->settle_why[1], "disks", disks,
                           "session", r->session, "blocks", blocks, "end", end_name(r->end), "why", r->end_why, "kept",
                           r->kept, "put_back", r->put_back);
+    json_object_set_new(o, "canary", json_pack("{s:b,s:s}", "on", p->canary, "why", p->canary_why));
     if (r->ncomplete >= 2) json_object_set_new(o, "verdict", verdict_json(&r->verdict));
     return o;
 }
@@ -285,7 +293,7 @@ static int run_verify(struct cli_ctx *ctx, int argc, char **argv)
     const struct verify_opts *o = ctx->opts;
     if (!o->live) return cli_usage("verify", "only the live mode exists: sluice verify --live KNOB=VALUE...|PROFILE|SEARCH-ID");
     if (argc < 2) return cli_usage("verify", "give the candidate: KNOB=VALUE pairs, a profile or a search's id. Nothing was changed");
-    struct verify_spec spec = { .duration_ms = o->duration_ms, .block_ms = o->block_ms, .dir = o->dir,
+    struct verify_spec spec = { .duration_ms = o->duration_ms, .block_ms = o->block_ms, .dir = o->dir, .no_canary = o->no_canary,
                                 .metric_cmd = o->metric, .metric_higher = strcmp(o->better, "higher") == 0,
                                 .keep = o->keep };
     spec.seed = o->seed >= 0 ? (uint64_t)o->seed : (uint64_t)time(NULL) % 1000000;

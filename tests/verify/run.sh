@@ -2,7 +2,8 @@
 # sluice verify --live end to end on a fixture root whose counters a
 # scripted workload moves (fake-workload.sh): a harmful candidate stopped by
 # the guard (PSI, and the --metric's), a full run with its verdict, --keep,
-# SIGTERM and SIGKILL part-way, a real effect found.
+# SIGTERM and SIGKILL part-way, a real effect found; then live.sh on a loop
+# device (the canary reader).
 # Blocks of 2 s keep each test to seconds; no kernel setting is touched.
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -159,4 +160,8 @@ if [ $rc = 1 ] && grep -q "interrupted by signal 2 during the --metric's trial r
 else
     fail interrupt-during-the-metric-trial-kills-it "exit $rc, left running: ${left:-none}" "$(cat "$tmp/out")"
 fi
+# 10-11. On a real loop device with the canary (root only; live.sh says why it skips).
+[ -n "$faker" ] && kill "$faker" 2>/dev/null && wait "$faker" 2>/dev/null
+faker=""
+sh "$here/live.sh" "$sluice"
 exit 0
