@@ -1,5 +1,6 @@
 /* cli_sessions — `sessions` and `restore`: what sluice changed, and undoing it. */
 #include "cli.h"
+#include "cli_verify.h"
 #include "share/share.h"
 #include "probe/scratch.h"
 #include "profile/lifecycle.h"
@@ -96,6 +97,7 @@ static int run_sessions(struct cli_ctx *ctx, int argc, char **argv)
     }
     table_print(t);
     free(rows);
+    if (cli_verify_print_list(st, &e) < 0) return cli_error(&e);
     return 0;
 }
 

@@ -4,6 +4,8 @@
  * verdict. */
 #include "cli.h"
 #include "cli_profile.h"
+#include "cli_verify.h"
+#include "store_verify.h"
 #include "store_search.h"
 #include "sysfs.h"
 #include "verify/live.h"
@@ -207,14 +209,9 @@ static void on_note(void *arg, const char *msg)
 static void print_metric(const struct verify_verdict *v, enum verify_metric m)
 {
     const struct verify_metric_def *d = &verify_metrics[m];
-    printf("  %-13s %-5s %10.3g %10.3g  ", d->name, d->unit, v->a_mean[m], v->b_mean[m]);
-    if (v->decided[m] && v->d[m].verdict != DECIDE_NO_VERDICT)
-        printf("%+.1f%% [%.0f%% CI %+.1f%%, %+.1f%%] p=%.2g: %s\n", v->d[m].effect_pct, 100 * v->d[m].level,
-               v->d[m].lo_pct, v->d[m].hi_pct, v->d[m].p,
-               v->d[m].verdict == DECIDE_WITHIN_NOISE ? "no difference beyond noise" : decide_verdict_name(v->d[m].verdict));
-    else if (v->decided[m]) printf("no verdict: %s\n", v->d[m].why_text);
-    else if (d->judged == VJ_SATURATED) printf("follows demand: not judged (disk not saturated)\n");
-    else printf("shown, not judged\n");
+    char effect[512];
+    verify_effect_text(v, m, effect, sizeof effect);
+    printf("  %-13s %-5s %10.3g %10.3g  %s\n", d->name, d->unit, v->a_mean[m], v->b_mean[m], effect);
 }
 
 static void print_verdict(const struct verify_run *r)
@@ -228,18 +225,13 @@ static void print_verdict(const struct verify_run *r)
     printf("  %-13s %-5s %10s %10s  %s\n", "METRIC", "UNIT", "A", "B", "EFFECT OF B");
     for (int m = 0; m < VM_NR; m++)
         if (v->has[m]) print_metric(v, (enum verify_metric)m);
-    printf("  the disk was %.0f%% busy in the A blocks: %s\n", v->a_util_pct,
-           v->saturated ? "saturated, so throughput is judged too" : "not saturated, so throughput says what the workload asked, not what B can do");
-    if (v->demand_differs)
-        printf("warning: the workload's demand differed between A and B: B's blocks moved %+.1f%% [%+.1f%%, %+.1f%%] of "
-               "A's I/O volume, so the arms did not see the same work; read the waits with care\n",
-               v->demand.effect_pct, v->demand.lo_pct, v->demand.hi_pct);
-}
-
-static const char *end_name(enum verify_end e)
-{
-    static const char *const names[] = { "done", "guard", "interrupted", "idle", "failed" };
-    return names[e];
+    char line[512];
+    verify_saturation_text(v, line, sizeof line);
+    printf("  %s\n", line);
+    if (v->demand_differs) {
+        verify_demand_text(v, line, sizeof line);
+        printf("warning: %s\n", line);
+    }
 }
 
 static json_t *block_json(const struct verify_block *b)
@@ -281,11 +273,44 @@ static json_t *run_json(const struct verify_run *r)
                           "seed", (json_int_t)r->spec.seed, "blocks_planned", p->nblocks, "block_s",
                           r->spec.block_ms / 1000.0, "settle_s", p->settle_after_ms[0] / 1000.0,
                           p->settle_after_ms[1] / 1000.0, "settle_why", p->settle_why[0], p->settle_why[1], "disks", disks,
-                          "session", r->session, "blocks", blocks, "end", end_name(r->end), "why", r->end_why, "kept",
+                          "session", r->session, "blocks", blocks, "end", verify_end_name(r->end), "why", r->end_why, "kept",
                           r->kept, "put_back", r->put_back);
+    if (r->id) json_object_set_new(o, "uuid", json_string(r->uuid));
     json_object_set_new(o, "canary", json_pack("{s:b,s:s}", "on", p->canary, "why", p->canary_why));
     if (r->ncomplete >= 2) json_object_set_new(o, "verdict", verdict_json(&r->verdict));
     return o;
+}
+
+int cli_verify_print_list(store *st, sl_err *e)
+{
+    struct verify_row *rows;
+    int n = store_verify_list(st, &rows, e);
+    if (n <= 0) return n;
+    printf("\nlive verifications ('sluice report VERIFY' shows one):\n");
+    struct table *t = table_new(7, "VERIFY", "SESSION", "STARTED", "STATE", "BLOCKS", "VERDICT", "CANDIDATE (B)");
+    for (int i = 0; i < n; i++) {
+        const struct verify_row *v = &rows[i];
+        char id[9], session[9], blocks[32];
+        snprintf(id, sizeof id, "%.8s", v->uuid);
+        snprintf(session, sizeof session, "%.8s", v->session_uuid[0] ? v->session_uuid : "-");
+        snprintf(blocks, sizeof blocks, "%d of %lld", v->nblocks, v->block_ms > 0 ? (long long)(v->duration_ms / v->block_ms / 2 * 2) : 0);
+        table_row(t, id, session, v->started, v->state, blocks, v->verdict[0] ? v->verdict : "-", v->candidate);
+    }
+    table_print(t);
+    free(rows);
+    return 0;
+}
+
+int cli_verify_run(struct cli_ctx *ctx, store *st, struct verify_run *r, const struct knobset *ks, json_t **json_out,
+                   sl_err *e)
+{
+    struct verify_observer obs = { NULL, on_plan, on_block, on_note };
+    int rc = verify_live(st, r, ks, ctx->json ? NULL : &obs, e);
+    if (ctx->json && r->blocks && json_out) *json_out = run_json(r);
+    else if (r->blocks && !ctx->json) print_verdict(r);
+    if (!ctx->json && r->put_back[0]) printf("%s\n", r->put_back);
+    if (!ctx->json && r->id) printf("stored as verification %.8s: 'sluice report' with its id draws its blocks\n", r->uuid);
+    return rc;
 }
 
 static int run_verify(struct cli_ctx *ctx, int argc, char **argv)
@@ -305,11 +330,9 @@ static int run_verify(struct cli_ctx *ctx, int argc, char **argv)
     if (rc == 0) rc = sysfs_require_root("sluice verify --live", &e);
     store *st = rc == 0 ? cli_store(ctx, &e) : NULL;
     if (rc < 0 || !st) { knobset_free(&ks); return cli_error(&e); }
-    struct verify_observer obs = { NULL, on_plan, on_block, on_note };
-    rc = verify_live(st, &r, &ks, ctx->json ? NULL : &obs, &e);
-    if (ctx->json && r.blocks) cli_print_json(run_json(&r));
-    else if (r.blocks) print_verdict(&r);
-    if (!ctx->json && r.put_back[0]) printf("%s\n", r.put_back);
+    json_t *out = NULL;
+    rc = cli_verify_run(ctx, st, &r, &ks, &out, &e);
+    if (out) cli_print_json(out);
     verify_run_free(&r);
     knobset_free(&ks);
     if (rc < 0) return cli_error(&e);

@@ -49,11 +49,14 @@ bool verify_guard_check(struct verify_guard *g, const struct verify_spec *s, lon
         snprintf(what, sizeof what, "average wait %.1f ms > guard %.1f ms", x->await_ms, g->lim_await_ms);
     else
         snprintf(what, sizeof what, "a canary read took %.0f ms > guard %.0f ms", x->canary_ms, g->lim_canary_ms);
+    char canary[96] = "";
+    if (g->worst.canary_ms > 0)   /* a canary ran */
+        snprintf(canary, sizeof canary, ", canary %.0f ms; at least %.0f ms", g->worst.canary_ms,
+                 VERIFY_GUARD_CANARY_FLOOR_MS);
     snprintf(g->why, sizeof g->why, "%s for %d samples in a row (%.1f s); the guard is %.0fx the worst sample of the "
-             "first A blocks (PSI io full %.1f%%, wait %.1f ms, canary %.0f ms), at least %.0f%%, %.0f ms and %.0f ms",
-             what, g->over, (double)g->over * (double)sample_ms / 1000, s->guard_factor, g->worst.psi_full,
-             g->worst.await_ms, g->worst.canary_ms, VERIFY_GUARD_PSI_FLOOR, VERIFY_GUARD_AWAIT_FLOOR_MS,
-             VERIFY_GUARD_CANARY_FLOOR_MS);
+             "first A blocks (PSI io full %.1f%%, wait %.1f ms%s), at least %.0f%% and %.0f ms", what, g->over,
+             (double)g->over * (double)sample_ms / 1000, s->guard_factor, g->worst.psi_full, g->worst.await_ms, canary,
+             VERIFY_GUARD_PSI_FLOOR, VERIFY_GUARD_AWAIT_FLOOR_MS);
     return true;
 }
 

@@ -23,6 +23,7 @@ struct live {
     const struct verify_observer *obs;
     struct session *s;
     struct canary_reader *canary;   /* NULL: none */
+    bool store_failed;              /* a block could not be stored (said once) */
     long long t0_ms;
     bool b_in_force;
 };
@@ -186,6 +187,9 @@ static void block_close(struct live *L, struct verify_block *blk, struct block_w
 {
     struct verify_run *r = L->r;
     blk->end_ms = now_ms() - L->t0_ms;
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    blk->wall_end_ms = (long long)wall.tv_sec * 1000 + wall.tv_nsec / 1000000;
     if (w->measuring) verify_block_between(&r->plan, &w->m0, &w->prev, &w->vm, blk);
     else snprintf(blk->note, sizeof blk->note, "nothing measured after the settle time");
     if (w->measuring && w->canary.reads) {
@@ -285,6 +289,11 @@ static int run_blocks(struct live *L, sl_err *e)
         if (rc < 0) return -1;
         r->ndone = i + 1;
         r->ncomplete = rc == 0 ? i + 1 : i;
+        sl_err se;
+        if (verify_record_block(L->st, r, i, &se) < 0 && !L->store_failed) {
+            L->store_failed = true;
+            note(L, "block %d could not be stored (%s): the test goes on; 'sluice report' will lack it", i + 1, se.msg);
+        }
         if (L->obs && L->obs->block) L->obs->block(L->obs->arg, r, i);
         if (rc > 0) return 0;
         if (i == 1 && !r->spec.metric_cmd && idle(L)) return 0;
@@ -353,6 +362,12 @@ int verify_live(store *st, struct verify_run *r, const struct knobset *cand, con
                        r->spec.dir);
     if (rc == 0) rc = session_lock_acquire(store_path(st), &lock_fd, e);
     if (rc == 0) rc = session_begin(st, "verify --live", cand->touched, cand->ntouched, lock_fd, &L.s, e);
+    if (rc == 0 && verify_record_start(st, r, session_row_of(L.s)->id, e) < 0) {
+        /* nothing written yet: the session ends as it began */
+        sl_err ee;
+        session_end(L.s, false, NULL, &ee);
+        rc = sl_prefix(e, SL_EFAIL, "the test could not be recorded, so it did not start. Nothing was changed");
+    }
     if (rc < 0) {
         canary_reader_stop(L.canary);
         interrupt_untrap();
@@ -366,7 +381,10 @@ int verify_live(store *st, struct verify_run *r, const struct knobset *cand, con
     interrupt_untrap();
     if (rc < 0) r->end = VE_FAILED;
     verify_decide(r->blocks, r->ncomplete - r->ncomplete % 2, &r->spec, &r->verdict);
-    return finish(&L, rc < 0, e);
+    rc = finish(&L, rc < 0, e);
+    sl_err se;
+    if (verify_record_end(st, r, &se) < 0) note(&L, "the test's end could not be stored: %s", se.msg);
+    return rc;
 }
 
 void verify_run_free(struct verify_run *r)

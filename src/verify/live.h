@@ -57,6 +57,7 @@ struct verify_spec {
     bool keep;                  /* keep B at the end when it held */
     double guard_factor;        /* the limit is this times the A blocks' worst sample (0: 2) */
     int guard_samples;          /* consecutive samples over the limit that stop the test (0: 3) */
+    const char *source;         /* what named the candidate, stored with the test ("profile latency"; NULL: none) */
 };
 
 /* The settings in force and the candidate, as the settle time sees them. */
@@ -82,6 +83,7 @@ struct verify_block {
     bool has[VM_NR];
     double util_pct;                          /* the busiest disk's io_ticks over the measured part */
     double io_bytes_s;                        /* read + write: the workload's demand */
+    long long wall_end_ms;                    /* the wall clock at its end (ms since the epoch) */
     char note[256];                           /* why a metric is missing */
 };
 
@@ -139,6 +141,8 @@ struct verify_run {
     bool kept;
     char session[9];
     char put_back[512];           /* what the end of the session did */
+    int64_t id;                   /* its row in the store (verifies), 0 before it is recorded */
+    char uuid[37];
 };
 
 struct verify_observer {
@@ -208,7 +212,33 @@ const char *verify_overall_name(enum verify_overall v);
  * pairs among the first ncomplete blocks so far; a percentage, or NAN
  * before two pairs (or when a value is not positive). Rough: the spread of
  * a few pairs is itself uncertain. */
+/* The effect of B on metric m as one line: "+3.1% [90% CI -2.0%, +8.4%]
+ * p=0.21: no difference beyond noise", "no verdict: why", or why it is not
+ * judged. The front ends and the report say it alike. */
+void verify_effect_text(const struct verify_verdict *v, enum verify_metric m, char *buf, size_t n);
+/* How busy the disk was and what that means for throughput. */
+void verify_saturation_text(const struct verify_verdict *v, char *buf, size_t n);
+/* The warning when the arms' I/O volumes differed (v->demand_differs). */
+void verify_demand_text(const struct verify_verdict *v, char *buf, size_t n);
 double verify_detectable_pct(const struct verify_block *b, int ncomplete, enum verify_metric m, int npairs_planned);
+
+/* --- the record (record.c): each test and its blocks in the store --------- */
+
+const char *verify_end_name(enum verify_end e);
+struct verify_row;
+/* The test's row, once its session is open. -1 with e. */
+int verify_record_start(store *st, struct verify_run *r, int64_t session_id, sl_err *e);
+/* Block i's row, as soon as it is measured. -1 with e. */
+int verify_record_block(store *st, const struct verify_run *r, int i, sl_err *e);
+/* How it ended: state, verdict, what was kept or put back. -1 with e. */
+int verify_record_end(store *st, const struct verify_run *r, sl_err *e);
+/* A stored test (UUID or a unique prefix) as a run again: spec, plan
+ * (order, settle times, disks), its blocks, and the verdict drawn from
+ * them by verify_decide, as the test drew it. row gets the stored row
+ * (its times, state, candidate); out->spec points into it, so row must
+ * outlive out. -1 with e (SL_EUSAGE: no such test); free with
+ * verify_run_free. */
+int verify_load(store *st, const char *uuid_prefix, struct verify_run *out, struct verify_row *row, sl_err *e);
 
 /* --- the test (live.c) ---------------------------------------------------- */
 

@@ -3,6 +3,7 @@
 #include "harness.h"
 #include "sysfs.h"
 #include "probe/canary_reader.h"
+#include "store_verify.h"
 #include "verify/live.h"
 
 #include <math.h>
@@ -337,4 +338,83 @@ TEST(verify_prepare_names_a_cut_list_of_disks)
     CHECK_CONTAINS(r.plan.disks_why, "the first 16 by name");
     knobset_free(&ks);
     sysfs_set_root("", &e);
+}
+
+/* A test stored block by block and read back is the same test: the same
+ * order, blocks and metrics, and verify_decide draws the same verdict from
+ * the stored blocks as from the live ones (one decision code for the test,
+ * `report` and the UI). A block cut short by the guard is stored, and left
+ * out of the pairs alike. */
+TEST(verify_stored_test_reads_back_with_the_same_verdict)
+{
+    store *st = harness_store("verify.db");
+    if (!st) return;
+    struct verify_run r;
+    memset(&r, 0, sizeof r);
+    r.spec = (struct verify_spec){ .duration_ms = 25000, .block_ms = 1000, .seed = 3, .metric_cmd = "echo 1",
+                                   .guard_factor = 2, .guard_samples = 3, .source = "profile latency" };
+    r.plan.nblocks = 24;
+    r.plan.npairs = 12;
+    verify_schedule(24, 3, r.plan.cand);
+    snprintf(r.plan.cand_text, sizeof r.plan.cand_text, "vm.dirty_ratio=10");
+    snprintf(r.plan.base_text, sizeof r.plan.base_text, "vm.dirty_ratio=20");
+    snprintf(r.plan.disks[0], sizeof r.plan.disks[0], "sda");
+    r.plan.ndisks = 1;
+    r.plan.settle_after_ms[0] = 300;
+    r.plan.settle_after_ms[1] = 400;
+    struct verify_block b[24];
+    blocks(b, 12, 0.8, 3);
+    for (int i = 0; i < 24; i++) {
+        b[i].start_ms = i * 1000;
+        b[i].end_ms = (i + 1) * 1000;
+        b[i].wall_end_ms = 1800000000000LL + b[i].end_ms;
+        b[i].v[VM_CANARY_MS] = b[i].v[VM_PSI_SOME] / (b[i].cand ? 4 : 2);   /* drifts, halved by B */
+        b[i].has[VM_CANARY_MS] = true;
+    }
+    snprintf(b[23].note, sizeof b[23].note, "cut short");
+    r.blocks = b;
+    r.ndone = 24;
+    r.ncomplete = 23;   /* the last block was cut short */
+    sl_err e;
+    CHECK_INT(verify_record_start(st, &r, 0, &e), 0);
+    for (int i = 0; i < 24; i++) CHECK_INT(verify_record_block(st, &r, i, &e), 0);
+    verify_decide(r.blocks, 22, &r.spec, &r.verdict);
+    r.end = VE_GUARD;
+    snprintf(r.end_why, sizeof r.end_why, "stopped by guard: test");
+    CHECK_INT(verify_record_end(st, &r, &e), 0);
+
+    struct verify_row row;
+    struct verify_run back;
+    char prefix[9];
+    snprintf(prefix, sizeof prefix, "%.8s", r.uuid);
+    CHECK_INT(verify_load(st, prefix, &back, &row, &e), 0);
+    CHECK_INT(back.ndone, 24);
+    CHECK_INT(back.ncomplete, 23);
+    CHECK_INT(back.plan.nblocks, 24);
+    CHECK_INT(back.end, VE_GUARD);
+    CHECK_STR(row.state, "guard");
+    CHECK_STR(row.source, "profile latency");
+    CHECK_STR(back.plan.disks[0], "sda");
+    CHECK_INT((int)back.plan.settle_after_ms[1], 400);
+    for (int i = 0; i < 24; i++) {
+        CHECK(back.plan.cand[i] == r.plan.cand[i]);
+        CHECK(back.blocks[i].cand == b[i].cand);
+        CHECK_NEAR(back.blocks[i].v[VM_AWAIT_MS], b[i].v[VM_AWAIT_MS], 1e-9);
+    }
+    CHECK_STR(back.blocks[23].note, "cut short");
+    CHECK_INT(back.verdict.npairs, r.verdict.npairs);
+    for (int m = 0; m < VM_NR; m++) {
+        CHECK(back.verdict.decided[m] == r.verdict.decided[m]);
+        CHECK_INT(back.verdict.d[m].verdict, r.verdict.d[m].verdict);
+        if (r.verdict.decided[m] && r.verdict.d[m].verdict != DECIDE_NO_VERDICT)
+            CHECK_NEAR(back.verdict.d[m].effect_pct, r.verdict.d[m].effect_pct, 1e-6);
+    }
+    CHECK_INT(back.verdict.d[VM_AWAIT_MS].verdict, DECIDE_BETTER);
+    CHECK_INT(back.verdict.d[VM_CANARY_MS].verdict, DECIDE_BETTER);
+    verify_run_free(&back);
+    struct verify_row none;
+    struct verify_run nothing;
+    CHECK_INT(verify_load(st, "ffffffff", &nothing, &none, &e), -1);
+    CHECK_INT(e.status, SL_EUSAGE);
+    store_close(st);
 }

@@ -45,6 +45,12 @@ if [ $rc = 1 ] && grep -q '^stopped by guard: PSI io full' "$tmp/out" && ! grep 
 else
     fail guard-stops-a-harmful-candidate "exit $rc after $took s, dirty_ratio $(ratio), session $(state)" "$(tail -5 "$tmp/out")"
 fi
+id=$(sed -n "s/^stored as verification \([0-9a-f]*\):.*/\1/p" "$tmp/out")
+if [ -n "$id" ] && $S report "$id" 2>&1 | grep -q '^!  guard: stopped by guard: PSI io full'; then
+    ok guard-stop-reported
+else
+    fail guard-stop-reported "id '$id'" "$($S report "$id" 2>&1 | head -20)"
+fi
 
 # 2. A harmless candidate runs every block (the plan, a line per block, the
 #    verdict) and the knobs end as they were.
@@ -58,6 +64,23 @@ if [ $rc = 0 ] && [ "$blocks" = 4 ] && grep -q '^  order: AB' "$tmp/out" && grep
     ok full-run-puts-the-knobs-back
 else
     fail full-run-puts-the-knobs-back "exit $rc, $blocks block lines, dirty_ratio $(ratio), session $(state)" "$(tail -15 "$tmp/out")"
+fi
+# 2b. The test is stored: 'report' draws its blocks (A and B), the verdict
+#     per metric and how it ended; --html the same as a page; 'sessions'
+#     and 'history' list it.
+id=$(sed -n "s/^stored as verification \([0-9a-f]*\):.*/\1/p" "$tmp/out")
+$S report "$id" > "$tmp/report" 2>&1
+rrc=$?
+$S report "$id" --html "$tmp/report.html" > /dev/null 2>&1
+hrc=$?
+rblocks=$(grep -Ec '^ +[0-9]+ [AB] +[0-9.]+- +[0-9.]+ s \(settle' "$tmp/report")
+if [ -n "$id" ] && [ $rrc = 0 ] && [ "$rblocks" = 4 ] && grep -q '^== Verdict over 2 pair(s)' "$tmp/report" &&
+   grep -q 'A (the settings in force): vm.dirty_ratio=20' "$tmp/report" && grep -q 'await per block over time' "$tmp/report" &&
+   grep -q '^   done: every planned block ran' "$tmp/report" && [ $hrc = 0 ] && grep -q 'verify-await' "$tmp/report.html" &&
+   $S sessions | grep -q "^$id .* done  *4 of 4 " && $S history | grep -q "^$id "; then
+    ok stored-test-reported
+else
+    fail stored-test-reported "id '$id', report exit $rrc ($rblocks block lines), html exit $hrc" "$(head -30 "$tmp/report")"
 fi
 
 # 3. --keep: B held (nothing judged worse), so it stays, in a kept session.
