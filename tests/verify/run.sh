@@ -183,7 +183,35 @@ if [ $rc = 1 ] && grep -q "interrupted by signal 2 during the --metric's trial r
 else
     fail interrupt-during-the-metric-trial-kills-it "exit $rc, left running: ${left:-none}" "$(cat "$tmp/out")"
 fi
-# 10-11. On a real loop device with the canary (root only; live.sh says why it skips).
+# 10. apply --verify-live: a profile that stalls the workload (latency sets
+#     vm.dirty_ratio=10, the fake's harm) over the profile in force
+#     (throughput) is stopped by the guard and not applied: throughput's
+#     knobs and 'active' as before, exit 1.
+fresh apply-harm 10
+$S apply throughput > /dev/null 2>&1
+$S apply latency --verify-live 8s > "$tmp/out" 2>&1
+rc=$?
+active=$($S active 2>&1 | head -1)
+if [ $rc = 1 ] && grep -q '^profile latency not applied: stopped by guard: PSI io full' "$tmp/out" &&
+   grep -q 'and so is profile throughput$' "$tmp/out" && [ "$(ratio)" = 40 ] &&
+   case $active in "profile throughput, in force"*) true ;; *) false ;; esac; then
+    ok apply-verify-live-puts-back-what-did-not-hold
+else
+    fail apply-verify-live-puts-back-what-did-not-hold "exit $rc, dirty_ratio $(ratio) (want 40), active: $active" "$(tail -4 "$tmp/out")"
+fi
+# 11. The same profile on a workload it does not harm: verified, then
+#     applied through the lifecycle (kept; 'active' names it).
+fresh apply-held
+$S apply latency --verify-live 8s > "$tmp/out" 2>&1
+rc=$?
+active=$($S active 2>&1 | head -1)
+if [ $rc = 0 ] && grep -q '^profile latency held over 4 pair(s)' "$tmp/out" && grep -q "^session .*: kept" "$tmp/out" &&
+   [ "$(ratio)" = 10 ] && case $active in "profile latency, in force"*) true ;; *) false ;; esac; then
+    ok apply-verify-live-applies-what-held
+else
+    fail apply-verify-live-applies-what-held "exit $rc, dirty_ratio $(ratio) (want 10), active: $active" "$(tail -4 "$tmp/out")"
+fi
+# 12-13. On a real loop device with the canary (root only; live.sh says why it skips).
 [ -n "$faker" ] && kill "$faker" 2>/dev/null && wait "$faker" 2>/dev/null
 faker=""
 sh "$here/live.sh" "$sluice"
