@@ -119,12 +119,12 @@ run: deps
 	./sluice
 
 check: test-deps
-	$(MAKE) sluice build/unit-tests asan
+	$(MAKE) -j$$(nproc) sluice build/unit-tests asan
 	sh tests/run.sh
 
 # Longer hardening loops than make check runs (50 kill/restore rounds).
 check-long: test-deps
-	$(MAKE) sluice build/unit-tests asan
+	$(MAKE) -j$$(nproc) sluice build/unit-tests asan
 	SLUICE_LONG=1 sh tests/run.sh
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c) built with clang against every

@@ -301,6 +301,34 @@ long long search_plan_verdict_ms(const struct search_plan *p)
     return (long long)ceil(p->run_s * p->verdict_evals * 1000);
 }
 
+/* The confirmation's interval against the quick tune's aim of at most
+ * +-CONFIRM_AIM_POINTS around its estimate (#28): "" when it is that narrow
+ * (or there was no confirmation); else how wide it is and the fresh runs a
+ * side that would bring it there. An interval narrows as 1/sqrt(runs), so
+ * k runs of half-width h need about k (h / aim)^2: an estimate, said so. */
+#define CONFIRM_AIM_POINTS 10.0
+#define CONFIRM_RUNS_MAX 100   /* --confirm-runs' bound */
+
+void search_confirm_precision(const struct confirmation *cf, char *buf, size_t n)
+{
+    buf[0] = 0;
+    const struct decision *d = &cf->dec;
+    if (cf->candidate < 0 || cf->reps <= 0 || !isfinite(d->lo_pct) || !isfinite(d->hi_pct)) return;
+    double half = (d->hi_pct - d->lo_pct) / 2;
+    if (half <= CONFIRM_AIM_POINTS) return;
+    double want = ceil(cf->reps * (half / CONFIRM_AIM_POINTS) * (half / CONFIRM_AIM_POINTS));
+    int len = snprintf(buf, n, "precision: the confirmation's %.0f%% interval is +-%.0f points wide on %d fresh runs a side",
+                       100 * d->level, half, cf->reps);
+    if (len < 0 || (size_t)len >= n) return;
+    if (want <= CONFIRM_RUNS_MAX)
+        snprintf(buf + len, n - (size_t)len, "; about --confirm-runs %.0f (with a budget to match) would narrow it to "
+                 "+-%.0f", want, CONFIRM_AIM_POINTS);
+    else
+        snprintf(buf + len, n - (size_t)len, "; even --confirm-runs %d would leave it about +-%.0f: this disk's runs "
+                 "vary too much for a narrower claim at this burst", CONFIRM_RUNS_MAX,
+                 half * sqrt((double)cf->reps / CONFIRM_RUNS_MAX));
+}
+
 static int explore(struct loop *L, char *reason, size_t rn, sl_err *e)
 {
     const struct search_spec *s = L->spec;

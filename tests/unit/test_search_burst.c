@@ -164,3 +164,30 @@ TEST(search_plan_grows_the_confirmation_of_a_large_plan)
     search_plan_scale_confirmation(&s, &p);
     CHECK_INT(s.confirm_reps, 8);
 }
+
+/* The quick tune aims at a claim within +-10 points of its estimate (#28):
+ * a wider confirmation says how wide and what --confirm-runs would narrow
+ * it (runs grow as the square of the narrowing); a narrow one says nothing. */
+TEST(search_confirm_precision_says_how_to_narrow_a_wide_interval)
+{
+    struct confirmation cf = { .candidate = 0, .reps = 6 };
+    cf.dec.level = 0.9;
+    cf.dec.lo_pct = -10;
+    cf.dec.hi_pct = 30;   /* +-20 points: 6 * 2^2 = 24 runs a side */
+    char buf[512];
+    search_confirm_precision(&cf, buf, sizeof buf);
+    CHECK_CONTAINS(buf, "90% interval is +-20 points wide on 6 fresh runs a side");
+    CHECK_CONTAINS(buf, "--confirm-runs 24 ");
+    cf.dec.lo_pct = -50;
+    cf.dec.hi_pct = 50;   /* +-50: 150 runs, past the bound */
+    search_confirm_precision(&cf, buf, sizeof buf);
+    CHECK_CONTAINS(buf, "even --confirm-runs 100 would leave it about +-12");
+    cf.dec.lo_pct = 4;
+    cf.dec.hi_pct = 22;   /* +-9 */
+    search_confirm_precision(&cf, buf, sizeof buf);
+    CHECK_INT((int)strlen(buf), 0);
+    cf.candidate = -1;   /* no confirmation */
+    cf.dec.hi_pct = 90;
+    search_confirm_precision(&cf, buf, sizeof buf);
+    CHECK_INT((int)strlen(buf), 0);
+}
