@@ -4,6 +4,7 @@
  * charted block by block over time with A and B as two series, and every
  * block. */
 #include "report_internal.h"
+#include "store_session.h"
 #include "store_verify.h"
 #include "verify/live.h"
 
@@ -33,12 +34,25 @@ static void add_header(struct report *rep, const struct verify_run *r, const str
         report_add(rep, RI_TEXT, "--metric %s (better %s)", v->metric_cmd, v->metric_higher ? "higher" : "lower");
 }
 
-static void add_end(struct report *rep, const struct verify_run *r, const struct verify_row *v)
+/* A test whose row still says running: its session says whether it runs
+ * (or died with the knobs changed) or was put back since. */
+static void add_unended(struct report *rep, struct store *st, const struct verify_row *v)
+{
+    struct session_row s;
+    sl_err e;
+    if (!v->session_uuid[0] || store_session_get(st, v->session_uuid, &s, &e) < 0 || s.state == SESSION_OPEN)
+        report_add(rep, RI_WARN, "still running, or killed before it ended ('sluice restore --crashed' puts its knobs "
+                   "back)");
+    else
+        report_add(rep, RI_WARN, "killed before it ended: its session %.8s was %s since (%s)", s.uuid,
+                   session_state_name(s.state), s.note[0] ? s.note : "-");
+}
+
+static void add_end(struct report *rep, struct store *st, const struct verify_run *r, const struct verify_row *v)
 {
     report_add(rep, RI_HEAD, "How it ended");
     if (strcmp(v->state, "running") == 0)
-        report_add(rep, RI_WARN, "still running, or killed before it ended ('sluice restore --crashed' puts its knobs "
-                   "back)");
+        add_unended(rep, st, v);
     else if (r->end == VE_DONE)
         report_add(rep, RI_TEXT, "done: every planned block ran");
     else
@@ -133,7 +147,7 @@ int report_verify(struct store *st, const char *uuid_prefix, struct report *rep,
         return -1;
     }
     add_header(rep, &r, v);
-    add_end(rep, &r, v);
+    add_end(rep, st, &r, v);
     add_verdict(rep, &r);
     for (int m = 0; m < VM_NR; m++)
         if (r.verdict.decided[m] || m == VM_WRITE_MBS)

@@ -112,7 +112,8 @@ else
 fi
 
 # 5. SIGKILL while B is in force: the session is left open and
-#    'restore --crashed' puts the knob back.
+#    'restore --crashed' puts the knob back; the stored test says it was
+#    killed and its session restored.
 fresh kill
 $S verify --live --duration 40s --block 2s --seed 1 vm.dirty_ratio=30 > "$tmp/out" 2>&1 &
 pid=$!
@@ -120,10 +121,13 @@ i=0; while [ $i -lt 50 ] && [ "$(ratio)" != 30 ]; do sleep 0.1; i=$((i + 1)); do
 was=$(ratio)
 kill -KILL $pid; wait $pid 2>/dev/null
 $S restore --crashed > "$tmp/restore" 2>&1
-if [ "$was" = 30 ] && [ "$(ratio)" = 20 ] && grep -q 'vm.dirty_ratio  *30  *20  *put back' "$tmp/restore"; then
+id=$($S history 2>/dev/null | awk '$4 == "running" { print $1 }')
+if [ "$was" = 30 ] && [ "$(ratio)" = 20 ] && grep -q 'vm.dirty_ratio  *30  *20  *put back' "$tmp/restore" &&
+   [ -n "$id" ] && $S report "$id" 2>&1 | grep -q '^!  killed before it ended: its session .* was restored since'; then
     ok sigkill-left-to-restore-crashed
 else
-    fail sigkill-left-to-restore-crashed "B in force before: $was; dirty_ratio $(ratio)" "$(cat "$tmp/restore")"
+    fail sigkill-left-to-restore-crashed "B in force before: $was; dirty_ratio $(ratio), verification '$id'" "$(cat "$tmp/restore")" \
+        "$($S report "$id" 2>&1 | grep -A2 '^== How')"
 fi
 # 6. A candidate under which the workload stalls half as long (PSI), in 6
 #    pairs of 2 s blocks (6 is the fewest that can show it): found, with its sign.
