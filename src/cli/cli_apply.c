@@ -11,12 +11,10 @@
 #include "store_session.h"
 #include "sysfs.h"
 #include "units.h"
-#include "verify/live.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define BOOT_LOCK_WAIT_MS 60000
 
@@ -174,72 +172,9 @@ static int write_switch(struct cli_ctx *ctx, store *st, struct profile_switch *s
     return rc;
 }
 
-/* --verify-live's blocks: 60 s, or shorter so the test holds 6 pairs (the
- * fewest that can show a difference), never under a second. */
-#define VERIFY_APPLY_BLOCK_MS 60000
-static long long verify_block_ms(long long duration_ms)
-{
-    long long b = duration_ms / (2 * VERIFY_PAIRS_FOR_VERDICT);
-    if (b > VERIFY_APPLY_BLOCK_MS) b = VERIFY_APPLY_BLOCK_MS;
-    return b < 1000 ? 1000 : b;
-}
-
-/* Why a verified switch is not applied ("" when it held). */
-static void not_held_why(const struct verify_run *r, char *buf, size_t n)
-{
-    buf[0] = 0;
-    if (r->end == VE_IDLE) { snprintf(buf, n, "nothing was verified: %s", r->end_why); return; }
-    if (r->end != VE_DONE) { snprintf(buf, n, "%s", r->end_why); return; }
-    if (r->verdict.held) return;
-    size_t len = (size_t)snprintf(buf, n, "it made things worse beyond noise:");
-    for (int m = 0; m < VM_NR && len < n; m++)
-        if (r->verdict.decided[m] && r->verdict.d[m].verdict == DECIDE_WORSE)
-            len += (size_t)snprintf(buf + len, n - len, " %s %+.1f%% [%+.1f%%, %+.1f%%]", verify_metrics[m].name,
-                                    r->verdict.d[m].effect_pct, r->verdict.d[m].lo_pct, r->verdict.d[m].hi_pct);
-}
-
-/* --verify-live: the switch's writes verified first as a candidate (B)
- * against the settings in force (A), in a journaled session of their own
- * that ends with everything put back; only then is the switch written
- * through the lifecycle, so the profile in force is right either way. 0
- * when it held (write it), SL_EFAIL when it did not (said why, nothing
- * changed), another status on error. */
-static int verify_first(struct cli_ctx *ctx, store *st, const struct apply_opts *o, const struct profile *p,
-                        const struct profile_switch *sw, json_t *out)
-{
-    sl_err e;
-    if (o->verify_ms < VERIFY_MIN_BLOCKS * 1000LL)
-        return cli_usage("apply", "--verify-live %.0f s is too short: the test needs two pairs of blocks of at least "
-                         "1 s (--verify-live 4s), and 6 pairs to show a difference (12s). Nothing was changed",
-                         (double)o->verify_ms / 1000);
-    char source[PROFILE_NAME_MAX + 16];
-    snprintf(source, sizeof source, "apply %s", p->name);
-    struct verify_spec spec = { .duration_ms = o->verify_ms, .block_ms = verify_block_ms(o->verify_ms),
-                                .dir = o->verify_dir, .seed = (uint64_t)time(NULL) % 1000000, .source = source };
-    struct verify_run r;
-    if (verify_prepare(&r, &spec, &sw->ks, &e) < 0) return cli_error(&e);
-    json_t *vj = NULL;
-    if (cli_verify_run(ctx, st, &r, &sw->ks, &vj, &e) < 0) {
-        json_decref(vj);
-        verify_run_free(&r);
-        return cli_error(&e);
-    }
-    char why[1024];
-    not_held_why(&r, why, sizeof why);
-    if (out) {
-        if (vj) json_object_set_new(out, "verify", vj);
-        json_object_set_new(out, "verified", json_boolean(!why[0]));
-        if (why[0]) json_object_set_new(out, "not_applied", json_string(why));
-    }
-    if (!ctx->json && why[0])
-        printf("profile %s not applied: %s. The settings from before the test are in force%s%s\n", p->name, why,
-               sw->has_prev ? ", and so is profile " : "", sw->has_prev ? sw->prev.profile : "");
-    else if (!ctx->json)
-        printf("profile %s held over %d pair(s) (%s): applying it\n", p->name, r.verdict.npairs,
-               verify_overall_name(r.verdict.overall));
-    verify_run_free(&r);
-    return why[0] ? SL_EFAIL : 0;
-}
+/* --verify-live, set by cli_verify.c where it is linked (sluice-apply, the
+ * boot binary, links neither it nor the statistics it needs). */
+cli_apply_verify_fn cli_apply_verify_hook;
 
 /* Knobs the switch writes: changes and knobs that come back. */
 static int switch_writes(const struct profile_switch *sw)
@@ -258,6 +193,9 @@ static int run_apply(struct cli_ctx *ctx, int argc, char **argv)
     if (boot && argc > 1) return cli_usage("apply", "--boot applies the installed profile: give no PROFILE");
     if (boot && o->verify_ms) return cli_usage("apply", "--verify-live needs the machine's workload running: not with --boot");
     if (o->verify_dir && !o->verify_ms) return cli_usage("apply", "--verify-dir goes with --verify-live DURATION");
+    if (o->verify_ms > 0 && !cli_apply_verify_hook)
+        return cli_usage("apply", "--verify-live: this binary applies profiles at boot only; run 'sluice apply ... "
+                         "--verify-live'. Nothing was changed");
     if (wait_ms < 0) wait_ms = boot ? BOOT_LOCK_WAIT_MS : 0;
 
     struct profile p;
@@ -291,7 +229,8 @@ static int run_apply(struct cli_ctx *ctx, int argc, char **argv)
         goto done;
     }
     if (sysfs_require_root("sluice apply", &e) < 0) { rc = cli_error(&e); goto done; }
-    if (o->verify_ms > 0 && (rc = verify_first(ctx, st, o, &p, &sw, out)) != 0) goto done;
+    if (o->verify_ms > 0 && (rc = cli_apply_verify_hook(ctx, st, o->verify_ms, o->verify_dir, &p, &sw, out)) != 0)
+        goto done;
     rc = write_switch(ctx, st, &sw, &p, &pl, boot, wait_ms, out);
     if (rc == 0) verify_after(&p, ctx->json, out);
 done:

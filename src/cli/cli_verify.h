@@ -19,4 +19,18 @@ struct knobset;
 int cli_verify_run(struct cli_ctx *ctx, store *st, struct verify_run *r, const struct knobset *ks, json_t **json_out,
                    sl_err *e);
 
+/* Hooks this file sets when it is linked, so that apply and sessions,
+ * which sluice-apply (the boot binary) links without the verify engine and
+ * its statistics, reach it only in sluice: NULL in sluice-apply.
+ * cli_apply_verify_hook: apply --verify-live, the switch verified first;
+ * 0 when it held (write it), SL_EFAIL when it did not (said why, nothing
+ * changed), another status on error. Defined in cli_apply.c and
+ * cli_sessions.c. */
+struct profile;
+struct profile_switch;
+typedef int (*cli_apply_verify_fn)(struct cli_ctx *ctx, store *st, long long duration_ms, const char *dir,
+                                   const struct profile *p, const struct profile_switch *sw, json_t *out);
+extern cli_apply_verify_fn cli_apply_verify_hook;
+extern int (*cli_verify_list_hook)(store *st, sl_err *e);
+
 #endif

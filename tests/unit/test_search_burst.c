@@ -191,3 +191,36 @@ TEST(search_confirm_precision_says_how_to_narrow_a_wide_interval)
     search_confirm_precision(&cf, buf, sizeof buf);
     CHECK_INT((int)strlen(buf), 0);
 }
+
+/* The memory that can hold dirty pages is the kernel's own figure, read
+ * back from the threshold it computed (nr_dirty_threshold at vm.dirty_ratio
+ * percent), not free + file pages from /proc/vmstat: on this project's VM
+ * (Linux 6.18) /proc/vmstat's nr_free_pages said 8.2 GiB while MemFree and
+ * the threshold (4.6 GiB at 20%) said 23, and a quick tune capped its
+ * burst at "half the memory that can hold dirty pages (5.2 GiB)". */
+TEST(burst_dirtyable_is_the_kernels_figure)
+{
+    sl_err e;
+    const char *root = harness_fixture_copy("modern");
+    CHECK(sysfs_set_root(root, &e) == 0);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/proc/vmstat", root);
+    FILE *f = fopen(path, "r");
+    char text[65536];
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f) fclose(f);
+    text[n] = 0;
+    char *p = strstr(text, "nr_free_pages 2469136");
+    CHECK(p != NULL);
+    if (!p) return;
+    memcpy(p, "nr_free_pages 0500000", 21);   /* same length: the file's shape kept */
+    f = fopen(path, "w");
+    if (f) { fputs(text, f); fclose(f); }
+    uint64_t page = 4096, want = 712249ull * 100 / 20 * page;
+    CHECK_INT((long long)burst_dirtyable_now(), (long long)want);
+    /* dirty_bytes in force (dirty_ratio 0): from the background ratio */
+    snprintf(path, sizeof path, "%s/proc/sys/vm/dirty_ratio", root);
+    f = fopen(path, "w");
+    if (f) { fputs("0\n", f); fclose(f); }
+    CHECK_INT((long long)burst_dirtyable_now(), (long long)(356124ull * 100 / 10 * page));
+}

@@ -215,6 +215,18 @@ if [ $rc = 0 ] && grep -q '^profile latency held over 4 pair(s)' "$tmp/out" && g
 else
     fail apply-verify-live-applies-what-held "exit $rc, dirty_ratio $(ratio) (want 10), active: $active" "$(tail -4 "$tmp/out")"
 fi
+# 11b. sluice-apply, the boot binary, links no verify engine: it refuses
+#      --verify-live before anything is read or written.
+if [ -x "$top/sluice-apply" ]; then
+    before=$(ratio)
+    "$top/sluice-apply" --root "$tmp/root" --db "$tmp/db" apply throughput --verify-live 8s > "$tmp/out" 2>&1
+    rc=$?
+    if [ $rc = 2 ] && grep -q "this binary applies profiles at boot only" "$tmp/out" && [ "$(ratio)" = "$before" ]; then
+        ok sluice-apply-refuses-verify-live
+    else
+        fail sluice-apply-refuses-verify-live "exit $rc, dirty_ratio $(ratio) (was $before)" "$(cat "$tmp/out")"
+    fi
+fi
 # 12-13. On a real loop device with the canary (root only; live.sh says why it skips).
 [ -n "$faker" ] && kill "$faker" 2>/dev/null && wait "$faker" 2>/dev/null
 faker=""
