@@ -303,8 +303,12 @@ int cli_verify_print_list(store *st, sl_err *e)
     return 0;
 }
 
-int cli_verify_run(struct cli_ctx *ctx, store *st, struct verify_run *r, const struct knobset *ks, json_t **json_out,
-                   sl_err *e)
+/* Run a prepared live verification of ks: the plan, a line per block and
+ * the verdict on stdout, or with --json its whole record into *json_out (a
+ * new reference; may be NULL). Returns as verify_live; r->end and
+ * r->verdict say how it ended. */
+static int cli_verify_run(struct cli_ctx *ctx, store *st, struct verify_run *r, const struct knobset *ks,
+                          json_t **json_out, sl_err *e)
 {
     struct verify_observer obs = { NULL, on_plan, on_block, on_note };
     int rc = verify_live(st, r, ks, ctx->json ? NULL : &obs, e);

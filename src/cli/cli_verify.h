@@ -10,14 +10,6 @@
  * read. */
 int cli_verify_print_list(store *st, sl_err *e);
 
-/* Run a prepared live verification of ks as `verify --live` does: the
- * plan, a line per block and the verdict on stdout, or with --json its
- * whole record into *json_out (a new reference; may be NULL). Returns as
- * verify_live; r->end and r->verdict say how it ended. */
-struct verify_run;
-struct knobset;
-int cli_verify_run(struct cli_ctx *ctx, store *st, struct verify_run *r, const struct knobset *ks, json_t **json_out,
-                   sl_err *e);
 
 /* Hooks this file sets when it is linked, so that apply and sessions,
  * which sluice-apply (the boot binary) links without the verify engine and
