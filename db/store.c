@@ -574,6 +574,21 @@ sqlite3_stmt *store_prepare_insert(store *s, const char *table, const char *extr
     return st;
 }
 
+int store_insert_dated(store *s, const char *table, const struct rec_field *f, size_t nf, const void *rec, int64_t *id,
+                       char *started, size_t started_n, const char *what, sl_err *e)
+{
+    sqlite3_stmt *st = store_prepare_insert(s, table, NULL, f, nf, rec, " RETURNING id, started", what, e);
+    if (!st) return -1;
+    int rc = store_step(st);
+    if (rc == SQLITE_ROW) {
+        *id = sqlite3_column_int64(st, 0);
+        const unsigned char *t = sqlite3_column_text(st, 1);
+        snprintf(started, started_n, "%s", t ? (const char *)t : "");
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : store_fail(s, e, what);
+}
+
 sqlite3_stmt *store_prepare_update(store *s, const char *table, const struct rec_field *f, size_t nf, const void *rec,
                                    const char *tail, const char *what, sl_err *e)
 {

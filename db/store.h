@@ -54,6 +54,11 @@ int store_collect(store *s, sqlite3_stmt *st, const struct rec_field *f, size_t 
  * e naming what on error. */
 sqlite3_stmt *store_prepare_insert(store *s, const char *table, const char *extra, const struct rec_field *f,
                                    size_t nf, const void *rec, const char *suffix, const char *what, sl_err *e);
+/* store_prepare_insert of rec into a table whose rows have an id and a
+ * started time the database sets: both read back into *id and started.
+ * -1 with e naming what. */
+int store_insert_dated(store *s, const char *table, const struct rec_field *f, size_t nf, const void *rec, int64_t *id,
+                       char *started, size_t started_n, const char *what, sl_err *e);
 /* "UPDATE table SET col = :col, ... tail" of the REC_UPDATE fields, bound;
  * tail (", x = :y WHERE id = :id") may use those names and its own, which
  * the caller binds. NULL with e on error. */

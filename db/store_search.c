@@ -70,17 +70,8 @@ int store_search_create(store *s, struct search_row *r, sl_err *e)
 {
     store_uuid(r->uuid);
     snprintf(r->state, sizeof r->state, "running");
-    sqlite3_stmt *st = store_prepare_insert(s, "searches", NULL, search_fields, search_fields_len, r,
-                                            " RETURNING id, started", "recording the search", e);
-    if (!st) return -1;
-    int rc = store_step(st);
-    if (rc == SQLITE_ROW) {
-        r->id = sqlite3_column_int64(st, 0);
-        COPY_TEXT(r->started, st, 1);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_ROW) return store_fail(s, e, "recording the search");
-    return 0;
+    return store_insert_dated(s, "searches", search_fields, search_fields_len, r, &r->id, r->started,
+                              sizeof r->started, "recording the search", e);
 }
 
 int store_search_update(store *s, const struct search_row *r, const char *result_json, sl_err *e)

@@ -21,12 +21,14 @@ const struct share_table share_tables[] = {
 };
 const int share_table_count = sizeof share_tables / sizeof share_tables[0];
 
-/* searches and trials point at local sessions; what they measured travels as
+/* searches, trials and live verifications (verifies, verify_blocks) point
+ * at local sessions; what probes measured travels as
  * runs. probe_scratch names directories on this machine's disks.
  * share_cursors says how far this store's pulls got, share_validators what
  * the files they took looked like; form_values are what
  * this machine's user typed in the UI. */
 const char *const share_local_tables[] = { "sessions", "snapshots", "session_changes", "searches", "trials",
+                                           "verifies", "verify_blocks",
                                            "probe_scratch", "share_cursors", "share_validators",
                                            "form_values" };
 const int share_local_table_count = sizeof share_local_tables / sizeof share_local_tables[0];

@@ -5,6 +5,7 @@
  * tuning lock instead of failing at once. */
 #include "cli_knobset.h"
 #include "cli_profile.h"
+#include "cli_verify.h"
 #include "profile/lifecycle.h"
 #include "session.h"
 #include "store_session.h"
@@ -60,6 +61,8 @@ struct apply_opts {
     bool dry_run, boot, force;
     const char *dirs;
     long long wait_ms;   /* -1: the default for --boot or not */
+    long long verify_ms; /* 0: apply without a live verification */
+    const char *verify_dir;
 };
 
 static void apply_defaults(void *p) { ((struct apply_opts *)p)->wait_ms = -1; }
@@ -80,6 +83,13 @@ static const struct opt apply_rows[] = {
     { .name = "force", .type = OPT_FLAG,
       .help = "also overwrite knobs changed by hand since the profile in force set them",
       OPT_AT(struct apply_opts, force) },
+    { .name = "verify-live", .type = OPT_DURATION, .arg = "DURATION", .min = 0, .max = 7 * 24 * 3600 * 1000.0,
+      .help = "first verify the switch on the machine's own workload for DURATION (as verify --live, blocks of 60 s "
+              "or DURATION/12); apply it only if it held",
+      OPT_AT(struct apply_opts, verify_ms) },
+    { .name = "verify-dir", .type = OPT_TEXT, .arg = "DIR",
+      .help = "with --verify-live: the workload's disk (vm.* knobs), and the canary's scratch file there",
+      OPT_PTR(struct apply_opts, verify_dir), .complete = COMPLETE_DIR },
     { NULL },
 };
 static const struct opt_table apply_table = { sizeof(struct apply_opts), apply_defaults, { { apply_rows, 0 } },
@@ -162,6 +172,10 @@ static int write_switch(struct cli_ctx *ctx, store *st, struct profile_switch *s
     return rc;
 }
 
+/* --verify-live, set by cli_verify.c where it is linked (sluice-apply, the
+ * boot binary, links neither it nor the statistics it needs). */
+cli_apply_verify_fn cli_apply_verify_hook;
+
 /* Knobs the switch writes: changes and knobs that come back. */
 static int switch_writes(const struct profile_switch *sw)
 {
@@ -177,6 +191,11 @@ static int run_apply(struct cli_ctx *ctx, int argc, char **argv)
     long long wait_ms = o->wait_ms;
     if (argc == 1 && !boot) return cli_usage("apply", "give a PROFILE (or --boot for the installed one)");
     if (boot && argc > 1) return cli_usage("apply", "--boot applies the installed profile: give no PROFILE");
+    if (boot && o->verify_ms) return cli_usage("apply", "--verify-live needs the machine's workload running: not with --boot");
+    if (o->verify_dir && !o->verify_ms) return cli_usage("apply", "--verify-dir goes with --verify-live DURATION");
+    if (o->verify_ms > 0 && !cli_apply_verify_hook)
+        return cli_usage("apply", "--verify-live: this binary applies profiles at boot only; run 'sluice apply ... "
+                         "--verify-live'. Nothing was changed");
     if (wait_ms < 0) wait_ms = boot ? BOOT_LOCK_WAIT_MS : 0;
 
     struct profile p;
@@ -210,6 +229,8 @@ static int run_apply(struct cli_ctx *ctx, int argc, char **argv)
         goto done;
     }
     if (sysfs_require_root("sluice apply", &e) < 0) { rc = cli_error(&e); goto done; }
+    if (o->verify_ms > 0 && (rc = cli_apply_verify_hook(ctx, st, o->verify_ms, o->verify_dir, &p, &sw, out)) != 0)
+        goto done;
     rc = write_switch(ctx, st, &sw, &p, &pl, boot, wait_ms, out);
     if (rc == 0) verify_after(&p, ctx->json, out);
 done:

@@ -1,5 +1,7 @@
-/* cli_history — `sluice history`: stored probe runs as a table, CSV or JSON. */
+/* cli_history — `sluice history`: stored probe runs as a table, CSV or JSON;
+ * the table is followed by the live verifications. */
 #include "cli.h"
+#include "cli_verify.h"
 #include "esc.h"
 #include "probe/probe.h"
 #include "store_run.h"
@@ -195,6 +197,7 @@ static int run_history(struct cli_ctx *ctx, int argc, char **argv)
     if (n < 0) return cli_error(&e);
     print_table(rows, n);
     free(rows);
+    if (!workload && cli_verify_print_list(st, &e) < 0) return cli_error(&e);
     return 0;
 }
 

@@ -1,5 +1,6 @@
 /* cli_sessions — `sessions` and `restore`: what sluice changed, and undoing it. */
 #include "cli.h"
+#include "cli_verify.h"
 #include "share/share.h"
 #include "probe/scratch.h"
 #include "profile/lifecycle.h"
@@ -69,6 +70,9 @@ static int sessions_log(struct cli_ctx *ctx, store *st, struct session_row *rows
     return arr ? cli_print_json(arr) : 0;
 }
 
+/* The live verifications under the sessions, where cli_verify.c is linked. */
+int (*cli_verify_list_hook)(store *st, sl_err *e);
+
 static int run_sessions(struct cli_ctx *ctx, int argc, char **argv)
 {
     if (argc > 1) return cli_usage("sessions", "unexpected argument %s", argv[1]);
@@ -97,6 +101,7 @@ static int run_sessions(struct cli_ctx *ctx, int argc, char **argv)
     }
     table_print(t);
     free(rows);
+    if (cli_verify_list_hook && cli_verify_list_hook(st, &e) < 0) return cli_error(&e);
     return 0;
 }
 

@@ -4,6 +4,9 @@
  * verdict. */
 #include "cli.h"
 #include "cli_profile.h"
+#include "cli_verify.h"
+#include "profile/lifecycle.h"
+#include "store_verify.h"
 #include "store_search.h"
 #include "sysfs.h"
 #include "verify/live.h"
@@ -16,7 +19,7 @@
 #include <time.h>
 
 struct verify_opts {
-    bool live, keep;
+    bool live, keep, no_canary;
     long long duration_ms, block_ms;
     int seed;                 /* -1: from the clock (printed, to repeat the order) */
     const char *metric, *dir, *dirs;
@@ -47,8 +50,11 @@ static const struct opt verify_rows[] = {
     { .name = "metric-better", .type = OPT_CHOICE, .arg = "lower|higher", .def = "lower",
       .help = "which way --metric improves", OPT_AT(struct verify_opts, better), .complete = "lower higher" },
     { .name = "dir", .type = OPT_TEXT, .arg = "DIR",
-      .help = "vm.* knobs: watch the disk under DIR (default: every disk that is not virtual)",
+      .help = "the workload's disk: vm.* knobs watch the disk under DIR (default: every disk that is not virtual), "
+              "and the canary reads a scratch file there",
       OPT_PTR(struct verify_opts, dir), .complete = COMPLETE_DIR },
+    { .name = "no-canary", .type = OPT_FLAG, .help = "no canary reader under --dir (a 4 KiB uncached read every 100 ms)",
+      OPT_AT(struct verify_opts, no_canary) },
     { .name = "keep", .type = OPT_FLAG, .help = "keep B at the end if it held (no judged metric worse, no guard stop)",
       OPT_AT(struct verify_opts, keep) },
     { .name = "profiles", .type = OPT_TEXT, .arg = "DIR", .help = "look for profiles in DIR first (colon-separated list)",
@@ -136,15 +142,18 @@ static void on_plan(void *arg, const struct verify_run *r)
     printf(" (%s)\n", p->disks_why);
     printf("  settle after a switch from A: %s\n", p->settle_why[0]);
     printf("  settle after a switch from B: %s\n", p->settle_why[1]);
-    printf("  guard: the first two A blocks set it; B is reverted at once when PSI io full or the average wait stays "
-           "above %.0fx their worst sample (at least %.0f%% / %.0f ms) for %d samples of %.1f s\n", s->guard_factor,
-           VERIFY_GUARD_PSI_FLOOR, VERIFY_GUARD_AWAIT_FLOOR_MS, s->guard_samples, (double)p->sample_ms / 1000);
+    printf("  canary: %s\n", p->canary_why);
+    printf("  guard: the first two A blocks set it; B is reverted at once when %s stays above %.0fx their worst sample "
+           "(at least %.0f%%, %.0f ms%s) for %d samples of %.1f s\n",
+           p->canary ? "PSI io full, the average wait or the canary's slowest read" : "PSI io full or the average wait",
+           s->guard_factor, VERIFY_GUARD_PSI_FLOOR, VERIFY_GUARD_AWAIT_FLOOR_MS, p->canary ? ", 100 ms" : "",
+           s->guard_samples, (double)p->sample_ms / 1000);
     if (s->metric_cmd)
         printf("  guard on --metric: at the end of a B block, when it is %.0fx %s than the worst of the first two A "
                "blocks\n", s->guard_factor, s->metric_higher ? "lower" : "higher");
-    printf("  decided on: average wait, PSI io some and full%s; throughput follows the workload's demand and is judged "
+    printf("  decided on: average wait, PSI io some and full%s%s; throughput follows the workload's demand and is judged "
            "only on a saturated disk (the busiest watched disk over 90%% busy in the A blocks, diskstats io_ticks)\n",
-           s->metric_cmd ? ", the --metric command" : "");
+           p->canary ? ", the canary's mean read" : "", s->metric_cmd ? ", the --metric command" : "");
     if (p->npairs < VERIFY_PAIRS_FOR_VERDICT)
         printf("  note: %d pairs cannot show a difference at the 0.05 level (that takes %d pairs): a longer --duration "
                "or shorter --block\n", p->npairs, VERIFY_PAIRS_FOR_VERDICT);
@@ -156,8 +165,8 @@ static void on_plan(void *arg, const struct verify_run *r)
 /* After each pair: what the whole test can see at the noise so far. */
 static void print_detectable(const struct verify_run *r)
 {
-    static const enum verify_metric shown[] = { VM_AWAIT_MS, VM_PSI_SOME, VM_USER };
-    static const char *const what[] = { "the wait", "PSI io some", "the metric" };
+    static const enum verify_metric shown[] = { VM_AWAIT_MS, VM_PSI_SOME, VM_CANARY_MS, VM_USER };
+    static const char *const what[] = { "the wait", "PSI io some", "the canary", "the metric" };
     char parts[256] = "";
     for (size_t k = 0; k < sizeof shown / sizeof shown[0]; k++) {
         double pct = verify_detectable_pct(r->blocks, r->ncomplete, shown[k], r->plan.npairs);
@@ -183,6 +192,7 @@ static void on_block(void *arg, const struct verify_run *r, int i)
                b->v[VM_READ_MBS], b->v[VM_WRITE_MBS], b->v[VM_IOPS], b->util_pct);
     if (b->has[VM_PSI_SOME]) printf("  psi some %.1f%% full %.1f%%", b->v[VM_PSI_SOME], b->v[VM_PSI_FULL]);
     if (b->has[VM_DIRTY_PAGES]) printf("  dirty %.0f wb %.0f", b->v[VM_DIRTY_PAGES], b->v[VM_WRITEBACK_PAGES]);
+    if (b->has[VM_CANARY_MS]) printf("  canary %.2f ms (max %.1f)", b->v[VM_CANARY_MS], b->v[VM_CANARY_MAX_MS]);
     if (b->has[VM_USER]) printf("  metric %g", b->v[VM_USER]);
     long long left = (long long)(r->plan.nblocks - i - 1) * r->spec.block_ms;
     printf("  left %.0f s\n", (double)left / 1000);
@@ -200,14 +210,9 @@ static void on_note(void *arg, const char *msg)
 static void print_metric(const struct verify_verdict *v, enum verify_metric m)
 {
     const struct verify_metric_def *d = &verify_metrics[m];
-    printf("  %-13s %-5s %10.3g %10.3g  ", d->name, d->unit, v->a_mean[m], v->b_mean[m]);
-    if (v->decided[m] && v->d[m].verdict != DECIDE_NO_VERDICT)
-        printf("%+.1f%% [%.0f%% CI %+.1f%%, %+.1f%%] p=%.2g: %s\n", v->d[m].effect_pct, 100 * v->d[m].level,
-               v->d[m].lo_pct, v->d[m].hi_pct, v->d[m].p,
-               v->d[m].verdict == DECIDE_WITHIN_NOISE ? "no difference beyond noise" : decide_verdict_name(v->d[m].verdict));
-    else if (v->decided[m]) printf("no verdict: %s\n", v->d[m].why_text);
-    else if (d->judged == VJ_SATURATED) printf("follows demand: not judged (disk not saturated)\n");
-    else printf("shown, not judged\n");
+    char effect[512];
+    verify_effect_text(v, m, effect, sizeof effect);
+    printf("  %-13s %-5s %10.3g %10.3g  %s\n", d->name, d->unit, v->a_mean[m], v->b_mean[m], effect);
 }
 
 static void print_verdict(const struct verify_run *r)
@@ -221,18 +226,13 @@ static void print_verdict(const struct verify_run *r)
     printf("  %-13s %-5s %10s %10s  %s\n", "METRIC", "UNIT", "A", "B", "EFFECT OF B");
     for (int m = 0; m < VM_NR; m++)
         if (v->has[m]) print_metric(v, (enum verify_metric)m);
-    printf("  the disk was %.0f%% busy in the A blocks: %s\n", v->a_util_pct,
-           v->saturated ? "saturated, so throughput is judged too" : "not saturated, so throughput says what the workload asked, not what B can do");
-    if (v->demand_differs)
-        printf("warning: the workload's demand differed between A and B: B's blocks moved %+.1f%% [%+.1f%%, %+.1f%%] of "
-               "A's I/O volume, so the arms did not see the same work; read the waits with care\n",
-               v->demand.effect_pct, v->demand.lo_pct, v->demand.hi_pct);
-}
-
-static const char *end_name(enum verify_end e)
-{
-    static const char *const names[] = { "done", "guard", "interrupted", "idle", "failed" };
-    return names[e];
+    char line[512];
+    verify_saturation_text(v, line, sizeof line);
+    printf("  %s\n", line);
+    if (v->demand_differs) {
+        verify_demand_text(v, line, sizeof line);
+        printf("warning: %s\n", line);
+    }
 }
 
 static json_t *block_json(const struct verify_block *b)
@@ -275,10 +275,48 @@ static json_t *run_json(const struct verify_run *r)
                           "seed", json_sprintf("%llu", (unsigned long long)r->spec.seed), "blocks_planned", p->nblocks, "block_s",
                           r->spec.block_ms / 1000.0, "settle_s", p->settle_after_ms[0] / 1000.0,
                           p->settle_after_ms[1] / 1000.0, "settle_why", p->settle_why[0], p->settle_why[1], "disks", disks,
-                          "session", r->session, "blocks", blocks, "end", end_name(r->end), "why", r->end_why, "kept",
+                          "session", r->session, "blocks", blocks, "end", verify_end_name(r->end), "why", r->end_why, "kept",
                           r->kept, "put_back", r->put_back);
+    if (r->id) json_object_set_new(o, "uuid", json_string(r->uuid));
+    json_object_set_new(o, "canary", json_pack("{s:b,s:s}", "on", p->canary, "why", p->canary_why));
     if (r->ncomplete >= 2) json_object_set_new(o, "verdict", verdict_json(&r->verdict));
     return o;
+}
+
+int cli_verify_print_list(store *st, sl_err *e)
+{
+    struct verify_row *rows;
+    int n = store_verify_list(st, &rows, e);
+    if (n <= 0) return n;
+    printf("\nlive verifications ('sluice report VERIFY' shows one):\n");
+    struct table *t = table_new(7, "VERIFY", "SESSION", "STARTED", "STATE", "BLOCKS", "VERDICT", "CANDIDATE (B)");
+    for (int i = 0; i < n; i++) {
+        const struct verify_row *v = &rows[i];
+        char id[9], session[9], blocks[32];
+        snprintf(id, sizeof id, "%.8s", v->uuid);
+        snprintf(session, sizeof session, "%.8s", v->session_uuid[0] ? v->session_uuid : "-");
+        snprintf(blocks, sizeof blocks, "%d of %lld", v->nblocks, v->block_ms > 0 ? (long long)(v->duration_ms / v->block_ms / 2 * 2) : 0);
+        table_row(t, id, session, v->started, v->state, blocks, v->verdict[0] ? v->verdict : "-", v->candidate);
+    }
+    table_print(t);
+    free(rows);
+    return 0;
+}
+
+/* Run a prepared live verification of ks: the plan, a line per block and
+ * the verdict on stdout, or with --json its whole record into *json_out (a
+ * new reference; may be NULL). Returns as verify_live; r->end and
+ * r->verdict say how it ended. */
+static int cli_verify_run(struct cli_ctx *ctx, store *st, struct verify_run *r, const struct knobset *ks,
+                          json_t **json_out, sl_err *e)
+{
+    struct verify_observer obs = { NULL, on_plan, on_block, on_note };
+    int rc = verify_live(st, r, ks, ctx->json ? NULL : &obs, e);
+    if (ctx->json && r->blocks && json_out) *json_out = run_json(r);
+    else if (r->blocks && !ctx->json) print_verdict(r);
+    if (!ctx->json && r->put_back[0]) printf("%s\n", r->put_back);
+    if (!ctx->json && r->id) printf("stored as verification %.8s: 'sluice report' with its id draws its blocks\n", r->uuid);
+    return rc;
 }
 
 static int run_verify(struct cli_ctx *ctx, int argc, char **argv)
@@ -286,7 +324,7 @@ static int run_verify(struct cli_ctx *ctx, int argc, char **argv)
     const struct verify_opts *o = ctx->opts;
     if (!o->live) return cli_usage("verify", "only the live mode exists: sluice verify --live KNOB=VALUE...|PROFILE|SEARCH-ID");
     if (argc < 2) return cli_usage("verify", "give the candidate: KNOB=VALUE pairs, a profile or a search's id. Nothing was changed");
-    struct verify_spec spec = { .duration_ms = o->duration_ms, .block_ms = o->block_ms, .dir = o->dir,
+    struct verify_spec spec = { .duration_ms = o->duration_ms, .block_ms = o->block_ms, .dir = o->dir, .no_canary = o->no_canary,
                                 .metric_cmd = o->metric, .metric_higher = strcmp(o->better, "higher") == 0,
                                 .keep = o->keep };
     spec.seed = o->seed >= 0 ? (uint64_t)o->seed : (uint64_t)time(NULL) % 1000000;
@@ -298,15 +336,88 @@ static int run_verify(struct cli_ctx *ctx, int argc, char **argv)
     if (rc == 0) rc = sysfs_require_root("sluice verify --live", &e);
     store *st = rc == 0 ? cli_store(ctx, &e) : NULL;
     if (rc < 0 || !st) { knobset_free(&ks); return cli_error(&e); }
-    struct verify_observer obs = { NULL, on_plan, on_block, on_note };
-    rc = verify_live(st, &r, &ks, ctx->json ? NULL : &obs, &e);
-    if (ctx->json && r.blocks) cli_print_json(run_json(&r));
-    else if (r.blocks) print_verdict(&r);
-    if (!ctx->json && r.put_back[0]) printf("%s\n", r.put_back);
+    json_t *out = NULL;
+    rc = cli_verify_run(ctx, st, &r, &ks, &out, &e);
+    if (out) cli_print_json(out);
     verify_run_free(&r);
     knobset_free(&ks);
     if (rc < 0) return cli_error(&e);
     return r.end == VE_DONE || r.end == VE_IDLE ? 0 : SL_EFAIL;
+}
+
+/* --verify-live's blocks: 60 s, or shorter so the test holds 6 pairs (the
+ * fewest that can show a difference), never under a second. */
+#define VERIFY_APPLY_BLOCK_MS 60000
+static long long verify_block_ms(long long duration_ms)
+{
+    long long b = duration_ms / (2 * VERIFY_PAIRS_FOR_VERDICT);
+    if (b > VERIFY_APPLY_BLOCK_MS) b = VERIFY_APPLY_BLOCK_MS;
+    return b < 1000 ? 1000 : b;
+}
+
+/* Why a verified switch is not applied ("" when it held). */
+static void not_held_why(const struct verify_run *r, char *buf, size_t n)
+{
+    buf[0] = 0;
+    if (r->end == VE_IDLE) { snprintf(buf, n, "nothing was verified: %s", r->end_why); return; }
+    if (r->end != VE_DONE) { snprintf(buf, n, "%s", r->end_why); return; }
+    if (r->verdict.held) return;
+    size_t len = (size_t)snprintf(buf, n, "it made things worse beyond noise:");
+    for (int m = 0; m < VM_NR && len < n; m++)
+        if (r->verdict.decided[m] && r->verdict.d[m].verdict == DECIDE_WORSE)
+            len += (size_t)snprintf(buf + len, n - len, " %s %+.1f%% [%+.1f%%, %+.1f%%]", verify_metrics[m].name,
+                                    r->verdict.d[m].effect_pct, r->verdict.d[m].lo_pct, r->verdict.d[m].hi_pct);
+}
+
+/* --verify-live: the switch's writes verified first as a candidate (B)
+ * against the settings in force (A), in a journaled session of their own
+ * that ends with everything put back; only then is the switch written
+ * through the lifecycle, so the profile in force is right either way. 0
+ * when it held (write it), SL_EFAIL when it did not (said why, nothing
+ * changed), another status on error. */
+static int apply_verify_first(struct cli_ctx *ctx, store *st, long long duration_ms, const char *dir,
+                              const struct profile *p, const struct profile_switch *sw, json_t *out)
+{
+    sl_err e;
+    if (duration_ms < VERIFY_MIN_BLOCKS * 1000LL)
+        return cli_usage("apply", "--verify-live %.0f s is too short: the test needs two pairs of blocks of at least "
+                         "1 s (--verify-live 4s), and 6 pairs to show a difference (12s). Nothing was changed",
+                         (double)duration_ms / 1000);
+    char source[PROFILE_NAME_MAX + 16];
+    snprintf(source, sizeof source, "apply %s", p->name);
+    struct verify_spec spec = { .duration_ms = duration_ms, .block_ms = verify_block_ms(duration_ms),
+                                .dir = dir, .seed = (uint64_t)time(NULL) % 1000000, .source = source };
+    struct verify_run r;
+    if (verify_prepare(&r, &spec, &sw->ks, &e) < 0) return cli_error(&e);
+    json_t *vj = NULL;
+    if (cli_verify_run(ctx, st, &r, &sw->ks, &vj, &e) < 0) {
+        json_decref(vj);
+        verify_run_free(&r);
+        return cli_error(&e);
+    }
+    char why[1024];
+    not_held_why(&r, why, sizeof why);
+    if (out) {
+        if (vj) json_object_set_new(out, "verify", vj);
+        json_object_set_new(out, "verified", json_boolean(!why[0]));
+        if (why[0]) json_object_set_new(out, "not_applied", json_string(why));
+    }
+    if (!ctx->json && why[0])
+        printf("profile %s not applied: %s. The settings from before the test are in force%s%s\n", p->name, why,
+               sw->has_prev ? ", and so is profile " : "", sw->has_prev ? sw->prev.profile : "");
+    else if (!ctx->json)
+        printf("profile %s held over %d pair(s) (%s): applying it\n", p->name, r.verdict.npairs,
+               verify_overall_name(r.verdict.overall));
+    verify_run_free(&r);
+    return why[0] ? SL_EFAIL : 0;
+}
+
+/* apply --verify-live and the lists of `sessions` go through hooks that
+ * only a binary linking this file has (sluice-apply does not). */
+__attribute__((constructor)) static void verify_hooks_register(void)
+{
+    cli_apply_verify_hook = apply_verify_first;
+    cli_verify_list_hook = cli_verify_print_list;
 }
 
 CLI_COMMAND_OPTS(cmd_verify, "verify", run_verify, verify_table,

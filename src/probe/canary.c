@@ -23,6 +23,7 @@
  *   configuration, so the instrument does not change with the knob it
  *   judges; a read slower than the pace delays the next (no pile-up).
  * Its own thread, so a stalled read never delays the ticks or the saves. */
+#include "canary_reader.h"
 #include "probe_internal.h"
 
 #include <errno.h>
@@ -35,12 +36,8 @@
 #include <unistd.h>
 
 #define TICK_NS 100000000ull
-/* Larger than a disk's read cache is not possible to promise; 16 MiB keeps
- * the reader's blocks spread beyond the last few written. */
-#define CANARY_FILE_BYTES (16u << 20)
-#define CANARY_FILL (64u << 10)
+#define CANARY_FILE_BYTES (16u << 20)   /* canary_reader.c's file */
 #define READ_NS 2000000ull
-#define CANARY_IO 4096
 #define SAVE_NS 500000000ull
 #define SAVE_FIRST_NS 100000000ull
 
@@ -48,9 +45,7 @@ struct canary {
     struct probe_ctx *c;
     pthread_t tid;
     _Atomic int stop;
-    int fd;                 /* -1: sleep only */
-    bool direct;
-    char path[PATH_MAX];
+    struct canary_file f;   /* fd -1: sleep only */
     unsigned char *buf;
     uint64_t rng;
     struct hist stall;
@@ -69,31 +64,6 @@ struct canary {
     uint64_t read_rng;
     struct hist read;
 };
-
-static int make_file(struct canary *k, sl_err *e)
-{
-    static _Atomic int serial;
-    snprintf(k->path, sizeof k->path, "%s/canary.%d", k->c->scratch, atomic_fetch_add(&serial, 1));
-    int fd = open(k->path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) { k->path[0] = 0; return sl_fail_errno(e, SL_EFAIL, errno, "creating %s", k->path); }
-    unsigned char *fill = xmalloc(CANARY_FILL);
-    for (unsigned off = 0; off < CANARY_FILE_BYTES; off += CANARY_FILL) {
-        probe_fill_random(fill, CANARY_FILL, off);
-        if (pwrite(fd, fill, CANARY_FILL, off) != CANARY_FILL || (off + CANARY_FILL == CANARY_FILE_BYTES && fsync(fd) != 0)) {
-            int err = errno;
-            close(fd);
-            free(fill);
-            return sl_fail_errno(e, SL_EFAIL, err, "writing the canary file %s", k->path);
-        }
-    }
-    free(fill);
-    /* O_DIRECT reads are uncached by construction; where the filesystem
-     * refuses it, evict the page before each read instead (ioping). */
-    int dfd = open(k->path, O_RDONLY | O_DIRECT | O_NOFOLLOW | O_CLOEXEC);
-    if (dfd >= 0) { close(fd); fd = dfd; k->direct = true; }
-    k->fd = fd;
-    return 0;
-}
 
 static void record(struct canary *k, uint64_t late_ns, uint64_t read_ns)
 {
@@ -114,49 +84,20 @@ static void record(struct canary *k, uint64_t late_ns, uint64_t read_ns)
     }
 }
 
-/* One uncached 4 KiB read at a random block of the canary file; how long
- * the kernel kept us (a failed read too: it still waited). */
-static uint64_t read_once(struct canary *k, unsigned char *buf, uint64_t *rng)
-{
-    off_t off = (off_t)(probe_splitmix(rng) % (CANARY_FILE_BYTES / CANARY_IO)) * CANARY_IO;
-    uint64_t t0 = probe_now_ns();
-    if (!k->direct) posix_fadvise(k->fd, off, CANARY_IO, POSIX_FADV_DONTNEED);
-    ssize_t got = pread(k->fd, buf, CANARY_IO, off);
-    (void)got;
-    return probe_now_ns() - t0;
-}
-
-/* The threads keep their period on an absolute clock, so how late a
- * wakeup is stays measurable and never shifts the ticks after it. */
-static void sleep_until(uint64_t ns)
-{
-    struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
-}
-
-/* The tick after next that is still ahead of now: ticks missed while
- * stalled are part of that stall, not new ones. */
-static uint64_t next_tick(uint64_t next, uint64_t period_ns, uint64_t now)
-{
-    next += period_ns;
-    while (next <= now) next += period_ns;
-    return next;
-}
-
 static void *canary_main(void *arg)
 {
     struct canary *k = arg;
     uint64_t next = probe_now_ns() + TICK_NS;
     while (!atomic_load(&k->stop)) {
-        sleep_until(next);
+        canary_sleep_until(next);
         uint64_t woke = probe_now_ns(), done = woke;
         uint64_t late = woke > next ? woke - next : 0;
-        if (k->fd >= 0) {
-            read_once(k, k->buf, &k->rng);
+        if (k->f.fd >= 0) {
+            canary_file_read(&k->f, k->buf, &k->rng);
             done = probe_now_ns();
         }
         if (atomic_load(&k->c->window_open)) record(k, late, done - woke);
-        next = next_tick(next, TICK_NS, done);
+        next = canary_next_tick(next, TICK_NS, done);
     }
     return NULL;
 }
@@ -168,16 +109,16 @@ static void every(struct canary *k, uint64_t first_ns, uint64_t period_ns, void 
 {
     uint64_t next = probe_now_ns() + first_ns;
     while (!atomic_load(&k->stop)) {
-        sleep_until(next);
+        canary_sleep_until(next);
         if (atomic_load(&k->stop)) break;
         step(k);
-        next = next_tick(next, period_ns, probe_now_ns());
+        next = canary_next_tick(next, period_ns, probe_now_ns());
     }
 }
 
 static void read_step(struct canary *k)
 {
-    uint64_t ns = read_once(k, k->read_buf, &k->read_rng);
+    uint64_t ns = canary_file_read(&k->f, k->read_buf, &k->read_rng);
     if (atomic_load(&k->c->window_open)) hist_add(&k->read, ns);
 }
 
@@ -191,7 +132,7 @@ static void *reader_main(void *arg)
 static void reader_start(struct canary *k)
 {
     hist_init(&k->read);
-    if (k->fd < 0) return;
+    if (k->f.fd < 0) return;
     void *buf;
     if (posix_memalign(&buf, 4096, CANARY_IO) != 0) sl_die("out of memory");
     k->read_buf = buf;
@@ -245,14 +186,13 @@ struct canary *canary_start(struct probe_ctx *c, sl_err *e)
 {
     struct canary *k = xcalloc(1, sizeof *k);
     k->c = c;
-    k->fd = -1;
+    k->f.fd = -1;
     k->rng = c->seed ^ 0xca9a7ull;
     hist_init(&k->stall);
     void *buf;
     if (posix_memalign(&buf, 4096, CANARY_IO) != 0) sl_die("out of memory");
     k->buf = buf;
-    if (c->scratch[0] && make_file(k, e) < 0) {
-        if (k->path[0]) unlink(k->path);
+    if (c->scratch[0] && canary_file_make(&k->f, c->scratch, e) < 0) {
         free(k->buf);
         free(k);
         return NULL;
@@ -268,8 +208,7 @@ struct canary *canary_start(struct probe_ctx *c, sl_err *e)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc) {
         sl_fail_errno(e, SL_EFAIL, rc, "starting the canary thread");
-        if (k->fd >= 0) close(k->fd);
-        if (k->path[0]) unlink(k->path);
+        canary_file_remove(&k->f);
         free(k->buf);
         free(k);
         return NULL;
@@ -284,7 +223,7 @@ void canary_stop(struct canary *k, struct probe_canary *out, struct probe_reader
     if (k->saving) pthread_join(k->save_tid, NULL);
     if (k->reading) pthread_join(k->read_tid, NULL);
     reader->enabled = k->reading;
-    reader->direct = k->direct;
+    reader->direct = k->f.direct;
     reader->lat = k->read;
     free(k->read_buf);
     out->enabled = true;
@@ -299,8 +238,7 @@ void canary_stop(struct canary *k, struct probe_canary *out, struct probe_reader
     out->over_100ms = k->over_100ms;
     out->over_1s = k->over_1s;
     out->over_2s = k->over_2s;
-    if (k->fd >= 0) close(k->fd);
-    if (k->path[0]) unlink(k->path);
+    canary_file_remove(&k->f);
     free(k->buf);
     free(k);
 }

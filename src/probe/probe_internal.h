@@ -20,6 +20,13 @@ void canary_stop(struct canary *k, struct probe_canary *out, struct probe_reader
  * the workload is one fio job of one thread, which exitall can end them with. */
 void canary_fio_jobs(const struct probe_spec *s, bool one_job, FILE *out);
 
+/* canary_reader.c: the canary threads' clock. Sleep until the monotonic
+ * ns (absolute, so how late a wakeup is stays measurable); the tick after
+ * next that is still ahead of now (ticks missed while stalled are part of
+ * that stall, not new ones). */
+void canary_sleep_until(uint64_t ns);
+uint64_t canary_next_tick(uint64_t next, uint64_t period_ns, uint64_t now);
+
 /* probe.c */
 void probe_uuid(char out[37]);
 struct probe;

@@ -105,13 +105,13 @@ void report_free(struct report *rep)
     memset(rep, 0, sizeof *rep);
 }
 
-/* Which of run, search, session an id names: each builder fails with
+/* Which of run, search, verification, session an id names: each builder fails with
  * SL_EUSAGE when it finds none, so the next is tried; any other failure
  * (a broken database, an ambiguous prefix) is the answer. */
 int report_build(struct store *st, const char *id, struct report *rep, sl_err *e)
 {
     static int (*const builders[])(struct store *, const char *, struct report *, sl_err *) = {
-        report_run, report_search, report_session,
+        report_run, report_search, report_verify, report_session,
     };
     memset(rep, 0, sizeof *rep);
     if (!id[0]) return sl_fail(e, SL_EUSAGE, "give the UUID (or its start) of a run, a search or a session");

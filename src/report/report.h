@@ -95,6 +95,9 @@ int report_build(struct store *st, const char *id, struct report *rep, sl_err *e
 int report_run(struct store *st, const char *uuid_prefix, struct report *rep, sl_err *e);
 int report_search(struct store *st, const char *uuid_prefix, struct report *rep, sl_err *e);
 int report_session(struct store *st, const char *uuid_prefix, struct report *rep, sl_err *e);
+/* A live verification (verify --live): its plan, end, verdict per metric
+ * (drawn again from the stored blocks), blocks charted over time. */
+int report_verify(struct store *st, const char *uuid_prefix, struct report *rep, sl_err *e);
 /* Run B against run A (each with its batch of repetitions), "A..B":
  * judged by the compare core, the interval's basis stated, their charts
  * overlaid; runs of different work refused as 'sluice compare' does. */

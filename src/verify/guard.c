@@ -1,5 +1,6 @@
 /* guard — the limit a candidate must stay under while it runs: set from the
- * worst sample of the first two A blocks (PSI io full, average wait), times
+ * worst sample of the first two A blocks (PSI io full, average wait, the
+ * canary's slowest read), times
  * a factor, never below a floor (an idle A would otherwise make any stall
  * a stop). */
 #include "verify/live.h"
@@ -12,35 +13,49 @@ static double limit(double worst, double factor, double floor)
     return l > floor ? l : floor;
 }
 
-void verify_guard_learn(struct verify_guard *g, const struct verify_spec *s, double max_psi_full, double max_await_ms)
+static void worse_of(double *worst, double v)
 {
-    if (g->a_blocks >= 2) return;
-    if (max_psi_full > g->max_psi_full) g->max_psi_full = max_psi_full;
-    if (max_await_ms > g->max_await_ms) g->max_await_ms = max_await_ms;
-    g->a_blocks++;
-    g->lim_psi_full = limit(g->max_psi_full, s->guard_factor, VERIFY_GUARD_PSI_FLOOR);
-    g->lim_await_ms = limit(g->max_await_ms, s->guard_factor, VERIFY_GUARD_AWAIT_FLOOR_MS);
+    if (v > *worst) *worst = v;
 }
 
-bool verify_guard_check(struct verify_guard *g, const struct verify_spec *s, long long sample_ms, double psi_full,
-                        double await_ms)
+void verify_guard_learn(struct verify_guard *g, const struct verify_spec *s, const struct verify_sample *worst)
+{
+    if (g->a_blocks >= 2) return;
+    worse_of(&g->worst.psi_full, worst->psi_full);
+    worse_of(&g->worst.await_ms, worst->await_ms);
+    worse_of(&g->worst.canary_ms, worst->canary_ms);
+    g->a_blocks++;
+    g->lim_psi_full = limit(g->worst.psi_full, s->guard_factor, VERIFY_GUARD_PSI_FLOOR);
+    g->lim_await_ms = limit(g->worst.await_ms, s->guard_factor, VERIFY_GUARD_AWAIT_FLOOR_MS);
+    g->lim_canary_ms = limit(g->worst.canary_ms, s->guard_factor, VERIFY_GUARD_CANARY_FLOOR_MS);
+}
+
+bool verify_guard_check(struct verify_guard *g, const struct verify_spec *s, long long sample_ms,
+                        const struct verify_sample *x)
 {
     if (g->a_blocks == 0) return false;
-    bool psi_over = psi_full >= 0 && psi_full > g->lim_psi_full;
-    bool wait_over = await_ms > g->lim_await_ms;
-    if (!psi_over && !wait_over) {
+    bool psi_over = x->psi_full >= 0 && x->psi_full > g->lim_psi_full;
+    bool wait_over = x->await_ms > g->lim_await_ms;
+    bool canary_over = x->canary_ms >= 0 && x->canary_ms > g->lim_canary_ms;
+    if (!psi_over && !wait_over && !canary_over) {
         g->over = 0;
         return false;
     }
     if (++g->over < s->guard_samples) return false;
     char what[160];
     if (psi_over)
-        snprintf(what, sizeof what, "PSI io full %.1f%% > guard %.1f%%", psi_full, g->lim_psi_full);
+        snprintf(what, sizeof what, "PSI io full %.1f%% > guard %.1f%%", x->psi_full, g->lim_psi_full);
+    else if (wait_over)
+        snprintf(what, sizeof what, "average wait %.1f ms > guard %.1f ms", x->await_ms, g->lim_await_ms);
     else
-        snprintf(what, sizeof what, "average wait %.1f ms > guard %.1f ms", await_ms, g->lim_await_ms);
+        snprintf(what, sizeof what, "a canary read took %.0f ms > guard %.0f ms", x->canary_ms, g->lim_canary_ms);
+    char canary[96] = "";
+    if (g->worst.canary_ms > 0)   /* a canary ran */
+        snprintf(canary, sizeof canary, ", canary %.0f ms; at least %.0f ms", g->worst.canary_ms,
+                 VERIFY_GUARD_CANARY_FLOOR_MS);
     snprintf(g->why, sizeof g->why, "%s for %d samples in a row (%.1f s); the guard is %.0fx the worst sample of the "
-             "first A blocks (PSI io full %.1f%%, wait %.1f ms), at least %.0f%% and %.0f ms", what, g->over,
-             (double)g->over * (double)sample_ms / 1000, s->guard_factor, g->max_psi_full, g->max_await_ms,
+             "first A blocks (PSI io full %.1f%%, wait %.1f ms%s), at least %.0f%% and %.0f ms", what, g->over,
+             (double)g->over * (double)sample_ms / 1000, s->guard_factor, g->worst.psi_full, g->worst.await_ms, canary,
              VERIFY_GUARD_PSI_FLOOR, VERIFY_GUARD_AWAIT_FLOOR_MS);
     return true;
 }

@@ -4,6 +4,7 @@
  * sample_ms, the guard watching every sample of a B block. */
 #include "verify/live.h"
 #include "interrupt.h"
+#include "probe/canary_reader.h"
 #include "session.h"
 #include "store_session.h"
 #include "verify/measure.h"
@@ -21,6 +22,8 @@ struct live {
     const struct knobset *cand;
     const struct verify_observer *obs;
     struct session *s;
+    struct canary_reader *canary;   /* NULL: none */
+    bool store_failed;              /* a block could not be stored (said once) */
     long long t0_ms;
     bool b_in_force;
 };
@@ -117,8 +120,37 @@ struct block_watch {
     struct verify_vm_sum vm;
     bool measuring, metric_running;
     struct verify_cmd metric;
-    double max_psi_full, max_await_ms;
+    struct verify_sample worst;      /* of the measured part: an A block teaches the guard */
+    struct canary_take canary;       /* the measured part's reads */
 };
+
+/* The guarded counters since the previous sample; the canary's reads of
+ * the measured part are summed into w. */
+static void sample_read(struct live *L, struct block_watch *w, const struct verify_reading *cur, struct verify_sample *x)
+{
+    verify_sample_between(&L->r->plan, &w->prev, cur, &x->psi_full, &x->await_ms);
+    x->canary_ms = -1;
+    if (!L->canary) return;
+    struct canary_take t;
+    canary_reader_take(L->canary, &t);
+    if (t.reads || t.max_ns) x->canary_ms = (double)t.max_ns / 1e6;
+    if (!w->measuring) return;
+    w->canary.reads += t.reads;
+    w->canary.sum_ns += t.sum_ns;
+    if (t.max_ns > w->canary.max_ns) w->canary.max_ns = t.max_ns;
+}
+
+static void start_measuring(struct live *L, struct block_watch *w, const struct verify_reading *at)
+{
+    w->measuring = true;
+    w->m0 = *at;
+    verify_vm_add(&w->vm, at);
+    if (L->canary) {
+        struct canary_take drop;   /* the settle time's reads are not the block's */
+        canary_reader_take(L->canary, &drop);
+    }
+    if (L->r->spec.metric_cmd) w->metric_running = verify_cmd_start(&w->metric, L->r->spec.metric_cmd, NULL) == 0;
+}
 
 /* One sample: the guard in a B block, the worst sample in an A block.
  * 1 when the guard fired (B is reverted and the test ends), -1 on a failed
@@ -128,26 +160,24 @@ static int sample(struct live *L, struct verify_block *blk, struct block_watch *
     struct verify_run *r = L->r;
     struct verify_reading cur;
     verify_read(&r->plan, &cur);
-    double psi_full, await_ms;
-    verify_sample_between(&r->plan, &w->prev, &cur, &psi_full, &await_ms);
+    struct verify_sample x;
+    sample_read(L, w, &cur, &x);
     w->prev = cur;
-    if (blk->cand && verify_guard_check(&r->guard, &r->spec, r->plan.sample_ms, psi_full, await_ms)) {
+    if (blk->cand && verify_guard_check(&r->guard, &r->spec, r->plan.sample_ms, &x)) {
         if (put_a(L, e) < 0) return -1;
         r->end = VE_GUARD;
         snprintf(r->end_why, sizeof r->end_why, "stopped by guard: %s. B was reverted at once", r->guard.why);
         return 1;
     }
     if (!w->measuring && now_ms() >= settle_at) {
-        w->measuring = true;
-        w->m0 = cur;
-        verify_vm_add(&w->vm, &cur);
-        if (r->spec.metric_cmd) w->metric_running = verify_cmd_start(&w->metric, r->spec.metric_cmd, NULL) == 0;
+        start_measuring(L, w, &cur);
         return 0;
     }
     if (!w->measuring) return 0;
     verify_vm_add(&w->vm, &cur);
-    if (psi_full > w->max_psi_full) w->max_psi_full = psi_full;
-    if (await_ms > w->max_await_ms) w->max_await_ms = await_ms;
+    if (x.psi_full > w->worst.psi_full) w->worst.psi_full = x.psi_full;
+    if (x.await_ms > w->worst.await_ms) w->worst.await_ms = x.await_ms;
+    if (x.canary_ms > w->worst.canary_ms) w->worst.canary_ms = x.canary_ms;
     if (w->metric_running) verify_cmd_poll(&w->metric);
     return 0;
 }
@@ -157,8 +187,23 @@ static void block_close(struct live *L, struct verify_block *blk, struct block_w
 {
     struct verify_run *r = L->r;
     blk->end_ms = now_ms() - L->t0_ms;
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    blk->wall_end_ms = (long long)wall.tv_sec * 1000 + wall.tv_nsec / 1000000;
     if (w->measuring) verify_block_between(&r->plan, &w->m0, &w->prev, &w->vm, blk);
     else snprintf(blk->note, sizeof blk->note, "nothing measured after the settle time");
+    if (w->measuring && w->canary.reads) {
+        blk->v[VM_CANARY_MS] = (double)w->canary.sum_ns / (double)w->canary.reads / 1e6;
+        blk->v[VM_CANARY_MAX_MS] = (double)w->canary.max_ns / 1e6;
+        blk->has[VM_CANARY_MS] = blk->has[VM_CANARY_MAX_MS] = true;
+        /* the workload's demand, not the canary's own reads (an idle disk
+         * stays idle, the arms' volumes compare the workload's) */
+        double secs = (double)(blk->end_ms - blk->start_ms - blk->settle_ms) / 1000;
+        if (secs > 0) blk->io_bytes_s -= (double)w->canary.reads * CANARY_IO / secs;
+        if (blk->io_bytes_s < 0) blk->io_bytes_s = 0;
+    } else if (w->measuring && L->canary) {
+        snprintf(blk->note, sizeof blk->note, "no canary read completed in the block's measured part");
+    }
     if (w->metric_running) {
         double v;
         if (verify_cmd_finish(&w->metric, r->spec.metric_cmd, &v, blk->note, sizeof blk->note) == 0) {
@@ -168,7 +213,7 @@ static void block_close(struct live *L, struct verify_block *blk, struct block_w
     } else if (r->spec.metric_cmd && w->measuring) {
         snprintf(blk->note, sizeof blk->note, "the metric command could not be started");
     }
-    if (!blk->cand && w->measuring) verify_guard_learn(&r->guard, &r->spec, w->max_psi_full, w->max_await_ms);
+    if (!blk->cand && w->measuring) verify_guard_learn(&r->guard, &r->spec, &w->worst);
 }
 
 /* The metric's guard, at the end of a block: B is reverted before the
@@ -199,15 +244,10 @@ static int run_block(struct live *L, int i, sl_err *e)
         if ((blk->cand ? put_b(L, e) : put_a(L, e)) < 0) return -1;
     }
     r->guard.over = 0;
-    struct block_watch w = { .max_psi_full = 0 };
+    struct block_watch w = { .worst = { 0, 0, 0 } };
     verify_read(&r->plan, &w.prev);
     long long settle_at = start + blk->settle_ms;
-    if (blk->settle_ms == 0) {
-        w.measuring = true;
-        w.m0 = w.prev;
-        verify_vm_add(&w.vm, &w.prev);
-        if (r->spec.metric_cmd) w.metric_running = verify_cmd_start(&w.metric, r->spec.metric_cmd, NULL) == 0;
-    }
+    if (blk->settle_ms == 0) start_measuring(L, &w, &w.prev);
     int rc = 0;
     for (long long next = start + r->plan.sample_ms; rc == 0; next += r->plan.sample_ms) {
         if (next > end) next = end;
@@ -249,6 +289,11 @@ static int run_blocks(struct live *L, sl_err *e)
         if (rc < 0) return -1;
         r->ndone = i + 1;
         r->ncomplete = rc == 0 ? i + 1 : i;
+        sl_err se;
+        if (verify_record_block(L->st, r, i, &se) < 0 && !L->store_failed) {
+            L->store_failed = true;
+            note(L, "block %d could not be stored (%s): the test goes on; 'sluice report' will lack it", i + 1, se.msg);
+        }
         if (L->obs && L->obs->block) L->obs->block(L->obs->arg, r, i);
         if (rc > 0) return 0;
         if (i == 1 && !r->spec.metric_cmd && idle(L)) return 0;
@@ -311,9 +356,20 @@ int verify_live(store *st, struct verify_run *r, const struct knobset *cand, con
     if (rc == 0) rc = check_metric(r, e);
     if (rc == 0 && interrupt_signal)
         rc = sl_fail(e, SL_EFAIL, "interrupted by signal %d before the test began. Nothing was changed", (int)interrupt_signal);
+    if (rc == 0 && r->plan.canary && !(L.canary = canary_reader_start(st, r->spec.dir,
+                                                                       VERIFY_CANARY_PERIOD_MS * 1000000ull, r->spec.seed, e)))
+        rc = sl_prefix(e, SL_EUSAGE, "the canary reader under --dir %s (--no-canary goes without). Nothing was changed",
+                       r->spec.dir);
     if (rc == 0) rc = session_lock_acquire(store_path(st), &lock_fd, e);
     if (rc == 0) rc = session_begin(st, "verify --live", cand->touched, cand->ntouched, lock_fd, &L.s, e);
+    if (rc == 0 && verify_record_start(st, r, session_row_of(L.s)->id, e) < 0) {
+        /* nothing written yet: the session ends as it began */
+        sl_err ee;
+        session_end(L.s, false, NULL, &ee);
+        rc = sl_prefix(e, SL_EFAIL, "the test could not be recorded, so it did not start. Nothing was changed");
+    }
     if (rc < 0) {
+        canary_reader_stop(L.canary);
         interrupt_untrap();
         return -1;
     }
@@ -321,10 +377,14 @@ int verify_live(store *st, struct verify_run *r, const struct knobset *cand, con
     r->blocks = xcalloc((size_t)r->plan.nblocks, sizeof *r->blocks);
     if (obs && obs->plan) obs->plan(obs->arg, r);
     rc = run_blocks(&L, e);
+    canary_reader_stop(L.canary);
     interrupt_untrap();
     if (rc < 0) r->end = VE_FAILED;
     verify_decide(r->blocks, r->ncomplete - r->ncomplete % 2, &r->spec, &r->verdict);
-    return finish(&L, rc < 0, e);
+    rc = finish(&L, rc < 0, e);
+    sl_err se;
+    if (verify_record_end(st, r, &se) < 0) note(&L, "the test's end could not be stored: %s", se.msg);
+    return rc;
 }
 
 void verify_run_free(struct verify_run *r)

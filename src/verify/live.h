@@ -3,7 +3,9 @@
  * of A and B alternate in balanced random pairs inside one journaled
  * session; each block after a switch first waits while the setting just
  * left drains its dirty pages, then measures the kernel's counters (disk
- * stat, PSI io, vmstat) and, if given, the user's metric command. A guard
+ * stat, PSI io, vmstat), a canary reader (a 4 KiB uncached read from a
+ * scratch file under --dir every 100 ms) and, if given, the user's metric
+ * command. A guard
  * set from the first A blocks reverts B at once when it stalls the disk;
  * the verdict pairs neighbouring blocks so the workload's drift cancels.
  * No curses, no printing: a front end follows it through an observer. */
@@ -26,11 +28,12 @@
 
 /* What a block measures. The first ones decide the verdict; throughput
  * follows the workload's demand and decides only on a saturated disk;
- * dirty and writeback pages are shown, never judged. */
+ * dirty and writeback pages and the canary's slowest read are shown, never
+ * judged (one read's time is too noisy to decide on; the mean carries it). */
 enum verify_metric {
-    VM_AWAIT_MS, VM_PSI_SOME, VM_PSI_FULL, VM_USER,
+    VM_AWAIT_MS, VM_PSI_SOME, VM_PSI_FULL, VM_CANARY_MS, VM_USER,
     VM_READ_MBS, VM_WRITE_MBS, VM_IOPS,
-    VM_DIRTY_PAGES, VM_WRITEBACK_PAGES,
+    VM_DIRTY_PAGES, VM_WRITEBACK_PAGES, VM_CANARY_MAX_MS,
     VM_NR
 };
 enum verify_judged { VJ_ALWAYS, VJ_SATURATED, VJ_SHOWN };
@@ -46,12 +49,15 @@ struct verify_spec {
     long long duration_ms, block_ms;
     long long sample_ms;        /* counters and guard; 0: 1 s, or a quarter block if shorter */
     uint64_t seed;
-    const char *dir;            /* vm.* knobs: measure the disk under it (NULL: every non-virtual disk) */
+    const char *dir;            /* vm.* knobs: measure the disk under it (NULL: every non-virtual disk);
+                                   the canary's scratch file goes there */
+    bool no_canary;             /* no canary reader even with a dir */
     const char *metric_cmd;     /* NULL: none */
     bool metric_higher;         /* the metric is better higher (a rate), else lower (a latency) */
     bool keep;                  /* keep B at the end when it held */
     double guard_factor;        /* the limit is this times the A blocks' worst sample (0: 2) */
     int guard_samples;          /* consecutive samples over the limit that stop the test (0: 3) */
+    const char *source;         /* what named the candidate, stored with the test ("profile latency"; NULL: none) */
 };
 
 /* The settings in force and the candidate, as the settle time sees them. */
@@ -64,7 +70,10 @@ struct verify_plan {
     int ndisks;
     char disks_why[160];
     long long sample_ms;
+    bool canary;                          /* a canary reader runs (under spec.dir) */
+    char canary_why[256];                 /* why not, or where */
     char cand_text[512];                  /* "vm.dirty_ratio=10 vm.dirty_background_ratio=5" */
+    char base_text[512];                  /* A: the same knobs as they were ("vm.dirty_ratio=20 ...") */
 };
 
 struct verify_block {
@@ -74,13 +83,19 @@ struct verify_block {
     bool has[VM_NR];
     double util_pct;                          /* the busiest disk's io_ticks over the measured part */
     double io_bytes_s;                        /* read + write: the workload's demand */
+    long long wall_end_ms;                    /* the wall clock at its end (ms since the epoch) */
     char note[256];                           /* why a metric is missing */
+};
+
+/* One sample of the guarded counters; canary_ms < 0: no canary read. */
+struct verify_sample {
+    double psi_full, await_ms, canary_ms;
 };
 
 struct verify_guard {
     int a_blocks;                 /* A blocks learnt from (the first two set it) */
-    double max_psi_full, max_await_ms;
-    double lim_psi_full, lim_await_ms;
+    struct verify_sample worst;   /* the worst samples of those blocks */
+    double lim_psi_full, lim_await_ms, lim_canary_ms;
     int over;                     /* consecutive samples over a limit in this B block */
     /* --metric, checked once a block (it is measured once a block): its
      * worst value in the first A blocks, and the limit (twice as bad) */
@@ -89,9 +104,13 @@ struct verify_guard {
     char why[256];
 };
 /* The floors under which a sample is never over the guard, however quiet
- * the A blocks were: 5 points of PSI full and 5 ms of wait. */
+ * the A blocks were: 5 points of PSI full, 5 ms of wait, and a canary read
+ * of 100 ms (the stall an interactive user starts to feel). */
 #define VERIFY_GUARD_PSI_FLOOR 5.0
 #define VERIFY_GUARD_AWAIT_FLOOR_MS 5.0
+#define VERIFY_GUARD_CANARY_FLOOR_MS 100.0
+/* The canary reads every 100 ms. */
+#define VERIFY_CANARY_PERIOD_MS 100
 
 enum verify_overall { VERIFY_BETTER, VERIFY_WORSE, VERIFY_NOISE, VERIFY_NO_VERDICT };
 struct verify_verdict {
@@ -122,6 +141,8 @@ struct verify_run {
     bool kept;
     char session[9];
     char put_back[512];           /* what the end of the session did */
+    int64_t id;                   /* its row in the store (verifies), 0 before it is recorded */
+    char uuid[37];
 };
 
 struct verify_observer {
@@ -149,12 +170,13 @@ int verify_prepare(struct verify_run *r, const struct verify_spec *s, const stru
 
 /* --- per block ------------------------------------------------------------ */
 
-/* Arm or refine the guard after A block i (the first two A blocks set it). */
-void verify_guard_learn(struct verify_guard *g, const struct verify_spec *s, double max_psi_full, double max_await_ms);
+/* Arm or refine the guard after an A block from its worst samples (the
+ * first two A blocks set it). */
+void verify_guard_learn(struct verify_guard *g, const struct verify_spec *s, const struct verify_sample *worst);
 /* One sample of a B block: true when this makes guard_samples in a row
  * over a limit (g->why then says which and by how much). */
-bool verify_guard_check(struct verify_guard *g, const struct verify_spec *s, long long sample_ms, double psi_full,
-                        double await_ms);
+bool verify_guard_check(struct verify_guard *g, const struct verify_spec *s, long long sample_ms,
+                        const struct verify_sample *x);
 
 /* The user's metric of an A block teaches the guard (the first two); of a
  * B block, it is checked: true when it is more than guard_factor times
@@ -190,7 +212,33 @@ const char *verify_overall_name(enum verify_overall v);
  * pairs among the first ncomplete blocks so far; a percentage, or NAN
  * before two pairs (or when a value is not positive). Rough: the spread of
  * a few pairs is itself uncertain. */
+/* The effect of B on metric m as one line: "+3.1% [90% CI -2.0%, +8.4%]
+ * p=0.21: no difference beyond noise", "no verdict: why", or why it is not
+ * judged. The front ends and the report say it alike. */
+void verify_effect_text(const struct verify_verdict *v, enum verify_metric m, char *buf, size_t n);
+/* How busy the disk was and what that means for throughput. */
+void verify_saturation_text(const struct verify_verdict *v, char *buf, size_t n);
+/* The warning when the arms' I/O volumes differed (v->demand_differs). */
+void verify_demand_text(const struct verify_verdict *v, char *buf, size_t n);
 double verify_detectable_pct(const struct verify_block *b, int ncomplete, enum verify_metric m, int npairs_planned);
+
+/* --- the record (record.c): each test and its blocks in the store --------- */
+
+const char *verify_end_name(enum verify_end e);
+struct verify_row;
+/* The test's row, once its session is open. -1 with e. */
+int verify_record_start(store *st, struct verify_run *r, int64_t session_id, sl_err *e);
+/* Block i's row, as soon as it is measured. -1 with e. */
+int verify_record_block(store *st, const struct verify_run *r, int i, sl_err *e);
+/* How it ended: state, verdict, what was kept or put back. -1 with e. */
+int verify_record_end(store *st, const struct verify_run *r, sl_err *e);
+/* A stored test (UUID or a unique prefix) as a run again: spec, plan
+ * (order, settle times, disks), its blocks, and the verdict drawn from
+ * them by verify_decide, as the test drew it. row gets the stored row
+ * (its times, state, candidate); out->spec points into it, so row must
+ * outlive out. -1 with e (SL_EUSAGE: no such test); free with
+ * verify_run_free. */
+int verify_load(store *st, const char *uuid_prefix, struct verify_run *out, struct verify_row *row, sl_err *e);
 
 /* --- the test (live.c) ---------------------------------------------------- */
 

@@ -14,12 +14,14 @@ const struct verify_metric_def verify_metrics[VM_NR] = {
     [VM_AWAIT_MS] = { "await", "ms", true, 0.01, VJ_ALWAYS },
     [VM_PSI_SOME] = { "psi_io_some", "%", true, 0.1, VJ_ALWAYS },
     [VM_PSI_FULL] = { "psi_io_full", "%", true, 0.1, VJ_ALWAYS },
+    [VM_CANARY_MS] = { "canary", "ms", true, 0.01, VJ_ALWAYS },
     [VM_USER] = { "metric", "", true, 0, VJ_ALWAYS },
     [VM_READ_MBS] = { "read", "MB/s", false, 0.001, VJ_SATURATED },
     [VM_WRITE_MBS] = { "write", "MB/s", false, 0.001, VJ_SATURATED },
     [VM_IOPS] = { "iops", "/s", false, 0.01, VJ_SATURATED },
     [VM_DIRTY_PAGES] = { "nr_dirty", "pages", true, 1, VJ_SHOWN },
     [VM_WRITEBACK_PAGES] = { "nr_writeback", "pages", true, 1, VJ_SHOWN },
+    [VM_CANARY_MAX_MS] = { "canary_max", "ms", true, 0.01, VJ_SHOWN },
 };
 
 void verify_schedule(int nblocks, uint64_t seed, bool *cand)
@@ -177,17 +179,35 @@ static int plan_candidate(struct verify_plan *p, const struct knobset *cand, sl_
 {
     if (cand->n == 0) return sl_fail(e, SL_EUSAGE, "no candidate: give KNOB=VALUE pairs or a profile name");
     bool differs = false;
-    size_t len = 0;
+    size_t len = 0, blen = 0;
     for (int i = 0; i < cand->n; i++) {
         const struct knob_change *c = &cand->ch[i];
         if (!c->before[0] || !knob_values_equal(&c->k, c->before, c->want)) differs = true;
         int w = snprintf(p->cand_text + len, sizeof p->cand_text - len, "%s%s=%s", i ? " " : "", c->k.name, c->want);
         if (w > 0 && (size_t)w < sizeof p->cand_text - len) len += (size_t)w;
+        w = snprintf(p->base_text + blen, sizeof p->base_text - blen, "%s%s=%s", i ? " " : "", c->k.name,
+                     c->before[0] ? c->before : "(absent)");
+        if (w > 0 && (size_t)w < sizeof p->base_text - blen) blen += (size_t)w;
     }
     if (!differs)
         return sl_fail(e, SL_EUSAGE, "the candidate %s is already in force: there is nothing to compare it with. "
                        "Nothing was changed", p->cand_text);
     return 0;
+}
+
+/* The canary reads a file on the workload's disk: under --dir, the only
+ * place sluice is told it may write. */
+static void plan_canary(struct verify_plan *p, const struct verify_spec *s)
+{
+    p->canary = s->dir && !s->no_canary;
+    if (p->canary)
+        snprintf(p->canary_why, sizeof p->canary_why, "a 4 KiB uncached read every %d ms from a 16 MiB scratch file "
+                 "under %s", VERIFY_CANARY_PERIOD_MS, s->dir);
+    else if (s->dir)
+        snprintf(p->canary_why, sizeof p->canary_why, "off (--no-canary)");
+    else
+        snprintf(p->canary_why, sizeof p->canary_why, "off: --dir DIR on the workload's disk gives a 4 KiB uncached "
+                 "read every %d ms from a scratch file there", VERIFY_CANARY_PERIOD_MS);
 }
 
 int verify_prepare(struct verify_run *r, const struct verify_spec *s, const struct knobset *cand, sl_err *e)
@@ -200,5 +220,6 @@ int verify_prepare(struct verify_run *r, const struct verify_spec *s, const stru
     if (plan_candidate(p, cand, e) < 0 || plan_blocks(p, &r->spec, e) < 0 || plan_disks(p, &r->spec, cand, e) < 0)
         return -1;
     plan_settle(p, cand, s->block_ms);
+    plan_canary(p, &r->spec);
     return 0;
 }

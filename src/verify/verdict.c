@@ -169,3 +169,28 @@ double verify_detectable_pct(const struct verify_block *b, int ncomplete, enum v
     double shift = z * sd / sqrt((double)npairs_planned) / sqrt(3.0 / M_PI);
     return 100 * expm1(shift);
 }
+
+void verify_effect_text(const struct verify_verdict *v, enum verify_metric m, char *buf, size_t n)
+{
+    const struct decision *d = &v->d[m];
+    if (v->decided[m] && d->verdict != DECIDE_NO_VERDICT)
+        snprintf(buf, n, "%+.1f%% [%.0f%% CI %+.1f%%, %+.1f%%] p=%.2g: %s", d->effect_pct, 100 * d->level, d->lo_pct,
+                 d->hi_pct, d->p, d->verdict == DECIDE_WITHIN_NOISE ? "no difference beyond noise" : decide_verdict_name(d->verdict));
+    else if (v->decided[m]) snprintf(buf, n, "no verdict: %s", d->why_text);
+    else if (verify_metrics[m].judged == VJ_SATURATED) snprintf(buf, n, "follows demand: not judged (disk not saturated)");
+    else snprintf(buf, n, "shown, not judged");
+}
+
+void verify_saturation_text(const struct verify_verdict *v, char *buf, size_t n)
+{
+    snprintf(buf, n, "the disk was %.0f%% busy in the A blocks: %s", v->a_util_pct,
+             v->saturated ? "saturated, so throughput is judged too"
+                          : "not saturated, so throughput says what the workload asked, not what B can do");
+}
+
+void verify_demand_text(const struct verify_verdict *v, char *buf, size_t n)
+{
+    snprintf(buf, n, "the workload's demand differed between A and B: B's blocks moved %+.1f%% [%+.1f%%, %+.1f%%] of "
+             "A's I/O volume, so the arms did not see the same work; read the waits with care", v->demand.effect_pct,
+             v->demand.lo_pct, v->demand.hi_pct);
+}

@@ -22,7 +22,7 @@ export SLUICE_PROFILES
 normalise() {
     sed -E -e "s#$tmp#@TMP@#g" -e "s#${SLUICE_PROFILES:-@PROFILES@}#@PROFILES@#g" \
         -e 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/@UUID@/g' \
-        -e 's/session [0-9a-f]{8}/session @ID@/g' \
+        -e 's/session [0-9a-f]{8}/session @ID@/g' -e 's/verification [0-9a-f]{8}/verification @ID@/g' \
         -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}Z?/@TIME@/g' \
         -e 's/pid [0-9]+/pid @PID@/g' \
         -e 's/\.sluice-probe\.[0-9]+\.[A-Za-z0-9]{6}/.sluice-probe.@PID@.@RAND@/g' -e 's/probe process [0-9]+/probe process @PID@/g' \

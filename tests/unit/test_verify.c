@@ -2,11 +2,14 @@
  * command and the paired verdict on synthetic block series. */
 #include "harness.h"
 #include "sysfs.h"
+#include "probe/canary_reader.h"
+#include "store_verify.h"
 #include "verify/live.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Every pair holds one A and one B, the first is AB (the guard is set
  * before B runs), AB and BA pairs differ in number by at most one, the
@@ -175,19 +178,75 @@ TEST(verify_guard_fires_after_consecutive_samples_over_the_limit)
 {
     struct verify_spec s = { .guard_factor = 2, .guard_samples = 3 };
     struct verify_guard g = { 0 };
-    CHECK(!verify_guard_check(&g, &s, 1000, 90, 100));   /* no A block yet: no guard */
-    verify_guard_learn(&g, &s, 4.0, 1.0);
-    verify_guard_learn(&g, &s, 6.0, 2.0);
-    verify_guard_learn(&g, &s, 50.0, 50.0);               /* a third A block changes nothing */
+    CHECK(!verify_guard_check(&g, &s, 1000, &(struct verify_sample){ 90, 100, -1 }));   /* no A block yet: no guard */
+    verify_guard_learn(&g, &s, &(struct verify_sample){ 4.0, 1.0, 0 });
+    verify_guard_learn(&g, &s, &(struct verify_sample){ 6.0, 2.0, 0 });
+    verify_guard_learn(&g, &s, &(struct verify_sample){ 50.0, 50.0, 0 });   /* a third A block changes nothing */
     CHECK_NEAR(g.lim_psi_full, 12, 1e-9);
     CHECK_NEAR(g.lim_await_ms, 5, 1e-9);                  /* 2 x 2 ms is under the floor */
-    CHECK(!verify_guard_check(&g, &s, 1000, 20, 1));
-    CHECK(!verify_guard_check(&g, &s, 1000, 20, 1));
-    CHECK(!verify_guard_check(&g, &s, 1000, 1, 1));       /* back under: the count starts again */
-    CHECK(!verify_guard_check(&g, &s, 1000, 1, 9));
-    CHECK(!verify_guard_check(&g, &s, 1000, 1, 9));
-    CHECK(verify_guard_check(&g, &s, 1000, 1, 9));
+    struct verify_sample psi = { 20, 1, -1 }, calm = { 1, 1, -1 }, wait = { 1, 9, -1 };
+    CHECK(!verify_guard_check(&g, &s, 1000, &psi));
+    CHECK(!verify_guard_check(&g, &s, 1000, &psi));
+    CHECK(!verify_guard_check(&g, &s, 1000, &calm));      /* back under: the count starts again */
+    CHECK(!verify_guard_check(&g, &s, 1000, &wait));
+    CHECK(!verify_guard_check(&g, &s, 1000, &wait));
+    CHECK(verify_guard_check(&g, &s, 1000, &wait));
     CHECK_CONTAINS(g.why, "average wait 9.0 ms > guard 5.0 ms for 3 samples in a row");
+}
+
+/* The canary's slowest read per sample: the first two A blocks set the
+ * limit (twice their worst, at least 100 ms); a read stalled for three
+ * samples stops B; a sample without a read (-1) is never over. */
+TEST(verify_guard_on_the_canary_stops_a_stalled_reader)
+{
+    struct verify_spec s = { .guard_factor = 2, .guard_samples = 3 };
+    struct verify_guard g = { 0 };
+    verify_guard_learn(&g, &s, &(struct verify_sample){ 1.0, 1.0, 20 });
+    verify_guard_learn(&g, &s, &(struct verify_sample){ 1.0, 1.0, 80 });
+    CHECK_NEAR(g.lim_canary_ms, 160, 1e-9);
+    struct verify_sample slow = { 1, 1, 400 }, none = { 1, 1, -1 }, ok = { 1, 1, 150 };
+    CHECK(!verify_guard_check(&g, &s, 1000, &slow));
+    CHECK(!verify_guard_check(&g, &s, 1000, &none));      /* no read: the count starts again */
+    CHECK(!verify_guard_check(&g, &s, 1000, &slow));
+    CHECK(!verify_guard_check(&g, &s, 1000, &ok));
+    CHECK(!verify_guard_check(&g, &s, 1000, &slow));
+    CHECK(!verify_guard_check(&g, &s, 1000, &slow));
+    CHECK(verify_guard_check(&g, &s, 1000, &slow));
+    CHECK_CONTAINS(g.why, "a canary read took 400 ms > guard 160 ms for 3 samples in a row");
+    struct verify_guard quiet = { 0 };
+    verify_guard_learn(&quiet, &s, &(struct verify_sample){ 1.0, 1.0, 2 });
+    CHECK_NEAR(quiet.lim_canary_ms, VERIFY_GUARD_CANARY_FLOOR_MS, 1e-9);   /* never under the floor */
+}
+
+/* The canary reader: reads of a scratch file at its pace, a directory of
+ * its own that is gone once it stops. */
+TEST(verify_canary_reader_reads_at_its_pace_and_leaves_nothing)
+{
+    char dir[] = "/tmp/sluice-unit-canary.XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    sl_err e;
+    struct canary_reader *r = canary_reader_start(NULL, dir, 10000000ull, 7, &e);
+    CHECK(r != NULL);
+    if (!r) return;
+    /* no timed assertion: wait (up to 20 s) for 5 reads; the pace only
+     * bounds them from above (a missed tick is skipped, never caught up) */
+    struct timespec t0, t1, step = { 0, 20000000 };
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct canary_take t, sum = { 0 };
+    for (int i = 0; i < 1000 && sum.reads < 5; i++) {
+        nanosleep(&step, NULL);
+        canary_reader_take(r, &t);
+        sum.reads += t.reads;
+        sum.sum_ns += t.sum_ns;
+        if (t.max_ns > sum.max_ns) sum.max_ns = t.max_ns;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double elapsed_ns = (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec);
+    CHECK(sum.reads >= 5);
+    CHECK((double)sum.reads <= elapsed_ns / 10e6 + 1);
+    CHECK(sum.max_ns > 0 && sum.sum_ns >= sum.max_ns);
+    canary_reader_stop(r);
+    CHECK(rmdir(dir) == 0);                               /* empty: the file and its directory are gone */
 }
 
 /* --metric: a number is read; text, nothing, a failure and a command that
@@ -279,4 +338,83 @@ TEST(verify_prepare_names_a_cut_list_of_disks)
     CHECK_CONTAINS(r.plan.disks_why, "the first 16 by name");
     knobset_free(&ks);
     sysfs_set_root("", &e);
+}
+
+/* A test stored block by block and read back is the same test: the same
+ * order, blocks and metrics, and verify_decide draws the same verdict from
+ * the stored blocks as from the live ones (one decision code for the test,
+ * `report` and the UI). A block cut short by the guard is stored, and left
+ * out of the pairs alike. */
+TEST(verify_stored_test_reads_back_with_the_same_verdict)
+{
+    store *st = harness_store("verify.db");
+    if (!st) return;
+    struct verify_run r;
+    memset(&r, 0, sizeof r);
+    r.spec = (struct verify_spec){ .duration_ms = 25000, .block_ms = 1000, .seed = 3, .metric_cmd = "echo 1",
+                                   .guard_factor = 2, .guard_samples = 3, .source = "profile latency" };
+    r.plan.nblocks = 24;
+    r.plan.npairs = 12;
+    verify_schedule(24, 3, r.plan.cand);
+    snprintf(r.plan.cand_text, sizeof r.plan.cand_text, "vm.dirty_ratio=10");
+    snprintf(r.plan.base_text, sizeof r.plan.base_text, "vm.dirty_ratio=20");
+    snprintf(r.plan.disks[0], sizeof r.plan.disks[0], "sda");
+    r.plan.ndisks = 1;
+    r.plan.settle_after_ms[0] = 300;
+    r.plan.settle_after_ms[1] = 400;
+    struct verify_block b[24];
+    blocks(b, 12, 0.8, 3);
+    for (int i = 0; i < 24; i++) {
+        b[i].start_ms = i * 1000;
+        b[i].end_ms = (i + 1) * 1000;
+        b[i].wall_end_ms = 1800000000000LL + b[i].end_ms;
+        b[i].v[VM_CANARY_MS] = b[i].v[VM_PSI_SOME] / (b[i].cand ? 4 : 2);   /* drifts, halved by B */
+        b[i].has[VM_CANARY_MS] = true;
+    }
+    snprintf(b[23].note, sizeof b[23].note, "cut short");
+    r.blocks = b;
+    r.ndone = 24;
+    r.ncomplete = 23;   /* the last block was cut short */
+    sl_err e;
+    CHECK_INT(verify_record_start(st, &r, 0, &e), 0);
+    for (int i = 0; i < 24; i++) CHECK_INT(verify_record_block(st, &r, i, &e), 0);
+    verify_decide(r.blocks, 22, &r.spec, &r.verdict);
+    r.end = VE_GUARD;
+    snprintf(r.end_why, sizeof r.end_why, "stopped by guard: test");
+    CHECK_INT(verify_record_end(st, &r, &e), 0);
+
+    struct verify_row row;
+    struct verify_run back;
+    char prefix[9];
+    snprintf(prefix, sizeof prefix, "%.8s", r.uuid);
+    CHECK_INT(verify_load(st, prefix, &back, &row, &e), 0);
+    CHECK_INT(back.ndone, 24);
+    CHECK_INT(back.ncomplete, 23);
+    CHECK_INT(back.plan.nblocks, 24);
+    CHECK_INT(back.end, VE_GUARD);
+    CHECK_STR(row.state, "guard");
+    CHECK_STR(row.source, "profile latency");
+    CHECK_STR(back.plan.disks[0], "sda");
+    CHECK_INT((int)back.plan.settle_after_ms[1], 400);
+    for (int i = 0; i < 24; i++) {
+        CHECK(back.plan.cand[i] == r.plan.cand[i]);
+        CHECK(back.blocks[i].cand == b[i].cand);
+        CHECK_NEAR(back.blocks[i].v[VM_AWAIT_MS], b[i].v[VM_AWAIT_MS], 1e-9);
+    }
+    CHECK_STR(back.blocks[23].note, "cut short");
+    CHECK_INT(back.verdict.npairs, r.verdict.npairs);
+    for (int m = 0; m < VM_NR; m++) {
+        CHECK(back.verdict.decided[m] == r.verdict.decided[m]);
+        CHECK_INT(back.verdict.d[m].verdict, r.verdict.d[m].verdict);
+        if (r.verdict.decided[m] && r.verdict.d[m].verdict != DECIDE_NO_VERDICT)
+            CHECK_NEAR(back.verdict.d[m].effect_pct, r.verdict.d[m].effect_pct, 1e-6);
+    }
+    CHECK_INT(back.verdict.d[VM_AWAIT_MS].verdict, DECIDE_BETTER);
+    CHECK_INT(back.verdict.d[VM_CANARY_MS].verdict, DECIDE_BETTER);
+    verify_run_free(&back);
+    struct verify_row none;
+    struct verify_run nothing;
+    CHECK_INT(verify_load(st, "ffffffff", &nothing, &none, &e), -1);
+    CHECK_INT(e.status, SL_EUSAGE);
+    store_close(st);
 }

@@ -2,7 +2,8 @@
 # sluice verify --live end to end on a fixture root whose counters a
 # scripted workload moves (fake-workload.sh): a harmful candidate stopped by
 # the guard (PSI, and the --metric's), a full run with its verdict, --keep,
-# SIGTERM and SIGKILL part-way, a real effect found.
+# SIGTERM and SIGKILL part-way, a real effect found; then live.sh on a loop
+# device (the canary reader).
 # Blocks of 2 s keep each test to seconds; no kernel setting is touched.
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -44,6 +45,12 @@ if [ $rc = 1 ] && grep -q '^stopped by guard: PSI io full' "$tmp/out" && ! grep 
 else
     fail guard-stops-a-harmful-candidate "exit $rc after $took s, dirty_ratio $(ratio), session $(state)" "$(tail -5 "$tmp/out")"
 fi
+id=$(sed -n "s/^stored as verification \([0-9a-f]*\):.*/\1/p" "$tmp/out")
+if [ -n "$id" ] && $S report "$id" 2>&1 | grep -q '^!  guard: stopped by guard: PSI io full'; then
+    ok guard-stop-reported
+else
+    fail guard-stop-reported "id '$id'" "$($S report "$id" 2>&1 | head -20)"
+fi
 
 # 2. A harmless candidate runs every block (the plan, a line per block, the
 #    verdict) and the knobs end as they were.
@@ -57,6 +64,23 @@ if [ $rc = 0 ] && [ "$blocks" = 4 ] && grep -q '^  order: AB' "$tmp/out" && grep
     ok full-run-puts-the-knobs-back
 else
     fail full-run-puts-the-knobs-back "exit $rc, $blocks block lines, dirty_ratio $(ratio), session $(state)" "$(tail -15 "$tmp/out")"
+fi
+# 2b. The test is stored: 'report' draws its blocks (A and B), the verdict
+#     per metric and how it ended; --html the same as a page; 'sessions'
+#     and 'history' list it.
+id=$(sed -n "s/^stored as verification \([0-9a-f]*\):.*/\1/p" "$tmp/out")
+$S report "$id" > "$tmp/report" 2>&1
+rrc=$?
+$S report "$id" --html "$tmp/report.html" > /dev/null 2>&1
+hrc=$?
+rblocks=$(grep -Ec '^ +[0-9]+ [AB] +[0-9.]+- +[0-9.]+ s \(settle' "$tmp/report")
+if [ -n "$id" ] && [ $rrc = 0 ] && [ "$rblocks" = 4 ] && grep -q '^== Verdict over 2 pair(s)' "$tmp/report" &&
+   grep -q 'A (the settings in force): vm.dirty_ratio=20' "$tmp/report" && grep -q 'await per block over time' "$tmp/report" &&
+   grep -q '^   done: every planned block ran' "$tmp/report" && [ $hrc = 0 ] && grep -q 'verify-await' "$tmp/report.html" &&
+   $S sessions | grep -q "^$id .* done  *4 of 4 " && $S history | grep -q "^$id "; then
+    ok stored-test-reported
+else
+    fail stored-test-reported "id '$id', report exit $rrc ($rblocks block lines), html exit $hrc" "$(head -30 "$tmp/report")"
 fi
 
 # 3. --keep: B held (nothing judged worse), so it stays, in a kept session.
@@ -88,7 +112,8 @@ else
 fi
 
 # 5. SIGKILL while B is in force: the session is left open and
-#    'restore --crashed' puts the knob back.
+#    'restore --crashed' puts the knob back; the stored test says it was
+#    killed and its session restored.
 fresh kill
 $S verify --live --duration 40s --block 2s --seed 1 vm.dirty_ratio=30 > "$tmp/out" 2>&1 &
 pid=$!
@@ -96,10 +121,13 @@ i=0; while [ $i -lt 50 ] && [ "$(ratio)" != 30 ]; do sleep 0.1; i=$((i + 1)); do
 was=$(ratio)
 kill -KILL $pid; wait $pid 2>/dev/null
 $S restore --crashed > "$tmp/restore" 2>&1
-if [ "$was" = 30 ] && [ "$(ratio)" = 20 ] && grep -q 'vm.dirty_ratio  *30  *20  *put back' "$tmp/restore"; then
+id=$($S history 2>/dev/null | awk '$4 == "running" { print $1 }')
+if [ "$was" = 30 ] && [ "$(ratio)" = 20 ] && grep -q 'vm.dirty_ratio  *30  *20  *put back' "$tmp/restore" &&
+   [ -n "$id" ] && $S report "$id" 2>&1 | grep -q '^!  killed before it ended: its session .* was restored since'; then
     ok sigkill-left-to-restore-crashed
 else
-    fail sigkill-left-to-restore-crashed "B in force before: $was; dirty_ratio $(ratio)" "$(cat "$tmp/restore")"
+    fail sigkill-left-to-restore-crashed "B in force before: $was; dirty_ratio $(ratio), verification '$id'" "$(cat "$tmp/restore")" \
+        "$($S report "$id" 2>&1 | grep -A2 '^== How')"
 fi
 # 6. A candidate under which the workload stalls half as long (PSI), in 6
 #    pairs of 2 s blocks (6 is the fewest that can show it): found, with its sign.
@@ -159,4 +187,48 @@ if [ $rc = 1 ] && grep -q "interrupted by signal 2 during the --metric's trial r
 else
     fail interrupt-during-the-metric-trial-kills-it "exit $rc, left running: ${left:-none}" "$(cat "$tmp/out")"
 fi
+# 10. apply --verify-live: a profile that stalls the workload (latency sets
+#     vm.dirty_ratio=10, the fake's harm) over the profile in force
+#     (throughput) is stopped by the guard and not applied: throughput's
+#     knobs and 'active' as before, exit 1.
+fresh apply-harm 10
+$S apply throughput > /dev/null 2>&1
+$S apply latency --verify-live 8s > "$tmp/out" 2>&1
+rc=$?
+active=$($S active 2>&1 | head -1)
+if [ $rc = 1 ] && grep -q '^profile latency not applied: stopped by guard: PSI io full' "$tmp/out" &&
+   grep -q 'and so is profile throughput$' "$tmp/out" && [ "$(ratio)" = 40 ] &&
+   case $active in "profile throughput, in force"*) true ;; *) false ;; esac; then
+    ok apply-verify-live-puts-back-what-did-not-hold
+else
+    fail apply-verify-live-puts-back-what-did-not-hold "exit $rc, dirty_ratio $(ratio) (want 40), active: $active" "$(tail -4 "$tmp/out")"
+fi
+# 11. The same profile on a workload it does not harm: verified, then
+#     applied through the lifecycle (kept; 'active' names it).
+fresh apply-held
+$S apply latency --verify-live 8s > "$tmp/out" 2>&1
+rc=$?
+active=$($S active 2>&1 | head -1)
+if [ $rc = 0 ] && grep -q '^profile latency held over 4 pair(s)' "$tmp/out" && grep -q "^session .*: kept" "$tmp/out" &&
+   [ "$(ratio)" = 10 ] && case $active in "profile latency, in force"*) true ;; *) false ;; esac; then
+    ok apply-verify-live-applies-what-held
+else
+    fail apply-verify-live-applies-what-held "exit $rc, dirty_ratio $(ratio) (want 10), active: $active" "$(tail -4 "$tmp/out")"
+fi
+# 11b. sluice-apply, the boot binary, links no verify engine: it refuses
+#      --verify-live before anything is read or written.
+if [ -x "$top/sluice-apply" ]; then
+    before=$(ratio)
+    "$top/sluice-apply" --root "$tmp/root" --db "$tmp/db" apply throughput --verify-live 8s > "$tmp/out" 2>&1
+    rc=$?
+    if [ $rc = 2 ] && grep -q "this binary applies profiles at boot only" "$tmp/out" && [ "$(ratio)" = "$before" ]; then
+        ok sluice-apply-refuses-verify-live
+    else
+        fail sluice-apply-refuses-verify-live "exit $rc, dirty_ratio $(ratio) (was $before)" "$(cat "$tmp/out")"
+    fi
+fi
+# 12-13. On a real loop device with the canary (root only; live.sh says why it skips).
+[ -n "$faker" ] && kill "$faker" 2>/dev/null && wait "$faker" 2>/dev/null
+faker=""
+sh "$here/live.sh" "$sluice"
 exit 0

@@ -1,0 +1,55 @@
+/* store_verify — live verifications and their blocks (migration 016): a
+ * row when the test starts, a block row as each block is measured, the end
+ * (state, verdict, what was put back) when it ends. Neutral records: the
+ * verify engine (src/verify/record.c) maps its run onto them. */
+#ifndef SLUICE_STORE_VERIFY_H
+#define SLUICE_STORE_VERIFY_H
+
+#include "store.h"
+
+struct verify_row {
+    int64_t id;
+    char uuid[37];
+    int64_t session_id;
+    char candidate[512], baseline[512], source[256];
+    int64_t duration_ms, block_ms, seed;
+    char metric_cmd[1024];
+    int metric_higher;
+    char dir[1024], disks[1100];
+    char plan_json[4096];
+    char state[16];
+    char end_why[512];
+    char verdict[32];
+    int held, kept;
+    char put_back[512];
+    char started[32], ended[32];
+    char session_uuid[37];         /* read only: the session's UUID ("" when none) */
+    int nblocks;                   /* read only: blocks stored */
+};
+
+struct verify_block_row {
+    int seq;
+    char arm[2];                   /* "A" or "B" */
+    char setting[512];
+    int64_t start_ms, settle_ms, end_ms;
+    char started[32], ended[32];
+    int complete;
+    double util_pct, io_bytes_s;
+    char metrics_json[1024];
+    char note[256];
+};
+
+/* Insert a running test (row->id, uuid, state and started are filled). */
+int store_verify_create(store *s, struct verify_row *row, sl_err *e);
+/* Record its end: state, end_why, verdict, held, kept, put_back; ended now. */
+int store_verify_finish(store *s, const struct verify_row *row, sl_err *e);
+int store_verify_block_add(store *s, int64_t verify_id, const struct verify_block_row *b, sl_err *e);
+/* One test by UUID or a unique prefix of it; -1 with SL_EUSAGE when none
+ * or ambiguous. */
+int store_verify_get(store *s, const char *uuid_prefix, struct verify_row *out, sl_err *e);
+/* Every test, newest first; caller frees *out. Returns the count or -1. */
+int store_verify_list(store *s, struct verify_row **out, sl_err *e);
+/* Its blocks in order; caller frees *out. Returns the count or -1. */
+int store_verify_blocks(store *s, int64_t verify_id, struct verify_block_row **out, sl_err *e);
+
+#endif
