@@ -24,7 +24,10 @@ struct store;
 #define REPORT_MAX_SERIES 4
 #define REPORT_MAX_MARKS 2
 
-enum report_item_kind { RI_HEAD, RI_TEXT, RI_NOTE, RI_WARN, RI_CHART };
+/* RI_CLAIM / RI_NOCLAIM: a verdict's sentence (a win, or none), shown
+ * first and prominent; RI_PRE: a line of a table, its columns kept (not
+ * wrapped). */
+enum report_item_kind { RI_HEAD, RI_TEXT, RI_NOTE, RI_WARN, RI_CHART, RI_CLAIM, RI_NOCLAIM, RI_PRE };
 enum report_chart_kind { RC_LINES, RC_BARS };
 
 struct report_series {

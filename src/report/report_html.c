@@ -187,7 +187,10 @@ static const char style[] =
     "body{font:14px/1.4 sans-serif;margin:24px;color:#222;background:#fff;max-width:960px}"
     "h1{font-size:20px}h2{font-size:17px;border-bottom:1px solid #ccc;margin-top:28px}h3{font-size:15px}"
     "p{margin:2px 0}p.note{color:#666}p.warn,p.missing{color:#a40000}svg.chart{display:block;background:#fff}"
-    "svg text{font:12px sans-serif;fill:#333}line.axis{stroke:#333;stroke-width:1}p.legend{margin-bottom:12px}";
+    "svg text{font:12px sans-serif;fill:#333}line.axis{stroke:#333;stroke-width:1}p.legend{margin-bottom:12px}"
+    "p.verdict{font-size:16px;padding:10px 12px;margin:8px 0;border-left:6px solid}"
+    "p.win{background:#e8f5e9;border-color:#2e7d32;color:#1b3d1e}p.nowin{background:#fff4e0;border-color:#e07000;color:#3d2600}"
+    "p.pre{font:13px/1.35 monospace;white-space:pre;overflow-x:auto}";
 
 int report_html(const struct report *rep, FILE *out, sl_err *e)
 {
@@ -201,7 +204,9 @@ int report_html(const struct report *rep, FILE *out, sl_err *e)
     int charts = 0;
     for (int i = 0; i < rep->n; i++) {
         const struct report_item *it = &rep->items[i];
-        static const char *const cls[] = { [RI_TEXT] = "", [RI_NOTE] = " class=\"note\"", [RI_WARN] = " class=\"warn\"" };
+        static const char *const cls[] = { [RI_TEXT] = "", [RI_NOTE] = " class=\"note\"", [RI_WARN] = " class=\"warn\"",
+                                           [RI_CLAIM] = " class=\"verdict win\"", [RI_NOCLAIM] = " class=\"verdict nowin\"",
+                                           [RI_PRE] = " class=\"pre\"" };
         if (it->kind == RI_CHART) { chart_html(out, it->chart, charts++); continue; }
         fputs(it->kind == RI_HEAD ? "<h2>" : "<p", out);
         if (it->kind != RI_HEAD) fprintf(out, "%s>", cls[it->kind]);

@@ -6,6 +6,7 @@
 #include "probe/probe.h"
 #include "search/objective.h"
 #include "search/search.h"
+#include "search/verdict.h"
 #include "store_search.h"
 
 #include <math.h>
@@ -74,10 +75,51 @@ static bool confirmed_runner_up(const struct trial_row *t, int n)
     return false;
 }
 
-static void add_verdict(struct report *rep, const struct search_row *s, const struct trial_row *t, int n)
+/* A line of the verdict card as a report item: what `sluice search`
+ * printed, in the same order. */
+static void card_item(void *arg, enum verdict_line_kind kind, const char *line)
+{
+    struct report *rep = arg;
+    switch (kind) {
+    case VL_CLAIM: report_add(rep, RI_CLAIM, "verdict: %s", line); break;
+    case VL_NO_CLAIM: report_add(rep, RI_NOCLAIM, "verdict: %s", line); break;
+    case VL_TEXT: report_add(rep, RI_TEXT, "%s", line); break;
+    case VL_NOTE: report_add(rep, RI_WARN, "%s", line); break;
+    case VL_TABLE:
+        if (line[0]) report_add(rep, RI_PRE, "%s", line);
+        break;
+    }
+}
+
+/* The verdict card stored with the search (searches finished since the
+ * card existed); false when there is none. */
+static bool add_card(struct report *rep, struct store *st, const struct search_row *s)
+{
+    sl_err e;
+    char *text = store_search_result_json(st, s->id, &e);
+    json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    struct verdict_card *v = xmalloc(sizeof *v);
+    bool ok = verdict_from_json(json_object_get(j, "verdict_card"), v) == 0;
+    json_decref(j);
+    if (ok) verdict_lines(v, card_item, rep);
+    free(v);
+    return ok;
+}
+
+static void add_verdict(struct report *rep, struct store *st, const struct search_row *s, const struct trial_row *t, int n)
 {
     report_add(rep, RI_HEAD, "Verdict");
     if (!s->verdict[0]) { report_add(rep, RI_NOTE, "no verdict (the search did not finish)"); return; }
+    if (add_card(rep, st, s)) {
+        if (s->confirm_outcome[0])
+            report_add(rep, RI_TEXT, "confirmation: %s on %d fresh interleaved runs each of the baseline%s; exploring "
+                       "estimated %+.1f %%, shrinkage %.0f %%", s->confirm_outcome, s->confirm_reps,
+                       confirmed_runner_up(t, n) ? ", the candidate and the runner-up" : " and the candidate",
+                       100 * s->explore_improvement, 100 * s->shrinkage);
+        return;
+    }
+    /* a search stored before the card: its columns as they were kept */
     report_add(rep, s->verdict[0] == 'w' && strcmp(s->verdict, "win") == 0 ? RI_TEXT : RI_NOTE, "verdict: %s",
                s->verdict);
     if (s->winner_text[0]) report_add(rep, RI_TEXT, "winner: %s", s->winner_text);
@@ -174,7 +216,7 @@ int report_search(struct store *st, const char *uuid_prefix, struct report *rep,
     int n = store_search_trials(st, s.id, &t, e);
     if (n < 0) return -1;
     add_search_header(rep, &s);
-    add_verdict(rep, &s, t, n);
+    add_verdict(rep, st, &s, t, n);
     add_trials(rep, s.uuid, t, n);
     report_add(rep, RI_HEAD, "Charts");
     add_scores_chart(rep, &s, t, n);

@@ -267,6 +267,10 @@ void report_text(const struct report *rep, int width, bool utf8, report_line_fn 
         const struct report_item *it = &rep->items[i];
         if (it->kind == RI_HEAD && i > 0) emit(arg, RI_TEXT, "", "");
         if (it->kind == RI_CHART) chart_text(it->chart, width, utf8, emit, arg);
+        else if (it->kind == RI_PRE) {   /* a table's columns stay; escaped as every text is */
+            char safe[ROW_CAP];
+            emit(arg, it->kind, it->ref, esc_term(it->text, safe, sizeof safe, 0));
+        }
         else wrap(it->kind, it->ref, it->text, width, emit, arg);
     }
 }

@@ -30,6 +30,55 @@ else
     fail html-self-contained-escaped "found: ${bad:-the escaped note is missing}"
 fi
 
+# 1b. one verdict, rendered once (#31 item 1): a search that confirmed a win
+# and one whose claim did not hold on fresh runs (null workload, fixed
+# seeds). Every interval beside a verdict is at one level, printed beside
+# it; the leaders row of the candidate shows the runs and change the
+# verdict names (old: "RUNS 0 +2.6% [-, -] no verdict" under a verdict
+# of +0.2% on 5 fresh runs, and 60/90/95% in one output); the stored
+# report shows the same verdict with its side effects (old: none there).
+$S search --workload null --budget 20 --seed 1 --strategy bo > "$tmp/win.txt" 2>&1 || fail verdict-setup "$(tail -3 "$tmp/win.txt")"
+$S search --workload null --budget 20 --seed 2 --strategy coord --objective "throughput,p99<=1ms" --leaders 1 --race 3 \
+    > "$tmp/nowin.txt" 2>&1 || fail verdict-setup "$(tail -3 "$tmp/nowin.txt")"
+win=$($S search --list | awk '$NF == "win" { print $1; exit }')
+$S report "$win" > "$tmp/win-report.txt" 2>&1
+$S report "$win" --html "$tmp/win.html" > /dev/null 2>&1
+python3 - "$tmp" > "$tmp/verdict.out" 2>&1 <<'PY'
+import html, re, sys
+t = sys.argv[1]
+read = lambda n: open('%s/%s' % (t, n)).read()
+bad = []
+levels = {}
+for n in ('win.txt', 'nowin.txt', 'win-report.txt'):
+    for lv in re.findall(r'(\d+(?:\.\d+)?)% CI', read(n)):
+        levels.setdefault(lv, set()).add(n)
+if list(levels) != ['95']:
+    bad.append('interval levels %s (want 95%% everywhere)' % sorted(levels.items()))
+# the candidate's row against the verdict's words
+out = read('nowin.txt')
+m = re.search(r'^verdict: not confirmed: exploring estimated (.*?) at \S+ on .*?, but (\d+) fresh interleaved runs each measured ([-+][0-9.]+%)', out, re.M)
+if not m:
+    bad.append('nowin: no "not confirmed" verdict')
+else:
+    cfg, runs, change = m.groups()
+    rows = [l.split() for l in out.splitlines() if re.match(r'^\d+ +\d+ ', l) and l.rstrip().endswith(cfg)]
+    if not rows or rows[0][1] != runs or rows[0][4] != change:
+        bad.append('nowin: the row of %s says %s, the verdict %s runs at %s' % (cfg, rows[0][:5] if rows else None, runs, change))
+# the stored report: the same sentence and its side effects
+v = re.search(r'^verdict: (.*)$', read('win.txt'), re.M).group(1)
+rep = re.sub(r'\s+', ' ', read('win-report.txt'))
+if v not in rep:
+    bad.append('report: the verdict "%s" is not in sluice report' % v[:80])
+if 'side effects of the winner' not in rep:
+    bad.append('report: no side-effects table')
+page = re.sub(r'\s+', ' ', html.unescape(re.sub(r'<[^>]+>', ' ', read('win.html'))))
+if v not in page or 'side effects of the winner' not in page:
+    bad.append('report --html: the verdict or its side effects are missing')
+print('\n'.join(bad))
+sys.exit(1 if bad else 0)
+PY
+if [ $? -eq 0 ]; then ok verdict-one-object; else fail verdict-one-object "$(cat "$tmp/verdict.out")"; fi
+
 # 2. every chart drawn: SVG elements, then pixels where each stands
 if ! command -v chromium > /dev/null; then
     echo "skip report/html-chromium: chromium is not installed (make test-deps)"
