@@ -57,6 +57,7 @@ struct report_chart {
     struct report_mark marks[REPORT_MAX_MARKS];
     int nmarks;
     bool points;                 /* RC_LINES drawn as points (a scatter: x need not be in order) */
+    bool steps;                  /* RC_LINES: each value holds until the next x (a count that changes) */
     bool overlay;                /* the series over one another in one plot, each its own mark
                                     (two runs compared); else one panel a series. RC_BARS:
                                     nseries sets of bars, series[s].y[i] the value of bar i

@@ -130,8 +130,12 @@ static void lines_html(FILE *out, const struct report_chart *c, int idx)
             continue;
         }
         fprintf(out, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" points=\"", colours[s]);
-        for (int i = 0; i < npts; i++)
-            if (isfinite(v[i])) fprintf(out, "%.1f,%.1f ", c->n == npts ? PX(c->x[i]) : PX(x[i]), PY(v[i]));
+        for (int i = 0; i < npts; i++) {
+            if (!isfinite(v[i])) continue;
+            double xi = c->n == npts ? PX(c->x[i]) : PX(x[i]);
+            if (c->steps && i > 0 && isfinite(v[i - 1])) fprintf(out, "%.1f,%.1f ", xi, PY(v[i - 1]));
+            fprintf(out, "%.1f,%.1f ", xi, PY(v[i]));
+        }
         fputs("\"/>\n", out);
     }
 #undef PX

@@ -79,12 +79,26 @@ sys.exit(1 if bad else 0)
 PY
 if [ $? -eq 0 ]; then ok verdict-one-object; else fail verdict-one-object "$(cat "$tmp/verdict.out")"; fi
 
+# 1c. the session report has a timeline (#31 item 6): a chart of the knobs
+# changed from the snapshot after each change, and the changes as a table
+# (old: no chart in a session report).
+sess=$($S sessions | awk 'NR == 2 { print $1 }')
+$S --json report "$sess" > "$tmp/session.json" 2>&1
+if jq -e '[.items[] | select(.kind == "chart" and .chart.id == "timeline" and (.chart.x | length) > 2)] | length == 1' \
+        "$tmp/session.json" > /dev/null 2>&1 &&
+   jq -e '[.items[] | select(.kind == "row-head")] | length == 1' "$tmp/session.json" > /dev/null 2>&1; then
+    ok session-timeline
+else
+    fail session-timeline "sluice --json report $sess has no timeline chart and table: $(head -c 300 "$tmp/session.json")"
+fi
+
 # 2. every chart drawn, its axis scaled to its data (#31 item 6): each line
 # chart's y axis brackets the data (series and thresholds, read from the
 # JSON rendering of the same report) and exceeds it by less than one 1-2-5
 # step at either end (old: 0 to a rounded-up top, "5000 for data near 500").
 $S report "$run" --json > "$tmp/r.json" 2>&1
-python3 - "$tmp/r.html" "$tmp/r.json" > "$tmp/layout" <<'PY' || { fail html-axes "$(cat "$tmp/layout")"; }
+python3 - "$tmp/r.html" "$tmp/r.json" > "$tmp/layout" <<'PY'
+
 import json, math, re, sys
 html = open(sys.argv[1]).read()
 doc = json.load(open(sys.argv[2]))
@@ -111,7 +125,7 @@ for cid, kind, y0, y1, step in figs:
         bad.append(cid + ': no drawn polyline')
 sys.exit(1 if bad else 0)
 PY
-[ $? -eq 0 ] && ok html-axes
+if [ $? -eq 0 ]; then ok html-axes; else fail html-axes "$(cat "$tmp/layout")"; fi
 
 # 3. in headless Chromium at 1280 and 390 px: the charts fill the page's
 # width (the series reach the right edge), and the run and search
