@@ -219,7 +219,8 @@ static void add_trials(struct report *rep, const char *search_uuid, const struct
     if (nstalled)
         report_add(rep, RI_NOTE, "%d trial%s flagged by the stall canary: left out of the decisions unless more than half "
                    "of its configuration's runs were flagged (man page: Stalled runs)", nstalled, nstalled == 1 ? "" : "s");
-    report_add(rep, RI_NOTE, "each trial's runs and full configuration: sluice report %.8s#N", search_uuid);
+    report_add(rep, RI_NOTE, "each trial's runs and full configuration: sluice report SEARCH#N (this search's id, the "
+               "trial's number)");
 }
 
 static void add_scores_chart(struct report *rep, const struct search_row *s, const struct trial_row *t, int n)
