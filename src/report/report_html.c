@@ -62,12 +62,47 @@ static void tick_label(double v, double step, char *buf, size_t n)
     snprintf(buf, n, "%.*f", dec, v);
 }
 
+#define PLOT_W 1000.0
+#define PLOT_H 1000.0
+
+/* The series of c in the plot's viewBox: polylines (steps when c->steps)
+ * or points. */
+static void plot_series(FILE *out, const struct report_chart *c, const struct chart_axis *xa, const struct chart_axis *ya)
+{
+#define PX(v) (PLOT_W * ((v) - xa->lo) / (xa->hi - xa->lo))
+#define PY(v) (PLOT_H * (1 - ((v) - ya->lo) / (ya->hi - ya->lo)))
+    int npts = c->n < MAX_POINTS ? c->n : MAX_POINTS;
+    double *v = xcalloc((size_t)npts + 1, sizeof *v), *x = xcalloc((size_t)npts + 1, sizeof *x);
+    report_resample(c->x, c->n, x, npts);
+    for (int s = 0; s < c->nseries; s++) {
+        report_resample(c->series[s].y, c->n, v, npts);
+        if (c->points) {
+            for (int i = 0; i < c->n; i++)
+                if (isfinite(c->series[s].y[i]))
+                    fprintf(out, "<line class=\"point\" stroke=\"%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
+                            colours[s], PX(c->x[i]), PY(c->series[s].y[i]), PX(c->x[i]), PY(c->series[s].y[i]));
+            fputc('\n', out);
+            continue;
+        }
+        fprintf(out, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" points=\"", colours[s]);
+        for (int i = 0; i < npts; i++) {
+            if (!isfinite(v[i])) continue;
+            double xi = c->n == npts ? PX(c->x[i]) : PX(x[i]);
+            if (c->steps && i > 0 && isfinite(v[i - 1])) fprintf(out, "%.1f,%.1f ", xi, PY(v[i - 1]));
+            fprintf(out, "%.1f,%.1f ", xi, PY(v[i]));
+        }
+        fputs("\"/>\n", out);
+    }
+#undef PX
+#undef PY
+    free(v);
+    free(x);
+}
+
 /* A line chart: the plot an SVG stretched to the page's width (its lines
  * keep their width), the tick labels HTML placed in percent of it, so text
  * stays readable from a phone to a desktop. The y axis spans the data
  * (series and thresholds) in 1-2-5 steps; data-y0/y1 say the axis, data-ymin/max the data. */
-#define PLOT_W 1000.0
-#define PLOT_H 1000.0
 static void lines_html(FILE *out, const struct report_chart *c, int idx)
 {
     double dmin = INFINITY, dmax = -INFINITY, xmin = INFINITY, xmax = -INFINITY;
@@ -116,32 +151,9 @@ static void lines_html(FILE *out, const struct report_chart *c, int idx)
     for (int m = 0; m < c->nmarks; m++)
         fprintf(out, "<line class=\"mark\" stroke=\"%s\" stroke-dasharray=\"6 4\" x1=\"0\" y1=\"%.1f\" x2=\"%.0f\" "
                 "y2=\"%.1f\"/>\n", mark_colours[m], PY(c->marks[m].y), PLOT_W, PY(c->marks[m].y));
-    int npts = c->n < MAX_POINTS ? c->n : MAX_POINTS;
-    double *v = xcalloc((size_t)npts + 1, sizeof *v), *x = xcalloc((size_t)npts + 1, sizeof *x);
-    report_resample(c->x, c->n, x, npts);
-    for (int s = 0; s < c->nseries; s++) {
-        report_resample(c->series[s].y, c->n, v, npts);
-        if (c->points) {
-            for (int i = 0; i < c->n; i++)
-                if (isfinite(c->series[s].y[i]))
-                    fprintf(out, "<line class=\"point\" stroke=\"%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
-                            colours[s], PX(c->x[i]), PY(c->series[s].y[i]), PX(c->x[i]), PY(c->series[s].y[i]));
-            fputc('\n', out);
-            continue;
-        }
-        fprintf(out, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" points=\"", colours[s]);
-        for (int i = 0; i < npts; i++) {
-            if (!isfinite(v[i])) continue;
-            double xi = c->n == npts ? PX(c->x[i]) : PX(x[i]);
-            if (c->steps && i > 0 && isfinite(v[i - 1])) fprintf(out, "%.1f,%.1f ", xi, PY(v[i - 1]));
-            fprintf(out, "%.1f,%.1f ", xi, PY(v[i]));
-        }
-        fputs("\"/>\n", out);
-    }
+    plot_series(out, c, &xa, &ya);
 #undef PX
 #undef PY
-    free(v);
-    free(x);
     fputs("</svg><div></div><div class=\"xaxis\">", out);
     for (int t = 0; t < xa.nticks; t++) {
         char lab[32];
