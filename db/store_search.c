@@ -121,6 +121,26 @@ int store_search_get(store *s, const char *prefix, struct search_row *out, sl_er
     return 0;
 }
 
+char *store_search_result_json(store *s, int64_t search_id, sl_err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), "SELECT result_json FROM searches WHERE id = ?1", -1, &st, NULL) != SQLITE_OK) {
+        store_fail(s, e, "reading a search's result");
+        return NULL;
+    }
+    sqlite3_bind_int64(st, 1, search_id);
+    char *out = NULL;
+    int rc = store_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_text(st, 0)) out = xstrdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        store_fail(s, e, "reading a search's result");
+        return NULL;
+    }
+    if (!out) sl_fail(e, SL_EFAIL, "search has no stored result");
+    return out;
+}
+
 int store_search_list(store *s, const char *workload, struct search_row **out, sl_err *e)
 {
     sqlite3_stmt *st = select_searches(s, "WHERE (?1 IS NULL OR s.workload = ?1) ORDER BY s.id DESC", "listing searches", e);

@@ -60,6 +60,10 @@ int store_search_update(store *s, const struct search_row *row, const char *resu
 /* One search by UUID or unique prefix; -1 with a message when none or
  * ambiguous. */
 int store_search_get(store *s, const char *uuid_prefix, struct search_row *out, sl_err *e);
+/* The result JSON stored when the search finished (report_json, with its
+ * verdict card): a string the caller frees, or NULL with e when none is
+ * stored (an unfinished search) or the database fails. */
+char *store_search_result_json(store *s, int64_t search_id, sl_err *e);
 /* Searches in state 'done', newest first, optionally of one workload.
  * Caller frees *out. */
 int store_search_list(store *s, const char *workload, struct search_row **out, sl_err *e);

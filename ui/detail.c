@@ -6,7 +6,8 @@
 
 static const enum role kind_role[] = {
     [RI_HEAD] = ROLE_HEADER, [RI_TEXT] = ROLE_NORMAL, [RI_NOTE] = ROLE_DIM, [RI_WARN] = ROLE_WARN,
-    [RI_CHART] = ROLE_GRAPH,
+    [RI_CHART] = ROLE_GRAPH, [RI_CLAIM] = ROLE_OK, [RI_NOCLAIM] = ROLE_WARN, [RI_PRE] = ROLE_NORMAL,
+    [RI_ROWHEAD] = ROLE_HEADER, [RI_ROW] = ROLE_NORMAL,
 };
 
 /* A line naming something is selectable; its tag finds the item's ref. */

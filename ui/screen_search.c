@@ -118,6 +118,8 @@ static void clear_run(struct search_scr *ss)
 {
     if (ss->have_result) search_result_free(&ss->out.result);
     ss->have_result = false;
+    free(ss->card);
+    ss->card = NULL;
     pthread_mutex_lock(&ss->lock);
     ss->ntrials = 0;
     ss->have_space = false;
@@ -413,10 +415,15 @@ static void search_tick(struct screen *s, long long now)
     if (!job_reap(&ss->job)) return;
     ss->have_result = ss->out.ok;
     if (!ss->out.ok) search_result_free(&ss->out.result);   /* what a stopped search had gathered */
+    free(ss->card);
+    ss->card = NULL;
+    if (ss->have_result) {   /* built once: every line the screen shows of the verdict comes from it */
+        ss->card = xmalloc(sizeof *ss->card);
+        verdict_build(&ss->opts.spec, &ss->out.space, &ss->out.result, ss->out.workload.regime, ss->out.workload.text,
+                      ss->card);
+    }
     if (ss->job.rc == 0) {
-        char line[512];
-        report_verdict_line(&ss->opts.spec, &ss->out.space, &ss->out.result, line, sizeof line);
-        app_message(s->app, ss->out.result.winner >= 0 ? ROLE_OK : ROLE_NORMAL, "%s", line);
+        app_message(s->app, ss->out.result.winner >= 0 ? ROLE_OK : ROLE_NORMAL, "%s", ss->card ? ss->card->sentence : "");
     } else {
         app_message(s->app, ss->cancelled ? ROLE_WARN : ROLE_ERROR, "%s", ss->job.err.msg);
     }

@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include "search/run.h"
+#include "search/verdict.h"
 #include "store_search.h"
 #include "detail.h"
 #include "form.h"
@@ -40,6 +41,7 @@ struct search_scr {
     struct search_flow_outcome out;
     struct job job;
     bool ran, cancelled, have_result;
+    struct verdict_card *card;         /* the finished search's verdict (NULL: none) */
     pthread_mutex_t lock;              /* guards the fields below */
     char uuid[37];
     struct space space;                /* copied when the search starts */

@@ -98,17 +98,37 @@ static void trials_table(struct search_scr *ss, struct textview *tv)
     }
 }
 
-static void verdict_lines(struct search_scr *ss, struct textview *tv, int width)
+struct card_view {
+    struct textview *tv;
+    int width;
+};
+
+/* One line of the verdict card as the screen shows it: the sentence in
+ * the verdict's colour, the rest wrapped, the side-effects table as is. */
+static void card_line(void *arg, enum verdict_line_kind kind, const char *line)
+{
+    struct card_view *cv = arg;
+    switch (kind) {
+    case VL_CLAIM: tv_line(cv->tv, false, -1); tv_wrap(cv->tv, ROLE_OK, "", line, cv->width); break;
+    case VL_NO_CLAIM: tv_line(cv->tv, false, -1); tv_wrap(cv->tv, ROLE_WARN, "", line, cv->width); break;
+    case VL_TEXT: tv_wrap(cv->tv, ROLE_NORMAL, "", line, cv->width); break;
+    case VL_NOTE: tv_wrap(cv->tv, ROLE_WARN, "", line, cv->width); break;
+    case VL_TABLE:
+        tv_line(cv->tv, false, -1);
+        tv_add(cv->tv, line[0] && line[0] != ' ' ? ROLE_HEADER : ROLE_NORMAL, "%s", line);
+        break;
+    }
+}
+
+static void show_verdict(struct search_scr *ss, struct textview *tv, int width)
 {
     const struct search_result *r = &ss->out.result;
-    const struct space *sp = &ss->out.space;
+    const struct verdict_card *v = ss->card;
+    if (!v) return;
     char line[4096];
     width--;   /* the last column holds the view's scroll marks */
-    report_verdict_line(&ss->shown, sp, r, line, sizeof line);
-    tv_line(tv, false, -1);
-    tv_wrap(tv, r->winner >= 0 ? ROLE_OK : ROLE_WARN, "", line, width);
-    if (ss->out.workload.regime[0])   /* what the claim holds for (bench/carry-over) */
-        tv_wrap(tv, ROLE_DIM, "regime: ", ss->out.workload.regime, width);
+    struct card_view cv = { tv, width };
+    verdict_lines(v, card_line, &cv);
     snprintf(line, sizeof line, "%d evaluations; %s. Baseline: %d runs, sd %.1f%%; smallest change the race can detect %+.1f%%",
              r->nevals, r->stop_reason, r->nbase, 100 * r->base_sd, 100 * r->mde);
     tv_wrap(tv, ROLE_NORMAL, "", line, width);
@@ -117,31 +137,32 @@ static void verdict_lines(struct search_scr *ss, struct textview *tv, int width)
     tv_cell(tv, ROLE_HEADER, 5, "RUNS");
     tv_cell(tv, ROLE_HEADER, 8, "CHANGE");
     char level[24];
-    report_ci_label(r, level, sizeof level);
+    verdict_level_label(VERDICT_LEVEL, level, sizeof level);
     tv_cell(tv, ROLE_HEADER, 18, level);
-    tv_cell(tv, ROLE_HEADER, 8, "P(HOLM)");
-    tv_cell(tv, ROLE_HEADER, 13, "VERDICT");
+    tv_cell(tv, ROLE_HEADER, 8, "P");
+    tv_cell(tv, ROLE_HEADER, 14, "VERDICT");
     tv_add(tv, ROLE_HEADER, "CONFIG");
-    for (int i = 0; i < r->nleaders; i++) {
-        const struct leader *l = &r->leader[i];
-        char k[8], runs[8], chg[16], lo[16], hi[16], ci[40], p[16], cfg[1024];
+    for (int i = 0; i < v->nrows; i++) {   /* the same rows as `sluice search` prints */
+        const struct verdict_row *w = &v->row[i];
+        char k[8], runs[8], chg[16], lo[16], hi[16], ci[40], p[16] = "-";
         snprintf(k, sizeof k, "%d", i + 1);
-        snprintf(runs, sizeof runs, "%d", l->n);
-        report_pct(l->ci.est, chg, sizeof chg);
-        report_pct(l->ci.lo, lo, sizeof lo);
-        report_pct(l->ci.hi, hi, sizeof hi);
+        snprintf(runs, sizeof runs, "%d", w->runs);
+        report_pct(w->est, chg, sizeof chg);
+        report_pct(w->lo, lo, sizeof lo);
+        report_pct(w->hi, hi, sizeof hi);
         snprintf(ci, sizeof ci, "[%s, %s]", lo, hi);
-        snprintf(p, sizeof p, "%.2g", l->p_adj);
-        report_config_diff(sp, &l->cfg, cfg, sizeof cfg);
-        enum role vr = l->verdict == VERDICT_WIN ? ROLE_OK : l->verdict == VERDICT_WORSE ? ROLE_ERROR : ROLE_NORMAL;
+        if (!isnan(w->p)) snprintf(p, sizeof p, "%.2g", w->p);
+        enum role vr = strcmp(w->verdict, verdict_name(VERDICT_WIN)) == 0     ? ROLE_OK
+                       : strcmp(w->verdict, verdict_name(VERDICT_WORSE)) == 0 ? ROLE_ERROR
+                                                                              : ROLE_NORMAL;
         tv_line(tv, false, -1);
         tv_cell(tv, ROLE_NORMAL, 3, k);
         tv_cell(tv, ROLE_NORMAL, 5, runs);
         tv_cell(tv, ROLE_NORMAL, 8, chg);
         tv_cell(tv, ROLE_NORMAL, 18, ci);
         tv_cell(tv, ROLE_NORMAL, 8, p);
-        tv_cell(tv, vr, 13, verdict_name(l->verdict));
-        tv_add(tv, ROLE_NORMAL, "%s", cfg);
+        tv_cell(tv, vr, 14, w->verdict);
+        tv_add(tv, ROLE_NORMAL, "%s", w->changes);
     }
     if (r->winner >= 0)
         tv_wrap(tv, ROLE_OK, "", "a applies the winner (on trial: K keeps it, R puts the old values back); Esc discards it.",
@@ -211,7 +232,7 @@ void search_view_draw(struct search_scr *ss, struct rect r)
     pthread_mutex_lock(&ss->lock);
     best_chart(ss, tv, r.w);
     if (ss->have_result && !job_running(&ss->job)) {
-        verdict_lines(ss, tv, r.w);
+        show_verdict(ss, tv, r.w);
         pareto(ss, tv, r.w);
     }
     trials_table(ss, tv);

@@ -132,7 +132,7 @@ static void on_note(void *arg, const char *msg)
 static void print_report(const struct search_flow_opts *o, const struct search_flow_outcome *out)
 {
     const struct search_result *r = &out->result;
-    report_print(stdout, &o->spec, &out->space, r, out->workload.regime);
+    report_print(stdout, &o->spec, &out->space, r, out->workload.regime, out->workload.text);
     char cfg[2048];
     if (r->winner >= 0) report_config_diff(&out->space, &r->leader[r->winner].cfg, cfg, sizeof cfg);
     if (out->applied) printf("applied the winner; 'sluice restore' puts the old values back\n");

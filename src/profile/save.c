@@ -228,9 +228,11 @@ int profile_save_search(store *st, const char *name, const char *id, struct prof
         return sl_fail(e, SL_EUSAGE, "search %.8s has no winner (verdict: %s): nothing better than the baseline to save",
                        row.uuid, row.verdict[0] ? row.verdict : row.state);
     profile_add_file(p, "(search winner)");
-    snprintf(p->summary, sizeof p->summary, "Winner of search %s: %s %s %+.1f%% [the confirmation's interval %+.1f%%, %+.1f%%] on %s (workload %s)",
-             row.uuid, row.objective, row.objective[0] ? "by" : "", row.improvement * 100, row.ci_lo * 100, row.ci_hi * 100,
-             row.device[0] ? row.device : "this host", row.workload);
+    char level[24] = "";   /* a search stored before migration 014 did not keep its level */
+    if (row.ci_level > 0 && row.ci_level < 1) snprintf(level, sizeof level, "%.3g%% ", 100 * row.ci_level);
+    snprintf(p->summary, sizeof p->summary, "Winner of search %s: %s %s %+.1f%% [the confirmation's %sinterval %+.1f%%, %+.1f%%] on %s (workload %s)",
+             row.uuid, row.objective, row.objective[0] ? "by" : "", row.improvement * 100, level, row.ci_lo * 100,
+             row.ci_hi * 100, row.device[0] ? row.device : "this host", row.workload);
     char text[sizeof row.winner_text];
     snprintf(text, sizeof text, "%s", row.winner_text);
     for (char *save, *tok = strtok_r(text, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {

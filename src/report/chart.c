@@ -196,3 +196,28 @@ double chart_nice_max(double hi)
     }
     return 10 * p;
 }
+
+/* The 1-2-5 step of at least raw. */
+static double nice_step(double raw)
+{
+    double p = pow(10, floor(log10(raw)));
+    static const double steps[] = { 1, 2, 5, 10 };
+    for (int i = 0; i < 4; i++)
+        if (steps[i] * p >= raw * (1 - 1e-9)) return steps[i] * p;
+    return 10 * p;
+}
+
+void chart_axis_nice(double dmin, double dmax, int ticks, struct chart_axis *a)
+{
+    if (!isfinite(dmin) || !isfinite(dmax)) dmin = dmax = 0;
+    if (dmax < dmin) { double t = dmin; dmin = dmax; dmax = t; }
+    if (ticks < 2) ticks = 2;
+    double range = dmax - dmin;
+    if (!(range > 0)) range = fabs(dmax) > 0 ? fabs(dmax) / 5 : 1;
+    a->step = nice_step(range / (ticks - 1));
+    a->lo = floor(dmin / a->step + 1e-9) * a->step;
+    a->hi = ceil(dmax / a->step - 1e-9) * a->step;
+    if (a->lo == dmin && a->hi == dmax && dmin == dmax) { a->lo -= a->step; a->hi += a->step; }
+    if (a->hi <= a->lo) a->hi = a->lo + a->step;
+    a->nticks = (int)lround((a->hi - a->lo) / a->step) + 1;
+}

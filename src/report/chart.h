@@ -36,6 +36,14 @@ const char *chart_overlay_mark(int s, bool utf8);
 /* A bar of set s of an overlay, width cells: frac of them (at least one
  * when frac > 0) in the set's mark, then blanks. */
 void chart_overlay_bar(double frac, int s, int width, bool utf8, char *out, size_t n);
+/* An axis over [dmin, dmax] in 1-2-5 steps: lo <= dmin, hi >= dmax, each
+ * end within one step of the data, about `ticks` ticks from lo to hi.
+ * An empty or one-value range gets one step either side of its value. */
+struct chart_axis {
+    double lo, hi, step;
+    int nticks;                  /* lo, lo + step, ..., hi */
+};
+void chart_axis_nice(double dmin, double dmax, int ticks, struct chart_axis *a);
 /* Round hi up to a 1-2-5 step so axes read well (0 stays 1). */
 double chart_nice_max(double hi);
 

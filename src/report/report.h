@@ -24,7 +24,12 @@ struct store;
 #define REPORT_MAX_SERIES 4
 #define REPORT_MAX_MARKS 2
 
-enum report_item_kind { RI_HEAD, RI_TEXT, RI_NOTE, RI_WARN, RI_CHART };
+/* RI_CLAIM / RI_NOCLAIM: a verdict's sentence (a win, or none), shown
+ * first and prominent; RI_PRE: a line of a table, its columns kept (not
+ * wrapped). */
+/* RI_ROWHEAD, RI_ROW: a table's heading and rows, cells split by tabs;
+ * consecutive rows are one table (columns aligned in text, <table> in HTML). */
+enum report_item_kind { RI_HEAD, RI_TEXT, RI_NOTE, RI_WARN, RI_CHART, RI_CLAIM, RI_NOCLAIM, RI_PRE, RI_ROWHEAD, RI_ROW };
 enum report_chart_kind { RC_LINES, RC_BARS };
 
 struct report_series {
@@ -51,6 +56,8 @@ struct report_chart {
     int nseries;
     struct report_mark marks[REPORT_MAX_MARKS];
     int nmarks;
+    bool points;                 /* RC_LINES drawn as points (a scatter: x need not be in order) */
+    bool steps;                  /* RC_LINES: each value holds until the next x (a count that changes) */
     bool overlay;                /* the series over one another in one plot, each its own mark
                                     (two runs compared); else one panel a series. RC_BARS:
                                     nseries sets of bars, series[s].y[i] the value of bar i

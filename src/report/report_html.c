@@ -4,7 +4,10 @@
  * database HTML-escaped (it may come from a merged, untrusted file). */
 #include "report_internal.h"
 
+#include "report/chart.h"
+
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +43,7 @@ static void esc(FILE *out, const char *s)
 
 static void svg_open(FILE *out, const struct report_chart *c, int idx, int h)
 {
-    fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" id=\"chart-%d-", idx);
+    fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"bars\" id=\"chart-%d-", idx);
     esc(out, c->id);
     fprintf(out, "\" data-kind=\"%s\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>",
             c->kind == RC_LINES ? "lines" : "bars", SVG_W, h, SVG_W, h);
@@ -48,52 +51,120 @@ static void svg_open(FILE *out, const struct report_chart *c, int idx, int h)
     fputs("</title>\n", out);
 }
 
-static double px_y(double v, double hi, int h) { return PAD_T + (h - PAD_T - PAD_B) * (1 - (hi > 0 ? v / hi : 0)); }
-
-static void lines_axes(FILE *out, const struct report_chart *c, double hi, int w)
-{
-    int h = LINES_H;
-    fprintf(out, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>", PAD_L, PAD_T, PAD_L, h - PAD_B);
-    fprintf(out, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", PAD_L, h - PAD_B, PAD_L + w,
-            h - PAD_B);
-    fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.7g</text>", PAD_L - 6, PAD_T + 4, hi);
-    fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">0</text>", PAD_L - 6, h - PAD_B + 4);
-    fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", PAD_L - 6, PAD_T + (h - PAD_T - PAD_B) / 2);
-    esc(out, c->y_unit);
-    fprintf(out, "</text>\n<text x=\"%d\" y=\"%d\">%g ", PAD_L, h - PAD_B + 18, c->n ? c->x[0] : 0);
-    esc(out, c->x_unit);
-    fprintf(out, "</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">%g ", PAD_L + w, h - PAD_B + 18,
-            c->n ? c->x[c->n - 1] : 0);
-    esc(out, c->x_unit);
-    fputs("</text>\n", out);
-}
-
 static void legend(FILE *out, const struct report_chart *c);
 
-static void lines_svg(FILE *out, const struct report_chart *c, int idx)
+/* A tick's label: as many decimals as the step needs. */
+static void tick_label(double v, double step, char *buf, size_t n)
 {
-    int w = SVG_W - PAD_L - PAD_R, h = LINES_H, npts = c->n < MAX_POINTS ? c->n : MAX_POINTS;
-    double hi = report_chart_top(c), *v = xcalloc((size_t)npts + 1, sizeof *v);
-    svg_open(out, c, idx, h);
-    lines_axes(out, c, hi, w);
-    for (int m = 0; m < c->nmarks; m++) {
-        double y = px_y(c->marks[m].y, hi, h);
-        fprintf(out, "<line class=\"mark\" stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"6 4\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
-                "y2=\"%.1f\"/><text x=\"%d\" y=\"%.1f\" fill=\"%s\">", mark_colours[m], PAD_L, y, PAD_L + w, y,
-                PAD_L + w + 6, y + 4, mark_colours[m]);
-        esc(out, c->marks[m].label);
-        fputs("</text>\n", out);
-    }
+    int dec = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+    if (dec > 6) dec = 6;
+    if (fabs(v) < step * 1e-9) v = 0;
+    snprintf(buf, n, "%.*f", dec, v);
+}
+
+#define PLOT_W 1000.0
+#define PLOT_H 1000.0
+
+/* The series of c in the plot's viewBox: polylines (steps when c->steps)
+ * or points. */
+static void plot_series(FILE *out, const struct report_chart *c, const struct chart_axis *xa, const struct chart_axis *ya)
+{
+#define PX(v) (PLOT_W * ((v) - xa->lo) / (xa->hi - xa->lo))
+#define PY(v) (PLOT_H * (1 - ((v) - ya->lo) / (ya->hi - ya->lo)))
+    int npts = c->n < MAX_POINTS ? c->n : MAX_POINTS;
+    double *v = xcalloc((size_t)npts + 1, sizeof *v), *x = xcalloc((size_t)npts + 1, sizeof *x);
+    report_resample(c->x, c->n, x, npts);
     for (int s = 0; s < c->nseries; s++) {
         report_resample(c->series[s].y, c->n, v, npts);
-        fprintf(out, "<polyline class=\"series\" fill=\"none\" stroke-width=\"1.5\" stroke=\"%s\" points=\"",
-                colours[s]);
-        for (int i = 0; i < npts; i++)
-            fprintf(out, "%.1f,%.1f ", PAD_L + (npts > 1 ? (double)w * i / (npts - 1) : 0), px_y(v[i], hi, h));
+        if (c->points) {
+            for (int i = 0; i < c->n; i++)
+                if (isfinite(c->series[s].y[i]))
+                    fprintf(out, "<line class=\"point\" stroke=\"%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
+                            colours[s], PX(c->x[i]), PY(c->series[s].y[i]), PX(c->x[i]), PY(c->series[s].y[i]));
+            fputc('\n', out);
+            continue;
+        }
+        fprintf(out, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" points=\"", colours[s]);
+        for (int i = 0; i < npts; i++) {
+            if (!isfinite(v[i])) continue;
+            double xi = c->n == npts ? PX(c->x[i]) : PX(x[i]);
+            if (c->steps && i > 0 && isfinite(v[i - 1])) fprintf(out, "%.1f,%.1f ", xi, PY(v[i - 1]));
+            fprintf(out, "%.1f,%.1f ", xi, PY(v[i]));
+        }
         fputs("\"/>\n", out);
     }
+#undef PX
+#undef PY
     free(v);
-    fputs("</svg>\n", out);
+    free(x);
+}
+
+/* A line chart: the plot an SVG stretched to the page's width (its lines
+ * keep their width), the tick labels HTML placed in percent of it, so text
+ * stays readable from a phone to a desktop. The y axis spans the data
+ * (series and thresholds) in 1-2-5 steps; data-y0/y1 say the axis, data-ymin/max the data. */
+static void lines_html(FILE *out, const struct report_chart *c, int idx)
+{
+    double dmin = INFINITY, dmax = -INFINITY, xmin = INFINITY, xmax = -INFINITY;
+    for (int s = 0; s < c->nseries; s++)
+        for (int i = 0; i < c->n; i++)
+            if (isfinite(c->series[s].y[i])) {
+                dmin = fmin(dmin, c->series[s].y[i]);
+                dmax = fmax(dmax, c->series[s].y[i]);
+            }
+    for (int m = 0; m < c->nmarks; m++) {
+        dmin = fmin(dmin, c->marks[m].y);
+        dmax = fmax(dmax, c->marks[m].y);
+    }
+    for (int i = 0; i < c->n; i++) {
+        xmin = fmin(xmin, c->x[i]);
+        xmax = fmax(xmax, c->x[i]);
+    }
+    if (!isfinite(dmin)) dmin = dmax = 0;
+    if (!isfinite(xmin)) xmin = xmax = 0;
+    struct chart_axis ya, xa;
+    chart_axis_nice(dmin, dmax, 6, &ya);
+    chart_axis_nice(xmin, xmax, 8, &xa);
+    if (xmin >= xa.lo && xmax <= xa.hi && c->n > 1 && !c->points) { xa.lo = xmin; xa.hi = xmax; }   /* a series spans its x */
+    fprintf(out, "<figure class=\"chart\" id=\"chart-%d-", idx);
+    esc(out, c->id);
+    fprintf(out, "\" data-kind=\"%s\" data-y0=\"%.10g\" data-y1=\"%.10g\" data-ystep=\"%.10g\" data-ymin=\"%.10g\" "
+            "data-ymax=\"%.10g\">\n<div class=\"yunit\">", c->points ? "points" : "lines", ya.lo, ya.hi, ya.step, dmin, dmax);
+    esc(out, c->y_unit);
+    fputs("</div><div class=\"plot\"><div class=\"yaxis\">", out);
+    for (int t = 0; t < ya.nticks; t++) {
+        char lab[32];
+        double v = ya.lo + t * ya.step;
+        tick_label(v, ya.step, lab, sizeof lab);
+        fprintf(out, "<span style=\"top:%.2f%%\">%s</span>", 100 * (1 - (v - ya.lo) / (ya.hi - ya.lo)), lab);
+    }
+    fprintf(out, "</div><svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" viewBox=\"0 0 %.0f %.0f\" "
+            "preserveAspectRatio=\"none\" role=\"img\"><title>", PLOT_W, PLOT_H);
+    esc(out, c->title);
+    fputs("</title>\n", out);
+#define PX(v) (PLOT_W * ((v) - xa.lo) / (xa.hi - xa.lo))
+#define PY(v) (PLOT_H * (1 - ((v) - ya.lo) / (ya.hi - ya.lo)))
+    for (int t = 1; t < ya.nticks - 1; t++)
+        fprintf(out, "<line class=\"grid\" x1=\"0\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"/>", PLOT_W,
+                PY(ya.lo + t * ya.step), PY(ya.lo + t * ya.step));
+    fputc('\n', out);
+    for (int m = 0; m < c->nmarks; m++)
+        fprintf(out, "<line class=\"mark\" stroke=\"%s\" stroke-dasharray=\"6 4\" x1=\"0\" y1=\"%.1f\" x2=\"%.0f\" "
+                "y2=\"%.1f\"/>\n", mark_colours[m], PY(c->marks[m].y), PLOT_W, PY(c->marks[m].y));
+    plot_series(out, c, &xa, &ya);
+#undef PX
+#undef PY
+    fputs("</svg><div></div><div class=\"xaxis\">", out);
+    for (int t = 0; t < xa.nticks; t++) {
+        char lab[32];
+        double xv = xa.lo + t * xa.step;
+        if (xv < xa.lo - 1e-9 || xv > xa.hi + 1e-9) continue;
+        tick_label(xv, xa.step, lab, sizeof lab);
+        fprintf(out, "<span style=\"left:%.2f%%\">%s</span>", 100 * (xv - xa.lo) / (xa.hi - xa.lo), lab);
+    }
+    fputs("</div></div><div class=\"xunit\">", out);
+    esc(out, c->x_unit);
+    fputs("</div></figure>\n", out);
     legend(out, c);
 }
 
@@ -178,16 +249,52 @@ static void chart_html(FILE *out, const struct report_chart *c, int idx)
         fputs("</p>\n", out);
         return;
     }
-    if (c->kind == RC_LINES) lines_svg(out, c, idx);
+    if (c->kind == RC_LINES) lines_html(out, c, idx);
     else if (c->nbars) bars_svg(out, c, idx);
     else fputs("<p class=\"missing\">nothing to draw</p>\n", out);
 }
 
+/* Items from `from` on that are rows: one table. Returns the first item after. */
+static int table_html(const struct report *rep, int from, FILE *out)
+{
+    fputs("<div class=\"wide\"><table class=\"rows\">\n", out);
+    int i = from;
+    for (; i < rep->n && (rep->items[i].kind == RI_ROW || rep->items[i].kind == RI_ROWHEAD); i++) {
+        const char *cell = rep->items[i].kind == RI_ROWHEAD ? "th" : "td";
+        fputs("<tr>", out);
+        for (const char *p = rep->items[i].text; *p;) {
+            size_t n = strcspn(p, "\t");
+            char buf[2048];
+            snprintf(buf, sizeof buf, "%.*s", (int)(n < sizeof buf ? n : sizeof buf - 1), p);
+            fprintf(out, "<%s>", cell);
+            esc(out, buf);
+            fprintf(out, "</%s>", cell);
+            p += n + (p[n] == '\t');
+        }
+        fputs("</tr>\n", out);
+    }
+    fputs("</table></div>\n", out);
+    return i;
+}
+
 static const char style[] =
-    "body{font:14px/1.4 sans-serif;margin:24px;color:#222;background:#fff;max-width:960px}"
+    "body{font:14px/1.4 sans-serif;margin:16px;color:#222;background:#fff;max-width:1400px}"
+    "figure.chart{margin:4px 0 0 0}.plot{display:grid;grid-template-columns:56px 1fr;grid-template-rows:240px 20px}"
+    ".yaxis,.xaxis{position:relative;font-size:12px;color:#333}.yaxis span{position:absolute;right:6px;transform:translateY(-50%)}"
+    ".xaxis span{position:absolute;top:2px;transform:translateX(-50%);white-space:nowrap}.yunit,.xunit{font-size:12px;color:#333}"
+    ".xunit{text-align:right}svg.chart{width:100%;height:100%;display:block;border-left:1px solid #333;border-bottom:1px solid #333;"
+    "overflow:visible}svg.chart line.grid{stroke:#ddd;vector-effect:non-scaling-stroke}"
+    "svg.chart polyline,svg.chart line.mark{stroke-width:2;vector-effect:non-scaling-stroke}"
+    "svg.chart line.point{stroke-width:9;stroke-linecap:round;vector-effect:non-scaling-stroke}"
+    "svg.bars{width:100%;max-width:900px;height:auto;display:block}table.rows{border-collapse:collapse;font-size:13px;margin:4px 0}"
+    "table.rows th,table.rows td{padding:2px 8px;border-bottom:1px solid #e4e4e4;text-align:left;vertical-align:top}"
+    "table.rows th{background:#f3f3f3}.wide{overflow-x:auto}"
     "h1{font-size:20px}h2{font-size:17px;border-bottom:1px solid #ccc;margin-top:28px}h3{font-size:15px}"
     "p{margin:2px 0}p.note{color:#666}p.warn,p.missing{color:#a40000}svg.chart{display:block;background:#fff}"
-    "svg text{font:12px sans-serif;fill:#333}line.axis{stroke:#333;stroke-width:1}p.legend{margin-bottom:12px}";
+    "svg text{font:12px sans-serif;fill:#333}line.axis{stroke:#333;stroke-width:1}p.legend{margin-bottom:12px}"
+    "p.verdict{font-size:16px;padding:10px 12px;margin:8px 0;border-left:6px solid}"
+    "p.win{background:#e8f5e9;border-color:#2e7d32;color:#1b3d1e}p.nowin{background:#fff4e0;border-color:#e07000;color:#3d2600}"
+    "p.pre{font:13px/1.35 monospace;white-space:pre;overflow-x:auto}";
 
 int report_html(const struct report *rep, FILE *out, sl_err *e)
 {
@@ -201,7 +308,13 @@ int report_html(const struct report *rep, FILE *out, sl_err *e)
     int charts = 0;
     for (int i = 0; i < rep->n; i++) {
         const struct report_item *it = &rep->items[i];
-        static const char *const cls[] = { [RI_TEXT] = "", [RI_NOTE] = " class=\"note\"", [RI_WARN] = " class=\"warn\"" };
+        if (it->kind == RI_ROW || it->kind == RI_ROWHEAD) {
+            i = table_html(rep, i, out) - 1;
+            continue;
+        }
+        static const char *const cls[] = { [RI_TEXT] = "", [RI_NOTE] = " class=\"note\"", [RI_WARN] = " class=\"warn\"",
+                                           [RI_CLAIM] = " class=\"verdict win\"", [RI_NOCLAIM] = " class=\"verdict nowin\"",
+                                           [RI_PRE] = " class=\"pre\"" };
         if (it->kind == RI_CHART) { chart_html(out, it->chart, charts++); continue; }
         fputs(it->kind == RI_HEAD ? "<h2>" : "<p", out);
         if (it->kind != RI_HEAD) fprintf(out, "%s>", cls[it->kind]);

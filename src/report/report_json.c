@@ -5,7 +5,7 @@
 #include <jansson.h>
 #include <math.h>
 
-static const char *item_kind[] = { "head", "text", "note", "warn", "chart" };
+static const char *item_kind[] = { "head", "text", "note", "warn", "chart", "claim", "no-claim", "pre", "row-head", "row" };
 
 /* A stored NaN (a gap in a series) is null: JSON has no NaN. */
 static json_t *number(double v) { return isfinite(v) ? json_real(v) : json_null(); }

@@ -257,16 +257,57 @@ static void chart_text(const struct report_chart *c, int width, bool utf8, repor
         return;
     }
     wrap(RI_TEXT, "", c->title, width, emit, arg);
+    if (c->points) {   /* a scatter reads only as a picture */
+        emit(arg, RI_NOTE, "", "(a scatter plot: sluice report --html draws it)");
+        return;
+    }
     if (c->kind == RC_LINES) lines_chart(c, width, utf8, emit, arg);
     else bars_chart(c, width, utf8, emit, arg);
+}
+
+/* Items [from, to) are a table: each cell padded to its column's widest,
+ * the last column free. Returns to. */
+#define TABLE_MAX_COLS 16
+static int table_text(const struct report *rep, int from, report_line_fn emit, void *arg)
+{
+    int to = from, w[TABLE_MAX_COLS] = { 0 };
+    for (; to < rep->n && (rep->items[to].kind == RI_ROW || rep->items[to].kind == RI_ROWHEAD); to++) {
+        const char *p = rep->items[to].text;
+        for (int c = 0; c < TABLE_MAX_COLS && *p; c++) {
+            size_t n = strcspn(p, "\t");
+            if ((int)n > w[c]) w[c] = (int)n;
+            p += n + (p[n] == '\t');
+        }
+    }
+    for (int i = from; i < to; i++) {
+        char line[ROW_CAP], safe[ROW_CAP];
+        size_t len = 0;
+        const char *p = rep->items[i].text;
+        for (int c = 0; c < TABLE_MAX_COLS && *p && len + 2 < sizeof line; c++) {
+            size_t n = strcspn(p, "\t");
+            bool last = !p[n];
+            len += (size_t)snprintf(line + len, sizeof line - len, "%-*.*s%s", last ? 0 : w[c], (int)n, p, last ? "" : "  ");
+            p += n + (p[n] == '\t');
+        }
+        emit(arg, rep->items[i].kind, rep->items[i].ref, esc_term(line, safe, sizeof safe, 0));
+    }
+    return to;
 }
 
 void report_text(const struct report *rep, int width, bool utf8, report_line_fn emit, void *arg)
 {
     for (int i = 0; i < rep->n; i++) {
         const struct report_item *it = &rep->items[i];
+        if (it->kind == RI_ROW || it->kind == RI_ROWHEAD) {
+            i = table_text(rep, i, emit, arg) - 1;
+            continue;
+        }
         if (it->kind == RI_HEAD && i > 0) emit(arg, RI_TEXT, "", "");
         if (it->kind == RI_CHART) chart_text(it->chart, width, utf8, emit, arg);
+        else if (it->kind == RI_PRE) {   /* a table's columns stay; escaped as every text is */
+            char safe[ROW_CAP];
+            emit(arg, it->kind, it->ref, esc_term(it->text, safe, sizeof safe, 0));
+        }
         else wrap(it->kind, it->ref, it->text, width, emit, arg);
     }
 }

@@ -10,18 +10,18 @@
 #include <string.h>
 
 const struct metric_def metric_table[MET_NR] = {
-    [MET_THROUGHPUT] = { "throughput", "MB/s", +1, 0, "MB/s of the workload (read + write)" },
-    [MET_P99] = { "p99", "ms", -1, 0, "99th percentile I/O latency of the workload" },
-    [MET_CANARY_P99] = { "canary_p99", "ms", -1, 0, "99th percentile stall seen by the stall canary" },
-    [MET_STALLS] = { "stalls", "", -1, 1, "canary stalls over 100 ms" },
-    [MET_CPU_PER_MB] = { "cpu_per_mb", "ms", -1, 0, "CPU time (user + system) per MB moved" },
-    [MET_READER_P50] = { "reader_p50", "ms", -1, 0, "median latency of the 4 KiB reader running beside the workload" },
-    [MET_READER_P99] = { "reader_p99", "ms", -1, 0, "99th percentile latency of the 4 KiB reader beside the workload" },
-    [MET_READER_MAX] = { "reader_max", "ms", -1, 0, "worst read of the 4 KiB reader beside the workload" },
-    [MET_WRITE_P99] = { "write_p99", "ms", -1, 0, "99th percentile write latency of the workload" },
+    [MET_THROUGHPUT] = { "throughput", "MB/s", +1, 0, "MB/s of the workload (read + write)", "Throughput" },
+    [MET_P99] = { "p99", "ms", -1, 0, "99th percentile I/O latency of the workload", "Workload p99 latency" },
+    [MET_CANARY_P99] = { "canary_p99", "ms", -1, 0, "99th percentile stall seen by the stall canary", "Canary p99 stall" },
+    [MET_STALLS] = { "stalls", "", -1, 1, "canary stalls over 100 ms", "Canary stalls" },
+    [MET_CPU_PER_MB] = { "cpu_per_mb", "ms", -1, 0, "CPU time (user + system) per MB moved", "CPU per MB" },
+    [MET_READER_P50] = { "reader_p50", "ms", -1, 0, "median latency of the 4 KiB reader running beside the workload", "Reader median latency" },
+    [MET_READER_P99] = { "reader_p99", "ms", -1, 0, "99th percentile latency of the 4 KiB reader beside the workload", "Reader p99 latency" },
+    [MET_READER_MAX] = { "reader_max", "ms", -1, 0, "worst read of the 4 KiB reader beside the workload", "Reader worst latency" },
+    [MET_WRITE_P99] = { "write_p99", "ms", -1, 0, "99th percentile write latency of the workload", "Write p99 latency" },
     /* PSI is often 0: compared as 1 + % so a quiet run is not infinitely better */
-    [MET_PSI_SOME] = { "psi_some", "%", -1, 1, "share of the run some task waited for I/O (PSI io some)" },
-    [MET_PSI_FULL] = { "psi_full", "%", -1, 1, "share of the run every task waited for I/O (PSI io full)" },
+    [MET_PSI_SOME] = { "psi_some", "%", -1, 1, "share of the run some task waited for I/O (PSI io some)", "PSI io some" },
+    [MET_PSI_FULL] = { "psi_full", "%", -1, 1, "share of the run every task waited for I/O (PSI io full)", "PSI io full" },
 };
 
 static int metric_find(const char *name)

@@ -24,6 +24,7 @@ struct metric_def {
     int dir;              /* +1 more is better, -1 less is better */
     double offset;        /* added before the log (counts may be 0) */
     const char *help;
+    const char *label;    /* for people: a report's column or axis ("Reader p99 latency") */
 };
 extern const struct metric_def metric_table[MET_NR];
 

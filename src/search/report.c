@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void report_config_diff(const struct space *sp, const struct search_config *c, char *buf, size_t n)
@@ -35,20 +36,25 @@ void report_metric(const struct objective *o, const struct eval_metrics *m, doub
 
 /* A win the objective's guard refused: what it would have gained and what
  * it costs, and how to take it anyway. */
-static void refused_line(const struct search_spec *spec, const struct space *sp, const struct leader *l,
+static void refused_line(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
                          const char *goal, char *buf, size_t n)
 {
+    const struct leader *l = &r->leader[r->effects.leader];
     char cfg[1024], est[32], lo[32], hi[32];
+    struct decision d;
+    struct ci ci = l->ci;
+    if (verdict_leader_decision(spec, sp, r, r->effects.leader, &d))
+        ci = (struct ci){ .est = d.effect_pct / 100, .lo = d.lo_pct / 100, .hi = d.hi_pct / 100, .level = d.level };
     report_config_diff(sp, &l->cfg, cfg, sizeof cfg);
-    report_pct(l->ci.est, est, sizeof est);
-    report_pct(l->ci.lo, lo, sizeof lo);
-    report_pct(l->ci.hi, hi, sizeof hi);
+    report_pct(ci.est, est, sizeof est);
+    report_pct(ci.lo, lo, sizeof lo);
+    report_pct(ci.hi, hi, sizeof hi);
     const struct decision *g = &l->guard.dec;
     const char *name = metric_table[l->guard.metric].name;
     snprintf(buf, n, "not recommended: %s improves %s by %s [%.0f%% CI %s, %s] but makes %s worse by %+.1f%% [%.0f%% CI "
                      "%+.1f%%, %+.1f%%] (%s p=%.2g), and the objective %s protects it: keep the current settings, or give "
                      "--objective %s to take the trade",
-             cfg, goal, est, 100 * l->ci.level, lo, hi, name, g->effect_pct, 100 * g->level, g->lo_pct, g->hi_pct, g->test,
+             cfg, goal, est, 100 * ci.level, lo, hi, name, g->effect_pct, 100 * g->level, g->lo_pct, g->hi_pct, g->test,
              g->p, spec->objective, goal);
 }
 
@@ -90,7 +96,9 @@ static void unconfirmed_line(const struct search_spec *spec, const struct space 
     char cfg[1024], est[32], dec[256];
     report_config_diff(sp, &l->cfg, cfg, sizeof cfg);
     report_pct(cf->explore_est, est, sizeof est);
-    decide_text(&cf->dec, dec, sizeof dec);
+    struct decision cd = cf->dec;
+    verdict_claim_decision(spec, sp, r, &cd);   /* its interval at the level every verdict shows */
+    decide_text(&cd, dec, sizeof dec);
     struct objective o;
     char goal[160];
     objective_parse(spec->objective, &o, NULL);
@@ -152,7 +160,7 @@ static void verdict_text(const struct search_spec *spec, const struct space *sp,
     objective_goal_text(&o, goal, sizeof goal);
     /* before the unconfirmed line: a confirmed win its guard refused on the fresh runs */
     if (r->winner < 0 && r->effects.leader >= 0 && r->leader[r->effects.leader].refused) {
-        refused_line(spec, sp, &r->leader[r->effects.leader], goal, buf, n);
+        refused_line(spec, sp, r, goal, buf, n);
         return;
     }
     if (r->winner < 0 && r->confirm.candidate >= 0) {
@@ -185,24 +193,26 @@ static void verdict_text(const struct search_spec *spec, const struct space *sp,
     char cfg[1024], est[32], lo[32], hi[32], look[48] = "";
     report_config_diff(sp, &l->cfg, cfg, sizeof cfg);
     const struct confirmation *cf = &r->confirm;
+    struct decision cd = l->dec;
+    verdict_claim_decision(spec, sp, r, &cd);   /* its interval at the level every verdict shows */
     if (cf->outcome == CONFIRM_CONFIRMED) {
         char xest[32];
         report_pct(cf->confirmed_est, est, sizeof est);
-        report_pct(cf->dec.lo_pct / 100, lo, sizeof lo);
-        report_pct(cf->dec.hi_pct / 100, hi, sizeof hi);
+        report_pct(cd.lo_pct / 100, lo, sizeof lo);
+        report_pct(cd.hi_pct / 100, hi, sizeof hi);
         report_pct(cf->explore_est, xest, sizeof xest);
-        snprintf(buf, n, "better: %s improves %s by %s [%.0f%% CI %s, %s] (%s, %s p=%.2g, look %d of %d), confirmed "
+        snprintf(buf, n, "better: %s improves %s by %s [%.3g%% CI %s, %s] (%s, %s p=%.2g, look %d of %d), confirmed "
                  "on %d fresh interleaved runs each; exploring estimated %s (shrinkage %.0f%%)", cfg, goal, est,
-                 100 * cf->dec.level, lo, hi, cf->dec.estimator, cf->dec.test, cf->dec.p, cf->look, cf->looks, cf->reps,
+                 100 * cd.level, lo, hi, cf->dec.estimator, cf->dec.test, cf->dec.p, cf->look, cf->looks, cf->reps,
                  xest, 100 * cf->shrinkage);
         return;
     }
     report_pct(l->ci.est, est, sizeof est);
-    report_pct(l->ci.lo, lo, sizeof lo);
-    report_pct(l->ci.hi, hi, sizeof hi);
+    report_pct(cd.lo_pct / 100, lo, sizeof lo);
+    report_pct(cd.hi_pct / 100, hi, sizeof hi);
     if (l->looks) snprintf(look, sizeof look, ", look %d of %d", l->look, l->looks);
-    snprintf(buf, n, "better: %s improves %s by %s [%.0f%% CI %s, %s] (%s, %s, Holm p=%.2g%s), %d vs %d runs", cfg,
-             goal, est, 100 * l->ci.level, lo, hi, l->dec.estimator, l->dec.test, l->p_adj, look, l->n,
+    snprintf(buf, n, "better: %s improves %s by %s [%.3g%% CI %s, %s] (%s, %s, Holm p=%.2g%s), %d vs %d runs", cfg,
+             goal, est, 100 * cd.level, lo, hi, l->dec.estimator, l->dec.test, l->p_adj, look, l->n,
              r->nbase);
 }
 
@@ -252,22 +262,6 @@ static void effect_value(const struct collateral_effect *x, double v, char *buf,
     snprintf(buf, n, "%.4g%s%s", v, unit[0] ? " " : "", unit);
 }
 
-/* A guard whose metric no run measured protected nothing: say so rather
- * than let the win look checked. */
-static void print_unjudged_guards(FILE *out, const struct objective *o, const struct search_result *r)
-{
-    if (r->winner < 0) return;
-    for (int i = 0; i < o->ncons; i++) {
-        if (!o->cons[i].vs_base) continue;
-        bool judged = false;
-        for (int k = 0; k < r->effects.n; k++) judged = judged || r->effects.row[k].metric == o->cons[i].metric;
-        if (!judged)
-            fprintf(out, "  (the guard %s%sbaseline judged nothing: the runs did not measure %s; the reader runs with the "
-                         "canary, on by default for write workloads)\n", metric_table[o->cons[i].metric].name,
-                    o->cons[i].le ? "<=" : ">=", metric_table[o->cons[i].metric].name);
-    }
-}
-
 /* Why a row has no verdict, in a word or two (the JSON has the sentence). */
 static const char *no_verdict_why(enum decide_why why)
 {
@@ -280,14 +274,19 @@ static const char *no_verdict_why(enum decide_why why)
     }
 }
 
-void report_effects_table(FILE *out, const struct side_effects *fx, const char *of, const char *base_column,
-                          const char *column)
+void report_effects_lines(const struct side_effects *fx, const char *of, const char *base_column, const char *column,
+                          verdict_emit_fn emit, void *arg)
 {
     if (fx->leader < 0 || fx->n == 0) return;
-    fprintf(out, "\nside effects of %s (medians of %d vs %d %s; change and interval: %s; each row tested at alpha %.2g):\n",
-            of, fx->row[0].dec.nb, fx->row[0].dec.nc, fx->by_host ? "host means" : "runs",
-            decide_method_name(fx->row[0].dec.method), fx->row[0].dec.alpha);
-    fprintf(out, "  %-11s %-12s %-12s %-9s %-22s %s\n", "METRIC", base_column, column, "CHANGE", "95% CI", "VERDICT");
+    char line[512], level[24];
+    emit(arg, VL_TABLE, "");
+    snprintf(line, sizeof line, "side effects of %s (medians of %d vs %d %s; change and interval: %s; each row tested at alpha %.2g):",
+             of, fx->row[0].dec.nb, fx->row[0].dec.nc, fx->by_host ? "host means" : "runs",
+             decide_method_name(fx->row[0].dec.method), fx->row[0].dec.alpha);
+    emit(arg, VL_TABLE, line);
+    verdict_level_label(fx->row[0].dec.level, level, sizeof level);
+    snprintf(line, sizeof line, "  %-11s %-12s %-12s %-9s %-22s %s", "METRIC", base_column, column, "CHANGE", level, "VERDICT");
+    emit(arg, VL_TABLE, line);
     for (int i = 0; i < fx->n; i++) {
         const struct collateral_effect *x = &fx->row[i];
         char b[32], c[32], chg[16] = "-", ci[48] = "-";
@@ -297,24 +296,26 @@ void report_effects_table(FILE *out, const struct side_effects *fx, const char *
             snprintf(chg, sizeof chg, "%+.1f%%", x->dec.effect_pct);
             snprintf(ci, sizeof ci, "[%+.1f%%, %+.1f%%]", x->dec.lo_pct, x->dec.hi_pct);
         }
-        fprintf(out, "  %-11s %-12s %-12s %-9s %-22s %s%s\n", metric_table[x->metric].name, b, c, chg, ci,
-                decide_verdict_name(x->dec.verdict), no_verdict_why(x->dec.why));
+        snprintf(line, sizeof line, "  %-11s %-12s %-12s %-9s %-22s %s%s", metric_table[x->metric].name, b, c, chg, ci,
+                 decide_verdict_name(x->dec.verdict), no_verdict_why(x->dec.why));
+        emit(arg, VL_TABLE, line);
     }
 }
 
-/* The side-effects table: each collateral metric of the winner (or of the
- * win the guard refused) against the baseline. */
-static void print_effects(FILE *out, const struct search_result *r)
+static void table_line(void *arg, enum verdict_line_kind kind, const char *line)
 {
-    const struct side_effects *fx = &r->effects;
-    if (fx->leader < 0) return;
-    bool winner = fx->leader == r->winner;
-    report_effects_table(out, fx, winner ? "the winner" : "the refused win", "BASELINE",
-                         r->leader[fx->leader].refused ? "REFUSED" : "WINNER");
+    (void)kind;
+    fprintf(arg, "%s\n", line);
+}
+
+void report_effects_table(FILE *out, const struct side_effects *fx, const char *of, const char *base_column,
+                          const char *column)
+{
+    report_effects_lines(fx, of, base_column, column, table_line, out);
 }
 
 /* The confirmation round: exploring's estimate beside the fresh runs'. */
-static void print_confirmation(FILE *out, const struct space *sp, const struct search_result *r)
+static void print_confirmation(FILE *out, const struct search_spec *spec, const struct space *sp, const struct search_result *r)
 {
     const struct confirmation *cf = &r->confirm;
     if (cf->outcome == CONFIRM_NONE) return;
@@ -324,28 +325,26 @@ static void print_confirmation(FILE *out, const struct space *sp, const struct s
     char cfg[1024], xest[32], dec[256];
     report_config_diff(sp, &r->leader[cf->candidate].cfg, cfg, sizeof cfg);
     report_pct(cf->explore_est, xest, sizeof xest);
-    decide_text(&cf->dec, dec, sizeof dec);
+    struct decision cd = cf->dec;
+    verdict_claim_decision(spec, sp, r, &cd);
+    decide_text(&cd, dec, sizeof dec);
     fprintf(out, "  winner:    exploring %s, confirmed %s; shrinkage %.0f%%: %s\n    %s\n", xest, dec, 100 * cf->shrinkage,
             confirm_outcome_name(cf->outcome), cfg);
     if (cf->runner_up < 0) return;
     report_config_diff(sp, &r->leader[cf->runner_up].cfg, cfg, sizeof cfg);
     report_pct(r->leader[cf->runner_up].ci.est, xest, sizeof xest);
-    decide_text(&cf->dec_runner, dec, sizeof dec);
+    cd = cf->dec_runner;
+    verdict_confirm_at_level(spec, sp, r, cf->runner_up, &cd);
+    decide_text(&cd, dec, sizeof dec);
     fprintf(out, "  runner-up: exploring %s, confirmed %s (no claim)\n    %s\n", xest, dec, cfg);
 }
 
-void report_ci_label(const struct search_result *r, char *buf, size_t n)
-{
-    double level = r->nleaders ? r->leader[0].ci.level : 0.95;
-    snprintf(buf, n, "%.3g%% CI", 100 * (level > 0 && level < 1 ? level : 0.95));
-}
-
 void report_print(FILE *out, const struct search_spec *spec, const struct space *sp, const struct search_result *r,
-                  const char *regime)
+                  const char *regime, const char *workload_text)
 {
     struct objective o;
     objective_parse(spec->objective, &o, NULL);
-    char buf[1024], base[64];
+    char base[64];
     int nconf = 0;
     for (int i = 0; i < r->ntrials; i++) nconf += r->trials[i].role == TRIAL_CONFIRM;
     if (nconf)
@@ -358,24 +357,12 @@ void report_print(FILE *out, const struct search_spec *spec, const struct space 
     report_pct(r->mde, mde, sizeof mde);
     fprintf(out, "baseline: %d runs, %s (sd %.2g%%); smallest change %d runs can detect: %s\n", r->nbase, base,
             100 * r->base_sd, spec->race_reps, mde);
+    struct verdict_card *v = malloc(sizeof *v);
+    if (!v) abort();
+    verdict_build(spec, sp, r, regime, workload_text, v);
     if (r->nleaders) {
-        /* the race screens at its own level (4x alpha, one-sided): its intervals say which */
-        char level[24];
-        report_ci_label(r, level, sizeof level);
-        fprintf(out, "\n%-3s %-4s %-12s %-8s %-20s %-8s %-6s %-12s %s\n", "#", "RUNS", "MEAN", "CHANGE", level, "P(HOLM)",
-                "G", "VERDICT", "CONFIG");
-        for (int i = 0; i < r->nleaders; i++) {
-            const struct leader *l = &r->leader[i];
-            char mean[64], est[32], lo[32], hi[32], ci[80], cfg[1024];
-            report_metric(&o, &l->mean, l->mean_score, mean, sizeof mean);
-            report_pct(l->ci.est, est, sizeof est);
-            report_pct(l->ci.lo, lo, sizeof lo);
-            report_pct(l->ci.hi, hi, sizeof hi);
-            snprintf(ci, sizeof ci, "[%s, %s]", lo, hi);
-            report_config_diff(sp, &l->cfg, cfg, sizeof cfg);
-            fprintf(out, "%-3d %-4d %-12s %-8s %-20s %-8.2g %-6.2f %-12s %s\n", i + 1, l->n, mean, est, ci, l->p_adj, l->g,
-                    verdict_name(l->verdict), cfg);
-        }
+        fputc('\n', out);
+        verdict_table_lines(v, table_line, out);
         if (!r->raced) {
             char budget[48];
             if (spec->budget_evals > 0) snprintf(budget, sizeof budget, "a budget of %d evaluations", spec->budget_evals);
@@ -384,17 +371,10 @@ void report_print(FILE *out, const struct search_spec *spec, const struct space 
                          "runs were best went to the confirmation, whose runs decide it\n", budget);
         }
     }
-    print_confirmation(out, sp, r);
+    print_confirmation(out, spec, sp, r);
     if (r->npareto) print_pareto(out, sp, r);
-    report_verdict_line(spec, sp, r, buf, sizeof buf);
-    fprintf(out, "\nverdict: %s\n", buf);
-    if (r->winner >= 0 && r->winner_note[0]) fprintf(out, "  (%s)\n", r->winner_note);
-    /* a claim holds for the regime it was measured in (bench/carry-over) */
-    if (regime && regime[0]) fprintf(out, "  regime: %s\n", regime);
-    report_trades(spec, r, buf, sizeof buf);
-    if (buf[0]) fprintf(out, "  %s\n", buf);
-    print_unjudged_guards(out, &o, r);
-    print_effects(out, r);
+    verdict_print(out, v);
+    free(v);
 }
 
 static json_t *metrics_obj(const struct eval_metrics *m)
@@ -464,8 +444,49 @@ static json_t *confirmation_json(const struct space *sp, const struct search_res
     return o;
 }
 
-json_t *report_json(const struct search_spec *spec, const struct space *sp, const struct search_result *r)
+/* The leaders, each as the table shows it (verdict.h) beside its decision. */
+static json_t *leaders_json(const struct space *sp, const struct search_result *r, const struct verdict_card *v)
 {
+    json_t *ls = json_array();
+    for (int i = 0; i < r->nleaders; i++) {
+        const struct leader *l = &r->leader[i];
+        char text[2048], diff[1024];
+        space_config_text(sp, &l->cfg, text, sizeof text);
+        report_config_diff(sp, &l->cfg, diff, sizeof diff);
+        json_t *x = json_object();
+        json_object_set_new(x, "config", json_string(text));
+        json_object_set_new(x, "changes", json_string(diff));
+        json_object_set_new(x, "runs", json_integer(l->n));
+        json_object_set_new(x, "mean", metrics_obj(&l->mean));
+        /* as the table shows it: on the runs that decide it, at the one level */
+        const struct verdict_row *w = &v->row[i < v->nrows ? i : 0];
+        json_object_set_new(x, "improvement", num_or_null(w->est));
+        json_object_set_new(x, "ci", json_pack("[oo]", num_or_null(w->lo), num_or_null(w->hi)));
+        json_object_set_new(x, "ci_level", json_real(VERDICT_LEVEL));
+        json_object_set_new(x, "basis", json_string(w->basis));
+        json_object_set_new(x, "p_welch", num_or_null(l->p_welch));
+        json_object_set_new(x, "p_mann_whitney", num_or_null(l->p_mw));
+        json_object_set_new(x, "p_holm", num_or_null(l->p_adj));
+        json_object_set_new(x, "hedges_g", num_or_null(l->g));
+        json_object_set_new(x, "verdict", json_string(verdict_name(l->verdict)));
+        json_object_set_new(x, "decision", decide_json(&l->dec));
+        json_object_set_new(x, "look", json_integer(l->look));
+        json_object_set_new(x, "looks", json_integer(l->looks));
+        if (r->stalled_runs) {
+            json_object_set_new(x, "stalled_left_out", json_integer(l->stalled_out));
+            json_object_set_new(x, "stalled_kept", json_integer(l->stalled_kept));
+        }
+        json_array_append_new(ls, x);
+    }
+    return ls;
+}
+
+json_t *report_json(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
+                    const char *regime, const char *workload_text)
+{
+    struct verdict_card *v = malloc(sizeof *v);
+    if (!v) abort();
+    verdict_build(spec, sp, r, regime, workload_text, v);
     json_t *o = json_object();
     json_object_set_new(o, "space", json_string(sp->name));
     json_object_set_new(o, "workload", json_string(spec->workload));
@@ -485,39 +506,13 @@ json_t *report_json(const struct search_spec *spec, const struct space *sp, cons
         json_object_set_new(b, "stalled_kept", json_integer(r->base_stalled_kept));
     }
     json_object_set_new(o, "baseline", b);
-    json_t *ls = json_array();
-    for (int i = 0; i < r->nleaders; i++) {
-        const struct leader *l = &r->leader[i];
-        char text[2048], diff[1024];
-        space_config_text(sp, &l->cfg, text, sizeof text);
-        report_config_diff(sp, &l->cfg, diff, sizeof diff);
-        json_t *x = json_object();
-        json_object_set_new(x, "config", json_string(text));
-        json_object_set_new(x, "changes", json_string(diff));
-        json_object_set_new(x, "runs", json_integer(l->n));
-        json_object_set_new(x, "mean", metrics_obj(&l->mean));
-        json_object_set_new(x, "improvement", num_or_null(l->ci.est));
-        json_object_set_new(x, "ci", json_pack("[oo]", num_or_null(l->ci.lo), num_or_null(l->ci.hi)));
-        json_object_set_new(x, "p_welch", num_or_null(l->p_welch));
-        json_object_set_new(x, "p_mann_whitney", num_or_null(l->p_mw));
-        json_object_set_new(x, "p_holm", num_or_null(l->p_adj));
-        json_object_set_new(x, "hedges_g", num_or_null(l->g));
-        json_object_set_new(x, "verdict", json_string(verdict_name(l->verdict)));
-        json_object_set_new(x, "decision", decide_json(&l->dec));
-        json_object_set_new(x, "look", json_integer(l->look));
-        json_object_set_new(x, "looks", json_integer(l->looks));
-        if (r->stalled_runs) {
-            json_object_set_new(x, "stalled_left_out", json_integer(l->stalled_out));
-            json_object_set_new(x, "stalled_kept", json_integer(l->stalled_kept));
-        }
-        json_array_append_new(ls, x);
-    }
-    json_object_set_new(o, "leaders", ls);
+    json_object_set_new(o, "leaders", leaders_json(sp, r, v));
     json_object_set_new(o, "winner", r->winner >= 0 ? json_integer(r->winner) : json_null());
     json_object_set_new(o, "confirmation", confirmation_json(sp, r));
     char line[1024];
-    report_verdict_line(spec, sp, r, line, sizeof line);
-    json_object_set_new(o, "verdict", json_string(line));
+    json_object_set_new(o, "verdict", json_string(v->sentence));
+    json_object_set_new(o, "verdict_card", verdict_json(v));
+    free(v);
     json_t *pf = json_array();
     for (int i = 0; i < r->npareto; i++) {
         char diff[1024];

@@ -7,6 +7,7 @@
 #include "interrupt.h"
 #include "search/eval_probe.h"
 #include "search/report.h"
+#include "search/verdict.h"
 #include "session.h"
 #include "store_session.h"
 #include "store_search.h"
@@ -428,8 +429,12 @@ static void fill_row(struct search_row *row, const struct search_flow_opts *o, c
     row->explore_improvement = row->shrinkage = NAN;
 }
 
-static void fill_verdict(struct search_row *row, const struct space *sp, const struct search_result *r)
+static void fill_verdict(struct search_row *row, const struct search_spec *spec, const struct space *sp,
+                         const struct search_result *r)
 {
+    /* the claim's interval at the level every verdict shows (verdict.h) */
+    struct decision d = r->confirm.dec;
+    if (r->confirm.outcome != CONFIRM_NONE) verdict_claim_decision(spec, sp, r, &d);
     snprintf(row->state, sizeof row->state, "done");
     row->n_baseline = r->nbase;
     const struct confirmation *cf = &r->confirm;
@@ -444,17 +449,17 @@ static void fill_verdict(struct search_row *row, const struct space *sp, const s
         space_config_text(sp, &l->cfg, row->winner_text, sizeof row->winner_text);
         space_config_hash(sp, &l->cfg, row->winner_hash);
         row->improvement = cf->confirmed_est;
-        row->ci_lo = cf->dec.lo_pct / 100;
-        row->ci_hi = cf->dec.hi_pct / 100;
-        row->ci_level = cf->dec.level;
+        row->ci_lo = d.lo_pct / 100;
+        row->ci_hi = d.hi_pct / 100;
+        row->ci_level = d.level;
         row->p_holm = cf->dec.p;
         row->n_winner = cf->reps;
     } else if (cf->outcome != CONFIRM_NONE) {
         snprintf(row->verdict, sizeof row->verdict, "%s", cf->outcome == CONFIRM_CONTRADICTED ? "contradicted" : "noise");
         row->improvement = cf->confirmed_est;
-        row->ci_lo = cf->dec.lo_pct / 100;
-        row->ci_hi = cf->dec.hi_pct / 100;
-        row->ci_level = cf->dec.level;
+        row->ci_lo = d.lo_pct / 100;
+        row->ci_hi = d.hi_pct / 100;
+        row->ci_level = d.level;
         row->p_holm = cf->dec.p;
     } else {
         bool infeasible = r->nleaders > 0;
@@ -823,7 +828,7 @@ static int finish_stopped(struct run *R, struct hook_ctx *hc, const sl_err *e)
 
 json_t *search_flow_report_json(const struct search_flow_opts *o, const struct search_flow_outcome *out)
 {
-    json_t *j = report_json(&o->spec, &out->space, &out->result);
+    json_t *j = report_json(&o->spec, &out->space, &out->result, out->workload.regime, out->workload.text);
     json_object_set_new(j, "search", json_string(out->uuid));
     if (out->workload.hash[0]) json_object_set_new(j, "workload_fixed", search_workload_json(&out->workload));
     json_object_set_new(j, "applied", json_boolean(out->applied));
@@ -838,7 +843,7 @@ static int finish_done(struct run *R)
     const struct search_observer *obs = R->o->observer;
     int status = 0;
     sl_err e;
-    fill_verdict(&R->row, R->sp, r);
+    fill_verdict(&R->row, &R->o->spec, R->sp, r);
     bool applied = false;
     if (R->o->apply && r->winner >= 0) {
         if (apply_winner(R->st, R->s, R->sp, &r->leader[r->winner].cfg, "search", &e) < 0) note(obs, "applying the winner: %s", e.msg);

@@ -73,7 +73,7 @@ TEST(throughput_only_recommends_the_win_and_states_the_trade)
     CHECK_CONTAINS(line, "trades reader_p99 +");
     CHECK_CONTAINS(line, "for throughput");
     /* the table and the trade are in the JSON too */
-    json_t *j = report_json(&s, &wb, &r);
+    json_t *j = report_json(&s, &wb, &r, NULL, NULL);
     CHECK_STR(json_string_value(json_object_get(json_object_get(j, "side_effects"), "of")), "winner");
     CHECK(json_array_size(json_object_get(json_object_get(j, "side_effects"), "rows")) >= 4);
     CHECK(json_is_string(json_object_get(j, "trades")));

@@ -1,0 +1,513 @@
+/* verdict_card — a search's verdict as one object (verdict.h): built from
+ * the result, its intervals at one level, rendered into lines that every
+ * front end shows, and kept as JSON beside the search. */
+#include "search/verdict.h"
+#include "search/report.h"
+#include "core/units.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The counted scores of c among trials of `role` (-1: any role but the
+ * confirmation's), in trial order. */
+static int scores_of(const struct space *sp, const struct search_result *r, const struct search_config *c, int role,
+                     double *out)
+{
+    int n = 0;
+    for (int t = 0; t < r->ntrials; t++) {
+        const struct search_trial *x = &r->trials[t];
+        bool take = role < 0 ? x->role != TRIAL_CONFIRM : (int)x->role == role;
+        if (take && space_config_equal(sp, &x->cfg, c) && search_trial_counts(r->trials, r->ntrials, sp, t))
+            out[n++] = x->score;
+    }
+    return n;
+}
+
+/* c's counted confirmation score in round `round` (NAN: none), as the
+ * search pairs them. */
+static double round_score(const struct space *sp, const struct search_result *r, const struct search_config *c, int round)
+{
+    double v = NAN;
+    for (int t = 0; t < r->ntrials; t++)
+        if (r->trials[t].role == TRIAL_CONFIRM && r->trials[t].round == round && space_config_equal(sp, &r->trials[t].cfg, c) &&
+            search_trial_counts(r->trials, r->ntrials, sp, t))
+            v = r->trials[t].score;
+    return v;
+}
+
+static int confirm_pairs(const struct space *sp, const struct search_result *r, const struct search_config *base,
+                         const struct search_config *c, double *b, double *x)
+{
+    int last = 0, n = 0;
+    for (int t = 0; t < r->ntrials; t++) last = r->trials[t].round > last ? r->trials[t].round : last;
+    for (int k = 1; k <= last; k++) {
+        double vb = round_score(sp, r, base, k), vx = round_score(sp, r, c, k);
+        if (isnan(vb) || isnan(vx)) continue;
+        b[n] = vb;
+        x[n++] = vx;
+    }
+    return n;
+}
+
+static void level_opts(const struct search_spec *spec, double alpha, struct decide_opts *o)
+{
+    decide_opts_default(o);
+    o->method = search_test_method(spec->test);
+    o->alpha = alpha > 0 && alpha < 1 ? alpha : 0.05;
+    o->level = VERDICT_LEVEL;
+    o->one_sided = true;
+    o->log_input = true;
+    o->seed = spec->seed;
+}
+
+/* The confirmation's decision redrawn at VERDICT_LEVEL: the same runs,
+ * paired or not as the search decided, the same estimator; only the
+ * interval is taken (the verdict and p stay the search's). */
+void verdict_confirm_at_level(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
+                              int leader, struct decision *d)
+{
+    const struct confirmation *cf = &r->confirm;
+    if (d->verdict == DECIDE_NO_VERDICT || fabs(d->level - VERDICT_LEVEL) < 1e-9 || leader < 0) return;
+    struct search_config base;
+    space_baseline(sp, &base);
+    const struct search_config *c = &r->leader[leader].cfg;
+    double *b = malloc(sizeof *b * (size_t)(r->ntrials + 1)), *x = malloc(sizeof *x * (size_t)(r->ntrials + 1));
+    if (!b || !x) abort();
+    struct decide_opts o;
+    level_opts(spec, d->alpha, &o);
+    struct decision z;
+    int np = cf->runner_up < 0 ? confirm_pairs(sp, r, &base, c, b, x) : 0;
+    int rc;
+    if (spec->confirm_paired_from > 0 && np >= spec->confirm_paired_from) rc = decide_paired(b, x, np, &o, &z, NULL);
+    else rc = decide_compare(b, scores_of(sp, r, &base, TRIAL_CONFIRM, b), x, scores_of(sp, r, c, TRIAL_CONFIRM, x), &o, &z, NULL);
+    if (rc == 0 && z.verdict != DECIDE_NO_VERDICT) {
+        d->lo_pct = z.lo_pct;
+        d->hi_pct = z.hi_pct;
+        d->level = z.level;
+    }
+    free(b);
+    free(x);
+}
+
+/* Leader i against the baseline on its race runs at VERDICT_LEVEL; false
+ * when it has none. */
+static bool race_at_level(const struct search_spec *spec, const struct space *sp, const struct search_result *r, int i,
+                          struct decision *d)
+{
+    struct search_config base;
+    space_baseline(sp, &base);
+    double *b = malloc(sizeof *b * (size_t)(r->ntrials + 1)), *x = malloc(sizeof *x * (size_t)(r->ntrials + 1));
+    if (!b || !x) abort();
+    int nx = scores_of(sp, r, &r->leader[i].cfg, TRIAL_RACE, x), nb = scores_of(sp, r, &base, -1, b);
+    bool ok = false;
+    if (nx > 0) {
+        struct decide_opts o;
+        level_opts(spec, spec->alpha, &o);
+        o.seed = spec->seed + (uint64_t)i;
+        ok = decide_compare(b, nb, x, nx, &o, d, NULL) == 0 && d->verdict != DECIDE_NO_VERDICT;
+    }
+    free(b);
+    free(x);
+    return ok;
+}
+
+bool verdict_claim_decision(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
+                            struct decision *d)
+{
+    const struct confirmation *cf = &r->confirm;
+    if (cf->outcome != CONFIRM_NONE && cf->candidate >= 0) {
+        *d = cf->dec;
+        verdict_confirm_at_level(spec, sp, r, cf->candidate, d);
+        return true;
+    }
+    if (r->winner < 0) return false;
+    struct decision z;
+    *d = r->leader[r->winner].dec;
+    if (race_at_level(spec, sp, r, r->winner, &z)) {
+        d->lo_pct = z.lo_pct;
+        d->hi_pct = z.hi_pct;
+        d->level = z.level;
+    }
+    return true;
+}
+
+bool verdict_leader_decision(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
+                             int i, struct decision *d)
+{
+    const struct confirmation *cf = &r->confirm;
+    if (cf->outcome != CONFIRM_NONE && i == cf->candidate) {
+        *d = cf->dec;
+        verdict_confirm_at_level(spec, sp, r, i, d);
+        return true;
+    }
+    return race_at_level(spec, sp, r, i, d);
+}
+
+void verdict_level_label(double level, char *buf, size_t n)
+{
+    snprintf(buf, n, "%.3g%% CI", 100 * (level > 0 && level < 1 ? level : VERDICT_LEVEL));
+}
+
+/* The leaders table: the candidate on the confirmation's fresh runs, the
+ * others on their race runs, every interval at VERDICT_LEVEL. */
+static void build_rows(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
+                       const struct objective *o, struct verdict_card *v)
+{
+    const struct confirmation *cf = &r->confirm;
+    for (int i = 0; i < r->nleaders && v->nrows < VERDICT_MAX_ROWS; i++) {
+        const struct leader *l = &r->leader[i];
+        struct verdict_row *w = &v->row[v->nrows++];
+        w->est = w->lo = w->hi = NAN;
+        w->p = l->p_adj;
+        w->g = l->g;
+        w->runs = l->n;
+        report_metric(o, &l->mean, l->mean_score, w->mean, sizeof w->mean);
+        report_config_diff(sp, &l->cfg, w->changes, sizeof w->changes);
+        snprintf(w->verdict, sizeof w->verdict, "%s", verdict_name(l->verdict));
+        snprintf(w->basis, sizeof w->basis, "race");
+        struct decision d;
+        bool have = verdict_leader_decision(spec, sp, r, i, &d);
+        if (cf->outcome != CONFIRM_NONE && i == cf->candidate) {
+            w->runs = cf->reps;
+            w->p = d.p;
+            snprintf(w->basis, sizeof w->basis, "confirmation");
+            snprintf(w->verdict, sizeof w->verdict, "%s",
+                     l->refused                       ? verdict_name(l->verdict)   /* the guard's refusal */
+                     : cf->outcome == CONFIRM_CONFIRMED ? verdict_name(VERDICT_WIN)
+                     : d.verdict == DECIDE_NO_VERDICT ? verdict_name(VERDICT_NONE) : confirm_outcome_name(cf->outcome));
+            w->est = d.effect_pct / 100;
+            if (d.verdict != DECIDE_NO_VERDICT) {
+                w->lo = d.lo_pct / 100;
+                w->hi = d.hi_pct / 100;
+            }
+        } else if (have) {
+            w->est = d.effect_pct / 100;
+            w->lo = d.lo_pct / 100;
+            w->hi = d.hi_pct / 100;
+        } else if (l->n == 0) {
+            w->est = l->ci.est;   /* exploring's estimate: no race run measured it again */
+            snprintf(w->basis, sizeof w->basis, "exploring");
+        }
+    }
+}
+
+static void next_step(const struct search_spec *spec, const struct search_result *r, struct verdict_card *v)
+{
+    const struct confirmation *cf = &r->confirm;
+    if (v->kind == VERDICT_WIN)
+        snprintf(v->next, sizeof v->next, "try it on the machine's own workload before keeping it: sluice verify --live %s",
+                 v->changes);
+    else if (v->kind == VERDICT_INFEASIBLE && r->effects.leader >= 0 && r->leader[r->effects.leader].refused)
+        snprintf(v->next, sizeof v->next, "keep the current settings; the side effects below are what the trade costs");
+    else if (cf->candidate >= 0 && cf->outcome == CONFIRM_NOISE)
+        snprintf(v->next, sizeof v->next, "keep the current settings; to tell a smaller change apart, search again with "
+                 "more fresh runs (--confirm-runs %d)", cf->reps * 2 > 100 ? 100 : cf->reps * 2 < 12 ? 12 : cf->reps * 2);
+    else if (r->nleaders == 0)
+        snprintf(v->next, sizeof v->next, "search again with a larger --budget (this one was %d evaluations)", r->nevals);
+    else
+        snprintf(v->next, sizeof v->next, "keep the current settings");
+    (void)spec;
+}
+
+static long long burst_of(const char *text)
+{
+    const char *s = text ? strstr(text, "size_bytes=") : NULL;
+    return s ? strtoll(s + strlen("size_bytes="), NULL, 10) : 0;
+}
+
+/* The guards that judged nothing: their metric was not measured. */
+static void unjudged_guards(const struct objective *o, const struct search_result *r, char *buf, size_t n)
+{
+    buf[0] = 0;
+    if (r->winner < 0) return;
+    size_t len = 0;
+    for (int i = 0; i < o->ncons && len < n; i++) {
+        if (!o->cons[i].vs_base) continue;
+        bool judged = false;
+        for (int k = 0; k < r->effects.n; k++) judged = judged || r->effects.row[k].metric == o->cons[i].metric;
+        const char *m = metric_table[o->cons[i].metric].name;
+        if (!judged)
+            len += (size_t)snprintf(buf + len, n - len, "%s(the guard %s%sbaseline judged nothing: the runs did not measure "
+                                    "%s; the reader runs with the canary, on by default for write workloads)",
+                                    len ? " " : "", m, o->cons[i].le ? "<=" : ">=", m);
+    }
+}
+
+void verdict_build(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
+                   const char *regime, const char *workload_text, struct verdict_card *v)
+{
+    memset(v, 0, sizeof *v);
+    v->est = v->lo = v->hi = v->p = v->explore_est = NAN;
+    v->level = VERDICT_LEVEL;
+    struct objective o;
+    objective_parse(spec->objective, &o, NULL);
+    objective_goal_text(&o, v->goal, sizeof v->goal);
+    report_verdict_line(spec, sp, r, v->sentence, sizeof v->sentence);
+    const struct confirmation *cf = &r->confirm;
+    bool all_infeasible = r->nleaders > 0;
+    for (int i = 0; i < r->nleaders; i++) all_infeasible = all_infeasible && r->leader[i].verdict == VERDICT_INFEASIBLE;
+    const char *head;
+    if (r->winner >= 0) v->kind = VERDICT_WIN, head = "better";
+    else if (r->effects.leader >= 0 && r->leader[r->effects.leader].refused) v->kind = VERDICT_INFEASIBLE, head = "not recommended";
+    else if (cf->candidate >= 0 && cf->dec.verdict == DECIDE_NO_VERDICT) v->kind = VERDICT_NONE, head = "no verdict";
+    else if (cf->candidate >= 0) v->kind = VERDICT_NOISE, head = confirm_outcome_name(cf->outcome);
+    else if (r->nleaders == 0) v->kind = VERDICT_NONE, head = "no verdict";
+    else if (all_infeasible) v->kind = VERDICT_INFEASIBLE, head = "infeasible";
+    else v->kind = VERDICT_NOISE, head = "within noise";
+    snprintf(v->headline, sizeof v->headline, "%s", head);
+    int cand = cf->candidate >= 0 ? cf->candidate : r->winner;
+    if (cand >= 0) report_config_diff(sp, &r->leader[cand].cfg, v->changes, sizeof v->changes);
+    struct decision d;
+    if (verdict_claim_decision(spec, sp, r, &d)) {
+        v->est = d.effect_pct / 100;
+        if (d.verdict != DECIDE_NO_VERDICT) {
+            v->lo = d.lo_pct / 100;
+            v->hi = d.hi_pct / 100;
+            v->level = d.level;
+        }
+        v->p = d.p;
+        snprintf(v->test, sizeof v->test, "%s", d.test);
+        snprintf(v->estimator, sizeof v->estimator, "%s", d.estimator ? d.estimator : "");
+        v->runs = d.nc;
+        v->base_runs = d.nb;
+        v->fresh = cf->candidate >= 0;
+    }
+    v->explore_est = cf->candidate >= 0 ? cf->explore_est : NAN;
+    if (regime) snprintf(v->regime, sizeof v->regime, "%s", regime);
+    v->burst_bytes = burst_of(workload_text);
+    report_trades(spec, r, v->trades, sizeof v->trades);
+    unjudged_guards(&o, r, v->guards, sizeof v->guards);
+    v->effects = r->effects;
+    if (r->effects.leader >= 0) {
+        bool winner = r->effects.leader == r->winner;
+        snprintf(v->effects_of, sizeof v->effects_of, "%s", winner ? "the winner" : "the refused win");
+        snprintf(v->effects_col, sizeof v->effects_col, "%s", r->leader[r->effects.leader].refused ? "REFUSED" : "WINNER");
+    }
+    if (r->winner >= 0 && r->winner_note[0]) snprintf(v->note, sizeof v->note, "%s", r->winner_note);
+    build_rows(spec, sp, r, &o, v);
+    next_step(spec, r, v);
+}
+
+void verdict_lines(const struct verdict_card *v, verdict_emit_fn emit, void *arg)
+{
+    char line[1400];
+    emit(arg, v->kind == VERDICT_WIN ? VL_CLAIM : VL_NO_CLAIM, v->sentence);
+    if (v->note[0]) {
+        snprintf(line, sizeof line, "(%s)", v->note);
+        emit(arg, VL_TEXT, line);
+    }
+    /* a claim holds for the regime and the burst it was measured in (bench/carry-over) */
+    if (v->regime[0]) {
+        snprintf(line, sizeof line, "regime: %s", v->regime);
+        emit(arg, VL_TEXT, line);
+    }
+    if (v->burst_bytes > 0) {
+        char b[32];
+        units_format_bytes((unsigned long long)v->burst_bytes, b, sizeof b);
+        snprintf(line, sizeof line, "burst: %s written by every evaluation, the same for every configuration", b);
+        emit(arg, VL_TEXT, line);
+    }
+    if (v->trades[0]) emit(arg, VL_NOTE, v->trades);
+    if (v->guards[0]) emit(arg, VL_NOTE, v->guards);
+    if (v->next[0]) {
+        snprintf(line, sizeof line, "next: %s", v->next);
+        emit(arg, VL_TEXT, line);
+    }
+    if (v->effects.leader >= 0 && v->effects.n > 0)
+        report_effects_lines(&v->effects, v->effects_of, "BASELINE", v->effects_col, emit, arg);
+}
+
+static void print_line(void *arg, enum verdict_line_kind kind, const char *line)
+{
+    FILE *out = arg;
+    switch (kind) {
+    case VL_CLAIM:
+    case VL_NO_CLAIM: fprintf(out, "\nverdict: %s\n", line); break;
+    case VL_TEXT:
+    case VL_NOTE: fprintf(out, "  %s\n", line); break;
+    case VL_TABLE: fprintf(out, "%s\n", line); break;
+    }
+}
+
+void verdict_print(FILE *out, const struct verdict_card *v) { verdict_lines(v, print_line, out); }
+
+void verdict_table_lines(const struct verdict_card *v, verdict_emit_fn emit, void *arg)
+{
+    char level[24], line[1024];
+    verdict_level_label(VERDICT_LEVEL, level, sizeof level);
+    snprintf(line, sizeof line, "%-3s %-4s %-12s %-8s %-20s %-8s %-6s %-14s %s", "#", "RUNS", "MEAN", "CHANGE", level, "P",
+             "G", "VERDICT", "CONFIG");
+    emit(arg, VL_TABLE, line);
+    for (int i = 0; i < v->nrows; i++) {
+        const struct verdict_row *w = &v->row[i];
+        char est[32], lo[32], hi[32], ci[80], p[16] = "-";
+        report_pct(w->est, est, sizeof est);
+        report_pct(w->lo, lo, sizeof lo);
+        report_pct(w->hi, hi, sizeof hi);
+        snprintf(ci, sizeof ci, "[%s, %s]", lo, hi);
+        if (!isnan(w->p)) snprintf(p, sizeof p, "%.2g", w->p);
+        snprintf(line, sizeof line, "%-3d %-4d %-12s %-8s %-20s %-8s %-6.2f %-14s %s", i + 1, w->runs, w->mean, est, ci, p,
+                 w->g, w->verdict, w->changes);
+        emit(arg, VL_TABLE, line);
+    }
+}
+
+static json_t *num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+static double num_of(const json_t *o, const char *k)
+{
+    const json_t *x = json_object_get(o, k);
+    return json_is_number(x) ? json_number_value(x) : NAN;
+}
+static void str_of(const json_t *o, const char *k, char *buf, size_t n)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    snprintf(buf, n, "%s", s ? s : "");
+}
+
+static json_t *effect_json(const struct collateral_effect *x)
+{
+    const struct decision *d = &x->dec;
+    return json_pack("{s:s,s:o,s:o,s:o,s:[oo],s:o,s:o,s:o,s:s,s:i,s:i,s:i,s:s}", "metric", metric_table[x->metric].name,
+                     "baseline", num(x->base), "candidate", num(x->cand), "change_pct", num(d->effect_pct), "ci_pct",
+                     num(d->lo_pct), num(d->hi_pct), "level", num(d->level), "alpha", num(d->alpha), "p", num(d->p),
+                     "verdict", decide_verdict_name(d->verdict), "why", (int)d->why, "n_base", d->nb, "n_candidate", d->nc,
+                     "method", decide_method_name(d->method));
+}
+
+static int effect_from_json(const json_t *j, struct collateral_effect *x)
+{
+    memset(x, 0, sizeof *x);
+    const char *m = json_string_value(json_object_get(j, "metric"));
+    x->metric = -1;
+    for (int k = 0; m && k < MET_NR; k++)
+        if (strcmp(metric_table[k].name, m) == 0) x->metric = k;
+    if (x->metric < 0) return -1;
+    struct decision *d = &x->dec;
+    x->base = num_of(j, "baseline");
+    x->cand = num_of(j, "candidate");
+    d->effect_pct = num_of(j, "change_pct");
+    const json_t *ci = json_object_get(j, "ci_pct");
+    d->lo_pct = json_is_number(json_array_get(ci, 0)) ? json_number_value(json_array_get(ci, 0)) : NAN;
+    d->hi_pct = json_is_number(json_array_get(ci, 1)) ? json_number_value(json_array_get(ci, 1)) : NAN;
+    d->level = num_of(j, "level");
+    d->alpha = num_of(j, "alpha");
+    d->p = num_of(j, "p");
+    const char *v = json_string_value(json_object_get(j, "verdict"));
+    d->verdict = DECIDE_NO_VERDICT;
+    for (int k = DECIDE_BETTER; v && k <= DECIDE_NO_VERDICT; k++)
+        if (strcmp(decide_verdict_name((enum decide_verdict)k), v) == 0) d->verdict = (enum decide_verdict)k;
+    d->why = (enum decide_why)json_integer_value(json_object_get(j, "why"));
+    d->nb = (int)json_integer_value(json_object_get(j, "n_base"));
+    d->nc = (int)json_integer_value(json_object_get(j, "n_candidate"));
+    const char *meth = json_string_value(json_object_get(j, "method"));
+    int mi = meth ? decide_method_parse(meth) : -1;
+    d->method = mi >= 0 ? (enum decide_method)mi : DECIDE_DEFAULT_METHOD;
+    return 0;
+}
+
+json_t *verdict_json(const struct verdict_card *v)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "kind", json_string(verdict_name(v->kind)));
+    json_object_set_new(o, "headline", json_string(v->headline));
+    json_object_set_new(o, "sentence", json_string(v->sentence));
+    json_object_set_new(o, "changes", json_string(v->changes));
+    json_object_set_new(o, "goal", json_string(v->goal));
+    json_object_set_new(o, "estimate", num(v->est));
+    json_object_set_new(o, "ci", json_pack("[oo]", num(v->lo), num(v->hi)));
+    json_object_set_new(o, "level", num(v->level));
+    json_object_set_new(o, "p", num(v->p));
+    json_object_set_new(o, "test", json_string(v->test));
+    json_object_set_new(o, "estimator", json_string(v->estimator));
+    json_object_set_new(o, "runs", json_integer(v->runs));
+    json_object_set_new(o, "baseline_runs", json_integer(v->base_runs));
+    json_object_set_new(o, "fresh_runs", json_boolean(v->fresh));
+    json_object_set_new(o, "exploring_estimate", num(v->explore_est));
+    json_object_set_new(o, "regime", json_string(v->regime));
+    json_object_set_new(o, "burst_bytes", json_integer(v->burst_bytes));
+    json_object_set_new(o, "next", json_string(v->next));
+    json_object_set_new(o, "note", json_string(v->note));
+    json_object_set_new(o, "trades", json_string(v->trades));
+    json_object_set_new(o, "guards", json_string(v->guards));
+    json_t *fx = json_null();
+    if (v->effects.leader >= 0) {
+        json_t *rows = json_array();
+        for (int i = 0; i < v->effects.n; i++) json_array_append_new(rows, effect_json(&v->effects.row[i]));
+        fx = json_pack("{s:s,s:s,s:i,s:b,s:o}", "of", v->effects_of, "column", v->effects_col, "leader", v->effects.leader,
+                       "by_host", v->effects.by_host, "rows", rows);
+    }
+    json_object_set_new(o, "side_effects", fx);
+    json_t *rows = json_array();
+    for (int i = 0; i < v->nrows; i++) {
+        const struct verdict_row *w = &v->row[i];
+        json_array_append_new(rows, json_pack("{s:i,s:o,s:[oo],s:o,s:o,s:s,s:s,s:s,s:s}", "runs", w->runs, "estimate",
+                                              num(w->est), "ci", num(w->lo), num(w->hi), "p", num(w->p), "g", num(w->g),
+                                              "verdict", w->verdict, "basis", w->basis, "mean", w->mean, "changes",
+                                              w->changes));
+    }
+    json_object_set_new(o, "leaders", rows);
+    return o;
+}
+
+int verdict_from_json(const json_t *j, struct verdict_card *v)
+{
+    memset(v, 0, sizeof *v);
+    v->effects.leader = -1;
+    const char *kind = json_string_value(json_object_get(j, "kind"));
+    if (!json_is_object(j) || !kind) return -1;
+    for (int k = VERDICT_WIN; k <= VERDICT_NONE; k++)
+        if (strcmp(verdict_name((enum verdict)k), kind) == 0) v->kind = (enum verdict)k;
+    str_of(j, "headline", v->headline, sizeof v->headline);
+    str_of(j, "sentence", v->sentence, sizeof v->sentence);
+    str_of(j, "changes", v->changes, sizeof v->changes);
+    str_of(j, "goal", v->goal, sizeof v->goal);
+    v->est = num_of(j, "estimate");
+    const json_t *ci = json_object_get(j, "ci");
+    v->lo = json_is_number(json_array_get(ci, 0)) ? json_number_value(json_array_get(ci, 0)) : NAN;
+    v->hi = json_is_number(json_array_get(ci, 1)) ? json_number_value(json_array_get(ci, 1)) : NAN;
+    v->level = num_of(j, "level");
+    v->p = num_of(j, "p");
+    str_of(j, "test", v->test, sizeof v->test);
+    str_of(j, "estimator", v->estimator, sizeof v->estimator);
+    v->runs = (int)json_integer_value(json_object_get(j, "runs"));
+    v->base_runs = (int)json_integer_value(json_object_get(j, "baseline_runs"));
+    v->fresh = json_is_true(json_object_get(j, "fresh_runs"));
+    v->explore_est = num_of(j, "exploring_estimate");
+    str_of(j, "regime", v->regime, sizeof v->regime);
+    v->burst_bytes = json_integer_value(json_object_get(j, "burst_bytes"));
+    str_of(j, "next", v->next, sizeof v->next);
+    str_of(j, "note", v->note, sizeof v->note);
+    str_of(j, "trades", v->trades, sizeof v->trades);
+    str_of(j, "guards", v->guards, sizeof v->guards);
+    const json_t *fx = json_object_get(j, "side_effects");
+    if (json_is_object(fx)) {
+        str_of(fx, "of", v->effects_of, sizeof v->effects_of);
+        str_of(fx, "column", v->effects_col, sizeof v->effects_col);
+        v->effects.leader = (int)json_integer_value(json_object_get(fx, "leader"));
+        v->effects.by_host = json_is_true(json_object_get(fx, "by_host"));
+        size_t i;
+        const json_t *row;
+        json_array_foreach(json_object_get(fx, "rows"), i, row)
+            if (v->effects.n < SEARCH_MAX_EFFECTS && effect_from_json(row, &v->effects.row[v->effects.n]) == 0) v->effects.n++;
+    }
+    size_t i;
+    const json_t *row;
+    json_array_foreach(json_object_get(j, "leaders"), i, row) {
+        if (v->nrows >= VERDICT_MAX_ROWS) break;
+        struct verdict_row *w = &v->row[v->nrows++];
+        w->runs = (int)json_integer_value(json_object_get(row, "runs"));
+        w->est = num_of(row, "estimate");
+        const json_t *c = json_object_get(row, "ci");
+        w->lo = json_is_number(json_array_get(c, 0)) ? json_number_value(json_array_get(c, 0)) : NAN;
+        w->hi = json_is_number(json_array_get(c, 1)) ? json_number_value(json_array_get(c, 1)) : NAN;
+        w->p = num_of(row, "p");
+        w->g = num_of(row, "g");
+        str_of(row, "verdict", w->verdict, sizeof w->verdict);
+        str_of(row, "basis", w->basis, sizeof w->basis);
+        str_of(row, "mean", w->mean, sizeof w->mean);
+        str_of(row, "changes", w->changes, sizeof w->changes);
+    }
+    return 0;
+}
