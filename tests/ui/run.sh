@@ -84,5 +84,8 @@ if [ -z "$label" ] && [ -x "$top/build/asan/sluice" ] && [ -z "$SLUICE_BLESS" ];
     ASAN_OPTIONS=detect_leaks=1 sh "$0" "$top/build/asan/sluice" asan
     exit 0
 fi
-[ -z "$label" ] && sh "$here/tmux.sh" "$sluice"
+# The real terminal (tmux): always, or when SLUICE_UI_ONLY names tmux.
+case "${SLUICE_UI_ONLY:-tmux}" in
+tmux*) [ -z "$label" ] && sh "$here/tmux.sh" "$sluice" && sh "$here/tmux-keys.sh" "$sluice" ;;
+esac
 exit 0
