@@ -62,6 +62,16 @@ choose() {
     while [ $i -lt 20 ] && ! pane | grep -q -- "$1"; do tm send-keys -t t Right; sleep 0.1; i=$((i + 1)); done
     pane | grep -q -- "$1"
 }
+# s, then the progress line $1 while it runs (kept as shot $3) and $2 at
+# its end; then quit: the test passed when nothing failed.
+start_and_watch() {
+    tm send-keys -t t s
+    [ -z "$failed" ] && { wait_for "$1" || fail "no progress line like: $1"; }
+    shot "$3"
+    [ -z "$failed" ] && { wait_for "$2" || fail "no end like: $2"; }
+    quit_sluice
+    [ -z "$failed" ] && echo "ok $name"
+}
 # Type $1 into the form row under the cursor.
 type_field() { tm send-keys -t t Enter C-u "$1" Enter; }
 
@@ -91,12 +101,7 @@ t_probe_cost() {
     tm send-keys -t t Down Down Down Down Down; type_field 1s    # Time
     tm send-keys -t t Down; type_field 0                         # Ramp
     [ -z "$failed" ] && { wait_for 'Cost: writes nothing, about 3.0s' || fail "no cost line for 3 null repetitions of 1 s"; }
-    tm send-keys -t t s
-    [ -z "$failed" ] && { wait_for 'repetition [12] of 3, [0-9.]*s elapsed, about [0-9.]*s left' || fail "no repetition n of 3 with elapsed and left"; }
-    shot probe-progress
-    [ -z "$failed" ] && { wait_for '3 repetitions of 3 in [0-9.]*s' || fail "no '3 repetitions of 3 in' at the end"; }
-    quit_sluice
-    [ -z "$failed" ] && echo "ok $name"
+    start_and_watch 'repetition [12] of 3, [0-9.]*s elapsed, about [0-9.]*s left' '3 repetitions of 3 in [0-9.]*s' probe-progress
 }
 
 # The Search form shows the plan (evaluations, time, the smallest change it
@@ -125,12 +130,7 @@ t_search_cost() {
     tm send-keys -t t Down Down Down Down Down Down; type_field 100ms
     tm send-keys -t t Down; type_field 0
     [ -z "$failed" ] && { wait_for 'Plan: 20 evaluations of about 0.6 s' || fail "no plan for 20 null evaluations"; }
-    tm send-keys -t t s
-    [ -z "$failed" ] && { wait_for 'evaluation [0-9]* of 20, [0-9.]*s elapsed, about [0-9.]*s left' || fail "no evaluation n of 20 with elapsed and left"; }
-    shot search-progress
-    [ -z "$failed" ] && { wait_for 'evaluations of 20 in' || fail "the search did not end"; }
-    quit_sluice
-    [ -z "$failed" ] && echo "ok $name"
+    start_and_watch 'evaluation [0-9]* of 20, [0-9.]*s elapsed, about [0-9.]*s left' 'evaluations of 20 in' search-progress
 }
 
 # A left click at column $1, line $2 (from 0) as an xterm sends it (X10
