@@ -47,6 +47,7 @@
     GROUP("Tables")                                                                                         \
     ACT(SORT_PREV, "sort-prev", '<', 0, NULL, "Sort the table by the column left of the one it is sorted by") \
     ACT(SORT_NEXT, "sort-next", '>', 0, "Sort", "Sort the table by the column right of the one it is sorted by (Knobs: within each group)") \
+    ACT(SORT_REVERSE, "sort-reverse", 'i', 0, NULL, "Reverse the order of the sort column (htop's I): ▲ and ▼ swap") \
     ACT(NEXT_PANE, "next-pane", '\t', 0, "Pane", "Move the keys to the next pane (Profiles: the list, the plan)") \
     GROUP("Knobs")                                                                                          \
     ACT(EDIT, "edit", '\n', 'e', "Open", "Edit the knob or field under the cursor (checked against its range); open a run or profile")  \

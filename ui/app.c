@@ -232,8 +232,10 @@ static void draw_fkeys(int y, int cols)
     }
     draw_fill(y, 0, cols, ROLE_NORMAL);
     for (int i = 0, x = 0; i < n && x < cols; i++) {
+        int x0 = x;
         x += draw_fmt(y, x, cols - x, ROLE_FKEY, "F%d", e[i].k);
         x += draw_text(y, x, e[i].w < cols - x ? e[i].w : cols - x, ROLE_FLABEL, e[i].label);
+        draw_target_add((struct rect){ y, x0, 1, x - x0 }, TARGET_ACTION, NULL, action_for_key(KEY_F(e[i].k)));
         if (gaps) x += draw_text(y, x, cols - x, ROLE_NORMAL, " ");
     }
 }
@@ -274,6 +276,7 @@ static void draw_hints(struct app *a, int y, int cols)
         action_key_label(ai->key, key, sizeof key);
         int need = draw_cells(key) + 1 + draw_cells(label) + 2;
         if (x + need > cols) break;
+        draw_target_add((struct rect){ y, x, 1, need - 2 }, TARGET_ACTION, NULL, *h);
         x += draw_text(y, x, cols - x, ROLE_FKEY, key);
         x += draw_fmt(y, x, cols - x, ROLE_NORMAL, " %s  ", label);
     }
@@ -282,7 +285,7 @@ static void draw_hints(struct app *a, int y, int cols)
 /* A dialog centred in the whole window at any size, the smallest
  * included (below 80x24 nothing else is drawn, but quitting still asks):
  * its text wrapped to the box, then one line per choice. */
-static void draw_dialog(const char *title, const char *text, const char *const *choices)
+static void draw_dialog(const char *title, const char *text, const char *const *choices, const enum action *acts)
 {
     int lines, cols;
     term_size(&lines, &cols);
@@ -294,10 +297,14 @@ static void draw_dialog(const char *title, const char *text, const char *const *
     if (h > lines) h = lines;
     struct rect b = { (lines - h) / 2, (cols - w) / 2, h, w };
     draw_box(b, ROLE_DIALOG, title);
+    draw_target_add(b, TARGET_ACTION, NULL, ACT_NONE);   /* a click on the box: nothing */
     int y = b.y + 1, end = b.y + h - 1;
     for (int i = 0; i < n && y < end - nc; i++) draw_text(y++, b.x + 2, w - 4, ROLE_DIALOG, wrapped[i]);
     if (y < end - nc) y++;
-    for (int i = 0; i < nc && y < end; i++) draw_text(y++, b.x + 2, w - 4, ROLE_DIALOG, choices[i]);
+    for (int i = 0; i < nc && y < end; i++) {
+        draw_target_add((struct rect){ y, b.x + 2, 1, w - 4 }, TARGET_ACTION, NULL, acts[i]);
+        draw_text(y++, b.x + 2, w - 4, ROLE_DIALOG, choices[i]);
+    }
 }
 
 static void draw_dialogs(struct app *a)
@@ -306,13 +313,15 @@ static void draw_dialogs(struct app *a)
     if (a->quit_dialog) {
         static const char *const choices[] = { "K    keep them and quit", "R    put them back and quit", "Esc  stay in sluice",
                                                NULL };
+        static const enum action acts[] = { ACT_KEEP, ACT_REVERT, ACT_BACK };
         snprintf(text, sizeof text, "Session %.8s changed knobs that are still on trial.%s%s%s", trial_uuid(),
                  a->unsaved[0] ? " Also dropped: " : "", a->unsaved, a->unsaved[0] ? "." : "");
-        draw_dialog("Changes on trial", text, choices);
+        draw_dialog("Changes on trial", text, choices, acts);
     } else if (a->leave_dialog) {
         static const char *const choices[] = { "q    quit and drop them", "Esc  stay in sluice", NULL };
+        static const enum action acts[] = { ACT_QUIT, ACT_BACK };
         snprintf(text, sizeof text, "%s: quitting drops them.", a->unsaved);
-        draw_dialog("Edits not applied", text, choices);
+        draw_dialog("Edits not applied", text, choices, acts);
     }
 }
 
@@ -321,6 +330,7 @@ static void draw_all(struct app *a)
     int lines, cols;
     term_size(&lines, &cols);
     erase();
+    draw_targets_clear();
     if (lines < MIN_LINES || cols < MIN_COLS) {
         draw_fmt(lines / 2, 0, cols, ROLE_WARN, "sluice needs %dx%d, this is %dx%d", MIN_COLS, MIN_LINES, cols, lines);
         draw_text(lines / 2 + 1, 0, cols, ROLE_NORMAL, "enlarge the window, or q to quit");
@@ -542,6 +552,36 @@ static void dispatch(struct app *a, enum action act, int key)
     if (s->cls->handle_key(s, act, key) == H_IGNORED) global_action(a, act, key);
 }
 
+/* A click (htop's): on a tab of the F-key bar or a button of the hint line,
+ * its action; on a row of a list or a field of a form, the cursor goes
+ * there, and a click on the row under the cursor opens it (Enter); the
+ * wheel moves the cursor. While a dialog asks, only its choices answer. */
+static void mouse(struct app *a, int button, int y, int x)
+{
+    if (button == 4 || button == 5) {
+        for (int i = 0; i < 3; i++) dispatch(a, button == 4 ? ACT_UP : ACT_DOWN, button == 4 ? KEY_UP : KEY_DOWN);
+        return;
+    }
+    const struct draw_target *t = draw_target_at(y, x);
+    bool asking = a->quit_dialog || a->leave_dialog || a->finding;
+    if (!t || (asking && t->kind != TARGET_ACTION)) return;
+    switch (t->kind) {
+    case TARGET_ACTION: {
+        const struct action_info *ai = action_info((enum action)t->arg);
+        if (ai) dispatch(a, ai->id, ai->key);
+        break;
+    }
+    case TARGET_VIEW:
+        a->msg[0] = 0;
+        if (tv_click(t->obj, y - t->r.y) == 1) dispatch(a, ACT_EDIT, '\n');
+        break;
+    case TARGET_FORM:
+        a->msg[0] = 0;
+        if (form_click(t->obj, t->arg)) dispatch(a, ACT_EDIT, '\n');
+        break;
+    }
+}
+
 static bool any_busy(struct app *a)
 {
     for (int i = 0; i < NCLASSES; i++)
@@ -626,6 +666,7 @@ static int loop(struct app *a)
         case IN_ACTION: dispatch(a, (enum action)ev.action, 0); break;
         case IN_WAIT: wait_for_work(a); break;
         case IN_IDLE: idle_for(a, ev.ms, &last_draw); break;
+        case IN_MOUSE: mouse(a, ev.key, ev.lines, ev.cols); break;
         case IN_RESIZE: {
             sl_err e;
             if (term_resize(ev.lines, ev.cols, &e) < 0) app_message(a, ROLE_ERROR, "%s", e.msg);

@@ -137,3 +137,24 @@ void draw_clip(const char *raw, int w, char *buf, size_t n)
     size_t keep = fit_bytes(s, w > ew ? w - ew : 0);
     snprintf(buf, n, "%.*s%s", (int)keep, s, w > ew ? ell : "");
 }
+
+#define MAX_TARGETS 256
+static struct draw_target targets[MAX_TARGETS];
+static int ntargets;
+
+void draw_targets_clear(void) { ntargets = 0; }
+
+void draw_target_add(struct rect r, enum target_kind kind, void *obj, int arg)
+{
+    if (ntargets == MAX_TARGETS || r.h <= 0 || r.w <= 0) return;
+    targets[ntargets++] = (struct draw_target){ r, kind, obj, arg };
+}
+
+const struct draw_target *draw_target_at(int y, int x)
+{
+    for (int i = ntargets - 1; i >= 0; i--) {
+        const struct rect *r = &targets[i].r;
+        if (y >= r->y && y < r->y + r->h && x >= r->x && x < r->x + r->w) return &targets[i];
+    }
+    return NULL;
+}

@@ -33,4 +33,21 @@ bool draw_wrap_next(const char **p, int width, char *line, size_t cap);
 /* Copy s into buf cut to w cells, ending in an ellipsis when cut. */
 void draw_clip(const char *s, int w, char *buf, size_t n);
 
+/* What a mouse click can land on, recorded as the screen is drawn (the
+ * app clears them before each frame): a button or tab (an action), a row of
+ * a text view, a field of a form. The last one recorded over a cell wins
+ * (a dialog over a list). */
+enum target_kind { TARGET_ACTION, TARGET_VIEW, TARGET_FORM };
+struct draw_target {
+    struct rect r;
+    enum target_kind kind;
+    void *obj;           /* TARGET_VIEW: the textview; TARGET_FORM: the form */
+    int arg;             /* TARGET_ACTION: the action; TARGET_FORM: the field */
+};
+void draw_targets_clear(void);
+/* Record a target (at most 256 a frame; past that, ignored). */
+void draw_target_add(struct rect r, enum target_kind kind, void *obj, int arg);
+/* The target under (y, x), NULL when none. */
+const struct draw_target *draw_target_at(int y, int x);
+
 #endif

@@ -37,6 +37,15 @@ static void cycle(struct form *fm, int f, int dir)
     if (n) snprintf(fm->value[f], sizeof fm->value[f], "%s", choice(fd, (cur + dir + n) % n));
 }
 
+bool form_click(struct form *fm, int f)
+{
+    if (fm->editing || f < 0 || f >= fm->n || !form_shown(fm, f)) return false;
+    if (fm->sel == f) return true;
+    fm->sel = f;
+    fm->error[0] = 0;
+    return false;
+}
+
 bool form_can_clear(const struct form *fm)
 {
     const struct form_field *fd = &fm->field[fm->sel];
@@ -141,10 +150,24 @@ void form_draw(const struct form *fm, const struct form_look *look, const char *
     char lines[FORM_MSG_LINES][256];
     int n = draw_wrap(msg, r.w, lines, FORM_MSG_LINES);
     int rule = r.y + r.h - 1 - (n > 2 ? n : 2);
+    int nshown = 0;
+    for (int f = 0; f < fm->n; f++) nshown += form_shown(fm, f);
+    char cost[8][256];
+    int nc = 0;   /* each of its lines ('\n') wrapped */
+    for (const char *p = look->cost; p && *p && nc < 8;) {
+        char para[1024];
+        size_t len = strcspn(p, "\n");
+        snprintf(para, sizeof para, "%.*s", (int)len, p);
+        nc += draw_wrap(para, r.w, cost + nc, 8 - nc);
+        p += len + (p[len] == '\n');
+    }
+    /* the cost under the fields; the blank line under the header goes first */
+    int top = r.y + 2 + nshown + nc > rule ? r.y + 1 : r.y + 2;
     int row = 0;
-    for (int f = 0; f < fm->n && r.y + 2 + row < rule; f++) {
+    for (int f = 0; f < fm->n && top + row < rule; f++) {
         if (!form_shown(fm, f)) continue;
-        int y = r.y + 2 + row++;
+        int y = top + row++;
+        draw_target_add((struct rect){ y, r.x, 1, r.w }, TARGET_FORM, (void *)fm, f);
         bool sel = f == fm->sel;
         if (sel) draw_fill(y, r.x, r.w, ROLE_SELECTED);
         enum role base = sel ? ROLE_SELECTED : ROLE_NORMAL;
@@ -163,6 +186,7 @@ void form_draw(const struct form *fm, const struct form_look *look, const char *
         draw_text(y, r.x + look->aside_x, r.w - look->aside_x, sel ? ROLE_SELECTED : ROLE_DIM,
                   aside ? aside : fm->field[f].option);
     }
+    for (int i = 0; i < nc && top + row + i < rule; i++) draw_text(top + row + i, r.x, r.w, look->cost_role, cost[i]);
     draw_hline(rule, r.x, r.w, ROLE_DIM);
     for (int i = 0; i < n; i++) draw_text(rule + 1 + i, r.x, r.w, bad ? ROLE_ERROR : ROLE_NORMAL, lines[i]);
 }

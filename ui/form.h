@@ -51,6 +51,10 @@ struct form_look {
     /* The right-hand text of field f; NULL (or a NULL aside) shows its option. */
     const char *(*aside)(void *arg, int f);
     void *arg;
+    /* What the work will cost (form_cost.h), wrapped under the fields, the
+     * fields moving up a line when it needs it (NULL: none); in cost_role. */
+    const char *cost;
+    enum role cost_role;
 };
 
 /* n fields (at most FORM_MAX_FIELDS), every value empty. */
@@ -69,6 +73,10 @@ bool form_shown(const struct form *fm, int f);
 int form_recall(struct form *fm, store *st, const char *name, sl_err *e);
 /* Remember the fields the keys changed since the last call. -1 with e. */
 int form_remember(struct form *fm, store *st, const char *name, sl_err *e);
+/* A click on field f (draw_target TARGET_FORM): the cursor goes there;
+ * true when it was there already (a second click: Enter). Ignored while
+ * a field is being edited. */
+bool form_click(struct form *fm, int f);
 /* Whether u would clear the field under the cursor ("" is one of its values). */
 bool form_can_clear(const struct form *fm);
 #endif

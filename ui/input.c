@@ -43,6 +43,16 @@ static int parse_name(const char *name, struct input_event *ev, sl_err *e)
         ev->kind = IN_IDLE;
         return 0;
     }
+    static const struct { const char *name; int button; } mouse[] = { { "Click ", 1 }, { "WheelUp ", 4 }, { "WheelDown ", 5 } };
+    for (size_t i = 0; i < sizeof mouse / sizeof mouse[0]; i++) {
+        size_t len = strlen(mouse[i].name);
+        if (strncasecmp(name, mouse[i].name, len) == 0 && sscanf(name + len, "%d %d%c", &ev->cols, &ev->lines, &c) == 2 &&
+            ev->cols >= 0 && ev->lines >= 0) {
+            ev->kind = IN_MOUSE;
+            ev->key = mouse[i].button;
+            return 0;
+        }
+    }
     if (strncasecmp(name, "Resize ", 7) == 0 && sscanf(name + 7, "%d%c%d", &ev->cols, &x, &ev->lines) == 3 && x == 'x') {
         ev->kind = IN_RESIZE;
         return 0;
@@ -141,6 +151,18 @@ void input_next(int timeout_ms, struct input_event *ev)
     timeout(timeout_ms);
     int k = getch();
     if (k == ERR) { ev->kind = IN_NONE; return; }
+    if (k == KEY_MOUSE) {
+        MEVENT me;
+        ev->kind = IN_NONE;
+        if (getmouse(&me) != OK) return;
+        ev->key = me.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED) ? 1 : me.bstate & BUTTON4_PRESSED ? 4
+                  : me.bstate & BUTTON5_PRESSED ? 5 : 0;
+        if (!ev->key) return;
+        ev->kind = IN_MOUSE;
+        ev->lines = me.y;
+        ev->cols = me.x;
+        return;
+    }
     if (k == KEY_ENTER || k == '\r') k = '\n';
     if (k == 127 || k == 8) k = KEY_BACKSPACE;
     ev->kind = IN_KEY;

@@ -5,7 +5,9 @@
  * Key script: one entry a line; blank lines and lines starting with '#' are
  * skipped. "<Name>" is one key: <Up> <Down> <Left> <Right> <PgUp> <PgDn>
  * <Home> <End> <Enter> <Esc> <Tab> <Space> <Backspace> <Del> <F1>..<F12>
- * <C-x> (control) <lt> (a literal '<'). ":name" runs an action by its name
+ * <C-x> (control) <lt> (a literal '<'). <Click X Y> is a left click
+ * on column X, line Y (from 0, as ncurses counts), <WheelUp X Y> and
+ * <WheelDown X Y> the wheel. ":name" runs an action by its name
  * (":dump-screen"). <Wait> waits until no background work runs. <Idle MS>
  * types nothing for MS milliseconds of the UI clock (screens tick and
  * redraw as they would while the user reads). <Resize
@@ -24,6 +26,7 @@ enum input_kind {
     IN_WAIT,     /* script: wait for background work */
     IN_IDLE,     /* script: nothing typed for ms milliseconds */
     IN_RESIZE,   /* script: lines, cols */
+    IN_MOUSE,    /* a click (key 1) or the wheel (4 up, 5 down) at lines (y), cols (x) */
     IN_END,      /* the script is over */
 };
 

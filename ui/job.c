@@ -2,6 +2,7 @@
 #include "job.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
 static void *trampoline(void *p)
@@ -74,9 +75,45 @@ void job_set_progress(struct job *j, long long done, long long total)
     atomic_store(&j->done, done);
 }
 
+void job_set_total(struct job *j, long long total)
+{
+    long long none = 0;
+    atomic_compare_exchange_strong(&j->total, &none, total);
+}
+
 double job_fraction(const struct job *j)
 {
     long long t = atomic_load(&j->total), d = atomic_load(&j->done);
     if (t <= 0) return -1;
     return d >= t ? 1.0 : (double)d / (double)t;
+}
+
+void job_clock_text(long long ms, char *buf, size_t n)
+{
+    long long t = ms / 1000;
+    if (t < 10) snprintf(buf, n, "%.1fs", (double)ms / 1000);
+    else if (t < 60) snprintf(buf, n, "%llds", t);
+    else if (t < 3600) snprintf(buf, n, "%lldm%02llds", t / 60, t % 60);
+    else snprintf(buf, n, "%lldh%02lldm", t / 3600, t / 60 % 60);
+}
+
+void job_progress_text(const struct job *j, const char *unit, long long now_ms, double unit_s, char *buf, size_t n)
+{
+    long long done = atomic_load(&j->done), total = atomic_load(&j->total);
+    bool running = job_running(j) || !j->ended_ms;
+    long long el_ms = (running ? now_ms : j->ended_ms) - j->started_ms;
+    char el[32], left[32], of[32] = "";
+    job_clock_text(el_ms > 0 ? el_ms : 0, el, sizeof el);
+    if (total > 0) snprintf(of, sizeof of, " of %lld", total);
+    if (!running) {
+        snprintf(buf, n, "%lld %s%s%s in %s", done, unit, done == 1 ? "" : "s", of, el);
+        return;
+    }
+    double left_ms = -1;
+    if (total > done && done > 0) left_ms = (double)el_ms / (double)done * (double)(total - done);
+    else if (total > done && unit_s > 0) left_ms = unit_s * 1000 * (double)(total - done) - (double)el_ms;
+    if (left_ms < 0) left_ms = total > done && unit_s > 0 ? 0 : -1;
+    job_clock_text((long long)left_ms, left, sizeof left);
+    snprintf(buf, n, "%s %lld%s, %s elapsed%s%s%s", unit, done + 1 > total && total > 0 ? total : done + 1, of, el,
+             left_ms >= 0 ? ", about " : "", left_ms >= 0 ? left : "", left_ms >= 0 ? " left" : "");
 }

@@ -31,6 +31,9 @@ struct job {
     job_fn fn;
     void *arg;
     bool joinable;
+    /* The UI's clock (app_now_ms) when the screen started it and when it
+     * reaped it (0: not yet): what the progress line counts from. */
+    long long started_ms, ended_ms;
 };
 
 /* Start fn(arg) on a new thread (SIGINT/SIGTERM/SIGHUP blocked there, so
@@ -48,7 +51,18 @@ bool job_cancelled(const struct job *j);
 void job_stop(struct job *j);
 /* For the worker. */
 void job_set_progress(struct job *j, long long done, long long total);
+/* The total before the worker knows it (the screen's plan): only while
+ * no total is set. */
+void job_set_total(struct job *j, long long total);
 /* 0..1, or -1 when the total is unknown. */
 double job_fraction(const struct job *j);
+/* A time as a clock reads it: "4.2s", "45s", "3m20s", "1h05m". */
+void job_clock_text(long long ms, char *buf, size_t n);
+/* The progress line of a job counting `unit`s ("evaluation", "repetition")
+ * against its total: "evaluation 8 of 20, 1m10s elapsed, about 2m05s
+ * left" while it runs (the time left from the units done, before the
+ * first from unit_s, the estimate of one; 0: unknown), "20 evaluations of
+ * 20 in 3m12s" after. now_ms on the clock of started_ms. */
+void job_progress_text(const struct job *j, const char *unit, long long now_ms, double unit_s, char *buf, size_t n);
 
 #endif

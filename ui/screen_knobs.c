@@ -60,6 +60,7 @@ struct knobs {
      * refresh (draws included), and that count for the period before */
     long spent, last_spent;
     int last_rows;                /* rows the last periodic refresh re-read */
+    int last_shown;               /* rows the list shows (the filter's count) */
     bool periodic;                /* a periodic refresh has happened since the full one */
     /* the selected knob's range (a scheduler's is read from its file) */
     int range_row;
@@ -228,7 +229,8 @@ static int by_column(int i, int j, void *arg)
 {
     const struct knobs *ks = arg;
     const struct krow *a = &ks->rows[i], *b = &ks->rows[j];
-    if (ks->group_of[i] != ks->group_of[j]) return (ks->group_of[i] > ks->group_of[j]) - (ks->group_of[i] < ks->group_of[j]);
+    if (ks->group_of[i] != ks->group_of[j])   /* groups in the catalogue's order, reversed or not */
+        return ((ks->group_of[i] > ks->group_of[j]) - (ks->group_of[i] < ks->group_of[j])) * (ks->sort.reversed ? -1 : 1);
     const struct pending *pa = knobs_pending_of(ks, a->k.name), *pb = knobs_pending_of(ks, b->k.name);
     switch (ks->sort.by) {
     case KC_KNOB: return strcmp(short_name(&a->k), short_name(&b->k));
@@ -248,7 +250,7 @@ static int *shown_order(struct knobs *ks)
     ks->group_of = xcalloc((size_t)ks->nrows + 1, sizeof *ks->group_of);
     for (int i = 0; i < ks->nrows; i++)
         ks->group_of[i] = i > 0 && same_group(&ks->rows[i - 1], &ks->rows[i]) ? ks->group_of[i - 1] : i;
-    sort_cols_order(order, ks->nrows, by_column, ks);
+    sort_cols_order(&ks->sort, order, ks->nrows, by_column, ks);
     return order;
 }
 
@@ -288,6 +290,7 @@ static void build_list(struct knobs *ks, int width)
         if (unit_w > 0) tv_cell(tv, base, unit_w, d->unit);
     }
     free(order);
+    ks->last_shown = shown;
     if (absent) {
         tv_line(tv, false, -1);
         tv_line(tv, false, -1);
@@ -295,7 +298,7 @@ static void build_list(struct knobs *ks, int width)
     }
     if (shown == 0) {
         tv_line(tv, false, -1);
-        tv_add(tv, ROLE_DIM, ks->filter[0] ? "  no knob matches the filter \"%s\" (/ then Enter clears it)" : "  no knobs%s",
+        tv_add(tv, ROLE_DIM, ks->filter[0] ? "  no knob matches the filter \"%s\" (Esc clears it)" : "  no knobs%s",
                ks->filter);
     }
     if (ks->edit_row >= 0) {
@@ -355,7 +358,8 @@ static void draw_prompt(struct knobs *ks, struct rect r)
     draw_box(r, ROLE_DIALOG, ks->mode == KM_EDIT ? "Edit" : "Filter");
     struct rect in = { r.y + 1, r.x + 2, r.h - 2, r.w - 4 };
     if (ks->mode == KM_FILTER) {
-        draw_text(in.y, in.x, in.w, ROLE_DIALOG, "Show knobs whose name contains (or matches the glob):");
+        draw_fmt(in.y, in.x, in.w, ROLE_DIALOG, "Show knobs whose name contains (or matches the glob): %d shown as you type",
+                 ks->last_shown);
     } else if (row) {
         draw_fmt(in.y, in.x, in.w, ROLE_DIALOG, "%s: now %s, default %s, range %s%s%s", row->k.name, row->value,
                  row->k.def->def ? row->k.def->def : "(hardware)", cached_range(ks, row), row->k.def->unit[0] ? " " : "", row->k.def->unit);
@@ -366,6 +370,8 @@ static void draw_prompt(struct knobs *ks, struct rect r)
         char lines[2][256];
         int n = draw_wrap(ks->edit_error, in.w, lines, 2);
         for (int i = 0; i < n; i++) draw_text(in.y + 2 + i, in.x, in.w, ROLE_ERROR, lines[i]);
+    } else if (ks->mode == KM_FILTER) {
+        draw_text(in.y + 2, in.x, in.w, ROLE_DIALOG, "Enter keep it  Esc clear it  ^U start again");
     } else {
         draw_fmt(in.y + 2, in.x, in.w, ROLE_DIALOG, "Enter accept  Esc cancel  ^U clear%s",
                  ks->mode == KM_EDIT && row && row->k.def->type >= KT_BOOL && row->k.def->type <= KT_SCHED
@@ -485,18 +491,25 @@ static void next_choice(struct knobs *ks, const struct krow *row)
     snprintf(ks->input, sizeof ks->input, "%s", tok ? tok : first ? first : "");
 }
 
+/* The filter narrows the list as it is typed (htop's F4): Enter keeps
+ * it, Esc clears it. */
+static enum handled filter_key(struct knobs *ks, enum action a, int key)
+{
+    if (a == ACT_BACK) ks->input[0] = 0;
+    else if (key != '\n') prompt_line_edit(ks->input, sizeof ks->filter, key);
+    snprintf(ks->filter, sizeof ks->filter, "%s", ks->input);
+    ks->list.cursor = -1;
+    ks->list.top = 0;
+    if (a == ACT_BACK || key == '\n') ks->mode = KM_LIST;
+    return H_HANDLED;
+}
+
 static enum handled edit_key(struct knobs *ks, enum action a, int key)
 {
     const struct krow *row = ks->edit_row >= 0 ? &ks->rows[ks->edit_row] : NULL;
+    if (ks->mode == KM_FILTER) return filter_key(ks, a, key);
     if (a == ACT_BACK) { ks->mode = KM_LIST; return H_HANDLED; }
     if (key == '\n') {
-        if (ks->mode == KM_FILTER) {
-            snprintf(ks->filter, sizeof ks->filter, "%s", ks->input);
-            ks->list.cursor = -1;
-            ks->list.top = 0;
-            ks->mode = KM_LIST;
-            return H_HANDLED;
-        }
         sl_err e;
         if (!row || !ks->input[0]) { ks->mode = KM_LIST; return H_HANDLED; }
         if (propose(ks, row, ks->input, &e) < 0) {
@@ -659,7 +672,7 @@ static enum handled knobs_key_now(struct knobs *ks, enum action a, int key)
     case ACT_APPLY: knobs_apply(ks); return H_HANDLED;
     case ACT_KEEP: knobs_keep(ks); return H_HANDLED;
     case ACT_REVERT: knobs_revert(ks); return H_HANDLED;
-    case ACT_SORT_PREV: case ACT_SORT_NEXT: return sort_cols_key(&ks->sort, s->app, a);
+    case ACT_SORT_PREV: case ACT_SORT_NEXT: case ACT_SORT_REVERSE: return sort_cols_key(&ks->sort, s->app, a);
     case ACT_REFRESH: knobs_refresh(ks); return H_IGNORED;
     default: return tv_move(&ks->list, a);
     }
@@ -761,7 +774,7 @@ static struct textview *knobs_view(struct screen *s)
 
 static const enum action knobs_hints[] = { ACT_EDIT, ACT_SET_DEFAULT, ACT_UNDO, ACT_FILTER, ACT_DIFF, ACT_APPLY,
                                            ACT_KEEP, ACT_REVERT, ACT_SORT_NEXT, ACT_BACK, ACT_NONE };
-static const enum action knobs_keys[] = { ACT_SORT_PREV, ACT_NONE };
+static const enum action knobs_keys[] = { ACT_SORT_PREV, ACT_SORT_REVERSE, ACT_NONE };
 
 const struct screen_class knobs_screen = {
     .title = "Knobs", .open = ACT_KNOBS, .hints = knobs_hints, .keys = knobs_keys,

@@ -3,6 +3,8 @@
  * every repetition as it is stored. */
 #include "app.h"
 #include "form.h"
+#include "form_cost.h"
+#include "probe/cost.h"
 #include "probe/probe_store.h"
 #include "probe_screen.h"
 #include "sysfs.h"
@@ -118,7 +120,12 @@ static void draw_form(struct probe_scr *ps, struct rect r)
     struct probe_spec resolved;
     sl_err e;
     struct form_defaults d = { &resolved, build_spec(ps, &resolved, &e) == 0, ps->form.value[PF_WORKLOAD] };
-    const struct form_look look = { "Probe settings", "(empty: the workload's default, shown dim)", 16, 47, empty_value, aside, &d };
+    struct form_look look = { "Probe settings", "(empty: the workload's default, shown dim)", 16, 47, empty_value, aside, &d, NULL, ROLE_NORMAL };
+    char cost[512];
+    if (d.ok) {
+        look.cost = cost;
+        look.cost_role = form_cost_probe(&resolved, cost, sizeof cost) ? ROLE_ERROR : ROLE_NORMAL;
+    }
     form_draw(&ps->form, &look, d.ok ? NULL : e.msg, r);
 }
 
@@ -175,8 +182,14 @@ static void start(struct probe_scr *ps)
     struct app *app = ps->base.app;
     sl_err e;
     if (job_running(&ps->job)) { app_message(app, ROLE_WARN, "a probe is running: x cancels it"); return; }
+    char cost[512];
     if (build_spec(ps, &ps->spec, &e) < 0) {
         snprintf(ps->form.error, sizeof ps->form.error, "%s", e.msg);
+        ps->mode = PM_FORM;
+        return;
+    }
+    if (form_cost_probe(&ps->spec, cost, sizeof cost)) {   /* more than the free space */
+        snprintf(ps->form.error, sizeof ps->form.error, "%s; nothing was started", cost);
         ps->mode = PM_FORM;
         return;
     }
@@ -195,7 +208,10 @@ static void start(struct probe_scr *ps)
     ps->live_rep = 0;
     atomic_store(&ps->pg.state, PROBE_LAYOUT);
     atomic_store(&ps->pg.reps, ps->spec.repeat);
+    ps->job.started_ms = app_now_ms(app);
+    ps->job.ended_ms = 0;
     if (job_start(&ps->job, probe_worker, ps, &e) < 0) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
+    job_set_total(&ps->job, ps->spec.repeat);
     ps->ran = true;
     ps->mode = PM_RUN;
     ps->last_sample_ms = app_now_ms(app) - SAMPLE_MS;
@@ -257,6 +273,18 @@ static void probe_show(struct screen *s)
         snprintf(ps->form.value[PF_DIR], PATH_MAX, "%s", app_probe_dir(s->app));
 }
 
+/* Under the results: repetition n of N, elapsed, time left. */
+static void draw_progress(struct probe_scr *ps, struct rect r)
+{
+    struct probe_cost c;
+    probe_cost_estimate(&ps->spec, &c);
+    char line[256];
+    /* fixed work ends when durable: its time limit says nothing of what is left */
+    double rep_s = c.time_is_limit ? 0 : c.time_s / (ps->spec.repeat > 0 ? ps->spec.repeat : 1);
+    job_progress_text(&ps->job, "repetition", app_now_ms(ps->base.app), rep_s, line, sizeof line);
+    draw_text(r.y, r.x, r.w, job_running(&ps->job) ? ROLE_WARN : ROLE_DIM, line);
+}
+
 static void probe_draw(struct screen *s, struct rect r)
 {
     struct probe_scr *ps = (struct probe_scr *)s;
@@ -264,7 +292,10 @@ static void probe_draw(struct screen *s, struct rect r)
     else if (ps->mode == PM_TEXT) {
         draw_text(r.y, r.x, r.w, ROLE_HEADER, ps->text_title);
         tv_draw(&ps->tv, (struct rect){ r.y + 1, r.x, r.h - 1, r.w });
-    } else probe_view_draw(ps, r);
+    } else {
+        probe_view_draw(ps, (struct rect){ r.y, r.x, r.h - 1, r.w });
+        draw_progress(ps, (struct rect){ r.y + r.h - 1, r.x, 1, r.w });
+    }
 }
 
 static enum handled settings_key(struct probe_scr *ps, enum action a, int key)
@@ -306,6 +337,7 @@ static void probe_tick(struct screen *s, long long now)
         ps->last_sample_ms = now;
     }
     if (job_reap(&ps->job)) {
+        ps->job.ended_ms = now;
         probe_view_take_live(ps);
         int n;
         pthread_mutex_lock(&ps->lock);

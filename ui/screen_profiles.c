@@ -7,6 +7,7 @@
 #include "prompt.h"
 #include "textview.h"
 #include "profile/boot.h"
+#include "profile/lifecycle.h"
 #include "profile/profile.h"
 #include "profile/save.h"
 #include "setview.h"
@@ -167,22 +168,16 @@ static void profiles_open_view(struct profiles *pr, const char *title)
     pr->view.top = 0;
 }
 
-static int build_plan(void *arg, struct knobset *ks, sl_err *e) { return plan_knobset(arg, ks, e); }
-
+/* Through the profile lifecycle, as `sluice apply`: over the profile in
+ * force, on trial until K (then `sluice active` names it) or R. */
 static void apply_selected(struct profiles *pr)
 {
     struct app *app = pr->base.app;
     profiles_plan_selected(pr);
     if (!pr->have_plan) { app_message(app, ROLE_ERROR, "%s", pr->plan_err[0] ? pr->plan_err : "no profile selected"); return; }
-    int counts[4] = { 0 };
-    for (int i = 0; i < pr->pl.n; i++) counts[pr->pl.it[i].action]++;
-    if (counts[PA_WRITE] == 0) {
-        app_message(app, ROLE_NORMAL, "nothing to change: this machine already has profile %s's values", pr->p.name);
-        return;
-    }
-    struct knobset ks;
+    struct profile_switch sw;
     sl_err e;
-    enum trial_outcome o = trial_start(app_store(app, &e), "applying a profile", build_plan, &pr->pl, &ks, &e);
+    enum trial_outcome o = trial_start_switch(app_store(app, &e), &pr->pl, pr->p.name, &sw, &e);
     if (o == TRIAL_BUSY) app_message(app, ROLE_WARN, "%s", e.msg);
     else {
         char title[160];
@@ -191,14 +186,41 @@ static void apply_selected(struct profiles *pr)
                  : o == TRIAL_ROLLED_BACK ? "Apply of profile %s failed: rolled back"
                                           : "Apply of profile %s refused: nothing was written", pr->p.name);
         profiles_open_view(pr, title);
-        trial_show(&pr->view, o, &ks, &e);
+        trial_show(&pr->view, o, &sw.ks, &e);
     }
-    knobset_free(&ks);
+    if (o != TRIAL_ON) lifecycle_free(&sw);
     pr->planned = -2;   /* values changed: plan again */
 }
 
-/* a: the plan against this machine first, what would change marked
- * "differs"; y applies it (apply_selected), n or Esc does nothing. */
+/* The switch as `sluice apply` prints it: each knob's value now and the
+ * one it gets, the old profile's knobs that come back, hand edits kept. */
+static void switch_lines(struct textview *tv, const struct profile_switch *sw, int width)
+{
+    if (sw->has_prev) {
+        char over[256];
+        snprintf(over, sizeof over, "over profile %s, in force since %.16s (session %.8s): what it set and this one "
+                 "does not comes back", sw->prev.profile, sw->prev.started, sw->prev.uuid);
+        tv_wrap(tv, ROLE_NORMAL, "", over, width);
+    }
+    tv_line(tv, false, -1);
+    tv_cell(tv, ROLE_HEADER, 34, "KNOB");
+    tv_cell(tv, ROLE_HEADER, 13, "NOW");
+    tv_cell(tv, ROLE_HEADER, 13, "NEW");
+    tv_add(tv, ROLE_HEADER, "PLAN");
+    for (int i = 0; i < sw->n; i++) {
+        const struct switch_item *it = &sw->it[i];
+        enum role r = it->what == SW_KEEP ? ROLE_DIM : ROLE_PENDING;
+        tv_line(tv, false, -1);
+        tv_cell(tv, r, 34, it->knob);
+        tv_cell(tv, r, 13, it->now[0] ? it->now : "-");
+        tv_cell(tv, r, 13, it->what == SW_KEEP ? it->now : it->to);
+        tv_add(tv, r, "%s", it->what == SW_CHANGE ? "changes" : it->what == SW_BACK ? "comes back" : "kept: changed by hand");
+    }
+}
+
+/* a: the switch against this machine first (lifecycle_plan, nothing
+ * written): each value now and the one it gets; y applies it
+ * (apply_selected), n or Esc does nothing. */
 static void ask_apply(struct profiles *pr)
 {
     struct app *app = pr->base.app;
@@ -208,22 +230,32 @@ static void ask_apply(struct profiles *pr)
         app_message(app, ROLE_WARN, "session %.8s is on trial: keep it (K) or revert it (R) before applying", trial_uuid());
         return;
     }
+    sl_err e;
+    store *st = app_store(app, &e);
+    struct profile_switch sw;
+    if (!st || lifecycle_plan(st, &pr->pl, false, &sw, &e) < 0) {
+        if (st) lifecycle_free(&sw);
+        app_message(app, ROLE_ERROR, "%s", e.msg);
+        return;
+    }
     int writes = 0;
-    for (int i = 0; i < pr->pl.n; i++) writes += pr->pl.it[i].action == PA_WRITE;
+    for (int i = 0; i < sw.n; i++) writes += sw.it[i].what != SW_KEEP;
     if (writes == 0) {
         app_message(app, ROLE_NORMAL, "nothing to change: this machine already has profile %s's values", pr->p.name);
+        lifecycle_free(&sw);
         return;
     }
     char title[160];
     snprintf(title, sizeof title, "Apply profile %s? y applies it, n or Esc cancels", pr->p.name);
     profiles_open_view(pr, title);
     pr->mode = PR_ASK_APPLY;
-    diff_lines(pr, &pr->view, 76, false, true);
+    switch_lines(&pr->view, &sw, 78);
     tv_line(&pr->view, false, -1);
-    char what[160];
-    snprintf(what, sizeof what, "y writes the %d value(s) marked differs, on trial (K keeps, R puts them back); n or "
-             "Esc: nothing is written.", writes);
+    char what[200];
+    snprintf(what, sizeof what, "y writes the %d value(s) in NEW, on trial (K keeps them as the profile in force, R "
+             "puts back NOW); n or Esc: nothing is written.", writes);
     tv_wrap(&pr->view, ROLE_WARN, "", what, 78);
+    lifecycle_free(&sw);
 }
 
 /* A key while a asks: y, n/Esc, the moving keys; anything else is

@@ -6,6 +6,7 @@
 #include "app.h"
 #include "detail.h"
 #include "prompt.h"
+#include "report/chart.h"
 #include "sortcols.h"
 #include "search/compare.h"
 #include "search/evidence.h"
@@ -35,6 +36,7 @@ struct results {
     struct screen base;
     struct run_row *runs;
     int n;
+    char (*search_of)[9];            /* the search each run was a trial of ("-": none) */
     struct textview list, view, groups;
     enum rmode mode, view_back;      /* view_back: where Esc leaves a view to */
     char filter[64], input[64];
@@ -55,11 +57,15 @@ struct results {
  * (the widths leave room for the sort mark). Text ascending; numbers
  * largest first, P99 smallest first (the best first); STARTED newest
  * first, the order the store lists. */
-enum rcol { RC_RUN, RC_STARTED, RC_WORKLOAD, RC_DEVICE, RC_STATUS, RC_MBS, RC_IOPS, RC_P99, RC_COUNT };
+enum rcol { RC_RUN, RC_STARTED, RC_WORKLOAD, RC_CONFIG, RC_SEARCH, RC_DEVICE, RC_STATUS, RC_MBS, RC_IOPS, RC_P99, RC_COUNT };
+/* CONFIG (the configuration's hash) and SEARCH (the search a run was a
+ * trial of) tell apart runs that look the same; DEVICE and IOPS need more
+ * than 80 columns (widths set at each draw). */
 static const struct sort_col columns[RC_COUNT] = {
-    { "  RUN", 10, true }, { "STARTED", 16, false }, { "WORKLOAD", 9, true }, { "DEVICE", 7, true },
-    { "STATUS", 7, true }, { "MB/S", 8, false }, { "IOPS", 7, false }, { "P99", 8, true },
+    { "  RUN", 10, true }, { "STARTED", 11, false }, { "WORKLOAD", 9, true }, { "CONFIG", 8, true }, { "SEARCH", 8, true },
+    { "DEVICE", 7, true }, { "STATUS", 7, true }, { "MB/S", 8, false }, { "IOPS", 7, false }, { "P99", 8, true },
 };
+#define WIDE_COLS 98   /* from this width DEVICE and IOPS are shown too */
 
 static int by_column(int i, int j, void *arg)
 {
@@ -68,6 +74,8 @@ static int by_column(int i, int j, void *arg)
     switch (rs->sort.by) {
     case RC_RUN: return strcmp(a->uuid, b->uuid);
     case RC_WORKLOAD: return strcmp(a->workload, b->workload);
+    case RC_CONFIG: return strcmp(a->config_hash, b->config_hash);
+    case RC_SEARCH: return strcmp(rs->search_of[i], rs->search_of[j]);
     case RC_DEVICE: return strcmp(a->device, b->device);
     case RC_STATUS: return strcmp(a->status, b->status);
     case RC_MBS: return (a->mb_s < b->mb_s) - (a->mb_s > b->mb_s);
@@ -78,6 +86,46 @@ static int by_column(int i, int j, void *arg)
 }
 
 #define RUNS_MAX 2000
+
+struct run_search { char run[37], search[9]; };
+static int by_run(const void *x, const void *y)
+{
+    return strcmp(((const struct run_search *)x)->run, ((const struct run_search *)y)->run);
+}
+
+/* Which search each listed run was a trial of, from the stored trials. */
+static void map_searches(struct results *rs, store *st)
+{
+    free(rs->search_of);
+    rs->search_of = xcalloc((size_t)rs->n + 1, sizeof *rs->search_of);
+    for (int i = 0; i < rs->n; i++) snprintf(rs->search_of[i], sizeof rs->search_of[i], "-");
+    struct search_row *rows = NULL;
+    sl_err e;
+    int ns = store_search_list(st, NULL, &rows, &e);
+    struct run_search *map = NULL;
+    int nm = 0, cap = 0;
+    for (int k = 0; k < ns; k++) {
+        struct trial_row *t;
+        int nt = store_search_trials(st, rows[k].id, &t, &e);
+        for (int i = 0; i < nt; i++) {
+            if (!t[i].run_uuid[0]) continue;
+            map = xgrow(map, nm, &cap, sizeof *map, 64);
+            snprintf(map[nm].run, sizeof map[nm].run, "%s", t[i].run_uuid);
+            snprintf(map[nm].search, sizeof map[nm].search, "%.8s", rows[k].uuid);
+            nm++;
+        }
+        if (nt > 0) free(t);
+    }
+    free(rows);
+    if (nm) qsort(map, (size_t)nm, sizeof *map, by_run);
+    for (int i = 0; i < rs->n && nm; i++) {
+        struct run_search key;
+        snprintf(key.run, sizeof key.run, "%s", rs->runs[i].uuid);
+        const struct run_search *hit = bsearch(&key, map, (size_t)nm, sizeof *map, by_run);
+        if (hit) snprintf(rs->search_of[i], sizeof rs->search_of[i], "%s", hit->search);
+    }
+    free(map);
+}
 
 static void results_refresh(struct results *rs)
 {
@@ -90,6 +138,7 @@ static void results_refresh(struct results *rs)
     int n = store_run_list(st, NULL, RUNS_MAX, &rs->runs, &e);
     if (n < 0) { app_message(rs->base.app, ROLE_ERROR, "%s", e.msg); rs->runs = NULL; return; }
     rs->n = n;
+    map_searches(rs, st);
 }
 
 static bool matches(const struct results *rs, const struct run_row *r)
@@ -113,31 +162,30 @@ static void build_list(struct results *rs)
     int keep = tv_selected_tag(tv);
     tv_clear(tv);
     int shown = 0, *order = xcalloc((size_t)rs->n + 1, sizeof *order);
-    sort_cols_order(order, rs->n, by_column, rs);
+    sort_cols_order(&rs->sort, order, rs->n, by_column, rs);
     for (int k = 0; k < rs->n; k++) {
         int i = order[k];
         const struct run_row *r = &rs->runs[i];
         if (!matches(rs, r)) continue;
         shown++;
-        char id[12], when[20], mbs[16], iops[16], p99[16], canary[16];
+        char id[12], when[20], mbs[16], iops[16], p99[16], canary[16], cfg[9];
         bool is_a = strcmp(r->uuid, rs->marked) == 0;
         snprintf(id, sizeof id, "%s%.8s", is_a ? "A " : "  ", r->uuid);
-        snprintf(when, sizeof when, "%.16s", r->started);
+        snprintf(when, sizeof when, "%.11s", r->started[0] && strlen(r->started) >= 16 ? r->started + 5 : r->started);
+        if (strlen(when) >= 6) when[5] = ' ';   /* "12-02 14:48" */
+        snprintf(cfg, sizeof cfg, "%.8s", r->config_hash[0] ? r->config_hash : "-");
         snprintf(mbs, sizeof mbs, "%.1f", r->mb_s);
         snprintf(iops, sizeof iops, "%.0f", r->iops);
         fmt_ns(r->lat_p99_ns, p99, sizeof p99);
         fmt_ns(r->canary_max_ns, canary, sizeof canary);
         bool ok = strcmp(r->status, "ok") == 0 || strcmp(r->status, "warm") == 0;
         enum role base = is_a ? ROLE_PENDING : ROLE_NORMAL;
+        const char *cells[RC_COUNT] = { id, when, r->workload, cfg, rs->search_of[i], r->device[0] ? r->device : "-",
+                                        r->status, mbs, iops, p99 };
         tv_line(tv, true, i);
-        tv_cell(tv, base, columns[RC_RUN].width, id);
-        tv_cell(tv, base, columns[RC_STARTED].width, when);
-        tv_cell(tv, base, columns[RC_WORKLOAD].width, r->workload);
-        tv_cell(tv, base, columns[RC_DEVICE].width, r->device[0] ? r->device : "-");
-        tv_cell(tv, ok ? base : ROLE_ERROR, columns[RC_STATUS].width, r->status);
-        tv_cell(tv, base, columns[RC_MBS].width, mbs);
-        tv_cell(tv, base, columns[RC_IOPS].width, iops);
-        tv_cell(tv, base, columns[RC_P99].width, p99);
+        for (int c = 0; c < RC_COUNT; c++)
+            if (rs->sort.col[c].width > 0)
+                tv_cell(tv, c == RC_STATUS && !ok ? ROLE_ERROR : base, rs->sort.col[c].width, cells[c]);
     }
     free(order);
     if (shown == 0) {
@@ -234,9 +282,16 @@ static void search_groups(struct results *rs)
     struct search_row *rows = NULL;
     int n = st ? store_search_list(st, rs->workload, &rows, &e) : -1;
     if (n < 0) { app_message(rs->base.app, ROLE_ERROR, "%s", e.msg); return; }
-    for (int i = 0; i < n; i++)
-        add_group(rs, rows[i].uuid, "%.8s  %-8s %-6s %s", rows[i].uuid, rows[i].strategy, rows[i].verdict,
-                  rows[i].winner_text[0] ? rows[i].winner_text : "no winner: its baseline");
+    /* each search twice: its baseline and its winner (c on a winner with
+     * nothing marked: against its own baseline) */
+    for (int i = 0; i < n; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "%s:baseline", rows[i].uuid);
+        add_group(rs, key, "%.8s  baseline  %-8s the settings it started from", rows[i].uuid, rows[i].strategy);
+        if (rows[i].winner_text[0])
+            add_group(rs, rows[i].uuid, "%.8s  winner    %-8s %-6s %s", rows[i].uuid, rows[i].strategy, rows[i].verdict,
+                      rows[i].winner_text);
+    }
     free(rows);
 }
 
@@ -318,7 +373,8 @@ static void results_groups_draw(struct results *rs, struct rect r)
     draw_hline(r.y + r.h - 2, r.x, r.w, ROLE_DIM);
     draw_text(r.y + r.h - 1, r.x, r.w, ROLE_DIM,
               rs->kind == GK_KERNEL ? "Left/Right: group by; m marks A; c: B under the cursor against A (none marked: each against the first)"
-                                    : "Left/Right: group by; m marks A; c: B under the cursor against A");
+              : rs->kind == GK_SEARCH ? "Left/Right: group by; c on a winner: against its baseline; m marks A, c: B against A"
+                                      : "Left/Right: group by; m marks A; c: B under the cursor against A");
 }
 
 /* One side as `sluice compare` builds it; false with a message when empty. */
@@ -330,7 +386,10 @@ static bool side_of(struct results *rs, const char *key, struct compare_side *s,
     else if (rs->kind == GK_KERNEL) compare_kernel_side(&rs->ev, key, s);
     else {
         store *st = app_store(rs->base.app, &e);
-        if (!st || compare_search_side(st, key, s, objective, on, &e) < 0) {
+        char id[64];
+        snprintf(id, sizeof id, "%.*s", (int)strcspn(key, ":"), key);
+        enum search_part part = strchr(key, ':') ? PART_BASELINE : PART_WINNER;
+        if (!st || compare_search_part(st, id, part, s, objective, on, &e) < 0) {
             app_message(rs->base.app, ROLE_ERROR, "%s", e.msg);
             compare_side_free(s);
             return false;
@@ -347,6 +406,49 @@ static void view_line(struct results *rs, enum role r, const char *text)
         tv_line(&rs->view, false, -1);
         tv_add(&rs->view, r, "%s%s", k ? "    " : "", line);
     }
+}
+
+/* The two sides' runs drawn: a histogram of MB/s on one axis, each bin's
+ * A and B bars one under the other in their marks (the compare view's
+ * overlaid bars), so a shift or a spread is seen, not only read. */
+#define HIST_BINS 8
+static void histograms(struct results *rs, const struct compare_side *a, const struct compare_side *b)
+{
+    const struct compare_side *side[2] = { a, b };
+    double lo = INFINITY, hi = -INFINITY;
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < side[k]->n; i++) {
+            double v = side[k]->m[i].v[MET_THROUGHPUT];
+            if (!isfinite(v)) continue;
+            if (v < lo) lo = v;
+            if (v > hi) hi = v;
+        }
+    if (!(hi >= lo)) return;
+    if (hi == lo) hi = lo + 1;
+    int count[2][HIST_BINS] = { { 0 } }, most = 1;
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < side[k]->n; i++) {
+            double v = side[k]->m[i].v[MET_THROUGHPUT];
+            if (!isfinite(v)) continue;
+            int bin = (int)((v - lo) / (hi - lo) * HIST_BINS);
+            if (bin >= HIST_BINS) bin = HIST_BINS - 1;
+            if (++count[k][bin] > most) most = count[k][bin];
+        }
+    bool utf8 = term_glyphs()->utf8;
+    tv_line(&rs->view, false, -1);
+    tv_line(&rs->view, false, -1);
+    tv_add(&rs->view, ROLE_HEADER, "MB/s of each run: %s A  %s B", chart_overlay_mark(0, utf8), chart_overlay_mark(1, utf8));
+    for (int bin = 0; bin < HIST_BINS; bin++)
+        for (int k = 0; k < 2; k++) {
+            char bar[256], range[48] = "";
+            double from = lo + (hi - lo) * bin / HIST_BINS, to = lo + (hi - lo) * (bin + 1) / HIST_BINS;
+            if (k == 0) snprintf(range, sizeof range, "%8.1f-%-8.1f", from, to);
+            chart_overlay_bar((double)count[k][bin] / most, k, 40, utf8, bar, sizeof bar);
+            tv_line(&rs->view, false, -1);
+            tv_add(&rs->view, ROLE_DIM, "%-17s %s ", range, k ? "B" : "A");
+            tv_add(&rs->view, ROLE_GRAPH, "%s", bar);
+            if (count[k][bin]) tv_add(&rs->view, ROLE_DIM, " %d", count[k][bin]);
+        }
 }
 
 /* B against A on MB/s at alpha; the CLI's lines. */
@@ -368,6 +470,10 @@ static void judge(struct results *rs, const struct compare_side *a, const struct
         view_line(rs, ROLE_ERROR, line);
         return;
     }
+    if (why[0]) {   /* compared, and what differs that does not change the work said */
+        snprintf(line, sizeof line, "note: the runs differ only in what is not measured (%s)", why);
+        view_line(rs, ROLE_DIM, line);
+    }
     struct comparison c;
     evidence_compare(&o, a->m, a->n, b->m, b->n, alpha, TEST_WELCH, &c);
     compare_side_line("A", a, &o, &c.mean_a, line, sizeof line);
@@ -380,6 +486,7 @@ static void judge(struct results *rs, const struct compare_side *a, const struct
     view_line(rs, ROLE_DIM, line);
     snprintf(line, sizeof line, "verdict: %s", compare_verdict_text(&c.l));
     view_line(rs, c.l.verdict == VERDICT_WIN ? ROLE_OK : c.l.verdict == VERDICT_WORSE ? ROLE_ERROR : ROLE_WARN, line);
+    histograms(rs, a, b);
 }
 
 static void compare_groups(struct results *rs)
@@ -387,11 +494,17 @@ static void compare_groups(struct results *rs)
     int sel = tv_selected_tag(&rs->groups);
     char objective[160] = "";
     bool all_kernels = rs->kind == GK_KERNEL && !rs->gmark[0];
-    if (sel < 0 || (!rs->gmark[0] && !all_kernels)) {
-        app_message(rs->base.app, ROLE_WARN, "mark group A with m, then put the cursor on group B and press c");
+    /* a search's winner with nothing marked: against its own baseline */
+    bool own_base = rs->kind == GK_SEARCH && !rs->gmark[0] && sel >= 0 && !strchr(rs->g[sel].key, ':');
+    char base_key[64];
+    if (own_base) snprintf(base_key, sizeof base_key, "%s:baseline", rs->g[sel].key);
+    if (sel < 0 || (!rs->gmark[0] && !all_kernels && !own_base)) {
+        app_message(rs->base.app, ROLE_WARN, rs->kind == GK_SEARCH
+                    ? "c on a search's winner compares it with its baseline; or mark group A with m, then c on group B"
+                    : "mark group A with m, then put the cursor on group B and press c");
         return;
     }
-    const char *akey = all_kernels ? rs->g[0].key : rs->gmark;
+    const char *akey = all_kernels ? rs->g[0].key : own_base ? base_key : rs->gmark;
     struct compare_side a;
     if (!side_of(rs, akey, &a, objective, sizeof objective)) return;
     results_open_view(rs, "Compare by %s: B against A on MB/s (Esc back)", kind_names[rs->kind]);
@@ -461,6 +574,9 @@ static void results_draw(struct screen *s, struct rect r)
         tv_draw(&rs->view, (struct rect){ r.y + 1, r.x, r.h - 1, r.w });
         return;
     }
+    bool wide = r.w >= WIDE_COLS;
+    rs->sort.col[RC_DEVICE].width = wide ? columns[RC_DEVICE].width : 0;
+    rs->sort.col[RC_IOPS].width = wide ? columns[RC_IOPS].width : 0;
     build_list(rs);
     sort_cols_draw(&rs->sort, r.y, r.x);   /* the sort column marked, as htop does */
     int lh = r.h - 3;
@@ -513,7 +629,7 @@ static enum handled results_key(struct screen *s, enum action a, int key)
         return H_HANDLED;
     case ACT_COMPARE: compare(rs); return H_HANDLED;
     case ACT_COMPARE_BY: results_groups_open(rs); return H_HANDLED;
-    case ACT_SORT_PREV: case ACT_SORT_NEXT: return sort_cols_key(&rs->sort, s->app, a);
+    case ACT_SORT_PREV: case ACT_SORT_NEXT: case ACT_SORT_REVERSE: return sort_cols_key(&rs->sort, s->app, a);
     case ACT_REFRESH: results_refresh(rs); return H_IGNORED;
     default: return tv_move(&rs->list, a);
     }
@@ -540,6 +656,7 @@ static void results_done(struct screen *s)
     detail_close(&rs->detail);
     results_groups_free(rs);
     free(rs->runs);
+    free(rs->search_of);
     free(rs);
 }
 
@@ -552,7 +669,7 @@ static struct textview *results_view(struct screen *s)
 }
 
 static const enum action results_hints[] = { ACT_EDIT, ACT_FILTER, ACT_MARK, ACT_COMPARE, ACT_COMPARE_BY, ACT_SORT_NEXT, ACT_BACK, ACT_NONE };
-static const enum action results_keys[] = { ACT_SORT_PREV, ACT_NONE };
+static const enum action results_keys[] = { ACT_SORT_PREV, ACT_SORT_REVERSE, ACT_NONE };
 
 const struct screen_class results_screen = {
     .title = "Results", .open = ACT_RESULTS, .hints = results_hints, .keys = results_keys,

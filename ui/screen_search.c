@@ -5,6 +5,7 @@
  * apply the winner on trial or discard it. */
 #include "app.h"
 #include "form.h"
+#include "form_cost.h"
 #include "search/report.h"
 #include "search_screen.h"
 #include "sysfs.h"
@@ -69,7 +70,12 @@ static void draw_form(struct search_scr *ss, struct rect r)
     struct search_flow_opts o;
     sl_err e;
     bool ok = build_opts(ss, &o, &e) == 0;
-    const struct form_look look = { "Search settings", "(empty: the default, shown dim)", 17, 48, empty_value, NULL, &o };
+    struct form_look look = { "Search settings", "(empty: the default, shown dim)", 17, 48, empty_value, NULL, &o, NULL, ROLE_NORMAL };
+    char cost[1024];
+    if (ok) {
+        look.cost = cost;
+        look.cost_role = form_cost_search(&o, cost, sizeof cost) ? ROLE_ERROR : ROLE_NORMAL;
+    }
     form_draw(&ss->form, &look, ok ? NULL : e.msg, r);
 }
 
@@ -82,7 +88,11 @@ static void on_started(void *arg, const char *uuid, const struct space *sp, bool
     snprintf(ss->uuid, sizeof ss->uuid, "%s", uuid);
     ss->space = *sp;
     ss->have_space = true;
+    /* the plan is made before this (run.c): what the progress line counts to */
+    ss->run_s = ss->out.plan.run_s;
     pthread_mutex_unlock(&ss->lock);
+    int planned = ss->out.plan.evals > 0 ? ss->out.plan.evals : ss->opts.spec.budget_evals;
+    job_set_progress(&ss->job, nstored, planned > 0 ? planned : 0);
 }
 
 static void on_progress(void *arg, const struct search_trial *t, const struct history *h)
@@ -91,7 +101,7 @@ static void on_progress(void *arg, const struct search_trial *t, const struct hi
     pthread_mutex_lock(&ss->lock);
     if (ss->ntrials < SEARCH_UI_MAX_TRIALS) ss->trials[ss->ntrials++] = *t;
     pthread_mutex_unlock(&ss->lock);
-    job_set_progress(&ss->job, h->nobs, 0);
+    job_set_progress(&ss->job, h->nobs, atomic_load(&ss->job.total));
 }
 
 static int on_cancelled(void *arg) { return job_cancelled(&((struct search_scr *)arg)->job); }
@@ -163,6 +173,9 @@ static bool launch(struct search_scr *ss, const char *msg)
     sl_err e;
     ss->observer = (struct search_observer){ .arg = ss, .started = on_started, .progress = on_progress, .cancelled = on_cancelled };
     ss->opts.observer = &ss->observer;
+    ss->job.started_ms = app_now_ms(app);
+    ss->job.ended_ms = 0;
+    ss->run_s = 0;
     if (job_start(&ss->job, search_worker, ss, &e) < 0) { app_message(app, ROLE_ERROR, "%s", e.msg); return false; }
     ss->ran = true;
     ss->mode = SM_RUN;
@@ -180,6 +193,11 @@ static void start(struct search_scr *ss)
         return;
     }
     if (build_opts(ss, &ss->opts, &e) < 0) { snprintf(ss->form.error, sizeof ss->form.error, "%s", e.msg); return; }
+    char cost[1024];
+    if (form_cost_search(&ss->opts, cost, sizeof cost)) {   /* a budget that cannot reach a verdict */
+        snprintf(ss->form.error, sizeof ss->form.error, "%s Nothing was started.", cost);
+        return;
+    }
     if (!app_store(app, &e)) { app_message(app, ROLE_ERROR, "%s", e.msg); return; }
     clear_run(ss);
     objective_parse(ss->opts.spec.objective, &ss->obj, NULL);
@@ -328,13 +346,27 @@ static void search_show(struct screen *s)
         snprintf(ss->form.value[SS_DIR], PATH_MAX, "%s", app_probe_dir(s->app));
 }
 
+/* Under the trials: evaluation n of N, elapsed, time left (the plan's). */
+static void draw_progress(struct search_scr *ss, struct rect r)
+{
+    char line[256];
+    pthread_mutex_lock(&ss->lock);
+    double run_s = ss->run_s;
+    pthread_mutex_unlock(&ss->lock);
+    job_progress_text(&ss->job, "evaluation", app_now_ms(ss->base.app), run_s, line, sizeof line);
+    draw_text(r.y, r.x, r.w, job_running(&ss->job) ? ROLE_WARN : ROLE_DIM, line);
+}
+
 static void search_draw(struct screen *s, struct rect r)
 {
     struct search_scr *ss = (struct search_scr *)s;
     if (ss->detail.open) detail_draw(&ss->detail, r);
     else if (ss->mode == SM_FORM) draw_form(ss, r);
     else if (ss->mode == SM_RESUME) draw_resumable(ss, r);
-    else search_view_draw(ss, r);
+    else {
+        search_view_draw(ss, (struct rect){ r.y, r.x, r.h - 1, r.w });
+        draw_progress(ss, (struct rect){ r.y + r.h - 1, r.x, 1, r.w });
+    }
 }
 
 static enum handled settings_key(struct search_scr *ss, enum action a, int key)
@@ -413,6 +445,7 @@ static void search_tick(struct screen *s, long long now)
 {
     struct search_scr *ss = (struct search_scr *)s;
     if (!job_reap(&ss->job)) return;
+    ss->job.ended_ms = now;
     ss->have_result = ss->out.ok;
     if (!ss->out.ok) search_result_free(&ss->out.result);   /* what a stopped search had gathered */
     free(ss->card);

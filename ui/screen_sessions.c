@@ -89,7 +89,7 @@ static void build(struct sessions *ss, int width)
     tv_clear(tv);
     tv->use_cursor = true;
     int *order = xcalloc((size_t)ss->nrows + 1, sizeof *order);
-    sort_cols_order(order, ss->nrows, by_column, ss);
+    sort_cols_order(&ss->sort, order, ss->nrows, by_column, ss);
     for (int k = 0; k < ss->nrows; k++) {
         int i = order[k];
         const struct session_row *r = &ss->rows[i];
@@ -282,7 +282,7 @@ static enum handled sessions_key(struct screen *s, enum action a, int key)
         return H_HANDLED;
     }
     case ACT_PUT_BACK: ask_put_back(ss); return H_HANDLED;
-    case ACT_SORT_PREV: case ACT_SORT_NEXT: return sort_cols_key(&ss->sort, s->app, a);
+    case ACT_SORT_PREV: case ACT_SORT_NEXT: case ACT_SORT_REVERSE: return sort_cols_key(&ss->sort, s->app, a);
     case ACT_REFRESH: load(ss); return H_IGNORED;
     default: return tv_move(&ss->tv, a);
     }
@@ -315,7 +315,7 @@ static struct textview *sessions_view(struct screen *s)
 }
 
 static const enum action sessions_hints[] = { ACT_EDIT, ACT_PUT_BACK, ACT_SORT_NEXT, ACT_BACK, ACT_NONE };
-static const enum action sessions_keys[] = { ACT_SORT_PREV, ACT_NONE };
+static const enum action sessions_keys[] = { ACT_SORT_PREV, ACT_SORT_REVERSE, ACT_NONE };
 
 const struct screen_class sessions_screen = {
     .title = "Sessions", .open = ACT_SESSIONS, .hints = sessions_hints, .keys = sessions_keys,

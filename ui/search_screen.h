@@ -46,6 +46,7 @@ struct search_scr {
     char uuid[37];
     struct space space;                /* copied when the search starts */
     bool have_space;
+    double run_s;                      /* the plan's time of one evaluation (0: unknown) */
     struct search_trial *trials;
     int ntrials;
     struct objective obj;

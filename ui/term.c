@@ -192,6 +192,12 @@ int term_open(sl_err *e)
     keypad(stdscr, TRUE);
     curs_set(0);
     set_escdelay(25);
+    /* clicks on tabs, rows and buttons (htop's); the wheel scrolls. Shift
+     * and drag still selects text in most terminals. */
+    if (!headless) {
+        mouseinterval(0);
+        mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+    }
     setup_colours();
     return 0;
 }

@@ -220,9 +220,19 @@ static const char *skip_cells(const char *s, int *n)
     return s;
 }
 
+int tv_click(struct textview *tv, int row)
+{
+    int i = tv->top + row;
+    if (!tv->use_cursor || row < 0 || i >= tv->n || (!tv->pager && !tv->lines[i].selectable)) return -1;
+    if (tv->cursor == i) return 1;
+    tv->cursor = i;
+    return 0;
+}
+
 void tv_draw(struct textview *tv, struct rect r)
 {
     tv->page = r.h;
+    draw_target_add(r, TARGET_VIEW, tv, 0);
     if (tv->left > 0) {   /* no further than the longest line's end */
         int widest = 0;
         for (int i = 0; i < tv->n; i++) {

@@ -61,6 +61,12 @@ enum handled tv_move(struct textview *tv, enum action a);
  * cursor only selectable lines count. The cursor (or the top line) goes
  * there; returns the line, -1 when none matches. */
 int tv_find(struct textview *tv, const char *needle, int from, int dir);
+/* Draw into r; the rows become a mouse target (draw_target_add). */
 void tv_draw(struct textview *tv, struct rect r);
+/* A click on row `row` of r as last drawn: the cursor goes to that line
+ * (a view without a cursor scrolls nowhere). Returns 1 when the cursor was
+ * already there (a second click: open it), 0 when it moved, -1 when the
+ * row holds no line the cursor can take. */
+int tv_click(struct textview *tv, int row);
 
 #endif

@@ -26,6 +26,18 @@ int trial_revert(struct restore_report *rep, sl_err *e);
 enum trial_outcome { TRIAL_BUSY, TRIAL_REFUSED, TRIAL_ROLLED_BACK, TRIAL_ON };
 enum trial_outcome trial_start(store *st, const char *what, int (*build)(void *arg, struct knobset *ks, sl_err *e),
                                void *arg, struct knobset *ks, sl_err *e);
+/* A profile switch on trial through the profile lifecycle, as `sluice
+ * apply` does it (lifecycle_plan over the profile in force, then
+ * lifecycle_try): refused as trial_start refuses; K keeps it through
+ * lifecycle_keep (so `sluice active` names it and `sluice off` puts it
+ * back), R puts back the values from before the switch and the old
+ * profile stays in force. sw is filled (the caller shows sw->ks); on
+ * TRIAL_ON the trial owns what sw points to until kept or put back, else
+ * the caller frees it with lifecycle_free. */
+struct plan;
+struct profile_switch;
+enum trial_outcome trial_start_switch(store *st, const struct plan *pl, const char *profile, struct profile_switch *sw,
+                                      sl_err *e);
 /* What happened, into a screen's view: the changes and the trial note, or
  * what was rolled back and why, or why nothing was written. */
 struct textview;

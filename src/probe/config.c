@@ -136,6 +136,10 @@ static bool differs(const char *a, const char *b, bool a_first, char *out, size_
         char sa[128], sb[128] = "(nothing)";
         diff_side(p, la, sa, sizeof sa);
         if (q) diff_side(q, lb, sb, sizeof sb);
+        if (q && strcmp(sa, sb) == 0) {   /* sizes that round alike: the exact bytes */
+            snprintf(sa, sizeof sa, "%.*s", (int)la, p);
+            snprintf(sb, sizeof sb, "%.*s", (int)lb, q);
+        }
         snprintf(out, n, "%s vs %s", a_first ? sa : sb, a_first ? sb : sa);
         return true;
     }

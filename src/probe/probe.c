@@ -186,12 +186,17 @@ static void fresh_budget(struct probe *p, uint64_t free_bytes)
     p->c.fresh_passes = passes ? passes : 1;
 }
 
+uint64_t probe_space_need(const struct probe_spec *s)
+{
+    /* Per directory for multidisk: each holds its writers' share. */
+    return s->ndirs ? s->size_bytes / (uint64_t)s->ndirs + s->size_bytes / 32 + (8ull << 20) : 0;
+}
+
 static int check_space(struct probe *p, sl_err *e)
 {
     struct probe_spec *s = &p->c.spec;
     if (s->ndirs == 0 || getenv("SLUICE_PROBE_NO_SPACE_CHECK")) return 0;   /* test hook: reach ENOSPC mid-run */
-    /* Per directory for multidisk: each holds its writers' share. */
-    uint64_t need = s->size_bytes / (uint64_t)s->ndirs + s->size_bytes / 32 + (8ull << 20);
+    uint64_t need = probe_space_need(s);
     for (int i = 0; i < s->ndirs; i++) {
         struct statvfs vfs;
         if (statvfs(s->dir[i], &vfs) != 0) return sl_fail_errno(e, SL_EFAIL, errno, "statvfs %s", s->dir[i]);

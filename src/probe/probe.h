@@ -256,6 +256,9 @@ int probe_open_recorded(const struct probe_spec *spec, struct store *st, struct 
 /* Fill in defaults and validate, creating nothing (for --fio-job and
  * callers that want to show what will run). -1 with a message as probe_open. */
 int probe_spec_resolve(struct probe_spec *spec, sl_err *e);
+/* The free space a resolved spec needs in each of its directories: its
+ * share of --size plus metadata (what probe_open checks; 0: no files). */
+uint64_t probe_space_need(const struct probe_spec *s);
 /* Set --bs or --size (a size such as 4k) or --time or --ramp (a duration
  * such as 5s; --time above 0) from text: the one check the command line and
  * the Probe screen share. -1 with a message naming the option and value. */

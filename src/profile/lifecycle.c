@@ -181,6 +181,27 @@ int lifecycle_apply(store *st, struct profile_switch *sw, const char *profile, c
     return 0;
 }
 
+int lifecycle_try(store *st, struct profile_switch *sw, const char *profile, const char *purpose, struct session **out,
+                  sl_err *e)
+{
+    struct session *s;
+    if (knobset_begin_session(st, &sw->ks, purpose, 0, &s, e) < 0) return -1;
+    if (store_session_set_profile(st, session_row_of(s)->id, profile, e) < 0) {
+        store_session_set_state(st, session_row_of(s)->id, SESSION_RESTORED, "could not be recorded; nothing was written", NULL);
+        session_free(s);
+        return sl_prefix(e, SL_EFAIL, "the profile switch could not be recorded, so nothing was written");
+    }
+    if (knobset_apply_session(st, &sw->ks, s, e) < 0) return -1;
+    *out = s;
+    return 0;
+}
+
+int lifecycle_keep(store *st, const struct profile_switch *sw, struct session *s, sl_err *e)
+{
+    if (sw->has_prev && inherit(st, sw, s, e) < 0) return -1;
+    return session_end(s, true, NULL, e);
+}
+
 void lifecycle_free(struct profile_switch *sw)
 {
     free(sw->it);

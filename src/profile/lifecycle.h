@@ -46,6 +46,17 @@ int lifecycle_plan(store *st, const struct plan *pl, bool force, struct profile_
  * open session (end it with session_end). */
 int lifecycle_apply(store *st, struct profile_switch *sw, const char *profile, const char *purpose, int wait_ms,
                     struct session **out, sl_err *e);
+/* lifecycle_apply in two steps, for a switch on trial (the UI's): write it
+ * in its session named after profile, the old profile left in force on the
+ * record until the user keeps the new one, so putting the session back
+ * (session_end) brings back exactly the values before the switch. -1 with
+ * e (the writes put back, the session closed). */
+int lifecycle_try(store *st, struct profile_switch *sw, const char *profile, const char *purpose, struct session **out,
+                  sl_err *e);
+/* Keep a switch lifecycle_try wrote: the session takes over the old
+ * profile's knobs (as lifecycle_apply does), then closes as kept. -1 with
+ * e, the session still open and its values on the machine. */
+int lifecycle_keep(store *st, const struct profile_switch *sw, struct session *s, sl_err *e);
 void lifecycle_free(struct profile_switch *sw);
 
 /* Merge `from` over `into` (apply a b: left to right, the later wins). Each

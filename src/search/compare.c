@@ -3,6 +3,7 @@
 #include "probe/probe.h"
 #include "search/report.h"
 #include "store_search.h"
+#include "units.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -27,6 +28,68 @@ static void push(struct compare_side *s, const struct eval_metrics *m, const cha
     s->m[s->n++] = *m;
 }
 
+/* The value of key in a workload text ("" when absent). */
+static void work_value(const char *text, const char *key, char *buf, size_t n)
+{
+    size_t kl = strlen(key);
+    buf[0] = 0;
+    for (const char *p = text; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0))
+        if (strncmp(p, key, kl) == 0 && p[kl] == '=') {
+            snprintf(buf, n, "%.*s", (int)strcspn(p + kl + 1, "\n"), p + kl + 1);
+            return;
+        }
+}
+
+/* A field as probe_workload_diff says it: "size=2.0 GiB" (the exact
+ * bytes when the two sides' sizes would read the same), "ramp_ms=50". */
+static void work_shown(const char *key, const char *v, const char *other, char *buf, size_t n)
+{
+    size_t kl = strlen(key);
+    if (!v[0]) { snprintf(buf, n, "(nothing)"); return; }
+    if (kl > 6 && strcmp(key + kl - 6, "_bytes") == 0) {
+        char a[32], b[32];
+        units_format_bytes(strtoull(v, NULL, 10), a, sizeof a);
+        units_format_bytes(strtoull(other, NULL, 10), b, sizeof b);
+        if (strcmp(a, b) == 0) snprintf(buf, n, "%s=%s", key, v);
+        else snprintf(buf, n, "%.*s=%s", (int)(kl - 6), key, a);
+    } else {
+        snprintf(buf, n, "%s=%s", key, v);
+    }
+}
+
+static void append(char *buf, size_t n, const char *item)
+{
+    size_t l = strlen(buf);
+    if (l + 2 < n) snprintf(buf + l, n - l, "%s%s", l ? ", " : "", item);
+}
+
+void compare_work_diff(const char *a, const char *b, char *material, size_t mn, char *incidental, size_t in)
+{
+    material[0] = incidental[0] = 0;
+    char fa[8], fb[8];
+    work_value(a, "fixed_work", fa, sizeof fa);
+    work_value(b, "fixed_work", fb, sizeof fb);
+    bool fixed = strcmp(fa, "1") == 0 && strcmp(fb, "1") == 0;
+    for (int side = 0; side < 2; side++) {
+        const char *x = side ? b : a;
+        for (const char *p = x; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0)) {
+            char key[64], va[512], vb[512], sa[600], sb[600], item[1300];
+            size_t kl = strcspn(p, "=\n");
+            if (kl == 0 || kl >= sizeof key || p[kl] != '=') continue;
+            snprintf(key, sizeof key, "%.*s", (int)kl, p);
+            work_value(a, key, va, sizeof va);
+            work_value(b, key, vb, sizeof vb);
+            if (strcmp(va, vb) == 0 || (side && va[0])) continue;   /* said once, from a's side when a has it */
+            work_shown(key, va, vb, sa, sizeof sa);
+            work_shown(key, vb, va, sb, sizeof sb);
+            snprintf(item, sizeof item, "%s vs %s", sa, sb);
+            /* the ramp is not measured; fixed work ends when durable, its time only a limit */
+            bool minor = strcmp(key, "ramp_ms") == 0 || (fixed && strcmp(key, "time_ms") == 0);
+            append(minor ? incidental : material, minor ? in : mn, item);
+        }
+    }
+}
+
 /* The side ran this workload too (hash "": not known, not checked). */
 static void side_work(struct compare_side *s, const char *hash, const char *text)
 {
@@ -35,7 +98,9 @@ static void side_work(struct compare_side *s, const char *hash, const char *text
         snprintf(s->work_hash, sizeof s->work_hash, "%s", hash);
         snprintf(s->work_text, sizeof s->work_text, "%s", text);
     } else if (!s->mixed[0] && strcmp(s->work_hash, hash) != 0) {
-        probe_workload_diff(s->work_text, text, s->mixed, sizeof s->mixed);
+        char minor[256];
+        compare_work_diff(s->work_text, text, s->mixed, sizeof s->mixed, minor, sizeof minor);
+        if (minor[0] && !strstr(s->incidental, minor)) append(s->incidental, sizeof s->incidental, minor);
     }
 }
 
@@ -52,37 +117,74 @@ bool compare_same_work(const struct compare_side *a, const struct compare_side *
         snprintf(why, n, "%s (%s) holds runs of different work: %s", mixed == a ? "A" : "B", mixed->label, mixed->mixed);
         return false;
     }
-    if (a->work_hash[0] && b->work_hash[0] && strcmp(a->work_hash, b->work_hash) != 0) {
-        char diff[256];
-        probe_workload_diff(a->work_text, b->work_text, diff, sizeof diff);
-        snprintf(why, n, "A and B ran different work: %s", diff);
+    char material[256] = "", minor[256] = "";
+    if (a->work_hash[0] && b->work_hash[0] && strcmp(a->work_hash, b->work_hash) != 0)
+        compare_work_diff(a->work_text, b->work_text, material, sizeof material, minor, sizeof minor);
+    if (material[0]) {
+        snprintf(why, n, "A and B ran different work: %s", material);
         return false;
+    }
+    /* what differs but does not change the work, said */
+    why[0] = 0;
+    const char *parts[3] = { a->incidental, b->incidental, minor };
+    const char *who[3] = { "within A", "within B", "A against B" };
+    for (int i = 0; i < 3; i++) {
+        if (!parts[i][0]) continue;
+        size_t l = strlen(why);
+        snprintf(why + l, n - l, "%s%s: %s", l ? "; " : "", who[i], parts[i]);
     }
     return true;
 }
 
-int compare_search_side(store *st, const char *id, struct compare_side *s, char *objective, size_t on, sl_err *e)
+/* Its baseline's configuration: the text of its first baseline trial. */
+static const char *baseline_text(const struct trial_row *t, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(t[i].role, "baseline") == 0) return t[i].config_text;
+    return NULL;
+}
+
+int compare_search_part(store *st, const char *id, enum search_part part, struct compare_side *s, char *objective,
+                        size_t on, sl_err *e)
 {
     struct search_row row;
     if (store_search_get(st, id, &row, e) < 0) return -1;
     struct trial_row *t;
     int n = store_search_trials(st, row.id, &t, e);
     if (n < 0) return -1;
-    bool winner = row.winner_text[0] != 0;
-    /* a confirmed winner: its fresh confirmation runs, which made the claim */
-    const char *role = row.confirm_reps > 0 ? "confirm" : "race";
-    for (int i = 0; i < n; i++) {
-        bool take = winner ? strcmp(t[i].role, role) == 0 && strcmp(t[i].config_text, row.winner_text) == 0
-                           : strcmp(t[i].role, "baseline") == 0;
-        struct eval_metrics m;
-        if (take && search_metrics_parse(t[i].metrics_json, &m) == 0) push(s, &m, NULL);
+    bool winner = part == PART_WINNER || (part == PART_AUTO && row.winner_text[0] != 0);
+    if (winner && !row.winner_text[0]) {
+        free(t);
+        return sl_fail(e, SL_EUSAGE, "search %.8s has no winner to compare: nothing beat its baseline beyond the noise",
+                       row.uuid);
+    }
+    /* The runs that made the claim: the confirmation's fresh runs of the
+     * winner and of the baseline beside it (else the race's, and the
+     * baseline's exploring runs). */
+    const char *role = row.confirm_reps > 0 ? "confirm" : "race", *base = baseline_text(t, n);
+    int taken = 0;
+    for (int pass = 0; pass < 2 && taken == 0; pass++) {
+        for (int i = 0; i < n; i++) {
+            bool take = winner ? strcmp(t[i].role, role) == 0 && strcmp(t[i].config_text, row.winner_text) == 0
+                        : pass == 0 ? part == PART_BASELINE && row.confirm_reps > 0 && base && strcmp(t[i].role, "confirm") == 0 &&
+                                          strcmp(t[i].config_text, base) == 0
+                                    : strcmp(t[i].role, "baseline") == 0;
+            struct eval_metrics m;
+            if (take && search_metrics_parse(t[i].metrics_json, &m) == 0) { push(s, &m, NULL); taken++; }
+        }
+        if (winner) break;
     }
     free(t);
     side_work(s, row.workload_hash, row.workload_text);
     snprintf(s->label, sizeof s->label, "search %.8s %s (%s)", row.uuid, winner ? "winner" : "baseline",
-             winner ? row.winner_text : "no winner");
+             winner ? row.winner_text : "the settings it started from");
     if (!objective[0]) snprintf(objective, on, "%s", row.objective);
     return 0;
+}
+
+int compare_search_side(store *st, const char *id, struct compare_side *s, char *objective, size_t on, sl_err *e)
+{
+    return compare_search_part(st, id, PART_AUTO, s, objective, on, e);
 }
 
 void compare_config_side(const struct evidence *ev, const char *sel, struct compare_side *s)

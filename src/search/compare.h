@@ -16,16 +16,33 @@ struct compare_side {
     /* The work its runs ran (the first run's; "" unknown) and, when they
      * did not all run it, where two of them differ. */
     char work_hash[65], work_text[1024], mixed[256];
+    /* Fields its runs differ in that do not change what is measured (the
+     * unmeasured ramp; the time limit of fixed work), said, not refused:
+     * "ramp_ms=1000 vs ramp_ms=0" ("" none). */
+    char incidental[256];
 };
 void compare_side_free(struct compare_side *s);
 /* Whether a and b can be set against each other: every run of each ran
- * one workload, the same on both sides. false with why naming the
- * difference ("A and B ran different work: size=2.0G vs size=9.0G"). */
+ * one workload, the same on both sides, but for incidental fields (the
+ * unmeasured ramp, the time limit of fixed work). false with why naming
+ * every difference that matters ("A and B ran different work:
+ * size=2.0 GiB vs size=9.0 GiB"); true with why saying the incidental ones ("" none). */
 bool compare_same_work(const struct compare_side *a, const struct compare_side *b, char *why, size_t n);
+
+/* The differences between two workload texts (probe_workload_text), each
+ * "size=2.0 GiB vs size=9.0 GiB" (sizes exact when their rounding reads
+ * the same), into material and incidental ("" none). */
+void compare_work_diff(const char *a, const char *b, char *material, size_t mn, char *incidental, size_t in);
 
 /* A search's winner (its race trials), or its baseline when nothing won.
  * objective is filled with the search's when empty. */
 int compare_search_side(store *st, const char *id, struct compare_side *s, char *objective, size_t on, sl_err *e);
+/* One part of a search: its winner (refused when it has none), its
+ * baseline (the confirmation's fresh runs of it, else its exploring
+ * runs), or as compare_search_side chooses. */
+enum search_part { PART_AUTO, PART_WINNER, PART_BASELINE };
+int compare_search_part(store *st, const char *id, enum search_part part, struct compare_side *s, char *objective,
+                        size_t on, sl_err *e);
 /* B against A (evidence_compare_hosts with the sides' hosts); free with
  * evidence_comparison_free. */
 void compare_sides(const struct objective *o, const struct compare_side *a, const struct compare_side *b, double alpha,

@@ -27,10 +27,18 @@ normalise() {
         -e 's/pid [0-9]+/pid @PID@/g' -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}/@TIME@/g' \
         -e 's/^(  |A |A    |B    )[0-9a-f]{8}/\1@ID@/' -e 's/(B = |search )[0-9a-f]{8}/\1@ID@/' \
         -e 's/^[0-9a-f]{8}( +)/@ID@\1/' -e 's/(@TIME@ +)[0-9]+/\1@PID@/' -e 's/(Run|batch|run|Search) [0-9a-f]{8}/\1 @ID@/g' \
-        -e 's/^(Dirty +[0-9.]+ [KMGT]?i?B +)[^ ]+ +writeback/\1@METER@ writeback/'
+        -e 's/^(Dirty +[0-9.]+ [KMGT]?i?B +)[^ ]+ +writeback/\1@METER@ writeback/' \
+        -e 's/^(  |A )@ID@ [0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2} /\1@ID@ @TIME@ /' \
+        -e 's/^((  |A )@ID@ @TIME@ [a-z0-9]+ +[0-9a-f-]+ +)[0-9a-f]{8} /\1@ID@ /' \
+        -e 's/^(At most )[0-9.]+ [KMGT]?i?B( in all, )[0-9.]+ [KMGT]?i?B/\1@BYTES@\2@BYTES@/' \
+        -e 's/[0-9.]+ [KMGT]?i?B free under/@FREE@ free under/g' -e 's/which has [0-9.]+ [KMGT]?i?B free/which has @FREE@ free/' \
+        -e 's/((repetition|evaluation)s? of [0-9]+) in [0-9hms.]+/\1 in @CLOCK@/' \
+        -e 's/((repetition|evaluation) [0-9]+( of [0-9]+)?), .*elapsed.*$/\1, @CLOCK@ elapsed/'
 }
 # The Dirty meter grows one sample per redraw tick: how many it shows depends
-# on timing, so only its presence is compared (@METER@).
+# on timing, so only its presence is compared (@METER@). The forms' costs
+# name this host's free space and memory (@FREE@, @BYTES@); progress lines
+# the time a worker took (@CLOCK@).
 
 run_test() {
     dir=$1
@@ -84,5 +92,8 @@ if [ -z "$label" ] && [ -x "$top/build/asan/sluice" ] && [ -z "$SLUICE_BLESS" ];
     ASAN_OPTIONS=detect_leaks=1 sh "$0" "$top/build/asan/sluice" asan
     exit 0
 fi
-[ -z "$label" ] && sh "$here/tmux.sh" "$sluice"
+# The real terminal (tmux): always, or when SLUICE_UI_ONLY names tmux.
+case "${SLUICE_UI_ONLY:-tmux}" in
+tmux*) [ -z "$label" ] && sh "$here/tmux.sh" "$sluice" && sh "$here/tmux-keys.sh" "$sluice" ;;
+esac
 exit 0

@@ -72,3 +72,23 @@ TEST(evidence_top_workload_counts_and_ties_first_seen)
     CHECK_STR(top, "");
     free(ev.run);
 }
+
+/* #31: a group mixing ramp times was refused as "different work", and two
+ * sizes that round alike read "size=12 GiB vs size=12 GiB". */
+#include "search/compare.h"
+TEST(compare_work_diff_tells_incidental_from_material)
+{
+    const char *a = "bs=1048576\nfixed_work=1\nramp_ms=0\nsize_bytes=12884901888\ntime_ms=600000\nworkload=seqwrite\n";
+    const char *b = "bs=1048576\nfixed_work=1\nramp_ms=50\nsize_bytes=12884905984\ntime_ms=300000\nworkload=seqwrite\n";
+    char material[256], minor[256];
+    compare_work_diff(a, b, material, sizeof material, minor, sizeof minor);
+    CHECK_STR(material, "size_bytes=12884901888 vs size_bytes=12884905984");
+    CHECK_STR(minor, "ramp_ms=0 vs ramp_ms=50, time_ms=600000 vs time_ms=300000");
+    const char *c = "bs=1048576\nfixed_work=1\nramp_ms=0\nsize_bytes=12884901888\ntime_ms=600000\nworkload=seqwrite\n";
+    const char *d = "bs=1048576\nramp_ms=0\nsize_bytes=25769803776\ntime_ms=5000\nworkload=seqwrite\n";
+    compare_work_diff(c, d, material, sizeof material, minor, sizeof minor);
+    CHECK_CONTAINS(material, "size=12 GiB vs size=24 GiB");
+    CHECK_CONTAINS(material, "time_ms=600000 vs time_ms=5000");   /* a timed run: its time is its work */
+    CHECK_CONTAINS(material, "fixed_work=1 vs (nothing)");
+    CHECK_STR(minor, "");
+}

@@ -8,6 +8,7 @@
 #include "input.h"
 #include "job.h"
 #include "prompt.h"
+#include "textview.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -315,4 +316,24 @@ TEST(form_typed_digit_goes_into_the_field)
     CHECK(fm.error[0] != 0);
     CHECK(!prompt_typed_text(ACT_START, 's'));         /* a bound letter stays the screen's */
     CHECK(prompt_typed_text(ACT_NONE, 'v'));
+}
+
+/* #31: a click on a row moves the cursor there, a second one opens it;
+ * a click on a form's field selects it, a second one is Enter. */
+TEST(click_moves_the_cursor_then_opens)
+{
+    struct textview tv = { 0 };
+    tv.use_cursor = true;
+    for (int i = 0; i < 5; i++) { tv_line(&tv, i != 2, i); tv_add(&tv, ROLE_NORMAL, "row %d", i); }
+    tv.cursor = 0;
+    CHECK_INT(tv_click(&tv, 3), 0);
+    CHECK_INT(tv.cursor, 3);
+    CHECK_INT(tv_click(&tv, 3), 1);
+    CHECK_INT(tv_click(&tv, 2), -1);   /* a header line */
+    CHECK_INT(tv_click(&tv, 9), -1);
+    tv_free(&tv);
+    struct form fm;
+    form_init(&fm, test_fields, 4);
+    CHECK(!form_click(&fm, 1) && fm.sel == 1);
+    CHECK(form_click(&fm, 1));
 }
