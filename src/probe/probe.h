@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <jansson.h>
 #include "err.h"
+#include "run_metric.h"
 #include "opt.h"
 #include "stat/hist.h"
 
@@ -199,6 +200,10 @@ struct probe_result {
     struct probe_phase phase[PROBE_MAX_PHASES];
     int nphases;
     struct probe_series series;
+    /* The run's metrics (core/run_metric_table.h), measured from the above by
+     * probe_result_compute: what the store keeps, JSON and CSV print and
+     * every summary shows. */
+    struct run_metrics m;
 };
 
 /* What a running probe publishes for a UI or progress line to poll. The
@@ -329,7 +334,8 @@ struct probe_result *probe_result_new(void);
 void probe_result_reset(struct probe_result *r);   /* frees owned memory, zeroes */
 void probe_result_free(struct probe_result *r);
 /* Derive rates and latency summaries from the raw counts, histograms and
- * wall_s (also used after decoding a stored run). */
+ * wall_s (also used after decoding a stored run), and last the metric
+ * table's values r->m (result.c: measure, the code that measures each row). */
 void probe_result_compute(struct probe_result *r);
 
 /* Renderings of the one model: JSON (every field, the series included;
