@@ -18,11 +18,6 @@
 
 #define HIST_ROWS 6
 
-static const char *const state_names[] = {
-    [PROBE_IDLE] = "starting", [PROBE_LAYOUT] = "laying out files", [PROBE_DRAIN] = "draining dirty pages",
-    [PROBE_QUIET] = "idle before", [PROBE_RAMP] = "ramp", [PROBE_MEASURE] = "measuring", [PROBE_FLUSH] = "flushing", [PROBE_DONE] = "done",
-};
-
 void probe_view_take_live(struct probe_scr *ps)
 {
     /* The copy is 17 KiB under the probe's lock: only when it changed. */
@@ -65,7 +60,7 @@ static void draw_progress(struct probe_scr *ps, struct rect r)
     int bw = r.w - x - 60 > 10 ? r.w - x - 60 : 10;
     chart_bar(tot > 0 ? el / tot : 0, bw, term_glyphs()->utf8, bar, sizeof bar);
     x += draw_fmt(r.y, r.x + x, r.w - x, ROLE_NORMAL, "run %d/%d  %-20s ", atomic_load(&ps->pg.rep) + 1,
-                  atomic_load(&ps->pg.reps), st >= 0 && st <= PROBE_DONE ? state_names[st] : "?");
+                  atomic_load(&ps->pg.reps), probe_state_name(st));
     x += draw_text(r.y, r.x + x, bw, ROLE_GRAPH, bar);
     if (st == PROBE_FLUSH) {
         /* the writes are done; the timed fsync waits for what is still dirty */

@@ -211,9 +211,19 @@ struct probe_result {
  * is then ABORTED). PROBE_QUIET: the --idle-before wait, no I/O of ours
  * (elapsed_ms and total_ms are the wait's). PROBE_FLUSH: a buffered
  * writer's writes are done and its final fsync waits for the dirty pages to
- * reach the disk (timed). */
-enum probe_state { PROBE_IDLE, PROBE_LAYOUT, PROBE_DRAIN, PROBE_QUIET, PROBE_RAMP, PROBE_MEASURE, PROBE_FLUSH,
-                   PROBE_DONE };
+ * reach the disk (timed). The phases, in order, are one table with their
+ * words: */
+#define PROBE_STATES(S)                                                                            \
+    S(IDLE, "starting") S(LAYOUT, "laying out files") S(DRAIN, "draining dirty pages")              \
+    S(QUIET, "idle before") S(RAMP, "ramp") S(MEASURE, "measuring") S(FLUSH, "flushing") S(DONE, "done")
+enum probe_state {
+#define PROBE_STATE_ID(id, words) PROBE_##id,
+    PROBE_STATES(PROBE_STATE_ID)
+#undef PROBE_STATE_ID
+};
+/* The phase's words, as the progress line and the Probe screen show it
+ * ("?" for a value that is no phase). */
+const char *probe_state_name(int state);
 struct probe_progress {
     _Atomic int state;               /* enum probe_state */
     _Atomic int rep, reps;

@@ -12,6 +12,16 @@ static const char *const status_names[] = { "ok", "warm", "aborted", "failed" };
 const char *probe_op_name(enum probe_op op) { return op < PROBE_OP_NR ? op_names[op] : "?"; }
 const char *probe_status_name(enum probe_status s) { return s <= PROBE_FAILED ? status_names[s] : "?"; }
 
+const char *probe_state_name(int state)
+{
+    static const char *const names[] = {
+#define PROBE_STATE_WORDS(id, words) words,
+        PROBE_STATES(PROBE_STATE_WORDS)
+#undef PROBE_STATE_WORDS
+    };
+    return state >= 0 && state < (int)(sizeof names / sizeof names[0]) ? names[state] : "?";
+}
+
 struct probe_result *probe_result_new(void)
 {
     struct probe_result *r = xcalloc(1, sizeof *r);
