@@ -58,4 +58,5 @@
     M(A, write_p99_ns, J, "ops.write.lat_ns.p99", MG_LAT, "write p99", "ns", 0, 1e13, MF_NS, BETTER_LOWER)                \
     M(A, psi_full_pct, J, "psi_io.full_pct", MG_PSI, "full", "%", 0, 100, MF_F1, BETTER_LOWER)                            \
     M(A, canary_sleep_max_ns, J, "canary.sleep_max_ns", MG_CANARY, "oversleep max", "ns", 0, 1e13, MF_NS, BETTER_LOWER)   \
-    M(A, cpu_us_per_io, J, "cpu.us_per_io", MG_CPU, "per I/O", "us", 0, 1e9, MF_F2, BETTER_LOWER)
+    M(A, cpu_us_per_io, J, "cpu.us_per_io", MG_CPU, "per I/O", "us", 0, 1e9, MF_F2, BETTER_LOWER)                     \
+    M(A, dev_queue_depth_avg, J, "disk.queue_depth_avg", MG_DISK, "queue depth", "", 0, 1e6, MF_F2, BETTER_NONE)

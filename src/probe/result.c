@@ -84,6 +84,8 @@ static void measure(struct probe_result *r)
     const struct probe_disk *d = &r->disk;
     m->dev_util_pct = when(d->available, d->util_pct);
     m->dev_await_ms = when(d->available, d->await_ms);
+    /* the disk's field 11 (weighted ms doing I/O) over the window's ms */
+    m->dev_queue_depth_avg = when(d->available, d->aqu_sz);
     m->psi_some_pct = when(r->psi.available, r->psi.some_pct);
     m->psi_full_pct = when(r->psi.available, r->psi.full_pct);
     const struct probe_canary *k = &r->canary;
