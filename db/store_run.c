@@ -38,7 +38,7 @@ const struct rec_field run_record_fields[] = {
     RR(uuid, REC_STR, "uuid"), RR(batch, REC_STR, "batch_uuid"), RR(rep, REC_INT, "rep"),
     RR(device_name, REC_STR, "device_name"), RR(kernel, REC_STR, "kernel"), RR(workload, REC_STR, "workload"),
     RR(workload_hash, REC_STR, "workload_hash"), RR(config_hash, REC_STR, "config_hash"), RR(dir, REC_STR, "dir"),
-    RR(seed, REC_U64, "seed"), RR(started, REC_STR, "started"), RR(status, REC_STR, "status"),
+    RR(seed, REC_U64, "seed", .flags = REC_JSON_TEXT), RR(started, REC_STR, "started"), RR(status, REC_STR, "status"),
     RR(note, REC_STR, "note"),
     METRIC_FIELDS_STORED(struct run_record)
     RR(reached_threshold, REC_INT, "reached_dirty_threshold", .flags = REC_NULL_NEG),
@@ -144,7 +144,7 @@ const struct rec_field run_export_fields[] = {
     RX(workload, REC_STR, "workload", "r.workload"),
     RX(device, REC_STR, "device", "r.device_name", .flags = REC_NULL_EMPTY), RX(status, REC_STR, "status", "r.status"),
     METRIC_TABLE_HEAD(METRIC_FIELD_READ_, struct run_export)
-    RX(seed, REC_I64, "seed", "r.seed"), RX(config_hash, REC_STR, "config_hash", "r.config_hash"),
+    RX(seed, REC_I64, "seed", "r.seed", .flags = REC_JSON_TEXT), RX(config_hash, REC_STR, "config_hash", "r.config_hash"),
     RX(workload_hash, REC_STR, "workload_hash", "r.workload_hash"), RX(kernel, REC_STR, "kernel", "r.kernel"),
     RX(hostname, REC_STR, "hostname", "COALESCE(h.hostname, '')"), RX(note, REC_STR, "note", "r.note"),
     RX(reached_threshold, REC_TRI, "dirty_threshold_reached", "r.reached_dirty_threshold", .flags = REC_NULL_NEG),

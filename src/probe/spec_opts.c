@@ -91,7 +91,7 @@ const struct opt probe_workload_rows[] = {
     { .name = "threads", .type = OPT_INT, .arg = "N", .min = 1, .max = PROBE_MAX_THREADS, .def = "the workload's",
       .help = "worker threads", SPEC(threads) },
     { .name = "bs", .type = OPT_CALL, .arg = "B", .def = "the workload's", .help = "block size (4k, 1M)", .set = set_spec },
-    { .name = "size", .type = OPT_CALL, .arg = "S", .def = "from the dirty threshold",
+    { .name = "size", .type = OPT_CALL, .arg = "S", .def = "a probe: from the dirty threshold; search and tune: about 8 s at the rate a calibration run measures",
       .help = "bytes written or read in all (512M, 2G)", .set = set_spec },
     { .name = "time", .type = OPT_CALL, .arg = "T", .def = "5s", .help = "measured time (500ms, 5s, 2m)", .set = set_spec },
     { .name = "ramp", .type = OPT_CALL, .arg = "T", .def = "1s", .help = "unmeasured warm-up before it", .set = set_spec },
