@@ -104,24 +104,31 @@ static int search_one(void *arg, const struct stored_run *r)
     return 0;
 }
 
-TEST(run_metric_store_round_trip)
+/* One run whose every metric is value_of(its row), saved in st. */
+static void save_run(store *st, const char *uuid)
 {
-    store *st = harness_store("metrics.db");
-    if (!st) return;
     struct run_metrics m;
     all_values(&m);
     json_t *j = probe_json_with(&m);
     char *metrics = json_dumps(j, JSON_COMPACT);
     json_decref(j);
-    struct run_record rec = { .uuid = "11111111-2222-3333-4444-555555555555", .batch = "b", .workload = "null",
-                              .workload_hash = "w", .workload_text = "bs=4096\n", .config_hash = "c",
-                              .config_text = "vm.dirty_ratio=20\n", .started = "2026-01-01T00:00:00Z", .status = "ok",
-                              .note = "", .kernel = "6.8", .m = m, .reached_threshold = -1, .metrics_json = metrics };
+    struct run_record rec = { .uuid = uuid, .batch = "b", .workload = "null", .workload_hash = "w",
+                              .workload_text = "bs=4096\n", .config_hash = "c", .config_text = "vm.dirty_ratio=20\n",
+                              .started = "2026-01-01T00:00:00Z", .status = "ok", .note = "", .kernel = "6.8", .m = m,
+                              .reached_threshold = -1, .metrics_json = metrics };
     struct host_info h = { .hostname = "h", .machine_id = "0123456789abcdef", .kernel = "6.8", .cpu_model = "cpu",
                            .cpus = 2, .mem_bytes = 1ull << 30 };
     sl_err e;
     CHECK_INT(store_run_save(st, &rec, &h, NULL, &e), 0);
     free(metrics);
+}
+
+TEST(run_metric_store_round_trip)
+{
+    store *st = harness_store("metrics.db");
+    if (!st) return;
+    save_run(st, "11111111-2222-3333-4444-555555555555");
+    sl_err e;
 
     struct run_row *rows = NULL;
     CHECK_INT(store_run_list(st, NULL, 0, &rows, &e), 1);
@@ -154,20 +161,8 @@ TEST(run_metric_report_shows_every_row)
 {
     store *st = harness_store("report.db");
     if (!st) return;
-    struct run_metrics m;
-    all_values(&m);
-    json_t *j = probe_json_with(&m);
-    char *metrics = json_dumps(j, JSON_COMPACT);
-    json_decref(j);
-    struct run_record rec = { .uuid = "99999999-2222-3333-4444-555555555555", .batch = "b", .workload = "null",
-                              .workload_hash = "w", .workload_text = "bs=4096\n", .config_hash = "c",
-                              .config_text = "", .started = "2026-01-01T00:00:00Z", .status = "ok", .note = "",
-                              .kernel = "6.8", .m = m, .reached_threshold = -1, .metrics_json = metrics };
-    struct host_info h = { .hostname = "h", .machine_id = "0123456789abcdef", .kernel = "6.8", .cpu_model = "cpu",
-                           .cpus = 2, .mem_bytes = 1ull << 30 };
+    save_run(st, "99999999-2222-3333-4444-555555555555");
     sl_err e;
-    CHECK_INT(store_run_save(st, &rec, &h, NULL, &e), 0);
-    free(metrics);
     struct report rep;
     CHECK_INT(report_build(st, "99999999", &rep, &e), 0);
     for (int i = 0; i < RM_NR; i++) {
