@@ -67,11 +67,11 @@ sluice-apply: $(APPLY_OBJ) build/sluice-core.a
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs $(APPLY_PKGS) 2>/dev/null) -lpthread -lm
 
 # The manual: hand-written parts around the COMMANDS synopsis and the KNOBS
-# section that the binary generates from the option tables and the catalogue
-# (tests/cases/man-current checks both are current).
+# and METRICS sections that the binary generates from the option tables, the
+# catalogue and the metric table (tests/cases/man-current checks all are current).
 man: sluice
 	{ cat man/sluice.8.head; ./sluice man-commands; cat man/sluice.8.commands; ./sluice man-knobs; \
-	  cat man/sluice.8.tail; } > man/sluice.8
+	  ./sluice man-metrics; cat man/sluice.8.tail; } > man/sluice.8
 
 # Quiet by default; `make V=1` shows the commands.
 Q = $(if $(V),,@)

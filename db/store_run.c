@@ -34,35 +34,16 @@ static int device_uuid(store *s, int64_t id, char out[37], sl_err *e)
 /* The run record as probe saves it: one row a column of runs; the host,
  * device, hw_class and the histogram blob are bound beside it. */
 #define RR(field, type, col, ...) REC_FIELD(struct run_record, field, type, NULL, col, __VA_ARGS__)
-#define LAT REC_HAVE(struct run_record, have_lat)
-#define CANARY REC_HAVE(struct run_record, have_canary)
 const struct rec_field run_record_fields[] = {
     RR(uuid, REC_STR, "uuid"), RR(batch, REC_STR, "batch_uuid"), RR(rep, REC_INT, "rep"),
     RR(device_name, REC_STR, "device_name"), RR(kernel, REC_STR, "kernel"), RR(workload, REC_STR, "workload"),
     RR(workload_hash, REC_STR, "workload_hash"), RR(config_hash, REC_STR, "config_hash"), RR(dir, REC_STR, "dir"),
     RR(seed, REC_U64, "seed", .flags = REC_JSON_TEXT), RR(started, REC_STR, "started"), RR(status, REC_STR, "status"),
     RR(note, REC_STR, "note"),
-    RR(wall_s, REC_DOUBLE, "wall_s", .unit = "s"), RR(mb_s, REC_DOUBLE, "mb_s", .unit = "MB/s"),
-    RR(iops, REC_DOUBLE, "iops"), RR(read_mb_s, REC_DOUBLE, "read_mb_s", .unit = "MB/s"),
-    RR(write_mb_s, REC_DOUBLE, "write_mb_s", .unit = "MB/s"),
-    RR(lat_mean_ns, REC_DOUBLE, "lat_mean_ns", .unit = "ns", LAT), RR(lat_p50_ns, REC_I64, "lat_p50_ns", .unit = "ns", LAT),
-    RR(lat_p99_ns, REC_I64, "lat_p99_ns", .unit = "ns", LAT), RR(lat_p999_ns, REC_I64, "lat_p999_ns", .unit = "ns", LAT),
-    RR(lat_max_ns, REC_I64, "lat_max_ns", .unit = "ns", LAT),
-    RR(cpu_usr_pct, REC_DOUBLE, "cpu_usr_pct", .unit = "%"), RR(cpu_sys_pct, REC_DOUBLE, "cpu_sys_pct", .unit = "%"),
-    RR(ctx_switches, REC_I64, "ctx_switches"),
-    RR(dev_util_pct, REC_DOUBLE, "dev_util_pct", .unit = "%", REC_HAVE(struct run_record, have_disk)),
-    RR(dev_await_ms, REC_DOUBLE, "dev_await_ms", .unit = "ms", REC_HAVE(struct run_record, have_disk)),
-    RR(psi_some_pct, REC_DOUBLE, "psi_some_pct", .unit = "%", REC_HAVE(struct run_record, have_psi)),
-    RR(canary_max_ns, REC_I64, "canary_max_ns", .unit = "ns", CANARY),
-    RR(canary_p99_ns, REC_I64, "canary_p99_ns", .unit = "ns", CANARY),
-    RR(stalls_100ms, REC_I64, "stalls_100ms", CANARY), RR(stalls_1s, REC_I64, "stalls_1s", CANARY),
-    RR(stalls_2s, REC_I64, "stalls_2s", CANARY),
-    RR(max_dirty_pages, REC_I64, "max_dirty_pages", .unit = "pages", REC_HAVE(struct run_record, have_vm)),
+    METRIC_FIELDS_STORED(struct run_record)
     RR(reached_threshold, REC_INT, "reached_dirty_threshold", .flags = REC_NULL_NEG),
     RR(metrics_json, REC_STR, "metrics_json"), RR(series_json, REC_STR, "series_json"),
 };
-#undef CANARY
-#undef LAT
 #undef RR
 const size_t run_record_fields_len = sizeof run_record_fields / sizeof run_record_fields[0];
 
@@ -121,12 +102,9 @@ static const struct rec_field run_row_fields[] = {
     RW(started, REC_TEXT, "r.started"), RW(workload, REC_TEXT, "r.workload"), RW(device, REC_TEXT, "r.device_name"),
     RW(status, REC_TEXT, "r.status"), RW(config_hash, REC_TEXT, "r.config_hash"),
     RW(workload_hash, REC_TEXT, "r.workload_hash"), RW(kernel, REC_TEXT, "r.kernel"), RW(hostname, REC_TEXT, "h.hostname"),
-    RW(seed, REC_I64, "r.seed"), RW(wall_s, REC_DOUBLE, "r.wall_s"), RW(mb_s, REC_DOUBLE, "r.mb_s"),
-    RW(iops, REC_DOUBLE, "r.iops"), RW(cpu_usr_pct, REC_DOUBLE, "r.cpu_usr_pct"),
-    RW(cpu_sys_pct, REC_DOUBLE, "r.cpu_sys_pct"), RW(lat_p50_ns, REC_I64, "COALESCE(r.lat_p50_ns, -1)"),
-    RW(lat_p99_ns, REC_I64, "COALESCE(r.lat_p99_ns, -1)"), RW(lat_max_ns, REC_I64, "COALESCE(r.lat_max_ns, -1)"),
-    RW(canary_max_ns, REC_I64, "COALESCE(r.canary_max_ns, -1)"), RW(note, REC_TEXT, "r.note"),
+    RW(seed, REC_I64, "r.seed"), RW(note, REC_TEXT, "r.note"),
     RW(reached_threshold, REC_INT, "r.reached_dirty_threshold", .flags = REC_NULL_NEG),
+    METRIC_FIELDS_READ(struct run_row)
 };
 #undef RW
 #define RUN_ROW_NCOLS (sizeof run_row_fields / sizeof run_row_fields[0])
@@ -155,40 +133,27 @@ int store_run_list(store *s, const char *workload, int limit, struct run_row **o
 }
 
 /* A run as `history --csv/--json/--jsonl` exports it, in the CSV's column
- * order (the first 22 are the ones history --csv always had: scripts cut
- * them by position); the collateral measures come from the stored metrics
- * JSON (probe_result_json), NULL where the run had no reader, or is older. */
+ * order: the run's identity with the table's head metrics among it (the
+ * first 22 columns are the ones history --csv always had: scripts cut
+ * them by position), then every other metric in table order
+ * (core/run_metric_table.h). */
 #define RX(field, type, key, col, ...) REC_FIELD(struct run_export, field, type, key, col, __VA_ARGS__)
-#define M(field, col, u) RX(field, REC_DOUBLE, #field, col, .unit = (u), .flags = REC_NULL_NAN)
-#define J(path) "json_extract(r.metrics_json, '$." path "')"
 const struct rec_field run_export_fields[] = {
     RX(uuid, REC_STR, "uuid", "r.uuid"), RX(batch, REC_STR, "batch", "r.batch_uuid"),
     RX(rep, REC_INT, "rep", "r.rep + 1"), RX(started, REC_STR, "started", "r.started"),
     RX(workload, REC_STR, "workload", "r.workload"),
     RX(device, REC_STR, "device", "r.device_name", .flags = REC_NULL_EMPTY), RX(status, REC_STR, "status", "r.status"),
-    M(mb_s, "r.mb_s", "MB/s"), M(iops, "r.iops", NULL), M(lat_p50_ns, "r.lat_p50_ns", "ns"),
-    M(lat_p99_ns, "r.lat_p99_ns", "ns"), M(lat_max_ns, "r.lat_max_ns", "ns"), M(canary_max_ns, "r.canary_max_ns", "ns"),
-    M(cpu_usr_pct, "r.cpu_usr_pct", "%"), M(cpu_sys_pct, "r.cpu_sys_pct", "%"),
+    METRIC_TABLE_HEAD(METRIC_FIELD_READ_, struct run_export)
     RX(seed, REC_I64, "seed", "r.seed", .flags = REC_JSON_TEXT), RX(config_hash, REC_STR, "config_hash", "r.config_hash"),
     RX(workload_hash, REC_STR, "workload_hash", "r.workload_hash"), RX(kernel, REC_STR, "kernel", "r.kernel"),
     RX(hostname, REC_STR, "hostname", "COALESCE(h.hostname, '')"), RX(note, REC_STR, "note", "r.note"),
     RX(reached_threshold, REC_TRI, "dirty_threshold_reached", "r.reached_dirty_threshold", .flags = REC_NULL_NEG),
     RX(host_uuid, REC_STR, "host_uuid", "r.host_uuid"), RX(hw_class, REC_STR, "hw_class", "r.hw_class"),
-    M(wall_s, "r.wall_s", "s"), M(read_mb_s, "r.read_mb_s", "MB/s"), M(write_mb_s, "r.write_mb_s", "MB/s"),
-    M(lat_mean_ns, "r.lat_mean_ns", "ns"), M(lat_p999_ns, "r.lat_p999_ns", "ns"),
-    M(ctx_switches, "r.ctx_switches", NULL), M(dev_util_pct, "r.dev_util_pct", "%"),
-    M(dev_await_ms, "r.dev_await_ms", "ms"), M(psi_some_pct, "r.psi_some_pct", "%"),
-    M(canary_p99_ns, "r.canary_p99_ns", "ns"), M(stalls_100ms, "r.stalls_100ms", NULL),
-    M(stalls_1s, "r.stalls_1s", NULL), M(stalls_2s, "r.stalls_2s", NULL), M(max_dirty_pages, "r.max_dirty_pages", "pages"),
-    M(reader_p50_ns, J("reader.p50_ns"), "ns"), M(reader_p99_ns, J("reader.p99_ns"), "ns"),
-    M(reader_max_ns, J("reader.max_ns"), "ns"), M(write_p99_ns, J("ops.write.lat_ns.p99"), "ns"),
-    M(psi_full_pct, J("psi_io.full_pct"), "%"),
+    METRIC_TABLE_REST(METRIC_FIELD_READ_, struct run_export)
     RX(config_text, REC_STR, NULL, "COALESCE(c.text, '')"),
     RX(host_cpu_model, REC_STR, NULL, "COALESCE(h.cpu_model, '')"), RX(host_cpus, REC_INT, NULL, "COALESCE(h.cpus, 0)"),
     RX(host_mem_bytes, REC_I64, NULL, "COALESCE(h.mem_bytes, 0)"),
 };
-#undef J
-#undef M
 #undef RX
 const size_t run_export_fields_len = sizeof run_export_fields / sizeof run_export_fields[0];
 

@@ -6,31 +6,19 @@
 #include <jansson.h>
 #include "store.h"
 #include "record.h"
+#include "run_metric.h"
 
 /* One repetition as the store keeps it: the caller (src/probe) renders the
- * result into these values; the store only binds them. The have_* flags
- * say whether a measurement exists (else the column is NULL). Strings are
- * borrowed; NULL text is stored as "". */
+ * result into these values; the store only binds them. A metric not
+ * measured (NAN) is a NULL column. Strings are borrowed; NULL text is
+ * stored as "". */
 struct run_record {
     const char *uuid, *batch;
     int rep;
     const char *device_name, *kernel, *workload, *workload_hash, *workload_text, *config_hash, *config_text;
     const char *dir, *started, *status, *note;
     uint64_t seed;
-    double wall_s, mb_s, iops, read_mb_s, write_mb_s;
-    bool have_lat;                 /* read + write latency */
-    double lat_mean_ns;
-    int64_t lat_p50_ns, lat_p99_ns, lat_p999_ns, lat_max_ns;
-    double cpu_usr_pct, cpu_sys_pct;
-    int64_t ctx_switches;
-    bool have_disk;
-    double dev_util_pct, dev_await_ms;
-    bool have_psi;
-    double psi_some_pct;
-    bool have_canary;
-    int64_t canary_max_ns, canary_p99_ns, stalls_100ms, stalls_1s, stalls_2s;
-    bool have_vm;
-    int64_t max_dirty_pages;
+    struct run_metrics m;
     int reached_threshold;         /* 1, 0 (flagged), -1 n/a (NULL) */
     const char *metrics_json, *series_json;
     const unsigned char *hist;     /* encoded latency histograms */
@@ -55,9 +43,7 @@ struct run_row {
     char kernel[128];
     char hostname[128];
     int64_t seed;
-    double wall_s, mb_s, iops, cpu_usr_pct, cpu_sys_pct;
-    int64_t lat_p50_ns, lat_p99_ns, lat_max_ns;   /* -1 when no I/O */
-    int64_t canary_max_ns;                        /* -1 without a canary */
+    struct run_metrics m;     /* NAN where not measured (no I/O, no canary, an older run) */
     char note[512];
     int reached_threshold;    /* the dirty threshold: 1, 0 (flagged), -1 n/a */
 };
@@ -85,12 +71,7 @@ struct run_export {
     int rep;                   /* 1-based */
     int64_t seed;
     int reached_threshold;     /* 1, 0, -1 n/a */
-    /* the metrics, NAN when not measured */
-    double wall_s, mb_s, iops, read_mb_s, write_mb_s, lat_mean_ns, lat_p50_ns, lat_p99_ns, lat_p999_ns, lat_max_ns;
-    double cpu_usr_pct, cpu_sys_pct, ctx_switches, dev_util_pct, dev_await_ms, psi_some_pct, canary_max_ns;
-    double canary_p99_ns, stalls_100ms, stalls_1s, stalls_2s, max_dirty_pages;
-    /* the collateral measures, from the stored metrics JSON (no column of their own) */
-    double reader_p50_ns, reader_p99_ns, reader_max_ns, write_p99_ns, psi_full_pct;
+    struct run_metrics m;      /* NAN when not measured */
 };
 /* The run records' field tables (core/record.h): what a probe saves, and
  * what history exports. */

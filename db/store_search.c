@@ -185,25 +185,15 @@ static bool has_runs_table(store *s)
 /* A stored run as search, recommend and compare read it: successful runs
  * r with their config c, host h and workload w. */
 #define SD(field, type, col, ...) REC_FIELD(struct stored_run, field, type, NULL, col, __VA_ARGS__)
-#define OPT(field, col, u) SD(field, REC_DOUBLE, col, .unit = (u), .flags = REC_NULL_NAN)
-#define J(path) "json_extract(r.metrics_json, '$." path "')"
 static const struct rec_field stored_run_fields[] = {
     SD(uuid, REC_STR, "r.uuid"), SD(config_text, REC_STR, "c.text"), SD(kernel, REC_STR, "r.kernel"),
     SD(host_uuid, REC_STR, "r.host_uuid"), SD(hw_class, REC_STR, "r.hw_class"), SD(workload, REC_STR, "r.workload"),
     SD(device, REC_STR, "r.device_name"), SD(config_hash, REC_STR, "r.config_hash"),
     SD(workload_hash, REC_STR, "r.workload_hash"), SD(workload_text, REC_STR, "COALESCE(w.spec, '')"),
-    SD(mb_s, REC_DOUBLE, "r.mb_s", .unit = "MB/s"), SD(wall_s, REC_DOUBLE, "r.wall_s", .unit = "s"),
-    SD(cpu_pct, REC_DOUBLE, "r.cpu_usr_pct + r.cpu_sys_pct", .unit = "%"),
-    OPT(p99_ns, "r.lat_p99_ns", "ns"), OPT(canary_p99_ns, "r.canary_p99_ns", "ns"),
-    OPT(stalls_100ms, "r.stalls_100ms", NULL), OPT(reader_p50_ns, J("reader.p50_ns"), "ns"),
-    OPT(reader_p99_ns, J("reader.p99_ns"), "ns"), OPT(reader_max_ns, J("reader.max_ns"), "ns"),
-    OPT(write_p99_ns, J("ops.write.lat_ns.p99"), "ns"), OPT(psi_some_pct, "r.psi_some_pct", "%"),
-    OPT(psi_full_pct, J("psi_io.full_pct"), "%"), OPT(sleep_max_ns, J("canary.sleep_max_ns"), "ns"),
+    METRIC_FIELDS_READ(struct stored_run)
     SD(host_cpu_model, REC_STR, "h.cpu_model"), SD(host_cpus, REC_INT, "h.cpus"),
     SD(host_mem_bytes, REC_I64, "h.mem_bytes", .unit = "bytes"),
 };
-#undef J
-#undef OPT
 #undef SD
 
 int store_search_runs(store *s, const char *workload, stored_run_fn fn, void *arg, sl_err *e)

@@ -4,6 +4,7 @@
 #define SLUICE_STORE_SEARCH_H
 
 #include "store.h"
+#include "run_metric.h"
 #include "record.h"
 
 struct search_row {
@@ -75,12 +76,7 @@ int store_search_trials(store *s, int64_t search_id, struct trial_row **out, sl_
 struct stored_run {
     const char *uuid, *config_text, *kernel, *host_uuid, *hw_class, *workload, *device, *config_hash;
     const char *workload_hash, *workload_text;   /* the work it ran ("" when its text is not stored) */
-    double mb_s, wall_s, cpu_pct;   /* cpu_pct: usr + sys, % of one CPU */
-    double p99_ns, canary_p99_ns;   /* NAN when not measured */
-    double stalls_100ms;            /* NAN without a canary */
-    /* the collateral measures (NAN when not measured) */
-    double reader_p50_ns, reader_p99_ns, reader_max_ns, write_p99_ns, psi_some_pct, psi_full_pct;
-    double sleep_max_ns;            /* the canary's largest oversleep (the stall rule); NAN without one */
+    struct run_metrics m;           /* NAN when not measured */
     /* The run's host as the store knows it (NULL/0 when its host row is
      * not there): what classes a run made on no device. */
     const char *host_cpu_model;

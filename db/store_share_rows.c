@@ -4,6 +4,7 @@
  * metrics that are finite and physically possible, no text with control
  * characters, and no run that poses as this host. */
 #include "store_share.h"
+#include "run_metric.h"
 #include "esc.h"
 
 #include <ctype.h>
@@ -506,35 +507,22 @@ static int parent_rules(store *s, sqlite3 *db, struct table_rules *r, const char
 /* --- metrics -------------------------------------------------------------- */
 
 /* What a probe can measure at all: a value outside is a forgery or damage
- * (1e308 MB/s, inf, 'abc'), and would decide a recommendation alone. */
+ * (1e308 MB/s, inf, 'abc'), and would decide a recommendation alone. The
+ * metrics' bounds are the metric table's (core/run_metric_table.h), for the
+ * rows kept in a column. */
 static const struct metric_bound {
     const char *col;
     double lo, hi;
     const char *unit;
 } run_bounds[] = {
     { "rep", 0, 1e6, "" },
-    { "wall_s", 0, 1e6, "s" },
-    { "mb_s", 0, 1e7, "MB/s" },
-    { "read_mb_s", 0, 1e7, "MB/s" },
-    { "write_mb_s", 0, 1e7, "MB/s" },
-    { "iops", 0, 1e10, "IOPS" },
-    { "lat_mean_ns", 0, 1e13, "ns" },
-    { "lat_p50_ns", 0, 1e13, "ns" },
-    { "lat_p99_ns", 0, 1e13, "ns" },
-    { "lat_p999_ns", 0, 1e13, "ns" },
-    { "lat_max_ns", 0, 1e13, "ns" },
-    { "cpu_usr_pct", 0, 1e5, "%" },
-    { "cpu_sys_pct", 0, 1e5, "%" },
-    { "ctx_switches", 0, 1e15, "" },
-    { "dev_util_pct", 0, 1e3, "%" },
-    { "dev_await_ms", 0, 1e9, "ms" },
-    { "psi_some_pct", 0, 100, "%" },
-    { "canary_max_ns", 0, 1e13, "ns" },
-    { "canary_p99_ns", 0, 1e13, "ns" },
-    { "stalls_100ms", 0, 1e9, "" },
-    { "stalls_1s", 0, 1e9, "" },
-    { "stalls_2s", 0, 1e9, "" },
-    { "max_dirty_pages", 0, 1e13, "pages" },
+#define METRIC_BOUND(A, name, kept, path, group, label, unit, lo, hi, ...) METRIC_BOUND_##kept(name, lo, hi, unit)
+#define METRIC_BOUND_C(name, lo, hi, unit) { #name, lo, hi, unit },
+#define METRIC_BOUND_J(name, lo, hi, unit)
+    METRIC_TABLE(METRIC_BOUND, )
+#undef METRIC_BOUND_J
+#undef METRIC_BOUND_C
+#undef METRIC_BOUND
     { "reached_dirty_threshold", 0, 1, "" },
 };
 #define NBOUNDS (sizeof run_bounds / sizeof run_bounds[0])

@@ -5,6 +5,7 @@
 #include "app.h"
 #include "vmstat.h"
 #include "report/chart.h"
+#include "report/report_run.h"
 #include "probe_screen.h"
 #include "sysfs.h"
 #include "units.h"
@@ -16,11 +17,6 @@
 #include <unistd.h>
 
 #define HIST_ROWS 6
-
-static const char *const state_names[] = {
-    [PROBE_IDLE] = "starting", [PROBE_LAYOUT] = "laying out files", [PROBE_DRAIN] = "draining dirty pages",
-    [PROBE_QUIET] = "idle before", [PROBE_RAMP] = "ramp", [PROBE_MEASURE] = "measuring", [PROBE_FLUSH] = "flushing", [PROBE_DONE] = "done",
-};
 
 void probe_view_take_live(struct probe_scr *ps)
 {
@@ -64,7 +60,7 @@ static void draw_progress(struct probe_scr *ps, struct rect r)
     int bw = r.w - x - 60 > 10 ? r.w - x - 60 : 10;
     chart_bar(tot > 0 ? el / tot : 0, bw, term_glyphs()->utf8, bar, sizeof bar);
     x += draw_fmt(r.y, r.x + x, r.w - x, ROLE_NORMAL, "run %d/%d  %-20s ", atomic_load(&ps->pg.rep) + 1,
-                  atomic_load(&ps->pg.reps), st >= 0 && st <= PROBE_DONE ? state_names[st] : "?");
+                  atomic_load(&ps->pg.reps), probe_state_name(st));
     x += draw_text(r.y, r.x + x, bw, ROLE_GRAPH, bar);
     if (st == PROBE_FLUSH) {
         /* the writes are done; the timed fsync waits for what is still dirty */
@@ -146,14 +142,6 @@ static void draw_dirty(struct probe_scr *ps, struct rect r)
     if (note) draw_text(r.y, r.x + x, r.w - x, ROLE_DIM, fixture_note);
 }
 
-static const struct probe_op_result *main_op(const struct probe_result *res, const char **name)
-{
-    const struct probe_op_result *best = NULL;
-    for (int op = 0; op < PROBE_OP_NR; op++)
-        if (res->op[op].ios && (!best || res->op[op].ios > best->ios)) { best = &res->op[op]; *name = probe_op_name(op); }
-    return best;
-}
-
 static void fmt_ns(uint64_t ns, char *buf, size_t n) { probe_format_ns((double)ns, buf, n); }
 
 static void results_table(struct probe_scr *ps, struct textview *tv, int width)
@@ -167,19 +155,14 @@ static void results_table(struct probe_scr *ps, struct textview *tv, int width)
     int ok = 0;
     for (int i = 0; i < ps->nres; i++) {
         const struct probe_result *res = ps->res[i];
-        const char *opname = "";
-        const struct probe_op_result *op = main_op(res, &opname);
+        /* the run's metrics as the table has them ("-" when not measured) */
+        static const int shown[] = { RM_lat_p50_ns, RM_lat_p99_ns, RM_lat_max_ns, RM_canary_max_ns, RM_stalls_100ms };
         char c[9][32];
         snprintf(c[0], 32, "%d", res->rep + 1);
         snprintf(c[1], 32, "%s", probe_status_name(res->status));
-        snprintf(c[2], 32, "%.1f", res->mb_s);
-        snprintf(c[3], 32, "%.0f", res->iops);
-        if (op) { fmt_ns(op->lat.p50_ns, c[4], 32); fmt_ns(op->lat.p99_ns, c[5], 32); fmt_ns(op->lat.max_ns, c[6], 32); }
-        else { strcpy(c[4], "-"); strcpy(c[5], "-"); strcpy(c[6], "-"); }
-        if (res->canary.enabled) {
-            fmt_ns(res->canary.max_ns, c[7], 32);
-            snprintf(c[8], 32, "%llu", (unsigned long long)res->canary.over_100ms);
-        } else { strcpy(c[7], "-"); strcpy(c[8], "-"); }
+        snprintf(c[2], 32, "%.1f", res->m.mb_s);
+        snprintf(c[3], 32, "%.0f", res->m.iops);
+        for (int k = 0; k < 5; k++) run_metric_text(shown[k], run_metric_get(&res->m, shown[k]), c[4 + k], 32);
         tv_line(tv, false, i);
         bool good = res->status == PROBE_OK || res->status == PROBE_WARM;
         for (int k = 0; k < 9; k++) tv_cell(tv, k == 1 && !good ? ROLE_ERROR : ROLE_NORMAL, widths[k], c[k]);
@@ -235,9 +218,16 @@ static void hist_rows(struct textview *tv, const struct hist *h, int width)
     }
 }
 
+static void add_report_line(void *arg, enum report_item_kind kind, const char *ref, const char *line)
+{
+    struct textview *tv = arg;
+    tv_line(tv, false, -1);
+    tv_add(tv, kind == RI_HEAD ? ROLE_HEADER : kind == RI_WARN ? ROLE_WARN : ROLE_NORMAL, "%s", line);
+}
+
 /* The latency histogram of the repetition running (as the probe last
- * published it) or, once over, of the last one; and the canary's stalls:
- * its live counters while it runs, the stored summary after. */
+ * published it) or, once over, of the last one; and the canary's stalls
+ * while it runs (its live counters), the metrics after. */
 static void latency_histogram(struct probe_scr *ps, struct textview *tv, int width)
 {
     bool running = job_running(&ps->job);
@@ -261,19 +251,22 @@ static void latency_histogram(struct probe_scr *ps, struct textview *tv, int wid
                (unsigned long long)atomic_load(&l->canary_over_2s));
         return;
     }
+    /* once over, the last repetition's metrics as its stored run's report
+     * says them (report_run_metrics: the same lines) */
+    struct report rep;
+    memset(&rep, 0, sizeof rep);
     pthread_mutex_lock(&ps->lock);
     const struct probe_result *res = ps->nres ? ps->res[ps->nres - 1] : NULL;
-    if (res && res->canary.enabled) {
-        char mx[32], p99[32];
-        fmt_ns(res->canary.max_ns, mx, sizeof mx);
-        fmt_ns(res->canary.p99_ns, p99, sizeof p99);
-        tv_line(tv, false, -1);
-        bool stalls = res->canary.over_100ms > 0;
-        tv_add(tv, stalls ? ROLE_WARN : ROLE_NORMAL, "Canary: %llu ticks, stall max %s, p99 %s; >100 ms %llu, >1 s %llu, >2 s %llu",
-               (unsigned long long)res->canary.ticks, mx, p99, (unsigned long long)res->canary.over_100ms,
-               (unsigned long long)res->canary.over_1s, (unsigned long long)res->canary.over_2s);
+    if (res) {
+        report_add(&rep, RI_HEAD, "Run %d", res->rep + 1);
+        report_run_metrics(&rep, &res->m);
     }
     pthread_mutex_unlock(&ps->lock);
+    if (res) {
+        tv_line(tv, false, -1);
+        report_text(&rep, width, term_glyphs()->utf8, add_report_line, tv);
+    }
+    report_free(&rep);
 }
 
 /* The last repetition's report in its workload's own words, where the

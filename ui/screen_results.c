@@ -78,9 +78,9 @@ static int by_column(int i, int j, void *arg)
     case RC_SEARCH: return strcmp(rs->search_of[i], rs->search_of[j]);
     case RC_DEVICE: return strcmp(a->device, b->device);
     case RC_STATUS: return strcmp(a->status, b->status);
-    case RC_MBS: return (a->mb_s < b->mb_s) - (a->mb_s > b->mb_s);
-    case RC_IOPS: return (a->iops < b->iops) - (a->iops > b->iops);
-    case RC_P99: return (a->lat_p99_ns > b->lat_p99_ns) - (a->lat_p99_ns < b->lat_p99_ns);
+    case RC_MBS: return (a->m.mb_s < b->m.mb_s) - (a->m.mb_s > b->m.mb_s);
+    case RC_IOPS: return (a->m.iops < b->m.iops) - (a->m.iops > b->m.iops);
+    case RC_P99: return (a->m.lat_p99_ns > b->m.lat_p99_ns) - (a->m.lat_p99_ns < b->m.lat_p99_ns);
     default: return 0;
     }
 }
@@ -150,12 +150,6 @@ static bool matches(const struct results *rs, const struct run_row *r)
     return false;
 }
 
-static void fmt_ns(int64_t ns, char *buf, size_t n)
-{
-    if (ns < 0) snprintf(buf, n, "-");
-    else probe_format_ns((double)ns, buf, n);
-}
-
 static void build_list(struct results *rs)
 {
     struct textview *tv = &rs->list;
@@ -174,10 +168,10 @@ static void build_list(struct results *rs)
         snprintf(when, sizeof when, "%.11s", r->started[0] && strlen(r->started) >= 16 ? r->started + 5 : r->started);
         if (strlen(when) >= 6) when[5] = ' ';   /* "12-02 14:48" */
         snprintf(cfg, sizeof cfg, "%.8s", r->config_hash[0] ? r->config_hash : "-");
-        snprintf(mbs, sizeof mbs, "%.1f", r->mb_s);
-        snprintf(iops, sizeof iops, "%.0f", r->iops);
-        fmt_ns(r->lat_p99_ns, p99, sizeof p99);
-        fmt_ns(r->canary_max_ns, canary, sizeof canary);
+        snprintf(mbs, sizeof mbs, "%.1f", r->m.mb_s);
+        snprintf(iops, sizeof iops, "%.0f", r->m.iops);
+        run_metric_text(RM_lat_p99_ns, r->m.lat_p99_ns, p99, sizeof p99);
+        run_metric_text(RM_canary_max_ns, r->m.canary_max_ns, canary, sizeof canary);
         bool ok = strcmp(r->status, "ok") == 0 || strcmp(r->status, "warm") == 0;
         enum role base = is_a ? ROLE_PENDING : ROLE_NORMAL;
         const char *cells[RC_COUNT] = { id, when, r->workload, cfg, rs->search_of[i], r->device[0] ? r->device : "-",

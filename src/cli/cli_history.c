@@ -12,12 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static void fmt_lat(int64_t ns, char *buf, size_t n)
-{
-    if (ns < 0) snprintf(buf, n, "-");
-    else probe_format_ns((double)ns, buf, n);
-}
-
 /* The knob values in force: {"vm.dirty_ratio": "20", ...}. */
 static json_t *knobs_json(const char *config_text)
 {
@@ -121,10 +115,10 @@ static void print_table(const struct run_row *rows, int n)
         const struct run_row *r = &rows[i];
         char id[16], mb[32], iops[32], p99[24], can[24], cfg[16];
         snprintf(id, sizeof id, "%.8s", r->uuid);
-        snprintf(mb, sizeof mb, "%.1f", r->mb_s);
-        snprintf(iops, sizeof iops, "%.0f", r->iops);
-        fmt_lat(r->lat_p99_ns, p99, sizeof p99);
-        fmt_lat(r->canary_max_ns, can, sizeof can);
+        snprintf(mb, sizeof mb, "%.1f", r->m.mb_s);
+        snprintf(iops, sizeof iops, "%.0f", r->m.iops);
+        run_metric_text(RM_lat_p99_ns, r->m.lat_p99_ns, p99, sizeof p99);
+        run_metric_text(RM_canary_max_ns, r->m.canary_max_ns, can, sizeof can);
         snprintf(cfg, sizeof cfg, "%.8s", r->config_hash);
         table_row(t, id, r->started, r->workload, r->device[0] ? r->device : "-", r->status, mb, iops, p99, can, cfg);
     }

@@ -1,8 +1,10 @@
-/* cli_man — `man-knobs` and `man-commands`: the KNOBS section and the
- * COMMANDS synopsis of sluice(8), generated from the knob catalogue and the
- * commands' option tables so the manual can never disagree with them. */
+/* cli_man — `man-knobs`, `man-metrics` and `man-commands`: the KNOBS and
+ * METRICS sections and the COMMANDS synopsis of sluice(8), generated from
+ * the knob catalogue, the metric table and the commands' option tables so
+ * the manual can never disagree with them. */
 #include "cli.h"
 #include "knob.h"
+#include "run_metric.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -57,6 +59,28 @@ static int run_man_knobs(struct cli_ctx *ctx, int argc, char **argv)
     return 0;
 }
 
+static int run_man_metrics(struct cli_ctx *ctx, int argc, char **argv)
+{
+    static const char *const better[] = { [BETTER_NONE] = "a fact, not a goal", [BETTER_HIGHER] = "higher is better",
+                                          [BETTER_LOWER] = "lower is better" };
+    printf(".SH METRICS\nGenerated from the metric table (src/core/run_metric_table.h): what every probe run "
+           "measures, as \\fBhistory\\fP exports it (CSV column and JSON key), \\fBprobe \\-\\-json\\fP "
+           "holds it (the path) and the summaries show it (the line and its words). "
+           "A metric not measured is empty (CSV) or null (JSON).\n");
+    for (int i = 0; i < RM_NR; i++) {
+        const struct run_metric *m = &run_metric_table[i];
+        printf(".TP\n.B ");
+        roff(m->name);
+        printf("\n");
+        roff(run_metric_group_name(m->group));
+        if (m->label[0]) { putchar(' '); roff(m->label); }
+        printf(", %s%s; %s; at ", m->unit[0] ? "in " : "a count", m->unit[0] ? m->unit : "", better[m->better]);
+        roff(m->json_path);
+        printf("%s.\n", m->column ? ", and a column of the runs table" : " in the stored metrics");
+    }
+    return 0;
+}
+
 /* One line per command, its whole usage from the option table, then its
  * summary; the hand-written descriptions follow in the page. */
 static int run_man_commands(struct cli_ctx *ctx, int argc, char **argv)
@@ -80,5 +104,7 @@ static int run_man_commands(struct cli_ctx *ctx, int argc, char **argv)
 static const struct opt_table man_table = { 0, NULL, { { NULL, 0 } }, NULL, NULL };
 CLI_COMMAND_OPTS(cmd_man_knobs, "man-knobs", run_man_knobs, man_table,
             "print the KNOBS section of sluice(8) (used to build the manual)", CLI_HIDDEN | CLI_NO_CRASH_CHECK);
+CLI_COMMAND_OPTS(cmd_man_metrics, "man-metrics", run_man_metrics, man_table,
+                 "print the METRICS section of sluice(8) (used to build the manual)", CLI_HIDDEN | CLI_NO_CRASH_CHECK);
 CLI_COMMAND_OPTS(cmd_man_commands, "man-commands", run_man_commands, man_table,
                  "print the COMMANDS synopsis of sluice(8) (used to build the manual)", CLI_HIDDEN | CLI_NO_CRASH_CHECK);

@@ -52,16 +52,13 @@ struct progress_line {
 static void *progress_main(void *arg)
 {
     struct progress_line *pl = arg;
-    static const char *const states[] = { [PROBE_IDLE] = "", [PROBE_LAYOUT] = "laying out", [PROBE_DRAIN] = "draining",
-                                          [PROBE_QUIET] = "idle", [PROBE_RAMP] = "ramp", [PROBE_MEASURE] = "measuring",
-                                          [PROBE_FLUSH] = "flushing", [PROBE_DONE] = "done" };
     while (!atomic_load(&pl->done)) {
         struct timespec ts = { 0, 250 * 1000000L };
         nanosleep(&ts, NULL);
         int st = atomic_load(&pl->pg.state);
         if (st == PROBE_IDLE || st == PROBE_DONE) continue;
-        fprintf(stderr, "\r  run %d/%d  %-10s %5.1f/%.1f s  %8.1f MB/s \033[K", atomic_load(&pl->pg.rep) + 1,
-                atomic_load(&pl->pg.reps), states[st], (double)atomic_load(&pl->pg.elapsed_ms) / 1000,
+        fprintf(stderr, "\r  run %d/%d  %-20s %5.1f/%.1f s  %8.1f MB/s \033[K", atomic_load(&pl->pg.rep) + 1,
+                atomic_load(&pl->pg.reps), probe_state_name(st), (double)atomic_load(&pl->pg.elapsed_ms) / 1000,
                 (double)atomic_load(&pl->pg.total_ms) / 1000, (double)atomic_load(&pl->pg.mb_s_milli) / 1000);
     }
     fputs("\r\033[K", stderr);

@@ -5,7 +5,8 @@
  * table, so adding a field is one row. The families: device and host
  * (device_fields, host_fields in device.c and host.c), session
  * (session_fields, db/store_session.c), run (run_record_fields,
- * run_row_fields, run_export_fields: db/store_run.c), search and trial
+ * run_row_fields, run_export_fields: db/store_run.c, whose metrics are
+ * generated from the metric table, run_metric.h), search and trial
  * (search_fields, trial_fields: db/store_search.c). CSV and other text
  * output reads rec_text. */
 #ifndef SLUICE_RECORD_H

@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <jansson.h>
 #include "err.h"
+#include "run_metric.h"
 #include "opt.h"
 #include "stat/hist.h"
 
@@ -199,6 +200,10 @@ struct probe_result {
     struct probe_phase phase[PROBE_MAX_PHASES];
     int nphases;
     struct probe_series series;
+    /* The run's metrics (core/run_metric_table.h), measured from the above by
+     * probe_result_compute: what the store keeps, JSON and CSV print and
+     * every summary shows. */
+    struct run_metrics m;
 };
 
 /* What a running probe publishes for a UI or progress line to poll. The
@@ -206,9 +211,19 @@ struct probe_result {
  * is then ABORTED). PROBE_QUIET: the --idle-before wait, no I/O of ours
  * (elapsed_ms and total_ms are the wait's). PROBE_FLUSH: a buffered
  * writer's writes are done and its final fsync waits for the dirty pages to
- * reach the disk (timed). */
-enum probe_state { PROBE_IDLE, PROBE_LAYOUT, PROBE_DRAIN, PROBE_QUIET, PROBE_RAMP, PROBE_MEASURE, PROBE_FLUSH,
-                   PROBE_DONE };
+ * reach the disk (timed). The phases, in order, are one table with their
+ * words: */
+#define PROBE_STATES(S)                                                                            \
+    S(IDLE, "starting") S(LAYOUT, "laying out files") S(DRAIN, "draining dirty pages")              \
+    S(QUIET, "idle before") S(RAMP, "ramp") S(MEASURE, "measuring") S(FLUSH, "flushing") S(DONE, "done")
+enum probe_state {
+#define PROBE_STATE_ID(id, words) PROBE_##id,
+    PROBE_STATES(PROBE_STATE_ID)
+#undef PROBE_STATE_ID
+};
+/* The phase's words, as the progress line and the Probe screen show it
+ * ("?" for a value that is no phase). */
+const char *probe_state_name(int state);
 struct probe_progress {
     _Atomic int state;               /* enum probe_state */
     _Atomic int rep, reps;
@@ -332,7 +347,8 @@ struct probe_result *probe_result_new(void);
 void probe_result_reset(struct probe_result *r);   /* frees owned memory, zeroes */
 void probe_result_free(struct probe_result *r);
 /* Derive rates and latency summaries from the raw counts, histograms and
- * wall_s (also used after decoding a stored run). */
+ * wall_s (also used after decoding a stored run), and last the metric
+ * table's values r->m (result.c: measure, the code that measures each row). */
 void probe_result_compute(struct probe_result *r);
 
 /* Renderings of the one model: JSON (every field, the series included;

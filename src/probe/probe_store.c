@@ -35,16 +35,8 @@ int probe_hist_decode(const unsigned char *blob, size_t len, struct probe_result
     return 0;
 }
 
-/* Read + write latency in one histogram: what "the" latency of a run is. */
-static void rw_hist(const struct probe_result *r, struct hist *h)
-{
-    hist_init(h);
-    hist_merge(h, &r->op[PROBE_READ].hist);
-    hist_merge(h, &r->op[PROBE_WRITE].hist);
-}
-
-/* The measured values of r, the text columns borrowed from r. */
-static void fill_measures(struct run_record *rec, const struct probe_result *r)
+/* The text columns borrowed from r, the metrics as measured. */
+static void fill_record(struct run_record *rec, const struct probe_result *r)
 {
     rec->uuid = r->uuid;
     rec->batch = r->batch;
@@ -61,41 +53,8 @@ static void fill_measures(struct run_record *rec, const struct probe_result *r)
     rec->started = r->started;
     rec->status = probe_status_name(r->status);
     rec->note = r->note;
-    rec->wall_s = r->wall_s;
-    rec->mb_s = r->mb_s;
-    rec->iops = r->iops;
-    rec->read_mb_s = r->op[PROBE_READ].mb_s;
-    rec->write_mb_s = r->op[PROBE_WRITE].mb_s;
-    rec->cpu_usr_pct = r->cpu_usr_pct;
-    rec->cpu_sys_pct = r->cpu_sys_pct;
-    rec->ctx_switches = (int64_t)r->ctx_switches;
-    rec->have_disk = r->disk.available;
-    rec->dev_util_pct = r->disk.util_pct;
-    rec->dev_await_ms = r->disk.await_ms;
-    rec->have_psi = r->psi.available;
-    rec->psi_some_pct = r->psi.some_pct;
-    const struct probe_canary *k = &r->canary;
-    rec->have_canary = k->enabled;
-    rec->canary_max_ns = (int64_t)k->max_ns;
-    rec->canary_p99_ns = (int64_t)k->p99_ns;
-    rec->stalls_100ms = (int64_t)k->over_100ms;
-    rec->stalls_1s = (int64_t)k->over_1s;
-    rec->stalls_2s = (int64_t)k->over_2s;
-    rec->have_vm = r->vm.available;
-    rec->max_dirty_pages = (int64_t)r->vm.max_dirty_pages;
+    rec->m = r->m;
     rec->reached_threshold = probe_threshold_reached(r);
-}
-
-static void fill_latency(struct run_record *rec, const struct probe_result *r)
-{
-    struct hist h;
-    rw_hist(r, &h);
-    rec->have_lat = h.n > 0;
-    rec->lat_mean_ns = h.mean_ns;
-    rec->lat_p50_ns = (int64_t)hist_percentile(&h, 50);
-    rec->lat_p99_ns = (int64_t)hist_percentile(&h, 99);
-    rec->lat_p999_ns = (int64_t)hist_percentile(&h, 99.9);
-    rec->lat_max_ns = (int64_t)h.max_ns;
 }
 
 /* r as the store's record; free the three rendered parts after saving. */
@@ -103,8 +62,7 @@ static void render_record(struct run_record *rec, const struct probe_result *r, 
                           unsigned char **blob)
 {
     memset(rec, 0, sizeof *rec);
-    fill_measures(rec, r);
-    fill_latency(rec, r);
+    fill_record(rec, r);
     json_t *j = probe_result_json(r);
     json_t *series = json_incref(json_object_get(j, "series"));
     json_object_del(j, "series");

@@ -7,21 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-void probe_format_ns(double ns, char *buf, size_t n)
-{
-    if (ns < 1000) snprintf(buf, n, "%.0f ns", ns);
-    else if (ns < 1e6) snprintf(buf, n, "%.*f us", ns < 1e4 ? 2 : 1, ns / 1e3);
-    else if (ns < 1e9) snprintf(buf, n, "%.*f ms", ns < 1e7 ? 2 : 1, ns / 1e6);
-    else snprintf(buf, n, "%.2f s", ns / 1e9);
-}
+void probe_format_ns(double ns, char *buf, size_t n) { run_metric_format_ns(ns, buf, n); }
 
-json_t *probe_json_real(double v)
-{
-    if (!isfinite(v)) return json_null();
-    if (v == 0) return json_real(0);
-    double mag = pow(10, 5 - floor(log10(fabs(v))));
-    return json_real(round(v * mag) / mag);
-}
+json_t *probe_json_real(double v) { return run_metric_json_real(v); }
 
 static json_t *lat_json(const struct probe_lat *l)
 {
@@ -60,21 +48,16 @@ static json_t *spec_json(const struct probe_spec *s)
     return o;
 }
 
+/* The instruments' own facts, beside the metrics the table puts in
+ * (run_metric_json_put): an object per instrument, null when it did not run. */
 static json_t *system_json(const struct probe_result *r, json_t *o)
 {
-    json_t *cpu = json_object();
-    json_object_set_new(cpu, "usr_pct", probe_json_real(r->cpu_usr_pct));
-    json_object_set_new(cpu, "sys_pct", probe_json_real(r->cpu_sys_pct));
-    json_object_set_new(cpu, "us_per_io", probe_json_real(r->cpu_us_per_io));
-    json_object_set_new(cpu, "ctx_switches", json_integer((json_int_t)r->ctx_switches));
-    json_object_set_new(o, "cpu", cpu);
+    json_object_set_new(o, "cpu", json_object());
     const struct probe_disk *d = &r->disk;
     json_t *disk = json_null();
     if (d->available) {
         disk = json_object();
         json_object_set_new(disk, "name", json_string(d->name));
-        json_object_set_new(disk, "util_pct", probe_json_real(d->util_pct));
-        json_object_set_new(disk, "await_ms", probe_json_real(d->await_ms));
         json_object_set_new(disk, "aqu_sz", probe_json_real(d->aqu_sz));
         json_object_set_new(disk, "read_ios", json_integer((json_int_t)d->read_ios));
         json_object_set_new(disk, "write_ios", json_integer((json_int_t)d->write_ios));
@@ -88,7 +71,6 @@ static json_t *system_json(const struct probe_result *r, json_t *o)
         vm = json_object();
         json_object_set_new(vm, "dirty_threshold_pages", json_integer((json_int_t)r->vm.dirty_threshold_pages));
         json_object_set_new(vm, "bg_threshold_pages", json_integer((json_int_t)r->vm.bg_threshold_pages));
-        json_object_set_new(vm, "max_dirty_pages", json_integer((json_int_t)r->vm.max_dirty_pages));
         json_object_set_new(vm, "max_writeback_pages", json_integer((json_int_t)r->vm.max_writeback_pages));
         json_object_set_new(vm, "buffered_writes", json_boolean(r->vm.buffered_writes));
         json_object_set_new(vm, "reached_threshold", json_boolean(r->vm.reached_threshold));
@@ -97,8 +79,6 @@ static json_t *system_json(const struct probe_result *r, json_t *o)
     json_t *psi = json_null();
     if (r->psi.available) {
         psi = json_object();
-        json_object_set_new(psi, "some_pct", probe_json_real(r->psi.some_pct));
-        json_object_set_new(psi, "full_pct", probe_json_real(r->psi.full_pct));
         json_object_set_new(psi, "full_high", json_boolean((probe_stall_signals(r) & PROBE_STALL_PSI) != 0));
     }
     json_object_set_new(o, "psi_io", psi);
@@ -107,13 +87,7 @@ static json_t *system_json(const struct probe_result *r, json_t *o)
     if (k->enabled) {
         can = json_object();
         json_object_set_new(can, "ticks", json_integer((json_int_t)k->ticks));
-        json_object_set_new(can, "max_ns", json_integer((json_int_t)k->max_ns));
-        json_object_set_new(can, "p99_ns", json_integer((json_int_t)k->p99_ns));
-        json_object_set_new(can, "sleep_max_ns", json_integer((json_int_t)k->sleep_max_ns));
         json_object_set_new(can, "read_max_ns", json_integer((json_int_t)k->read_max_ns));
-        json_object_set_new(can, "over_100ms", json_integer((json_int_t)k->over_100ms));
-        json_object_set_new(can, "over_1s", json_integer((json_int_t)k->over_1s));
-        json_object_set_new(can, "over_2s", json_integer((json_int_t)k->over_2s));
         json_t *save = json_object();
         json_object_set_new(save, "count", json_integer((json_int_t)k->saves));
         json_object_set_new(save, "max_ns", json_integer((json_int_t)k->save_max_ns));
@@ -129,9 +103,6 @@ static json_t *system_json(const struct probe_result *r, json_t *o)
         reader = json_object();
         json_object_set_new(reader, "direct", json_boolean(rd->direct));
         json_object_set_new(reader, "reads", json_integer((json_int_t)rd->reads));
-        json_object_set_new(reader, "p50_ns", json_integer((json_int_t)rd->p50_ns));
-        json_object_set_new(reader, "p99_ns", json_integer((json_int_t)rd->p99_ns));
-        json_object_set_new(reader, "max_ns", json_integer((json_int_t)rd->max_ns));
     }
     json_object_set_new(o, "reader", reader);
     return o;
@@ -198,13 +169,10 @@ json_t *probe_result_json(const struct probe_result *r)
     int reached = probe_threshold_reached(r);
     json_object_set_new(o, "dirty_threshold_reached", reached < 0 ? json_null() : json_boolean(reached));
     json_object_set_new(o, "external_stall", r->canary.enabled ? json_boolean(probe_external_stall(r)) : json_null());
-    json_object_set_new(o, "wall_s", probe_json_real(r->wall_s));
     json_object_set_new(o, "ramp_s", probe_json_real(r->ramp_s));
     json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
     json_object_set_new(o, "rewritten_bytes", json_integer((json_int_t)r->rewritten_bytes));
     json_object_set_new(o, "ios", json_integer((json_int_t)r->ios));
-    json_object_set_new(o, "mb_s", probe_json_real(r->mb_s));
-    json_object_set_new(o, "iops", probe_json_real(r->iops));
     json_t *ops = json_object();
     for (int op = 0; op < PROBE_OP_NR; op++) {
         const struct probe_op_result *x = &r->op[op];
@@ -220,6 +188,7 @@ json_t *probe_result_json(const struct probe_result *r)
     json_object_set_new(o, "ops", ops);
     system_json(r, o);
     json_object_set_new(o, "phases", phases_json(r));
+    run_metric_json_put(o, &r->m);
     json_object_set_new(o, "series", series_json(&r->series));
     return o;
 }
@@ -275,41 +244,49 @@ static void print_op(const struct probe_op_result *x, const char *name, FILE *ou
     fprintf(out, "   lat min %s mean %s p50 %s p90 %s p99 %s p99.9 %s max %s\n", mn, me, p50, p90, p99, p999, mx);
 }
 
+/* A metric group's line: its name, then what the table holds for it. */
+static void print_group(const struct probe_result *r, enum run_metric_group g, const char *before, const char *after,
+                        FILE *out)
+{
+    char line[512];
+    run_metric_group_text(&r->m, g, line, sizeof line);
+    if (line[0]) fprintf(out, "  %-6s %s%s%s\n", run_metric_group_name(g), before, line, after);
+}
+
 static void print_system(const struct probe_result *r, FILE *out)
 {
-    fprintf(out, "  cpu    usr %.1f%%  sys %.1f%%  %.2f us/io  %llu context switches\n", r->cpu_usr_pct, r->cpu_sys_pct,
-            r->cpu_us_per_io, (unsigned long long)r->ctx_switches);
+    print_group(r, MG_CPU, "", "", out);
     const struct probe_disk *d = &r->disk;
     if (d->available) {
-        char rb[24], wb[24];
+        char rb[24], wb[24], head[80], tail[80];
         units_format_bytes(d->read_bytes, rb, sizeof rb);
         units_format_bytes(d->write_bytes, wb, sizeof wb);
-        fprintf(out, "  disk   %s util %.1f%%  await %.2f ms  aqu-sz %.2f  read %s  written %s\n", d->name, d->util_pct,
-                d->await_ms, d->aqu_sz, rb, wb);
+        snprintf(head, sizeof head, "%s ", d->name);
+        snprintf(tail, sizeof tail, "  read %s  written %s", rb, wb);
+        print_group(r, MG_DISK, head, tail, out);
     } else if (r->spec.ndirs > 0) {
         fprintf(out, "  disk   unavailable (no block device under %s)\n", r->spec.dir[0]);
     }
     if (r->vm.available) {
-        fprintf(out, "  dirty  max %llu dirty + %llu writeback pages", (unsigned long long)r->vm.max_dirty_pages,
-                (unsigned long long)r->vm.max_writeback_pages);
+        char tail[160];
+        int l = snprintf(tail, sizeof tail, " + %llu writeback pages", (unsigned long long)r->vm.max_writeback_pages);
         if (r->vm.dirty_threshold_pages)
-            fprintf(out, "; threshold %llu, background %llu", (unsigned long long)r->vm.dirty_threshold_pages,
-                    (unsigned long long)r->vm.bg_threshold_pages);
+            l += snprintf(tail + l, sizeof tail - (size_t)l, "; threshold %llu, background %llu",
+                          (unsigned long long)r->vm.dirty_threshold_pages, (unsigned long long)r->vm.bg_threshold_pages);
         else
-            fprintf(out, "; thresholds not in /proc/vmstat (before 2.6.29)");
-        if (r->vm.buffered_writes) fprintf(out, " (%s)", r->vm.reached_threshold ? "reached" : "NOT reached");
-        fputc('\n', out);
+            l += snprintf(tail + l, sizeof tail - (size_t)l, "; thresholds not in /proc/vmstat (before 2.6.29)");
+        if (r->vm.buffered_writes)
+            snprintf(tail + l, sizeof tail - (size_t)l, " (%s)", r->vm.reached_threshold ? "reached" : "NOT reached");
+        print_group(r, MG_DIRTY, "", tail, out);
     }
-    if (r->psi.available) fprintf(out, "  psi io some %.1f%%  full %.1f%%\n", r->psi.some_pct, r->psi.full_pct);
+    print_group(r, MG_PSI, "", "", out);
     const struct probe_canary *k = &r->canary;
     if (k->enabled) {
-        char mx[24], p99[24];
-        probe_format_ns((double)k->max_ns, mx, sizeof mx);
-        probe_format_ns((double)k->p99_ns, p99, sizeof p99);
-        fprintf(out, "  canary %llu ticks  stall max %s p99 %s  >100ms %llu  >1s %llu  >2s %llu\n",
-                (unsigned long long)k->ticks, mx, p99, (unsigned long long)k->over_100ms,
-                (unsigned long long)k->over_1s, (unsigned long long)k->over_2s);
+        char head[48];
+        snprintf(head, sizeof head, "%llu ticks  ", (unsigned long long)k->ticks);
+        print_group(r, MG_CANARY, head, "", out);
         if (k->saves) {
+            char mx[24], p99[24];
             probe_format_ns((double)k->save_max_ns, mx, sizeof mx);
             probe_format_ns((double)k->save_p99_ns, p99, sizeof p99);
             fprintf(out, "  save   %llu editor saves (4 KiB write + fsync every 0.5 s)  max %s p99 %s  >100ms %llu  "
@@ -319,12 +296,10 @@ static void print_system(const struct probe_result *r, FILE *out)
     }
     const struct probe_reader *rd = &r->reader;
     if (rd->enabled && rd->reads) {
-        char p50[24], p99[24], mx[24];
-        probe_format_ns((double)rd->p50_ns, p50, sizeof p50);
-        probe_format_ns((double)rd->p99_ns, p99, sizeof p99);
-        probe_format_ns((double)rd->max_ns, mx, sizeof mx);
-        fprintf(out, "  reader %llu reads beside it (4 KiB %s, depth 1, every 2 ms)  p50 %s  p99 %s  max %s\n",
-                (unsigned long long)rd->reads, rd->direct ? "O_DIRECT" : "uncached", p50, p99, mx);
+        char head[96];
+        snprintf(head, sizeof head, "%llu reads beside it (4 KiB %s, depth 1, every 2 ms)  ",
+                 (unsigned long long)rd->reads, rd->direct ? "O_DIRECT" : "uncached");
+        print_group(r, MG_READER, head, "", out);
     }
 }
 
@@ -368,9 +343,10 @@ void probe_result_print(const struct probe_result *r, FILE *out)
             probe_threshold_reached(r) == 0 ? ", dirty threshold NOT reached" : "",
             r->rewritten_bytes ? ", REWROTE its own pages" : "", probe_external_stall(r) ? ", EXTERNAL STALL" : "", psi);
     bool phases_done = probe_result_print_own(r, out);
-    fprintf(out, "  total  %10.1f MB/s %10.0f IOPS   in %.3f s%s\n", r->mb_s, r->iops, r->wall_s, r->cold ? ", cold cache" : "");
+    print_group(r, MG_RUN, "", r->cold ? ", cold cache" : "", out);
     for (int op = 0; op < PROBE_OP_NR; op++)
         if (r->op[op].ios) print_op(&r->op[op], probe_op_name(op), out);
+    print_group(r, MG_LAT, "read + write ", "", out);
     if (!phases_done) print_phases(r, out);
     print_system(r, out);
     fprintf(out, "  config %.12s  workload %.12s  kernel %s\n", r->config_hash, r->workload_hash, r->kernel);

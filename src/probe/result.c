@@ -2,6 +2,7 @@
  * raw counts and histograms. */
 #include "probe_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,16 @@ static const char *const status_names[] = { "ok", "warm", "aborted", "failed" };
 
 const char *probe_op_name(enum probe_op op) { return op < PROBE_OP_NR ? op_names[op] : "?"; }
 const char *probe_status_name(enum probe_status s) { return s <= PROBE_FAILED ? status_names[s] : "?"; }
+
+const char *probe_state_name(int state)
+{
+    static const char *const names[] = {
+#define PROBE_STATE_WORDS(id, words) words,
+        PROBE_STATES(PROBE_STATE_WORDS)
+#undef PROBE_STATE_WORDS
+    };
+    return state >= 0 && state < (int)(sizeof names / sizeof names[0]) ? names[state] : "?";
+}
 
 struct probe_result *probe_result_new(void)
 {
@@ -30,6 +41,7 @@ void probe_result_reset(struct probe_result *r)
     hist_init(&r->canary.stall);
     hist_init(&r->canary.save);
     hist_init(&r->reader.lat);
+    run_metric_clear(&r->m);
 }
 
 void probe_result_free(struct probe_result *r)
@@ -37,6 +49,57 @@ void probe_result_free(struct probe_result *r)
     if (!r) return;
     probe_result_reset(r);
     free(r);
+}
+
+/* NAN unless the instrument that measures it ran. */
+static double when(bool measured, double v) { return measured ? v : NAN; }
+
+/* The metric table's values (core/run_metric_table.h) of r, into r->m:
+ * the code that measures each row. */
+static void measure(struct probe_result *r)
+{
+    struct run_metrics *m = &r->m;
+    run_metric_clear(m);
+    m->wall_s = r->wall_s;
+    m->mb_s = r->mb_s;
+    m->iops = r->iops;
+    m->read_mb_s = r->op[PROBE_READ].mb_s;
+    m->write_mb_s = r->op[PROBE_WRITE].mb_s;
+    /* read + write latency in one histogram: what "the" latency of a run is */
+    struct hist h;
+    hist_init(&h);
+    hist_merge(&h, &r->op[PROBE_READ].hist);
+    hist_merge(&h, &r->op[PROBE_WRITE].hist);
+    m->lat_mean_ns = when(h.n, h.mean_ns);
+    m->lat_p50_ns = when(h.n, (double)hist_percentile(&h, 50));
+    m->lat_p99_ns = when(h.n, (double)hist_percentile(&h, 99));
+    m->lat_p999_ns = when(h.n, (double)hist_percentile(&h, 99.9));
+    m->lat_max_ns = when(h.n, (double)h.max_ns);
+    const struct probe_op_result *w = &r->op[PROBE_WRITE];
+    m->write_p99_ns = when(w->ios, (double)w->lat.p99_ns);
+    m->cpu_usr_pct = r->cpu_usr_pct;
+    m->cpu_sys_pct = r->cpu_sys_pct;
+    m->cpu_us_per_io = r->cpu_us_per_io;
+    m->ctx_switches = (double)r->ctx_switches;
+    const struct probe_disk *d = &r->disk;
+    m->dev_util_pct = when(d->available, d->util_pct);
+    m->dev_await_ms = when(d->available, d->await_ms);
+    /* the disk's field 11 (weighted ms doing I/O) over the window's ms */
+    m->dev_queue_depth_avg = when(d->available, d->aqu_sz);
+    m->psi_some_pct = when(r->psi.available, r->psi.some_pct);
+    m->psi_full_pct = when(r->psi.available, r->psi.full_pct);
+    const struct probe_canary *k = &r->canary;
+    m->canary_max_ns = when(k->enabled, (double)k->max_ns);
+    m->canary_p99_ns = when(k->enabled, (double)k->p99_ns);
+    m->canary_sleep_max_ns = when(k->enabled, (double)k->sleep_max_ns);
+    m->stalls_100ms = when(k->enabled, (double)k->over_100ms);
+    m->stalls_1s = when(k->enabled, (double)k->over_1s);
+    m->stalls_2s = when(k->enabled, (double)k->over_2s);
+    m->max_dirty_pages = when(r->vm.available, (double)r->vm.max_dirty_pages);
+    const struct probe_reader *rd = &r->reader;
+    m->reader_p50_ns = when(rd->enabled, (double)rd->p50_ns);
+    m->reader_p99_ns = when(rd->enabled, (double)rd->p99_ns);
+    m->reader_max_ns = when(rd->enabled, (double)rd->max_ns);
 }
 
 static void lat_summary(const struct hist *h, struct probe_lat *l)
@@ -90,6 +153,7 @@ void probe_result_compute(struct probe_result *r)
         rd->p99_ns = hist_percentile(&rd->lat, 99);
         rd->max_ns = rd->lat.n ? rd->lat.max_ns : 0;
     }
+    measure(r);
 }
 
 const struct probe_workload_ops *workload_find(const char *name)

@@ -124,7 +124,7 @@ static void latency_charts(struct report *rep, const struct run_detail *d)
     if (!d->hist) {
         struct report_chart *c = report_chart_bars(rep, "latency", "Latency histogram", 0);
         report_chart_missing(c, "no latency histogram stored for this run (%s)",
-                             d->row.lat_p99_ns < 0 ? "it did no I/O" : "a database from an older sluice, or merged "
+                             isnan(d->row.m.lat_p99_ns) ? "it did no I/O" : "a database from an older sluice, or merged "
                                                                      "without it");
         return;
     }

@@ -1,9 +1,11 @@
 /* report_run — one stored probe run as a report: what ran (spec, knobs in
- * force), every metric with its unit, the notes, and charts of the stored
- * series (MB/s, nr_dirty and nr_writeback against the thresholds), the
- * latency histograms and the canary's stalls. Reads only what the store
- * kept; whatever is missing or malformed is named and the rest shown. */
-#include "report.h"
+ * force), every metric of the metric table with its unit, the notes, and
+ * charts of the stored series (MB/s, nr_dirty and nr_writeback against the
+ * thresholds), the latency histograms and the canary's stalls. Load, then
+ * render: the run is read in one query (store_run_detail), and the report
+ * is drawn from that record alone. Whatever is missing or malformed is
+ * named and the rest shown. */
+#include "report_run.h"
 #include "report_internal.h"
 #include "probe/probe.h"
 #include "store_run.h"
@@ -74,44 +76,38 @@ static void add_op(struct report *rep, const char *name, const json_t *o)
                p90, p99, p999, mx);
 }
 
-static void add_system(struct report *rep, const json_t *m)
+void report_run_metrics(struct report *rep, const struct run_metrics *m)
 {
-    const json_t *c = json_object_get(m, "cpu"), *d = json_object_get(m, "disk"), *v = json_object_get(m, "vm"),
-                 *p = json_object_get(m, "psi_io");
-    report_add(rep, RI_TEXT, "CPU: usr %.1f %%, sys %.1f %% of one CPU, %.2f us per I/O, %.0f context switches",
-               rj_num(c, "usr_pct", 0), rj_num(c, "sys_pct", 0), rj_num(c, "us_per_io", 0),
-               rj_num(c, "ctx_switches", 0));
+    for (int g = 0; g < MG_NR; g++) {
+        char line[1024];
+        if (run_metric_group_text(m, g, line, sizeof line)[0])
+            report_add(rep, RI_TEXT, "%s: %s", run_metric_group_name(g), line);
+    }
+}
+
+/* What the instruments saw beside their metrics: the disk's name and
+ * bytes, the dirty thresholds, the canary's ticks and editor saves. */
+static void add_facts(struct report *rep, const json_t *m)
+{
+    const json_t *d = json_object_get(m, "disk"), *v = json_object_get(m, "vm"), *k = json_object_get(m, "canary");
     if (json_is_object(d)) {
         char rb[24], wb[24];
         units_format_bytes((unsigned long long)rj_num(d, "read_bytes", 0), rb, sizeof rb);
         units_format_bytes((unsigned long long)rj_num(d, "write_bytes", 0), wb, sizeof wb);
-        report_add(rep, RI_TEXT, "disk %s: util %.1f %%, await %.2f ms, queue size %.2f, read %s, written %s",
-                   rj_str(d, "name", "?"), rj_num(d, "util_pct", 0), rj_num(d, "await_ms", 0), rj_num(d, "aqu_sz", 0),
-                   rb, wb);
+        report_add(rep, RI_TEXT, "disk %s: read %s, written %s", rj_str(d, "name", "?"), rb, wb);
     } else report_add(rep, RI_NOTE, "disk: no block device statistics (tmpfs or no device under the directory)");
     if (json_is_object(v))
-        report_add(rep, RI_TEXT, "dirty pages: max %.0f dirty + %.0f writeback; threshold %.0f, background %.0f "
-                   "pages%s", rj_num(v, "max_dirty_pages", 0), rj_num(v, "max_writeback_pages", 0),
+        report_add(rep, RI_TEXT, "dirty pages: threshold %.0f, background %.0f pages, max %.0f writeback%s",
                    rj_num(v, "dirty_threshold_pages", 0), rj_num(v, "bg_threshold_pages", 0),
+                   rj_num(v, "max_writeback_pages", 0),
                    !json_is_true(json_object_get(v, "buffered_writes")) ? " (no buffered writes)"
                    : json_is_true(json_object_get(v, "reached_threshold")) ? " (throttling zone reached)"
                                                                             : " (throttling zone NOT reached)");
-    if (json_is_object(p))
-        report_add(rep, RI_TEXT, "PSI io: some %.1f %%, full %.1f %% of the window", rj_num(p, "some_pct", 0),
-                   rj_num(p, "full_pct", 0));
-}
-
-static void add_canary_text(struct report *rep, const json_t *k)
-{
     if (!json_is_object(k)) { report_add(rep, RI_NOTE, "stall canary: off for this run"); return; }
-    char mx[16], p99[16];
-    fmt_ns(rj_num(k, "max_ns", 0), mx, sizeof mx);
-    fmt_ns(rj_num(k, "p99_ns", 0), p99, sizeof p99);
-    report_add(rep, RI_TEXT, "stall canary: %.0f ticks, stall max %s, p99 %s; over 100 ms %.0f, over 1 s %.0f, "
-               "over 2 s %.0f", rj_num(k, "ticks", 0), mx, p99, rj_num(k, "over_100ms", 0), rj_num(k, "over_1s", 0),
-               rj_num(k, "over_2s", 0));
+    report_add(rep, RI_TEXT, "stall canary: %.0f ticks", rj_num(k, "ticks", 0));
     const json_t *s = json_object_get(k, "editor_save");
     if (rj_num(s, "count", 0) > 0) {
+        char mx[16], p99[16];
         fmt_ns(rj_num(s, "max_ns", 0), mx, sizeof mx);
         fmt_ns(rj_num(s, "p99_ns", 0), p99, sizeof p99);
         report_add(rep, RI_TEXT, "editor saves: %.0f (4 KiB write + fsync every 0.5 s), max %s, p99 %s; over 100 ms "
@@ -132,11 +128,26 @@ static void add_phases(struct report *rep, const json_t *phases)
     }
 }
 
+static void add_stall_flags(struct report *rep, const struct run_metrics *x, const json_t *m)
+{
+    /* each signal read from its own figure, so runs stored when PSI's flag
+     * still set external_stall read the same */
+    double over = x->canary_sleep_max_ns;
+    if (json_is_true(json_object_get(m, "external_stall")) && over >= (double)PROBE_EXTERNAL_STALL_NS) {
+        char sl[16];
+        fmt_ns(over, sl, sizeof sl);
+        report_add(rep, RI_WARN, "external stall: the canary's sleep overslept by %s (CPU starvation, a host pause or "
+                   "reclaim): a search leaves this run out of its decisions", sl);
+    }
+    if (x->psi_full_pct >= PROBE_PSI_FULL_STALL_PCT)
+        report_add(rep, RI_NOTE, "PSI io full %.0f%% of the run (the workload's own waits count here): a search shows "
+                   "it and keeps the run", x->psi_full_pct);
+}
+
 static void add_metrics(struct report *rep, const struct run_detail *d, const json_t *m)
 {
     report_add(rep, RI_HEAD, "Metrics");
-    const struct run_row *r = &d->row;
-    report_add(rep, RI_TEXT, "total: %.1f MB/s, %.0f IOPS over %.3f s measured", r->mb_s, r->iops, r->wall_s);
+    report_run_metrics(rep, &d->row.m);
     if (!m) return;
     char bytes[24];
     units_format_bytes((unsigned long long)rj_num(m, "bytes", 0), bytes, sizeof bytes);
@@ -145,21 +156,8 @@ static void add_metrics(struct report *rep, const struct run_detail *d, const js
     json_t *ops = json_object_get(m, "ops");
     for (void *it = json_object_iter(ops); it; it = json_object_iter_next(ops, it))
         add_op(rep, json_object_iter_key(it), json_object_iter_value(it));
-    add_system(rep, m);
-    add_canary_text(rep, json_object_get(m, "canary"));
-    /* each signal read from its own figure, so runs stored when PSI's flag
-     * still set external_stall read the same */
-    double over = rj_num(json_object_get(m, "canary"), "sleep_max_ns", 0);
-    if (json_is_true(json_object_get(m, "external_stall")) && over >= (double)PROBE_EXTERNAL_STALL_NS) {
-        char sl[16];
-        fmt_ns(over, sl, sizeof sl);
-        report_add(rep, RI_WARN, "external stall: the canary's sleep overslept by %s (CPU starvation, a host pause or "
-                   "reclaim): a search leaves this run out of its decisions", sl);
-    }
-    double full = rj_num(json_object_get(m, "psi_io"), "full_pct", 0);
-    if (full >= PROBE_PSI_FULL_STALL_PCT)
-        report_add(rep, RI_NOTE, "PSI io full %.0f%% of the run (the workload's own waits count here): a search shows "
-                   "it and keeps the run", full);
+    add_facts(rep, m);
+    add_stall_flags(rep, &d->row.m, m);
     add_phases(rep, json_object_get(m, "phases"));
 }
 
@@ -173,24 +171,30 @@ static void add_notes(struct report *rep, const struct run_detail *d)
                    "limits were not exercised");
 }
 
+/* The whole report of a run already loaded: reads d alone. */
+static void render(const struct run_detail *d, struct report *rep)
+{
+    json_error_t je;
+    json_t *m = d->metrics_json ? json_loads(d->metrics_json, 0, &je) : NULL;
+    if (m && !json_is_object(m)) { json_decref(m); m = NULL; }
+    add_header(rep, d);
+    if (!m) report_add(rep, RI_WARN, "the stored metrics are %s: only the list's figures are shown",
+                       d->metrics_json ? "unreadable (not a JSON object)" : "missing");
+    if (m) add_spec(rep, m);
+    add_knobs(rep, d);
+    add_metrics(rep, d, m);
+    add_notes(rep, d);
+    report_add(rep, RI_HEAD, "Charts");
+    report_run_charts(rep, d, m);
+    json_decref(m);
+}
+
 int report_run(struct store *st, const char *uuid_prefix, struct report *rep, sl_err *e)
 {
     struct run_detail d;
     memset(rep, 0, sizeof *rep);
-    if (store_run_detail(st, uuid_prefix, &d, e) < 0) return -1;
-    json_error_t je;
-    json_t *m = d.metrics_json ? json_loads(d.metrics_json, 0, &je) : NULL;
-    if (m && !json_is_object(m)) { json_decref(m); m = NULL; }
-    add_header(rep, &d);
-    if (!m) report_add(rep, RI_WARN, "the stored metrics are %s: only the list's figures are shown",
-                       d.metrics_json ? "unreadable (not a JSON object)" : "missing");
-    if (m) add_spec(rep, m);
-    add_knobs(rep, &d);
-    add_metrics(rep, &d, m);
-    add_notes(rep, &d);
-    report_add(rep, RI_HEAD, "Charts");
-    report_run_charts(rep, &d, m);
-    json_decref(m);
+    if (store_run_detail(st, uuid_prefix, &d, e) < 0) return -1;   /* the one read */
+    render(&d, rep);
     store_run_detail_free(&d);
     return 0;
 }

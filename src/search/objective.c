@@ -210,26 +210,29 @@ bool eval_psi_stall_rule(double full_pct) { return full_pct >= PROBE_PSI_FULL_ST
 
 void objective_metrics_from_run(const struct stored_run *r, struct eval_metrics *m)
 {
+    const struct run_metrics *x = &r->m;
     memset(m, 0, sizeof *m);
     snprintf(m->run_uuid, sizeof m->run_uuid, "%s", r->uuid ? r->uuid : "");
-    m->v[MET_THROUGHPUT] = r->mb_s;
+    m->v[MET_THROUGHPUT] = x->mb_s;
     m->has[MET_THROUGHPUT] = true;
-    if (!isnan(r->p99_ns)) { m->v[MET_P99] = r->p99_ns / 1e6; m->has[MET_P99] = true; }
-    if (!isnan(r->canary_p99_ns)) { m->v[MET_CANARY_P99] = r->canary_p99_ns / 1e6; m->has[MET_CANARY_P99] = true; }
-    if (!isnan(r->stalls_100ms)) { m->v[MET_STALLS] = r->stalls_100ms; m->has[MET_STALLS] = true; }
     unsigned by = 0;
-    if (!isnan(r->sleep_max_ns)) {
-        m->stall_ms = r->sleep_max_ns / 1e6;
+    if (!isnan(x->canary_sleep_max_ns)) {
+        m->stall_ms = x->canary_sleep_max_ns / 1e6;
         if (eval_stall_rule(m->stall_ms)) by |= PROBE_STALL_CANARY;
     }
-    if (!isnan(r->psi_full_pct) && eval_psi_stall_rule(r->psi_full_pct)) by |= PROBE_STALL_PSI;
+    if (!isnan(x->psi_full_pct) && eval_psi_stall_rule(x->psi_full_pct)) by |= PROBE_STALL_PSI;
     eval_metrics_set_stall(m, by);
     /* CPU-seconds per MB: (cpu% / 100) * wall / (MB/s * wall), in ms */
-    if (r->mb_s > 0) { m->v[MET_CPU_PER_MB] = r->cpu_pct * 10 / r->mb_s; m->has[MET_CPU_PER_MB] = true; }
+    if (x->mb_s > 0) {
+        m->v[MET_CPU_PER_MB] = (x->cpu_usr_pct + x->cpu_sys_pct) * 10 / x->mb_s;
+        m->has[MET_CPU_PER_MB] = true;
+    }
     const struct { int k; double v, scale; } more[] = {
-        { MET_READER_P50, r->reader_p50_ns, 1e-6 }, { MET_READER_P99, r->reader_p99_ns, 1e-6 },
-        { MET_READER_MAX, r->reader_max_ns, 1e-6 }, { MET_WRITE_P99, r->write_p99_ns, 1e-6 },
-        { MET_PSI_SOME, r->psi_some_pct, 1 },       { MET_PSI_FULL, r->psi_full_pct, 1 },
+        { MET_P99, x->lat_p99_ns, 1e-6 },           { MET_CANARY_P99, x->canary_p99_ns, 1e-6 },
+        { MET_STALLS, x->stalls_100ms, 1 },         { MET_READER_P50, x->reader_p50_ns, 1e-6 },
+        { MET_READER_P99, x->reader_p99_ns, 1e-6 }, { MET_READER_MAX, x->reader_max_ns, 1e-6 },
+        { MET_WRITE_P99, x->write_p99_ns, 1e-6 },   { MET_PSI_SOME, x->psi_some_pct, 1 },
+        { MET_PSI_FULL, x->psi_full_pct, 1 },
     };
     for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
         if (!isnan(more[i].v)) { m->v[more[i].k] = more[i].v * more[i].scale; m->has[more[i].k] = true; }

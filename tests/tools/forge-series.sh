@@ -39,9 +39,14 @@ good|other)
     vm='{"dirty_threshold_pages":10000,"bg_threshold_pages":5000,"max_dirty_pages":9000,"max_writeback_pages":2550,"buffered_writes":true,"reached_threshold":true}'
     canary='{"ticks":30,"max_ns":1300000000,"p99_ns":1300000000,"sleep_max_ns":1300000000,"read_max_ns":2000000,"over_100ms":4,"over_1s":1,"over_2s":0,"editor_save":{"count":0,"max_ns":0,"p99_ns":0,"over_100ms":0,"over_1s":0}}'
     [ "$what" = other ] && canary='{"ticks":40,"max_ns":300000000,"p99_ns":300000000,"sleep_max_ns":300000000,"read_max_ns":2000000,"over_100ms":2,"over_1s":0,"over_2s":0,"editor_save":{"count":0,"max_ns":0,"p99_ns":0,"over_100ms":0,"over_1s":0}}'
+    # the columns a real run keeps beside its JSON (the metric table's C rows)
     sqlite3 "$db" "UPDATE runs SET series_json = '$series',
         metrics_json = json_set(metrics_json, '$.vm', json('$vm'), '$.canary', json('$canary'),
-                                '$.spec.canary', json('true'))
+                                '$.spec.canary', json('true')),
+        max_dirty_pages = json_extract('$vm', '$.max_dirty_pages'),
+        canary_max_ns = json_extract('$canary', '$.max_ns'), canary_p99_ns = json_extract('$canary', '$.p99_ns'),
+        stalls_100ms = json_extract('$canary', '$.over_100ms'), stalls_1s = json_extract('$canary', '$.over_1s'),
+        stalls_2s = json_extract('$canary', '$.over_2s')
         WHERE $where"
     ;;
 broken)
