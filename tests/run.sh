@@ -2,27 +2,81 @@
 # The whole test suite: every suite prints lines "ok NAME", "FAIL NAME" or
 # "skip NAME: why"; this script counts them and ends with "N passed, N failed".
 # SLUICE_SUITES="unit cases" limits the run to some suites.
+#
+# Suites run in parallel job slots (SLUICE_JOBS, default: one per core, plus
+# one for the suites that mostly wait on tmux, servers or sleeps). Each suite
+# gets its own TMPDIR. The suites that write the host's real vm.* knobs
+# (HOST_SUITES) save and put them back around their run; two of them at once
+# would each save the other's temporary values, so they take turns.
 cd "$(dirname "$0")/.." || exit 2
-log=$(mktemp /tmp/sluice-check.XXXXXX)
-trap 'rm -f "$log"' EXIT INT TERM
+work=$(mktemp -d /tmp/sluice-check.XXXXXX)
+trap 'rm -rf "$work"' EXIT INT TERM
+HOST_SUITES="probe live killrestore"
 
-run_suite() {   # name, command...
-    name=$1; shift
-    case " ${SLUICE_SUITES:-$name} " in *" $name "*) ;; *) return ;; esac
-    echo "== $name"
+# Longest first (seconds measured on 2 cores, stop 35), so that the last
+# suite to start is a short one; a suite not listed runs after these.
+ORDER="unit-asan valgrind faults cases-asan analyze ui fuzz deb unit cases
+       torture pg-faults verify net search live probe killrestore pg report
+       security style install tuned audit analysis-cost"
+
+suite_command() {   # name -> the command that runs it
+    case $1 in
+        unit)       echo "build/unit-tests" ;;
+        unit-asan)  echo "env ASAN_OPTIONS=detect_leaks=1 build/asan/unit-tests" ;;
+        cases)      echo "sh tests/cases/run.sh ./sluice" ;;
+        cases-asan) echo "env ASAN_OPTIONS=detect_leaks=1 sh tests/cases/run.sh build/asan/sluice asan" ;;
+        *)          echo "sh tests/$1/run.sh" ;;
+    esac
+}
+
+all="unit unit-asan cases cases-asan"
+for suite in tests/*/run.sh; do
+    dir=$(basename "$(dirname "$suite")")
+    case $dir in cases) continue ;; esac
+    all="$all $dir"
+done
+selected=""
+for name in $ORDER $all; do
+    case " $all " in *" $name "*) ;; *) continue ;; esac
+    case " ${SLUICE_SUITES:-$name} " in *" $name "*) ;; *) continue ;; esac
+    case " $selected " in *" $name "*) continue ;; esac
+    selected="$selected $name"
+done
+printf '%s\n' $selected > "$work/queue"
+echo 0 > "$work/next"
+
+run_suite() {   # name: output to $work/out.NAME, seconds to $work/time.NAME
+    name=$1
     t0=$(date +%s)
-    out=$(mktemp /tmp/sluice-suite.XXXXXX)
-    "$@" > "$out" 2>&1
-    cat "$out" >> "$log"
-    grep -E '^(FAIL|skip)|^  ' "$out"
+    tmp=$(mktemp -d "$work/tmp.$name.XXXXXX")
+    chmod 1777 "$tmp"
+    cmd=$(suite_command "$name")
+    case " $HOST_SUITES " in
+        *" $name "*) TMPDIR=$tmp flock "$work/host.lock" $cmd > "$work/out.$name" 2>&1 ;;
+        *)           TMPDIR=$tmp $cmd > "$work/out.$name" 2>&1 ;;
+    esac
+    rm -rf "$tmp"
+    echo $(( $(date +%s) - t0 )) > "$work/time.$name"
     # A suite that dies before reporting anything must not pass unnoticed:
     # say so, with the end of what it printed.
-    if ! grep -qE '^(ok|FAIL|skip) ' "$out"; then
-        echo "FAIL $name: the suite printed no result; its last output:" | tee -a "$log"
-        tail -5 "$out" | sed 's/^/  | /'
+    if ! grep -qE '^(ok|FAIL|skip) ' "$work/out.$name"; then
+        { echo "FAIL $name: the suite printed no result; its last output:"
+          tail -5 "$work/out.$name" | sed 's/^/  | /'; } >> "$work/out.$name"
     fi
-    rm -f "$out"
-    echo "   ($name: $(( $(date +%s) - t0 )) s)"
+    # Report as it ends (lines of parallel suites never interleave: one
+    # write under the lock).
+    flock "$work/print.lock" sh -c '
+        echo "== $1 ($(cat "$2/time.$1") s)"
+        grep -E "^(FAIL|skip)|^  " "$2/out.$1"' _ "$name" "$work"
+}
+
+worker() {
+    while :; do
+        i=$(flock "$work/queue.lock" sh -c 'n=$(cat "$1"); echo $((n + 1)) > "$1"; echo "$n"' _ "$work/next")
+        name=$(sed -n "$((i + 1))p" "$work/queue")
+        [ -n "$name" ] || return 0
+        run_suite "$name"
+    done
 }
 
 # The machine's own database and configuration are never a test's to touch:
@@ -39,27 +93,31 @@ machine_state() {
         fi
     done
 }
-before=$(mktemp /tmp/sluice-guard.XXXXXX)
-trap 'rm -f "$log" "$before"' EXIT INT TERM
-machine_state > "$before"
+machine_state > "$work/before"
 
-run_suite unit      build/unit-tests
-run_suite unit-asan env ASAN_OPTIONS=detect_leaks=1 build/asan/unit-tests
-run_suite cases     sh tests/cases/run.sh ./sluice
-run_suite cases-asan env ASAN_OPTIONS=detect_leaks=1 sh tests/cases/run.sh build/asan/sluice asan
-for suite in tests/*/run.sh; do
-    dir=$(basename "$(dirname "$suite")")
-    case $dir in cases) continue ;; esac
-    run_suite "$dir" sh "$suite"
+jobs=${SLUICE_JOBS:-$(( $(nproc) + 1 ))}
+t0=$(date +%s)
+j=0
+while [ "$j" -lt "$jobs" ]; do
+    worker &
+    j=$((j + 1))
 done
+wait
 
-if machine_state | cmp -s "$before" -; then
+log="$work/log"
+for name in $selected; do cat "$work/out.$name" >> "$log"; done
+if machine_state | cmp -s "$work/before" -; then
     echo "ok guard/machine-state-unchanged" >> "$log"
 else
     echo "FAIL guard/machine-state-unchanged: the suites changed $guarded:" | tee -a "$log"
-    machine_state | diff "$before" - | sed 's/^/  /' | head -20
+    machine_state | diff "$work/before" - | sed 's/^/  /' | head -20
 fi
 
+# Each suite's time, longest first, so that the next slow suite is seen.
+echo "suite times ($jobs slots, $(( $(date +%s) - t0 )) s in all):"
+for name in $selected; do
+    printf '%6s s  %s\n' "$(cat "$work/time.$name" 2>/dev/null || echo '?')" "$name"
+done | sort -rn | paste -sd '\t\t\t\n' | sed 's/^/ /'
 passed=$(grep -c '^ok ' "$log")
 failed=$(grep -c '^FAIL ' "$log")
 skipped=$(grep -c '^skip ' "$log")

@@ -14,6 +14,7 @@ with its 95% interval), and for a refused trade
 Environment: WORK (with saved, queue.saved), DIR, SLUICE, DB, REPS."""
 import json
 import os
+import re
 import sqlite3
 import sys
 import time
@@ -39,16 +40,24 @@ conf = j.get("confirmation") if isinstance(j.get("confirmation"), dict) else Non
 leaders = j.get("leaders") or []
 w = j.get("winner")
 verdict_text = j.get("verdict") or ""
+fx = j.get("side_effects") if isinstance(j.get("side_effects"), dict) else {}
 if w is not None:
     verdict, leader = "better", leaders[w]
-elif conf and verdict_text.startswith("not recommended"):
+elif verdict_text.startswith("not recommended"):
+    # refused on the confirmation's fresh runs, or (no confirmation: the
+    # race's leader was refused before it) on the race's: side_effects names it
     verdict = "refused"
-    leader = next((x for x in leaders if x["changes"] == conf["changes"]), None)
+    key = conf["changes"] if conf else fx.get("changes")
+    leader = next((x for x in leaders if x["changes"] == key), None)
 elif conf:
     verdict, leader = "noise", next((x for x in leaders if x["changes"] == conf["changes"]), None)
+elif verdict_text.startswith("within noise"):
+    verdict, leader = "noise", None   # the race found nothing to confirm: a verdict, nothing claimed
 else:
     verdict, leader = "none", None
 claimed = 100 * conf["confirmed_improvement"] if conf and conf.get("confirmed_improvement") is not None else None
+if claimed is None and verdict == "refused" and leader and leader.get("improvement") is not None:
+    claimed = 100 * leader["improvement"]   # the race's estimate: no confirmation measured it
 print("transfer: verdict=%s seconds=%.0f burst=%.2fGB candidate=%s" % (
     verdict, seconds, size / 1e9, leader["changes"] if leader else "-"))
 if leader is None:
@@ -59,7 +68,8 @@ pjob = ("[global]\ndirectory=%s\nrw=write\nbs=1M\nsize=%d\nioengine=psync\nend_f
         "[burst-fsync]\n" % (D, size))
 jobs = [("sluice-job", sjob, "seqwrite"), ("burst-fsync", pjob, "burst-fsync")]
 if verdict == "refused":
-    rate = float(next((l.split()[-4] for l in out.splitlines() if l.startswith("calibration:") and "MB/s" in l), "300"))
+    rates = [float(x) for l in out.splitlines() if l.startswith("calibration:") for x in re.findall(r"([0-9.]+) MB/s", l)]
+    rate = rates[-1] if rates else 300.0
     runtime = max(5, int(size / (rate * 1e6)) + 1)
     mixed = ("[global]\ndirectory=%s\nioengine=psync\n"
              "[writer]\nrw=write\nbs=1M\nsize=%d\nend_fsync=1\nfallocate=none\nunlink=1\nfilename=as-user.writer\n"

@@ -1,11 +1,14 @@
 /* cli — command registry, shared options, output helpers. */
 #include "cli.h"
 #include "esc.h"
+#include "suggest.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_COMMANDS 64
@@ -70,6 +73,27 @@ static const struct opt *match(const struct opt_table *t, const char *arg, size_
     return opt_find(t, name, base);
 }
 
+/* "unknown option --jsn. Did you mean --json?": the nearest of the
+ * command's options and the global ones. -1. */
+static int unknown_option(const struct opt_table *t, const char *arg, sl_err *e)
+{
+    char word[64];
+    snprintf(word, sizeof word, "%.*s", (int)strcspn(arg, "="), arg);
+    struct suggest s;
+    suggest_init(&s, word);
+    const struct opt_table *tables[] = { t, &cli_global_opts };
+    for (int k = 0; k < 2; k++)
+        for (int g = 0; tables[k] && g < OPT_GROUPS_MAX && tables[k]->groups[g].rows; g++)
+            for (const struct opt *o = tables[k]->groups[g].rows; o->name; o++) {
+                char name[80];
+                snprintf(name, sizeof name, "--%s", o->name);
+                suggest_offer(&s, name);
+            }
+    sl_fail(e, SL_EUSAGE, "unknown option %s", arg);
+    if (suggest_best(&s)) sl_suffix(e, "Did you mean %s?", suggest_best(&s));
+    return -1;
+}
+
 /* One option at argv[*i] into its place; *i moves past its value. */
 static int take_option(const struct opt *o, void *at, int argc, char **argv, int *i, sl_err *e)
 {
@@ -102,7 +126,7 @@ int cli_parse_line(const struct opt_table *t, void *opts, struct cli_globals *g,
         void *at = o ? (char *)opts + base + o->offset : NULL;
         if (!o && (o = match(&cli_global_opts, a, &base))) at = (char *)g + o->offset;
         if (!o && pass_unknown) { args[n++] = argv[i]; continue; }
-        if (!o) return sl_fail(e, SL_EUSAGE, "unknown option %s", a);
+        if (!o) return unknown_option(t, a, e);
         if (take_option(o, at, argc, argv, &i, e) < 0) return -1;
     }
     args[n] = NULL;
@@ -154,13 +178,82 @@ store *cli_store(struct cli_ctx *ctx, sl_err *e)
     return ctx->st;
 }
 
+bool cli_store_missing(struct cli_ctx *ctx)
+{
+    struct stat st;
+    return lstat(ctx->db_path, &st) != 0 && errno == ENOENT;
+}
+
+static void say_nothing_stored(const struct cli_ctx *ctx)
+{
+    fprintf(stderr, "sluice: no database at %s: nothing is stored yet (none was created)\n", esc_t(ctx->db_path));
+}
+
+int cli_nothing_stored(struct cli_ctx *ctx)
+{
+    say_nothing_stored(ctx);
+    return ctx->json ? cli_print_json(json_array()) : 0;
+}
+
+store *cli_store_read(struct cli_ctx *ctx, sl_err *e)
+{
+    if (ctx->st || !cli_store_missing(ctx)) return cli_store(ctx, e);
+    say_nothing_stored(ctx);
+    /* An empty store in memory: the command's own code answers "nothing". */
+    if (store_open(":memory:", &ctx->st, e) < 0) return NULL;
+    return ctx->st;
+}
+
+int cli_unknown_subcommand(const char *cmd, const char *word, const char *choices)
+{
+    struct suggest s;
+    suggest_init(&s, word);
+    char words[512], list[600] = "", *save;
+    snprintf(words, sizeof words, "%s", choices);
+    for (char *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        suggest_offer(&s, w);
+        size_t len = strlen(list);
+        snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", w);
+    }
+    if (suggest_best(&s))
+        return cli_usage(cmd, "unknown subcommand \"%s\" (%s). Did you mean %s?", word, list, suggest_best(&s));
+    return cli_usage(cmd, "unknown subcommand \"%s\" (%s)", word, list);
+}
+
 /* Messages quote profile text, device strings and names from merged
  * databases: their control characters are shown, not sent to the terminal. */
 int cli_error(const sl_err *e)
 {
     char msg[sizeof e->msg * 4];
     fprintf(stderr, "sluice: %s\n", e->msg[0] ? esc_term(e->msg, msg, sizeof msg, 1) : "failed");
-    return e->status ? e->status : SL_EFAIL;
+    int status = e->status ? e->status : SL_EFAIL;
+    cli_json_record(status, e->msg[0] ? e->msg : "failed", strstr(e->msg, "Did you mean "));
+    return status;
+}
+
+/* The meanings of the exit statuses (man 8 sluice, EXIT STATUS). */
+static const char *const exit_meaning[] = {
+    [SL_OK] = "success",
+    [SL_EFAIL] = "the operation failed; nothing was left changed",
+    [SL_EUSAGE] = "bad command line or bad input (unknown command, option, knob or profile, value out of range, bad database)",
+    [SL_EBUSY] = "another sluice holds the tuning lock",
+    [SL_EPERM] = "the command changes kernel settings and needs root",
+    [SL_EPARTIAL] = "not everything is as it was: a failure, and putting things back failed too, or a restore left "
+                    "knobs as found (run 'sluice restore')",
+};
+
+void cli_exit_meaning(int status, char *buf, size_t n)
+{
+    if (status >= 0 && status < (int)(sizeof exit_meaning / sizeof *exit_meaning) && exit_meaning[status])
+        snprintf(buf, n, "exit %d: %s", status, exit_meaning[status]);
+    else snprintf(buf, n, "exit %d", status);
+}
+
+void cli_exit_help(FILE *out)
+{
+    fprintf(out, "\nexit status:\n");
+    for (size_t i = 0; i < sizeof exit_meaning / sizeof *exit_meaning; i++)
+        fprintf(out, "  %zu  %s\n", i, exit_meaning[i]);
 }
 
 int cli_usage(const char *cmd, const char *fmt, ...)
@@ -172,16 +265,20 @@ int cli_usage(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "sluice %s: %s", cmd, esc_term(msg, shown, sizeof shown, 1));
     const struct cli_command *c = cli_find(cmd);
-    char syn[1200];
+    char syn[1200], hint[1300];
     if (c) cli_command_synopsis(c, syn, sizeof syn);
     if (c) fprintf(stderr, "\nusage: sluice %s\n", syn);
     else fputc('\n', stderr);
+    const char *mean = strstr(msg, "Did you mean ");
+    if (mean) snprintf(hint, sizeof hint, "%s", mean);
+    else snprintf(hint, sizeof hint, "usage: sluice %s", c ? syn : "COMMAND [ARGS] (see 'sluice --help')");
+    cli_json_record(SL_EUSAGE, msg, hint);
     return SL_EUSAGE;
 }
 
 int cli_print_json(json_t *v)
 {
-    int rc = json_dumpf(v, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+    int rc = cli_dump_json(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
     fputc('\n', stdout);
     json_decref(v);
     return rc == 0 ? 0 : SL_EFAIL;

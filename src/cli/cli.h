@@ -69,11 +69,40 @@ int cli_parse_line(const struct opt_table *t, void *opts, struct cli_globals *g,
 
 /* The store, opened (and created/migrated) on first use. NULL + e on error. */
 store *cli_store(struct cli_ctx *ctx, sl_err *e);
+/* For commands that only read: true when there is no database at
+ * ctx->db_path (then nothing should be created). */
+bool cli_store_missing(struct cli_ctx *ctx);
+/* What a listing prints when there is no database: a note on stderr, and
+ * [] with --json (else nothing) on stdout. Returns 0, the command's status. */
+int cli_nothing_stored(struct cli_ctx *ctx);
+/* cli_store for a command that only reads: a missing database is said once
+ * and answered by an empty store in memory, so nothing is created on disk.
+ * NULL + e on error. */
+store *cli_store_read(struct cli_ctx *ctx, sl_err *e);
+/* "unknown subcommand "lsit" (list, show, ...). Did you mean list?" as
+ * cli_usage says it; choices space-separated. Returns SL_EUSAGE. */
+int cli_unknown_subcommand(const char *cmd, const char *word, const char *choices);
 /* Print an error the way every command does and return its status. */
 int cli_error(const sl_err *e);
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print a JSON value to stdout (indented) and free it. */
 int cli_print_json(json_t *v);
+/* The --json contract (cli_json.c): with --json on the line, stdout holds
+ * one JSON document whatever happens; a failure that printed none becomes
+ * {"error": {"code": STATUS, "message": ..., "hint": ...}}. main calls
+ * begin first (it watches stderr for the message of a failure no
+ * cli_error() recorded) and returns finish(status). */
+void cli_json_begin(int argc, char **argv);
+int cli_json_finish(int status);
+/* The message (and hint, NULL: the one given before or the exit status's
+ * meaning) of the failure --json reports; cli_error and cli_usage call it. */
+void cli_json_record(int status, const char *msg, const char *hint);
+/* json_dumpf(v, stdout, flags) for a command's document, with integers past
+ * 2^53 written as strings (jq would round them); 0 or SL_EFAIL. v is kept. */
+int cli_dump_json(json_t *v, size_t flags);
+/* "exit 2: bad command line ..." into buf; the whole list for --help. */
+void cli_exit_meaning(int status, char *buf, size_t n);
+void cli_exit_help(FILE *out);
 
 /* A plain text table: add a header then rows of strings, print aligned. */
 struct table;

@@ -61,10 +61,23 @@ static int boot_install_cmd(struct cli_ctx *ctx, const struct sub_opts *o, const
     if (cli_profile_plan(o->dirs, name, &p, &pl, &e) < 0) return cli_error(&e);
     char exe[512];
     if (sysfs_self_exe(exe, sizeof exe) < 0) snprintf(exe, sizeof exe, "/usr/local/sbin/sluice");
+    /* The boot path runs sluice-apply when it is installed beside this
+     * binary: it applies without the fleet and statistics libraries. */
+    char lean[sizeof exe + 16];
+    const char *slash = strrchr(exe, '/');
+    snprintf(lean, sizeof lean, "%.*ssluice-apply", slash ? (int)(slash - exe + 1) : 0, exe);
+    if (access(lean, X_OK) == 0) snprintf(exe, sizeof exe, "%s", lean);
     struct notes nt = { 0 };
     const char *init_opt = ((const struct boot_opts *)ctx->opts)->init;
     enum boot_init init = init_opt ? (enum boot_init)boot_init_parse(init_opt) : boot_init_detect();
     int rc = boot_install_as(&p, &pl, exe, o->force, init, &nt, &e);
+    /* Run from a checkout, the boot files name the build tree's binary. */
+    bool own_exe = !(init == BOOT_INIT_SYSTEMD && boot_packaged_unit());
+    if (rc == 0 && own_exe && strncmp(exe, "/usr/", 5) && strncmp(exe, "/opt/", 5) && strncmp(exe, "/sbin/", 6) &&
+        strncmp(exe, "/bin/", 5))
+        notes_add(&nt, "what applies the profile at boot runs this sluice, outside /usr and /opt (a build tree?): if it "
+                       "moves, nothing is applied at boot. 'make install' or the Debian package puts sluice-apply in "
+                       "/usr/sbin; run 'sluice boot install' from there");
     if (rc < 0) {
         rc = cli_error(&e);
     } else {
@@ -85,9 +98,13 @@ static int boot_install_cmd(struct cli_ctx *ctx, const struct sub_opts *o, const
             profile_free(&p);
             return cli_print_json(j);
         }
+        const char *packaged = init == BOOT_INIT_SYSTEMD ? boot_packaged_unit() : NULL;
+        char how[300];
+        snprintf(how, sizeof how, "%s%s%s", packaged ? "the packaged unit " : "", packaged ? packaged : "",
+                 packaged ? ", enabled" : init == BOOT_INIT_SYSTEMD ? "a systemd unit"
+                 : init == BOOT_INIT_SYSV ? "a System V init script" : "a line in rc.local");
         printf("installed profile %s%s%s, applied at boot by %s:\n", p.name, sysfs_is_real_root() ? "" : " under ",
-               sysfs_root(), init == BOOT_INIT_SYSTEMD ? "a systemd unit" : init == BOOT_INIT_SYSV ? "a System V init script"
-                                                                                               : "a line in rc.local");
+               sysfs_root(), how);
         struct table *t = table_new(2, "  FILE", "WHAT");
         for (int i = 0; i < m.n; i++) {
             char path[300];
@@ -240,14 +257,14 @@ static int run_boot(struct cli_ctx *ctx, int argc, char **argv)
         if (!exe && sysfs_self_exe(self, sizeof self) == 0) exe = self;
         if (!exe) return cli_usage("boot", "unit: give --exe PATH");
         sl_err e;
-        char *text = boot_unit_text(exe, &e);
+        char *text = boot_unit_text(exe, true, &e);
         if (!text) return cli_error(&e);
         if (ctx->json) cli_print_json(json_pack("{s:s, s:s}", "exe", exe, "unit", text));
         else fputs(text, stdout);
         free(text);
         return 0;
     }
-    return cli_usage("boot", "unknown subcommand \"%s\" (install, status, remove)", sub);
+    return cli_unknown_subcommand("boot", sub, "install status remove unit");
 }
 
 CLI_COMMAND_OPTS(cmd_boot, "boot", run_boot, boot_table,

@@ -209,7 +209,7 @@ static int run_compare(struct cli_ctx *ctx, int argc, char **argv)
     int rc = check_args(argc, argv, &co);
     if (rc) return rc;
     sl_err e;
-    store *st = cli_store(ctx, &e);
+    store *st = cli_store_read(ctx, &e);
     if (!st) return cli_error(&e);
     struct compare_side a = { 0 }, b = { 0 };
     struct evidence ev = { 0 };

@@ -8,6 +8,7 @@
 #include "probe/probe.h"
 #include "profile/profile.h"
 #include "search/space.h"
+#include "sysfs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,8 +89,16 @@ static const char script_head[] =
     "    case $1 in\n"
     "        @file) compopt -o filenames 2>/dev/null; compgen -f -- \"$2\" ;;\n"
     "        @dir) compopt -o filenames 2>/dev/null; compgen -d -- \"$2\" ;;\n"
-    "        @knob=) compopt -o nospace 2>/dev/null\n"
-    "            compgen -S = -W \"$(\"$_sluice_exe\" \"${_sluice_globals[@]}\" complete-words knob 2>/dev/null)\" -- \"$2\" ;;\n"
+    "        @knob=|@profile=) if [[ $2 == *=* ]]; then\n"
+    "                # after KNOB=: its choices, or its value, default and range ends\n"
+    "                compgen -W \"$(\"$_sluice_exe\" \"${_sluice_globals[@]}\" complete-words value \"${2%%=*}\" 2>/dev/null)\" -- \"${2#*=}\"\n"
+    "            else\n"
+    "                compopt -o nospace 2>/dev/null\n"
+    "                compgen -S = -W \"$(\"$_sluice_exe\" \"${_sluice_globals[@]}\" complete-words knob-set 2>/dev/null)\" -- \"$2\"\n"
+    "                [ \"$1\" = @profile= ] && compgen -W \"$(\"$_sluice_exe\" \"${_sluice_globals[@]}\" complete-words profile 2>/dev/null)\" -- \"$2\"\n"
+    "            fi ;;\n"
+    "        @tuned) if [[ $2 == */* ]]; then compopt -o filenames 2>/dev/null; compgen -d -- \"$2\"\n"
+    "            else compgen -W \"$(\"$_sluice_exe\" \"${_sluice_globals[@]}\" complete-words tuned 2>/dev/null)\" -- \"$2\"; fi ;;\n"
     "        @*) compgen -W \"$(\"$_sluice_exe\" \"${_sluice_globals[@]}\" complete-words \"${1#@}\" 2>/dev/null)\" -- \"$2\" ;;\n"
     "        *) compgen -W \"$1\" -- \"$2\" ;;\n"
     "    esac\n"
@@ -99,7 +108,7 @@ static const char script_head[] =
 static const char script_main[] =
     "_sluice() {\n"
     "    # Words split at blanks only (COMP_WORDS also splits at = and :).\n"
-    "    local line=${COMP_LINE:0:COMP_POINT} words cur prev='' cmd='' kind w i nargs=0\n"
+    "    local line=${COMP_LINE:0:COMP_POINT} words cur prev='' cmd='' sub='' kind w i nargs=0\n"
     "    read -ra words <<< \"$line\"\n"
     "    [[ -z $line || $line == *[[:space:]] ]] && words+=('')\n"
     "    local cword=$((${#words[@]} - 1))\n"
@@ -116,7 +125,7 @@ static const char script_main[] =
     "            --root=*|--db=*) _sluice_globals+=(\"$w\") ;;\n"
     "            --*=*) ;;\n"
     "            -*) _sluice_value \"$cmd\" \"$w\" > /dev/null && i=$((i + 1)) ;;\n"
-    "            *) if [ -z \"$cmd\" ]; then cmd=$w; else nargs=$((nargs + 1)); fi ;;\n"
+    "            *) if [ -z \"$cmd\" ]; then cmd=$w; else [ \"$nargs\" -eq 0 ] && sub=$w; nargs=$((nargs + 1)); fi ;;\n"
     "        esac\n"
     "    done\n"
     "    if [[ $cur == --*=* ]]; then\n"
@@ -142,6 +151,8 @@ static const char script_main[] =
     "        return 0\n"
     "    fi\n"
     "    kind=$(_sluice_args \"$cmd\")\n"
+    "    # import-tuned takes a TuneD profile, not one of sluice's.\n"
+    "    [ \"$cmd $sub\" = 'profile import-tuned' ] && kind=@tuned\n"
     "    [ -n \"$kind\" ] && mapfile -t COMPREPLY < <(_sluice_words \"$kind\" \"$cur\")\n"
     "    return 0\n"
     "}\n"
@@ -232,13 +243,51 @@ CLI_COMMAND_OPTS(cmd_completion, "completion", run_completion, completion_table,
                  "print the bash completion script (make install puts it in bash-completion's directory)",
                  CLI_NO_CRASH_CHECK);
 
-static void print_knobs(void)
+/* The knobs of this machine; settable: only those sluice writes (not the
+ * read-only facts and actions `set` refuses). */
+static void print_knobs(bool settable)
 {
     struct knob *list;
     int n = knob_list(NULL, 0, &list, NULL);
     for (int i = 0; i < n; i++)
-        if (knob_present(&list[i])) printf("%s\n", list[i].name);
+        if (knob_present(&list[i]) && !(settable && knob_unwritable(list[i].def))) printf("%s\n", list[i].name);
     if (n >= 0) free(list);
+}
+
+/* What may follow "KNOB=", from the catalogue: the choices (the schedulers
+ * this disk offers), or for a number its value now, the kernel default and
+ * the ends of sluice's safe range. */
+static void print_values(const char *name)
+{
+    struct knob k;
+    char now[KNOB_VALUE_MAX] = "", raw[512], offered[512];
+    if (knob_lookup(name, NULL, &k, NULL) < 0 || knob_unwritable(k.def)) return;
+    const struct knob_def *d = k.def;
+    switch (d->type) {
+    case KT_SCHED:
+        if (sysfs_read(k.path, raw, sizeof raw, NULL) >= 0 &&
+            knob_sched_parse(raw, now, sizeof now, offered, sizeof offered) == 0)
+            for (char *w = strtok(offered, " "); w; w = strtok(NULL, " ")) printf("%s\n", w);
+        return;
+    case KT_ENUM: {
+        char words[512];
+        snprintf(words, sizeof words, "%s", d->values ? d->values : "");
+        for (char *w = strtok(words, " "); w; w = strtok(NULL, " ")) printf("%s\n", w);
+        return;
+    }
+    case KT_BOOL: printf("0\n1\n"); return;
+    case KT_INT: case KT_FIELD: case KT_BYTES: case KT_FACT: break;
+    }
+    char ends[2][32];
+    snprintf(ends[0], sizeof ends[0], "%lld", d->min);
+    snprintf(ends[1], sizeof ends[1], "%lld", d->max);
+    knob_read(&k, now, sizeof now, NULL);
+    const char *seen[4] = { now, d->def ? d->def : "", ends[0], ends[1] };
+    for (int i = 0; i < 4; i++) {
+        bool dup = !seen[i][0];
+        for (int j = 0; j < i && !dup; j++) dup = strcmp(seen[i], seen[j]) == 0;
+        if (!dup) printf("%s\n", seen[i]);
+    }
 }
 
 static void print_profiles(void)
@@ -269,11 +318,25 @@ static void print_devices(void)
 /* The words of one kind, one a line; nothing (exit 0) when there are none. */
 static int run_complete_words(struct cli_ctx *ctx, int argc, char **argv)
 {
-    if (argc != 2) return cli_usage("complete-words", "give one KIND");
-    const char *k = argv[1];
-    if (strcmp(k, "knob") == 0) print_knobs();
+    const char *k = argc > 1 ? argv[1] : "";
+    if (strcmp(k, "value") == 0 && argc == 3) {
+        print_values(argv[2]);
+        return 0;
+    }
+    if (argc != 2) return cli_usage("complete-words", "give one KIND (or: value KNOB)");
+    if (strcmp(k, "knob") == 0) print_knobs(false);
+    else if (strcmp(k, "knob-set") == 0) print_knobs(true);
     else if (strcmp(k, "profile") == 0) print_profiles();
     else if (strcmp(k, "device") == 0) print_devices();
+    else if (strcmp(k, "tuned") == 0) {
+        char **names;
+        int n = profile_tuned_names(&names);
+        for (int i = 0; i < n; i++) {
+            printf("%s\n", names[i]);
+            free(names[i]);
+        }
+        free(names);
+    }
     else if (strcmp(k, "workload") == 0)
         for (int i = 0; i < probe_workload_count(); i++) printf("%s\n", probe_workload_name(i));
     else if (strcmp(k, "space") == 0)
@@ -282,11 +345,12 @@ static int run_complete_words(struct cli_ctx *ctx, int argc, char **argv)
         for (int i = 0; i < cli_command_count(); i++) {
             if (!(cli_command_at(i)->flags & CLI_HIDDEN)) printf("%s\n", cli_command_at(i)->name);
         }
-    else return cli_usage("complete-words", "unknown kind \"%s\" (knob profile device workload space command)", k);
+    else return cli_usage("complete-words", "unknown kind \"%s\" (knob knob-set profile device workload space command "
+                          "tuned, value KNOB)", k);
     return 0;
 }
 
-static const struct opt_table words_table = { 0, NULL, { { NULL, 0 } }, "KIND", NULL };
+static const struct opt_table words_table = { 0, NULL, { { NULL, 0 } }, "KIND|value KNOB", NULL };
 CLI_COMMAND_OPTS(cmd_complete_words, "complete-words", run_complete_words, words_table,
                  "the words the bash completion offers for KIND (used by the completion script)",
                  CLI_HIDDEN | CLI_NO_CRASH_CHECK);

@@ -104,7 +104,7 @@ static int print_json_row(void *arg, const struct run_export *r)
         json_array_append_new(js->arr, o);
         return 0;
     }
-    if (json_dumpf(o, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12)) != 0)
+    if (cli_dump_json(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12)) != 0)
         js->rc = SL_EFAIL;
     fputc('\n', stdout);
     json_decref(o);
@@ -168,6 +168,7 @@ static int run_history(struct cli_ctx *ctx, int argc, char **argv)
     if (argc > 1) return cli_usage("history", "unexpected argument %s", argv[1]);
     if (json + csv + jsonl > 1) return cli_usage("history", "give one of --json, --csv and --jsonl");
     sl_err e;
+    if (cli_store_missing(ctx)) return cli_nothing_stored(ctx);
     store *st = cli_store(ctx, &e);
     if (!st) return cli_error(&e);
     if (csv) {
@@ -182,7 +183,7 @@ static int run_history(struct cli_ctx *ctx, int argc, char **argv)
             return cli_error(&e);
         }
         if (js.arr) {
-            if (json_dumpf(js.arr, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12)) != 0)
+            if (cli_dump_json(js.arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12)) != 0)
                 js.rc = SL_EFAIL;
             fputc('\n', stdout);
             json_decref(js.arr);
@@ -199,3 +200,19 @@ static int run_history(struct cli_ctx *ctx, int argc, char **argv)
 
 CLI_COMMAND_OPTS(cmd_history, "history", run_history, history_table,
             "stored probe runs, newest first", 0);
+
+/* create-db: the results database, empty, where --db says. Read-only
+ * commands never create it (#32); tests and scripts that want an empty
+ * store (to merge into, to push from for the first time) make one here. */
+static int run_create_db(struct cli_ctx *ctx, int argc, char **argv)
+{
+    if (argc > 1) return cli_usage("create-db", "unexpected argument %s", argv[1]);
+    sl_err e;
+    if (!cli_store(ctx, &e)) return cli_error(&e);
+    if (ctx->json) return cli_print_json(json_pack("{s:s}", "database", ctx->db_path));
+    return 0;
+}
+
+static const struct opt_table create_db_table = { 0, NULL, { { NULL, 0 } }, NULL, NULL };
+CLI_COMMAND_OPTS(cmd_create_db, "create-db", run_create_db, create_db_table,
+                 "create the results database (empty) where --db says, if it is not there", CLI_HIDDEN);

@@ -84,7 +84,7 @@ static void summary(const double *mb_s, int n)
 static int print_json(json_t *v)
 {
     /* Six significant digits are rounded in; print them without float noise. */
-    int rc = json_dumpf(v, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12));
+    int rc = cli_dump_json(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12));
     fputc('\n', stdout);
     json_decref(v);
     return rc == 0 ? 0 : SL_EFAIL;

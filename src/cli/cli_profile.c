@@ -216,7 +216,10 @@ static int run_show(struct cli_ctx *ctx, int argc, char **argv)
             json_t *y = json_object();
             json_object_set_new(y, "section", json_string(prof_section_name(en->sec)));
             json_object_set_new(y, "selector", json_string(en->selector));
-            json_object_set_new(y, "knob", json_string(en->key));
+            char knob[PROFILE_KEY_MAX + 32];
+            prof_entry_knob(en, "*", knob, sizeof knob);   /* canonical, as every command names knobs */
+            json_object_set_new(y, "knob", json_string(knob));
+            json_object_set_new(y, "key", json_string(en->key));
             json_object_set_new(y, "value", json_string(v));
             json_object_set_new(y, "from", json_string(from));
             json_array_append_new(arr, y);
@@ -241,8 +244,8 @@ static int diff_two(struct cli_ctx *ctx, const struct sub_opts *o, const char *a
     sl_err e;
     if (profile_load(&dirs, a_name, &a, &e) < 0) { profile_free(&a); return cli_error(&e); }
     if (profile_load(&dirs, b_name, &b, &e) < 0) { profile_free(&a); profile_free(&b); return cli_error(&e); }
-    struct table *t = table_new(4, "KNOB", a.name, b.name, "VERDICT");
     json_t *arr = ctx->json ? json_array() : NULL;
+    struct table *t = arr ? NULL : table_new(4, "KNOB", a.name, b.name, "VERDICT");
     int differ = 0;
     for (int pass = 0; pass < 2; pass++) {
         const struct profile *x = pass ? &b : &a, *y = pass ? &a : &b;
@@ -252,9 +255,9 @@ static int diff_two(struct cli_ctx *ctx, const struct sub_opts *o, const char *a
                 if (y->ent[j].sec == en->sec && !strcmp(y->ent[j].selector, en->selector) && !strcmp(y->ent[j].key, en->key))
                     other = &y->ent[j];
             if (pass && other) continue; /* listed in the first pass */
+            /* the canonical name, every disk the entry is for as "*" */
             char knob[PROFILE_SELECTOR_MAX + PROFILE_KEY_MAX + 16], v1[KNOB_VALUE_MAX + 2] = "-", v2[KNOB_VALUE_MAX + 2] = "-";
-            if (en->selector[0]) snprintf(knob, sizeof knob, "block \"%s\" %s", en->selector, en->key);
-            else snprintf(knob, sizeof knob, "%s %s", prof_section_name(en->sec), en->key);
+            prof_entry_knob(en, "*", knob, sizeof knob);
             prof_entry_value_text(en, pass ? v2 : v1, sizeof v1);
             if (other) prof_entry_value_text(other, pass ? v1 : v2, sizeof v1);
             const char *verdict_text = !other ? (pass ? "only in second" : "only in first")
@@ -263,18 +266,21 @@ static int diff_two(struct cli_ctx *ctx, const struct sub_opts *o, const char *a
             if (arr) {
                 json_t *j = json_object();
                 json_object_set_new(j, "knob", json_string(knob));
+                json_object_set_new(j, "selector", en->selector[0] ? json_string(en->selector) : json_null());
                 json_object_set_new(j, "first", strcmp(v1, "-") ? json_string(v1) : json_null());
                 json_object_set_new(j, "second", strcmp(v2, "-") ? json_string(v2) : json_null());
                 json_object_set_new(j, "verdict", json_string(verdict_text));
                 json_array_append_new(arr, j);
             } else {
-                table_row(t, knob, v1, v2, verdict_text);
+                char shown[sizeof knob + PROFILE_SELECTOR_MAX + 4];
+                snprintf(shown, sizeof shown, en->selector[0] ? "%s [%s]" : "%s", knob, en->selector);
+                table_row(t, shown, v1, v2, verdict_text);
             }
         }
     }
     profile_free(&a);
     profile_free(&b);
-    if (arr) { free(t); return cli_print_json(arr); }
+    if (arr) return cli_print_json(arr);
     table_print(t);
     printf("%d difference(s)\n", differ);
     return 0;
@@ -327,7 +333,7 @@ static int run_profile(struct cli_ctx *ctx, int argc, char **argv)
             optind = 1;
             return subcommands[i].run(ctx, argc - 1, argv + 1);
         }
-    return cli_usage("profile", "unknown subcommand \"%s\" (list, show, diff, verify, save, import-tuned, export)", argv[1]);
+    return cli_unknown_subcommand("profile", argv[1], "list show diff verify save import-tuned export");
 }
 
 CLI_COMMAND_OPTS(cmd_profile, "profile", run_profile, profile_table,

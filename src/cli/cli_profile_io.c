@@ -100,6 +100,11 @@ int cli_profile_save(struct cli_ctx *ctx, int argc, char **argv)
     struct profile p;
     struct notes nt = { 0 };
     char comment[512];
+    if (o.from_search && cli_store_missing(ctx)) {
+        sl_fail(&e, SL_EUSAGE, "no search %s: there is no database at %s (nothing is stored yet)", o.from_search,
+                ctx->db_path);
+        return cli_error(&e);
+    }
     if (o.from_search) {
         store *st = cli_store(ctx, &e);
         if (!st || profile_save_search(st, name, o.from_search, &p, &nt, comment, sizeof comment, &e) < 0) {

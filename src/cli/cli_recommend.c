@@ -176,7 +176,7 @@ static int run_recommend(struct cli_ctx *ctx, int argc, char **argv)
     struct recommendation R;
     sl_err e;
     if (recommend_init(&R, o->workload, o->objective, &e) < 0) return cli_usage("recommend", "%s", e.msg);
-    store *st = cli_store(ctx, &e);
+    store *st = cli_store_read(ctx, &e);
     if (!st) return cli_error(&e);
     /* --server: the same judgement on the server's runs instead of ours. */
     struct share_view v = { 0 };

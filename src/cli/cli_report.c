@@ -131,6 +131,9 @@ static int run_report(struct cli_ctx *ctx, int argc, char **argv)
     const struct report_opts *o = ctx->opts;
     if (argc != 2) return cli_usage("report", "give one RUN, RUN..RUN (two compared), SEARCH, SEARCH#N (a trial) or SESSION (its UUID or the start of it)");
     sl_err e;
+    if (cli_store_missing(ctx))
+        return sl_fail(&e, SL_EUSAGE, "no run, search or session \"%s\": there is no database at %s (nothing is stored "
+                       "yet)", argv[1], ctx->db_path), cli_error(&e);
     store *st = cli_store(ctx, &e);
     if (!st) return cli_error(&e);
     struct report rep;

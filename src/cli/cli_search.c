@@ -170,6 +170,7 @@ int cli_search_run(struct cli_ctx *ctx, struct search_flow_opts *o, struct searc
 static int list_searches(struct cli_ctx *ctx)
 {
     sl_err e;
+    if (cli_store_missing(ctx)) return cli_nothing_stored(ctx);
     store *st = cli_store(ctx, &e);
     if (!st) return cli_error(&e);
     struct search_row *rows;

@@ -73,6 +73,7 @@ static int run_sessions(struct cli_ctx *ctx, int argc, char **argv)
 {
     if (argc > 1) return cli_usage("sessions", "unexpected argument %s", argv[1]);
     sl_err e;
+    if (cli_store_missing(ctx)) return cli_nothing_stored(ctx);
     store *st = cli_store(ctx, &e);
     if (!st) return cli_error(&e);
     struct session_row *rows;
@@ -260,6 +261,7 @@ static int run_restore(struct cli_ctx *ctx, int argc, char **argv)
         return cli_usage("restore", "give one SESSION, or --crashed");
     sl_err e;
     if (sysfs_require_root("sluice restore", &e) < 0) return cli_error(&e);
+    if (cli_store_missing(ctx)) return cli_nothing_stored(ctx);
     store *st = cli_store(ctx, &e);
     int lock_fd = -1;
     if (!st || session_lock_acquire(ctx->db_path, &lock_fd, &e) < 0) return cli_error(&e);
@@ -360,7 +362,7 @@ static int run_active(struct cli_ctx *ctx, int argc, char **argv)
 {
     if (argc > 1) return cli_usage("active", "unexpected argument %s", argv[1]);
     sl_err e;
-    store *st = cli_store(ctx, &e);
+    store *st = cli_store_read(ctx, &e);
     if (!st) return cli_error(&e);
     struct session_row r;
     int found = lifecycle_active(st, &r, &e);

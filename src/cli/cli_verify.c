@@ -270,8 +270,9 @@ static json_t *run_json(const struct verify_run *r)
     json_t *disks = json_array(), *blocks = json_array();
     for (int i = 0; i < p->ndisks; i++) json_array_append_new(disks, json_string(p->disks[i]));
     for (int i = 0; i < r->ndone; i++) json_array_append_new(blocks, block_json(&r->blocks[i]));
-    json_t *o = json_pack("{s:s,s:I,s:i,s:f,s:[f,f],s:[s,s],s:o,s:s,s:o,s:s,s:s,s:b,s:s}", "candidate", p->cand_text,
-                          "seed", (json_int_t)r->spec.seed, "blocks_planned", p->nblocks, "block_s",
+    /* the seed as a string, as every command gives it (jq rounds 64-bit numbers) */
+    json_t *o = json_pack("{s:s,s:o,s:i,s:f,s:[f,f],s:[s,s],s:o,s:s,s:o,s:s,s:s,s:b,s:s}", "candidate", p->cand_text,
+                          "seed", json_sprintf("%llu", (unsigned long long)r->spec.seed), "blocks_planned", p->nblocks, "block_s",
                           r->spec.block_ms / 1000.0, "settle_s", p->settle_after_ms[0] / 1000.0,
                           p->settle_after_ms[1] / 1000.0, "settle_why", p->settle_why[0], p->settle_why[1], "disks", disks,
                           "session", r->session, "blocks", blocks, "end", end_name(r->end), "why", r->end_why, "kept",

@@ -3,6 +3,7 @@
 #include "esc.h"
 #include "probe/scratch.h"
 #include "session.h"
+#include "suggest.h"
 #include "store_session.h"
 #include "sysfs.h"
 
@@ -26,6 +27,7 @@ static void usage(FILE *out)
     }
     fprintf(out, "\noptions (before or after the command):\n");
     opt_help(&cli_global_opts, out);
+    cli_exit_help(out);
 }
 
 /* Every visible command with its options, and the global ones. */
@@ -95,17 +97,41 @@ static void notice_crashed_sessions(struct cli_ctx *ctx)
     store_close(st);
 }
 
-/* Where the command is: the first argument that is neither an option nor
- * the value of a global option before it; 0 when there is none. */
+static int print_version(bool json)
+{
+    if (json) return cli_print_json(json_pack("{s:s, s:s}", "name", "sluice", "version", SLUICE_VERSION));
+    printf("sluice %s\n", SLUICE_VERSION);
+    return 0;
+}
+
+/* prev ("--name") takes a value in the command's table. */
+static bool takes_value(const struct cli_command *c, const char *prev)
+{
+    const struct opt *o = c->opts ? opt_find(c->opts, prev, NULL) : NULL;
+    return o && o->arg;
+}
+
+/* Where the command is: the first argument that names one and is not the
+ * value of an option before it (a command's valued option may come first:
+ * "sluice --workload seqwrite history"); else the first word no option
+ * before it can take (an unknown command, to be named); 0 when none. */
 static int command_index(int argc, char **argv)
 {
+    int unknown = 0, skipped = 0;
     for (int i = 1; i < argc; i++) {
-        if (argv[i][0] != '-' || !argv[i][1]) return i;
-        if (strcmp(argv[i], "--") == 0) return i + 1 < argc ? i + 1 : 0;
-        const struct opt *o = opt_find(&cli_global_opts, argv[i], NULL);
-        if (o && o->arg && !strchr(argv[i], '=')) i++;
+        const char *a = argv[i], *prev = argv[i - 1];
+        if (strcmp(a, "--") == 0) return i + 1 < argc ? i + 1 : 0;
+        if (a[0] == '-' && a[1]) continue;
+        bool after_option = i > 1 && strncmp(prev, "--", 2) == 0 && prev[2] && !strchr(prev, '=');
+        const struct opt *g = after_option ? opt_find(&cli_global_opts, prev, NULL) : NULL;
+        if (g && g->arg) continue;   /* --root DIR */
+        if (g) after_option = false; /* --json: a flag */
+        const struct cli_command *c = cli_find(a);
+        if (c && !(after_option && takes_value(c, prev))) return i;
+        if (!after_option && !unknown) unknown = i;
+        if (after_option && !skipped) skipped = i;
     }
-    return 0;
+    return unknown ? unknown : skipped;
 }
 
 /* Options before and after the command, in one pass: the command's own (into
@@ -158,20 +184,29 @@ static int run_cli(int argc, char **argv, char **args, struct cli_ctx *ctx)
         if (cli_parse_line(NULL, NULL, &g, false, argc, argv, args, &e) < 0) {
             fprintf(stderr, "sluice: %s\n", e.msg);
             usage(stderr);
+            cli_json_record(SL_EUSAGE, e.msg, NULL);
             return SL_EUSAGE;
         }
         if (g.help) { usage(stdout); return 0; }
         name = cli_find("ui") ? "ui" : "show";
         args[0] = (char *)name;
     }
-    if (g.version) { printf("sluice %s\n", SLUICE_VERSION); return 0; }
+    if (g.version) return print_version(g.json);
     const struct cli_command *cmd = cli_find(name);
     if (!cmd) {
-        fprintf(stderr, "sluice: unknown command \"%s\" (see 'sluice --help')\n", name);
+        char msg[512];
+        struct suggest s;
+        suggest_init(&s, name);
+        for (int i = 0; i < cli_command_count(); i++)
+            if (!(cli_command_at(i)->flags & CLI_HIDDEN)) suggest_offer(&s, cli_command_at(i)->name);
+        if (suggest_best(&s)) snprintf(msg, sizeof msg, "unknown command \"%s\". Did you mean %s?", name, suggest_best(&s));
+        else snprintf(msg, sizeof msg, "unknown command \"%s\"", name);
+        fprintf(stderr, "sluice: %s (see 'sluice --help')\n", esc_t(msg));
+        cli_json_record(SL_EUSAGE, msg, suggest_best(&s) ? strstr(msg, "Did you mean ") : "see 'sluice --help' for the commands");
         return SL_EUSAGE;
     }
     if (at && (nargs = parse_command_line(cmd, argc, argv, at, &g, &ctx->opts, args)) < 0) return SL_EUSAGE;
-    if (g.version) { printf("sluice %s\n", SLUICE_VERSION); return 0; }
+    if (g.version) return print_version(g.json);
     if (g.help) { cli_command_help(cmd, stdout); return 0; }
     ctx->json = g.json;
     ctx->db_path = g.db;
@@ -191,8 +226,9 @@ static int run_cli(int argc, char **argv, char **args, struct cli_ctx *ctx)
 int main(int argc, char **argv)
 {
     struct cli_ctx ctx = { 0 };
+    cli_json_begin(argc, argv);
     char **args = xcalloc((size_t)argc + 2, sizeof *args);
-    int rc = run_cli(argc, argv, args, &ctx);
+    int rc = cli_json_finish(run_cli(argc, argv, args, &ctx));
     store_close(ctx.st);
     free(ctx.opts);
     free(args);

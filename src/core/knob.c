@@ -1,5 +1,6 @@
 /* knob — lookup, listing, reading, validation and writing of catalogue knobs. */
 #include "knob.h"
+#include "suggest.h"
 #include "device.h"
 #include "sysfs.h"
 
@@ -187,7 +188,7 @@ static int lookup_device_knob(const char *prefix, const char *rest, const char *
     return 0;
 }
 
-int knob_lookup(const char *name, const char *sched, struct knob *out, sl_err *e)
+static int lookup_name(const char *name, const char *sched, struct knob *out, sl_err *e)
 {
     if (!name || strlen(name) >= KNOB_NAME_MAX)
         return sl_fail(e, SL_EUSAGE, "unknown knob: name too long");
@@ -208,6 +209,23 @@ int knob_lookup(const char *name, const char *sched, struct knob *out, sl_err *e
     if (strncmp(name, "block.", 6) == 0) return lookup_device_knob("block", name + 6, sched, out, e, name);
     if (strncmp(name, "bdi.", 4) == 0) return lookup_device_knob("bdi", name + 4, sched, out, e, name);
     return sl_fail(e, SL_EUSAGE, "unknown knob \"%s\": names start with vm., block. or bdi. (see 'sluice show')", name);
+}
+
+/* An unknown name gets the nearest knob of this machine, when a typo
+ * explains it: "Did you mean vm.dirty_ratio?". */
+int knob_lookup(const char *name, const char *sched, struct knob *out, sl_err *e)
+{
+    if (lookup_name(name, sched, out, e) == 0) return 0;
+    if (!e) return -1;   /* nobody reads the message: no suggestion to look for */
+    struct knob *all;
+    int n;
+    if (strncmp(e->msg, "unknown knob \"", 14) != 0 || (n = knob_list(NULL, 0, &all, NULL)) < 0) return -1;
+    struct suggest s;
+    suggest_init(&s, name);
+    for (int i = 0; i < n; i++) suggest_offer(&s, all[i].name);
+    free(all);
+    if (suggest_best(&s)) sl_suffix(e, "Did you mean %s?", suggest_best(&s));
+    return -1;
 }
 
 static bool matches(const char *name, const char *const *globs, int n)

@@ -61,9 +61,13 @@ static json_t *value_json(const struct rec_field *f, const void *rec)
         return json_string(!*t && f->empty_as ? f->empty_as : t);
     }
     case REC_INT: return json_integer(*(const int *)at(f, rec));
-    case REC_I64: return json_integer((json_int_t)*(const int64_t *)at(f, rec));
+    case REC_I64:
+        if (f->flags & REC_JSON_TEXT) return json_sprintf("%lld", (long long)*(const int64_t *)at(f, rec));
+        return json_integer((json_int_t)*(const int64_t *)at(f, rec));
     case REC_DOUBLE: return json_real(double_at(f, rec));
-    case REC_U64: return json_integer((json_int_t)*(const unsigned long long *)at(f, rec));
+    case REC_U64:
+        if (f->flags & REC_JSON_TEXT) return json_sprintf("%llu", *(const unsigned long long *)at(f, rec));
+        return json_integer((json_int_t)*(const unsigned long long *)at(f, rec));
     case REC_TRI: {
         int v = *(const int *)at(f, rec);
         return v < 0 ? json_null() : json_boolean(v);

@@ -38,6 +38,8 @@ enum rec_type {
 #define REC_NOINSERT 32u    /* not written by store_prepare_insert (set later, or by the database) */
 #define REC_UPDATE 64u      /* written by store_prepare_update */
 #define REC_READONLY 128u   /* only read (an expression, a joined column): never written */
+#define REC_JSON_TEXT 256u  /* REC_I64, REC_U64: JSON shows the decimal text, as a string (a seed past 2^53 that jq
+                             * and JavaScript would round; the --json contract gives 64-bit values as strings) */
 
 struct rec_field {
     const char *json;       /* JSON key, NULL: not in JSON */

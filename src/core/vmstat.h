@@ -30,5 +30,10 @@ int vmstat_read_host(struct vmstat *v);
 /* The throttling zone starts at (threshold + background) / 2 (the kernel's
  * "freerun" ceiling in balance_dirty_pages). 0 when thresholds are unknown. */
 uint64_t vmstat_freerun(const struct vmstat *v);
+/* The memory that can hold dirty pages, in bytes, as the kernel counts
+ * it: read back from nr_dirty_threshold at vm.dirty_ratio (or the
+ * background pair); free + file pages only when both are set in bytes.
+ * 0 when /proc/vmstat cannot be read. */
+uint64_t vmstat_dirtyable_bytes(void);
 
 #endif

@@ -316,9 +316,7 @@ int probe_spec_resolve(struct probe_spec *spec, sl_err *e)
 
 uint64_t probe_dirty_limit_at(int ratio_pct)
 {
-    struct vmstat v;
-    if (vmstat_read(&v) < 0 || !v.has_dirtyable || ratio_pct <= 0) return 0;
-    return (v.nr_free + v.nr_file) * (uint64_t)sysconf(_SC_PAGESIZE) / 100 * (uint64_t)ratio_pct;
+    return ratio_pct > 0 ? vmstat_dirtyable_bytes() / 100 * (uint64_t)ratio_pct : 0;
 }
 
 uint64_t probe_dirty_limit_now(void)

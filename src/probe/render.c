@@ -187,7 +187,8 @@ json_t *probe_result_json(const struct probe_result *r)
     json_object_set_new(o, "status", json_string(probe_status_name(r->status)));
     json_object_set_new(o, "note", json_string(r->note));
     json_object_set_new(o, "started", json_string(r->started));
-    json_object_set_new(o, "seed", json_integer((json_int_t)r->seed));
+    /* a string: jq reads numbers as doubles and would round a 64-bit seed */
+    json_object_set_new(o, "seed", json_sprintf("%llu", (unsigned long long)r->seed));
     json_object_set_new(o, "spec", spec_json(&r->spec));
     json_object_set_new(o, "hostname", json_string(r->hostname));
     json_object_set_new(o, "kernel", json_string(r->kernel));

@@ -62,7 +62,8 @@ const struct opt probe_workload_rows[] = {
     { .name = "bs", .label = "Block size", .type = OPT_SIZE, .arg = "B", .min = PROBE_MIN_BS, .max = PROBE_MAX_BS,
       .def = "the workload's", .flags = OPT_DEF_WORDS, .help = "block size (4k, 1M)", SPEC(bs) },
     { .name = "size", .label = "Size", .type = OPT_SIZE, .arg = "S", .min = 1, .max = (double)PROBE_MAX_SIZE,
-      .def = "from the dirty threshold", .flags = OPT_DEF_WORDS, .help = "bytes written or read in all (512M, 2G)",
+      .def = "a probe: from the dirty threshold; search and tune: about 8 s at the rate a calibration run measures",
+      .flags = OPT_DEF_WORDS, .help = "bytes written or read in all (512M, 2G)",
       SPEC(size_bytes) },
     /* a time given makes a buffered writer time-based: no fixed work */
     { .name = "time", .label = "Time", .type = OPT_DURATION, .arg = "T", .min = 10, .max = 24 * 3600 * 1000.0,

@@ -53,8 +53,13 @@ static char *exec_text(int (*quote)(const char *, char *, size_t, sl_err *), con
     return textbuf_take(&b);
 }
 
+/* The unit's first line: the packaged unit stays when boot remove disables it. */
+static const char unit_written[] = "# sluice-apply.service: written by 'sluice boot install'; 'sluice boot remove' deletes it.\n";
+static const char unit_packaged[] =
+    "# sluice-apply.service: shipped with sluice, not enabled: 'sluice boot install PROFILE' enables it,\n"
+    "# 'sluice boot remove' disables it (the unit stays).\n";
 static const char unit_template[] =
-    "# sluice-apply.service: written by sluice; 'sluice boot remove' deletes it.\n"
+    "%s"
     "[Unit]\n"
     "Description=Apply the sluice tuning profile (VM write-back and block queues)\n"
     "Documentation=man:sluice(8) man:sluice-profile(5)\n"
@@ -71,7 +76,26 @@ static const char unit_template[] =
     "[Install]\n"
     "WantedBy=multi-user.target\n";
 
-char *boot_unit_text(const char *exe, sl_err *e) { return exec_text(quote_unit_exec, unit_template, exe, e); }
+char *boot_unit_text(const char *exe, bool packaged, sl_err *e)
+{
+    char prog[PATH_MAX * 4 + 8];
+    if (quote_unit_exec(exe, prog, sizeof prog, e) < 0) return NULL;
+    struct textbuf b = { 0 };
+    textbuf_printf(&b, unit_template, packaged ? unit_packaged : unit_written, prog, prog);
+    return textbuf_take(&b);
+}
+
+static const char *const packaged_units[] = {
+    "/usr/lib/systemd/system/sluice-apply.service", "/lib/systemd/system/sluice-apply.service",
+    "/usr/local/lib/systemd/system/sluice-apply.service",
+};
+
+const char *boot_packaged_unit(void)
+{
+    for (size_t i = 0; i < sizeof packaged_units / sizeof packaged_units[0]; i++)
+        if (sysfs_exists(packaged_units[i])) return packaged_units[i];
+    return NULL;
+}
 
 /* --- manifest --------------------------------------------------------------- */
 
@@ -313,8 +337,15 @@ static void plan_init_outputs(struct outputs *o, const struct boot_manifest *old
                               char *script, char *line)
 {
     if (init == BOOT_INIT_SYSTEMD) {
-        out_add(o, BOOT_UNIT, unit, NULL, 0644, false);
-        out_add(o, BOOT_UNIT_LINK, NULL, BOOT_UNIT, 0, false);
+        /* The package's unit is enabled as systemctl enable does; a copy
+         * in /etc would shadow it, and outlive the package. */
+        const char *packaged = boot_packaged_unit();
+        if (packaged) {
+            free(unit);
+        } else {
+            out_add(o, BOOT_UNIT, unit, NULL, 0644, false);
+        }
+        out_add(o, BOOT_UNIT_LINK, NULL, packaged ? packaged : BOOT_UNIT, 0, false);
         free(script);
         free(line);
     } else if (init == BOOT_INIT_SYSV) {
@@ -322,8 +353,9 @@ static void plan_init_outputs(struct outputs *o, const struct boot_manifest *old
         char path[256];
         snprintf(path, sizeof path, "%s/init.d/" BOOT_INITSCRIPT, base);
         out_add(o, path, script, NULL, 0755, false);
-        /* Runlevels 2-5 where the root has them (rc2.d at least). */
-        for (int level = 2; level <= 5; level++) {
+        /* Runlevels 2-5 where the root has them (rc2.d at least), unless
+         * update-rc.d links the script (boot_install_as, once it is in place). */
+        for (int level = 2; level <= 5 && !(strcmp(base, "/etc") == 0 && boot_update_rc_d_present()); level++) {
             snprintf(path, sizeof path, "%s/rc%d.d", base, level);
             if (!sysfs_is_dir(path) && level != 2) continue;
             snprintf(path, sizeof path, "%s/rc%d.d/S99" BOOT_INITSCRIPT, base, level);
@@ -514,6 +546,28 @@ static char *active_text(const struct profile *p, sl_err *e)
     return text;
 }
 
+static bool lists_init_script(const struct boot_manifest *m)
+{
+    return manifest_find(m, "/etc/init.d/" BOOT_INITSCRIPT) != NULL;
+}
+
+/* update-rc.d links the script an install wrote, or takes away the links
+ * of the one a former install wrote and this one removed. */
+static int link_init_script(const struct boot_manifest *old, const struct boot_manifest *now, struct notes *nt,
+                            sl_err *e)
+{
+    if (!boot_update_rc_d_present()) return 0;
+    const char *action = lists_init_script(now) ? "defaults" : lists_init_script(old) ? "remove" : NULL;
+    if (!action) return 0;
+    if (boot_update_rc_d(action, e) == 0) {
+        notes_add(nt, "update-rc.d %s the init script's runlevel links", strcmp(action, "defaults") == 0 ? "made" : "removed");
+        return 0;
+    }
+    return sl_suffix(e, "%s: run it yourself once the cause is fixed", strcmp(action, "defaults") == 0
+                     ? "The files are installed but the init script is not linked into its runlevels"
+                     : "The old init script is removed but its runlevel links are left");
+}
+
 int boot_install(const struct profile *p, const struct plan *pl, const char *exe, bool force, struct notes *nt,
                  sl_err *e)
 {
@@ -525,7 +579,7 @@ int boot_install_as(const struct profile *p, const struct plan *pl, const char *
 {
     /* The profile's path goes into active.conf's first comment. */
     if (quote_check_path("profile file", p->path, e) < 0) return -1;
-    char *unit = boot_unit_text(exe, e), *script = unit ? exec_text(quote_shell_word, initscript_template, exe, e) : NULL;
+    char *unit = boot_unit_text(exe, false, e), *script = unit ? exec_text(quote_shell_word, initscript_template, exe, e) : NULL;
     char *line = script ? exec_text(quote_shell_word, rclocal_template, exe, e) : NULL;
     char *active = line ? active_text(p, e) : NULL;
     struct boot_manifest old;
@@ -552,6 +606,7 @@ int boot_install_as(const struct profile *p, const struct plan *pl, const char *
     struct boot_manifest m = { 0 };
     snprintf(m.profile, sizeof m.profile, "%s", p->name);
     if (rc == 0) rc = install_outputs(&o, &old, force, nt, &m, e);
+    if (rc == 0) rc = link_init_script(&old, &m, nt, e);
     for (int i = 0; i < o.n; i++) {
         free(o.v[i].text);
         if (o.v[i].line) free((char *)o.v[i].target);
@@ -576,6 +631,9 @@ int boot_remove(bool force, struct boot_manifest *out, enum boot_state *states, 
         if (remove_entry(be, e) < 0) return -1;
         removed[i] = true;
     }
+    if (lists_init_script(out) && !sysfs_exists("/etc/init.d/" BOOT_INITSCRIPT) && boot_update_rc_d_present() &&
+        boot_update_rc_d("remove", e) < 0)
+        return sl_suffix(e, "The init script is removed but its runlevel links are left: run it yourself");
     if (kept)
         return sl_fail(e, SL_EFAIL, "%d file(s) were edited since install and were left in place (and the manifest with them): "
                                     "look at them, then remove them yourself or run 'sluice boot remove --force'", kept);

@@ -42,10 +42,15 @@ struct boot_manifest {
 };
 enum boot_state { BOOT_INTACT, BOOT_MISSING, BOOT_CHANGED };
 
-/* The unit text for a sluice binary at exe (also what `make install` ships).
+/* The unit text for a sluice binary at exe: packaged, what `make install`
+ * ships (`boot unit`); else the one boot install writes when there is none.
  * NULL (SL_EUSAGE) when exe cannot be written into a unit (a control
  * character in the path). malloc'ed. */
-char *boot_unit_text(const char *exe, sl_err *e);
+char *boot_unit_text(const char *exe, bool packaged, sl_err *e);
+/* The unit a package installed under the root (/usr/lib/systemd/system,
+ * /lib/..., /usr/local/lib/...), which boot install enables instead of
+ * writing its own; NULL when there is none. */
+const char *boot_packaged_unit(void);
 /* Write the active profile, sysctl.d file, udev rules, unit and its enabling
  * link, then the manifest, all or nothing even if killed (boot_journal.h;
  * the caller runs boot_settle first). Refuses (nothing written) a profile path or exe
@@ -71,6 +76,13 @@ const char *boot_file_what(const char *path);
  * edited since install only with force;
  * the manifest goes last. 1 when nothing is installed. The caller frees *m. */
 int boot_remove(bool force, struct boot_manifest *m, enum boot_state *states, bool *removed, sl_err *e);
+/* Whether the root links init scripts with update-rc.d (/usr/sbin/update-rc.d
+ * there and on this host). */
+bool boot_update_rc_d_present(void);
+/* Run `update-rc.d sluice-apply ACTION` (defaults, remove) for the root:
+ * DPKG_ROOT names it unless it is the real one. 0, or -1 with e naming the
+ * command and its exit status. */
+int boot_update_rc_d(const char *action, sl_err *e);
 /* sysctl.d files sorting after 60-sluice.conf (or /etc/sysctl.conf) that set
  * a vm knob of the plan: one note each. Returns how many. */
 int boot_sysctl_overrides(const struct plan *pl, struct notes *nt);

@@ -4,6 +4,7 @@
 #include "textbuf.h"
 #include "inilines.h"
 #include "profile/quote.h"
+#include "suggest.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -82,6 +83,22 @@ static void dirs_text(const struct profile_dirs *d, char *buf, size_t n)
     if (!d->n) snprintf(buf, n, "(no profile directory exists: give --profiles DIR)");
 }
 
+/* "Did you mean latency?" after e's message, when a typo explains name. -1. */
+static int suggest_profile(const struct profile_dirs *d, const char *name, sl_err *e)
+{
+    char **names, **paths;
+    int n = profile_list(d, &names, &paths, NULL);
+    if (n < 0) return -1;
+    struct suggest s;
+    suggest_init(&s, name);
+    for (int i = 0; i < n; i++) suggest_offer(&s, names[i]);
+    if (suggest_best(&s)) sl_suffix(e, "Did you mean %s?", suggest_best(&s));
+    for (int i = 0; i < n; i++) { free(names[i]); free(paths[i]); }
+    free(names);
+    free(paths);
+    return -1;
+}
+
 int profile_find(const struct profile_dirs *d, const char *name, char *path, size_t n, sl_err *e)
 {
     if (profile_name_check(name, e) < 0) return -1;
@@ -92,7 +109,8 @@ int profile_find(const struct profile_dirs *d, const char *name, char *path, siz
     }
     char dirs[1024];
     dirs_text(d, dirs, sizeof dirs);
-    return sl_fail(e, SL_EUSAGE, "no profile \"%s\" in %s (see 'sluice profile list')", name, dirs);
+    sl_fail(e, SL_EUSAGE, "no profile \"%s\" in %s (see 'sluice profile list')", name, dirs);
+    return suggest_profile(d, name, e);
 }
 
 int profile_list(const struct profile_dirs *d, char ***names_out, char ***paths_out, sl_err *e)

@@ -221,11 +221,16 @@ char *profile_export_tuned(const struct profile *p, const struct plan *pl, struc
 /* --- TuneD profiles in (profile/tuned.c) ----------------------------------- */
 
 /* Read TuneD profile NAME (ROOT/etc/tuned/profiles, ROOT/etc/tuned,
- * /usr/lib/tuned/profiles, /usr/lib/tuned), a directory holding tuned.conf,
- * or a file; follow [main] include (flattened: the includes first, as TuneD
- * merges them) and map [sysctl] vm.*, [vm] dirty_*, [disk] elevator,
+ * ROOT/usr/lib/tuned/profiles, ROOT/usr/lib/tuned), a directory holding
+ * tuned.conf, or a file; follow [main] include (flattened: the includes
+ * first, as TuneD merges them; a name is looked for beside the including
+ * profile, then in those directories) and map [sysctl] vm.*, [vm] dirty_*, [disk] elevator,
  * readahead and devices, and [sysfs] /sys/block/... paths. Everything else
  * becomes a note "FILE:LINE: what: why". The result is named tuned-NAME. */
 int profile_import_tuned(const char *name_or_path, struct profile *out, struct notes *unmapped, sl_err *e);
+/* The TuneD profiles import-tuned finds by name: the directories holding a
+ * tuned.conf in TuneD's directories under the root, sorted, each once.
+ * Returns how many (names malloc'ed, each and the array; free both). */
+int profile_tuned_names(char ***names);
 
 #endif

@@ -43,29 +43,89 @@ static bool is_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* TuneD's own directories, searched under the root in its order of
+ * precedence: /etc overrides /usr/lib. */
+static const char *const tuned_dirs[] = { "/etc/tuned/profiles", "/etc/tuned", "/usr/lib/tuned/profiles", "/usr/lib/tuned" };
+
+/* name's tuned.conf in TuneD's directories under the root: 0, or 1 when none has it. */
+static int tuned_find_standard(const char *name, char *path, size_t n)
+{
+    for (size_t i = 0; i < sizeof tuned_dirs / sizeof tuned_dirs[0]; i++) {
+        char rel[256];
+        snprintf(rel, sizeof rel, "%s/%s/tuned.conf", tuned_dirs[i], name);
+        if (sysfs_path(path, n, rel) == 0 && is_file(path)) return 0;
+    }
+    return 1;
+}
+
+static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+int profile_tuned_names(char ***out)
+{
+    char **all = NULL;
+    int n = 0;
+    for (size_t i = 0; i < sizeof tuned_dirs / sizeof tuned_dirs[0]; i++) {
+        char **names;
+        int k = sysfs_is_dir(tuned_dirs[i]) ? sysfs_list(tuned_dirs[i], &names, NULL) : -1;
+        for (int j = 0; j < k; j++) {
+            char rel[512], path[PATH_MAX];
+            snprintf(rel, sizeof rel, "%s/%s/tuned.conf", tuned_dirs[i], names[j]);
+            if (profile_name_valid(names[j]) && sysfs_path(path, sizeof path, rel) == 0 && is_file(path)) {
+                all = xrealloc(all, sizeof *all * (size_t)(n + 1));
+                all[n++] = xstrdup(names[j]);
+            }
+        }
+        if (k >= 0) sysfs_names_free(names, k);
+    }
+    if (n) qsort(all, (size_t)n, sizeof *all, name_cmp);
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        if (kept && strcmp(all[kept - 1], all[i]) == 0) free(all[i]);
+        else all[kept++] = all[i];
+    }
+    *out = all;
+    return kept;
+}
+
 static int tuned_find(const char *name, char *path, size_t n, sl_err *e)
 {
     if (strchr(name, '/')) {
         struct stat st;
-        if (stat(name, &st) == 0 && S_ISDIR(st.st_mode)) snprintf(path, n, "%s/tuned.conf", name);
+        /* "DIR/" as a shell completes it: one slash before tuned.conf, so
+         * the profile is named after DIR and its includes are found beside it. */
+        int len = (int)strlen(name);
+        while (len > 1 && name[len - 1] == '/') len--;
+        if (stat(name, &st) == 0 && S_ISDIR(st.st_mode)) snprintf(path, n, "%.*s/tuned.conf", len, name);
         else snprintf(path, n, "%s", name);
         if (is_file(path)) return 0;
         return sl_fail(e, SL_EUSAGE, "%s: no TuneD profile there (expected a directory with tuned.conf, or the file)", name);
     }
     if (!profile_name_valid(name))
         return sl_fail(e, SL_EUSAGE, "\"%s\" is not a TuneD profile name", name);
-    static const char *const etc_dirs[] = { "/etc/tuned/profiles", "/etc/tuned" };
-    static const char *const lib_dirs[] = { "/usr/lib/tuned/profiles", "/usr/lib/tuned" };
-    for (size_t i = 0; i < 2; i++) {
-        char rel[256];
-        snprintf(rel, sizeof rel, "%s/%s/tuned.conf", etc_dirs[i], name);
-        if (sysfs_path(path, n, rel) == 0 && is_file(path)) return 0;
-    }
-    for (size_t i = 0; i < 2; i++) {
-        snprintf(path, n, "%s/%s/tuned.conf", lib_dirs[i], name);
-        if (is_file(path)) return 0;
-    }
+    if (tuned_find_standard(name, path, n) == 0) return 0;
     return sl_fail(e, SL_EUSAGE, "no TuneD profile \"%s\" in /etc/tuned or /usr/lib/tuned (is the tuned package installed?)", name);
+}
+
+/* An include= of the profile in file (its line): a path as given; a name
+ * beside the including profile first (the tree it was given from: an
+ * unpacked package, a copy), then TuneD's directories under the root. */
+static int tuned_find_include(const char *name, const char *file, int line, char *path, size_t n, sl_err *e)
+{
+    if (strchr(name, '/')) return tuned_find(name, path, n, e);
+    if (!profile_name_valid(name))
+        return sl_fail(e, SL_EUSAGE, "%s:%d: include=%s: not a TuneD profile name", file, line, name);
+    char tree[PATH_MAX];
+    snprintf(tree, sizeof tree, "%s", file);
+    for (int up = 0; up < 2; up++) {
+        char *slash = strrchr(tree, '/');
+        if (slash) *slash = 0;
+        else snprintf(tree, sizeof tree, ".");
+    }
+    if (!tree[0]) snprintf(tree, sizeof tree, "/");
+    if ((size_t)snprintf(path, n, "%s/%s/tuned.conf", tree, name) < n && is_file(path)) return 0;
+    if (tuned_find_standard(name, path, n) == 0) return 0;
+    return sl_fail(e, SL_EUSAGE, "%s:%d: include=%s: no TuneD profile \"%s\" beside it (%s) nor in /etc/tuned or "
+                   "/usr/lib/tuned%s", file, line, name, name, tree, sysfs_is_real_root() ? "" : " under the root");
 }
 
 /* --- mapping ------------------------------------------------------------------ */
@@ -352,7 +412,7 @@ static int tuned_load(const char *path, struct tstack *stk, struct profile *out,
             for (char *save, *tok = strtok_r(list, ", \t", &save); tok && rc == 0; tok = strtok_r(NULL, ", \t", &save)) {
                 char ipath[PATH_MAX];
                 char ignored[8];
-                rc = tuned_find(tok, ipath, sizeof ipath, e);
+                rc = tuned_find_include(tok, path, inc->line, ipath, sizeof ipath, e);
                 if (rc == 0) rc = tuned_load(ipath, stk, out, nt, e, ignored, sizeof ignored);
             }
         }

@@ -28,9 +28,7 @@ uint64_t burst_free_under(const char *dir)
 
 uint64_t burst_dirtyable_now(void)
 {
-    struct vmstat v;
-    if (vmstat_read(&v) < 0 || !v.has_dirtyable) return 0;
-    return (v.nr_free + v.nr_file) * (uint64_t)sysconf(_SC_PAGESIZE);
+    return vmstat_dirtyable_bytes();
 }
 
 /* One repetition of the calibration's probe: its rate, wall time (set-up

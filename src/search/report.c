@@ -217,6 +217,9 @@ void report_verdict_line(const struct search_spec *spec, const struct space *sp,
     failed_note(r, st, sizeof st);
     len = strlen(buf);
     if (st[0] && len + 3 < n) snprintf(buf + len, n - len, "; %s", st);
+    search_confirm_precision(&r->confirm, st, sizeof st);
+    len = strlen(buf);
+    if (st[0] && len + 3 < n) snprintf(buf + len, n - len, "; %s", st);
 }
 
 static void interval(double lo, double hi, char *buf, size_t n)

@@ -508,11 +508,37 @@ static int check_size_fits(const struct probe_spec *p, sl_err *e)
  * settings measures the disk's write + fsync rate, which sizes the default
  * burst (burst.h) and times the plan. --size and --throttled keep their
  * burst; the run still times it. */
+/* A time budget that cannot reach a verdict even at the default burst's
+ * BURST_TARGET_S a run is refused before the calibration writes its 1 GiB
+ * (#28: "a budget that cannot afford the calibration run"); at a terminal
+ * the observer may take the longer budget instead. */
+static int check_budget_affords_burst(struct run *R, sl_err *e)
+{
+    struct search_spec *s = &R->o->spec;
+    if (s->budget_ms <= 0 || R->o->probe.size_bytes || R->o->throttled) return 0;
+    struct search_plan p;
+    search_plan_make(s, BURST_TARGET_S + 0.5, SEARCH_NOISE_SD_ASSUMED, &p);
+    if (p.evals >= p.verdict_evals) return 0;
+    long long need_ms = search_plan_verdict_ms(&p);
+    const struct search_observer *obs = R->o->observer;
+    if (obs && obs->over_budget && obs->over_budget(obs->arg, &p, need_ms)) {
+        s->budget_ms = need_ms;
+        return 0;
+    }
+    char have[32], need[32];
+    units_format_duration_ms(s->budget_ms, have, sizeof have);
+    units_format_duration_ms(need_ms, need, sizeof need);
+    return sl_fail(e, SL_EUSAGE, "a budget of %s cannot reach a verdict: the default burst is sized for about %.0f s a "
+                   "run, and a verdict needs %d evaluations (%s): --budget %s, or a smaller burst with --size; nothing "
+                   "was written", have, BURST_TARGET_S, p.verdict_evals, need, need);
+}
+
 static int calibrate_burst(struct run *R, sl_err *e)
 {
     struct search_flow_opts *o = R->o;
     struct burst_calibration *c = &R->out->calibration;
     if (check_size_fits(&o->probe, e) < 0) return -1;
+    if (check_budget_affords_burst(R, e) < 0) return -1;
     if (burst_calibrate(&o->probe, R->st, c, e) < 0) return -1;
     o->burst_dirtyable = burst_dirtyable_now();
     if (o->probe.size_bytes || o->throttled) return 0;

@@ -294,6 +294,34 @@ long long search_plan_verdict_ms(const struct search_plan *p)
     return (long long)ceil(p->run_s * p->verdict_evals * 1000);
 }
 
+/* The confirmation's interval against the quick tune's aim of at most
+ * +-CONFIRM_AIM_POINTS around its estimate (#28): "" when it is that narrow
+ * (or there was no confirmation); else how wide it is and the fresh runs a
+ * side that would bring it there. An interval narrows as 1/sqrt(runs), so
+ * k runs of half-width h need about k (h / aim)^2: an estimate, said so. */
+#define CONFIRM_AIM_POINTS 10.0
+#define CONFIRM_RUNS_MAX 100   /* --confirm-runs' bound */
+
+void search_confirm_precision(const struct confirmation *cf, char *buf, size_t n)
+{
+    buf[0] = 0;
+    const struct decision *d = &cf->dec;
+    if (cf->candidate < 0 || cf->reps <= 0 || !isfinite(d->lo_pct) || !isfinite(d->hi_pct)) return;
+    double half = (d->hi_pct - d->lo_pct) / 2;
+    if (round(half) <= CONFIRM_AIM_POINTS) return;   /* as printed: "+-10" is within it */
+    double want = ceil(cf->reps * (half / CONFIRM_AIM_POINTS) * (half / CONFIRM_AIM_POINTS));
+    int len = snprintf(buf, n, "precision: the confirmation's %.0f%% interval is +-%.0f points wide on %d fresh runs a side",
+                       100 * d->level, half, cf->reps);
+    if (len < 0 || (size_t)len >= n) return;
+    if (want <= CONFIRM_RUNS_MAX)
+        snprintf(buf + len, n - (size_t)len, "; about --confirm-runs %.0f (with a budget to match) would narrow it to "
+                 "+-%.0f", want, CONFIRM_AIM_POINTS);
+    else
+        snprintf(buf + len, n - (size_t)len, "; even --confirm-runs %d would leave it about +-%.0f: this disk's runs "
+                 "vary too much for a narrower claim at this burst", CONFIRM_RUNS_MAX,
+                 half * sqrt((double)cf->reps / CONFIRM_RUNS_MAX));
+}
+
 static int explore(struct loop *L, char *reason, size_t rn, sl_err *e)
 {
     const struct search_spec *s = L->spec;
@@ -818,7 +846,7 @@ static int confirm_pairs(const struct loop *L, const struct search_config *c, do
  * (bench/data/transfer-confirm30.out): unpaired +9.9% [-1.9, +32.4]
  * p=0.062, not confirmed, paired +23.6% [+8.8, +31.1], fio on the same
  * job +23.8%. */
-static void confirm_decide(const struct loop *L, int nc, const struct search_config *c, double alpha, struct decision *d)
+static void confirm_decide(const struct loop *L, const struct search_config *c, double alpha, struct decision *d)
 {
     double *b = xmalloc(sizeof *b * (size_t)(L->ntr + 1)), *x = xmalloc(sizeof *x * (size_t)(L->ntr + 1));
     struct decide_opts o;
@@ -829,12 +857,12 @@ static void confirm_decide(const struct loop *L, int nc, const struct search_con
     o.one_sided = true;
     o.log_input = true;
     o.seed = L->spec->seed;
-    /* two configurations alternate their order round by round, so an
-     * order effect (what ran just before) falls on the differences
-     * symmetrically, as the signed-rank test assumes; with the runner-up
-     * the rotation of three does not (the winner follows the baseline in
-     * two rounds of three), and the rounds are compared unpaired */
-    int np = nc == 2 ? confirm_pairs(L, c, b, x) : 0;
+    /* the rounds' orders are balanced (round_order), so an order effect
+     * (what ran just before) falls on the differences symmetrically, as
+     * the signed-rank test assumes: two configurations alternate, three
+     * (with the runner-up) go through the six orders, in each of which
+     * every pair's two runs precede each other equally often */
+    int np = confirm_pairs(L, c, b, x);
     if (L->spec->confirm_paired_from > 0 && np >= L->spec->confirm_paired_from) decide_paired(b, x, np, &o, d, NULL);
     else {
         int nb = confirm_scores(L, &L->base, b), nx = confirm_scores(L, c, x);
@@ -844,7 +872,19 @@ static void confirm_decide(const struct loop *L, int nc, const struct search_con
     free(x);
 }
 
-/* k rounds of cfg[0..nc-1] in rotating order, continuing the rotation.
+/* The j-th configuration measured in confirmation round `round` (from 0)
+ * of nc: two alternate (AB, BA); three go through all six orders, a
+ * Williams design for three, so that over six rounds each of any two
+ * precedes the other in three (the rotation of three used before let the
+ * winner follow the baseline in two rounds of three, and its claim was
+ * then decided unpaired). */
+static int round_order(int round, int j, int nc)
+{
+    static const int six[6][3] = { { 0, 1, 2 }, { 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 }, { 0, 2, 1 }, { 1, 0, 2 } };
+    return nc == 3 ? six[round % 6][j] : (j + round) % nc;
+}
+
+/* k rounds of cfg[0..nc-1] in balanced orders (round_order), continuing them.
  * The stall rule holds here as in the race: a run the canary flagged is
  * left out and measured again in its place (at most k times a look for
  * each configuration; once more than half of its runs are flagged they
@@ -854,7 +894,7 @@ static int confirm_rounds(struct loop *L, const struct search_config *const *cfg
     int again[3] = { 0 };
     for (int round = from; round < from + k; round++)
         for (int j = 0; j < nc; j++) {
-            int i = (j + round) % nc;
+            int i = round_order(round, j, nc);
             L->round = round + 1;
             do {
                 if (!budget_left(L, 0)) return 0;
@@ -928,12 +968,12 @@ static int confirm(struct loop *L, struct search_result *r, sl_err *e)
         if (extra > 0 && confirm_rounds(L, cfg, nc, done, extra, e) < 0) return -1;
         done += extra;
         double a = decide_look_alpha(L->spec->alpha, cf->look, looks);
-        confirm_decide(L, nc, &r->leader[w].cfg, a, &cf->dec);
+        confirm_decide(L, &r->leader[w].cfg, a, &cf->dec);
         cf->reps = cf->dec.nb < cf->dec.nc ? cf->dec.nb : cf->dec.nc;   /* fewer when the budget ended first */
         if (cf->dec.verdict == DECIDE_BETTER || cf->dec.verdict == DECIDE_NO_VERDICT || !(cf->dec.effect_pct > 0)) break;
     }
     if (cf->look > looks) cf->look = looks;
-    if (ru >= 0) confirm_decide(L, nc, &r->leader[ru].cfg, cf->dec.alpha, &cf->dec_runner);
+    if (ru >= 0) confirm_decide(L, &r->leader[ru].cfg, cf->dec.alpha, &cf->dec_runner);
     confirm_stalls(L, cf);
     for (int t = 0; t < L->ntr; t++) r->stalled_runs += L->tr[t].role == TRIAL_CONFIRM && L->tr[t].m.stalled;
     cf->confirmed_est = cf->dec.effect_pct / 100;

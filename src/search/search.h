@@ -108,6 +108,11 @@ void search_plan_make(const struct search_spec *s, double run_s, double noise_sd
 void search_plan_scale_confirmation(struct search_spec *s, struct search_plan *p);
 /* The time budget a verdict needs at p's run time, in ms. */
 long long search_plan_verdict_ms(const struct search_plan *p);
+/* "" when the confirmation's interval is within +-10 points of its
+ * estimate; else one sentence: how wide, and what --confirm-runs would
+ * narrow it to that. */
+struct confirmation;
+void search_confirm_precision(const struct confirmation *cf, char *buf, size_t n);
 
 enum trial_role { TRIAL_BASELINE, TRIAL_EXPLORE, TRIAL_RACE, TRIAL_CONFIRM };
 const char *trial_role_name(enum trial_role r);

@@ -43,8 +43,11 @@ run_case() {
     SLUICE_BIN=$sluice SLUICE_MAN=$here/../../man/sluice.8 SLUICE_CASE_CMD=$dir/cmd
     export ROOT DB TMP SLUICE_BIN SLUICE_MAN SLUICE_CASE_CMD
     mkdir "$tmp/bin"
-    printf '#!/bin/sh\nexec "%s" --root "$ROOT" --db "$DB" "$@"\n' "$sluice" > "$tmp/bin/sluice"
-    printf '#!/bin/sh\nexec "%s" "$@"\n' "$sluice" > "$tmp/bin/sluice-bare"
+    # tee.sh keeps every --json document for tests/schema/validate.py
+    tee=$here/../schema/tee.sh SLUICE_JSON_DIR=$tmp.json   # beside $TMP, which cases list
+    export SLUICE_JSON_DIR
+    printf '#!/bin/sh\nexec sh "%s" "%s" --root "$ROOT" --db "$DB" "$@"\n' "$tee" "$sluice" > "$tmp/bin/sluice"
+    printf '#!/bin/sh\nexec sh "%s" "%s" "$@"\n' "$tee" "$sluice" > "$tmp/bin/sluice-bare"
     # lockpid: the pid the tuning lock of the root names (its "pid N" line).
     printf '#!/bin/sh\nsed -n "s/^pid //p" "$ROOT/run/sluice/lock"\n' > "$tmp/bin/lockpid"
     chmod 755 "$tmp/bin/sluice" "$tmp/bin/sluice-bare" "$tmp/bin/lockpid"
@@ -64,14 +67,18 @@ run_case() {
         cp "$tmp/actual" "$dir/expect"
     fi
     # One write per case, so parallel cases do not interleave their reports.
-    if [ -f "$dir/expect" ] && diff -u "$dir/expect" "$tmp/actual" > "$tmp/diff"; then
+    # Every --json document the case printed, against its command's schema.
+    : > "$tmp/schema"
+    [ -d "$tmp.json" ] && python3 "$here/../schema/validate.py" "$tmp.json" | normalise > "$tmp/schema"
+    if [ -f "$dir/expect" ] && diff -u "$dir/expect" "$tmp/actual" > "$tmp/diff" && [ ! -s "$tmp/schema" ]; then
         echo "ok $name"
     else
         { echo "FAIL $name"
-          [ -f "$dir/expect" ] && sed 's/^/  /' "$tmp/diff" | head -40 || echo "  no expect file"; } > "$tmp/report"
+          [ -f "$dir/expect" ] && sed 's/^/  /' "$tmp/diff" | head -40 || echo "  no expect file"
+          sed 's/^/  /' "$tmp/schema" | head -20; } > "$tmp/report"
         cat "$tmp/report"
     fi
-    rm -rf "$tmp"
+    rm -rf "$tmp" "$tmp.json"
 }
 
 # SLUICE_CASE_DIR: run just that case (used for parallel runs).

@@ -115,7 +115,7 @@ loop() {
     fi
 }
 
-newdb='"$SLUICE" --root "$root" --db "$db" sessions'
+newdb='"$SLUICE" --root "$root" --db "$db" create-db'
 held='"$SLUICE" --root "$root" --db "$db" set vm.swappiness=20 vm.dirty_ratio=25 block.sda.read_ahead_kb=512'
 probed='"$SLUICE" --root "$root" --db "$db" probe null --time 100ms --ramp 0'
 
@@ -135,7 +135,7 @@ loop boot-reinstall write "knobs files" "$installed" -- boot install throughput
 # merge: a refused merge leaves the database as it was (SQLite's model: the
 # transaction or nothing)
 "$SLUICE" --root "$work/root" --db "$work/src.orig.db" probe null --time 100ms --ramp 0 > /dev/null 2>&1
-merged='cp src.orig.db src.db && "$SLUICE" --root "$root" --db "$db" sessions'
+merged='cp src.orig.db src.db && "$SLUICE" --root "$root" --db "$db" create-db'
 STEP=11
 loop merge sqlite_step db "$merged" -- merge src.db
 STEP=1
@@ -147,7 +147,7 @@ blamed=""
 n=1
 while [ "$n" -le 120 ]; do
     rm -f "$work/b.db" "$work/b.db-wal" "$work/b.db-shm"
-    "$SLUICE" --root "$work/root" --db "$work/b.db" sessions > /dev/null 2>&1
+    "$SLUICE" --root "$work/root" --db "$work/b.db" create-db > /dev/null 2>&1
     SLUICE_FAULT="sqlite_step:$n" "$SLUICE" --root "$work/root" --db "$work/b.db" merge "$work/src.orig.db" > "$work/b.out" 2>&1
     grep -q "fault injected" "$work/b.out" || break
     grep -qE "not part of sluice's schema|on an unknown table|that is not sluice's|not a sluice database|corrupt" "$work/b.out" &&

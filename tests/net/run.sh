@@ -250,7 +250,7 @@ open(p, "wb").write(b + b" " * (n - len(b)))' "$1" "$2"
         # is refused is left byte for byte as it was.
         t_first_push_403() {
             rm -f "$tmp/c.db"
-            "$sluice" --root "$tmp/rootA" --db "$tmp/c.db" history > /dev/null || return 1
+            "$sluice" --root "$tmp/rootA" --db "$tmp/c.db" create-db || return 1
             expect_fail "$tmp/c.db" 'refused access (403)' \
                 "$sluice" --root "$tmp/rootA" --db "$tmp/c.db" push "http://127.0.0.1:$port/forbidden/x" || return 1
             [ "$(sqlite3 "$tmp/c.db" "SELECT count(*) FROM hosts")" = 0 ] || { echo "host recorded"; return 1; }

@@ -37,7 +37,7 @@ host() {   # NAME: a fixture copy with its own machine-id, and a function NAME r
     printf '%s' "$1" | sha256sum | cut -c1-32 > "$tmp/root$1/etc/machine-id"
     echo "fixture-$1" > "$tmp/root$1/proc/sys/kernel/hostname"
     eval "$1() { HOME=\$tmp/home \"\$sluice\" --root \"\$tmp/root$1\" --db \"\$tmp/$1.db\" \"\$@\"; }"
-    HOME=$tmp/home "$sluice" --root "$tmp/root$1" --db "$tmp/$1.db" history > /dev/null
+    HOME=$tmp/home "$sluice" --root "$tmp/root$1" --db "$tmp/$1.db" create-db
 }
 mkdir -p "$tmp/home"
 for h in A B C D G I U V; do host $h; done

@@ -3,7 +3,9 @@
 # so code that lands later is held to the same rules:
 #   no-shell      no system(), popen() or exec*() anywhere in the program:
 #                 sluice runs no command but the one the administrator types
-#                 as verify --live's --metric (its line says so), so no
+#                 as verify --live's --metric and, for boot install on a
+#                 System V root, /usr/sbin/update-rc.d with a fixed argv
+#                 (each line says so), so no
 #                 stored string and no downloaded content can become one
 #   no-dlopen     nothing is loaded as code at run time
 #   tmp-names     no mktemp()/tmpnam()/tempnam() (racy names); scratch files

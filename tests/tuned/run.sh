@@ -68,6 +68,43 @@ for d in "$tuned_dir"/*/; do
 done
 [ $bad -eq 0 ] && echo "ok tuned/every-shipped-profile-imports-and-plans"
 
+# By path from the unpacked tree, on a root without TuneD: each include= is
+# looked up beside the given profile first (25 of the 37 include another).
+cp -a tests/fixtures/modern "$tmp/bare"
+runb() { SLUICE_PROFILES="$PWD/profiles" "$sluice" --root "$tmp/bare" --db "$tmp/db" "$@"; }
+bad=0 count=0
+for d in "$tuned_dir"/*/; do
+    [ -f "$d/tuned.conf" ] || continue
+    count=$((count + 1))
+    if ! runb profile import-tuned "$PWD/$d" --stdout > "$tmp/o" 2>&1; then
+        echo "FAIL tuned/by-path-$(basename "$d")"; sed 's/^/  | /' "$tmp/o" | head -8; bad=1
+    fi
+done
+if [ $count -ne 37 ]; then echo "FAIL tuned/by-path-count: $count profiles in $tuned_dir, Debian's tuned has 37"
+elif [ $bad -eq 0 ]; then echo "ok tuned/all-37-import-by-path"; fi
+runb profile import-tuned "$PWD/$tuned_dir/virtual-guest" --stdout > "$tmp/o" 2>&1
+check by-path-include-beside "$tmp/o" "dirty_ratio = 30 " "dirty_background_ratio = 10 " "swappiness = 30" \
+    "$tuned_dir/throughput-performance/tuned.conf"
+
+# An include not beside the given profile comes from TuneD's directories
+# under --root: /etc/tuned first, then /usr/lib/tuned.
+mkdir -p "$tmp/bare/usr/lib/tuned" "$tmp/mine/own"
+cp -a "$tuned_dir/throughput-performance" "$tmp/bare/usr/lib/tuned/"
+printf '[main]\ninclude=throughput-performance\n[sysctl]\nvm.swappiness=5\n' > "$tmp/mine/own/tuned.conf"
+runb profile import-tuned "$tmp/mine/own" --stdout > "$tmp/o" 2>&1
+check include-from-root-usr-lib "$tmp/o" "dirty_ratio = 40" "swappiness = 5" "$tmp/bare/usr/lib/tuned/throughput-performance/tuned.conf"
+mkdir -p "$tmp/bare/etc/tuned/throughput-performance"
+printf '[sysctl]\nvm.dirty_ratio=33\n' > "$tmp/bare/etc/tuned/throughput-performance/tuned.conf"
+runb profile import-tuned "$tmp/mine/own" --stdout > "$tmp/o" 2>&1
+check include-etc-before-usr-lib "$tmp/o" "dirty_ratio = 33" "$tmp/bare/etc/tuned/throughput-performance/tuned.conf"
+rm -rf "$tmp/bare/etc/tuned"
+# By name, /usr/lib/tuned is the root's, not the host's.
+runb profile import-tuned throughput-performance --stdout > "$tmp/o" 2>&1
+check by-name-root-usr-lib "$tmp/o" "dirty_ratio = 40" "$tmp/bare/usr/lib/tuned/throughput-performance/tuned.conf"
+printf '[main]\ninclude=no-such-base\n' > "$tmp/mine/own/tuned.conf"
+runb profile import-tuned "$tmp/mine/own" --stdout > "$tmp/o" 2>&1
+check include-missing "$tmp/o" "$tmp/mine/own/tuned.conf:2: include=no-such-base: no TuneD profile \"no-such-base\" beside it ($tmp/mine) nor in /etc/tuned or /usr/lib/tuned"
+
 # Round trip: a sluice profile exported as TuneD and imported again keeps its vm values.
 mkdir -p "$tmp/rt/latency"
 run profile export latency --format tuned > "$tmp/rt/latency/tuned.conf" 2>/dev/null

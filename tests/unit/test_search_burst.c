@@ -164,3 +164,63 @@ TEST(search_plan_grows_the_confirmation_of_a_large_plan)
     search_plan_scale_confirmation(&s, &p);
     CHECK_INT(s.confirm_reps, 8);
 }
+
+/* The quick tune aims at a claim within +-10 points of its estimate (#28):
+ * a wider confirmation says how wide and what --confirm-runs would narrow
+ * it (runs grow as the square of the narrowing); a narrow one says nothing. */
+TEST(search_confirm_precision_says_how_to_narrow_a_wide_interval)
+{
+    struct confirmation cf = { .candidate = 0, .reps = 6 };
+    cf.dec.level = 0.9;
+    cf.dec.lo_pct = -10;
+    cf.dec.hi_pct = 30;   /* +-20 points: 6 * 2^2 = 24 runs a side */
+    char buf[512];
+    search_confirm_precision(&cf, buf, sizeof buf);
+    CHECK_CONTAINS(buf, "90% interval is +-20 points wide on 6 fresh runs a side");
+    CHECK_CONTAINS(buf, "--confirm-runs 24 ");
+    cf.dec.lo_pct = -50;
+    cf.dec.hi_pct = 50;   /* +-50: 150 runs, past the bound */
+    search_confirm_precision(&cf, buf, sizeof buf);
+    CHECK_CONTAINS(buf, "even --confirm-runs 100 would leave it about +-12");
+    cf.dec.lo_pct = 4;
+    cf.dec.hi_pct = 22;   /* +-9 */
+    search_confirm_precision(&cf, buf, sizeof buf);
+    CHECK_INT((int)strlen(buf), 0);
+    cf.candidate = -1;   /* no confirmation */
+    cf.dec.hi_pct = 90;
+    search_confirm_precision(&cf, buf, sizeof buf);
+    CHECK_INT((int)strlen(buf), 0);
+}
+
+/* The memory that can hold dirty pages is the kernel's own figure, read
+ * back from the threshold it computed (nr_dirty_threshold at vm.dirty_ratio
+ * percent), not free + file pages from /proc/vmstat: on this project's VM
+ * (Linux 6.18) /proc/vmstat's nr_free_pages said 8.2 GiB while MemFree and
+ * the threshold (4.6 GiB at 20%) said 23, and a quick tune capped its
+ * burst at "half the memory that can hold dirty pages (5.2 GiB)". */
+TEST(burst_dirtyable_is_the_kernels_figure)
+{
+    sl_err e;
+    const char *root = harness_fixture_copy("modern");
+    CHECK(sysfs_set_root(root, &e) == 0);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/proc/vmstat", root);
+    FILE *f = fopen(path, "r");
+    char text[65536];
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f) fclose(f);
+    text[n] = 0;
+    char *p = strstr(text, "nr_free_pages 2469136");
+    CHECK(p != NULL);
+    if (!p) return;
+    memcpy(p, "nr_free_pages 0500000", 21);   /* same length: the file's shape kept */
+    f = fopen(path, "w");
+    if (f) { fputs(text, f); fclose(f); }
+    uint64_t page = 4096, want = 712249ull * 100 / 20 * page;
+    CHECK_INT((long long)burst_dirtyable_now(), (long long)want);
+    /* dirty_bytes in force (dirty_ratio 0): from the background ratio */
+    snprintf(path, sizeof path, "%s/proc/sys/vm/dirty_ratio", root);
+    f = fopen(path, "w");
+    if (f) { fputs("0\n", f); fclose(f); }
+    CHECK_INT((long long)burst_dirtyable_now(), (long long)(356124ull * 100 / 10 * page));
+}

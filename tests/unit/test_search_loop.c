@@ -666,13 +666,15 @@ TEST(search_confirmation_contradicting_exploration_says_so_no_win)
  * tails nobody flags (20% of runs stall to 20-60%), the first look misses
  * the winner's claim and the planned second look confirms it within the
  * budget; the verdict says which look decided. Seed found by scanning
- * budgets 104-200 and seeds 1-30 (3 of 90 searches reached look 2). */
+ * budgets 104-200 and seeds 1-30 (3 of 90 searches reached look 2), and
+ * again when the runner-up's rounds took balanced orders (seeds 1-40 at
+ * budget 152: seed 22 alone). */
 TEST(search_confirmation_second_look_within_the_budget)
 {
     fx_setup();
     struct search_spec s;
     struct evaluator ev;
-    fx_synthetic(&s, &ev, "bo", 152, 30, 2, 30 * 7919 + 1, 0.05, false);
+    fx_synthetic(&s, &ev, "bo", 152, 22, 2, 22 * 7919 + 1, 0.05, false);
     evaluator_synthetic_stalls(&ev, 0.20, 0.2, 0.6);
     /* the seed was found for the unpaired rank test; perm-trim (the
      * default since) confirms this winner at the first look, and so does
@@ -690,5 +692,46 @@ TEST(search_confirmation_second_look_within_the_budget)
     report_verdict_line(&s, &wb, &r, line, sizeof line);
     CHECK_CONTAINS(line, "one-sided");
     CHECK_CONTAINS(line, "look 2 of 2");
+    fx_done(&r, &ev);
+}
+
+/* With the runner-up measured beside the winner, the confirmation's rounds
+ * go through the six orders of three (round_order), so that each of any
+ * two precedes the other equally often, and the winner's claim is decided
+ * paired by round as with two. Old code: a rotation of three (the winner
+ * followed the baseline in two rounds of three) and an unpaired decision. */
+TEST(search_runner_up_keeps_the_confirmation_paired)
+{
+    fx_setup();
+    struct search_spec s;
+    struct evaluator ev;
+    struct search_result r;
+    fx_synthetic(&s, &ev, "bo", 120, 3, 2, 11, 0.05, false);
+    s.confirm_reps = 10;
+    fx_run(&s, &ev, NULL, &r);
+    const struct confirmation *cf = &r.confirm;
+    CHECK(cf->candidate >= 0);
+    CHECK(cf->runner_up >= 0);
+    if (cf->candidate >= 0 && cf->runner_up >= 0) {
+        CHECK_CONTAINS(cf->dec.test, "signed-rank");
+        CHECK_CONTAINS(cf->dec_runner.test, "signed-rank");
+        struct search_config b;
+        space_baseline(&wb, &b);
+        const struct search_config *w = &r.leader[cf->candidate].cfg;
+        int first[64] = { 0 }, rounds = 0;   /* per round: 1 baseline before winner, 2 after */
+        for (int t = 0; t < r.ntrials; t++) {
+            const struct search_trial *tr = &r.trials[t];
+            if (tr->role != TRIAL_CONFIRM || tr->round <= 0 || tr->round >= 64 || first[tr->round]) continue;
+            if (space_config_equal(&wb, &tr->cfg, &b)) first[tr->round] = 1;
+            else if (space_config_equal(&wb, &tr->cfg, w)) first[tr->round] = 2;
+        }
+        int before = 0;
+        for (int k = 1; k < 64; k++) {
+            rounds += first[k] != 0;
+            before += first[k] == 1;
+        }
+        CHECK(rounds >= 10);
+        CHECK(abs(2 * before - rounds) <= 2);   /* balanced, within a part-cycle */
+    }
     fx_done(&r, &ev);
 }
