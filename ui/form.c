@@ -3,11 +3,35 @@
 #include "prompt.h"
 #include "store_form.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define FORM_MSG_LINES 4
+
+void form_field_of(struct form_field *fd, const struct opt_table *t, const char *name)
+{
+    static const char *const yes_no[] = { "", "yes", NULL };
+    const struct opt *o = opt_find(t, name, NULL);
+    if (!o || !o->label) abort();   /* a form field with no row, or a row with no label: the UI test catches it */
+    *fd = (struct form_field){ .label = o->label, .kind = FORM_TEXT, .row = o };
+    snprintf(fd->option_text, sizeof fd->option_text, "--%s", o->name);
+    fd->option = fd->option_text;
+    /* the row's help as a sentence, and its default */
+    int n = snprintf(fd->help_text, sizeof fd->help_text, "%c%s", toupper((unsigned char)o->help[0]), o->help + 1);
+    if (o->def && n > 0 && (size_t)n < sizeof fd->help_text)
+        snprintf(fd->help_text + n, sizeof fd->help_text - (size_t)n, " (default %s)", o->def);
+    strncat(fd->help_text, ".", sizeof fd->help_text - strlen(fd->help_text) - 1);
+    fd->help = fd->help_text;
+    if (o->type == OPT_FLAG) { fd->kind = FORM_CHOICE; fd->choices = yes_no; }
+    else if (o->choice_at) { fd->kind = FORM_CHOICE; fd->choice_at = o->choice_at; }
+}
+
+const char *form_field_default(const struct form_field *fd)
+{
+    return fd->row && fd->row->def ? fd->row->def : "";
+}
 
 void form_init(struct form *fm, const struct form_field *field, int n)
 {

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "err.h"
+#include "opt.h"
 #include "screen.h"
 #include "store.h"
 
@@ -29,6 +30,8 @@ struct form_field {
     const char *const *choices;           /* FORM_CHOICE: a NULL-terminated list, or */
     const char *(*choice_at)(int i);      /* the i-th choice, NULL past the last */
     bool (*shown)(const struct form *fm); /* NULL: always; a hidden field is skipped */
+    const struct opt *row;                /* the option row it was made from (form_field_of), or NULL */
+    char option_text[40], help_text[512]; /* form_field_of's option and help */
 };
 
 struct form {
@@ -57,6 +60,14 @@ struct form_look {
     enum role cost_role;
 };
 
+/* The field for the option row named name of table t (abort when there is
+ * none: a screen naming an option its command lacks): the row's label, its
+ * --option, its help with its default, a choice list for a choice row and
+ * yes/no for a flag. The screen adds only what a row cannot say (when a
+ * field is shown, a tri-state's choices). */
+void form_field_of(struct form_field *fd, const struct opt_table *t, const char *name);
+/* What the field's row says its default is ("5s", "the workload's"), or "". */
+const char *form_field_default(const struct form_field *fd);
 /* n fields (at most FORM_MAX_FIELDS), every value empty. */
 void form_init(struct form *fm, const struct form_field *field, int n);
 /* Cursor, editing and choices. H_IGNORED for what a form does not take

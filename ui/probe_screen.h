@@ -21,6 +21,9 @@ enum pfield { PF_WORKLOAD, PF_LOADFILE, PF_DIR, PF_THREADS, PF_BS, PF_SIZE, PF_T
 
 enum pmode { PM_FORM, PM_RUN, PM_TEXT };
 
+/* The settings form's fields (PF_COUNT), made from the probe's option rows. */
+const struct form_field *probe_form_fields(void);
+
 struct probe_scr {
     struct screen base;
     enum pmode mode;

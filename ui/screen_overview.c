@@ -6,6 +6,7 @@
 #include "report/chart.h"
 #include "device.h"
 #include "knob.h"
+#include "probe/probe.h"
 #include "probe/scratch.h"
 #include "profile/profile.h"
 #include "search/recommend.h"
@@ -381,7 +382,7 @@ static void build_sessions(struct overview *o, int width)
 static void tune_dir(const struct overview *o, char *buf, size_t n)
 {
     const char *typed = app_probe_dir(o->base.app);
-    snprintf(buf, n, "%s", typed[0] ? typed : "/var/tmp");
+    snprintf(buf, n, "%s", typed[0] ? typed : PROBE_DIR_DEFAULT);
     if (typed[0]) return;
     for (int i = 0; i < o->ndisks; i++) {
         char mounts[512];

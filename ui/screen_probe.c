@@ -19,33 +19,33 @@ extern const struct screen_class probe_screen;
 
 #define SAMPLE_MS 100
 
-static const char *const yes_no[] = { "", "yes", NULL };
 static const char *const canary_choices[] = { "", "on", "off", NULL };
 
 static const char *workload_at(int i) { return i < probe_workload_count() ? probe_workload_name(i) : NULL; }
 /* The Loadfile row is there only for the workload that replays one. */
 static bool takes_loadfile(const struct form *fm) { return probe_workload_takes_loadfile(fm->value[PF_WORKLOAD]); }
 
-/* The form, one row per option: the CLI's --options by another face, set
- * and checked through the probe's option table (bounds and messages). */
-static const struct form_field fields[PF_COUNT] = {
-    [PF_WORKLOAD] = { "Workload", "WORKLOAD", "Left/Right or Enter choose the workload.", FORM_CHOICE, .choice_at = workload_at },
-    [PF_LOADFILE] = { "Loadfile", "--loadfile", "A NetBench loadfile (dbench's client.txt format) each client replays; empty: the built-in office mix.",
-                      FORM_TEXT, .shown = takes_loadfile },
-    [PF_DIR] = { "Directory", "--dir", "Where the scratch files go: a directory on the disk to measure (default /var/tmp).", FORM_TEXT },
-    [PF_THREADS] = { "Threads", "--threads", "Worker threads (or dbench clients).", FORM_TEXT },
-    [PF_BS] = { "Block size", "--bs", "Bytes per I/O: 4k, 64k, 1M.", FORM_TEXT },
-    [PF_SIZE] = { "Size", "--size", "Total file size over all threads; buffered writes default to the dirty threshold.", FORM_TEXT },
-    [PF_TIME] = { "Time", "--time", "Measured time: 500ms, 5s, 2m.", FORM_TEXT },
-    [PF_RAMP] = { "Ramp", "--ramp", "Unmeasured warm-up before the measured time.", FORM_TEXT },
-    [PF_IDLE] = { "Idle before", "--idle-before", "No I/O for this long before each run: a burst after a quiet spell (empty: back to back).", FORM_TEXT },
-    [PF_REPEAT] = { "Repeat", "--repeat", "Repetitions; each is stored as its own run.", FORM_TEXT },
-    [PF_DIRECT] = { "Direct I/O", "--direct", "O_DIRECT: bypass the page cache (yes/no).", FORM_CHOICE, yes_no },
-    [PF_IODEPTH] = { "I/O depth", "--iodepth", "With direct I/O, above 1 uses io_uring.", FORM_TEXT },
-    [PF_SYNC_EVERY] = { "Sync every", "--sync-every", "fsync every N writes (randrw: all dirty files).", FORM_TEXT },
-    [PF_SEED] = { "Seed", "--seed", "Base random seed; each repetition derives its own (empty: random).", FORM_TEXT },
-    [PF_CANARY] = { "Canary", "--canary", "Stall canary: default (on for write workloads), on or off.", FORM_CHOICE, canary_choices },
+/* The form, one row per option: the CLI's --options by another face, each
+ * field made from its row of the probe's option table (label, help,
+ * default, bounds and messages); the workload is the command's argument. */
+static const char *const field_option[PF_COUNT] = {
+    [PF_LOADFILE] = "loadfile", [PF_DIR] = "dir", [PF_THREADS] = "threads", [PF_BS] = "bs", [PF_SIZE] = "size",
+    [PF_TIME] = "time", [PF_RAMP] = "ramp", [PF_IDLE] = "idle-before", [PF_REPEAT] = "repeat", [PF_DIRECT] = "direct",
+    [PF_IODEPTH] = "iodepth", [PF_SYNC_EVERY] = "sync-every", [PF_SEED] = "seed", [PF_CANARY] = "canary",
 };
+static struct form_field fields[PF_COUNT];
+
+const struct form_field *probe_form_fields(void)
+{
+    if (fields[PF_WORKLOAD].label) return fields;
+    for (int f = PF_WORKLOAD + 1; f < PF_COUNT; f++) form_field_of(&fields[f], &probe_spec_table, field_option[f]);
+    fields[PF_LOADFILE].shown = takes_loadfile;
+    fields[PF_CANARY].kind = FORM_CHOICE;   /* --canary and --no-canary: one field */
+    fields[PF_CANARY].choices = canary_choices;
+    fields[PF_WORKLOAD] = (struct form_field){ "Workload", "WORKLOAD", "Left/Right or Enter choose the workload.", FORM_CHOICE,
+                                               .choice_at = workload_at };
+    return fields;
+}
 
 /* --- the form --------------------------------------------------------- */
 
@@ -257,7 +257,7 @@ static struct screen *probe_create(struct app *app)
     ps->base.app = app;
     pthread_mutex_init(&ps->lock, NULL);
     probe_live_init(&ps->live);
-    form_init(&ps->form, fields, PF_COUNT);
+    form_init(&ps->form, probe_form_fields(), PF_COUNT);
     /* null writes nothing: a test root's placeholder, not a probe of a real disk */
     snprintf(ps->form.value[PF_WORKLOAD], PATH_MAX, "%s", sysfs_is_real_root() ? "seqwrite" : probe_workload_name(0));
     app_form_recall(app, &ps->form, "probe");   /* what was typed last time */

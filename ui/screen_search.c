@@ -18,23 +18,25 @@
 extern const struct screen_class search_screen;
 
 static const char *space_at(int i) { return i < space_shipped_count() ? space_shipped_name(i) : NULL; }
-static const char *workload_at(int i) { return i < probe_workload_count() ? probe_workload_name(i) : NULL; }
-static const char *strategy_name_at(int i) { return i < strategy_count() ? strategy_at(i)->name : NULL; }
 
-static const struct form_field fields[SS_COUNT] = {
-    [SS_SPACE] = { "Space", "--space", "Which knobs are searched (Left/Right): the shipped spaces.", FORM_CHOICE, .choice_at = space_at },
-    [SS_DEVICE] = { "Device", "--device", "The disk whose queue knobs a queue/full space searches (empty: from the directory).", FORM_TEXT },
-    [SS_WORKLOAD] = { "Workload", "--workload", "The probe workload every evaluation runs (Left/Right).", FORM_CHOICE, .choice_at = workload_at },
-    [SS_OBJECTIVE] = { "Objective", "--objective", "throughput, p99, stalls, cpu_per_mb, weighted (0.7*throughput+0.3*p99) or constrained (throughput,p99<=20ms).", FORM_TEXT },
-    [SS_STRATEGY] = { "Strategy", "--strategy", "bo (Bayesian), coord, random (Sobol) or grid (Left/Right).", FORM_CHOICE, .choice_at = strategy_name_at },
-    [SS_BUDGET] = { "Budget", "--budget", "Evaluations (8 or more) or a wall time such as 10m.", FORM_TEXT },
-    [SS_ORACLE] = { "Oracle DB", "--oracle", "Replay stored runs from this database instead of measuring (no knob is written).", FORM_TEXT },
-    [SS_DIR] = { "Directory", "--dir", "Where the probes write (default /var/tmp).", FORM_TEXT },
-    [SS_TIME] = { "Probe time", "--time", "Measured time of each evaluation.", FORM_TEXT },
-    [SS_RAMP] = { "Probe ramp", "--ramp", "Warm-up of each evaluation.", FORM_TEXT },
-    /* text: parsed as `search --seed` parses it, any unsigned 64-bit number */
-    [SS_SEED] = { "Seed", "--seed", "Seed of the strategy and the bootstrap.", FORM_TEXT },
+/* One field per option of `sluice search`, each made from its row (label,
+ * help, default, bounds and messages): the command line by another face. */
+static const char *const field_option[SS_COUNT] = {
+    [SS_SPACE] = "space", [SS_DEVICE] = "device", [SS_WORKLOAD] = "workload", [SS_OBJECTIVE] = "objective",
+    [SS_STRATEGY] = "strategy", [SS_BUDGET] = "budget", [SS_ORACLE] = "oracle", [SS_DIR] = "dir", [SS_TIME] = "time",
+    [SS_RAMP] = "ramp", [SS_SEED] = "seed",
 };
+static struct form_field fields[SS_COUNT];
+
+const struct form_field *search_form_fields(void)
+{
+    if (fields[SS_SPACE].label) return fields;
+    for (int f = SS_COUNT - 1; f >= 0; f--) form_field_of(&fields[f], &search_flow_table, field_option[f]);
+    /* the shipped spaces to step through; a space file is the command line's */
+    fields[SS_SPACE].kind = FORM_CHOICE;
+    fields[SS_SPACE].choice_at = space_at;
+    return fields;
+}
 
 /* --- the form ----------------------------------------------------------- */
 
@@ -59,9 +61,8 @@ static void empty_value(void *arg, int f, char *shown, size_t n)
     case SS_OBJECTIVE: snprintf(shown, n, "%s", o->spec.objective); break;
     case SS_BUDGET: snprintf(shown, n, "%d evaluations", o->spec.budget_evals); break;
     case SS_ORACLE: snprintf(shown, n, "(measure with probes)"); break;
-    case SS_DIR: snprintf(shown, n, "/var/tmp"); break;
     case SS_TIME: case SS_RAMP: snprintf(shown, n, "the workload's default"); break;
-    case SS_SEED: snprintf(shown, n, "0"); break;
+    default: snprintf(shown, n, "%s", form_field_default(&fields[f])); break;
     }
 }
 
@@ -322,7 +323,7 @@ static struct screen *search_create(struct app *app)
     ss->trials = xcalloc(SEARCH_UI_MAX_TRIALS, sizeof *ss->trials);
     struct search_flow_opts d;
     search_flow_defaults(&d);
-    form_init(&ss->form, fields, SS_COUNT);
+    form_init(&ss->form, search_form_fields(), SS_COUNT);
     ss->tv.use_cursor = ss->tv.pager = true;   /* Enter on a trial's row opens it */
     snprintf(ss->form.value[SS_SPACE], PATH_MAX, "%s", d.spec.space);
     snprintf(ss->form.value[SS_WORKLOAD], PATH_MAX, "%s", d.spec.workload);

@@ -22,6 +22,9 @@ enum sfield2 { SS_SPACE, SS_DEVICE, SS_WORKLOAD, SS_OBJECTIVE, SS_STRATEGY, SS_B
 
 enum smode { SM_FORM, SM_RUN, SM_RESUME };
 
+/* The settings form's fields (SS_COUNT), made from search's option rows. */
+const struct form_field *search_form_fields(void);
+
 struct search_scr {
     struct screen base;
     enum smode mode;

@@ -133,29 +133,27 @@ struct compare_opts {
     char **args;
 };
 
-static void compare_defaults(void *p) { ((struct compare_opts *)p)->test = TEST_WELCH; }
-
-static int set_test(void *at, const struct opt *row, const char *text, sl_err *e)
+static const struct opt_table compare_table;
+static void compare_defaults(void *p)
 {
-    if (strcmp(text, "welch") == 0) *(enum search_test *)at = TEST_WELCH;
-    else if (strcmp(text, "mw") == 0) *(enum search_test *)at = TEST_MW;
-    else return sl_fail(e, SL_EUSAGE, "--test %s: welch or mw", text);
-    return 0;
+    sl_err e;
+    if (opt_defaults(&compare_table, p, &e) < 0) abort();   /* a broken row */
 }
 
 static const struct opt compare_rows[] = {
-    { .name = "workload", .type = OPT_TEXT, .arg = "W", .def = "the most measured one",
+    { .name = "workload", .type = OPT_TEXT, .arg = "W", .def = "the most measured one", .flags = OPT_DEF_WORDS,
       .help = "compare runs of this workload", OPT_AT(struct compare_opts, workload), .complete = COMPLETE_WORKLOAD },
-    { .name = "objective", .type = OPT_TEXT, .arg = "O", .def = "the searches' or throughput",
+    { .name = "objective", .type = OPT_TEXT, .arg = "O", .def = "the searches' or throughput", .flags = OPT_DEF_WORDS,
       .help = "what 'better' means", OPT_AT(struct compare_opts, objective) },
-    { .name = "test", .type = OPT_CALL, .arg = "welch|mw", .def = "welch", .help = "the significance test",
-      OPT_AT(struct compare_opts, test), .set = set_test, .complete = "welch mw" },
+    /* the tests of search's verdict (verdict.c); "mw" names hl-mw */
+    { .name = "test", .type = OPT_ENUM, .arg = "TEST", .def = "welch", .help = "the significance test",
+      OPT_AT(struct compare_opts, test), .choice_at = search_test_at, .choice_parse = search_test_parse },
     { .name = "by-kernel", .type = OPT_FLAG, .help = "compare kernel releases (every one, or the two named)",
       OPT_AT(struct compare_opts, kernel) },
     { .name = "any-hardware", .type = OPT_FLAG, .help = "use runs of any hardware, not only this host's class",
       OPT_AT(struct compare_opts, all_hardware) },
     { .name = "server", .type = OPT_TEXT, .arg = "URL", .def = "this database",
-      .help = "compare the runs a postgresql:// central store holds for this host's hardware classes",
+      .help = "compare the runs a postgresql:// central store holds for this host's hardware classes", .flags = OPT_DEF_WORDS,
       OPT_PTR(struct compare_opts, server) },
     { NULL },
 };

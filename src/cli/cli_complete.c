@@ -44,12 +44,13 @@ static void value_arms(FILE *out, const char *pat, const struct opt_table *t)
     for (int g = 0; t && g < OPT_GROUPS_MAX && t->groups[g].rows; g++)
         for (const struct opt *o = t->groups[g].rows; o->name; o++) {
             if (!o->arg) continue;
+            char words[512];   /* a choice row's choices come from its table */
             fprintf(out, "        %s --%s') echo ", pat, o->name);
-            sq(out, o->complete ? o->complete : "");
+            sq(out, opt_complete(o, words, sizeof words));
             fprintf(out, " ;;\n");
             if (o->short_name) {
                 fprintf(out, "        %s -%c') echo ", pat, o->short_name);
-                sq(out, o->complete ? o->complete : "");
+                sq(out, opt_complete(o, words, sizeof words));
                 fprintf(out, " ;;\n");
             }
         }

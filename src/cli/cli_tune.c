@@ -70,8 +70,7 @@ static int set_budget(void *at, const struct opt *row, const char *text, sl_err 
 {
     struct search_flow_opts *o = at;
     struct search_spec tmp = o->spec;
-    if (search_flow_parse_budget(text, &tmp) < 0)
-        return sl_fail(e, SL_EUSAGE, "--budget %s: give evaluations (8 or more) or a wall time (90s, 4m)", text);
+    if (search_spec_parse_budget(text, &tmp, e) < 0) return -1;
     if (tmp.budget_evals) o->spec.budget_evals = tmp.budget_evals;
     if (tmp.budget_ms) o->spec.budget_ms = tmp.budget_ms;
     return 0;

@@ -460,3 +460,43 @@ bool knob_values_equal(const struct knob *k, const char *a, const char *b)
         return strcmp(a, b) == 0;
     }
 }
+
+const struct knob_def *knob_def_of_role(enum knob_scope scope, enum knob_role role, bool bytes)
+{
+    for (size_t i = 0; i < knob_table_len; i++) {
+        const struct knob_def *d = &knob_table[i];
+        if (d->scope == scope && d->role == (int)role && (d->type == KT_BYTES) == bytes) return d;
+    }
+    return NULL;
+}
+
+static void add_present(struct knob **v, int *n, const struct knob *k)
+{
+    *v = xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
+    (*v)[(*n)++] = *k;
+}
+
+int knob_side_effects(const struct knob *k, struct knob **out)
+{
+    struct knob *v = NULL, extra;
+    int n = 0;
+    char name[KNOB_NAME_MAX];
+    if (k->def->partner && k->def->scope == SCOPE_VM) {
+        snprintf(name, sizeof name, "vm.%s", k->def->partner);
+        if (knob_lookup(name, NULL, &extra, NULL) == 0 && knob_present(&extra)) add_present(&v, &n, &extra);
+    }
+    if (k->def->role == KR_SCHED) {
+        const struct knob_def *nr = knob_def_of_role(SCOPE_BLOCK, KR_NR_REQUESTS, false);
+        snprintf(name, sizeof name, "block.%s.%s", k->dev, nr->name);
+        if (knob_lookup(name, NULL, &extra, NULL) == 0) add_present(&v, &n, &extra);
+        snprintf(name, sizeof name, "block.%s.iosched.*", k->dev);
+        const char *glob = name;
+        struct knob *list;
+        int m = knob_list(&glob, 1, &list, NULL);
+        for (int j = 0; j < m; j++)
+            if (knob_present(&list[j])) add_present(&v, &n, &list[j]);
+        if (m >= 0) free(list);
+    }
+    *out = v;
+    return n;
+}

@@ -31,6 +31,14 @@ enum knob_flag {
     KF_RO = 1 << 2,          /* never written by sluice */
 };
 
+/* What a knob is to the kernel's rules between knobs (DESIGN 3): the
+ * throttle limit and the background threshold (each a ratio/bytes pair
+ * through .partner, or a 2.4 bdflush field; the background one must stay
+ * below the throttle one or the kernel halves it), the scheduler (a switch
+ * resets nr_requests and every iosched tunable) and nr_requests. knobset,
+ * the TuneD mapping and the search space read these columns. */
+enum knob_role { KR_NONE, KR_DIRTY, KR_DIRTY_BG, KR_SCHED, KR_NR_REQUESTS };
+
 /* Apply order: lower first. Switching the scheduler resets nr_requests and
  * every iosched tunable, so those must come after it. */
 enum knob_order {
@@ -53,6 +61,7 @@ struct knob_def {
     int field;            /* KT_FIELD: index in the vector */
     unsigned flags;       /* enum knob_flag */
     const char *help;
+    int role;             /* enum knob_role */
 };
 
 extern const struct knob_def knob_table[];
@@ -92,6 +101,14 @@ int knob_validate(const struct knob *k, const char *value, char *canon, size_t n
 /* The table row of a knob by scope and name (for SCOPE_IOSCHED, the row owned
  * by `sched`, or any row of that name when sched is NULL); NULL if unknown. */
 const struct knob_def *knob_def_find(enum knob_scope scope, const char *name, const char *sched);
+/* The row of scope with this role, its bytes half (KT_BYTES) or the other
+ * one (a ratio, a bdflush field, the scheduler); NULL when none. */
+const struct knob_def *knob_def_of_role(enum knob_scope scope, enum knob_role role, bool bytes);
+/* The knobs a write of k may change besides k, from the catalogue's
+ * columns: its ratio/bytes partner, and after a scheduler switch the
+ * device's nr_requests and every present iosched tunable. *out is
+ * malloc'ed (caller frees); the count. */
+int knob_side_effects(const struct knob *k, struct knob **out);
 /* Validate `value` against the table alone, without asking the kernel (a
  * scheduler must be a name sluice knows): for checking files such as
  * profiles before any device is looked at. `name` is used in messages. */

@@ -4,30 +4,37 @@
 #include "knob.h"
 
 #define VM(n, t, lo, hi, unit, dflt, partner, flags, help) \
-    { n, SCOPE_VM, n, t, lo, hi, NULL, unit, dflt, ORDER_VM, partner, NULL, 0, flags, help }
+    { n, SCOPE_VM, n, t, lo, hi, NULL, unit, dflt, ORDER_VM, partner, NULL, 0, flags, help, KR_NONE }
+/* a dirty limit: its role, and its ratio/bytes partner */
+#define DIRTY(n, role, t, lo, hi, unit, dflt, partner, help) \
+    { n, SCOPE_VM, n, t, lo, hi, NULL, unit, dflt, ORDER_VM, partner, NULL, 0, KF_SEARCH, help, role }
 #define BDF(n, idx, lo, hi, unit, dflt, help) \
-    { n, SCOPE_BDFLUSH, "bdflush", KT_FIELD, lo, hi, NULL, unit, dflt, ORDER_BDFLUSH, NULL, NULL, idx, KF_SEARCH, help }
+    { n, SCOPE_BDFLUSH, "bdflush", KT_FIELD, lo, hi, NULL, unit, dflt, ORDER_BDFLUSH, NULL, NULL, idx, KF_SEARCH, help, KR_NONE }
+#define BDFR(n, idx, role, lo, hi, unit, dflt, help) \
+    { n, SCOPE_BDFLUSH, "bdflush", KT_FIELD, lo, hi, NULL, unit, dflt, ORDER_BDFLUSH, NULL, NULL, idx, KF_SEARCH, help, role }
 #define BLK(n, t, lo, hi, vals, unit, dflt, order, flags, help) \
-    { n, SCOPE_BLOCK, n, t, lo, hi, vals, unit, dflt, order, NULL, NULL, 0, flags, help }
+    { n, SCOPE_BLOCK, n, t, lo, hi, vals, unit, dflt, order, NULL, NULL, 0, flags, help, KR_NONE }
+#define BLKR(n, role, t, lo, hi, unit, order, help) \
+    { n, SCOPE_BLOCK, n, t, lo, hi, NULL, unit, NULL, order, NULL, NULL, 0, KF_SEARCH, help, role }
 #define FACT(n, unit, help) \
-    { n, SCOPE_BLOCK, n, KT_FACT, 0, 0, NULL, unit, NULL, ORDER_BLOCK, NULL, NULL, 0, KF_RO, help }
+    { n, SCOPE_BLOCK, n, KT_FACT, 0, 0, NULL, unit, NULL, ORDER_BLOCK, NULL, NULL, 0, KF_RO, help, KR_NONE }
 #define IOS(sch, n, lo, hi, unit, dflt, help) \
-    { n, SCOPE_IOSCHED, n, KT_INT, lo, hi, NULL, unit, dflt, ORDER_IOSCHED, NULL, sch, 0, KF_SEARCH, help }
+    { n, SCOPE_IOSCHED, n, KT_INT, lo, hi, NULL, unit, dflt, ORDER_IOSCHED, NULL, sch, 0, KF_SEARCH, help, KR_NONE }
 #define BDI(n, t, lo, hi, unit, dflt, flags, help) \
-    { n, SCOPE_BDI, n, t, lo, hi, NULL, unit, dflt, ORDER_BDI, NULL, NULL, 0, flags, help }
+    { n, SCOPE_BDI, n, t, lo, hi, NULL, unit, dflt, ORDER_BDI, NULL, NULL, 0, flags, help, KR_NONE }
 
 #define GiB64 (64LL << 30)
 #define DAY_CS 8640000LL
 
 const struct knob_def knob_table[] = {
     /* --- /proc/sys/vm: writeback ------------------------------------------------ */
-    VM("dirty_ratio", KT_INT, 1, 100, "%", "20", "dirty_bytes", KF_SEARCH,
+    DIRTY("dirty_ratio", KR_DIRTY, KT_INT, 1, 100, "%", "20", "dirty_bytes",
        "Percent of dirtyable memory at which a writing process is throttled and writes back itself. Writing it zeroes vm.dirty_bytes when the value changes."),
-    VM("dirty_bytes", KT_BYTES, 8192, GiB64, "bytes", "0", "dirty_ratio", KF_SEARCH,
+    DIRTY("dirty_bytes", KR_DIRTY, KT_BYTES, 8192, GiB64, "bytes", "0", "dirty_ratio",
        "Absolute dirty limit in bytes at which writers are throttled; 0 means vm.dirty_ratio is in force. Writing it zeroes vm.dirty_ratio."),
-    VM("dirty_background_ratio", KT_INT, 0, 100, "%", "10", "dirty_background_bytes", KF_SEARCH,
+    DIRTY("dirty_background_ratio", KR_DIRTY_BG, KT_INT, 0, 100, "%", "10", "dirty_background_bytes",
        "Percent of dirtyable memory at which the flusher threads start background writeback. Must stay below vm.dirty_ratio, or the kernel silently halves it."),
-    VM("dirty_background_bytes", KT_BYTES, 4096, GiB64, "bytes", "0", "dirty_background_ratio", KF_SEARCH,
+    DIRTY("dirty_background_bytes", KR_DIRTY_BG, KT_BYTES, 4096, GiB64, "bytes", "0", "dirty_background_ratio",
        "Absolute background writeback threshold in bytes; 0 means vm.dirty_background_ratio is in force."),
     VM("dirty_expire_centisecs", KT_INT, 100, DAY_CS, "cs", "3000", NULL, KF_SEARCH,
        "Age in 1/100 s after which dirty data is old enough for the flusher threads to write out."),
@@ -53,10 +60,10 @@ const struct knob_def knob_table[] = {
     VM("zone_reclaim_mode", KT_INT, 0, 7, "bits", "0", NULL, 0,
        "NUMA zone reclaim: 1 reclaim locally, 2 write dirty pages, 4 swap. Meaningful on NUMA machines only."),
     { "drop_caches", SCOPE_VM, "drop_caches", KT_ENUM, 0, 0, "1 2 3", "", NULL, ORDER_VM, NULL, NULL, 0, KF_DESTRUCTIVE,
-      "Action, not a setting: 1 drops the clean page cache, 2 slab, 3 both. Never searched; sluice uses it for cold-cache probes only." },
+      "Action, not a setting: 1 drops the clean page cache, 2 slab, 3 both. Never searched; sluice uses it for cold-cache probes only.", KR_NONE },
 
     /* --- 2.4 /proc/sys/vm/bdflush: nine integers, times in jiffies (HZ=100) ---- */
-    BDF("nfract", 0, 0, 100, "%", "30",
+    BDFR("nfract", 0, KR_DIRTY_BG, 0, 100, "%", "30",
         "Percent of buffers dirty before bdflush starts writing asynchronously (modern: vm.dirty_background_ratio)."),
     BDF("ndirty", 1, 1, 50000, "buffers", "500",
         "Maximum buffers bdflush writes per wake-up."),
@@ -66,16 +73,16 @@ const struct knob_def knob_table[] = {
         "kupdated wake-up period; 0 stops periodic flushing (modern: vm.dirty_writeback_centisecs)."),
     BDF("age_buffer", 5, 100, 1000000, "jiffies", "3000",
         "Maximum age of a dirty buffer before kupdated writes it (modern: vm.dirty_expire_centisecs)."),
-    BDF("nfract_sync", 6, 0, 100, "%", "60",
+    BDFR("nfract_sync", 6, KR_DIRTY, 0, 100, "%", "60",
         "Percent dirty above which writers write back synchronously (modern: vm.dirty_ratio)."),
     BDF("nfract_stop_bdflush", 7, 0, 100, "%", "20",
         "Percent dirty below which bdflush stops; keep nfract_stop_bdflush <= nfract <= nfract_sync."),
     BDF("dummy5", 8, 0, 0, "", "0", "Unused."),
 
     /* --- /sys/block/DEV/queue ------------------------------------------------- */
-    BLK("scheduler", KT_SCHED, 0, 0, NULL, "", NULL, ORDER_SCHED, KF_SEARCH,
+    BLKR("scheduler", KR_SCHED, KT_SCHED, 0, 0, "", ORDER_SCHED,
         "I/O scheduler. Switching it resets nr_requests and every iosched tunable, so sluice writes it first."),
-    BLK("nr_requests", KT_INT, 4, 2048, NULL, "requests", NULL, ORDER_NR_REQUESTS, KF_SEARCH,
+    BLKR("nr_requests", KR_NR_REQUESTS, KT_INT, 4, 2048, "requests", ORDER_NR_REQUESTS,
         "Requests the queue holds before submitters sleep. At most 2048 with a scheduler; with none, at most the hardware queue depth."),
     BLK("read_ahead_kb", KT_INT, 0, 65536, NULL, "KiB", "128", ORDER_BLOCK, KF_SEARCH,
         "Sequential read-ahead window; rounded down to whole pages by the kernel."),

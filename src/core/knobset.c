@@ -118,12 +118,19 @@ static long long final_vm(struct knobset *ks, const char *name)
     return strtoll(buf, NULL, 10);
 }
 
+/* The catalogue's dirty limits, "vm.NAME": [role][0] the ratio, [1] the bytes. */
+static void dirty_names(char names[2][2][KNOB_NAME_MAX])
+{
+    static const enum knob_role roles[2] = { KR_DIRTY, KR_DIRTY_BG };
+    for (int r = 0; r < 2; r++)
+        for (int b = 0; b < 2; b++)
+            snprintf(names[r][b], KNOB_NAME_MAX, "vm.%s", knob_def_of_role(SCOPE_VM, roles[r], b)->name);
+}
+
 static int check_dirty_pair(struct knobset *ks, sl_err *e)
 {
-    static const char *const pairs[][2] = {
-        { "vm.dirty_ratio", "vm.dirty_bytes" },
-        { "vm.dirty_background_ratio", "vm.dirty_background_bytes" },
-    };
+    char pairs[2][2][KNOB_NAME_MAX];   /* [throttle, background][ratio, bytes] */
+    dirty_names(pairs);
     for (size_t i = 0; i < 2; i++)
         if (find_change(ks, pairs[i][0]) && find_change(ks, pairs[i][1]))
             return sl_fail(e, SL_EUSAGE, "set %s or %s, not both: writing one switches the kernel to it", pairs[i][0], pairs[i][1]);
@@ -132,18 +139,19 @@ static int check_dirty_pair(struct knobset *ks, sl_err *e)
         any = any || find_change(ks, pairs[i][0]) || find_change(ks, pairs[i][1]);
     if (!any) return 0;
     /* The mode after the change: a named half wins, else the current mode. */
-    long long r = final_vm(ks, "vm.dirty_ratio"), b = final_vm(ks, "vm.dirty_bytes");
-    long long br = final_vm(ks, "vm.dirty_background_ratio"), bb = final_vm(ks, "vm.dirty_background_bytes");
-    if (find_change(ks, "vm.dirty_ratio")) b = 0;
-    if (find_change(ks, "vm.dirty_bytes")) r = 0;
-    if (find_change(ks, "vm.dirty_background_ratio")) bb = 0;
-    if (find_change(ks, "vm.dirty_background_bytes")) br = 0;
+    long long v[2][2];
+    for (int i = 0; i < 2; i++)
+        for (int b = 0; b < 2; b++) v[i][b] = final_vm(ks, pairs[i][b]);
+    for (int i = 0; i < 2; i++)
+        for (int b = 0; b < 2; b++)
+            if (find_change(ks, pairs[i][b])) v[i][!b] = 0;
+    long long r = v[0][0], b = v[0][1], br = v[1][0], bb = v[1][1];
     if (b <= 0 && bb <= 0 && r > 0 && br >= r)
-        return sl_fail(e, SL_EUSAGE, "vm.dirty_background_ratio=%lld must be below vm.dirty_ratio=%lld: the kernel would silently use %lld",
-                       br, r, r / 2);
+        return sl_fail(e, SL_EUSAGE, "%s=%lld must be below %s=%lld: the kernel would silently use %lld", pairs[1][0], br,
+                       pairs[0][0], r, r / 2);
     if (b > 0 && bb > 0 && bb >= b)
-        return sl_fail(e, SL_EUSAGE, "vm.dirty_background_bytes=%lld must be below vm.dirty_bytes=%lld: the kernel would silently use half",
-                       bb, b);
+        return sl_fail(e, SL_EUSAGE, "%s=%lld must be below %s=%lld: the kernel would silently use half", pairs[1][1], bb,
+                       pairs[0][1], b);
     return 0;
 }
 
@@ -151,7 +159,7 @@ static int check_queue_rules(struct knobset *ks, sl_err *e)
 {
     for (int i = 0; i < ks->n; i++) {
         struct knob_change *c = &ks->ch[i];
-        if (c->k.def->scope == SCOPE_BLOCK && strcmp(c->k.def->name, "nr_requests") == 0) {
+        if (c->k.def->role == KR_NR_REQUESTS) {
             char sched[64];
             target_scheduler(ks, c->k.dev, sched, sizeof sched);
             struct device d;
@@ -202,23 +210,10 @@ static void compute_touched(struct knobset *ks)
     for (int i = 0; i < ks->n; i++) {
         const struct knob *k = &ks->ch[i].k;
         touch(ks, k);
-        struct knob extra;
-        char name[KNOB_NAME_MAX];
-        if (k->def->partner && k->def->scope == SCOPE_VM) {
-            snprintf(name, sizeof name, "vm.%s", k->def->partner);
-            if (knob_lookup(name, NULL, &extra, NULL) == 0 && knob_present(&extra)) touch(ks, &extra);
-        }
-        if (k->def->type == KT_SCHED) {
-            snprintf(name, sizeof name, "block.%s.nr_requests", k->dev);
-            if (knob_lookup(name, NULL, &extra, NULL) == 0) touch(ks, &extra);
-            snprintf(name, sizeof name, "block.%s.iosched.*", k->dev);
-            const char *glob = name;
-            struct knob *list;
-            int n = knob_list(&glob, 1, &list, NULL);
-            for (int j = 0; j < n; j++)
-                if (knob_present(&list[j])) touch(ks, &list[j]);
-            if (n >= 0) free(list);
-        }
+        struct knob *extra;
+        int n = knob_side_effects(k, &extra);
+        for (int j = 0; j < n; j++) touch(ks, &extra[j]);
+        free(extra);
     }
     qsort(ks->touched, (size_t)ks->ntouched, sizeof *ks->touched, cmp_knob_order);
 }

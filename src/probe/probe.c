@@ -34,8 +34,6 @@ void probe_uuid(char out[37])
 
 const struct probe_spec *probe_spec_resolved(const struct probe *p) { return &p->c.spec; }
 
-#define TIB16 (16ull << 40)
-
 static int check_dir(const char *dir, sl_err *e)
 {
     struct stat st;
@@ -70,26 +68,18 @@ static int fix_work(struct probe_spec *s, const struct probe_workload_ops *ops, 
 static int resolve_spec(struct probe_spec *s, const struct probe_workload_ops *ops, sl_err *e)
 {
     if (s->threads == 0) s->threads = ops->def_threads;
-    if (s->threads < 1 || s->threads > PROBE_MAX_THREADS)
-        return sl_fail(e, SL_EUSAGE, "--threads %d: give 1 to %d", s->threads, PROBE_MAX_THREADS);
     if (s->bs == 0) s->bs = ops->def_bs;
-    if (s->bs < 512 || s->bs > (64u << 20) || s->bs % 512)
-        return sl_fail(e, SL_EUSAGE, "--bs %llu: give a multiple of 512 bytes from 512 to 64M",
-                       (unsigned long long)s->bs);
+    if (s->bs < PROBE_MIN_BS || s->bs > PROBE_MAX_BS || s->bs % PROBE_MIN_BS)
+        return sl_fail(e, SL_EUSAGE, "--bs %llu: give a multiple of %d bytes from %d to %lluM", (unsigned long long)s->bs,
+                       PROBE_MIN_BS, PROBE_MIN_BS, PROBE_MAX_BS >> 20);
     /* Before the defaults: fixed work has no ramp and a generous time limit. */
     if (fix_work(s, ops, e) < 0) return -1;
-    if (s->time_ms == 0) s->time_ms = 5000;
-    if (s->time_ms < 10 || s->time_ms > 24ull * 3600 * 1000)
-        return sl_fail(e, SL_EUSAGE, "--time: give 10ms to 24h");
-    if (!s->ramp_set) s->ramp_ms = 1000;
-    if (s->ramp_ms > 3600ull * 1000) return sl_fail(e, SL_EUSAGE, "--ramp: give at most 1h");
-    if (s->idle_ms > 600ull * 1000) return sl_fail(e, SL_EUSAGE, "--idle-before: give at most 10m");
-    if (s->iodepth == 0) s->iodepth = 1;
-    if (s->iodepth < 1 || s->iodepth > 1024) return sl_fail(e, SL_EUSAGE, "--iodepth %d: give 1 to 1024", s->iodepth);
-    if (s->repeat == 0) s->repeat = 1;
-    if (s->repeat < 1 || s->repeat > 1000) return sl_fail(e, SL_EUSAGE, "--repeat %d: give 1 to 1000", s->repeat);
+    if (s->time_ms == 0) s->time_ms = (uint64_t)probe_spec_default("time");
+    if (!s->ramp_set) s->ramp_ms = (uint64_t)probe_spec_default("ramp");
+    if (s->iodepth == 0) s->iodepth = (int)probe_spec_default("iodepth");
+    if (s->repeat == 0) s->repeat = (int)probe_spec_default("repeat");
     if (s->sync_every == 0) s->sync_every = ops->def_sync_every;
-    if (s->sync_every < 0) return sl_fail(e, SL_EUSAGE, "--sync-every %d: give 0 or more", s->sync_every);
+    if (probe_spec_check(s, e) < 0) return -1;
     if (s->direct && !(ops->flags & WL_DIRECT_OK))
         return sl_fail(e, SL_EUSAGE, "--direct: the %s workload does not support O_DIRECT", ops->name);
     if (s->iodepth > 1 && !(ops->flags & WL_IODEPTH_OK))
@@ -97,13 +87,13 @@ static int resolve_spec(struct probe_spec *s, const struct probe_workload_ops *o
     if (s->iodepth > 1 && !s->direct)
         return sl_fail(e, SL_EUSAGE, "--iodepth %d needs --direct: buffered I/O completes synchronously, so a deeper queue "
                                      "measures nothing more", s->iodepth);
-    if (s->size_bytes && (s->size_bytes > TIB16 || s->size_bytes < s->bs * (uint64_t)s->threads))
+    if (s->size_bytes && (s->size_bytes > PROBE_MAX_SIZE || s->size_bytes < s->bs * (uint64_t)s->threads))
         return sl_fail(e, SL_EUSAGE, "--size %llu: give at least --bs times --threads (%llu) and at most 16T",
                        (unsigned long long)s->size_bytes, (unsigned long long)(s->bs * (uint64_t)s->threads));
     if (ops->flags & WL_NO_IO) {
         s->ndirs = 0;
     } else {
-        if (s->ndirs == 0) { snprintf(s->dir[0], sizeof s->dir[0], "/var/tmp"); s->ndirs = 1; }
+        if (s->ndirs == 0) { snprintf(s->dir[0], sizeof s->dir[0], "%s", PROBE_DIR_DEFAULT); s->ndirs = 1; }
         if (s->ndirs > 1 && !(ops->flags & WL_MULTI_DIR))
             return sl_fail(e, SL_EUSAGE, "--dir given %d times: only multidisk takes several directories", s->ndirs);
         for (int i = 0; i < s->ndirs; i++)

@@ -40,6 +40,10 @@
 #define PROBE_MAX_DIRS 8
 #define PROBE_MAX_THREADS 256
 #define PROBE_MAX_REPEAT 1000     /* --repeat, on the command line and the Probe screen */
+#define PROBE_MIN_BS 512
+#define PROBE_MAX_BS (64ull << 20)
+#define PROBE_MAX_SIZE (16ull << 40)
+#define PROBE_DIR_DEFAULT "/var/tmp"   /* where a probe writes without --dir */
 #define PROBE_MAX_PHASES 32
 #define PROBE_SERIES_CAP 36000     /* one hour at 100 ms */
 
@@ -274,10 +278,16 @@ int probe_spec_resolve(struct probe_spec *spec, sl_err *e);
 /* The free space a resolved spec needs in each of its directories: its
  * share of --size plus metadata (what probe_open checks; 0: no files). */
 uint64_t probe_space_need(const struct probe_spec *s);
-/* Set --bs or --size (a size such as 4k) or --time or --ramp (a duration
- * such as 5s; --time above 0) from text: the one check the command line and
- * the Probe screen share. -1 with a message naming the option and value. */
+/* One of the probe's options ("--bs") from text through its row
+ * (probe_spec_table): the one check the command line and the Probe screen
+ * share. -1 with a message naming the option, the value and what it takes. */
 int probe_spec_set(struct probe_spec *s, const char *option, const char *text, sl_err *e);
+/* The resolved numbers (threads, time, ramp, idle, iodepth, repeat,
+ * sync-every) within their rows' bounds; -1 with the row's refusal. */
+int probe_spec_check(const struct probe_spec *s, sl_err *e);
+/* The value default of an option row ("time": 5000 ms, "ramp", "iodepth",
+ * "repeat"), in the row's unit. */
+long long probe_spec_default(const char *option);
 /* The probe's options as rows storing into a struct probe_spec, in two
  * lists: the workload's shape (--dir, --threads, --bs, --size, --time,
  * --ramp, --direct, --iodepth, --sync-every, --loadfile), which `sluice

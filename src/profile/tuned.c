@@ -201,9 +201,6 @@ static bool ratio_zero_for_bytes(const struct raw *all, int n, const struct raw 
 
 static void map_sysctl(struct mapper *m, const struct raw *all, int n, const struct raw *r)
 {
-    static const char *const pairs[][2] = {
-        { "vm.dirty_ratio", "vm.dirty_bytes" }, { "vm.dirty_background_ratio", "vm.dirty_background_bytes" },
-    };
     char key[160];
     snprintf(key, sizeof key, "%s", r->key);
     for (char *c = key; *c; c++) if (*c == '/') *c = '.';
@@ -211,32 +208,34 @@ static void map_sysctl(struct mapper *m, const struct raw *all, int n, const str
         unmapped(m, r->line, "[sysctl] %s = %s: not a VM knob", r->key, r->value);
         return;
     }
-    if (!knob_def_find(SCOPE_VM, key + 3, NULL)) {
+    const struct knob_def *d = knob_def_find(SCOPE_VM, key + 3, NULL);
+    if (!d) {
         unmapped(m, r->line, "[sysctl] %s = %s: not in sluice's knob catalogue", r->key, r->value);
         return;
     }
-    for (size_t i = 0; i < 2; i++)
-        if (!strcmp(key, pairs[i][0]) && ratio_zero_for_bytes(all, n, r, pairs[i][0], pairs[i][1])) {
-            unmapped(m, r->line, "[sysctl] %s = 0: dropped, %s sets the limit (the kernel zeroes the ratio itself)", key, pairs[i][1]);
+    /* a dirty limit's ratio half, its bytes partner in the catalogue */
+    if (d->role != KR_NONE && d->partner && d->type != KT_BYTES) {
+        char bytes[KNOB_NAME_MAX];
+        snprintf(bytes, sizeof bytes, "vm.%s", d->partner);
+        if (ratio_zero_for_bytes(all, n, r, key, bytes)) {
+            unmapped(m, r->line, "[sysctl] %s = 0: dropped, %s sets the limit (the kernel zeroes the ratio itself)", key, bytes);
             return;
         }
+    }
     map_one(m, r, PS_VM, "", key + 3, r->value);
 }
 
 static void map_vm(struct mapper *m, const struct raw *r)
 {
-    static const char *const dirty[][2] = {
-        { "dirty_bytes", "dirty_ratio" }, { "dirty_background_bytes", "dirty_background_ratio" },
-        { "dirty_ratio", "dirty_ratio" }, { "dirty_background_ratio", "dirty_background_ratio" },
-    };
-    for (size_t i = 0; i < 4; i++) {
-        if (strcmp(r->key, dirty[i][0]) != 0) continue;
+    /* TuneD's [vm] dirty keys are the catalogue's dirty limits */
+    const struct knob_def *d = knob_def_find(SCOPE_VM, r->key, NULL);
+    if (d && d->role != KR_NONE) {
         size_t len = strlen(r->value);
         /* TuneD: "dirty_bytes = 40%" means the ratio. */
         if (len > 1 && r->value[len - 1] == '%') {
             char v[64];
             snprintf(v, sizeof v, "%.*s", (int)(len - 1), r->value);
-            map_one(m, r, PS_VM, "", dirty[i][1], v);
+            map_one(m, r, PS_VM, "", d->type == KT_BYTES ? d->partner : d->name, v);
         } else {
             map_one(m, r, PS_VM, "", r->key, r->value);
         }

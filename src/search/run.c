@@ -22,140 +22,42 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { O_SPACE = 256, O_DEVICE, O_WORKLOAD, O_OBJECTIVE, O_STRATEGY, O_BUDGET, O_ORACLE, O_APPLY, O_RESUME, O_SEED,
-       O_ALPHA, O_LEADERS, O_RACE, O_CONFIRM_RUNS, O_TEST, O_LIST, O_EI_STOP };
-
-int search_flow_parse_budget(const char *arg, struct search_spec *s)
-{
-    char *end;
-    long v = strtol(arg, &end, 10);
-    if (end != arg && !*end) {
-        if (v < 8 || v > 100000) return -1;
-        s->budget_evals = (int)v;
-        s->budget_ms = 0;
-        return 0;
-    }
-    long long ms = units_parse_duration_ms(arg);
-    if (ms <= 0) return -1;
-    s->budget_ms = ms;
-    s->budget_evals = 0;
-    return 0;
-}
-
 void search_flow_defaults(struct search_flow_opts *o)
 {
     memset(o, 0, sizeof *o);
     search_spec_defaults(&o->spec);
-    snprintf(o->spec.space, sizeof o->spec.space, "writeback");
-    snprintf(o->spec.workload, sizeof o->spec.workload, "seqwrite");
-    snprintf(o->spec.objective, sizeof o->spec.objective, "throughput");
-    snprintf(o->spec.strategy, sizeof o->spec.strategy, "bo");
-    o->spec.budget_evals = 40;
     o->probe.canary = -1;
+    sl_err e;
+    if (opt_defaults(&search_flow_table, o, &e) < 0) abort();   /* a broken row: the unit tests catch it */
 }
 
-static int search_flow_set_id(struct search_flow_opts *o, int id, const char *arg, sl_err *e);
-
-static int set_row(void *base, const struct opt *row, const char *text, sl_err *e)
+static int set_oracle(void *at, const struct opt *row, const char *text, sl_err *e)
 {
-    return search_flow_set_id(base, row->id, text, e);
+    if (opt_regular_file("--oracle", text, e) < 0) return -1;
+    return opt_store(&(struct opt){ .name = row->name, .type = OPT_TEXT, .size = row->size }, at, text, e);
 }
 
-#define ROW(name_, arg_, def_, help_, complete_, id_) \
-    { .name = name_, .type = OPT_CALL, .arg = arg_, .def = def_, .help = help_, .set = set_row, .complete = complete_, .id = id_ }
+/* empty would read as "no --resume": a new search, writing knobs */
+static int set_resume(void *at, const struct opt *row, const char *text, sl_err *e)
+{
+    if (!*text) return sl_fail(e, SL_EUSAGE, "--resume: give the ID of an interrupted search (see 'sluice search --list')");
+    return opt_store(&(struct opt){ .name = row->name, .type = OPT_TEXT, .size = row->size }, at, text, e);
+}
+
+#define FLOW(field) OPT_AT(struct search_flow_opts, field)
 const struct opt search_flow_rows[] = {
-    ROW("space", "S", "writeback", "the parameter space: writeback, queue, full, or a space file", COMPLETE_SPACE, O_SPACE),
-    ROW("device", "DEV", NULL, "the disk whose queue knobs the space searches", COMPLETE_DEVICE, O_DEVICE),
-    ROW("workload", "W", "seqwrite", "the probe workload every evaluation runs", COMPLETE_WORKLOAD, O_WORKLOAD),
-    ROW("objective", "O", "throughput", "what to optimise: throughput, latency, p99<10ms, or a weighted mix", NULL, O_OBJECTIVE),
-    ROW("strategy", "bo|coord|random|grid", "bo", "how to pick the next trial", "bo coord random grid", O_STRATEGY),
-    ROW("budget", "N|DURATION", "40", "evaluations (8 or more) or a wall time (90s, 10m)", NULL, O_BUDGET),
-    ROW("oracle", "DB", NULL, "evaluate from stored results in DB instead of running probes", COMPLETE_FILE, O_ORACLE),
-    ROW("apply", NULL, NULL, "apply the winner when it beats the baseline beyond the noise", NULL, O_APPLY),
-    ROW("resume", "ID", NULL, "continue an interrupted search", NULL, O_RESUME),
-    ROW("seed", "N", NULL, "random seed, for a repeatable search", NULL, O_SEED),
-    ROW("alpha", "A", "0.05", "significance level of the verdict", NULL, O_ALPHA),
-    ROW("leaders", "N", NULL, "how many of the best trials are raced at the end", NULL, O_LEADERS),
-    ROW("race", "N", NULL, "runs per leader in the final race (2 to 100)", NULL, O_RACE),
-    ROW("confirm-runs", "N", "6", "fresh runs each of the baseline and the winner before a claim (6 to 100; more: a narrower interval)",
-        NULL, O_CONFIRM_RUNS),
-    ROW("test", "perm-trim|hl-mw|perm-median|yuen|boot-median|welch", "perm-trim", "the test of the verdict",
-        "perm-trim hl-mw perm-median yuen boot-median welch", O_TEST),
-    ROW("list", NULL, NULL, "list the stored searches and stop", NULL, O_LIST),
+    { .name = "oracle", .label = "Oracle DB", .type = OPT_CALL, .arg = "DB", FLOW(oracle), .set = set_oracle,
+      .help = "evaluate from stored results in DB instead of running probes", .complete = COMPLETE_FILE },
+    { .name = "apply", .type = OPT_FLAG, .help = "apply the winner when it beats the baseline beyond the noise", FLOW(apply) },
+    { .name = "resume", .type = OPT_CALL, .arg = "ID", FLOW(resume), .set = set_resume, .help = "continue an interrupted search" },
+    { .name = "list", .type = OPT_FLAG, .help = "list the stored searches and stop", FLOW(list) },
     { .name = "throttled", .type = OPT_FLAG,
       .help = "size a buffered writer's burst at twice the largest dirty limit the space can set (the throttled "
               "regime), not from the disk's calibrated rate",
-      OPT_AT(struct search_flow_opts, throttled) },
-    ROW("ei-stop", "R", NULL, "stop when the expected relative improvement falls below R (0.002)", NULL, O_EI_STOP),
+      FLOW(throttled) },
     { NULL },
 };
-#undef ROW
-
-static int search_flow_set_id(struct search_flow_opts *o, int id, const char *arg, sl_err *e)
-{
-    struct search_spec *s = &o->spec;
-    char *end;
-    switch (id) {
-    case O_SPACE: snprintf(s->space, sizeof s->space, "%s", arg); break;
-    case O_DEVICE: snprintf(s->device, sizeof s->device, "%s", arg); break;
-    case O_WORKLOAD:
-        if (!probe_workload_summary(arg)) return sl_fail(e, SL_EUSAGE, "unknown workload %s (see 'sluice probe')", arg);
-        snprintf(s->workload, sizeof s->workload, "%s", arg);
-        break;
-    case O_OBJECTIVE: snprintf(s->objective, sizeof s->objective, "%s", arg); break;
-    case O_STRATEGY: snprintf(s->strategy, sizeof s->strategy, "%s", arg); break;
-    case O_BUDGET:
-        if (search_flow_parse_budget(arg, s) < 0)
-            return sl_fail(e, SL_EUSAGE, "--budget %s: give a number of evaluations (8 or more, e.g. 40) or a wall time (90s, 10m)", arg);
-        break;
-    case O_ORACLE:
-        if (opt_regular_file("--oracle", arg, e) < 0) return -1;
-        snprintf(o->oracle, sizeof o->oracle, "%s", arg);
-        break;
-    case O_APPLY: o->apply = true; break;
-    case O_RESUME:
-        /* empty would read as "no --resume": a new search, writing knobs */
-        if (!*arg) return sl_fail(e, SL_EUSAGE, "--resume: give the ID of an interrupted search (see 'sluice search --list')");
-        snprintf(o->resume, sizeof o->resume, "%s", arg);
-        break;
-    case O_SEED:
-        s->seed = strtoull(arg, &end, 10);
-        if (end == arg || *end) return sl_fail(e, SL_EUSAGE, "--seed %s: give a whole number", arg);
-        break;
-    case O_ALPHA:
-        s->alpha = strtod(arg, &end);
-        if (end == arg || *end || s->alpha <= 0 || s->alpha >= 0.5) return sl_fail(e, SL_EUSAGE, "--alpha %s: give a level such as 0.05", arg);
-        break;
-    case O_LEADERS:
-        s->leaders = (int)strtol(arg, &end, 10);
-        if (end == arg || *end || s->leaders < 1 || s->leaders > SEARCH_MAX_LEADERS) return sl_fail(e, SL_EUSAGE, "--leaders: 1 to %d", SEARCH_MAX_LEADERS);
-        break;
-    case O_RACE:
-        s->race_reps = (int)strtol(arg, &end, 10);
-        if (end == arg || *end || s->race_reps < 2 || s->race_reps > 100) return sl_fail(e, SL_EUSAGE, "--race: 2 to 100 runs per leader");
-        break;
-    case O_CONFIRM_RUNS:
-        s->confirm_reps = (int)strtol(arg, &end, 10);
-        if (end == arg || *end || s->confirm_reps < 6 || s->confirm_reps > 100)
-            return sl_fail(e, SL_EUSAGE, "--confirm-runs %s: 6 to 100 fresh runs each (fewer cannot carry a claim at --alpha)", arg);
-        break;
-    case O_TEST:
-    {
-        int t = search_test_parse(arg);
-        if (t < 0) return sl_fail(e, SL_EUSAGE, "--test %s: perm-trim (the default), hl-mw, perm-median, yuen, boot-median or welch", arg);
-        s->test = (enum search_test)t;
-        break;
-    }
-    case O_EI_STOP:
-        s->ei_stop = strtod(arg, &end);
-        if (end == arg || *end || s->ei_stop < 0) return sl_fail(e, SL_EUSAGE, "--ei-stop %s: give a relative improvement such as 0.002", arg);
-        s->ei_stop = log1p(s->ei_stop);
-        break;
-    case O_LIST: o->list = true; break;
-    default: return sl_fail(e, SL_EUSAGE, "unknown option");
-    }
-    return 0;
-}
+#undef FLOW
 
 static void table_defaults(void *o) { search_flow_defaults(o); }
 
@@ -163,7 +65,8 @@ static void table_defaults(void *o) { search_flow_defaults(o); }
  * `sluice probe`), so every evaluation's workload is set as a probe's is. */
 const struct opt_table search_flow_table = {
     sizeof(struct search_flow_opts), table_defaults,
-    { { search_flow_rows, 0 }, { probe_workload_rows, offsetof(struct search_flow_opts, probe) } }, NULL, NULL,
+    { { search_spec_rows, offsetof(struct search_flow_opts, spec) }, { search_flow_rows, 0 },
+      { probe_workload_rows, offsetof(struct search_flow_opts, probe) } }, NULL, NULL,
 };
 
 int search_flow_set(struct search_flow_opts *o, const char *option, const char *arg, sl_err *e)

@@ -64,15 +64,13 @@ struct search_flow_outcome {
     sl_err err;                    /* why it failed or stopped */
 };
 
-/* The options of `search`: its own rows (into a search_flow_opts), and
- * its option table: those rows and the probe's workload rows
- * (probe_workload_rows, into the probe spec). */
+/* The options of `search`: the spec's rows (search_spec_rows), its own
+ * (search_flow_rows: oracle, apply, resume, list, throttled) and the
+ * probe's workload rows (probe_workload_rows, into the probe spec). */
 extern const struct opt search_flow_rows[];
 extern const struct opt_table search_flow_table;
 
 void search_flow_defaults(struct search_flow_opts *o);
-/* "40" (evaluations, at least 8) or "90s"/"10m" (wall time); -1 when bad. */
-int search_flow_parse_budget(const char *arg, struct search_spec *s);
 /* One option of `search` as typed ("--budget") with its text (NULL
  * for a flag) into o, checked as the command line checks it; -1 with a
  * message naming the option. The Search screen's form goes through it. */

@@ -47,15 +47,8 @@ struct loop {
 
 void search_spec_defaults(struct search_spec *s)
 {
+    search_spec_option_defaults(s);
     s->baseline_reps = 5;
-    s->race_reps = 5;
-    s->leaders = 3;
-    s->alpha = 0.05;
-    s->ei_stop = 0.002;
-    /* the race, the confirmation and the side effects: why this test,
-     * man page "Which test decides, and why" */
-    s->test = TEST_PERM_TRIM;
-    s->seed = 1;
     s->confirm_paired_from = CONFIRM_PAIRED_FROM;
 }
 
@@ -179,7 +172,7 @@ static int race_reserve(const struct search_spec *s)
  * regret 11.7, 13.5, 7.3, 9.5, 8.5%; 6 a side at one look 9.4, 11.1, 5.3,
  * 8.8, 8.5%; keeping 18 for the confirmation 11.9% on average (exploring
  * short of evaluations). */
-#define CONFIRM_REPS 6
+#define CONFIRM_REPS SEARCH_CONFIRM_REPS
 #define CONFIRM_SPARE 2
 
 static int confirm_reps(const struct search_spec *s)
@@ -360,9 +353,9 @@ static int explore(struct loop *L, char *reason, size_t rn, sl_err *e)
         if (evaluate(L, &c, is_base ? TRIAL_BASELINE : TRIAL_EXPLORE, e) < 0) return -1;
         since_base = is_base ? 0 : since_base + 1;
         if (!isnan(ei) && s->ei_stop > 0) {
-            low_ei = ei < s->ei_stop ? low_ei + 1 : 0;
+            low_ei = ei < log1p(s->ei_stop) ? low_ei + 1 : 0;   /* EI is in log units */
             if (low_ei >= 3) {
-                snprintf(reason, rn, "expected improvement below %.2g%% for 3 proposals", 100 * (exp(s->ei_stop) - 1));
+                snprintf(reason, rn, "expected improvement below %.2g%% for 3 proposals", 100 * s->ei_stop);
                 return 0;
             }
         }

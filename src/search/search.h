@@ -15,6 +15,7 @@
 #define SLUICE_SEARCH_H
 
 #include <limits.h>
+#include "opt.h"
 #include "search/evaluator.h"
 #include "search/objective.h"
 #include "search/strategy.h"
@@ -23,6 +24,14 @@
 
 #define SEARCH_MAX_LEADERS 5
 #define SEARCH_MAX_PARETO 12
+/* --budget in evaluations: a budget of 8 explores 4 and keeps 4 for the
+ * confirmation (search.c, confirm_keep) */
+#define SEARCH_BUDGET_EVALS_MIN 8
+#define SEARCH_BUDGET_EVALS_MAX 100000
+/* fresh runs a side in the confirmation, and the least --confirm-runs takes */
+#define SEARCH_CONFIRM_REPS 6
+#define SEARCH_STR_(x) #x
+#define SEARCH_STR(x) SEARCH_STR_(x)
 
 /* How leaders are tested against the baseline (decide.h): Welch on means,
  * Hodges-Lehmann + Mann-Whitney, Yuen on trimmed means, a bootstrap of
@@ -32,6 +41,7 @@ enum search_test { TEST_WELCH, TEST_MW, TEST_YUEN, TEST_BOOT_MEDIAN, TEST_PERM_T
 enum decide_method search_test_method(enum search_test t);
 const char *search_test_name(enum search_test t);      /* "welch", "hl-mw", ... */
 int search_test_parse(const char *name);               /* also "mw", "mann-whitney"; -1 unknown */
+const char *search_test_at(int i);                     /* the i-th test's name, NULL past the last */
 
 struct search_spec {
     char space[PATH_MAX];
@@ -46,7 +56,7 @@ struct search_spec {
     int race_reps;           /* per leader in the final race (default 5) */
     int leaders;             /* K (default 3) */
     double alpha;            /* family-wise (default 0.05) */
-    double ei_stop;          /* stop exploring after 3 proposals with EI below this (log units; 0 off) */
+    double ei_stop;          /* stop exploring after 3 proposals with an expected relative improvement below this (0 off) */
     enum search_test test;
     /* fresh runs of the baseline and the winner in the confirmation round
      * (--confirm-runs): 0 is the default, CONFIRM_REPS (search.c) and at
@@ -58,8 +68,16 @@ struct search_spec {
      * --test unpaired */
     int confirm_paired_from;
 };
-/* Defaults for everything but space/workload/objective/strategy/budget. */
+/* The options of a search spec as rows (search_opts.c): what `search`,
+ * `tune` and the Search screen set, their bounds, help and defaults. */
+extern const struct opt search_spec_rows[];
+/* Every field's default: the rows' (space, workload, strategy, budget,
+ * alpha, test, ...) and those no option sets. */
 void search_spec_defaults(struct search_spec *s);
+void search_spec_option_defaults(struct search_spec *s);   /* the rows' alone */
+/* "40" (evaluations, SEARCH_BUDGET_EVALS_MIN or more) or "90s"/"10m" (wall
+ * time) into s, the other bound cleared; -1 with e naming --budget. */
+int search_spec_parse_budget(const char *arg, struct search_spec *s, sl_err *e);
 /* --confirm-runs against the budget: refused (SL_EUSAGE, saying what it
  * needs) when a budget in evaluations cannot afford the fresh runs and 8
  * evaluations of exploring; checked before any run by search_flow_check

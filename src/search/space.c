@@ -190,19 +190,15 @@ static int mark_base(struct space *sp, struct space_dim *dm, sl_err *e)
     return 0;
 }
 
+/* The dimension's part in the kernel's rules, from the catalogue's role
+ * column (an iosched tunable has none). */
 static enum dim_role role_of(const struct space_dim *dm)
 {
-    const char *last = strrchr(dm->knob, '.');
-    last = last ? last + 1 : dm->knob;
-    if (strcmp(dm->knob, "vm.dirty_ratio") == 0 || strcmp(dm->knob, "vm.dirty_bytes") == 0 ||
-        strcmp(dm->knob, "vm.bdflush.nfract_sync") == 0)
-        return ROLE_DIRTY;
-    if (strcmp(dm->knob, "vm.dirty_background_ratio") == 0 || strcmp(dm->knob, "vm.dirty_background_bytes") == 0 ||
-        strcmp(dm->knob, "vm.bdflush.nfract") == 0)
-        return ROLE_DIRTY_BG;
-    if (!dm->sched[0] && strncmp(dm->knob, "block.", 6) == 0 && strcmp(last, "scheduler") == 0) return ROLE_SCHED;
-    if (!dm->sched[0] && strncmp(dm->knob, "block.", 6) == 0 && strcmp(last, "nr_requests") == 0) return ROLE_NR_REQUESTS;
-    return ROLE_NONE;
+    static const enum dim_role of_knob[] = { [KR_NONE] = ROLE_NONE, [KR_DIRTY] = ROLE_DIRTY, [KR_DIRTY_BG] = ROLE_DIRTY_BG,
+                                             [KR_SCHED] = ROLE_SCHED, [KR_NR_REQUESTS] = ROLE_NR_REQUESTS };
+    struct knob k;
+    if (dm->sched[0] || knob_lookup(dm->knob, NULL, &k, NULL) < 0) return ROLE_NONE;
+    return of_knob[k.def->role];
 }
 
 int space_finish(struct space *sp, sl_err *e)
@@ -561,25 +557,10 @@ int space_touched(const struct space *sp, struct knob **out, sl_err *e)
         if (dm->sched[0] && strcmp(dm->sched, sp->cur_sched) != 0) continue; /* absent now */
         if (knob_lookup(dm->knob, dm->sched[0] ? dm->sched : NULL, &k, e) < 0) { free(v); return -1; }
         add_touched(&v, &n, &k);
-        if (k.def->partner && k.def->scope == SCOPE_VM) {
-            char name[KNOB_NAME_MAX];
-            snprintf(name, sizeof name, "vm.%s", k.def->partner);
-            struct knob p;
-            if (knob_lookup(name, NULL, &p, NULL) == 0 && knob_present(&p)) add_touched(&v, &n, &p);
-        }
-        if (dm->role == ROLE_SCHED) {
-            char name[KNOB_NAME_MAX];
-            snprintf(name, sizeof name, "block.%s.nr_requests", sp->device);
-            struct knob p;
-            if (knob_lookup(name, NULL, &p, NULL) == 0) add_touched(&v, &n, &p);
-            snprintf(name, sizeof name, "block.%s.iosched.*", sp->device);
-            const char *glob = name;
-            struct knob *list;
-            int m = knob_list(&glob, 1, &list, NULL);
-            for (int j = 0; j < m; j++)
-                if (knob_present(&list[j])) add_touched(&v, &n, &list[j]);
-            if (m >= 0) free(list);
-        }
+        struct knob *extra;
+        int m = knob_side_effects(&k, &extra);   /* its partner; after a scheduler switch, what it resets */
+        for (int j = 0; j < m; j++) add_touched(&v, &n, &extra[j]);
+        free(extra);
     }
     *out = v;
     return n;

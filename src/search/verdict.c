@@ -29,6 +29,7 @@ static const struct {
 
 enum decide_method search_test_method(enum search_test t) { return tests[t].method; }
 const char *search_test_name(enum search_test t) { return tests[t].name; }
+const char *search_test_at(int i) { return i >= 0 && i < TEST_NR ? tests[i].name : NULL; }
 
 int search_test_parse(const char *name)
 {

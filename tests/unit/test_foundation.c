@@ -266,3 +266,24 @@ TEST(sl_prefix_says_where_a_failure_from_below_happened)
     CHECK_INT(e.status, SL_EFAIL);
     CHECK_INT(sl_prefix(NULL, SL_EFAIL, "ignored"), -1);
 }
+
+/* The kernel's rules between knobs are catalogue columns (role, partner):
+ * each dirty limit has a ratio and a bytes half that name each other, and
+ * the scheduler and nr_requests are found by role, not by name. */
+TEST(knob_roles_and_partners_are_catalogue_columns)
+{
+    static const enum knob_role dirty[] = { KR_DIRTY, KR_DIRTY_BG };
+    for (size_t i = 0; i < 2; i++) {
+        const struct knob_def *ratio = knob_def_of_role(SCOPE_VM, dirty[i], false);
+        const struct knob_def *bytes = knob_def_of_role(SCOPE_VM, dirty[i], true);
+        CHECK(ratio && bytes);
+        if (!ratio || !bytes) continue;
+        CHECK_STR(ratio->partner, bytes->name);
+        CHECK_STR(bytes->partner, ratio->name);
+        CHECK(knob_def_of_role(SCOPE_BDFLUSH, dirty[i], false) != NULL);   /* 2.4: nfract_sync, nfract */
+    }
+    CHECK_STR(knob_def_of_role(SCOPE_VM, KR_DIRTY_BG, false)->name, "dirty_background_ratio");
+    CHECK_STR(knob_def_of_role(SCOPE_BLOCK, KR_SCHED, false)->name, "scheduler");
+    CHECK_STR(knob_def_of_role(SCOPE_BLOCK, KR_NR_REQUESTS, false)->name, "nr_requests");
+    CHECK(knob_def_of_role(SCOPE_BLOCK, KR_NR_REQUESTS, false)->order > knob_def_of_role(SCOPE_BLOCK, KR_SCHED, false)->order);
+}

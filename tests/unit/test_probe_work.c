@@ -278,8 +278,10 @@ TEST(probe_idle_before_is_part_of_the_workload_and_the_fio_job)
     CHECK_STR(fio_opt(text_job, "canary-reader", "startdelay", b, sizeof b), "20000ms");
     free(text_job);
     CHECK_INT(probe_spec_set(&s, "--idle-before", "soon", &e), -1);
-    CHECK_STR(e.msg, "--idle-before soon: give a duration such as 500ms, 5s or 2m");
-    CHECK_INT(probe_spec_set(&s, "--idle-before", "11m", &e), 0);
+    CHECK_STR(e.msg, "--idle-before soon: give a duration up to 10m");
+    CHECK_INT(probe_spec_set(&s, "--idle-before", "11m", &e), -1);   /* the row's bound, before any resolve */
+    CHECK_STR(e.msg, "--idle-before 11m: give a duration up to 10m");
+    s.idle_ms = 11 * 60 * 1000;   /* set in code: resolve holds it to the same row */
     CHECK_INT(probe_spec_resolve(&s, &e), -1);
-    CHECK_STR(e.msg, "--idle-before: give at most 10m");
+    CHECK_STR(e.msg, "--idle-before 11m: give a duration up to 10m");
 }

@@ -7,8 +7,10 @@
 #include "form.h"
 #include "input.h"
 #include "job.h"
+#include "probe_screen.h"
 #include "prompt.h"
 #include "textview.h"
+#include "search_screen.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -336,4 +338,38 @@ TEST(click_moves_the_cursor_then_opens)
     form_init(&fm, test_fields, 4);
     CHECK(!form_click(&fm, 1) && fm.sel == 1);
     CHECK(form_click(&fm, 1));
+/* The Probe and Search forms are their commands' option rows by another
+ * face: each field's label, option, help and default come from its row
+ * (the forms restated them: "default /var/tmp" in two help texts, an empty
+ * Seed shown as 0 while a search seeds with 1). */
+static void check_form_against(const struct form_field *fields, int from, int n, const struct opt_table *t)
+{
+    for (int f = from; f < n; f++) {
+        const struct form_field *fd = &fields[f];
+        const struct opt *o = opt_find(t, fd->option, NULL);
+        CHECK(o != NULL);
+        if (!o) continue;
+        CHECK(fd->row == o);
+        CHECK_STR(fd->label, o->label);
+        CHECK(strncmp(fd->help + 1, o->help + 1, strlen(o->help) - 1) == 0);   /* as a sentence */
+        if (o->def) {
+            char dflt[300];
+            snprintf(dflt, sizeof dflt, "(default %s)", o->def);
+            CHECK_CONTAINS(fd->help, dflt);
+        }
+        CHECK_STR(form_field_default(fd), o->def ? o->def : "");
+        CHECK_INT(fd->kind == FORM_CHOICE, o->type == OPT_FLAG || o->choice_at != NULL || fd->choices != NULL ||
+                                               fd->choice_at != NULL);
+    }
+}
+
+TEST(form_fields_are_the_option_rows)
+{
+    check_form_against(probe_form_fields(), PF_WORKLOAD + 1, PF_COUNT, &probe_spec_table);
+    check_form_against(search_form_fields(), 0, SS_COUNT, &search_flow_table);
+    CHECK_STR(form_field_default(&search_form_fields()[SS_SEED]), "1");
+    CHECK_STR(form_field_default(&search_form_fields()[SS_DIR]), PROBE_DIR_DEFAULT);
+    struct search_flow_opts o;
+    search_flow_defaults(&o);
+    CHECK_INT((int)o.spec.seed, atoi(form_field_default(&search_form_fields()[SS_SEED])));
 }
