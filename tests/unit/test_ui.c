@@ -338,6 +338,8 @@ TEST(click_moves_the_cursor_then_opens)
     form_init(&fm, test_fields, 4);
     CHECK(!form_click(&fm, 1) && fm.sel == 1);
     CHECK(form_click(&fm, 1));
+}
+
 /* The Probe and Search forms are their commands' option rows by another
  * face: each field's label, option, help and default come from its row
  * (the forms restated them: "default /var/tmp" in two help texts, an empty
