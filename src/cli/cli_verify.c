@@ -285,9 +285,12 @@ static json_t *run_json(const struct verify_run *r)
 
 int cli_verify_print_list(store *st, sl_err *e)
 {
-    struct verify_row *rows;
+    struct verify_row *rows = NULL;
     int n = store_verify_list(st, &rows, e);
-    if (n <= 0) return n;
+    if (n <= 0) {
+        free(rows);   /* an empty list is still an allocation */
+        return n;
+    }
     printf("\nlive verifications ('sluice report VERIFY' shows one):\n");
     struct table *t = table_new(7, "VERIFY", "SESSION", "STARTED", "STATE", "BLOCKS", "VERDICT", "CANDIDATE (B)");
     for (int i = 0; i < n; i++) {

@@ -47,6 +47,7 @@ struct loop {
 
 void search_spec_defaults(struct search_spec *s)
 {
+    memset(s, 0, sizeof *s);   /* what no row sets (budget, --confirm-runs) is 0, as a caller's stack is not */
     search_spec_option_defaults(s);
     s->baseline_reps = 5;
     s->confirm_paired_from = CONFIRM_PAIRED_FROM;
