@@ -487,8 +487,10 @@ int knob_side_effects(const struct knob *k, struct knob **out)
     }
     if (k->def->role == KR_SCHED) {
         const struct knob_def *nr = knob_def_of_role(SCOPE_BLOCK, KR_NR_REQUESTS, false);
-        snprintf(name, sizeof name, "block.%s.%s", k->dev, nr->name);
-        if (knob_lookup(name, NULL, &extra, NULL) == 0) add_present(&v, &n, &extra);
+        if (nr) {   /* the catalogue has one; the analyzer cannot know */
+            snprintf(name, sizeof name, "block.%s.%s", k->dev, nr->name);
+            if (knob_lookup(name, NULL, &extra, NULL) == 0) add_present(&v, &n, &extra);
+        }
         snprintf(name, sizeof name, "block.%s.iosched.*", k->dev);
         const char *glob = name;
         struct knob *list;
