@@ -31,7 +31,7 @@ enum knob_flag {
     KF_RO = 1 << 2,          /* never written by sluice */
 };
 
-/* What a knob is to the kernel's rules between knobs (DESIGN 3): the
+/* What a knob is to the kernel's rules between knobs (the rules of dirty limits): the
  * throttle limit and the background threshold (each a ratio/bytes pair
  * through .partner, or a 2.4 bdflush field; the background one must stay
  * below the throttle one or the kernel halves it), the scheduler (a switch

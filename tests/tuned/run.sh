@@ -110,8 +110,8 @@ mkdir -p "$tmp/rt/latency"
 run profile export latency --format tuned > "$tmp/rt/latency/tuned.conf" 2>/dev/null
 run profile import-tuned "$tmp/rt/latency" --as roundtrip > /dev/null 2>&1
 run profile diff latency roundtrip 2>&1 | tr -s ' ' > "$tmp/o"
-check roundtrip "$tmp/o" "vm dirty_ratio 10 10 same" "vm dirty_background_ratio 3 3 same" \
-    "vm dirty_expire_centisecs 1500 1500 same" "vm swappiness 10 10 same" 'block "name=sda" iosched.read_expire - 100'
+check roundtrip "$tmp/o" "vm.dirty_ratio 10 10 same" "vm.dirty_background_ratio 3 3 same" \
+    "vm.dirty_expire_centisecs 1500 1500 same" "vm.swappiness 10 10 same" 'block.*.iosched.read_expire [name=sda] - 100'
 
 
 # Bad input: not there, a directory without tuned.conf, a syntax error.
