@@ -73,7 +73,7 @@ if verdict == "refused":
     runtime = max(5, int(size / (rate * 1e6)) + 1)
     mixed = ("[global]\ndirectory=%s\nioengine=psync\n"
              "[writer]\nrw=write\nbs=1M\nsize=%d\nend_fsync=1\nfallocate=none\nunlink=1\nfilename=as-user.writer\n"
-             "[reader]\nrw=randread\nbs=4k\ndirect=1\nsize=1g\ntime_based=1\nruntime=%d\nfilename=as-user.reader\n"
+             "[reader]\nrw=randread\nbs=4k\ndirect=1\nsize=1g\ntime_based=1\nruntime=%d\nfilename=as-user.reader\nunlink=1\n"
              % (D, size, runtime))
     jobs.append(("mixed", mixed, None))
 
