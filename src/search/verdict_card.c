@@ -451,6 +451,15 @@ json_t *verdict_json(const struct verdict_card *v)
     return o;
 }
 
+/* An interval stored as "ci": [lo, hi], NAN where an end is missing. */
+static void ci_of(const json_t *o, double *lo, double *hi)
+{
+    const json_t *ci = json_object_get(o, "ci");
+    *lo = json_is_number(json_array_get(ci, 0)) ? json_number_value(json_array_get(ci, 0)) : NAN;
+    *hi = json_is_number(json_array_get(ci, 1)) ? json_number_value(json_array_get(ci, 1)) : NAN;
+}
+
+
 int verdict_from_json(const json_t *j, struct verdict_card *v)
 {
     memset(v, 0, sizeof *v);
@@ -464,9 +473,7 @@ int verdict_from_json(const json_t *j, struct verdict_card *v)
     str_of(j, "changes", v->changes, sizeof v->changes);
     str_of(j, "goal", v->goal, sizeof v->goal);
     v->est = num_of(j, "estimate");
-    const json_t *ci = json_object_get(j, "ci");
-    v->lo = json_is_number(json_array_get(ci, 0)) ? json_number_value(json_array_get(ci, 0)) : NAN;
-    v->hi = json_is_number(json_array_get(ci, 1)) ? json_number_value(json_array_get(ci, 1)) : NAN;
+    ci_of(j, &v->lo, &v->hi);
     v->level = num_of(j, "level");
     v->p = num_of(j, "p");
     str_of(j, "test", v->test, sizeof v->test);
@@ -499,9 +506,7 @@ int verdict_from_json(const json_t *j, struct verdict_card *v)
         struct verdict_row *w = &v->row[v->nrows++];
         w->runs = (int)json_integer_value(json_object_get(row, "runs"));
         w->est = num_of(row, "estimate");
-        const json_t *c = json_object_get(row, "ci");
-        w->lo = json_is_number(json_array_get(c, 0)) ? json_number_value(json_array_get(c, 0)) : NAN;
-        w->hi = json_is_number(json_array_get(c, 1)) ? json_number_value(json_array_get(c, 1)) : NAN;
+        ci_of(row, &w->lo, &w->hi);
         w->p = num_of(row, "p");
         w->g = num_of(row, "g");
         str_of(row, "verdict", w->verdict, sizeof w->verdict);
