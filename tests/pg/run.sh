@@ -118,7 +118,7 @@ check no-disk-runs-filed-under-the-host-class t_no_disk_class
 t_server_answers() {
     pg_sql_db postgres "CREATE DATABASE views" > /dev/null || return 1
     url=$(echo "$url" | sed 's#/fleet?#/views?#')
-    G history > /dev/null
+    G create-db
     F probe null --repeat 3 --seed 1 > /dev/null && F set vm.dirty_ratio=40 > /dev/null &&
         F probe null --repeat 3 --seed 2 > /dev/null && F push "$url" > /dev/null || return 1
     F compare vm.dirty_ratio=20 vm.dirty_ratio=40 > "$tmp/local" 2>&1 || { cat "$tmp/local"; return 1; }
@@ -150,7 +150,7 @@ t_forged_parent() {
     pg_sql_db postgres "CREATE DATABASE forged" > /dev/null || return 1
     url=$(echo "$url" | sed 's#/fleet?#/forged?#')
     host R; host S
-    S history > /dev/null
+    S create-db
     R probe null --repeat 3 --seed 1 > /dev/null && R set vm.dirty_ratio=30 > /dev/null &&
         R probe null --repeat 3 --seed 2 > /dev/null || return 1
     h=$(sqlite3 "$tmp/R.db" "SELECT config_hash FROM runs ORDER BY id DESC LIMIT 1")
@@ -380,7 +380,7 @@ check midbatch-disconnect-pull t_cut_pull
 # the bad run named, and the batches after it merged too (exit status 1).
 t_keep_going() {
     host K
-    K history > /dev/null
+    K create-db
     total=$(server_runs)
     bad=$(pg_sql "SELECT uuid FROM sluice_runs ORDER BY seq LIMIT 1 OFFSET 1")
     pg_sql "UPDATE sluice_runs SET body = jsonb_set(body, '{mb_s}', '-5') WHERE uuid = '$bad'" > /dev/null || return 1
