@@ -44,7 +44,7 @@ out=$tmp/out
 suite=pg
 . tests/lib/check.sh
 export SLUICE_SHARE_RETRY_MS=20
-B history > /dev/null; D history > /dev/null; E history > /dev/null   # their databases exist
+B create-db; D create-db; E create-db   # their databases exist
 
 # --- push twice: the second sends nothing ----------------------------------------
 t_push_twice() {
