@@ -51,11 +51,14 @@ static void refused_line(const struct search_spec *spec, const struct space *sp,
     report_pct(ci.hi, hi, sizeof hi);
     const struct decision *g = &l->guard.dec;
     const char *name = metric_table[l->guard.metric].name;
+    char fresh[64] = "";
+    if (r->confirm.candidate == r->effects.leader && r->confirm.outcome == CONFIRM_CONFIRMED)
+        snprintf(fresh, sizeof fresh, " on %d fresh runs each", r->confirm.reps);
     snprintf(buf, n, "not recommended: %s improves %s by %s [%.0f%% CI %s, %s] but makes %s worse by %+.1f%% [%.0f%% CI "
-                     "%+.1f%%, %+.1f%%] (%s p=%.2g), and the objective %s protects it: keep the current settings, or give "
-                     "--objective %s to take the trade",
+                     "%+.1f%%, %+.1f%%] (%s p=%.2g)%s, and the objective %s protects it: keep the current settings, or "
+                     "give --objective %s to take the trade",
              cfg, goal, est, 100 * ci.level, lo, hi, name, g->effect_pct, 100 * g->level, g->lo_pct, g->hi_pct, g->test,
-             g->p, spec->objective, goal);
+             g->p, fresh, spec->objective, goal);
 }
 
 void report_trades(const struct search_spec *spec, const struct search_result *r, char *buf, size_t n)

@@ -936,11 +936,18 @@ static int confirm(struct loop *L, struct search_result *r, sl_err *e)
     memset(cf, 0, sizeof *cf);
     cf->candidate = cf->runner_up = -1;
     cf->explore_est = cf->confirmed_est = cf->shrinkage = NAN;
-    if (r->winner < 0) return 0;
+    /* a win the race's runs saw a guard refuse is confirmed on fresh runs
+     * like any other: the refusal is a claim too (the reader got worse),
+     * and on 3-5 race runs it did not hold when fio re-measured the trade
+     * (bench/data/transfer-as-user-7.out: reader p99 +20% [-39.9, +231.9]) */
+    int w = r->winner;
+    bool refused = w < 0 && r->effects.leader >= 0 && r->leader[r->effects.leader].refused;
+    if (refused) w = r->effects.leader;
+    if (w < 0) return 0;
     L->keep = 0;
     int left = race_rounds(L, 0);
     int reps = confirm_reps(L->spec), most = reps > CONFIRM_MAX_REPS ? reps : CONFIRM_MAX_REPS;
-    int w = r->winner, ru = left >= 3 * reps ? runner_up(r, w) : -1;
+    int ru = left >= 3 * reps ? runner_up(r, w) : -1;
     const struct search_config *cfg[3] = { &L->base, &r->leader[w].cfg, ru >= 0 ? &r->leader[ru].cfg : NULL };
     int nc = ru >= 0 ? 3 : 2, k = reps;
     for (int i = 0; i < nc; i++) {
@@ -983,8 +990,27 @@ static int confirm(struct loop *L, struct search_result *r, sl_err *e)
     else if (cf->dec.verdict == DECIDE_NO_VERDICT) cf->outcome = CONFIRM_NOISE;   /* its text says why */
     else if (!(cf->confirmed_est > 0)) cf->outcome = CONFIRM_CONTRADICTED;
     else cf->outcome = CONFIRM_NOISE;
-    if (cf->outcome != CONFIRM_CONFIRMED) r->winner = -1;
-    else if (!L->racing) {
+    if (cf->outcome != CONFIRM_CONFIRMED) {
+        r->winner = -1;
+        /* a gain the fresh runs do not bear out has nothing to refuse: the
+         * verdict is the confirmation's (not confirmed), not a trade */
+        if (refused) {
+            r->race_guard = r->leader[w].guard;
+            r->leader[w].refused = false;
+        }
+    } else if (refused) {
+        /* its gain holds on fresh runs: the guards decide again on them
+         * (search_run), and the race's refusal is kept to be told */
+        struct leader *l = &r->leader[w];
+        r->race_guard = l->guard;
+        l->verdict = VERDICT_WIN;
+        l->refused = false;
+        l->infeasible_why[0] = '\0';
+        memset(&l->guard, 0, sizeof l->guard);
+        r->winner = w;
+        r->race_refusal_dropped = true;   /* unless the guard refuses it again */
+    }
+    if (cf->outcome == CONFIRM_CONFIRMED && !L->racing) {
         /* no race decided it: the leader's decision is the confirmation's */
         struct leader *l = &r->leader[w];
         l->dec = cf->dec;
@@ -1072,7 +1098,7 @@ int search_run(const struct search_spec *spec, const struct space *sp, struct ev
         /* the guards hold on the fresh runs too: the race's runs chose it */
         if (out->winner >= 0) {
             search_guard_leaders(spec, &L.obj, sp, L.tr, L.ntr, &L.base, out, out->winner);
-            if (out->leader[out->winner].refused) out->winner = -1;
+            if (out->leader[out->winner].refused) out->winner = -1, out->race_refusal_dropped = false;
         }
         search_side_effects(spec, &L.obj, sp, L.tr, L.ntr, &L.base, out);
     }

@@ -242,6 +242,13 @@ struct search_result {
      * race and the confirmation); exploring's best leader went straight to
      * the confirmation, whose decision is that leader's */
     bool raced;
+    /* the race's runs had the candidate refused by a guard, and the
+     * confirmation's fresh runs did not bear the refusal out: it won */
+    bool race_refusal_dropped;
+    /* the guard's decision on the race's runs when the confirmation
+     * overturned it (above) or found no gain to refuse (metric 0 and no
+     * runs otherwise) */
+    struct collateral_effect race_guard;
     int nleaders;
     struct leader leader[SEARCH_MAX_LEADERS];
     int winner;                  /* index into leader[], -1: nothing beat the baseline */
