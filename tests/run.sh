@@ -7,11 +7,14 @@
 # one for the suites that mostly wait on tmux, servers or sleeps). Each suite
 # gets its own TMPDIR. The suites that write the host's real vm.* knobs
 # (HOST_SUITES) save and put them back around their run; two of them at once
-# would each save the other's temporary values, so they take turns.
+# would each save the other's temporary values, and each holds the
+# kernel-wide tuning lock (/run/sluice/lock) while it tunes, so they take
+# turns (verify's live tests made probe's fail "another sluice holds the
+# tuning lock" when they overlapped).
 cd "$(dirname "$0")/.." || exit 2
 work=$(mktemp -d /tmp/sluice-check.XXXXXX)
 trap 'rm -rf "$work"' EXIT INT TERM
-HOST_SUITES="probe live killrestore"
+HOST_SUITES="probe live killrestore verify"
 
 # Longest first (seconds measured on 2 cores, stop 35), so that the last
 # suite to start is a short one; a suite not listed runs after these.

@@ -918,6 +918,58 @@ static void confirm_stalls(const struct loop *L, struct confirmation *cf)
 
 #define CONFIRM_LOOKS 2
 
+/* What the confirmation's decision makes of candidate w (a win the race's
+ * guard refused when `refused`): the outcome, the winner, and without a
+ * race the leader's decision. */
+static void confirm_conclude(struct loop *L, struct search_result *r, int w, bool refused)
+{
+    struct confirmation *cf = &r->confirm;
+    confirm_stalls(L, cf);
+    for (int t = 0; t < L->ntr; t++) r->stalled_runs += L->tr[t].role == TRIAL_CONFIRM && L->tr[t].m.stalled;
+    cf->confirmed_est = cf->dec.effect_pct / 100;
+    cf->shrinkage = cf->explore_est > 0 ? 1 - cf->confirmed_est / cf->explore_est : NAN;
+    if (cf->dec.verdict == DECIDE_BETTER) cf->outcome = CONFIRM_CONFIRMED;
+    else if (cf->dec.verdict == DECIDE_NO_VERDICT) cf->outcome = CONFIRM_NOISE;   /* its text says why */
+    else if (!(cf->confirmed_est > 0)) cf->outcome = CONFIRM_CONTRADICTED;
+    else cf->outcome = CONFIRM_NOISE;
+    if (cf->outcome != CONFIRM_CONFIRMED) {
+        r->winner = -1;
+        /* a gain the fresh runs do not bear out has nothing to refuse: the
+         * verdict is the confirmation's (not confirmed), not a trade */
+        if (refused) {
+            r->race_guard = r->leader[w].guard;
+            r->leader[w].refused = false;
+        }
+    } else if (refused) {
+        /* its gain holds on fresh runs: the guards decide again on them
+         * (search_run), and the race's refusal is kept to be told */
+        struct leader *l = &r->leader[w];
+        r->race_guard = l->guard;
+        l->verdict = VERDICT_WIN;
+        l->refused = false;
+        l->infeasible_why[0] = '\0';
+        memset(&l->guard, 0, sizeof l->guard);
+        r->winner = w;
+        r->race_refusal_dropped = true;   /* unless the guard refuses it again */
+    }
+    if (cf->outcome == CONFIRM_CONFIRMED && !L->racing) {
+        /* no race decided it: the leader's decision is the confirmation's */
+        struct leader *l = &r->leader[w];
+        l->dec = cf->dec;
+        l->n = cf->reps;
+        l->p_adj = cf->dec.p;
+        l->ci = (struct ci){ .est = cf->dec.effect_pct / 100, .lo = cf->dec.lo_pct / 100, .hi = cf->dec.hi_pct / 100,
+                             .level = cf->dec.level };
+        l->look = cf->look;
+        l->looks = cf->looks;
+        l->verdict = VERDICT_WIN;
+        double *b = xmalloc(sizeof *b * (size_t)(L->ntr + 1)), *x = xmalloc(sizeof *x * (size_t)(L->ntr + 1));
+        l->g = signif_hedges_g(x, confirm_scores(L, &l->cfg, x), b, confirm_scores(L, &L->base, b));
+        free(b);
+        free(x);
+    }
+}
+
 /* The confirmation round (struct confirmation): rounds of the baseline
  * and the candidate (and the runner-up when the budget left affords it)
  * in rotating order, so drift and order effects fall on each alike, all
@@ -982,53 +1034,9 @@ static int confirm(struct loop *L, struct search_result *r, sl_err *e)
     }
     if (cf->look > looks) cf->look = looks;
     if (ru >= 0) confirm_decide(L, &r->leader[ru].cfg, cf->dec.alpha, &cf->dec_runner);
-    confirm_stalls(L, cf);
-    for (int t = 0; t < L->ntr; t++) r->stalled_runs += L->tr[t].role == TRIAL_CONFIRM && L->tr[t].m.stalled;
-    cf->confirmed_est = cf->dec.effect_pct / 100;
-    cf->shrinkage = cf->explore_est > 0 ? 1 - cf->confirmed_est / cf->explore_est : NAN;
-    if (cf->dec.verdict == DECIDE_BETTER) cf->outcome = CONFIRM_CONFIRMED;
-    else if (cf->dec.verdict == DECIDE_NO_VERDICT) cf->outcome = CONFIRM_NOISE;   /* its text says why */
-    else if (!(cf->confirmed_est > 0)) cf->outcome = CONFIRM_CONTRADICTED;
-    else cf->outcome = CONFIRM_NOISE;
-    if (cf->outcome != CONFIRM_CONFIRMED) {
-        r->winner = -1;
-        /* a gain the fresh runs do not bear out has nothing to refuse: the
-         * verdict is the confirmation's (not confirmed), not a trade */
-        if (refused) {
-            r->race_guard = r->leader[w].guard;
-            r->leader[w].refused = false;
-        }
-    } else if (refused) {
-        /* its gain holds on fresh runs: the guards decide again on them
-         * (search_run), and the race's refusal is kept to be told */
-        struct leader *l = &r->leader[w];
-        r->race_guard = l->guard;
-        l->verdict = VERDICT_WIN;
-        l->refused = false;
-        l->infeasible_why[0] = '\0';
-        memset(&l->guard, 0, sizeof l->guard);
-        r->winner = w;
-        r->race_refusal_dropped = true;   /* unless the guard refuses it again */
-    }
-    if (cf->outcome == CONFIRM_CONFIRMED && !L->racing) {
-        /* no race decided it: the leader's decision is the confirmation's */
-        struct leader *l = &r->leader[w];
-        l->dec = cf->dec;
-        l->n = cf->reps;
-        l->p_adj = cf->dec.p;
-        l->ci = (struct ci){ .est = cf->dec.effect_pct / 100, .lo = cf->dec.lo_pct / 100, .hi = cf->dec.hi_pct / 100,
-                             .level = cf->dec.level };
-        l->look = cf->look;
-        l->looks = cf->looks;
-        l->verdict = VERDICT_WIN;
-        double *b = xmalloc(sizeof *b * (size_t)(L->ntr + 1)), *x = xmalloc(sizeof *x * (size_t)(L->ntr + 1));
-        l->g = signif_hedges_g(x, confirm_scores(L, &l->cfg, x), b, confirm_scores(L, &L->base, b));
-        free(b);
-        free(x);
-    }
+    confirm_conclude(L, r, w, refused);
     return 0;
 }
-
 static void pareto(struct loop *L, struct search_result *r)
 {
     int m[2] = { -1, -1 }, nm = 0;
@@ -1098,7 +1106,12 @@ int search_run(const struct search_spec *spec, const struct space *sp, struct ev
         /* the guards hold on the fresh runs too: the race's runs chose it */
         if (out->winner >= 0) {
             search_guard_leaders(spec, &L.obj, sp, L.tr, L.ntr, &L.base, out, out->winner);
-            if (out->leader[out->winner].refused) out->winner = -1, out->race_refusal_dropped = false;
+            if (out->leader[out->winner].refused) {
+                /* refused on the fresh runs too: that refusal is the verdict */
+                out->winner = -1;
+                out->race_refusal_dropped = false;
+                memset(&out->race_guard, 0, sizeof out->race_guard);
+            }
         }
         search_side_effects(spec, &L.obj, sp, L.tr, L.ntr, &L.base, out);
     }

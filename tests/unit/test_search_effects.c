@@ -12,6 +12,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void run_budget(const char *objective, double reader_exp, int budget, struct search_spec *s,
                        struct search_result *r)
@@ -98,6 +99,9 @@ TEST(a_refusal_is_decided_on_the_confirmations_fresh_runs)
     report_verdict_line(&s, &wb, &r, line, sizeof line);
     CHECK_CONTAINS(line, "not recommended:");
     CHECK_CONTAINS(line, "fresh runs each");
+    struct verdict_card v;
+    verdict_build(&s, &wb, &r, NULL, NULL, &v);
+    CHECK(strstr(v.note, "the race's") == NULL);   /* the fresh runs' refusal is the verdict: no story to tell */
     search_result_free(&r);
 }
 
