@@ -1,10 +1,10 @@
 /* cli_search — `sluice search`: the options, then the search flow
  * (src/search/run.c) followed on the terminal: the announcement, a
  * progress line on a tty, the report or --json. Shared with `tune`. */
-#include "cli_search.h"
+#include "cli/cli_search.h"
 #include "search/report.h"
-#include "store_search.h"
-#include "units.h"
+#include "db/store_search.h"
+#include "core/units.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,7 +15,7 @@
 #define SLUICE_SEARCH_H
 
 #include <limits.h>
-#include "opt.h"
+#include "core/opt.h"
 #include "search/evaluator.h"
 #include "search/objective.h"
 #include "search/strategy.h"

@@ -5,7 +5,7 @@
 #include "harness.h"
 #include "search/burst.h"
 #include "search/search.h"
-#include "sysfs.h"
+#include "core/sysfs.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
 #include "search/search.h"
 #include "search/verdict.h"
 #include "search_fixture.h"
-#include "sysfs.h"
+#include "core/sysfs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
 #include "search/search.h"
 #include "search_fixture.h"
 #include "probe/probe.h"
-#include "sysfs.h"
+#include "core/sysfs.h"
 
 #include <math.h>
 #include <stdio.h>
