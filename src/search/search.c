@@ -41,6 +41,7 @@ struct loop {
     /* evaluations exploring and the race leave for the confirmation */
     int keep;
     bool racing;   /* the budget affords a race (race_planned) */
+    bool race_dropped;   /* planned, but the runs' pace left no time for it (race_affordable) */
     int round;     /* the confirmation's round being measured (from 1; 0 outside it) */
 };
 
@@ -207,6 +208,23 @@ static bool race_planned(const struct search_spec *s)
     return s->budget_evals - confirm_keep_full(s) - race_reserve(s) >= RACE_EXPLORE_MIN;
 }
 
+/* Whether a race is still affordable at the runs' measured pace: with a
+ * wall-time budget, race_planned's rule on the evaluations the time left
+ * buys. A plan made from the calibration (6 s a run) whose runs took 11 s
+ * kept a race's reserve it could not spend: exploring stopped after 8, the
+ * race got 1 run, no leader had a verdict, nothing was confirmed, and a
+ * 5-minute quick tune said "no verdict" after 113 s
+ * (bench/data/transfer-as-user-8.out). */
+static bool race_affordable(const struct loop *L)
+{
+    const struct search_spec *s = L->spec;
+    if (s->budget_ms <= 0 || L->ntr == 0 || L->last_elapsed <= 0) return race_planned(s);
+    long long avg = L->last_elapsed / L->ntr, buys = avg > 0 ? s->budget_ms / avg : LLONG_MAX;
+    struct search_spec t = *s;
+    if (t.budget_evals <= 0 || buys < t.budget_evals) t.budget_evals = (int)(buys > INT_MAX ? INT_MAX : buys);
+    return race_planned(&t);
+}
+
 /* What exploring leaves for the confirmation: confirm_keep_full, at most
  * half of a budget in evaluations (a budget of 8 explores 4) unless
  * --confirm-runs asked for more (search_run checked the budget affords
@@ -335,6 +353,12 @@ static int explore(struct loop *L, char *reason, size_t rn, sl_err *e)
         if (evaluate(L, &L->base, TRIAL_BASELINE, e) < 0) return -1;
     }
     for (;;) {
+        if (L->racing && L->ntr >= EXPLORE_MIN && !race_affordable(L)) {
+            /* exploring's best goes straight to the confirmation instead */
+            L->racing = false;
+            L->race_dropped = true;
+            reserve = 0;
+        }
         if (!budget_left(L, reserve)) { snprintf(reason, rn, "budget spent"); return 0; }
         bool need_base = (L->nbase < base_runs && since_base >= 3) || since_base >= every;
         if (need_base) {
@@ -1089,6 +1113,7 @@ int search_run(const struct search_spec *spec, const struct space *sp, struct ev
     int idx[SEARCH_MAX_LEADERS], nl = 0;
     if (rc == 0) {
         nl = pick_leaders(&L, idx, spec->leaders);
+        if (L.racing && !race_affordable(&L)) L.racing = false, L.race_dropped = true;
         if (L.racing) {
             nl = race_field(&L, nl);
             rc = race(&L, idx, nl, e);
@@ -1097,6 +1122,7 @@ int search_run(const struct search_spec *spec, const struct space *sp, struct ev
     if (rc == 0) {
         judge(&L, idx, nl, out);
         out->raced = L.racing;
+        out->race_dropped = L.race_dropped;
         if (!L.racing) name_candidate(&L, out);
         rc = confirm(&L, out, e);
     }

@@ -242,6 +242,10 @@ struct search_result {
      * race and the confirmation); exploring's best leader went straight to
      * the confirmation, whose decision is that leader's */
     bool raced;
+    /* a race was planned, but the runs took longer than the plan said and
+     * the time left could not afford it beside the confirmation: exploring's
+     * best went straight to the confirmation */
+    bool race_dropped;
     /* the race's runs had the candidate refused by a guard, and the
      * confirmation's fresh runs did not bear the refusal out: it won */
     bool race_refusal_dropped;
