@@ -313,6 +313,24 @@ long long search_plan_verdict_ms(const struct search_plan *p)
     return (long long)ceil(p->run_s * p->verdict_evals * 1000);
 }
 
+/* A quick tune planned 50 runs of 6 s whose runs took 11 s: its progress
+ * said "evaluation 1 of 50, about 19m13s left" within a 5-minute budget. */
+void search_plan_progress(const struct search_plan *p, const struct search_spec *s, int n, long long elapsed_ms,
+                          int *evals, long long *left_ms)
+{
+    int total = p->evals > n ? p->evals : n;
+    long long per = n > 0 ? elapsed_ms / n : 0;
+    if (s->budget_ms > 0 && per > 0) {
+        long long more = (s->budget_ms - elapsed_ms) / per;
+        if (more < 0) more = 0;
+        if (n + more < total) total = n + (int)more;
+    }
+    *evals = total;
+    *left_ms = per * (total - n);
+    if (s->budget_ms > 0 && *left_ms > s->budget_ms - elapsed_ms) *left_ms = s->budget_ms - elapsed_ms;
+    if (*left_ms < 0) *left_ms = 0;
+}
+
 /* The confirmation's interval against the quick tune's aim of at most
  * +-CONFIRM_AIM_POINTS around its estimate (#28): "" when it is that narrow
  * (or there was no confirmation); else how wide it is and the fresh runs a

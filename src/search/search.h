@@ -108,6 +108,11 @@ void search_plan_make(const struct search_spec *s, double run_s, double noise_sd
 void search_plan_scale_confirmation(struct search_spec *s, struct search_plan *p);
 /* The time budget a verdict needs at p's run time, in ms. */
 long long search_plan_verdict_ms(const struct search_plan *p);
+/* The plan as the runs go: after n evaluations in elapsed_ms, how many the
+ * budget will have bought in all (the plan's, or fewer when the runs are
+ * slower than it said and a wall time ends first) and the time left. */
+void search_plan_progress(const struct search_plan *p, const struct search_spec *s, int n, long long elapsed_ms,
+                          int *evals, long long *left_ms);
 /* "" when the confirmation's interval is within +-10 points of its
  * estimate; else one sentence: how wide, and what --confirm-runs would
  * narrow it to that. */

@@ -31,7 +31,7 @@
 # Known exceptions are listed below, each with its reason.
 cd "$(dirname "$0")/../.." || exit 2
 here=tests/style
-tmp=$(mktemp -d /tmp/sluice-style.XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}"/sluice-style.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
 code=$(find src db ui -name '*.c' -o -name '*.h' | sort)

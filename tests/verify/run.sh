@@ -8,7 +8,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 sluice=$(realpath "${1:-$top/sluice}")
-tmp=$(mktemp -d /tmp/sluice-verify.XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}"/sluice-verify.XXXXXX)
 SLUICE_PROFILES=$top/profiles   # the shipped profiles, whichever binary runs
 export SLUICE_PROFILES
 faker=""
