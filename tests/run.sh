@@ -17,7 +17,8 @@ cd "$(dirname "$0")/.." || exit 2
 # the suites' thousands of fsyncs then cost nothing, and make check leaves
 # the disk alone, which a measurement beside it may be using. Else /tmp.
 # SLUICE_TEST_TMP picks another place. The suites that need a real block
-# device (faults, live, probe) make their own under /var/tmp.
+# device (live, probe) make their own under /var/tmp; cases and ui keep
+# /tmp for their transcripts' paths.
 scratch_base() {
     if [ -n "$SLUICE_TEST_TMP" ]; then echo "$SLUICE_TEST_TMP"; return; fi
     probe=/dev/shm/.sluice-odirect.$$
@@ -31,6 +32,7 @@ scratch_base() {
     fi
 }
 work=$(mktemp -d "$(scratch_base)/sluice-check.XXXXXX")
+chmod 711 "$work"   # cases run commands as nobody and initdb runs as postgres: they pass through it
 trap 'rm -rf "$work"' EXIT INT TERM
 HOST_SUITES="probe live killrestore verify"
 

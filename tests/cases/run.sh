@@ -34,7 +34,10 @@ normalise() {
 
 run_case() {
     dir=$1
-    tmp=$(mktemp -d "${TMPDIR:-/tmp}"/sluice-case.XXXXXX)
+    # /tmp, not the suite's TMPDIR: a transcript shows the path where a
+    # command wraps it (80 columns), so its length is part of the expected
+    # output; each case gets its own directory and its own TMPDIR inside it
+    tmp=$(mktemp -d /tmp/sluice-case.XXXXXX)
     fixture=modern
     [ -f "$dir/fixture" ] && fixture=$(cat "$dir/fixture")
     cp -a "$fixtures/$fixture" "$tmp/root"

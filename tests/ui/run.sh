@@ -43,7 +43,10 @@ normalise() {
 run_test() {
     dir=$1
     name=ui$label/$(basename "$dir")
-    tmp=$(mktemp -d "${TMPDIR:-/tmp}"/sluice-ui.XXXXXX)
+    # /tmp, not the suite's TMPDIR: a transcript shows the path where a
+    # command wraps it (80 columns), so its length is part of the expected
+    # output; each case gets its own directory and its own TMPDIR inside it
+    tmp=$(mktemp -d /tmp/sluice-ui.XXXXXX)
     fixture=modern
     [ -f "$dir/fixture" ] && fixture=$(cat "$dir/fixture")
     extra=
