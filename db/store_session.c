@@ -302,6 +302,24 @@ int store_session_record_writes(store *s, int64_t session_id, const struct chang
     return 0;
 }
 
+/* Marks the snapshots of knobs[0..n) with restore_plan plan; -1 on an
+ * SQLite failure, which the caller reports (store_fail). */
+static int mark_restore_plan(store *s, int64_t session_id, const char *plan, const char *const *knobs, int n)
+{
+    sqlite3_stmt *st;
+    const char *sql = "UPDATE snapshots SET restore_plan = ? WHERE session_id = ? AND knob = ?";
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return -1;
+    for (int i = 0; i < n; i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_text(st, 1, plan, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, session_id);
+        sqlite3_bind_text(st, 3, knobs[i], -1, SQLITE_STATIC);
+        if (store_step(st) != SQLITE_DONE) { sqlite3_finalize(st); return -1; }
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
 int store_session_begin_restore(store *s, int64_t session_id, const struct session_holder *h,
                                 const char *const *put, int nput, sl_err *e)
 {
@@ -315,15 +333,7 @@ int store_session_begin_restore(store *s, int64_t session_id, const struct sessi
     sqlite3_bind_text(st, 3, h->ns, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 4, session_id);
     if (run_stmt(s, st, what, e) < 0) goto failed;
-    sql = "UPDATE snapshots SET restore_plan = 'put' WHERE session_id = ? AND knob = ?";
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) goto fail;
-    for (int i = 0; i < nput; i++) {
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, session_id);
-        sqlite3_bind_text(st, 2, put[i], -1, SQLITE_STATIC);
-        if (store_step(st) != SQLITE_DONE) { sqlite3_finalize(st); goto fail; }
-    }
-    sqlite3_finalize(st);
+    if (mark_restore_plan(s, session_id, "put", put, nput) < 0) goto fail;
     if (store_commit(s, e) < 0) goto failed;
     return 0;
 fail:
@@ -342,15 +352,7 @@ int store_session_finish_restore(store *s, int64_t session_id, enum session_stat
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) goto fail;
     sqlite3_bind_int64(st, 1, session_id);
     if (run_stmt(s, st, "recording the restore", e) < 0) goto failed;
-    sql = "UPDATE snapshots SET restore_plan = 'later' WHERE session_id = ? AND knob = ?";
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) goto fail;
-    for (int i = 0; i < ndeferred; i++) {
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, session_id);
-        sqlite3_bind_text(st, 2, deferred[i], -1, SQLITE_STATIC);
-        if (store_step(st) != SQLITE_DONE) { sqlite3_finalize(st); goto fail; }
-    }
-    sqlite3_finalize(st);
+    if (mark_restore_plan(s, session_id, "later", deferred, ndeferred) < 0) goto fail;
     sql = "UPDATE sessions SET restoring = 0, writing = 0 WHERE id = ?";
     if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) goto fail;
     sqlite3_bind_int64(st, 1, session_id);
