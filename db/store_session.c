@@ -7,6 +7,16 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Ends a transaction that failed: the SQLite error reported as what (NULL:
+ * a step that reported its own), and everything since store_begin rolled
+ * back. Returns -1. */
+static int abandon(store *s, const char *what, sl_err *e)
+{
+    if (what) store_fail(s, e, what);
+    store_rollback(s);
+    return -1;
+}
+
 int store_session_create(store *s, int64_t host_id, const char *purpose, const char *root,
                          const struct session_holder *h, const struct snapshot_row *snaps, int n,
                          struct session_row *out, sl_err *e)
@@ -21,11 +31,12 @@ int store_session_create(store *s, int64_t host_id, const char *purpose, const c
     out->holder_start = h->start;
     snprintf(out->holder_ns, sizeof out->holder_ns, "%s", h->ns);
     snprintf(out->user, sizeof out->user, "%s", h->user);
+    const char *what = "recording the session snapshot";
     if (store_begin(s, e) < 0) return -1;
     sqlite3_stmt *st;
     const char *ins = "INSERT INTO sessions (uuid, host_id, purpose, root, pid, state, holder_start, holder_ns, user) "
                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id, started";
-    if (sqlite3_prepare_v2(db, ins, -1, &st, NULL) != SQLITE_OK) goto fail;
+    if (sqlite3_prepare_v2(db, ins, -1, &st, NULL) != SQLITE_OK) return abandon(s, what, e);
     sqlite3_bind_text(st, 1, out->uuid, -1, SQLITE_STATIC);
     if (host_id > 0) sqlite3_bind_int64(st, 2, host_id); else sqlite3_bind_null(st, 2);
     sqlite3_bind_text(st, 3, purpose, -1, SQLITE_STATIC);
@@ -35,14 +46,14 @@ int store_session_create(store *s, int64_t host_id, const char *purpose, const c
     sqlite3_bind_double(st, 7, h->start);
     sqlite3_bind_text(st, 8, h->ns, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 9, h->user, -1, SQLITE_STATIC);
-    if (store_step(st) != SQLITE_ROW) { sqlite3_finalize(st); goto fail; }
+    if (store_step(st) != SQLITE_ROW) { sqlite3_finalize(st); return abandon(s, what, e); }
     out->id = sqlite3_column_int64(st, 0);
     COPY_TEXT(out->started, st, 1);
     sqlite3_finalize(st);
     /* Nothing is written yet: what the session left is what it found. */
     const char *snap = "INSERT INTO snapshots (session_id, knob, path, value, present, apply_order, sched, left_value) "
                        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?4)";
-    if (sqlite3_prepare_v2(db, snap, -1, &st, NULL) != SQLITE_OK) goto fail;
+    if (sqlite3_prepare_v2(db, snap, -1, &st, NULL) != SQLITE_OK) return abandon(s, what, e);
     for (int i = 0; i < n; i++) {
         sqlite3_reset(st);
         sqlite3_bind_int64(st, 1, out->id);
@@ -52,15 +63,11 @@ int store_session_create(store *s, int64_t host_id, const char *purpose, const c
         sqlite3_bind_int(st, 5, snaps[i].present);
         sqlite3_bind_int(st, 6, snaps[i].order);
         sqlite3_bind_text(st, 7, snaps[i].sched, -1, SQLITE_STATIC);
-        if (store_step(st) != SQLITE_DONE) { sqlite3_finalize(st); goto fail; }
+        if (store_step(st) != SQLITE_DONE) { sqlite3_finalize(st); return abandon(s, what, e); }
     }
     sqlite3_finalize(st);
-    if (store_commit(s, e) < 0) { store_rollback(s); return -1; }
+    if (store_commit(s, e) < 0) return abandon(s, NULL, e);
     return 0;
-fail:
-    store_fail(s, e, "recording the session snapshot");
-    store_rollback(s);
-    return -1;
 }
 
 /* The session record, described once: what the store reads and `sessions
@@ -295,10 +302,26 @@ int store_session_record_writes(store *s, int64_t session_id, const struct chang
                                 const struct snapshot_row *now, int n, sl_err *e)
 {
     if (store_begin(s, e) < 0) return -1;
-    if (log_changes(s, session_id, ch, nch, e) < 0 || record_left(s, session_id, now, n, e) < 0 || store_commit(s, e) < 0) {
-        store_rollback(s);
-        return -1;
+    if (log_changes(s, session_id, ch, nch, e) < 0 || record_left(s, session_id, now, n, e) < 0 || store_commit(s, e) < 0)
+        return abandon(s, NULL, e);
+    return 0;
+}
+
+/* Marks the snapshots of knobs[0..n) with restore_plan plan; -1 on an
+ * SQLite failure, which the caller reports (store_fail). */
+static int mark_restore_plan(store *s, int64_t session_id, const char *plan, const char *const *knobs, int n)
+{
+    sqlite3_stmt *st;
+    const char *sql = "UPDATE snapshots SET restore_plan = ? WHERE session_id = ? AND knob = ?";
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return -1;
+    for (int i = 0; i < n; i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_text(st, 1, plan, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, session_id);
+        sqlite3_bind_text(st, 3, knobs[i], -1, SQLITE_STATIC);
+        if (store_step(st) != SQLITE_DONE) { sqlite3_finalize(st); return -1; }
     }
+    sqlite3_finalize(st);
     return 0;
 }
 
@@ -309,59 +332,35 @@ int store_session_begin_restore(store *s, int64_t session_id, const struct sessi
     if (store_begin(s, e) < 0) return -1;
     sqlite3_stmt *st;
     const char *sql = "UPDATE sessions SET restoring = 1, pid = ?, holder_start = ?, holder_ns = ? WHERE id = ?";
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) goto fail;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return abandon(s, what, e);
     sqlite3_bind_int(st, 1, h->pid);
     sqlite3_bind_double(st, 2, h->start);
     sqlite3_bind_text(st, 3, h->ns, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 4, session_id);
-    if (run_stmt(s, st, what, e) < 0) goto failed;
-    sql = "UPDATE snapshots SET restore_plan = 'put' WHERE session_id = ? AND knob = ?";
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) goto fail;
-    for (int i = 0; i < nput; i++) {
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, session_id);
-        sqlite3_bind_text(st, 2, put[i], -1, SQLITE_STATIC);
-        if (store_step(st) != SQLITE_DONE) { sqlite3_finalize(st); goto fail; }
-    }
-    sqlite3_finalize(st);
-    if (store_commit(s, e) < 0) goto failed;
+    if (run_stmt(s, st, what, e) < 0) return abandon(s, NULL, e);
+    if (mark_restore_plan(s, session_id, "put", put, nput) < 0) return abandon(s, what, e);
+    if (store_commit(s, e) < 0) return abandon(s, NULL, e);
     return 0;
-fail:
-    store_fail(s, e, what);
-failed:
-    store_rollback(s);
-    return -1;
 }
 
 int store_session_finish_restore(store *s, int64_t session_id, enum session_state state, const char *note,
                                  const char *const *deferred, int ndeferred, sl_err *e)
 {
+    const char *what = "recording the restore";
     if (store_begin(s, e) < 0) return -1;
     sqlite3_stmt *st;
     const char *sql = "UPDATE snapshots SET restore_plan = '' WHERE session_id = ?";
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) goto fail;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return abandon(s, what, e);
     sqlite3_bind_int64(st, 1, session_id);
-    if (run_stmt(s, st, "recording the restore", e) < 0) goto failed;
-    sql = "UPDATE snapshots SET restore_plan = 'later' WHERE session_id = ? AND knob = ?";
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) goto fail;
-    for (int i = 0; i < ndeferred; i++) {
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, session_id);
-        sqlite3_bind_text(st, 2, deferred[i], -1, SQLITE_STATIC);
-        if (store_step(st) != SQLITE_DONE) { sqlite3_finalize(st); goto fail; }
-    }
-    sqlite3_finalize(st);
+    if (run_stmt(s, st, what, e) < 0) return abandon(s, NULL, e);
+    if (mark_restore_plan(s, session_id, "later", deferred, ndeferred) < 0) return abandon(s, what, e);
     sql = "UPDATE sessions SET restoring = 0, writing = 0 WHERE id = ?";
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) goto fail;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return abandon(s, what, e);
     sqlite3_bind_int64(st, 1, session_id);
-    if (run_stmt(s, st, "recording the restore", e) < 0) goto failed;
-    if (store_session_set_state(s, session_id, state, note, e) < 0 || store_commit(s, e) < 0) goto failed;
+    if (run_stmt(s, st, what, e) < 0) return abandon(s, NULL, e);
+    if (store_session_set_state(s, session_id, state, note, e) < 0 || store_commit(s, e) < 0)
+        return abandon(s, NULL, e);
     return 0;
-fail:
-    store_fail(s, e, "recording the restore");
-failed:
-    store_rollback(s);
-    return -1;
 }
 
 #define CLAIM(field, type, col) REC_FIELD(struct session_claim, field, type, NULL, col)
@@ -411,23 +410,18 @@ int store_session_inherit(store *s, int64_t new_id, int64_t old_id, const char *
                       "WHERE o.session_id = ?1 AND o.knob = ?3) WHERE session_id = ?2 AND knob = ?3 "
                       "AND EXISTS (SELECT 1 FROM snapshots o WHERE o.session_id = ?1 AND o.knob = ?3 "
                       "AND o.left_value IS NOT NULL AND o.left_value <> o.value)";
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) goto fail;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return abandon(s, what, e);
     for (int i = 0; i < n; i++) {
         sqlite3_reset(st);
         sqlite3_bind_int64(st, 1, old_id);
         sqlite3_bind_int64(st, 2, new_id);
         sqlite3_bind_text(st, 3, knobs[i], -1, SQLITE_STATIC);
-        if (store_step(st) != SQLITE_DONE) { sqlite3_finalize(st); goto fail; }
+        if (store_step(st) != SQLITE_DONE) { sqlite3_finalize(st); return abandon(s, what, e); }
     }
     sqlite3_finalize(st);
     if (store_session_set_state(s, old_id, SESSION_RESTORED, "superseded by a profile switch", e) < 0 || store_commit(s, e) < 0)
-        goto failed;
+        return abandon(s, NULL, e);
     return 0;
-fail:
-    store_fail(s, e, what);
-failed:
-    store_rollback(s);
-    return -1;
 }
 
 #define CHANGE(field, type, col) REC_FIELD(struct change_log_row, field, type, NULL, col)

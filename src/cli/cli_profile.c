@@ -159,12 +159,20 @@ int cli_profile_opts(struct cli_ctx *ctx, const char *cmd, int argc, char **argv
     return 0;
 }
 
-static int run_list(struct cli_ctx *ctx, int argc, char **argv)
+/* cli_profile_opts, and the profile directories its options name. */
+static int profile_args(struct cli_ctx *ctx, const char *cmd, int argc, char **argv, struct profile_dirs *dirs,
+                        int min_args, int max_args)
 {
     struct sub_opts o;
-    if (cli_profile_opts(ctx, "list", argc, argv, &o, 0, 0)) return SL_EUSAGE;
+    if (cli_profile_opts(ctx, cmd, argc, argv, &o, min_args, max_args)) return SL_EUSAGE;
+    profile_dirs_init(dirs, o.dirs);
+    return 0;
+}
+
+static int run_list(struct cli_ctx *ctx, int argc, char **argv)
+{
     struct profile_dirs dirs;
-    profile_dirs_init(&dirs, o.dirs);
+    if (profile_args(ctx, "list", argc, argv, &dirs, 0, 0)) return SL_EUSAGE;
     struct profile_row *rows;
     sl_err e;
     int n = profile_catalogue(&dirs, &rows, &e);
@@ -193,10 +201,8 @@ static int run_list(struct cli_ctx *ctx, int argc, char **argv)
 
 static int run_show(struct cli_ctx *ctx, int argc, char **argv)
 {
-    struct sub_opts o;
-    if (cli_profile_opts(ctx, "show", argc, argv, &o, 1, 1)) return SL_EUSAGE;
     struct profile_dirs dirs;
-    profile_dirs_init(&dirs, o.dirs);
+    if (profile_args(ctx, "show", argc, argv, &dirs, 1, 1)) return SL_EUSAGE;
     struct profile p;
     sl_err e;
     if (profile_load(&dirs, argv[optind], &p, &e) < 0) { profile_free(&p); return cli_error(&e); }

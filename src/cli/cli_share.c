@@ -233,73 +233,80 @@ static int run_merge(struct cli_ctx *ctx, int argc, char **argv)
     return 0;
 }
 
-static int open_remote(struct share_args *a, struct share_remote **r, sl_err *e)
+/* What push, pull and prune work on: their arguments, the remote and the
+ * local store, and the printer of their events. */
+struct remote_cmd {
+    struct share_args a;
+    struct share_remote *r;
+    store *s;
+    struct printer p;
+    sl_err e;
+};
+
+/* cmd's arguments into c->a; 0, or the exit status of a usage error. */
+static int remote_parse(struct cli_ctx *ctx, const char *cmd, int argc, char **argv, struct remote_cmd *c)
 {
-    return share_open(a->arg, &a->o, r, e);
+    c->a = *(struct share_args *)ctx->opts;
+    return parse(cmd, argc, argv, &c->a);
 }
 
 /* The remote and the local store, both or neither (the remote is closed
- * when the store cannot be opened). NULL with e set. */
-static store *open_both(struct cli_ctx *ctx, struct share_args *a, struct share_remote **r, sl_err *e)
+ * when the store cannot be opened); 0, or the exit status of the error. */
+static int remote_open(struct cli_ctx *ctx, struct remote_cmd *c)
 {
-    if (open_remote(a, r, e) < 0) return NULL;
-    store *s = cli_store(ctx, e);
-    if (!s) share_close(*r);
-    return s;
+    if (share_open(c->a.arg, &c->a.o, &c->r, &c->e) < 0) return cli_error(&c->e);
+    c->s = cli_store(ctx, &c->e);
+    if (!c->s) {
+        share_close(c->r);
+        return cli_error(&c->e);
+    }
+    c->p = (struct printer){ ctx->json, ctx->json ? json_array() : NULL };
+    return 0;
+}
+
+/* Closes the remote; the events and rc's error printed (finish). */
+static int remote_finish(struct remote_cmd *c, int rc)
+{
+    share_close(c->r);
+    return finish(&c->p, rc, &c->e);
 }
 
 static int run_push(struct cli_ctx *ctx, int argc, char **argv)
 {
-    struct share_args a = *(struct share_args *)ctx->opts;
-    int rc = parse("push", argc, argv, &a);
-    if (rc) return rc;
-    sl_err e;
-    struct share_remote *r;
-    store *s = open_both(ctx, &a, &r, &e);
-    if (!s) return cli_error(&e);
-    struct printer p = { ctx->json, ctx->json ? json_array() : NULL };
+    struct remote_cmd c;
+    int rc = remote_parse(ctx, "push", argc, argv, &c);
+    if (rc || (rc = remote_open(ctx, &c))) return rc;
     /* A host publishes its own runs: re-publishing what it pulled made every
      * object grow with the fleet (#16). */
-    struct share_push_opts po = { .mine = !a.all, .hw_class = a.hw_class, .migrate = a.migrate };
-    rc = share_push(s, r, &po, on_event, &p, &e);
-    share_close(r);
-    return finish(&p, rc, &e);
+    struct share_push_opts po = { .mine = !c.a.all, .hw_class = c.a.hw_class, .migrate = c.a.migrate };
+    return remote_finish(&c, share_push(c.s, c.r, &po, on_event, &c.p, &c.e));
 }
 
 static int run_pull(struct cli_ctx *ctx, int argc, char **argv)
 {
-    struct share_args a = *(struct share_args *)ctx->opts;
-    int rc = parse("pull", argc, argv, &a);
+    struct remote_cmd c;
+    int rc = remote_parse(ctx, "pull", argc, argv, &c);
     if (rc) return rc;
-    struct share_pull_opts po = { .keep_going = a.keep_going };
-    if (a.hw_class && strcmp(a.hw_class, "all") == 0) po.all_classes = true;
-    else if (a.hw_class && strcmp(a.hw_class, "this") != 0)
-        return cli_usage("pull", "--class %s: give 'this' (this host's disks) or 'all'", a.hw_class);
-    sl_err e;
-    struct share_remote *r;
-    store *s = open_both(ctx, &a, &r, &e);
-    if (!s) return cli_error(&e);
-    struct printer p = { ctx->json, ctx->json ? json_array() : NULL };
-    long long added = share_pull(s, r, &po, on_event, &p, &e);
-    share_close(r);
-    return finish(&p, added < 0 ? -1 : 0, &e);
+    const char *cls = c.a.hw_class;
+    struct share_pull_opts po = { .keep_going = c.a.keep_going };
+    if (cls && strcmp(cls, "all") == 0) po.all_classes = true;
+    else if (cls && strcmp(cls, "this") != 0)
+        return cli_usage("pull", "--class %s: give 'this' (this host's disks) or 'all'", cls);
+    if ((rc = remote_open(ctx, &c))) return rc;
+    long long added = share_pull(c.s, c.r, &po, on_event, &c.p, &c.e);
+    return remote_finish(&c, added < 0 ? -1 : 0);
 }
 
 static int run_prune(struct cli_ctx *ctx, int argc, char **argv)
 {
-    struct share_args a = *(struct share_args *)ctx->opts;
-    int rc = parse("prune", argc, argv, &a);
-    if (rc) return rc;
-    sl_err e;
-    struct share_remote *r;
+    struct remote_cmd c;
+    int rc = remote_parse(ctx, "prune", argc, argv, &c);
     /* The store says which host this is: a central store prunes its runs. */
-    store *s = open_both(ctx, &a, &r, &e);
-    if (!s) return cli_error(&e);
-    struct printer p = { ctx->json, ctx->json ? json_array() : NULL };
-    struct share_prune_opts po = { .older_than_days = a.older_than_days, .keep_runs = a.keep_runs, .dry_run = a.dry_run };
-    long long n = share_prune(s, r, &po, on_event, &p, &e);
-    share_close(r);
-    return finish(&p, n < 0 ? -1 : 0, &e);
+    if (rc || (rc = remote_open(ctx, &c))) return rc;
+    struct share_prune_opts po = { .older_than_days = c.a.older_than_days, .keep_runs = c.a.keep_runs,
+                                   .dry_run = c.a.dry_run };
+    long long n = share_prune(c.s, c.r, &po, on_event, &c.p, &c.e);
+    return remote_finish(&c, n < 0 ? -1 : 0);
 }
 
 CLI_COMMAND_OPTS(cmd_merge, "merge", run_merge, merge_table,

@@ -29,7 +29,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,7 +136,7 @@ static void reader_start(struct canary *k)
     if (posix_memalign(&buf, 4096, CANARY_IO) != 0) sl_die("out of memory");
     k->read_buf = buf;
     k->read_rng = k->rng ^ 0x4eadull;
-    k->reading = pthread_create(&k->read_tid, NULL, reader_main, k) == 0;
+    k->reading = probe_thread_start(&k->read_tid, reader_main, k) == 0;
 }
 
 /* One save, open to close; false when it failed (nothing recorded: a
@@ -179,7 +178,7 @@ static void save_start(struct canary *k)
     snprintf(k->save_path, sizeof k->save_path, "%s/editor-save.%d", k->c->scratch, atomic_fetch_add(&serial, 1));
     k->save_buf = xmalloc(CANARY_IO);
     probe_fill_random(k->save_buf, CANARY_IO, k->rng ^ 0x5a7e);
-    k->saving = pthread_create(&k->save_tid, NULL, save_main, k) == 0;
+    k->saving = probe_thread_start(&k->save_tid, save_main, k) == 0;
 }
 
 struct canary *canary_start(struct probe_ctx *c, sl_err *e)
@@ -197,15 +196,11 @@ struct canary *canary_start(struct probe_ctx *c, sl_err *e)
         free(k);
         return NULL;
     }
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    int rc = pthread_create(&k->tid, NULL, canary_main, k);
+    int rc = probe_thread_start(&k->tid, canary_main, k);
     if (rc == 0) {
         save_start(k);
         reader_start(k);
     }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc) {
         sl_fail_errno(e, SL_EFAIL, rc, "starting the canary thread");
         canary_file_remove(&k->f);

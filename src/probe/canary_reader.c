@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,11 +161,7 @@ struct canary_reader *canary_reader_start(store *st, const char *dir, uint64_t p
         remove_all(r);
         return NULL;
     }
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    int rc = pthread_create(&r->tid, NULL, reader_main, r);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int rc = probe_thread_start(&r->tid, reader_main, r);
     if (rc) {
         sl_fail_errno(e, SL_EFAIL, rc, "starting the canary reader");
         remove_all(r);

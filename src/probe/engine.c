@@ -40,6 +40,16 @@ void probe_fill_random(unsigned char *buf, size_t len, uint64_t seed)
     for (; i < len; i++) buf[i] = (unsigned char)probe_splitmix(&s);
 }
 
+int probe_thread_start(pthread_t *tid, void *(*fn)(void *), void *arg)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int rc = pthread_create(tid, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
 void probe_begin_measure(struct probe_thread *t)
 {
     t->measuring = true;
@@ -278,17 +288,13 @@ static int start_threads(struct phase *ph, struct probe_thread *th, struct threa
                          sl_err *e)
 {
     /* Workers never take SIGINT/SIGTERM: the sampling thread turns them into a stop. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
     int started = 0, rc = 0;
     for (; started < n; started++) {
         args[started].ph = ph;
         args[started].t = &th[started];
-        rc = pthread_create(&tids[started], NULL, thread_main, &args[started]);
+        rc = probe_thread_start(&tids[started], thread_main, &args[started]);
         if (rc) break;
     }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc) {
         sl_fail_errno(e, SL_EFAIL, rc, "starting probe thread %d of %d", started + 1, n);
         return started;

@@ -6,6 +6,7 @@
 #ifndef SLUICE_PROBE_WORKLOAD_H
 #define SLUICE_PROBE_WORKLOAD_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <sys/resource.h>
@@ -220,6 +221,10 @@ int probe_file_create(struct probe_ctx *c, int dir, const char *name, uint64_t s
 int probe_layout_per_thread(struct probe_ctx *c, uint64_t min_size, sl_err *e);
 /* Fill a buffer with pseudo-random bytes (so compression and dedup see real data). */
 void probe_fill_random(unsigned char *buf, size_t len, uint64_t seed);
+/* pthread_create with every signal blocked in the new thread: SIGINT and
+ * SIGTERM reach the main thread, whose handler turns them into a stop.
+ * Returns pthread_create's result (0, or an errno value). */
+int probe_thread_start(pthread_t *tid, void *(*fn)(void *), void *arg);
 
 /* Common fio job text. */
 void probe_fio_global(const struct probe_spec *s, FILE *out, const char *rw);

@@ -82,6 +82,26 @@ settled() { # name db want_swappiness
     fail "$1" "$problems"; return 1
 }
 
+# A tmpfs at $work/NAME mounted with OPTIONS (and mode 0700), unmounted at
+# exit unless tmpfs_drop NAME unmounted it first; false when it cannot be.
+tmpfs_at() { # name options
+    mkdir -p "$work/$1" && mount -t tmpfs -o "$2,mode=0700" "sluice-faults-$1" "$work/$1" && mounts="$work/$1 $mounts"
+}
+tmpfs_drop() { umount "$work/$1" && mounts=${mounts#"$work/$1 "}; }
+
+# `set --for DURATION vm.swappiness=30` on db, and the fault (a command and
+# its arguments) done while the session is held; then rc is set's exit and
+# during vm.swappiness after it ended.
+held_set() { # db duration fault...
+    hdb=$1 hfor=$2; shift 2
+    s "$hdb" set --for "$hfor" vm.swappiness=30 > "$work/out" 2>&1 &
+    setpid=$!; bg="$bg $setpid"
+    waitfor "$work/out" 'held open'
+    "$@"
+    wait "$setpid"; rc=$?
+    during=$(swap)
+}
+
 # --- SQLite busy -----------------------------------------------------------
 db=$work/busy.db
 s "$db" set vm.swappiness=60 > /dev/null 2>&1
@@ -96,12 +116,7 @@ if [ $rc = 0 ]; then fail busy-begin "set succeeded while another process held t
 elif ! grep -q "locked for more than" "$work/out"; then fail busy-begin "unclear message: $(cat "$work/out")"
 elif settled busy-begin "$db" 60; then ok busy-begin "exit $rc: $(sed 's/.*: another/another/' "$work/out")"; fi
 
-s "$db" set --for 1s vm.swappiness=30 > "$work/out" 2>&1 &
-setpid=$!; bg="$bg $setpid"
-waitfor "$work/out" 'held open'
-hold_writer "$db" 30
-wait "$setpid"; rc=$?
-during=$(swap)
+held_set "$db" 1s hold_writer "$db" 30
 release_writer
 if [ "$during" != 60 ]; then fail busy-end "knobs not put back while the database was locked: vm.swappiness=$during"
 elif [ $rc = 0 ]; then fail busy-end "exit 0 although the session could not be recorded as restored" "$(cat "$work/out")"
@@ -148,12 +163,7 @@ if mount -t tmpfs -o size=2m,mode=0700 sluice-faults "$work/full"; then
     elif [ "$after" != 60 ]; then fail full-begin "a knob was written although the session could not be recorded"
     elif settled full-begin "$db" 60; then ok full-begin "exit $rc: $(tail -1 "$work/out" | sed "s#^sluice: $work/##")"; fi
 
-    s "$db" set --for 2s vm.swappiness=30 > "$work/out" 2>&1 &
-    setpid=$!; bg="$bg $setpid"
-    waitfor "$work/out" 'held open'
-    fill "$work/full"
-    wait "$setpid"; rc=$?
-    during=$(swap)
+    held_set "$db" 2s fill "$work/full"
     rm -f "$work/full"/fill.*
     if [ "$during" != 60 ]; then fail full-end "knobs not put back on a full disk: vm.swappiness=$during" "$(cat "$work/out")"
     elif settled full-end "$db" 60; then ok full-end "knobs put back; sluice exit $rc"; fi
@@ -197,9 +207,7 @@ fi
 # 96 MiB tmpfs under the fixture's 8.2 GiB limit), the sizing says so and
 # that the largest limits will not be reached, every evaluation runs the one
 # capped workload, and the fixture's knobs are put back ---------------------
-mkdir "$work/small"
-if mount -t tmpfs -o size=96m,mode=0700 sluice-faults-cap "$work/small"; then
-    mounts="$work/small $mounts"
+if tmpfs_at small size=96m; then
     s "$work/cap.db" search --workload seqwrite --dir "$work/small" --throttled --budget 20 --seed 1 > "$work/out" 2>&1; rc=$?
     # the search's own runs (its trials'), not the calibration's before it
     trial_runs="runs r JOIN trials t ON t.run_uuid = r.uuid"
@@ -214,7 +222,7 @@ if mount -t tmpfs -o size=96m,mode=0700 sluice-faults-cap "$work/small"; then
         fail search-capped-by-free-space "$nruns runs, $hashes workload hashes, $sizes sizes (want 4 or more runs of one)"
     elif [ "$dr" != 20 ]; then fail search-capped-by-free-space "vm.dirty_ratio left at $dr in the fixture"
     else ok search-capped-by-free-space "$nruns runs of one 48 MiB workload; $(grep -o 'the largest dirty limit the space can set is [^,]*' "$work/out")"; fi
-    umount "$work/small" && mounts=${mounts#"$work/small "}
+    tmpfs_drop small
 else
     echo "skip faults/search-capped-by-free-space: cannot mount a tmpfs"
 fi
@@ -224,9 +232,7 @@ fi
 # 256 MiB caps it at half its free space, and the sizing says so), the plan
 # is printed before the first evaluation, every evaluation runs that one
 # burst, the verdict names the burst's regime, and the knobs are put back.
-mkdir "$work/quick"
-if mount -t tmpfs -o size=256m,mode=0700 sluice-faults-quick "$work/quick"; then
-    mounts="$work/quick $mounts"
+if tmpfs_at quick size=256m; then
     s "$work/quick.db" tune --quick --dir "$work/quick" --seed 1 > "$work/out" 2> "$work/err"; rc=$?
     hashes=$(sqlite3 "$work/quick.db" "SELECT count(DISTINCT r.workload_hash) FROM runs r JOIN searches s ON r.workload_hash = s.workload_hash" 2>/dev/null)
     evals=$(sqlite3 "$work/quick.db" "SELECT count(*) FROM runs WHERE workload_hash = (SELECT workload_hash FROM searches)" 2>/dev/null)
@@ -244,7 +250,7 @@ if mount -t tmpfs -o size=256m,mode=0700 sluice-faults-quick "$work/quick"; then
         fail tune-quick-as-a-user "$evals evaluations of $hashes workloads, $lines progress lines"
     elif [ "$dr" != 20 ]; then fail tune-quick-as-a-user "vm.dirty_ratio left at $dr in the fixture"
     else ok tune-quick-as-a-user "$evals evaluations of one burst, $lines progress lines; $(grep '^verdict' "$work/out" | cut -c1-80)"; fi
-    umount "$work/quick" && mounts=${mounts#"$work/quick "}
+    tmpfs_drop quick
 else
     echo "skip faults/tune-quick-as-a-user: cannot mount a tmpfs"
 fi
@@ -322,12 +328,7 @@ fi
 if mkloopfs dbro 40 && [ -e "/sys/fs/ext4/$(basename "$dev")/trigger_fs_error" ]; then
     rodev=$(basename "$dev")
     db=$mnt/sluice.db
-    s "$db" set --for 2s vm.swappiness=30 > "$work/out" 2>&1 &
-    setpid=$!; bg="$bg $setpid"
-    waitfor "$work/out" 'held open'
-    trigger_ro "$rodev"
-    wait "$setpid"; rc=$?
-    during=$(swap)
+    held_set "$db" 2s trigger_ro "$rodev"
     # Recover the filesystem and its database the way an admin would.
     umount "$mnt" && e2fsck -fy "$dev" > /dev/null 2>&1; mount "$dev" "$mnt"
     if [ "$during" != 60 ]; then fail db-ro "knobs not put back when the database turned read-only: $during" "$(cat "$work/out")"

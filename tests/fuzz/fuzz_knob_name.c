@@ -4,12 +4,10 @@
 #include "fuzz.h"
 #include "core/device.h"
 #include "core/knob.h"
-#include "core/sysfs.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    sl_err e;
-    if (sysfs_set_root(FUZZ_FIXTURES "/modern", &e) < 0) { fprintf(stderr, "%s\n", e.msg); abort(); }
+    fuzz_modern_root();
     return 0;
 }
 

@@ -4,15 +4,14 @@
  * canonical form that validates again to itself, and must be in range. */
 #include "fuzz.h"
 #include "core/knob.h"
-#include "core/sysfs.h"
 
 static struct knob *knobs;
 static int nknobs;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+    fuzz_modern_root();
     sl_err e;
-    if (sysfs_set_root(FUZZ_FIXTURES "/modern", &e) < 0) { fprintf(stderr, "%s\n", e.msg); abort(); }
     nknobs = knob_list(NULL, 0, &knobs, &e);
     if (nknobs <= 0) { fprintf(stderr, "no knobs: %s\n", e.msg); abort(); }
     return 0;

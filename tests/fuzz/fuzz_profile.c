@@ -5,18 +5,12 @@
  * that is not a comment, a "key = value" sysctl line or a udev rule. */
 #include "fuzz.h"
 #include "profile/profile.h"
-#include "core/sysfs.h"
-
-#ifndef FUZZ_PROFILES
-#define FUZZ_PROFILES "profiles"
-#endif
 
 static struct profile_dirs dirs;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    sl_err e;
-    if (sysfs_set_root(FUZZ_FIXTURES "/modern", &e) < 0) { fprintf(stderr, "%s\n", e.msg); abort(); }
+    fuzz_modern_root();
     profile_dirs_init(&dirs, FUZZ_PROFILES);
     return 0;
 }

@@ -3,30 +3,19 @@
  * valid configurations, and round-trip each through its text form. */
 #include "fuzz.h"
 #include "search/space.h"
-#include "core/sysfs.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-static char dir[] = "/tmp/sluice-fuzz-space.XXXXXX";
-static char path[sizeof dir + 16];
-
-static void cleanup(void) { unlink(path); rmdir(dir); }
+static const char *path;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    sl_err e;
-    if (sysfs_set_root(FUZZ_FIXTURES "/modern", &e) < 0) { fprintf(stderr, "%s\n", e.msg); abort(); }
-    if (!mkdtemp(dir)) abort();
-    snprintf(path, sizeof path, "%s/in.space", dir);
-    atexit(cleanup);
+    fuzz_modern_root();
+    path = fuzz_file("space", "in.space");
     return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0 || write(fd, data, size) != (ssize_t)size || close(fd) != 0) abort();
+    fuzz_write(path, data, size);
     static struct space sp;
     sl_err e;
     sl_err_clear(&e);

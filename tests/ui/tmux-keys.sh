@@ -16,6 +16,14 @@ fail() {
 }
 want() { case "$1" in ${SLUICE_TMUX_ONLY:-*}) return 0 ;; esac; return 1; }
 fresh_db() { DB=$tmp/$1.db; }
+# A test's start: its name (ui/tmux-$1), a database of its own ($2), and
+# sluice running in the pane; false when the UI did not start.
+start_test() {
+    name=ui/tmux-$1 failed=
+    fresh_db "$2"
+    run_sluice
+    wait_for F1Help || { fail "the UI did not start"; return 1; }
+}
 # A test that failed half-way may leave sluice running: leave it (putting
 # back any trial) before the next one starts.
 leave_sluice() {
@@ -34,10 +42,7 @@ quit_sluice() {
 # A profile applied and kept from the Profiles screen is the profile in
 # force for 'sluice active' and 'sluice off' (it used its own trial before).
 t_profile_lifecycle() {
-    name=ui/tmux-profile-lifecycle failed=
-    fresh_db profile
-    run_sluice
-    if ! wait_for F1Help; then fail "the UI did not start"; return; fi
+    start_test profile-lifecycle profile || return
     tm send-keys -t t F7; wait_for 'PROFILE .*FOR'
     tm send-keys -t t Down Down Down a
     wait_for 'Apply profile latency?' || fail "a did not ask"
@@ -79,11 +84,8 @@ type_field() { tm send-keys -t t Enter C-u "$1" Enter; }
 # refuses one larger than the free space, and the run counts repetitions
 # with the time elapsed and left.
 t_probe_cost() {
-    name=ui/tmux-probe-cost failed=
-    fresh_db probe-cost
     mkdir -p "$tmp/scratch"
-    run_sluice
-    if ! wait_for F1Help; then fail "the UI did not start"; return; fi
+    start_test probe-cost probe-cost || return
     tm send-keys -t t F4; wait_for 'Probe settings'
     choose 'Workload *seqwrite' || fail "no seqwrite workload"
     tm send-keys -t t Down; type_field "$tmp/scratch"
@@ -108,11 +110,8 @@ t_probe_cost() {
 # detects) and the bytes before s, refuses a budget that cannot reach a
 # verdict with the reason, and the run counts evaluations of the plan.
 t_search_cost() {
-    name=ui/tmux-search-cost failed=
-    fresh_db search-cost
     mkdir -p "$tmp/scratch"
-    run_sluice
-    if ! wait_for F1Help; then fail "the UI did not start"; return; fi
+    start_test search-cost search-cost || return
     tm send-keys -t t F5; wait_for 'Search settings'
     tm send-keys -t t Down Down Down Down Down Down Down; type_field "$tmp/scratch"
     [ -z "$failed" ] && { wait_text 'Writes 1.0 GiB to calibrate, then a burst sized at start .* At most .* in all, .* a run; .* free under' ||
@@ -149,10 +148,7 @@ line_of() { pane | grep -n -- "$1" | head -1 | cut -d: -f1 | awk '{ print $1 - 1
 # row (twice: open it) and on a button of the hint line; i turns the sort
 # round; the Knobs filter narrows as it is typed and Esc clears it.
 t_keys_mouse() {
-    name=ui/tmux-keys-mouse failed=
-    fresh_db keys
-    run_sluice
-    if ! wait_for F1Help; then fail "the UI did not start"; return; fi
+    start_test keys-mouse keys || return
     click "$(column_of 23 F3Knobs)" 23
     wait_for 'KNOB .*VALUE' || fail "a click on F3Knobs did not open the Knobs screen"
     shot mouse-tab

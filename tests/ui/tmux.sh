@@ -6,6 +6,22 @@
 # Usage: tmux.sh SLUICE
 . "$(dirname "$0")/tmux-lib.sh"
 
+# On the Knobs screen, vm.dirty_ratio (its first row) set to the keys given
+# and applied: a trial session is open.
+apply_dirty_ratio() {
+    tm send-keys -t t F3; wait_for 'KNOB .*VALUE'
+    tm send-keys -t t Enter; wait_for 'Enter accept'
+    tm send-keys -t t "$@" Enter; wait_for 'pending:'
+    tm send-keys -t t a
+    wait_for 'is on trial' || fail "apply did not open a trial"
+}
+
+# After sluice ended ($1: how), the terminal is as it was before.
+terminal_back() {
+    [ -z "$failed" ] && [ "$(alt)" != 0 ] && fail "the alternate screen is still on $1"
+    [ -z "$failed" ] && { cmp -s "$tmp/stty.before" "$tmp/stty.after" || fail "stty settings differ $1: $(cat "$tmp/stty.before") vs $(cat "$tmp/stty.after")"; }
+}
+
 # 1. keys and resizes in a real terminal
 name=ui/tmux-keys-resize failed=
 run_sluice
@@ -23,8 +39,7 @@ else
     [ -z "$failed" ] && { wait_for 'F1Help' || fail "did not come back at 80x24"; }
     tm send-keys -t t q
     [ -z "$failed" ] && { wait_for 'EXIT=0' || fail "q did not quit"; }
-    [ -z "$failed" ] && [ "$(alt)" != 0 ] && fail "the alternate screen is still on after quitting"
-    [ -z "$failed" ] && { cmp -s "$tmp/stty.before" "$tmp/stty.after" || fail "stty settings differ after quitting: $(cat "$tmp/stty.before") vs $(cat "$tmp/stty.after")"; }
+    terminal_back "after quitting"
 fi
 [ -z "$failed" ] && echo "ok $name"
 
@@ -33,11 +48,7 @@ name=ui/tmux-quit-puts-back failed=
 run_sluice
 if ! wait_for F1Help; then fail "the UI did not start again"
 else
-    tm send-keys -t t F3; wait_for 'KNOB .*VALUE'
-    tm send-keys -t t Enter; wait_for 'Enter accept'
-    tm send-keys -t t 4 0 Enter; wait_for 'pending:'
-    tm send-keys -t t a
-    wait_for 'is on trial' || fail "apply did not open a trial"
+    apply_dirty_ratio 4 0
     [ -z "$failed" ] && { [ "$(cat "$ROOT/proc/sys/vm/dirty_ratio")" = 40 ] || fail "apply did not write vm.dirty_ratio=40"; }
     tm send-keys -t t q
     [ -z "$failed" ] && { wait_for 'Changes on trial' || fail "q with a trial open did not ask"; }
@@ -45,8 +56,7 @@ else
     [ -z "$failed" ] && { wait_for 'EXIT=0' || fail "R in the quit dialog did not quit"; }
     [ -z "$failed" ] && { pane | grep -q 'quit: put back the knobs of session' || fail "no note about putting the knobs back"; }
     [ -z "$failed" ] && { [ "$(cat "$ROOT/proc/sys/vm/dirty_ratio")" = 20 ] || fail "vm.dirty_ratio was not put back to 20"; }
-    [ -z "$failed" ] && [ "$(alt)" != 0 ] && fail "the alternate screen is still on"
-    [ -z "$failed" ] && { cmp -s "$tmp/stty.before" "$tmp/stty.after" || fail "stty settings differ after quitting"; }
+    terminal_back "after quitting"
 fi
 [ -z "$failed" ] && echo "ok $name"
 
@@ -55,19 +65,14 @@ name=ui/tmux-sigterm failed=
 run_sluice
 if ! wait_for F1Help; then fail "the UI did not start again"
 else
-    tm send-keys -t t F3; wait_for 'KNOB .*VALUE'
-    tm send-keys -t t Enter; wait_for 'Enter accept'
-    tm send-keys -t t 3 3 Enter; wait_for 'pending:'
-    tm send-keys -t t a
-    wait_for 'is on trial' || fail "apply did not open a trial"
+    apply_dirty_ratio 3 3
     pid=$(sed -n 's/^pid //p' "$ROOT/run/sluice/lock" 2> /dev/null)
     [ -z "$failed" ] && [ -z "$pid" ] && fail "no pid in the tuning lock $ROOT/run/sluice/lock"
     [ -z "$failed" ] && kill -TERM "$pid"
     [ -z "$failed" ] && { wait_for 'EXIT=143' || fail "sluice did not exit with 143 after SIGTERM"; }
     [ -z "$failed" ] && { pane | grep -q 'interrupted: put back the knobs of session' || fail "no note about putting the knobs back"; }
     [ -z "$failed" ] && { [ "$(cat "$ROOT/proc/sys/vm/dirty_ratio")" = 20 ] || fail "vm.dirty_ratio was not put back after SIGTERM"; }
-    [ -z "$failed" ] && [ "$(alt)" != 0 ] && fail "the alternate screen is still on after SIGTERM"
-    [ -z "$failed" ] && { cmp -s "$tmp/stty.before" "$tmp/stty.after" || fail "stty settings differ after SIGTERM"; }
+    terminal_back "after SIGTERM"
 fi
 [ -z "$failed" ] && echo "ok $name"
 

@@ -69,36 +69,61 @@ TEST(quote_selector_glob_matches_and_holds_no_syntax)
     CHECK_STR(out, "WD-WX11");
 }
 
+/* A case of a quoter that refuses what it cannot quote: quoted is what it
+ * makes of in, or NULL when it refuses in with an error containing why. */
+struct quote_case {
+    const char *in, *quoted, *why;
+};
+
+static void check_quoted(int (*quote)(const char *, char *, size_t, sl_err *), const char *name,
+                         const struct quote_case *cases, size_t n)
+{
+    char out[512];
+    for (size_t i = 0; i < n; i++) {
+        const struct quote_case *c = &cases[i];
+        sl_err e = { 0 };
+        int rc = quote(c->in, out, sizeof out, &e);
+        if (c->quoted ? rc != 0 || strcmp(out, c->quoted) : rc != -1 || !strstr(e.msg, c->why))
+            harness_fail(__FILE__, __LINE__, "%s(\"%s\"): %d \"%s\" (error \"%s\"), expected %s \"%s\"", name, c->in,
+                         rc, rc == 0 ? out : "", e.msg, c->quoted ? "" : "a refusal saying", c->quoted ? c->quoted : c->why);
+    }
+}
+
+#define CHECK_QUOTED(quote, cases) check_quoted(quote, #quote, cases, sizeof cases / sizeof cases[0])
+
+static const struct quote_case udev_assign[] = {
+    { "mq-deadline", "mq-deadline", NULL },
+    { "50%$x", "50%%$$x", NULL },
+    { "4\"\nRUN+=\"/bin/sh", NULL, "\\n" },
+    { "a\\b", NULL, "" },
+};
+
+static const struct quote_case sysctl_value[] = {
+    { "10", "10", NULL },
+    { "10\nvm.min_free_kbytes = 4194304", NULL, "" },
+};
+
+static const struct quote_case unit_exec[] = {
+    { "/usr/sbin/sluice", "/usr/sbin/sluice", NULL },
+    { "/opt/my tools/100%/$HOME/a\"b\\c", "\"/opt/my tools/100%%/$$HOME/a\\\"b\\\\c\"", NULL },
+    { "/tmp/x\nExecStart=/bin/sh", NULL, "/tmp/x\\nExecStart=/bin/sh" },
+};
+
 TEST(quote_udev_values)
 {
     char out[256];
-    sl_err e;
     for (size_t i = 0; i < NHOSTILE; i++) {
         quote_udev_match(hostile[i], out, sizeof out);
         CHECK(!strpbrk(out, "\n\r\033\"\\%$*[]"));
     }
-    CHECK_INT(quote_udev_assign("mq-deadline", out, sizeof out, &e), 0);
-    CHECK_STR(out, "mq-deadline");
-    CHECK_INT(quote_udev_assign("50%$x", out, sizeof out, &e), 0);
-    CHECK_STR(out, "50%%$$x");
-    CHECK_INT(quote_udev_assign("4\"\nRUN+=\"/bin/sh", out, sizeof out, &e), -1);
-    CHECK_CONTAINS(e.msg, "\\n");
-    CHECK_INT(quote_udev_assign("a\\b", out, sizeof out, &e), -1);
+    CHECK_QUOTED(quote_udev_assign, udev_assign);
 }
 
 TEST(quote_sysctl_unit_and_paths)
 {
-    char out[512];
     sl_err e;
-    CHECK_INT(quote_sysctl_value("10", out, sizeof out, &e), 0);
-    CHECK_STR(out, "10");
-    CHECK_INT(quote_sysctl_value("10\nvm.min_free_kbytes = 4194304", out, sizeof out, &e), -1);
-    CHECK_INT(quote_unit_exec("/usr/sbin/sluice", out, sizeof out, &e), 0);
-    CHECK_STR(out, "/usr/sbin/sluice");
-    CHECK_INT(quote_unit_exec("/opt/my tools/100%/$HOME/a\"b\\c", out, sizeof out, &e), 0);
-    CHECK_STR(out, "\"/opt/my tools/100%%/$$HOME/a\\\"b\\\\c\"");
-    CHECK_INT(quote_unit_exec("/tmp/x\nExecStart=/bin/sh", out, sizeof out, &e), -1);
-    CHECK_CONTAINS(e.msg, "/tmp/x\\nExecStart=/bin/sh");
+    CHECK_QUOTED(quote_sysctl_value, sysctl_value);
+    CHECK_QUOTED(quote_unit_exec, unit_exec);
     CHECK_INT(quote_check_path("profile file", "/etc/sluice/a.conf", &e), 0);
     CHECK_INT(quote_check_path("profile file", "/tmp/p\n[vm]", &e), -1);
     CHECK_CONTAINS(e.msg, "profile file \"/tmp/p\\n[vm]\"");

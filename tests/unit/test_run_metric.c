@@ -104,9 +104,12 @@ static int search_one(void *arg, const struct stored_run *r)
     return 0;
 }
 
-/* One run whose every metric is value_of(its row), saved in st. */
-static void save_run(store *st, const char *uuid)
+/* A fresh store (db) holding one run whose every metric is value_of(its
+ * row); NULL when the harness has no store. */
+static store *store_with_run(const char *db, const char *uuid)
 {
+    store *st = harness_store(db);
+    if (!st) return NULL;
     struct run_metrics m;
     all_values(&m);
     json_t *j = probe_json_with(&m);
@@ -121,13 +124,13 @@ static void save_run(store *st, const char *uuid)
     sl_err e;
     CHECK_INT(store_run_save(st, &rec, &h, NULL, &e), 0);
     free(metrics);
+    return st;
 }
 
 TEST(run_metric_store_round_trip)
 {
-    store *st = harness_store("metrics.db");
+    store *st = store_with_run("metrics.db", "11111111-2222-3333-4444-555555555555");
     if (!st) return;
-    save_run(st, "11111111-2222-3333-4444-555555555555");
     sl_err e;
 
     struct run_row *rows = NULL;
@@ -159,9 +162,8 @@ TEST(run_metric_store_round_trip)
  * (report_run_metrics) show every metric. */
 TEST(run_metric_report_shows_every_row)
 {
-    store *st = harness_store("report.db");
+    store *st = store_with_run("report.db", "99999999-2222-3333-4444-555555555555");
     if (!st) return;
-    save_run(st, "99999999-2222-3333-4444-555555555555");
     sl_err e;
     struct report rep;
     CHECK_INT(report_build(st, "99999999", &rep, &e), 0);

@@ -21,6 +21,19 @@ static const char *base_value(const struct space *sp, const char *knob)
     return d >= 0 && sp->dim[d].base >= 0 ? sp->dim[d].level[sp->dim[d].base] : NULL;
 }
 
+/* How many of the space's configurations set knob lower at or above knob
+ * upper (the rule says below); n: how many there are in all (may be NULL). */
+static long long not_below(const struct space *sp, const char *lower, const char *upper, long long *n)
+{
+    int ld = dim_index(sp, lower), ud = dim_index(sp, upper);
+    struct space_iter it = { 0 };
+    long long all = 0, bad = 0;
+    struct search_config c;
+    for (; space_next(sp, &it, &c); all++) bad += sp->dim[ld].num[c.lv[ld]] >= sp->dim[ud].num[c.lv[ud]];
+    if (n) *n = all;
+    return bad;
+}
+
 TEST(space_writeback_baseline_and_rule)
 {
     sl_err e;
@@ -31,18 +44,13 @@ TEST(space_writeback_baseline_and_rule)
     CHECK_STR(base_value(&sp, "vm.dirty_ratio"), "20");
     CHECK_STR(base_value(&sp, "vm.dirty_background_ratio"), "10");
     CHECK_STR(base_value(&sp, "vm.dirty_expire_centisecs"), "3000");
-    int dd = dim_index(&sp, "vm.dirty_ratio"), bd = dim_index(&sp, "vm.dirty_background_ratio");
-    struct space_iter it = { 0 };
-    long long n = 0, bad = 0;
-    struct search_config c;
-    while (space_next(&sp, &it, &c)) {
-        n++;
-        if (sp.dim[bd].num[c.lv[bd]] >= sp.dim[dd].num[c.lv[dd]]) bad++;
-    }
+    long long n;
+    CHECK_INT(not_below(&sp, "vm.dirty_background_ratio", "vm.dirty_ratio", &n), 0);
     CHECK(n > 100);
-    CHECK_INT(bad, 0);
     CHECK_INT(space_count(&sp, 1000000), n);
     /* a config breaking the rule is refused with a reason */
+    int dd = dim_index(&sp, "vm.dirty_ratio"), bd = dim_index(&sp, "vm.dirty_background_ratio");
+    struct search_config c;
     space_baseline(&sp, &c);
     c.lv[bd] = sp.dim[bd].nlevels - 1;
     c.lv[dd] = 0;
@@ -70,12 +78,7 @@ TEST(space_bytes_mode_when_bytes_in_force)
     CHECK(dim_index(&sp, "vm.dirty_bytes") >= 0);
     CHECK(dim_index(&sp, "vm.dirty_ratio") < 0);
     CHECK_STR(base_value(&sp, "vm.dirty_bytes"), "268435456");
-    int dd = dim_index(&sp, "vm.dirty_bytes"), bd = dim_index(&sp, "vm.dirty_background_bytes");
-    struct space_iter it = { 0 };
-    long long bad = 0;
-    struct search_config c;
-    while (space_next(&sp, &it, &c)) bad += sp.dim[bd].num[c.lv[bd]] >= sp.dim[dd].num[c.lv[dd]];
-    CHECK_INT(bad, 0);
+    CHECK_INT(not_below(&sp, "vm.dirty_background_bytes", "vm.dirty_bytes", NULL), 0);
 }
 
 TEST(space_queue_rules_scheduler_and_depth)
@@ -169,12 +172,7 @@ TEST(space_bdflush_only_on_24)
     CHECK_INT(sp.ndims, 5);
     CHECK_STR(base_value(&sp, "vm.bdflush.nfract"), "30");
     CHECK_STR(base_value(&sp, "vm.bdflush.nfract_sync"), "60");
-    int dd = dim_index(&sp, "vm.bdflush.nfract_sync"), bd = dim_index(&sp, "vm.bdflush.nfract");
-    struct space_iter it = { 0 };
-    long long bad = 0;
-    struct search_config c;
-    while (space_next(&sp, &it, &c)) bad += sp.dim[bd].num[c.lv[bd]] >= sp.dim[dd].num[c.lv[dd]];
-    CHECK_INT(bad, 0);
+    CHECK_INT(not_below(&sp, "vm.bdflush.nfract", "vm.bdflush.nfract_sync", NULL), 0);
 }
 
 static const char *write_file(const char *name, const char *text)

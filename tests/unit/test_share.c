@@ -25,8 +25,8 @@ static store *fresh_store(const char *name)
     return harness_store(n);
 }
 
-/* A host with n disks named d0.. with serials S<host>-<i>. */
-static void add_host(store *s, const char *hostname, int ndisks, int64_t *host_id)
+/* A host with n disks named d0.. with serials S<host>-<i>; returns its id. */
+static int64_t add_host(store *s, const char *hostname, int ndisks)
 {
     struct host_info h = { .cpus = 2, .mem_bytes = 1ULL << 30 };
     snprintf(h.hostname, sizeof h.hostname, "%s", hostname);
@@ -35,7 +35,8 @@ static void add_host(store *s, const char *hostname, int ndisks, int64_t *host_i
     snprintf(h.virt, sizeof h.virt, "kvm");
     char uuid[37];
     sl_err e;
-    CHECK(store_host_upsert(s, &h, host_id, uuid, &e) == 0);
+    int64_t host_id;
+    CHECK(store_host_upsert(s, &h, &host_id, uuid, &e) == 0);
     for (int i = 0; i < ndisks; i++) {
         struct device d = { .rotational = 0, .size_bytes = 1ULL << 34, .queue_depth = 32 };
         snprintf(d.name, sizeof d.name, "d%d", i);
@@ -43,18 +44,36 @@ static void add_host(store *s, const char *hostname, int ndisks, int64_t *host_i
         snprintf(d.model, sizeof d.model, "Model %d", i % 2);
         snprintf(d.serial, sizeof d.serial, "S%s-%d", hostname, i);
         int64_t id;
-        CHECK(store_device_upsert(s, *host_id, &d, &id, &e) == 0);
+        CHECK(store_device_upsert(s, host_id, &d, &id, &e) == 0);
     }
+    return host_id;
 }
 
-static long long count(store *s, const char *sql)
+/* A fresh store holding one host (add_host). */
+static store *hosted_store(const char *name, const char *hostname, int ndisks)
+{
+    store *s = fresh_store(name);
+    add_host(s, hostname, ndisks);
+    return s;
+}
+
+/* The first column of sql's first row ("" when none). */
+static void text_of(store *s, const char *sql, char *buf, size_t n)
 {
     sqlite3_stmt *st;
-    long long n = -1;
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return -2;
-    if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
+    buf[0] = 0;
+    CHECK(sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) == SQLITE_OK);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        snprintf(buf, n, "%s", (const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
-    return n;
+}
+
+/* The number sql's first row starts with (-1: no row). */
+static long long count(store *s, const char *sql)
+{
+    char n[32];
+    text_of(s, sql, n, sizeof n);
+    return n[0] ? atoll(n) : -1;
 }
 
 /* Every device's (uuid, host uuid, name) in order, as one string. */
@@ -76,6 +95,18 @@ static void export_to(store *s, const char *name, const char *only, char *path, 
     unlink(path);
     sl_err e;
     if (store_share_export(s, path, only, NULL, &e) != 0) harness_fail(__FILE__, __LINE__, "export: %s", e.msg);
+}
+
+/* s exported to the test's directory under name (only: that host's UUID, or
+ * NULL for all), and the file opened as a store. */
+static store *export_open(store *s, const char *name, const char *only)
+{
+    char path[512];
+    export_to(s, name, only, path, sizeof path);
+    store *x;
+    sl_err e;
+    if (store_open_existing(path, &x, &e) != 0) harness_fail(__FILE__, __LINE__, "open %s: %s", path, e.msg);
+    return x;
 }
 
 static int merge(store *s, const char *path, struct share_report *rep, sl_err *e)
@@ -104,10 +135,7 @@ TEST(share_every_table_is_classified)
 
 TEST(share_merge_is_idempotent_and_converges)
 {
-    store *a = fresh_store("a.db"), *b = fresh_store("b.db");
-    int64_t ha, hb;
-    add_host(a, "alpha", 3, &ha);
-    add_host(b, "beta", 2, &hb);
+    store *a = hosted_store("a.db", "alpha", 3), *b = hosted_store("b.db", "beta", 2);
     char fa[512], fb[512];
     export_to(a, "a.sluicedb", NULL, fa, sizeof fa);
     export_to(b, "b.sluicedb", NULL, fb, sizeof fb);
@@ -137,9 +165,7 @@ TEST(share_merge_is_idempotent_and_converges)
 
 TEST(share_merge_finds_a_device_twin_by_its_other_key)
 {
-    store *a = fresh_store("twin-a.db");
-    int64_t ha;
-    add_host(a, "gamma", 2, &ha);
+    store *a = hosted_store("twin-a.db", "gamma", 2);
     char fa[512];
     export_to(a, "twin.sluicedb", NULL, fa, sizeof fa);
     store *b = fresh_store("twin-b.db");
@@ -195,21 +221,30 @@ static bool file_unchanged(const char *path, struct file_bytes *before)
     return same;
 }
 
-/* Run SQL on a copy of a good export with the sqlite3 API (as an attacker
- * would with any tool), then merge: refused, local file byte-identical. */
-static void check_refused(store *local, const char *good, const char *name, const char *sql, const char *expect)
+/* A copy of good under name in the test's directory (its path in path), with
+ * sql (if any) run on it through the sqlite3 API, as an attacker would with
+ * any tool. */
+static void tampered_copy(const char *good, const char *name, const char *sql, char *path, size_t n)
 {
-    char bad[512], cmd[2048];
-    tmp_path(bad, sizeof bad, name);
-    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", good, bad);
+    char cmd[2048];
+    tmp_path(path, n, name);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", good, path);
     CHECK(system(cmd) == 0);
     if (sql) {
         sqlite3 *db;
-        CHECK(sqlite3_open(bad, &db) == SQLITE_OK);
+        CHECK(sqlite3_open(path, &db) == SQLITE_OK);
         char *msg = NULL;
         if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) harness_fail(__FILE__, __LINE__, "%s: %s", sql, msg);
         sqlite3_close(db);
     }
+}
+
+/* Merge a tampered copy of a good export (tampered_copy): refused, the
+ * local file byte-identical. */
+static void check_refused(store *local, const char *good, const char *name, const char *sql, const char *expect)
+{
+    char bad[512];
+    tampered_copy(good, name, sql, bad, sizeof bad);
     struct file_bytes before = file_take(store_path(local));
     struct share_report rep;
     sl_err e = { 0 };
@@ -220,10 +255,7 @@ static void check_refused(store *local, const char *good, const char *name, cons
 
 TEST(share_merge_refuses_hostile_files_and_changes_nothing)
 {
-    store *a = fresh_store("h-a.db"), *local = fresh_store("h-local.db");
-    int64_t id;
-    add_host(a, "delta", 2, &id);
-    add_host(local, "local", 1, &id);
+    store *a = hosted_store("h-a.db", "delta", 2), *local = hosted_store("h-local.db", "local", 1);
     char good[512];
     export_to(a, "good.sluicedb", NULL, good, sizeof good);
     check_refused(local, good, "trigger.sluicedb",
@@ -250,10 +282,8 @@ TEST(share_merge_refuses_hostile_files_and_changes_nothing)
     snprintf(sql, sizeof sql, "%sUPDATE devices SET hw_class = NULL", loose);
     check_refused(local, good, "null.sluicedb", sql, "NOT NULL constraint failed: devices.hw_class");
     /* Damage: a page of garbage past the header. */
-    char bad[512], cmd[1200];
-    tmp_path(bad, sizeof bad, "corrupt.sluicedb");
-    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", good, bad);
-    CHECK(system(cmd) == 0);
+    char bad[512];
+    tampered_copy(good, "corrupt.sluicedb", NULL, bad, sizeof bad);
     FILE *f = fopen(bad, "r+b");
     CHECK(f != NULL);
     /* Garbage over the header of every page past the first. */
@@ -286,20 +316,11 @@ TEST(share_merge_refuses_hostile_files_and_changes_nothing)
  * reason to refuse its rows, which are held to the local schema anyway. */
 TEST(share_merge_takes_rows_past_a_lying_index)
 {
-    store *a = fresh_store("l-a.db"), *local = fresh_store("l-local.db");
-    int64_t id;
-    add_host(a, "lima", 2, &id);
-    add_host(local, "local", 1, &id);
-    char good[512], lie[512], cmd[1200];
+    store *a = hosted_store("l-a.db", "lima", 2), *local = hosted_store("l-local.db", "local", 1);
+    char good[512], lie[512];
     export_to(a, "lie-good.sluicedb", NULL, good, sizeof good);
-    tmp_path(lie, sizeof lie, "lie.sluicedb");
-    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", good, lie);
-    CHECK(system(cmd) == 0);
-    sqlite3 *db;
-    CHECK(sqlite3_open(lie, &db) == SQLITE_OK);
-    CHECK(sqlite3_exec(db, "CREATE INDEX lie ON devices(model); PRAGMA writable_schema=ON; UPDATE sqlite_schema SET "
-                       "sql = 'CREATE INDEX lie ON devices(uuid)' WHERE name = 'lie'", NULL, NULL, NULL) == SQLITE_OK);
-    sqlite3_close(db);
+    tampered_copy(good, "lie.sluicedb", "CREATE INDEX lie ON devices(model); PRAGMA writable_schema=ON; UPDATE "
+                  "sqlite_schema SET sql = 'CREATE INDEX lie ON devices(uuid)' WHERE name = 'lie'", lie, sizeof lie);
     struct share_report rep;
     sl_err e = { 0 };
     if (merge(local, lie, &rep, &e) != 0) harness_fail(__FILE__, __LINE__, "refused: %s", e.msg);
@@ -311,9 +332,7 @@ TEST(share_merge_takes_rows_past_a_lying_index)
 
 TEST(share_check_rewrites_wal_header_in_its_private_copy_only)
 {
-    store *a = fresh_store("wal-a.db"), *b = fresh_store("wal-b.db");
-    int64_t id;
-    add_host(a, "wal", 1, &id);
+    store *a = hosted_store("wal-a.db", "wal", 1), *b = fresh_store("wal-b.db");
     /* The store itself is a WAL database: merge the raw file (closed first). */
     char path[512];
     snprintf(path, sizeof path, "%s", store_path(a));
@@ -333,9 +352,7 @@ TEST(share_check_rewrites_wal_header_in_its_private_copy_only)
  * store is in WAL mode again after it either way. */
 TEST(share_merge_journal_mode_with_and_without_other_readers)
 {
-    store *a = fresh_store("jm-a.db"), *b = fresh_store("jm-b.db");
-    int64_t id;
-    add_host(a, "jm1", 2, &id);
+    store *a = hosted_store("jm-a.db", "jm1", 2), *b = fresh_store("jm-b.db");
     char out[512];
     export_to(a, "jm.sluicedb", NULL, out, sizeof out);
     struct share_report rep;
@@ -347,7 +364,7 @@ TEST(share_merge_journal_mode_with_and_without_other_readers)
     sqlite3 *other;
     CHECK(sqlite3_open(store_path(b), &other) == SQLITE_OK);
     CHECK(sqlite3_exec(other, "SELECT count(*) FROM hosts", NULL, NULL, NULL) == SQLITE_OK);
-    add_host(a, "jm2", 1, &id);
+    add_host(a, "jm2", 1);
     export_to(a, "jm2.sluicedb", NULL, out, sizeof out);
     CHECK(merge(b, out, &rep, &e) == 0);
     CHECK_INT(share_report_added(&rep), 2);
@@ -360,15 +377,9 @@ TEST(share_merge_journal_mode_with_and_without_other_readers)
 /* A snapshot carries no CREATE INDEX of its own: UNIQUE keys only. */
 TEST(share_export_has_no_secondary_indexes)
 {
-    store *s = fresh_store("noidx.db");
-    int64_t id;
-    add_host(s, "noidx", 1, &id);
+    store *s = hosted_store("noidx.db", "noidx", 1);
     CHECK(count(s, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL") > 0);
-    char out[512];
-    export_to(s, "noidx.sluicedb", NULL, out, sizeof out);
-    store *x;
-    sl_err e;
-    CHECK(store_open_existing(out, &x, &e) == 0);
+    store *x = export_open(s, "noidx.sluicedb", NULL);
     CHECK_INT(count(x, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL"), 0);
     CHECK(count(x, "SELECT count(*) FROM sqlite_schema WHERE type = 'index'") > 0);
     store_close(x);
@@ -377,48 +388,63 @@ TEST(share_export_has_no_secondary_indexes)
 
 TEST(share_export_mine_keeps_only_this_host_and_no_sessions)
 {
-    store *s = fresh_store("mine.db");
-    int64_t ha, hb;
-    add_host(s, "me", 2, &ha);
-    add_host(s, "other", 3, &hb);
+    store *s = hosted_store("mine.db", "me", 2);
+    add_host(s, "other", 3);
     CHECK(sqlite3_exec(store_db(s), "INSERT INTO sessions (uuid, host_id, purpose, root, pid, state) "
                        "VALUES ('s1', 1, 'set', '', 1, 'kept')", NULL, NULL, NULL) == SQLITE_OK);
     char me[37];
-    sqlite3_stmt *st;
-    CHECK(sqlite3_prepare_v2(store_db(s), "SELECT uuid FROM hosts WHERE hostname = 'me'", -1, &st, NULL) == SQLITE_OK);
-    CHECK(sqlite3_step(st) == SQLITE_ROW);
-    snprintf(me, sizeof me, "%s", (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    char out[512];
-    export_to(s, "mine.sluicedb", me, out, sizeof out);
-    store *x;
-    sl_err e;
-    CHECK(store_open_existing(out, &x, &e) == 0);
+    text_of(s, "SELECT uuid FROM hosts WHERE hostname = 'me'", me, sizeof me);
+    CHECK(me[0] != 0);
+    store *x = export_open(s, "mine.sluicedb", me);
     CHECK_INT(count(x, "SELECT count(*) FROM hosts"), 1);
     CHECK_INT(count(x, "SELECT count(*) FROM devices"), 2);
     CHECK_INT(count(x, "SELECT count(*) FROM sessions"), 0);
     CHECK_INT(count(x, "SELECT count(*) FROM hosts WHERE machine_key LIKE 'mid-%'"), 0);
     store_close(x);
-    export_to(s, "all.sluicedb", NULL, out, sizeof out);
-    CHECK(store_open_existing(out, &x, &e) == 0);
+    x = export_open(s, "all.sluicedb", NULL);
     CHECK_INT(count(x, "SELECT count(*) FROM devices"), 5);
     CHECK_INT(count(x, "SELECT count(*) FROM sessions"), 0);
     store_close(x);
     store_close(s);
 }
 
+/* A push's surroundings: the modern fixture root, the fake remote emptied,
+ * a fresh store s in the test's directory, and fake://bucket opened as r with
+ * o (no retries, the default size cap). fake_end closes them and sets the
+ * root back. */
+struct fake_fx {
+    store *s;
+    struct share_opts o;
+    struct share_remote *r;
+};
+
+static void fake_start(struct fake_fx *fx, const char *db)
+{
+    sl_err e;
+    CHECK(sysfs_set_root(harness_fixture_copy("modern"), &e) == 0);
+    share_fake_reset();
+    fx->s = fresh_store(db);
+    fx->o = (struct share_opts){ .retries = 0, .max_bytes = SHARE_DEFAULT_MAX_BYTES };
+    CHECK(share_open("fake://bucket", &fx->o, &fx->r, &e) == 0);
+}
+
+static void fake_end(struct fake_fx *fx)
+{
+    sl_err e;
+    share_close(fx->r);
+    share_fake_reset();
+    store_close(fx->s);
+    CHECK(sysfs_set_root(NULL, &e) == 0);
+}
+
 TEST(share_push_and_pull_through_the_fake_transport)
 {
-    const char *root = harness_fixture_copy("modern");
+    struct fake_fx fx;
+    fake_start(&fx, "fake-b.db");
+    store *a = fresh_store("fake-a.db"), *b = fx.s;
+    add_host(b, "remote", 2);           /* b's own rows, and b is not this host */
+    struct share_remote *r = fx.r;
     sl_err e;
-    CHECK(sysfs_set_root(root, &e) == 0);
-    share_fake_reset();
-    store *a = fresh_store("fake-a.db"), *b = fresh_store("fake-b.db");
-    int64_t id;
-    add_host(b, "remote", 2, &id);           /* b's own rows, and b is not this host */
-    struct share_opts o = { .retries = 0, .max_bytes = SHARE_DEFAULT_MAX_BYTES };
-    struct share_remote *r;
-    CHECK(share_open("fake://bucket", &o, &r, &e) == 0);
     struct share_push_opts po = { .hw_class = "nvme-x-rot0-qd32-s4" };
     CHECK_INT(share_push(b, r, &po, NULL, NULL, &e), 1);
     CHECK_INT(share_fake_count(), 3);         /* the object, its entry and the class manifest */
@@ -435,25 +461,8 @@ TEST(share_push_and_pull_through_the_fake_transport)
     /* Only this host's classes: the fixture's disks are not nvme-x. */
     struct share_pull_opts mine = { 0 };
     CHECK_INT(share_pull(a, r, &mine, NULL, NULL, &e), 0);
-    share_close(r);
-    share_fake_reset();
     store_close(a);
-    store_close(b);
-    CHECK(sysfs_set_root(NULL, &e) == 0);
-}
-
-/* A push's start on the modern fixture root: the fake remote emptied, a
- * fresh store in the test's directory, fake://bucket opened with o (no
- * retries, the default size cap). The caller sets the root back. */
-static store *fake_push_start(const char *db, struct share_opts *o, struct share_remote **r)
-{
-    sl_err e;
-    CHECK(sysfs_set_root(harness_fixture_copy("modern"), &e) == 0);
-    share_fake_reset();
-    store *s = fresh_store(db);
-    *o = (struct share_opts){ .retries = 0, .max_bytes = SHARE_DEFAULT_MAX_BYTES };
-    CHECK(share_open("fake://bucket", o, r, &e) == 0);
-    return s;
+    fake_end(&fx);
 }
 
 /* A host's first push: a failed or cancelled upload records nothing in the
@@ -462,30 +471,30 @@ static store *fake_push_start(const char *db, struct share_opts *o, struct share
 TEST(share_first_push_records_the_host_only_after_an_upload)
 {
     sl_err e;
-    struct share_opts o;
-    struct share_remote *r;
-    store *s = fake_push_start("first-push.db", &o, &r);
+    struct fake_fx fx;
+    fake_start(&fx, "first-push.db");
+    store *s = fx.s;
     struct share_push_opts po = { .hw_class = "c" };
     share_fake_fail("put", 1, "403 Forbidden");
-    CHECK(share_push(s, r, &po, NULL, NULL, &e) == -1);
+    CHECK(share_push(s, fx.r, &po, NULL, NULL, &e) == -1);
     CHECK_CONTAINS(e.msg, "403 Forbidden");
     CHECK_INT(count(s, "SELECT count(*) FROM hosts"), 0);
     CHECK_INT(count(s, "SELECT count(*) FROM devices"), 0);
-    share_close(r);
+    share_close(fx.r);
     atomic_bool cancel = true;
-    o.cancel = &cancel;
-    CHECK(share_open("fake://bucket", &o, &r, &e) == 0);
-    CHECK(share_push(s, r, &po, NULL, NULL, &e) == -1);
+    fx.o.cancel = &cancel;
+    CHECK(share_open("fake://bucket", &fx.o, &fx.r, &e) == 0);
+    CHECK(share_push(s, fx.r, &po, NULL, NULL, &e) == -1);
     CHECK_INT(count(s, "SELECT count(*) FROM hosts"), 0);
     CHECK_INT(share_fake_count(), 0);
-    share_close(r);
-    o.cancel = NULL;
-    CHECK(share_open("fake://bucket", &o, &r, &e) == 0);
-    CHECK_INT(share_push(s, r, &po, NULL, NULL, &e), 1);
+    share_close(fx.r);
+    fx.o.cancel = NULL;
+    CHECK(share_open("fake://bucket", &fx.o, &fx.r, &e) == 0);
+    CHECK_INT(share_push(s, fx.r, &po, NULL, NULL, &e), 1);
     CHECK_INT(count(s, "SELECT count(*) FROM hosts"), 1);
     CHECK(count(s, "SELECT count(*) FROM devices") > 0);
     struct share_list l = { 0 };
-    CHECK(r->ops->list(r, "c", &l, &e) == 0);
+    CHECK(fx.r->ops->list(fx.r, "c", &l, &e) == 0);
     CHECK_INT(l.n, 3);                        /* the object, OBJECT.json and manifest.json */
     const char *object = "";
     for (int i = 0; i < l.n; i++)
@@ -494,10 +503,7 @@ TEST(share_first_push_records_the_host_only_after_an_upload)
     snprintf(q, sizeof q, "SELECT count(*) FROM hosts WHERE uuid || '.sluicedb.zst' = '%s'", object);
     CHECK_INT(count(s, q), 1);
     share_list_free(&l);
-    share_close(r);
-    share_fake_reset();
-    store_close(s);
-    CHECK(sysfs_set_root(NULL, &e) == 0);
+    fake_end(&fx);
 }
 
 /* On the event after an upload, before the push records the host in the
@@ -510,17 +516,6 @@ static void wait_next_second(const struct share_event *ev, void *arg)
         struct timespec ts = { 0, 10000000L };
         nanosleep(&ts, NULL);
     }
-}
-
-/* The first column of sql's first row ("" when none). */
-static void text_of(store *s, const char *sql, char *buf, size_t n)
-{
-    sqlite3_stmt *st;
-    buf[0] = 0;
-    CHECK(sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) == SQLITE_OK);
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-        snprintf(buf, n, "%s", (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
 }
 
 /* The object a push left under key, fetched into path. */
@@ -541,9 +536,10 @@ static struct file_bytes fetched(struct share_remote *r, const char *key, const 
 TEST(share_push_with_nothing_new_uploads_the_same_bytes)
 {
     sl_err e;
-    struct share_opts o;
-    struct share_remote *r;
-    store *s = fake_push_start("same-bytes.db", &o, &r);
+    struct fake_fx fx;
+    fake_start(&fx, "same-bytes.db");
+    store *s = fx.s;
+    struct share_remote *r = fx.r;
     struct share_push_opts po = { .hw_class = "c" };
     CHECK_INT(share_push(s, r, &po, wait_next_second, NULL, &e), 1);
     char uuid[37], key[512], sha[65], sha_again[65];
@@ -559,10 +555,7 @@ TEST(share_push_with_nothing_new_uploads_the_same_bytes)
     CHECK_STR(sha_again, sha);
     free(first.p);
     free(second.p);
-    share_close(r);
-    share_fake_reset();
-    store_close(s);
-    CHECK(sysfs_set_root(NULL, &e) == 0);
+    fake_end(&fx);
 }
 
 /* A run of the host's first disk, with its config and workload rows. */
@@ -587,10 +580,9 @@ TEST(share_runs_merge_with_their_host_and_device_remapped)
         store_close(b);
         return;  /* before migration 002 */
     }
-    int64_t id;
-    add_host(b, "bravo", 2, &id);          /* b's own ids come first: a's ids differ */
-    add_host(a, "alpha", 2, &id);
-    add_host(a, "other", 1, &id);
+    add_host(b, "bravo", 2);          /* b's own ids come first: a's ids differ */
+    add_host(a, "alpha", 2);
+    add_host(a, "other", 1);
     add_run(a, "alpha", "run-alpha");
     add_run(a, "other", "run-other");
     char f[512];
@@ -605,14 +597,9 @@ TEST(share_runs_merge_with_their_host_and_device_remapped)
     CHECK(merge(b, f, &rep, &e) == 0);
     CHECK_INT(share_report_added(&rep), 0);
     /* --mine: only alpha's run leaves. */
-    sqlite3_stmt *st;
-    char me[37] = "";
-    CHECK(sqlite3_prepare_v2(store_db(a), "SELECT uuid FROM hosts WHERE hostname = 'alpha'", -1, &st, NULL) == SQLITE_OK);
-    if (sqlite3_step(st) == SQLITE_ROW) snprintf(me, sizeof me, "%s", (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    export_to(a, "runs-mine.sluicedb", me, f, sizeof f);
-    store *x;
-    CHECK(store_open_existing(f, &x, &e) == 0);
+    char me[37];
+    text_of(a, "SELECT uuid FROM hosts WHERE hostname = 'alpha'", me, sizeof me);
+    store *x = export_open(a, "runs-mine.sluicedb", me);
     CHECK_INT(count(x, "SELECT count(*) FROM runs"), 1);
     CHECK_INT(count(x, "SELECT count(*) FROM runs WHERE uuid = 'run-alpha'"), 1);
     store_close(x);
@@ -632,10 +619,7 @@ TEST(share_runs_merge_with_their_host_and_device_remapped)
  * hash and what its content hashes to; the correct file merges. */
 TEST(share_merge_refuses_a_row_whose_key_is_not_its_content_hash)
 {
-    store *a = fresh_store("hash-a.db"), *local = fresh_store("hash-local.db");
-    int64_t id;
-    add_host(a, "alpha", 1, &id);
-    add_host(local, "local", 1, &id);
+    store *a = hosted_store("hash-a.db", "alpha", 1), *local = hosted_store("hash-local.db", "local", 1);
     add_run(a, "alpha", "run-hash");
     char good[512];
     export_to(a, "hash-good.sluicedb", NULL, good, sizeof good);
@@ -680,17 +664,12 @@ static void count_merged(const struct share_event *ev, void *arg)
  * file leaves the store byte-for-byte as it was; good files each merge. */
 TEST(share_merge_files_all_checked_before_the_first_merge)
 {
-    store *a = fresh_store("many-a.db"), *b = fresh_store("many-b.db"), *local = fresh_store("many-local.db");
-    int64_t id;
-    add_host(a, "many1", 2, &id);
-    add_host(b, "many2", 1, &id);
-    add_host(local, "here", 1, &id);
-    char fa[512], fb[512], bad[512], cmd[1200];
+    store *a = hosted_store("many-a.db", "many1", 2), *b = hosted_store("many-b.db", "many2", 1),
+          *local = hosted_store("many-local.db", "here", 1);
+    char fa[512], fb[512], bad[512];
     export_to(a, "many-a.sluicedb", NULL, fa, sizeof fa);
     export_to(b, "many-b.sluicedb", NULL, fb, sizeof fb);
-    tmp_path(bad, sizeof bad, "many-bad.sluicedb");
-    snprintf(cmd, sizeof cmd, "cp '%s' '%s' && sqlite3 '%s' 'PRAGMA user_version = 999'", fb, bad, bad);
-    CHECK(system(cmd) == 0);
+    tampered_copy(fb, "many-bad.sluicedb", "PRAGMA user_version = 999", bad, sizeof bad);
     CHECK(sqlite3_exec(store_db(local), "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL) == SQLITE_OK);
     struct file_bytes before = file_take(store_path(local));
     char *files[] = { fa, bad, fb };
@@ -726,11 +705,11 @@ static void count_events(const struct share_event *ev, void *arg)
  * fetched it. */
 TEST(share_pull_fetches_a_shrunk_object_once_without_validators)
 {
-    const char *root = harness_fixture_copy("modern");
+    struct fake_fx fx;
+    fake_start(&fx, "shrunk-x.db");
+    store *x = fx.s, *m = fresh_store("shrunk-m.db");
+    struct share_remote *r = fx.r;
     sl_err e;
-    CHECK(sysfs_set_root(root, &e) == 0);
-    share_fake_reset();
-    store *x = fresh_store("shrunk-x.db"), *m = fresh_store("shrunk-m.db");
     struct host_info h;
     int64_t id;
     char uuid[37];
@@ -748,9 +727,6 @@ TEST(share_pull_fetches_a_shrunk_object_once_without_validators)
                  i, uuid, (long long)id, i + 1);
         CHECK(sqlite3_exec(store_db(x), sql, NULL, NULL, NULL) == SQLITE_OK);
     }
-    struct share_opts o = { .retries = 0, .max_bytes = SHARE_DEFAULT_MAX_BYTES };
-    struct share_remote *r;
-    CHECK(share_open("fake://bucket", &o, &r, &e) == 0);
     struct share_push_opts po = { .hw_class = "c" };
     CHECK_INT(share_push(x, r, &po, NULL, NULL, &e), 1);
     struct share_pull_opts all = { .all_classes = true };
@@ -766,11 +742,8 @@ TEST(share_pull_fetches_a_shrunk_object_once_without_validators)
         CHECK_INT(ev[SHARE_FETCHED], pull == 0 ? 1 : 0);   /* once, then never while it stays so */
     }
     CHECK_INT(count(m, "SELECT count(*) FROM runs WHERE uuid LIKE 'shrunk-%'"), 3);
-    share_close(r);
-    share_fake_reset();
-    store_close(x);
     store_close(m);
-    CHECK(sysfs_set_root(NULL, &e) == 0);
+    fake_end(&fx);
 }
 
 /* A run's start as push and prune take it: a real UTC time in sluice's

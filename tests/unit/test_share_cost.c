@@ -300,6 +300,18 @@ TEST(share_check_costs_few_vm_steps_per_run)
     store_close(s);
 }
 
+/* Break file with sql: the check refuses it, saying expect. */
+static void check_broken(store *s, const char *file, const char *sql, const char *expect)
+{
+    sqlite3 *db;
+    CHECK(sqlite3_open(file, &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    sl_err e;
+    CHECK(store_share_check(s, file, "split", &e) == -1);
+    CHECK_CONTAINS(e.msg, expect);
+}
+
 /* Past 20,000 rows a table's scan runs in two halves by rowid, the second
  * on a connection and thread of its own (db/store_share_rows.c): the
  * check's connection evaluates the rules on about half of the runs, and a
@@ -308,7 +320,6 @@ TEST(share_check_scans_a_big_table_in_two_halves)
 {
     store *s = harness_store("check-split-local.db");
     if (!s) return;
-    sl_err e;
     enum { BIG = 40000 };
     long long small = check_steps(s, 200), per_run = (check_steps(s, 400) - small) / 200;
     long long big = check_steps(s, BIG);
@@ -320,18 +331,8 @@ TEST(share_check_scans_a_big_table_in_two_halves)
      * one more in the first */
     char file[512];
     snprintf(file, sizeof file, "%s/check-cost-%d.sluicedb", harness_tmpdir(), BIG);
-    sqlite3 *db;
-    CHECK(sqlite3_open(file, &db) == SQLITE_OK);
-    CHECK(sqlite3_exec(db, "UPDATE runs SET iops = 'abc' WHERE id = (SELECT max(id) - 2 FROM runs)", NULL, NULL,
-                       NULL) == SQLITE_OK);
-    sqlite3_close(db);
-    CHECK(store_share_check(s, file, "split", &e) == -1);
-    CHECK_CONTAINS(e.msg, "iops = 'abc'");
-    CHECK(sqlite3_open(file, &db) == SQLITE_OK);
-    CHECK(sqlite3_exec(db, "UPDATE runs SET config_hash = 'none' WHERE id = (SELECT min(id) + 2 FROM runs)", NULL, NULL,
-                       NULL) == SQLITE_OK);
-    sqlite3_close(db);
-    CHECK(store_share_check(s, file, "split", &e) == -1);
-    CHECK_CONTAINS(e.msg, "whose parent in configs is missing");
+    check_broken(s, file, "UPDATE runs SET iops = 'abc' WHERE id = (SELECT max(id) - 2 FROM runs)", "iops = 'abc'");
+    check_broken(s, file, "UPDATE runs SET config_hash = 'none' WHERE id = (SELECT min(id) + 2 FROM runs)",
+                 "whose parent in configs is missing");
     store_close(s);
 }
