@@ -101,6 +101,15 @@ void verdict_build(const struct search_spec *spec, const struct space *sp, const
  * `sluice recommend` and the UI's Overview render it. Nothing to free. */
 struct recommendation;
 void verdict_build_recommend(const struct recommendation *R, struct verdict_card *v);
+/* A comparison of two groups of runs (compare.h: B against A, with the
+ * side effects of B beside A) as a card: its verdict ("B is better than
+ * A", "within noise: ...") with the change of objtext, the interval and
+ * level, the test's p and the runs of each side; the side-effects table
+ * (A, B). `sluice compare`, its HTML page and the UI's Compare view render
+ * it. fx may be NULL (none measured). Nothing to free. */
+struct comparison;
+void verdict_build_compare(const struct comparison *c, const struct side_effects *fx, const char *objtext,
+                           struct verdict_card *v);
 /* The lines every format shows, in order: the sentence, the claim with
  * its interval and level, the regime and burst, what to do next, trades,
  * then the side-effects table. */

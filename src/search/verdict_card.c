@@ -2,6 +2,7 @@
  * the result, its intervals at one level, rendered into lines that every
  * front end shows, and kept as JSON beside the search. */
 #include "search/verdict.h"
+#include "search/compare.h"
 #include "search/recommend.h"
 #include "search/report.h"
 #include "core/units.h"
@@ -395,6 +396,52 @@ void verdict_build_recommend(const struct recommendation *R, struct verdict_card
     snprintf(v->effects_of, sizeof v->effects_of, "the recommendation");
     snprintf(v->effects_base, sizeof v->effects_base, "DEFAULTS");
     snprintf(v->effects_col, sizeof v->effects_col, "RECOMMENDED");
+}
+
+void verdict_build_compare(const struct comparison *c, const struct side_effects *fx, const char *objtext,
+                           struct verdict_card *v)
+{
+    memset(v, 0, sizeof *v);
+    v->explore_est = NAN;
+    v->effects.leader = -1;
+    const struct leader *l = &c->l;
+    v->kind = l->verdict == VERDICT_WIN ? VERDICT_WIN : l->verdict == VERDICT_WORSE ? VERDICT_WORSE
+              : l->verdict == VERDICT_INFEASIBLE ? VERDICT_INFEASIBLE : VERDICT_NOISE;
+    snprintf(v->headline, sizeof v->headline, "%s", v->kind == VERDICT_WIN ? "better" : v->kind == VERDICT_WORSE ? "worse"
+             : v->kind == VERDICT_INFEASIBLE ? "infeasible" : "within noise");
+    snprintf(v->goal, sizeof v->goal, "%s", objtext);
+    v->est = l->ci.est;
+    v->lo = l->ci.lo;
+    v->hi = l->ci.hi;
+    v->level = l->ci.level > 0 && l->ci.level < 1 ? l->ci.level : VERDICT_LEVEL;
+    v->runs = c->nb;
+    v->base_runs = c->na;
+    char est[32], lo[32], hi[32], level[24];
+    report_pct(v->est, est, sizeof est);
+    report_pct(v->lo, lo, sizeof lo);
+    report_pct(v->hi, hi, sizeof hi);
+    verdict_level_label(v->level, level, sizeof level);
+    if (c->by_host) {
+        v->p = l->p_adj;
+        snprintf(v->test, sizeof v->test, "host means");
+        snprintf(v->sentence, sizeof v->sentence, "%s; B against A: %s %s [%s %s, %s], host means: %s, %d vs %d hosts",
+                 compare_verdict_text(l), objtext, est, level, lo, hi, c->host_decision, c->na, c->nb);
+    } else {
+        v->p = l->p_welch;
+        snprintf(v->test, sizeof v->test, "Welch");
+        snprintf(v->sentence, sizeof v->sentence, "%s; B against A: %s %s [%s %s, %s], Welch p=%.2g, Mann-Whitney p=%.2g, "
+                 "Hedges g %.2f, %d vs %d runs", compare_verdict_text(l), objtext, est, level, lo, hi, l->p_welch, l->p_mw,
+                 l->g, c->na, c->nb);
+    }
+    if (fx && fx->leader >= 0 && fx->n > 0) {
+        v->effects = *fx;
+        snprintf(v->effects_of, sizeof v->effects_of, "B against A");
+        snprintf(v->effects_base, sizeof v->effects_base, "A");
+        snprintf(v->effects_col, sizeof v->effects_col, "B");
+    } else if (fx) {
+        snprintf(v->guards, sizeof v->guards, "side effects: not measured (these runs had no collateral reader: probe a "
+                 "write workload, where the canary and its reader run by default)");
+    }
 }
 
 static void print_line(void *arg, enum verdict_line_kind kind, const char *line)

@@ -3,11 +3,12 @@
 # on each screen of the dump (the second file). Each screen's lines are
 # joined and runs of blanks squeezed, so a phrase wrapped over lines or set
 # in wider columns is whole again. Prints "SIZE TITLE: same: PHRASE" or
-# "... MISSING: PHRASE". Usage, in a test's after:
+# "... MISSING: PHRASE"; -v only=SIZE checks the screens of that size only.
+# Usage, in a test's after:
 #   awk -f "$(dirname "$0")/../same-phrases.awk" PHRASES "$TMP/dump"
 function squeeze(s) { gsub(/ +/, " ", s); sub(/^ /, "", s); sub(/ $/, "", s); return s }
 function flush(    i) {
-    if (head == "") return
+    if (head == "" || (only != "" && size != only)) { head = ""; return }
     text = squeeze(text)
     for (i = 1; i <= n; i++) print head ": " (index(text, p[i]) ? "same: " : "MISSING: ") p[i]
     head = ""
