@@ -399,6 +399,8 @@ static void build_next(struct overview *o, int width)
 /* A line of recommend's verdict card: its words under the heading,
  * wrapped; the side-effects table at the left edge, its columns kept (the
  * rows fit 80 columns; its heading wraps). */
+#define EFFECT_VERDICT_COL 73   /* where the side-effects table's VERDICT column starts (report_effects_lines) */
+
 struct card_ctx {
     struct overview *o;
     int width, lines;
@@ -416,9 +418,18 @@ static void card_line(void *arg, enum verdict_line_kind kind, const char *line)
         return;
     }
     if (!line[0]) return;
-    if (line[0] == ' ') {
+    if (line[0] == ' ') {   /* a row: its columns kept; past the edge its verdict goes under, right-aligned */
+        size_t len = strlen(line);
         tv_line(&o->tv, false, -1);
-        tv_add(&o->tv, ROLE_NORMAL, "%s", line);
+        if ((int)len <= c->width || len <= EFFECT_VERDICT_COL) {
+            tv_add(&o->tv, ROLE_NORMAL, "%s", line);
+            return;
+        }
+        const char *rest = line + EFFECT_VERDICT_COL;
+        int rest_w = (int)strlen(rest), col = c->width - rest_w;
+        tv_add(&o->tv, ROLE_NORMAL, "%.*s", EFFECT_VERDICT_COL, line);
+        tv_line(&o->tv, false, -1);
+        tv_add(&o->tv, ROLE_NORMAL, "%*s%s", col > 4 ? col : 4, "", rest);
         return;
     }
     char part[1024];
