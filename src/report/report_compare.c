@@ -246,6 +246,7 @@ static void runs_chart(struct report *rep, const struct compare_side *a, const s
     snprintf(title, sizeof title, "%s of each run, A and B", metric_table[metric].name);
     struct report_chart *c = report_chart_lines(rep, "runs", title, n, 2);
     c->overlay = true;
+    c->x_whole = true;
     snprintf(c->x_unit, sizeof c->x_unit, "run");
     snprintf(c->y_unit, sizeof c->y_unit, "%s", metric_table[metric].unit);
     for (int i = 0; i < n; i++) c->x[i] = i + 1;
