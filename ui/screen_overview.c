@@ -399,12 +399,11 @@ static void build_next(struct overview *o, int width)
 /* A line of recommend's verdict card: its words under the heading,
  * wrapped; the side-effects table at the left edge, its columns kept (the
  * rows fit 80 columns; its heading wraps). */
-#define EFFECT_VERDICT_COL 73   /* where the side-effects table's VERDICT column starts (report_effects_lines) */
-
 struct card_ctx {
     struct overview *o;
     int width, lines;
     bool in_force;
+    size_t verdict_col;          /* where the table's VERDICT column starts (its heading says) */
 };
 
 static void card_line(void *arg, enum verdict_line_kind kind, const char *line)
@@ -420,14 +419,16 @@ static void card_line(void *arg, enum verdict_line_kind kind, const char *line)
     if (!line[0]) return;
     if (line[0] == ' ') {   /* a row: its columns kept; past the edge its verdict goes under, right-aligned */
         size_t len = strlen(line);
+        const char *head = strstr(line, "VERDICT");
+        if (strncmp(line, "  METRIC ", 9) == 0 && head) c->verdict_col = (size_t)(head - line);
         tv_line(&o->tv, false, -1);
-        if ((int)len <= c->width || len <= EFFECT_VERDICT_COL) {
+        if ((int)len <= c->width || !c->verdict_col || len <= c->verdict_col) {
             tv_add(&o->tv, ROLE_NORMAL, "%s", line);
             return;
         }
-        const char *rest = line + EFFECT_VERDICT_COL;
+        const char *rest = line + c->verdict_col;
         int rest_w = (int)strlen(rest), col = c->width - rest_w;
-        tv_add(&o->tv, ROLE_NORMAL, "%.*s", EFFECT_VERDICT_COL, line);
+        tv_add(&o->tv, ROLE_NORMAL, "%.*s", (int)c->verdict_col, line);
         tv_line(&o->tv, false, -1);
         tv_add(&o->tv, ROLE_NORMAL, "%*s%s", col > 4 ? col : 4, "", rest);
         return;
@@ -447,7 +448,7 @@ static void build_recommend(struct overview *o, int width)
 {
     char text[1200];
     if (!o->rec_failed && o->rec != REC_NO_DATA && o->rec_card.sentence[0]) {
-        struct card_ctx c = { o, width, 0, o->rec == REC_WIN && o->rec_in_force };
+        struct card_ctx c = { o, width, 0, o->rec == REC_WIN && o->rec_in_force, 0 };
         verdict_lines(&o->rec_card, card_line, &c);
         return;
     }
