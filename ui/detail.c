@@ -61,6 +61,19 @@ void detail_open(struct detail *d, struct store *st, const char *id)
     push(d, id);
 }
 
+void detail_open_report(struct detail *d, struct store *st, struct report *rep)
+{
+    detail_close(d);
+    d->st = st;
+    d->open = true;
+    struct detail_level *lv = &d->lv[d->depth++];
+    memset(lv, 0, sizeof *lv);
+    lv->rep = *rep;
+    memset(rep, 0, sizeof *rep);
+    lv->tv.use_cursor = true;
+    lv->tv.pager = true;
+}
+
 bool detail_hint_on(struct detail *d, enum action a)
 {
     return a == ACT_BACK || (a == ACT_EDIT && tv_selected_tag(&d->lv[d->depth - 1].tv) >= 0);

@@ -31,6 +31,10 @@ struct detail {
  * report_build) and open it; on failure the view opens with the message
  * instead. */
 void detail_open(struct detail *d, struct store *st, const char *id);
+/* Open a report built by the caller (a comparison of groups): the view
+ * takes it over (rep is left empty); Enter on a line it names opens that
+ * from st. */
+void detail_open_report(struct detail *d, struct store *st, struct report *rep);
 /* Draw the title line and the text into r. */
 void detail_draw(struct detail *d, struct rect r);
 /* Esc goes back a level (closing at the first), Enter opens what the line

@@ -11,6 +11,7 @@
 #include "profile/profile.h"
 #include "search/recommend.h"
 #include "search/report.h"
+#include "search/verdict.h"
 #include "session/session.h"
 #include "db/store_session.h"
 #include "db/store_run.h"
@@ -81,7 +82,8 @@ struct overview {
     /* what 'sluice recommend' answers from the stored runs (the core's
      * recommend engine), read when the screen is shown and on ^L */
     enum recommend_outcome rec;
-    char rec_text[900];         /* its verdict in words ("" with no data; REC_WIN: after the knobs) */
+    struct verdict_card rec_card;   /* its verdict (kind VERDICT_NONE, sentence "": none), as `sluice recommend` has it */
+    char rec_text[900];         /* why recommend could not judge (rec_failed) */
     char rec_diff[512];         /* REC_WIN: the knobs to set, one line */
     bool rec_in_force;          /* REC_WIN: every one of them holds that value now */
     bool rec_failed;            /* rec_text is the error */
@@ -243,32 +245,6 @@ static bool values_in_force(const char *diff)
     return all;
 }
 
-/* The winner's case: the knobs, the gain and interval against the
- * defaults, how many runs (or hosts) and whose, and what got worse. */
-static void describe_win(struct overview *o, const struct recommendation *r)
-{
-    const struct leader *w = &r->l[r->win];
-    char est[32], lo[32], hi[32], val[64], worse[300] = "";
-    report_pct(w->ci.est, est, sizeof est);
-    report_pct(w->ci.lo, lo, sizeof lo);
-    report_pct(w->ci.hi, hi, sizeof hi);
-    report_metric(&r->o, &w->mean, NAN, val, sizeof val);
-    struct side_effects fx;
-    recommend_winner_effects(r, &fx);
-    for (int i = 0; i < fx.n; i++) {
-        if (fx.row[i].dec.verdict != DECIDE_WORSE) continue;
-        size_t len = strlen(worse);
-        snprintf(worse + len, sizeof worse - len, "%s%s %+.1f%%", len ? ", " : "; worse: ",
-                 metric_table[fx.row[i].metric].name, fx.row[i].dec.effect_pct);
-    }
-    snprintf(o->rec_diff, sizeof o->rec_diff, "%s", r->diff);
-    for (char *nl = o->rec_diff; (nl = strchr(nl, '\n'));) *nl = ' ';
-    o->rec_in_force = values_in_force(o->rec_diff);
-    snprintf(o->rec_text, sizeof o->rec_text, "%s, %s [95%% CI %s, %s] against the defaults' %s (%s, %d vs %d %s, %s)%s",
-             val, est, lo, hi, r->basev, r->workload, w->n, r->nbs, r->by_host ? "hosts" : "runs",
-             recommend_match_name(r->match), worse);
-}
-
 /* What 'sluice recommend' answers from the runs stored for this host and
  * its hardware classes: the same engine, its verdict in a line. Without
  * any stored run the database is not touched (the engine records the
@@ -284,7 +260,7 @@ static void read_recommendation(struct overview *o, bool again)
     }
     snprintf(o->rec_stamp, sizeof o->rec_stamp, "%s", stamp);
     o->rec = REC_NO_DATA;
-    o->rec_text[0] = o->rec_diff[0] = 0;
+    o->rec_text[0] = o->rec_diff[0] = o->rec_card.sentence[0] = 0;
     o->rec_in_force = o->rec_failed = false;
     if (!st || o->nruns <= 0) return;
     struct recommendation r;
@@ -295,24 +271,12 @@ static void read_recommendation(struct overview *o, bool again)
         recommend_free(&r);
         return;
     }
-    int configs = r.ng, runs = 0;
-    for (int i = 0; i < r.ng; i++) runs += r.g[i].n;
-    switch ((o->rec = recommend_judge(&r))) {
-    case REC_NO_DATA: break;
-    case REC_OTHER_WORK:
-        snprintf(o->rec_text, sizeof o->rec_text, "none: the other stored configurations ran other work than the "
-                 "defaults (%s), and runs of different work are not set against each other", r.other_diff);
-        break;
-    case REC_NOISE:
-        if (r.nc == 0)   /* nothing was set against the defaults */
-            snprintf(o->rec_text, sizeof o->rec_text, "nothing to compare yet (%s: %d run%s in %d configuration%s; "
-                     "another configuration needs 2 runs or more)", r.workload, runs, runs == 1 ? "" : "s", configs,
-                     configs == 1 ? "" : "s");
-        else
-            snprintf(o->rec_text, sizeof o->rec_text, "keep the defaults: no stored configuration beats them beyond "
-                     "the noise (%s: %d runs in %d configurations)", r.workload, runs, configs);
-        break;
-    case REC_WIN: describe_win(o, &r); break;
+    o->rec = recommend_judge(&r);
+    /* the verdict card `sluice recommend` prints its numbers from */
+    if (o->rec != REC_NO_DATA) verdict_build_recommend(&r, &o->rec_card);
+    if (o->rec == REC_WIN) {
+        snprintf(o->rec_diff, sizeof o->rec_diff, "%s", o->rec_card.changes);
+        o->rec_in_force = values_in_force(o->rec_diff);
     }
     recommend_free(&r);
 }
@@ -432,21 +396,68 @@ static void build_next(struct overview *o, int width)
     headed_lines(o, "Next", ROLE_OK, next, width);
 }
 
+/* A line of recommend's verdict card: its words under the heading,
+ * wrapped; the side-effects table at the left edge, its columns kept (the
+ * rows fit 80 columns; its heading wraps). */
+struct card_ctx {
+    struct overview *o;
+    int width, lines;
+    bool in_force;
+    size_t verdict_col;          /* where the table's VERDICT column starts (its heading says) */
+};
+
+static void card_line(void *arg, enum verdict_line_kind kind, const char *line)
+{
+    struct card_ctx *c = arg;
+    struct overview *o = c->o;
+    enum role r = kind == VL_CLAIM ? ROLE_OK : kind == VL_NOTE ? ROLE_WARN : ROLE_NORMAL;
+    if (kind != VL_TABLE) {
+        headed_lines(o, c->lines++ ? "" : "Recommend", r, line, c->width);
+        if (c->in_force && kind == VL_CLAIM) headed_lines(o, "", ROLE_DIM, "(in force: these values hold now)", c->width);
+        return;
+    }
+    if (!line[0]) return;
+    if (line[0] == ' ') {   /* a row: its columns kept; past the edge its verdict goes under, right-aligned */
+        size_t len = strlen(line);
+        const char *head = strstr(line, "VERDICT");
+        if (strncmp(line, "  METRIC ", 9) == 0 && head) c->verdict_col = (size_t)(head - line);
+        tv_line(&o->tv, false, -1);
+        if ((int)len <= c->width || !c->verdict_col || len <= c->verdict_col) {
+            tv_add(&o->tv, ROLE_NORMAL, "%s", line);
+            return;
+        }
+        const char *rest = line + c->verdict_col;
+        int rest_w = (int)strlen(rest), col = c->width - rest_w;
+        tv_add(&o->tv, ROLE_NORMAL, "%.*s", (int)c->verdict_col, line);
+        tv_line(&o->tv, false, -1);
+        tv_add(&o->tv, ROLE_NORMAL, "%*s%s", col > 4 ? col : 4, "", rest);
+        return;
+    }
+    char part[1024];
+    const char *p = line;
+    while (draw_wrap_next(&p, c->width - 2, part, sizeof part)) {
+        tv_line(&o->tv, false, -1);
+        tv_add(&o->tv, ROLE_HEADER, "%s", part);
+    }
+}
+
 /* recommend's answer for this host: the stored runs' verdict (the core's
- * recommend engine), or without them the first shipped profile that fits. */
+ * recommend engine) as its verdict card, or without them the first
+ * shipped profile that fits. */
 static void build_recommend(struct overview *o, int width)
 {
     char text[1200];
-    enum role r = o->rec_failed ? ROLE_ERROR : o->rec == REC_WIN ? ROLE_OK : ROLE_NORMAL;
-    if (o->rec == REC_WIN && !o->rec_failed)
-        snprintf(text, sizeof text, "%s%s: %s", o->rec_diff[0] ? o->rec_diff : "the defaults' knobs",
-                 o->rec_in_force ? " (in force)" : "", o->rec_text);
-    else if (o->rec_failed || o->rec != REC_NO_DATA) snprintf(text, sizeof text, "%s", o->rec_text);
+    if (!o->rec_failed && o->rec != REC_NO_DATA && o->rec_card.sentence[0]) {
+        struct card_ctx c = { o, width, 0, o->rec == REC_WIN && o->rec_in_force, 0 };
+        verdict_lines(&o->rec_card, card_line, &c);
+        return;
+    }
+    if (o->rec_failed) snprintf(text, sizeof text, "%s", o->rec_text);
     else if (o->advice[0])
         snprintf(text, sizeof text, "no evidence yet (no runs stored for this hardware); profile %s fits (%s): F7 diffs "
                  "and applies it", o->advice, o->advice_why);
     else snprintf(text, sizeof text, "no evidence yet (no runs stored for this hardware), and no shipped profile fits");
-    headed_lines(o, "Recommend", r, text, width);
+    headed_lines(o, "Recommend", o->rec_failed ? ROLE_ERROR : ROLE_NORMAL, text, width);
 }
 
 static void build_host(struct overview *o, int width)

@@ -7,6 +7,7 @@
 #include "ui/detail.h"
 #include "ui/prompt.h"
 #include "report/chart.h"
+#include "report/report_compare.h"
 #include "ui/sortcols.h"
 #include "search/compare.h"
 #include "search/evidence.h"
@@ -24,7 +25,7 @@
 
 extern const struct screen_class results_screen;
 
-enum rmode { RM_LIST, RM_FILTER, RM_VIEW, RM_GROUPS };
+enum rmode { RM_LIST, RM_FILTER, RM_GROUPS };
 enum group_kind { GK_CONFIG, GK_SEARCH, GK_KERNEL, GK_COUNT };
 
 struct rgroup {
@@ -37,12 +38,11 @@ struct results {
     struct run_row *runs;
     int n;
     char (*search_of)[9];            /* the search each run was a trial of ("-": none) */
-    struct textview list, view, groups;
-    enum rmode mode, view_back;      /* view_back: where Esc leaves a view to */
+    struct textview list, groups;
+    enum rmode mode;
     char filter[64], input[64];
-    char view_title[160];
     char marked[37];                 /* uuid of run A, "" none */
-    struct detail detail;            /* Enter on a run: its report */
+    struct detail detail;            /* Enter on a run: its report; c: a comparison */
     /* compare by group (results_compare.c) */
     enum group_kind kind;
     char workload[32];
@@ -188,15 +188,6 @@ static void build_list(struct results *rs)
                rs->n ? rs->filter : "");
     }
     if (keep >= 0) tv_select_tag(tv, keep);
-}
-
-static void results_open_view(struct results *rs, const char *fmt, const char *arg)
-{
-    rs->view_back = rs->mode == RM_GROUPS ? RM_GROUPS : RM_LIST;
-    rs->mode = RM_VIEW;
-    snprintf(rs->view_title, sizeof rs->view_title, fmt, arg);
-    tv_clear(&rs->view);
-    rs->view.top = 0;
 }
 
 /* A run's detail view: everything stored, with its charts (src/report). */
@@ -392,97 +383,11 @@ static bool side_of(struct results *rs, const char *key, struct compare_side *s,
     return true;
 }
 
-static void view_line(struct results *rs, enum role r, const char *text)
-{
-    char line[1024];
-    const char *p = text;   /* all of it: a verdict ends with its conclusion */
-    for (int k = 0; draw_wrap_next(&p, 74, line, sizeof line); k++) {   /* continuation lines are indented by 4 */
-        tv_line(&rs->view, false, -1);
-        tv_add(&rs->view, r, "%s%s", k ? "    " : "", line);
-    }
-}
-
-/* The two sides' runs drawn: a histogram of MB/s on one axis, each bin's
- * A and B bars one under the other in their marks (the compare view's
- * overlaid bars), so a shift or a spread is seen, not only read. */
-#define HIST_BINS 8
-static void histograms(struct results *rs, const struct compare_side *a, const struct compare_side *b)
-{
-    const struct compare_side *side[2] = { a, b };
-    double lo = INFINITY, hi = -INFINITY;
-    for (int k = 0; k < 2; k++)
-        for (int i = 0; i < side[k]->n; i++) {
-            double v = side[k]->m[i].v[MET_THROUGHPUT];
-            if (!isfinite(v)) continue;
-            if (v < lo) lo = v;
-            if (v > hi) hi = v;
-        }
-    if (!(hi >= lo)) return;
-    if (hi == lo) hi = lo + 1;
-    int count[2][HIST_BINS] = { { 0 } }, most = 1;
-    for (int k = 0; k < 2; k++)
-        for (int i = 0; i < side[k]->n; i++) {
-            double v = side[k]->m[i].v[MET_THROUGHPUT];
-            if (!isfinite(v)) continue;
-            int bin = (int)((v - lo) / (hi - lo) * HIST_BINS);
-            if (bin >= HIST_BINS) bin = HIST_BINS - 1;
-            if (++count[k][bin] > most) most = count[k][bin];
-        }
-    bool utf8 = term_glyphs()->utf8;
-    tv_line(&rs->view, false, -1);
-    tv_line(&rs->view, false, -1);
-    tv_add(&rs->view, ROLE_HEADER, "MB/s of each run: %s A  %s B", chart_overlay_mark(0, utf8), chart_overlay_mark(1, utf8));
-    for (int bin = 0; bin < HIST_BINS; bin++)
-        for (int k = 0; k < 2; k++) {
-            char bar[256], range[48] = "";
-            double from = lo + (hi - lo) * bin / HIST_BINS, to = lo + (hi - lo) * (bin + 1) / HIST_BINS;
-            if (k == 0) snprintf(range, sizeof range, "%8.1f-%-8.1f", from, to);
-            chart_overlay_bar((double)count[k][bin] / most, k, 40, utf8, bar, sizeof bar);
-            tv_line(&rs->view, false, -1);
-            tv_add(&rs->view, ROLE_DIM, "%-17s %s ", range, k ? "B" : "A");
-            tv_add(&rs->view, ROLE_GRAPH, "%s", bar);
-            if (count[k][bin]) tv_add(&rs->view, ROLE_DIM, " %d", count[k][bin]);
-        }
-}
-
-/* B against A on MB/s at alpha; the CLI's lines. */
-static void judge(struct results *rs, const struct compare_side *a, const struct compare_side *b, double alpha)
-{
-    struct objective o;
-    sl_err e;
-    char line[1024];
-    objective_parse("throughput", &o, &e);
-    if (a->n < 2 || b->n < 2) {
-        snprintf(line, sizeof line, "%s has %d run(s): each side needs at least 2 (record more with F4 Probe, repeat 2 or more)",
-                 a->n < 2 ? a->label : b->label, a->n < 2 ? a->n : b->n);
-        view_line(rs, ROLE_WARN, line);
-        return;
-    }
-    char why[512];
-    if (!compare_same_work(a, b, why, sizeof why)) {
-        snprintf(line, sizeof line, "not compared: %s (runs of different work are not set against each other)", why);
-        view_line(rs, ROLE_ERROR, line);
-        return;
-    }
-    if (why[0]) {   /* compared, and what differs that does not change the work said */
-        snprintf(line, sizeof line, "note: the runs differ only in what is not measured (%s)", why);
-        view_line(rs, ROLE_DIM, line);
-    }
-    struct comparison c;
-    evidence_compare(&o, a->m, a->n, b->m, b->n, alpha, TEST_WELCH, &c);
-    compare_side_line("A", a, &o, &c.mean_a, line, sizeof line);
-    view_line(rs, ROLE_NORMAL, line);
-    compare_side_line("B", b, &o, &c.mean_b, line, sizeof line);
-    view_line(rs, ROLE_NORMAL, line);
-    compare_result_line(&c, "throughput", line, sizeof line);
-    view_line(rs, ROLE_NORMAL, line);
-    compare_basis_line(&c, "MB/s", c.mean_a.v[MET_THROUGHPUT], c.mean_b.v[MET_THROUGHPUT], line, sizeof line);
-    view_line(rs, ROLE_DIM, line);
-    snprintf(line, sizeof line, "verdict: %s", compare_verdict_text(&c.l));
-    view_line(rs, c.l.verdict == VERDICT_WIN ? ROLE_OK : c.l.verdict == VERDICT_WORSE ? ROLE_ERROR : ROLE_WARN, line);
-    histograms(rs, a, b);
-}
-
+/* B (the group under the cursor, or with kernels and none marked every
+ * release) against A: the core's comparison document (src/report: the
+ * verdict card with its side-effects table, the sides, the interval's
+ * basis, both sides' runs drawn on one scale), what `sluice compare
+ * --html` writes, in the detail view. */
 static void compare_groups(struct results *rs)
 {
     int sel = tv_selected_tag(&rs->groups);
@@ -501,29 +406,29 @@ static void compare_groups(struct results *rs)
     const char *akey = all_kernels ? rs->g[0].key : own_base ? base_key : rs->gmark;
     struct compare_side a;
     if (!side_of(rs, akey, &a, objective, sizeof objective)) return;
-    results_open_view(rs, "Compare by %s: B against A on MB/s (Esc back)", kind_names[rs->kind]);
-    char line[160];
-    snprintf(line, sizeof line, "workload %s, objective throughput (MB/s)", rs->workload);
-    view_line(rs, ROLE_HEADER, line);
-    if (rs->kind == GK_SEARCH && objective[0] && strcmp(objective, "throughput") != 0) {
-        snprintf(line, sizeof line, "(the searches optimised %s; compared here on MB/s)", objective);
-        view_line(rs, ROLE_DIM, line);
-    }
+    struct objective o;
+    objective_parse("throughput", &o, NULL);
+    struct report rep = { 0 };
+    snprintf(rep.title, sizeof rep.title, "Compare by %s: B against A on MB/s", kind_names[rs->kind]);
+    snprintf(rep.kind, sizeof rep.kind, "compare");
+    report_add(&rep, RI_NOTE, "workload %s, objective throughput (MB/s)", rs->workload);
+    if (rs->kind == GK_SEARCH && objective[0] && strcmp(objective, "throughput") != 0)
+        report_add(&rep, RI_NOTE, "(the searches optimised %s; compared here on MB/s)", objective);
     int first = all_kernels ? 1 : sel, last = all_kernels ? rs->ng - 1 : sel;
     for (int k = first; k <= last; k++) {
         struct compare_side b;
         if (!side_of(rs, rs->g[k].key, &b, objective, sizeof objective)) break;
-        tv_line(&rs->view, false, -1);
-        judge(rs, &a, &b, all_kernels && rs->ng > 2 ? 0.05 / (rs->ng - 1) : 0.05);
+        if (all_kernels) report_add(&rep, RI_HEAD, "B = %s against A = %s", b.label, a.label);
+        report_compare_sides(&rep, &o, "throughput", &a, &b, all_kernels && rs->ng > 2 ? 0.05 / (rs->ng - 1) : 0.05,
+                             TEST_WELCH, true);
         compare_side_free(&b);
     }
-    if (all_kernels && rs->ng > 2) {
-        snprintf(line, sizeof line, "(%d comparisons against %s; each at alpha 0.05/%d, Bonferroni)", rs->ng - 1, akey, rs->ng - 1);
-        tv_line(&rs->view, false, -1);
-        view_line(rs, ROLE_DIM, line);
-    }
-    if (all_kernels && rs->ng < 2) view_line(rs, ROLE_WARN, "only one kernel release has runs of this workload");
+    if (all_kernels && rs->ng > 2)
+        report_add(&rep, RI_NOTE, "(%d comparisons against %s; each at alpha 0.05/%d, Bonferroni)", rs->ng - 1, akey,
+                   rs->ng - 1);
+    if (all_kernels && rs->ng < 2) report_add(&rep, RI_WARN, "only one kernel release has runs of this workload");
     compare_side_free(&a);
+    detail_open_report(&rs->detail, app_store(rs->base.app, NULL), &rep);
 }
 
 static enum handled results_groups_key(struct results *rs, enum action a, int key)
@@ -563,11 +468,6 @@ static void results_draw(struct screen *s, struct rect r)
     struct results *rs = (struct results *)s;
     if (rs->detail.open) { detail_draw(&rs->detail, r); return; }
     if (rs->mode == RM_GROUPS) { results_groups_draw(rs, r); return; }
-    if (rs->mode == RM_VIEW) {
-        draw_text(r.y, r.x, r.w, ROLE_HEADER, rs->view_title);
-        tv_draw(&rs->view, (struct rect){ r.y + 1, r.x, r.h - 1, r.w });
-        return;
-    }
     bool wide = r.w >= WIDE_COLS;
     rs->sort.col[RC_DEVICE].width = wide ? columns[RC_DEVICE].width : 0;
     rs->sort.col[RC_IOPS].width = wide ? columns[RC_IOPS].width : 0;
@@ -601,10 +501,6 @@ static enum handled results_key(struct screen *s, enum action a, int key)
     }
     if (rs->detail.open) return detail_key(&rs->detail, a);
     if (rs->mode == RM_GROUPS) return results_groups_key(rs, a, key);
-    if (rs->mode == RM_VIEW) {
-        if (a == ACT_BACK) { rs->mode = rs->view_back; return H_HANDLED; }
-        return tv_move(&rs->view, a);
-    }
     int sel = tv_selected_tag(&rs->list);
     switch (a) {
     case ACT_EDIT: if (sel >= 0) show_run(rs, &rs->runs[sel]); return H_HANDLED;
@@ -636,7 +532,6 @@ static bool results_hint_on(struct screen *s, enum action a)
     struct results *rs = (struct results *)s;
     if (rs->mode == RM_FILTER) return false;
     if (rs->detail.open) return detail_hint_on(&rs->detail, a);
-    if (rs->mode == RM_VIEW) return a == ACT_BACK;
     if (rs->mode == RM_GROUPS) return a == ACT_BACK || a == ACT_MARK || a == ACT_COMPARE;
     if (a == ACT_COMPARE) return rs->marked[0] != 0;
     return a != ACT_BACK;
@@ -646,7 +541,6 @@ static void results_done(struct screen *s)
 {
     struct results *rs = (struct results *)s;
     tv_free(&rs->list);
-    tv_free(&rs->view);
     detail_close(&rs->detail);
     results_groups_free(rs);
     free(rs->runs);
@@ -659,7 +553,7 @@ static struct textview *results_view(struct screen *s)
 {
     struct results *rs = (struct results *)s;
     if (rs->detail.open) return detail_view(&rs->detail);
-    return rs->mode == RM_GROUPS ? &rs->groups : rs->mode == RM_VIEW ? &rs->view : &rs->list;
+    return rs->mode == RM_GROUPS ? &rs->groups : &rs->list;
 }
 
 static const enum action results_hints[] = { ACT_EDIT, ACT_FILTER, ACT_MARK, ACT_COMPARE, ACT_COMPARE_BY, ACT_SORT_NEXT, ACT_BACK, ACT_NONE };

@@ -104,6 +104,12 @@ int cli_dump_json(json_t *v, size_t flags);
 void cli_exit_meaning(int status, char *buf, size_t n);
 void cli_exit_help(FILE *out);
 
+/* A report document (report/report.h) as a self-contained HTML page at
+ * path ("-": stdout), a file there replaced whole or left as it was; 0, or
+ * an exit status with the message said ("COMMAND --html PATH: ..."). */
+struct report;
+int cli_write_html(const struct report *rep, const char *path, const char *command);
+
 /* A plain text table: add a header then rows of strings, print aligned. */
 struct table;
 struct table *table_new(int ncols, ...);

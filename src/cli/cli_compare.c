@@ -5,6 +5,7 @@
  * lines come from search/compare.c, which the Results screen shares. */
 #include "cli/cli.h"
 #include "core/esc.h"
+#include "report/report_compare.h"
 #include "search/compare.h"
 #include "search/report.h"
 #include "share/sync.h"
@@ -127,6 +128,7 @@ static int by_kernel(struct cli_ctx *ctx, const struct evidence *ev, int argc, c
 struct compare_opts {
     char workload[32], objective[160];  /* "": the most measured one; the searches' or throughput */
     const char *server;                 /* runs from a central store instead of this database's */
+    const char *html;                   /* the comparison as a page too (report_compare_sides) */
     bool kernel, all_hardware;
     enum search_test test;
     int nargs;
@@ -152,6 +154,10 @@ static const struct opt compare_rows[] = {
       OPT_AT(struct compare_opts, kernel) },
     { .name = "any-hardware", .type = OPT_FLAG, .help = "use runs of any hardware, not only this host's class",
       OPT_AT(struct compare_opts, all_hardware) },
+    { .name = "html", .type = OPT_TEXT, .arg = "FILE",
+      .help = "also write the comparison as a self-contained HTML page to FILE (- for stdout, then only the page): the "
+              "verdict, the side effects, both sides' runs drawn on one scale", OPT_PTR(struct compare_opts, html),
+      .complete = COMPLETE_FILE },
     { .name = "server", .type = OPT_TEXT, .arg = "URL", .def = "this database",
       .help = "compare the runs a postgresql:// central store holds for this host's hardware classes", .flags = OPT_DEF_WORDS,
       OPT_PTR(struct compare_opts, server) },
@@ -176,6 +182,18 @@ static int check_args(int argc, char **argv, struct compare_opts *co)
 static int report(struct cli_ctx *ctx, const struct compare_opts *co, const struct compare_side *a,
                   const struct compare_side *b, const struct objective *o, bool from_runs)
 {
+    if (co->html) {   /* the page: what the UI's Compare view shows (src/report) */
+        struct report rep = { 0 };
+        snprintf(rep.title, sizeof rep.title, "Compare: B = %.60s against A = %.60s", b->label, a->label);
+        snprintf(rep.kind, sizeof rep.kind, "compare");
+        report_compare_sides(&rep, o, co->objective, a, b, 0.05, co->test, true);
+        if (co->workload[0] && from_runs)
+            report_add(&rep, RI_NOTE, "workload %s, objective %s%s", co->workload, co->objective,
+                       co->all_hardware ? " (runs of any hardware)" : "");
+        int rc = cli_write_html(&rep, co->html, "compare");
+        report_free(&rep);
+        if (rc || strcmp(co->html, "-") == 0) return rc;
+    }
     struct comparison cmp;
     compare_sides(o, a, b, 0.05, co->test, &cmp);
     /* what B costs beside what it wins, as every verdict says (seeded:

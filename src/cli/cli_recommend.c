@@ -129,27 +129,30 @@ static void print_text(const struct recommendation *R)
         printf("within noise: no stored configuration beats the defaults by more than the measurements can tell apart; keep them\n");
         return;
     }
+    /* The numbers from the verdict card the Overview renders too: one story. */
+    struct verdict_card *v = xmalloc(sizeof *v);
+    verdict_build_recommend(R, v);
     const struct leader *w = &R->l[R->win];
-    char est[32], lo[32], hi[32], val[64];
-    report_pct(w->ci.est, est, sizeof est);
-    report_pct(w->ci.lo, lo, sizeof lo);
-    report_pct(w->ci.hi, hi, sizeof hi);
+    char est[32], lo[32], hi[32], val[64], level[24];
+    report_pct(v->est, est, sizeof est);
+    report_pct(v->lo, lo, sizeof lo);
+    report_pct(v->hi, hi, sizeof hi);
+    verdict_level_label(v->level, level, sizeof level);
     report_metric(&R->o, &w->mean, NAN, val, sizeof val);
     /* The configuration's text comes from whichever database measured it. */
     printf("recommended: %s\n", R->diff[0] ? esc_t(R->diff) : "(same knobs as the defaults)");
-    printf("  %s against %s: %s [95%% CI %s, %s], %s p=%.2g, %d vs %d %s\n", val, R->basev, est, lo, hi,
-           R->by_host ? "Bonferroni" : "Holm", w->p_adj, w->n, R->nbs, R->by_host ? "hosts" : "runs");
+    printf("  %s against %s: %s [%s %s, %s], %s p=%.2g, %d vs %d %s\n", val, R->basev, est, level, lo, hi, v->test, v->p,
+           v->runs, v->base_runs, R->by_host ? "hosts" : "runs");
     if (R->by_host) {
         compare_hosts_line(&R->ha[R->win], hosts, sizeof hosts);
         printf("%s\n  host-level: %s\n", esc_t(hosts), R->host_decision[R->win]);
     }
     printf("  hardware match: %s\n", recommend_match_name(R->match));
     if (R->diff[0]) printf("  apply with: sluice set %s\n", esc_t(R->diff));
-    struct side_effects fx;
-    recommend_winner_effects(R, &fx);
-    if (fx.n) report_effects_table(stdout, &fx, "the recommendation", "DEFAULTS", "RECOMMENDED");
+    if (v->effects.n) report_effects_table(stdout, &v->effects, v->effects_of, v->effects_base, v->effects_col);
     else printf("  side effects: not measured (these runs had no collateral reader: probe a write workload, where the "
                 "canary and its reader run by default)\n");
+    free(v);
 }
 
 /* The engine's verdict on the stored evidence, as JSON or text. */

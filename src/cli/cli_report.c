@@ -85,7 +85,7 @@ static int dir_writable(const char *path, sl_err *e)
  * replaced whole by a temporary written beside it and renamed, so a write
  * that fails (disk full, an unwritable directory) leaves the earlier file;
  * anything else is written in place (write_in_place). */
-static int write_html(const struct report *rep, const char *path)
+int cli_write_html(const struct report *rep, const char *path, const char *command)
 {
     sl_err e;
     size_t len = 0;
@@ -106,7 +106,7 @@ static int write_html(const struct report *rep, const char *path)
     }
     free(text);
     if (rc < 0) {
-        sl_prefix(&e, SL_EFAIL, "report --html %s", path);
+        sl_prefix(&e, SL_EFAIL, "%s --html %s", command, path);
         return cli_error(&e);
     }
     if (strcmp(path, "-") != 0) printf("%s: written to %s\n", rep->title, path);
@@ -139,7 +139,7 @@ static int run_report(struct cli_ctx *ctx, int argc, char **argv)
     struct report rep;
     if (report_build(st, argv[1], &rep, &e) < 0) return cli_error(&e);
     int rc = 0;
-    if (o->html) rc = write_html(&rep, o->html);
+    if (o->html) rc = cli_write_html(&rep, o->html, "report");
     else if (ctx->json) rc = cli_print_json(report_doc_json(&rep));
     else report_write_text(&rep, out_width(), out_utf8(), stdout);
     report_free(&rep);

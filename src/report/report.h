@@ -58,6 +58,7 @@ struct report_chart {
     int nmarks;
     bool points;                 /* RC_LINES drawn as points (a scatter: x need not be in order) */
     bool steps;                  /* RC_LINES: each value holds until the next x (a count that changes) */
+    bool x_whole;                /* RC_LINES: x counts things (runs): its ticks at whole numbers */
     bool overlay;                /* the series over one another in one plot, each its own mark
                                     (two runs compared); else one panel a series. RC_BARS:
                                     nseries sets of bars, series[s].y[i] the value of bar i

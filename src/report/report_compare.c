@@ -6,10 +6,13 @@
  * or bars on one scale). Runs of different work are refused as compare refuses
  * them: nothing judged, nothing charted. */
 #include "report/report_internal.h"
+#include "report/report_compare.h"
 #include "search/compare.h"
 #include "search/objective.h"
+#include "search/verdict.h"
 #include "db/store_run.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,25 +187,149 @@ static void add_charts(struct report *rep, struct store *st, const char *a, cons
     if (okb) report_free(&rb);
 }
 
-static void judge(struct report *rep, const struct compare_side *a, const struct compare_side *b)
+/* METRIC, A, B, CHANGE, the interval, VERDICT */
+#define EFFECT_COLUMNS 6
+
+/* A row of the side-effects table ("  reader_p99  0.47 ms  ...": columns
+ * two blanks apart or more, none inside a cell) as cells split by tabs;
+ * the count of cells. */
+static int table_cells(const char *line, char *buf, size_t n)
 {
-    struct objective o;
-    objective_parse("throughput", &o, NULL);
+    size_t len = 0;
+    int cells = 0;
+    const char *p = line + strspn(line, " ");
+    while (*p && len + 2 < n) {
+        const char *gap = strstr(p, "  ");
+        size_t k = gap ? (size_t)(gap - p) : strlen(p);
+        len += (size_t)snprintf(buf + len, n - len, "%s%.*s", cells ? "\t" : "", (int)k, p);
+        cells++;
+        p += k;
+        p += strspn(p, " ");
+    }
+    return cells;
+}
+
+/* A line of the comparison's verdict card as a report item: the sentence
+ * first and prominent, the side-effects table's heading wrapped, its rows
+ * a table (aligned in text to fit 80 columns, a <table> in HTML; kept
+ * as they are when a cell holds two blanks). */
+static void card_item(void *arg, enum verdict_line_kind kind, const char *line)
+{
+    struct report *rep = arg;
+    char cells[1024];
+    if (kind == VL_TABLE && line[0] == ' ') {
+        bool head = strncmp(line, "  METRIC ", 9) == 0;
+        if (table_cells(line, cells, sizeof cells) == EFFECT_COLUMNS) report_add(rep, head ? RI_ROWHEAD : RI_ROW, "%s", cells);
+        else report_add(rep, RI_PRE, "%s", line);
+        return;
+    }
+    switch (kind) {
+    case VL_CLAIM: report_add(rep, RI_CLAIM, "verdict: %s", line); break;
+    case VL_NO_CLAIM: report_add(rep, RI_NOCLAIM, "verdict: %s", line); break;
+    case VL_TEXT: report_add(rep, RI_TEXT, "%s", line); break;
+    case VL_NOTE: report_add(rep, RI_NOTE, "%s", line); break;
+    case VL_TABLE:
+        if (line[0]) report_add(rep, RI_TEXT, "%s", line);
+        break;
+    }
+}
+
+#define HIST_BINS 8
+
+/* The objective's measure of every run of A and of B, in the order
+ * measured, over one axis: a side with fewer runs ends sooner. */
+static void runs_chart(struct report *rep, const struct compare_side *a, const struct compare_side *b, int metric)
+{
+    const struct compare_side *side[2] = { a, b };
+    int n = a->n > b->n ? a->n : b->n;
+    char title[128];
+    snprintf(title, sizeof title, "%s of each run, A and B", metric_table[metric].name);
+    struct report_chart *c = report_chart_lines(rep, "runs", title, n, 2);
+    c->overlay = true;
+    c->x_whole = true;
+    snprintf(c->x_unit, sizeof c->x_unit, "run");
+    snprintf(c->y_unit, sizeof c->y_unit, "%s", metric_table[metric].unit);
+    for (int i = 0; i < n; i++) c->x[i] = i + 1;
+    for (int k = 0; k < 2; k++) {
+        snprintf(c->series[k].label, sizeof c->series[k].label, "%s %.40s", k ? "B" : "A", side[k]->label);
+        for (int i = 0; i < n; i++) c->series[k].y[i] = i < side[k]->n ? side[k]->m[i].v[metric] : NAN;
+    }
+}
+
+/* How many runs of A and of B fall in each of HIST_BINS bins over both
+ * sides' range: two sets of bars on one scale, a shift or a spread seen. */
+static void hist_chart(struct report *rep, const struct compare_side *a, const struct compare_side *b, int metric)
+{
+    const struct compare_side *side[2] = { a, b };
+    double lo = INFINITY, hi = -INFINITY;
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < side[k]->n; i++) {
+            double v = side[k]->m[i].v[metric];
+            if (isfinite(v)) lo = fmin(lo, v), hi = fmax(hi, v);
+        }
+    if (!(hi >= lo)) return;
+    if (hi == lo) hi = lo + 1;
+    char title[128];
+    snprintf(title, sizeof title, "Runs by %s, A and B", metric_table[metric].name);
+    struct report_chart *c = report_chart_bars_overlay(rep, "hist", title, HIST_BINS, 2);
+    snprintf(c->measure, sizeof c->measure, "%s of the runs", metric_table[metric].name);
+    snprintf(c->x_unit, sizeof c->x_unit, "%s", metric_table[metric].unit);
+    snprintf(c->y_unit, sizeof c->y_unit, "runs");
+    for (int bin = 0; bin < HIST_BINS; bin++) {
+        double from = lo + (hi - lo) * bin / HIST_BINS, to = lo + (hi - lo) * (bin + 1) / HIST_BINS;
+        c->bar_at[bin] = from;
+        snprintf(c->bar_label[bin], sizeof c->bar_label[0], "%.4g-%.4g", from, to);
+    }
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < side[k]->n; i++) {
+            double v = side[k]->m[i].v[metric];
+            if (!isfinite(v)) continue;
+            int bin = (int)((v - lo) / (hi - lo) * HIST_BINS);
+            c->series[k].y[bin < HIST_BINS ? bin : HIST_BINS - 1] += 1;
+        }
+        snprintf(c->series[k].label, sizeof c->series[k].label, "%s: %d runs", k ? "B" : "A", side[k]->n);
+    }
+}
+
+void report_compare_sides(struct report *rep, const struct objective *o, const char *objtext, const struct compare_side *a,
+                          const struct compare_side *b, double alpha, enum search_test test, bool charts)
+{
+    char why[512];
+    if (!compare_same_work(a, b, why, sizeof why)) {
+        report_add(rep, RI_WARN, "not compared: %s. A comparison needs the same work on both sides: measure both with the "
+                   "same probe options (the same --size)", why);
+        return;
+    }
+    if (a->n < 2 || b->n < 2) {
+        report_add(rep, RI_WARN, "%s has %d run(s): each side needs at least 2 (record more with 'sluice probe --repeat')",
+                   a->n < 2 ? a->label : b->label, a->n < 2 ? a->n : b->n);
+        return;
+    }
     struct comparison c;
-    compare_sides(&o, a, b, 0.05, TEST_WELCH, &c);
+    compare_sides(o, a, b, alpha, test, &c);
+    /* what B costs beside what it wins, as every verdict says (seeded: the same runs give the same table) */
+    struct side_effects fx;
+    struct effect_sides es = { a->m, b->m, a->host, b->host, a->n, b->n, c.by_host };
+    search_side_effects_of_runs(o, &es, test, alpha, 1, &fx);
+    struct verdict_card *v = xmalloc(sizeof *v);
+    verdict_build_compare(&c, &fx, objtext, v);
+    verdict_lines(v, card_item, rep);
+    free(v);
     char line[1024];
-    compare_side_line("A", a, &o, &c.mean_a, line, sizeof line);
+    if (why[0]) report_add(rep, RI_NOTE, "note: the runs differ only in what is not measured (%s)", why);
+    compare_side_line("A", a, o, &c.mean_a, line, sizeof line);
     report_add(rep, RI_TEXT, "%s", line);
-    compare_side_line("B", b, &o, &c.mean_b, line, sizeof line);
+    compare_side_line("B", b, o, &c.mean_b, line, sizeof line);
     report_add(rep, RI_TEXT, "%s", line);
-    compare_result_line(&c, "throughput", line, sizeof line);
-    report_add(rep, RI_TEXT, "%s", line);
-    compare_basis_line(&c, "MB/s", c.mean_a.v[MET_THROUGHPUT], c.mean_b.v[MET_THROUGHPUT], line, sizeof line);
+    compare_basis_line(&c, metric_table[MET_THROUGHPUT].unit, c.mean_a.v[MET_THROUGHPUT], c.mean_b.v[MET_THROUGHPUT], line,
+                       sizeof line);
     report_add(rep, RI_NOTE, "%s", line);
-    if (c.l.dec.verdict == DECIDE_NO_VERDICT) report_add(rep, RI_WARN, "no verdict: %s", c.l.dec.why_text);
-    report_add(rep, c.l.verdict == VERDICT_WIN || c.l.verdict == VERDICT_WORSE ? RI_TEXT : RI_NOTE, "verdict: %s",
-               compare_verdict_text(&c.l));
+    if (c.l.dec.verdict == DECIDE_NO_VERDICT && c.l.dec.why_text[0]) report_add(rep, RI_WARN, "no verdict: %s", c.l.dec.why_text);
     evidence_comparison_free(&c);
+    if (!charts) return;
+    report_add(rep, RI_HEAD, "Charts (A's runs and B's on one scale)");
+    runs_chart(rep, a, b, MET_THROUGHPUT);
+    hist_chart(rep, a, b, MET_THROUGHPUT);
 }
 
 /* "A..B": two runs, each with its batch. */
@@ -222,7 +349,10 @@ int report_compare(struct store *st, const char *ida, const char *idb, struct re
     compare_runs_side(&ev, (const char(*)[37])sb.uuids, sb.n, &b);
     snprintf(rep->title, sizeof rep->title, "Compare: B = run %.8s against A = run %.8s", sb.uuid, sa.uuid);
     snprintf(rep->kind, sizeof rep->kind, "compare");
+    struct objective o;
+    objective_parse("throughput", &o, NULL);
     report_add(rep, RI_HEAD, "B against A on MB/s");
+    report_compare_sides(rep, &o, "throughput", &a, &b, 0.05, TEST_WELCH, false);
     for (int k = 0; k < 2; k++) {
         const struct side_runs *s = k ? &sb : &sa;
         report_add(rep, RI_TEXT, "%s: run %s, workload %s, configuration %.8s, %d repetition%s in its batch (%d good)",
@@ -230,13 +360,7 @@ int report_compare(struct store *st, const char *ida, const char *idb, struct re
         report_ref(rep, s->uuid);
     }
     char why[512];
-    if (!compare_same_work(&a, &b, why, sizeof why)) {
-        report_add(rep, RI_WARN, "not compared: %s. A comparison needs the same work on both sides: measure both with the "
-                   "same probe options (the same --size)", why);
-    } else {
-        judge(rep, &a, &b);
-        add_charts(rep, st, sa.uuid, sb.uuid);
-    }
+    if (compare_same_work(&a, &b, why, sizeof why)) add_charts(rep, st, sa.uuid, sb.uuid);   /* one run can be drawn */
     compare_side_free(&a);
     compare_side_free(&b);
     rc = 0;

@@ -125,6 +125,12 @@ static void lines_html(FILE *out, const struct report_chart *c, int idx)
     struct chart_axis ya, xa;
     chart_axis_nice(dmin, dmax, 6, &ya);
     chart_axis_nice(xmin, xmax, 8, &xa);
+    if (c->x_whole && xa.step < 1) {   /* run 1, 2, 3: no run 1.5 */
+        xa.step = 1;
+        xa.lo = floor(xmin);
+        xa.hi = fmax(ceil(xmax), xa.lo + 1);
+        xa.nticks = (int)lround(xa.hi - xa.lo) + 1;
+    }
     if (xmin >= xa.lo && xmax <= xa.hi && c->n > 1 && !c->points) { xa.lo = xmin; xa.hi = xmax; }   /* a series spans its x */
     fprintf(out, "<figure class=\"chart\" id=\"chart-%d-", idx);
     esc(out, c->id);

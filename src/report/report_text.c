@@ -265,10 +265,34 @@ static void chart_text(const struct report_chart *c, int width, bool utf8, repor
     else bars_chart(c, width, utf8, emit, arg);
 }
 
+/* A table row wider than width whose last cell starts at column start
+ * (short of the edge): the last cell wrapped under itself, so a verdict
+ * at the end of a row ("no verdict (too few runs)") is read whole at 80
+ * columns. The lines are escaped as every text is. */
+static void row_wrapped(enum report_item_kind kind, const char *ref, const char *line, size_t start, int width,
+                        report_line_fn emit, void *arg)
+{
+    char out[ROW_CAP], safe[ROW_CAP];
+    const char *p = line + start;
+    size_t room = (size_t)width - start;
+    for (bool first = true; *p; first = false) {
+        size_t n = strlen(p);
+        if (n > room) {   /* break at the last blank that fits, else at room */
+            n = room;
+            while (n > 0 && p[n] != ' ') n--;
+            if (n == 0) n = room;
+        }
+        snprintf(out, sizeof out, "%-*.*s%.*s", (int)start, first ? (int)start : 0, line, (int)n, p);
+        emit(arg, kind, first ? ref : "", esc_term(out, safe, sizeof safe, 0));
+        p += n;
+        p += strspn(p, " ");
+    }
+}
+
 /* Items [from, to) are a table: each cell padded to its column's widest,
- * the last column free. Returns to. */
+ * the last column free (wrapped under itself past width). Returns to. */
 #define TABLE_MAX_COLS 16
-static int table_text(const struct report *rep, int from, report_line_fn emit, void *arg)
+static int table_text(const struct report *rep, int from, int width, report_line_fn emit, void *arg)
 {
     int to = from, w[TABLE_MAX_COLS] = { 0 };
     for (; to < rep->n && (rep->items[to].kind == RI_ROW || rep->items[to].kind == RI_ROWHEAD); to++) {
@@ -281,15 +305,19 @@ static int table_text(const struct report *rep, int from, report_line_fn emit, v
     }
     for (int i = from; i < to; i++) {
         char line[ROW_CAP], safe[ROW_CAP];
-        size_t len = 0;
+        size_t len = 0, start = 0;
         const char *p = rep->items[i].text;
         for (int c = 0; c < TABLE_MAX_COLS && *p && len + 2 < sizeof line; c++) {
             size_t n = strcspn(p, "\t");
             bool last = !p[n];
+            start = len;
             len += (size_t)snprintf(line + len, sizeof line - len, "%-*.*s%s", last ? 0 : w[c], (int)n, p, last ? "" : "  ");
             p += n + (p[n] == '\t');
         }
-        emit(arg, rep->items[i].kind, rep->items[i].ref, esc_term(line, safe, sizeof safe, 0));
+        /* a short last cell (two lines at most) wraps; a long one (a list of knobs) is cut as before */
+        if (len < sizeof line && (int)len > width && (int)start + 12 <= width && len - start <= 2 * ((size_t)width - start))
+            row_wrapped(rep->items[i].kind, rep->items[i].ref, line, start, width, emit, arg);
+        else emit(arg, rep->items[i].kind, rep->items[i].ref, esc_term(line, safe, sizeof safe, 0));
     }
     return to;
 }
@@ -299,7 +327,7 @@ void report_text(const struct report *rep, int width, bool utf8, report_line_fn 
     for (int i = 0; i < rep->n; i++) {
         const struct report_item *it = &rep->items[i];
         if (it->kind == RI_ROW || it->kind == RI_ROWHEAD) {
-            i = table_text(rep, i, emit, arg) - 1;
+            i = table_text(rep, i, width, emit, arg) - 1;
             continue;
         }
         if (it->kind == RI_HEAD && i > 0) emit(arg, RI_TEXT, "", "");

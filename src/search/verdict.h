@@ -70,6 +70,7 @@ struct verdict_card {
     char guards[512];            /* guards that judged nothing ("" none) */
     char effects_of[24];         /* "the winner", "the refused win" */
     char effects_col[16];        /* "WINNER", "REFUSED" */
+    char effects_base[16];       /* the table's baseline column ("": "BASELINE") */
     struct side_effects effects; /* leader -1: no table */
     int nrows;
     struct verdict_row row[VERDICT_MAX_ROWS];
@@ -93,6 +94,22 @@ bool verdict_leader_decision(const struct search_spec *spec, const struct space 
  * (oracle searches). Nothing to free. */
 void verdict_build(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
                    const char *regime, const char *workload_text, struct verdict_card *v);
+/* recommend's verdict on stored runs (recommend.h, after recommend_judge)
+ * as a card: the winner against the defaults with its interval and level,
+ * Holm's (or by host Bonferroni's) p, the runs each side, what got worse
+ * (the side-effects table); or within noise, or not judged (other work).
+ * `sluice recommend` and the UI's Overview render it. Nothing to free. */
+struct recommendation;
+void verdict_build_recommend(const struct recommendation *R, struct verdict_card *v);
+/* A comparison of two groups of runs (compare.h: B against A, with the
+ * side effects of B beside A) as a card: its verdict ("B is better than
+ * A", "within noise: ...") with the change of objtext, the interval and
+ * level, the test's p and the runs of each side; the side-effects table
+ * (A, B). `sluice compare`, its HTML page and the UI's Compare view render
+ * it. fx may be NULL (none measured). Nothing to free. */
+struct comparison;
+void verdict_build_compare(const struct comparison *c, const struct side_effects *fx, const char *objtext,
+                           struct verdict_card *v);
 /* The lines every format shows, in order: the sentence, the claim with
  * its interval and level, the regime and burst, what to do next, trades,
  * then the side-effects table. */

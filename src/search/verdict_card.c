@@ -2,6 +2,8 @@
  * the result, its intervals at one level, rendered into lines that every
  * front end shows, and kept as JSON beside the search. */
 #include "search/verdict.h"
+#include "search/compare.h"
+#include "search/recommend.h"
 #include "search/report.h"
 #include "core/units.h"
 
@@ -325,7 +327,121 @@ void verdict_lines(const struct verdict_card *v, verdict_emit_fn emit, void *arg
         emit(arg, VL_TEXT, line);
     }
     if (v->effects.leader >= 0 && v->effects.n > 0)
-        report_effects_lines(&v->effects, v->effects_of, "BASELINE", v->effects_col, emit, arg);
+        report_effects_lines(&v->effects, v->effects_of, v->effects_base[0] ? v->effects_base : "BASELINE", v->effects_col,
+                             emit, arg);
+}
+
+/* "the defaults' 322.8 MB/s ... (null: 6 runs in 2 configurations)": what
+ * recommend judged, for a card that claims nothing. */
+static void recommend_evidence(const struct recommendation *R, char *buf, size_t n)
+{
+    int runs = 0;
+    for (int i = 0; i < R->ng; i++) runs += R->g[i].n;
+    snprintf(buf, n, "%s: %d run%s in %d configuration%s", R->workload, runs, runs == 1 ? "" : "s", R->ng,
+             R->ng == 1 ? "" : "s");
+}
+
+void verdict_build_recommend(const struct recommendation *R, struct verdict_card *v)
+{
+    memset(v, 0, sizeof *v);
+    v->est = v->lo = v->hi = v->p = v->explore_est = NAN;
+    v->level = VERDICT_LEVEL;
+    v->effects.leader = -1;
+    objective_goal_text(&R->o, v->goal, sizeof v->goal);
+    char ev[160];
+    recommend_evidence(R, ev, sizeof ev);
+    if (R->outcome == REC_OTHER_WORK) {
+        v->kind = VERDICT_NONE;
+        snprintf(v->headline, sizeof v->headline, "no verdict");
+        snprintf(v->sentence, sizeof v->sentence, "none: the other stored configurations ran other work than the defaults "
+                 "(%s), and runs of different work are not set against each other", R->other_diff);
+        return;
+    }
+    if (R->outcome != REC_WIN || R->win < 0) {
+        v->kind = R->outcome == REC_NO_DATA || R->nc == 0 ? VERDICT_NONE : VERDICT_NOISE;
+        snprintf(v->headline, sizeof v->headline, "%s", v->kind == VERDICT_NONE ? "no verdict" : "within noise");
+        if (R->outcome == REC_NO_DATA)
+            snprintf(v->sentence, sizeof v->sentence, "no data: no stored measurements match this host or its hardware class");
+        else if (R->nc == 0)   /* nothing was set against the defaults */
+            snprintf(v->sentence, sizeof v->sentence, "nothing to compare yet (%s; another configuration needs 2 runs or "
+                     "more)", ev);
+        else
+            snprintf(v->sentence, sizeof v->sentence, "within noise: no stored configuration beats the defaults by more "
+                     "than the measurements can tell apart; keep them (%s)", ev);
+        return;
+    }
+    const struct leader *w = &R->l[R->win];
+    v->kind = VERDICT_WIN;
+    snprintf(v->headline, sizeof v->headline, "recommended");
+    snprintf(v->changes, sizeof v->changes, "%s", R->diff);
+    for (char *nl = v->changes; (nl = strchr(nl, '\n'));) *nl = ' ';
+    v->est = w->ci.est;
+    v->lo = w->ci.lo;
+    v->hi = w->ci.hi;
+    v->level = w->ci.level > 0 && w->ci.level < 1 ? w->ci.level : VERDICT_LEVEL;
+    v->p = w->p_adj;
+    snprintf(v->test, sizeof v->test, "%s", R->by_host ? "Bonferroni" : "Holm");
+    v->runs = w->n;
+    v->base_runs = R->nbs;
+    char val[64], est[32], lo[32], hi[32], level[24];
+    report_metric(&R->o, &w->mean, NAN, val, sizeof val);
+    report_pct(v->est, est, sizeof est);
+    report_pct(v->lo, lo, sizeof lo);
+    report_pct(v->hi, hi, sizeof hi);
+    verdict_level_label(v->level, level, sizeof level);
+    snprintf(v->sentence, sizeof v->sentence, "%s: %s against the defaults' %s: %s [%s %s, %s], %s p=%.2g, %d vs %d %s "
+             "(%s, %s)", v->changes[0] ? v->changes : "(same knobs as the defaults)", val, R->basev, est, level, lo, hi,
+             v->test, v->p, v->runs, v->base_runs, R->by_host ? "hosts" : "runs", R->workload, recommend_match_name(R->match));
+    recommend_winner_effects(R, &v->effects);
+    snprintf(v->effects_of, sizeof v->effects_of, "the recommendation");
+    snprintf(v->effects_base, sizeof v->effects_base, "DEFAULTS");
+    snprintf(v->effects_col, sizeof v->effects_col, "RECOMMENDED");
+}
+
+void verdict_build_compare(const struct comparison *c, const struct side_effects *fx, const char *objtext,
+                           struct verdict_card *v)
+{
+    memset(v, 0, sizeof *v);
+    v->explore_est = NAN;
+    v->effects.leader = -1;
+    const struct leader *l = &c->l;
+    v->kind = l->verdict == VERDICT_WIN ? VERDICT_WIN : l->verdict == VERDICT_WORSE ? VERDICT_WORSE
+              : l->verdict == VERDICT_INFEASIBLE ? VERDICT_INFEASIBLE : VERDICT_NOISE;
+    snprintf(v->headline, sizeof v->headline, "%s", v->kind == VERDICT_WIN ? "better" : v->kind == VERDICT_WORSE ? "worse"
+             : v->kind == VERDICT_INFEASIBLE ? "infeasible" : "within noise");
+    snprintf(v->goal, sizeof v->goal, "%s", objtext);
+    v->est = l->ci.est;
+    v->lo = l->ci.lo;
+    v->hi = l->ci.hi;
+    v->level = l->ci.level > 0 && l->ci.level < 1 ? l->ci.level : VERDICT_LEVEL;
+    v->runs = c->nb;
+    v->base_runs = c->na;
+    char est[32], lo[32], hi[32], level[24];
+    report_pct(v->est, est, sizeof est);
+    report_pct(v->lo, lo, sizeof lo);
+    report_pct(v->hi, hi, sizeof hi);
+    verdict_level_label(v->level, level, sizeof level);
+    if (c->by_host) {
+        v->p = l->p_adj;
+        snprintf(v->test, sizeof v->test, "host means");
+        snprintf(v->sentence, sizeof v->sentence, "%s; B against A: %s %s [%s %s, %s], host means: %s, %d vs %d hosts",
+                 compare_verdict_text(l), objtext, est, level, lo, hi, c->host_decision, c->na, c->nb);
+    } else {
+        v->p = l->p_welch;
+        snprintf(v->test, sizeof v->test, "Welch");
+        snprintf(v->sentence, sizeof v->sentence, "%s; B against A: %s %s [%s %s, %s], Welch p=%.2g, Mann-Whitney p=%.2g, "
+                 "Hedges g %.2f, %d vs %d runs", compare_verdict_text(l), objtext, est, level, lo, hi, l->p_welch, l->p_mw,
+                 l->g, c->na, c->nb);
+    }
+    if (fx && fx->leader >= 0 && fx->n > 0) {
+        v->effects = *fx;
+        snprintf(v->effects_of, sizeof v->effects_of, "B against A");
+        snprintf(v->effects_base, sizeof v->effects_base, "A");
+        snprintf(v->effects_col, sizeof v->effects_col, "B");
+    } else if (fx) {
+        snprintf(v->guards, sizeof v->guards, "side effects: not measured (these runs had no collateral reader: probe a "
+                 "write workload, where the canary and its reader run by default)");
+    }
 }
 
 static void print_line(void *arg, enum verdict_line_kind kind, const char *line)
@@ -446,6 +562,7 @@ json_t *verdict_json(const struct verdict_card *v)
         for (int i = 0; i < v->effects.n; i++) json_array_append_new(rows, effect_json(&v->effects.row[i]));
         fx = json_pack("{s:s,s:s,s:i,s:b,s:o}", "of", v->effects_of, "column", v->effects_col, "leader", v->effects.leader,
                        "by_host", v->effects.by_host, "rows", rows);
+        if (v->effects_base[0]) json_object_set_new(fx, "base_column", json_string(v->effects_base));
     }
     json_object_set_new(o, "side_effects", fx);
     json_t *rows = json_array();
@@ -501,6 +618,7 @@ int verdict_from_json(const json_t *j, struct verdict_card *v)
     if (json_is_object(fx)) {
         str_of(fx, "of", v->effects_of, sizeof v->effects_of);
         str_of(fx, "column", v->effects_col, sizeof v->effects_col);
+        str_of(fx, "base_column", v->effects_base, sizeof v->effects_base);
         v->effects.leader = (int)json_integer_value(json_object_get(fx, "leader"));
         v->effects.by_host = json_is_true(json_object_get(fx, "by_host"));
         size_t i;

@@ -7,7 +7,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 sluice=$(realpath "${1:-$top/sluice}")
-tmp=$(mktemp -d "${TMPDIR:-/tmp}"/sluice-report.XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sluice-report.XXXXXX")
 trap '[ -n "$SLUICE_KEEP" ] || rm -rf "$tmp"' EXIT INT TERM
 cp -a "$top/tests/fixtures/modern" "$tmp/root"
 S="$sluice --root $tmp/root --db $tmp/db"
@@ -92,6 +92,63 @@ else
     fail session-timeline "sluice --json report $sess has no timeline chart and table: $(head -c 300 "$tmp/session.json")"
 fi
 
+# 1d. a comparison as a page (#31 item 2, 3): sluice compare A B --html
+# writes the verdict card first (before any heading, table or chart), the
+# side-effects table as a table, with the interval and rows sluice compare
+# prints, and A's and B's runs overlaid: each run's MB/s on one axis
+# (scaled to the runs' MB/s as read from sluice history) and a histogram
+# of both sides (old: no --html; comparisons were text only). Its own
+# database: two configurations measured 4 times each (null, fixed seeds).
+mkdir "$tmp/c" && cp -a "$top/tests/fixtures/modern" "$tmp/c/root"
+C="$sluice --root $tmp/c/root --db $tmp/c/db"
+{ $C probe null --repeat 4 --seed 1 && $C set vm.dirty_ratio=40 && $C probe null --repeat 4 --seed 2; } > /dev/null 2>&1 ||
+    fail compare-setup "probing the two configurations failed"
+$C compare vm.dirty_ratio=20 vm.dirty_ratio=40 > "$tmp/c/cmp.txt" 2>&1
+$C compare vm.dirty_ratio=20 vm.dirty_ratio=40 --html "$tmp/cmp.html" > /dev/null 2> "$tmp/c/html.err"
+$C --json history > "$tmp/c/history.json" 2>&1
+python3 - "$tmp/cmp.html" "$tmp/c/cmp.txt" "$tmp/c/history.json" "$tmp/c/html.err" > "$tmp/compare.out" 2>&1 <<'PY'
+import html, json, math, re, sys
+page_path, txt, hist, err = sys.argv[1:]
+try:
+    page = open(page_path).read()
+except OSError:
+    print('no page: %s' % open(err).read().strip()); sys.exit(1)
+text = open(txt).read()
+bad = []
+body = page.split('<body>', 1)[1]
+first = re.search(r'<(h2|table|figure|svg|p class="verdict[^"]*")', body)
+if not first or not first.group(1).startswith('p class="verdict'):
+    bad.append('the verdict card is not first: %s' % (first.group(0) if first else 'no verdict'))
+flat = re.sub(r'\s+', ' ', html.unescape(re.sub(r'<[^>]+>', ' ', page)))
+ci = re.search(r'^B against A: throughput ([-+][0-9.]+% \[[0-9.]+% CI [^]]*\])', text, re.M)
+if not ci or ci.group(1) not in flat:
+    bad.append('the interval %s is not on the page' % (ci.group(1) if ci else '?'))
+rows = [l.split() for l in text.splitlines() if re.match(r'^  (reader|write|canary|stalls|p99|cpu)', l)]
+cells = [[html.unescape(c) for c in re.findall(r'<td>(.*?)</td>', r)] for r in re.findall(r'<tr>(.*?)</tr>', page)]
+for r in rows:
+    if not any(c and c[0] == r[0] and ' '.join(c).split() == r for c in cells):
+        bad.append('side effect %s: not a row of a table on the page' % ' '.join(r))
+if not rows:
+    bad.append('sluice compare printed no side effects')
+fig = re.search(r'<figure class="chart" id="chart-\d+-runs" data-kind="lines" data-y0="([^"]+)" data-y1="([^"]+)" '
+                r'data-ystep="([^"]+)"', page)
+if not fig:
+    bad.append('no chart of each run\'s MB/s')
+else:
+    y0, y1, step = map(float, fig.groups())
+    mbs = [r['mb_s'] for r in json.load(open(hist))]
+    lo, hi = min(mbs), max(mbs)
+    ok = y0 <= lo and y1 >= hi and lo - y0 < step and y1 - hi < step
+    print('runs: data %.6g..%.6g, axis %.6g..%.6g step %.6g: %s' % (lo, hi, y0, y1, step, 'ok' if ok else 'BAD'))
+    if not ok: bad.append('runs: the axis does not fit the runs\' MB/s')
+    if page.count('<polyline class="series"') < 2: bad.append('runs: A and B are not both drawn')
+if not re.search(r'<svg [^>]*class="bars" id="chart-\d+-hist"', page):
+    bad.append('no histogram of both sides')
+print('\n'.join(bad))
+sys.exit(1 if bad else 0)
+PY
+if [ $? -eq 0 ]; then ok compare-html; else fail compare-html "$(cat "$tmp/compare.out")"; fi
+
 # 2. every chart drawn, its axis scaled to its data (#31 item 6): each line
 # chart's y axis brackets the data (series and thresholds, read from the
 # JSON rendering of the same report) and exceeds it by less than one 1-2-5
@@ -149,8 +206,9 @@ shoot() {   # shoot PAGE WIDTH HEIGHT PNG
 }
 normalise_html "$tmp/r.html" "$tmp/run-page.html"
 normalise_html "$tmp/win.html" "$tmp/search-page.html"
+normalise_html "$tmp/cmp.html" "$tmp/compare-page.html"
 shots_bad=""
-for page in run search; do
+for page in run search compare; do
     for w in 1280 390; do
         shot=$tmp/$page-$w.png
         shoot "$tmp/$page-page.html" $w 1600 "$shot"

@@ -178,7 +178,8 @@ t_keys_mouse() {
 
 # Comparing what the user means: Results shows each run's configuration
 # and search; a search's winner against its own baseline (c with nothing
-# marked), drawn as two histograms on one axis; a configuration whose runs
+# marked), its verdict card with the side-effects table, then both sides
+# drawn on one scale (each run's MB/s, a histogram); a configuration whose runs
 # differ only in their ramp is compared, the difference said (it was
 # refused: "holds runs of different work: ramp_ms=0 vs ramp_ms=50").
 t_compare() {
@@ -202,8 +203,11 @@ t_compare() {
     [ -z "$failed" ] && { click 5 "$y"; tm send-keys -t t c; wait_text "A: search $sid baseline .* B: search $sid winner" ||
                           fail "c on the winner did not compare it with its baseline"; }
     [ -z "$failed" ] && { wait_text 'verdict: B is better than A' || fail "no verdict for the winner against its baseline"; }
-    [ -z "$failed" ] && { wait_text 'MB/s of each run: . A . B' || fail "the comparison is not drawn"; }
+    [ -z "$failed" ] && { wait_text 'side effects of B against A' || fail "the comparison shows no side effects"; }
     shot compare-winner-baseline
+    tm send-keys -t t NPage
+    [ -z "$failed" ] && { wait_text 'throughput of each run, A and B' || fail "the comparison is not drawn"; }
+    shot compare-winner-baseline-charts
     tm send-keys -t t Escape; tm send-keys -t t Left
     [ -z "$failed" ] && { wait_for '\[configuration\]' || fail "Left did not go back to configurations"; }
     tm send-keys -t t Home m
