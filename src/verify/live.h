@@ -128,7 +128,9 @@ struct verify_verdict {
     char why[256];
 };
 
-enum verify_end { VE_DONE, VE_GUARD, VE_INTERRUPTED, VE_IDLE, VE_FAILED };
+/* VE_KILLED: never a live end; the restore of a crashed session records it
+ * for a test that could not (store_verify_mark_killed). */
+enum verify_end { VE_DONE, VE_GUARD, VE_INTERRUPTED, VE_IDLE, VE_FAILED, VE_KILLED };
 struct verify_run {
     struct verify_spec spec;
     struct verify_plan plan;
