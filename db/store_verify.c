@@ -144,15 +144,33 @@ int store_verify_blocks(store *s, int64_t verify_id, struct verify_block_row **o
                          "reading a verification's blocks", e);
 }
 
+int store_verify_planned(const struct verify_row *v)
+{
+    json_t *plan = json_loads(v->plan_json, 0, NULL);
+    json_int_t n = json_integer_value(json_object_get(plan, "blocks_planned"));
+    json_decref(plan);
+    return n > 0 && n < 1000000 ? (int)n : 0;
+}
+
+static json_t *text_or_null(const char *s) { return s[0] ? json_string(s) : json_null(); }
+
+json_t *store_verify_json(const struct verify_row *v)
+{
+    return json_pack("{s:s,s:s,s:o,s:s,s:o,s:s,s:s,s:s,s:s,s:o,s:b,s:b,s:i,s:i,s:f,s:s,s:s}", "kind", "verification",
+                     "uuid", v->uuid, "session", text_or_null(v->session_uuid), "started", v->started, "ended",
+                     text_or_null(v->ended), "candidate", v->candidate, "baseline", v->baseline, "source", v->source,
+                     "state", v->state, "verdict", text_or_null(v->verdict), "held", v->held, "kept", v->kept, "blocks",
+                     v->nblocks, "blocks_planned", store_verify_planned(v), "block_s", (double)v->block_ms / 1000,
+                     "why", v->end_why, "put_back", v->put_back);
+}
+
 /* Why a killed test ended, from what it stored: the block it was in (the
  * one after the last stored), the last sign of life (that block's end, or
  * the start), and when the restore found it. */
 static void killed_why(const struct verify_row *v, const struct verify_block_row *last, int nstored, char *ended,
                        size_t ended_n, char *why, size_t why_n)
 {
-    json_t *plan = json_loads(v->plan_json, 0, NULL);
-    int planned = (int)json_integer_value(json_object_get(plan, "blocks_planned"));
-    json_decref(plan);
+    int planned = store_verify_planned(v);
     snprintf(ended, ended_n, "%s", last ? last->ended : v->started);
     char block[64], since[48], now[32];
     if (planned > 0 && nstored >= planned) snprintf(block, sizeof block, "after its last block (%d of %d)", nstored, planned);

@@ -7,6 +7,8 @@
 
 #include "store.h"
 
+#include <jansson.h>
+
 struct verify_row {
     int64_t id;
     char uuid[37];
@@ -57,6 +59,13 @@ int store_verify_list(store *s, struct verify_row **out, sl_err *e);
  * saying in which block it died, since when and when the restore found it.
  * Returns how many were marked, or -1 with e (nothing marked). */
 int store_verify_mark_killed(store *s, int64_t session_id, sl_err *e);
+/* The test as history and sessions list it: {"kind": "verification",
+ * uuid, session, started, ended, candidate, baseline, source, state,
+ * verdict, held, kept, blocks (stored), blocks_planned, block_s, why,
+ * put_back}; absent values are null. A new reference. */
+json_t *store_verify_json(const struct verify_row *v);
+/* How many blocks the test planned (from its plan), 0 when unknown. */
+int store_verify_planned(const struct verify_row *v);
 /* Its blocks in order; caller frees *out. Returns the count or -1. */
 int store_verify_blocks(store *s, int64_t verify_id, struct verify_block_row **out, sl_err *e);
 

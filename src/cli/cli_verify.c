@@ -298,7 +298,7 @@ int cli_verify_print_list(store *st, sl_err *e)
         char id[9], session[9], blocks[32];
         snprintf(id, sizeof id, "%.8s", v->uuid);
         snprintf(session, sizeof session, "%.8s", v->session_uuid[0] ? v->session_uuid : "-");
-        snprintf(blocks, sizeof blocks, "%d of %lld", v->nblocks, v->block_ms > 0 ? (long long)(v->duration_ms / v->block_ms / 2 * 2) : 0);
+        snprintf(blocks, sizeof blocks, "%d of %d", v->nblocks, store_verify_planned(v));
         table_row(t, id, session, v->started, v->state, blocks, v->verdict[0] ? v->verdict : "-", v->candidate);
     }
     table_print(t);
