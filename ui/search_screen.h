@@ -14,6 +14,7 @@
 #include "job.h"
 #include "screen.h"
 #include "textview.h"
+#include "verify_panel.h"
 
 #define SEARCH_UI_MAX_TRIALS 4000
 
@@ -55,6 +56,7 @@ struct search_scr {
     struct objective obj;
     struct textview tv;
     struct detail detail;              /* Enter on a search: its stored report */
+    struct verify_panel verify;        /* V: the winner verified live */
 };
 
 /* search_view.c */

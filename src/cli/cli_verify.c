@@ -313,7 +313,7 @@ int cli_verify_print_list(store *st, sl_err *e)
 static int cli_verify_run(struct cli_ctx *ctx, store *st, struct verify_run *r, const struct knobset *ks,
                           json_t **json_out, sl_err *e)
 {
-    struct verify_observer obs = { NULL, on_plan, on_block, on_note };
+    struct verify_observer obs = { .plan = on_plan, .block = on_block, .note = on_note };
     int rc = verify_live(st, r, ks, ctx->json ? NULL : &obs, e);
     if (ctx->json && r->blocks && json_out) *json_out = run_json(r);
     else if (r->blocks && !ctx->json) print_verdict(r);
