@@ -195,7 +195,8 @@ static bool held_by_self(const struct session_row *r)
 {
     struct session_holder self;
     session_holder_self(&self);
-    return r->pid == self.pid && (r->holder_start == 0 || self.start == 0 || r->holder_start == self.start);
+    double apart = r->holder_start - self.start;
+    return r->pid == self.pid && (r->holder_start == 0 || self.start == 0 || (apart > -0.5 && apart < 0.5));
 }
 
 /* A live verification of a session restored by anyone but its own tuner
