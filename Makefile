@@ -29,7 +29,7 @@ LDFLAGS  ?=
 # Installed data (shipped profiles) are found here when no --profiles DIR,
 # $SLUICE_PROFILES or /etc/sluice/profiles has them.
 DATADIR ?= $(PREFIX)/share/sluice
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CPPFLAGS) $(CFLAGS) -Isrc -Isrc/core -Isrc/cli -Idb -Iui -Ibuild $(PKG_CFLAGS)
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CPPFLAGS) $(CFLAGS) -Isrc -I. -Ibuild $(PKG_CFLAGS)
 LDLIBS   = $(PKG_LIBS) -lpthread -lm
 SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
@@ -153,7 +153,7 @@ check-long: test-deps
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_SAN     = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-FUZZ_CFLAGS  = -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wno-unused-parameter -Isrc -Isrc/core -Isrc/cli -Idb -Iui -Ibuild \
+FUZZ_CFLAGS  = -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wno-unused-parameter -Isrc -I. -Ibuild \
                $(PKG_CFLAGS) $(FUZZ_SAN) -DFUZZ_FIXTURES='"$(CURDIR)/tests/fixtures"' -DFUZZ_PROFILES='"$(CURDIR)/profiles"'
 FUZZ_LIB     = $(patsubst %.c,build/fuzz/obj/%.o,$(LIB_SRC)) build/fuzz/obj/migrations.o
 FUZZ_TARGETS = $(patsubst tests/fuzz/%.c,build/fuzz/%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))

@@ -27,7 +27,7 @@
  * is replayed over bench/data/NAME.space. TEST=yuen (etc.) picks the test. */
 #include "probe/probe.h"
 #include "search/search.h"
-#include "sysfs.h"
+#include "core/sysfs.h"
 
 #include <limits.h>
 #include <math.h>

@@ -1,8 +1,8 @@
 /* store — opening, migrating and identifying rows in the results database. */
-#include "store.h"
-#include "store_migrations.h"
-#include "fault.h"
-#include "record.h"
+#include "db/store.h"
+#include "db/store_migrations.h"
+#include "core/fault.h"
+#include "core/record.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sqlite3.h>
-#include "err.h"
-#include "device.h"
+#include "core/err.h"
+#include "core/device.h"
 
 typedef struct store store;
 

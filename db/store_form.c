@@ -1,5 +1,5 @@
 /* store_form — remembered form values (012). */
-#include "store_form.h"
+#include "db/store_form.h"
 
 #include <stdio.h>
 

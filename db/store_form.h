@@ -3,7 +3,7 @@
 #ifndef SLUICE_STORE_FORM_H
 #define SLUICE_STORE_FORM_H
 
-#include "store.h"
+#include "db/store.h"
 
 /* The value remembered for a field into buf (n bytes); 1 found, 0 none,
  * -1 with e when the database fails. */

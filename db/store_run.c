@@ -1,6 +1,6 @@
 /* store_run — SQL for probe runs, configs and workloads. */
-#include "store_run.h"
-#include "record.h"
+#include "db/store_run.h"
+#include "core/record.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,9 +4,9 @@
 #define SLUICE_STORE_RUN_H
 
 #include <jansson.h>
-#include "store.h"
-#include "record.h"
-#include "run_metric.h"
+#include "db/store.h"
+#include "core/record.h"
+#include "core/run_metric.h"
 
 /* One repetition as the store keeps it: the caller (src/probe) renders the
  * result into these values; the store only binds them. A metric not

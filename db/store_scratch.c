@@ -1,5 +1,5 @@
 /* store_scratch — SQL for the probe_scratch table. */
-#include "store_scratch.h"
+#include "db/store_scratch.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #define SLUICE_STORE_SCRATCH_H
 
 #include <limits.h>
-#include "store.h"
+#include "db/store.h"
 
 struct scratch_row {
     char path[PATH_MAX];

@@ -1,6 +1,6 @@
 /* store_search — SQL for searches, trials, and reading stored runs. */
-#include "store_search.h"
-#include "record.h"
+#include "db/store_search.h"
+#include "core/record.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,9 +3,9 @@
 #ifndef SLUICE_STORE_SEARCH_H
 #define SLUICE_STORE_SEARCH_H
 
-#include "store.h"
-#include "run_metric.h"
-#include "record.h"
+#include "db/store.h"
+#include "core/run_metric.h"
+#include "core/record.h"
 
 struct search_row {
     int64_t id;

@@ -1,6 +1,6 @@
 /* store_session — SQL for sessions, snapshots and the change log. */
-#include "store_session.h"
-#include "record.h"
+#include "db/store_session.h"
+#include "core/record.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,9 +2,9 @@
 #ifndef SLUICE_STORE_SESSION_H
 #define SLUICE_STORE_SESSION_H
 
-#include "record.h"
-#include "session_state.h"
-#include "store.h"
+#include "core/record.h"
+#include "core/session_state.h"
+#include "db/store.h"
 
 struct snapshot_row {
     char knob[128];

@@ -5,7 +5,7 @@
 #define SLUICE_STORE_SHARE_H
 
 #include <stdbool.h>
-#include "store.h"
+#include "db/store.h"
 #include <jansson.h>
 
 /* One row per table that is shared, parents before children. Everything

@@ -1,8 +1,8 @@
 /* store_share_check — treat a downloaded database as hostile until proven
  * otherwise (https://sqlite.org/security.html: defensive mode, untrusted
  * schema, integrity check) before a single row of it is read. */
-#include "store_share.h"
-#include "store_migrations.h"
+#include "db/store_share.h"
+#include "db/store_migrations.h"
 
 #include <errno.h>
 #include <fcntl.h>

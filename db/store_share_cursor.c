@@ -2,7 +2,7 @@
  * server's sequence number of the last run merged, per server and class;
  * from an object store (013), each file's validators (ETag, Last-Modified)
  * as the last pull took it. */
-#include "store_share.h"
+#include "db/store_share.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * the same digest of the local store and skips an object whose runs it
  * holds already. Nothing here reads a clock: a clock that went backwards
  * between pulls cannot make a pull skip a run. */
-#include "store_share.h"
+#include "db/store_share.h"
 
 #include <openssl/evp.h>
 

@@ -1,7 +1,7 @@
 /* store_share_export — a snapshot of the store fit to leave this machine:
  * consistent (online backup API), without local machine state, optionally
  * only this host's rows, in rollback-journal mode and vacuumed. */
-#include "store_share.h"
+#include "db/store_share.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,8 +6,8 @@
  * what this host's own runs measured, and recommend would tell this host
  * to apply it. The hash is recomputed in SQL over the untrusted file, one
  * scan of each such table, before a single row is merged. */
-#include "store_share.h"
-#include "esc.h"
+#include "db/store_share.h"
+#include "core/esc.h"
 
 #include <openssl/evp.h>
 #include <stdio.h>

@@ -11,7 +11,7 @@
  * SQL here is composed from identifiers of our own schema only (table names
  * from share_tables, column names from pragmas of a file sluice wrote or
  * created); every value is bound. */
-#include "store_share.h"
+#include "db/store_share.h"
 
 #include <stdio.h>
 #include <stdlib.h>

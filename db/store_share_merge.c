@@ -6,7 +6,7 @@
  * The SQL is composed from identifiers only, and only from our side: table
  * names from share_tables, column names from the local schema's pragmas.
  * Nothing the untrusted file names or contains is ever pasted into SQL. */
-#include "store_share.h"
+#include "db/store_share.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -3,9 +3,9 @@
  * own constraints (NOT NULL, CHECK, keys) whatever schema the file declares,
  * metrics that are finite and physically possible, no text with control
  * characters, and no run that poses as this host. */
-#include "store_share.h"
-#include "run_metric.h"
-#include "esc.h"
+#include "db/store_share.h"
+#include "core/run_metric.h"
+#include "core/esc.h"
 
 #include <ctype.h>
 #include <pthread.h>

@@ -1,7 +1,7 @@
 /* store_share_tables — which tables travel between machines, and how each
  * row is named everywhere. A new table in a migration is added here (shared)
  * or to share_local_tables (this machine's state); a unit test insists. */
-#include "store_share.h"
+#include "db/store_share.h"
 
 #include <string.h>
 

@@ -8,7 +8,7 @@
  * of its database), so a run measured later, whose start time falls before
  * the mark because the host's clock went back, is not taken for pruned
  * (mark_id says when the id may move). */
-#include "store_share.h"
+#include "db/store_share.h"
 
 #include <stdio.h>
 #include <string.h>

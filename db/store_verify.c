@@ -1,6 +1,6 @@
 /* store_verify — SQL for live verifications and their blocks. */
-#include "store_verify.h"
-#include "record.h"
+#include "db/store_verify.h"
+#include "core/record.h"
 
 #include <jansson.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 #ifndef SLUICE_STORE_VERIFY_H
 #define SLUICE_STORE_VERIFY_H
 
-#include "store.h"
+#include "db/store.h"
 
 #include <jansson.h>
 

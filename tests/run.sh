@@ -7,11 +7,32 @@
 # one for the suites that mostly wait on tmux, servers or sleeps). Each suite
 # gets its own TMPDIR. The suites that write the host's real vm.* knobs
 # (HOST_SUITES) save and put them back around their run; two of them at once
-# would each save the other's temporary values, so they take turns.
+# would each save the other's temporary values, and each holds the
+# kernel-wide tuning lock (/run/sluice/lock) while it tunes, so they take
+# turns (verify's live tests made probe's fail "another sluice holds the
+# tuning lock" when they overlapped).
 cd "$(dirname "$0")/.." || exit 2
-work=$(mktemp -d /tmp/sluice-check.XXXXXX)
+# Scratch (every suite's TMPDIR) on tmpfs when it takes O_DIRECT (the
+# probes' canary reader opens its file so; tmpfs does since Linux 6.6):
+# the suites' thousands of fsyncs then cost nothing, and make check leaves
+# the disk alone, which a measurement beside it may be using. Else /tmp.
+# SLUICE_TEST_TMP picks another place. The suites that need a real block
+# device (faults, live, probe) make their own under /var/tmp.
+scratch_base() {
+    if [ -n "$SLUICE_TEST_TMP" ]; then echo "$SLUICE_TEST_TMP"; return; fi
+    probe=/dev/shm/.sluice-odirect.$$
+    if [ -d /dev/shm ] && [ -w /dev/shm ] &&
+        dd if=/dev/zero of="$probe" bs=4096 count=1 oflag=direct 2> /dev/null; then
+        rm -f "$probe"
+        echo /dev/shm
+    else
+        rm -f "$probe"
+        echo /tmp
+    fi
+}
+work=$(mktemp -d "$(scratch_base)/sluice-check.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
-HOST_SUITES="probe live killrestore"
+HOST_SUITES="probe live killrestore verify"
 
 # Longest first (seconds measured on 2 cores, stop 35), so that the last
 # suite to start is a short one; a suite not listed runs after these.
@@ -114,7 +135,7 @@ else
 fi
 
 # Each suite's time, longest first, so that the next slow suite is seen.
-echo "suite times ($jobs slots, $(( $(date +%s) - t0 )) s in all):"
+echo "suite times ($jobs slots, scratch $(dirname "$work"), $(( $(date +%s) - t0 )) s in all):"
 for name in $selected; do
     printf '%6s s  %s\n' "$(cat "$work/time.$name" 2>/dev/null || echo '?')" "$name"
 done | sort -rn | paste -sd '\t\t\t\n' | sed 's/^/ /'

@@ -1,5 +1,5 @@
 /* action — the action table, key lookup and key names. */
-#include "action.h"
+#include "ui/action.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,14 +1,14 @@
 /* app — screens, the run loop, the bars, quitting and signals. */
-#include "app.h"
-#include "device.h"
-#include "form.h"
-#include "input.h"
-#include "interrupt.h"
-#include "prompt.h"
-#include "session.h"
-#include "sysfs.h"
-#include "textview.h"
-#include "trial.h"
+#include "ui/app.h"
+#include "core/device.h"
+#include "ui/form.h"
+#include "ui/input.h"
+#include "core/interrupt.h"
+#include "ui/prompt.h"
+#include "session/session.h"
+#include "core/sysfs.h"
+#include "ui/textview.h"
+#include "ui/trial.h"
 
 #include <curses.h>
 #include <limits.h>

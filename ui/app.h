@@ -5,10 +5,10 @@
 #ifndef SLUICE_UI_APP_H
 #define SLUICE_UI_APP_H
 
-#include "err.h"
-#include "store.h"
-#include "screen.h"
-#include "term.h"
+#include "core/err.h"
+#include "db/store.h"
+#include "ui/screen.h"
+#include "ui/term.h"
 
 struct app;
 

@@ -1,5 +1,5 @@
 /* detail — reports in scrollable text views, one over the other. */
-#include "detail.h"
+#include "ui/detail.h"
 
 #include <stdio.h>
 #include <string.h>

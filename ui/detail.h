@@ -9,8 +9,8 @@
 
 #include <stdbool.h>
 #include "report/report.h"
-#include "screen.h"
-#include "textview.h"
+#include "ui/screen.h"
+#include "ui/textview.h"
 
 #define DETAIL_DEPTH 4       /* search > trial > run, and one more */
 

@@ -1,6 +1,6 @@
 /* draw — clipped, role-coloured text and simple shapes on stdscr. */
-#include "draw.h"
-#include "esc.h"
+#include "ui/draw.h"
+#include "core/esc.h"
 
 #include <curses.h>
 #include <stdarg.h>

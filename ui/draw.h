@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "term.h"
+#include "ui/term.h"
 
 /* The part of the screen a screen draws in. */
 struct rect { int y, x, h, w; };

@@ -1,7 +1,7 @@
 /* form — a settings form (see form.h). */
-#include "form.h"
-#include "prompt.h"
-#include "store_form.h"
+#include "ui/form.h"
+#include "ui/prompt.h"
+#include "db/store_form.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -11,10 +11,10 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include "err.h"
-#include "opt.h"
-#include "screen.h"
-#include "store.h"
+#include "core/err.h"
+#include "core/opt.h"
+#include "ui/screen.h"
+#include "db/store.h"
 
 #define FORM_MAX_FIELDS 16
 

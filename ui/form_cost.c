@@ -1,10 +1,10 @@
 /* form_cost — the forms' cost lines. */
-#include "form_cost.h"
-#include "job.h"
+#include "ui/form_cost.h"
+#include "ui/job.h"
 #include "probe/cost.h"
 #include "search/burst.h"
 #include "search/cost.h"
-#include "units.h"
+#include "core/units.h"
 
 #include <stdio.h>
 #include <string.h>

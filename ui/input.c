@@ -1,6 +1,6 @@
 /* input — keyboard or key script, one event at a time. */
-#include "input.h"
-#include "action.h"
+#include "ui/input.h"
+#include "ui/action.h"
 
 #include <curses.h>
 #include <errno.h>

@@ -17,7 +17,7 @@
 #define SLUICE_UI_INPUT_H
 
 #include <stdbool.h>
-#include "err.h"
+#include "core/err.h"
 
 enum input_kind {
     IN_NONE,     /* nothing arrived before the timeout */

@@ -1,5 +1,5 @@
 /* job — a worker thread with atomic progress and a cancel flag. */
-#include "job.h"
+#include "ui/job.h"
 
 #include <signal.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-#include "err.h"
+#include "core/err.h"
 
 #define JOB_VALUES 8
 

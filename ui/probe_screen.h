@@ -6,11 +6,11 @@
 
 #include <limits.h>
 #include <pthread.h>
-#include "form.h"
-#include "job.h"
+#include "ui/form.h"
+#include "ui/job.h"
 #include "probe/probe.h"
-#include "screen.h"
-#include "textview.h"
+#include "ui/screen.h"
+#include "ui/textview.h"
 
 #define PROBE_UI_SERIES 600      /* one minute at 100 ms */
 

@@ -2,13 +2,13 @@
  * MB/s graph, dirty memory, one row per stored repetition, the latency
  * histogram and canary stalls of the last one. Everything here reads the
  * probe's published counters or finished results; nothing waits. */
-#include "app.h"
-#include "vmstat.h"
+#include "ui/app.h"
+#include "core/vmstat.h"
 #include "report/chart.h"
 #include "report/report_run.h"
-#include "probe_screen.h"
-#include "sysfs.h"
-#include "units.h"
+#include "ui/probe_screen.h"
+#include "core/sysfs.h"
+#include "core/units.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* prompt — the one-line input dialog (see prompt.h). */
-#include "prompt.h"
+#include "ui/prompt.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
-#include "screen.h"
+#include "ui/screen.h"
 
 #define PROMPT_LINES 7
 

@@ -6,8 +6,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "action.h"
-#include "draw.h"
+#include "ui/action.h"
+#include "ui/draw.h"
 
 struct app;
 struct textview;

@@ -1,6 +1,6 @@
 /* screen_help — the `?` screen, built from the action table. */
-#include "app.h"
-#include "textview.h"
+#include "ui/app.h"
+#include "ui/textview.h"
 
 #include <stdio.h>
 #include <stdlib.h>

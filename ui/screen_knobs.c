@@ -2,16 +2,16 @@
  * disk's queue, iosched and bdi), with edits kept as pending changes until
  * they are applied; the selected knob's help below the list; the dry-run
  * diff, apply on trial (trial_start), keep and revert. */
-#include "app.h"
-#include "prompt.h"
-#include "device.h"
-#include "knob.h"
-#include "knobset.h"
-#include "setview.h"
-#include "sortcols.h"
-#include "textview.h"
-#include "sysfs.h"
-#include "trial.h"
+#include "ui/app.h"
+#include "ui/prompt.h"
+#include "core/device.h"
+#include "core/knob.h"
+#include "session/knobset.h"
+#include "ui/setview.h"
+#include "ui/sortcols.h"
+#include "ui/textview.h"
+#include "core/sysfs.h"
+#include "ui/trial.h"
 
 #include <ctype.h>
 #include <fnmatch.h>

@@ -2,24 +2,24 @@
  * next step, what 'sluice recommend' answers for this host (from stored
  * runs, else a shipped profile), the host and disk fingerprints, a live
  * dirty-memory meter and the key knobs. */
-#include "app.h"
+#include "ui/app.h"
 #include "report/chart.h"
-#include "device.h"
-#include "knob.h"
+#include "core/device.h"
+#include "core/knob.h"
 #include "probe/probe.h"
 #include "probe/scratch.h"
 #include "profile/profile.h"
 #include "search/recommend.h"
 #include "search/report.h"
-#include "session.h"
-#include "store_session.h"
-#include "store_run.h"
-#include "store_search.h"
-#include "sysfs.h"
-#include "textview.h"
-#include "trial.h"
-#include "units.h"
-#include "vmstat.h"
+#include "session/session.h"
+#include "db/store_session.h"
+#include "db/store_run.h"
+#include "db/store_search.h"
+#include "core/sysfs.h"
+#include "ui/textview.h"
+#include "ui/trial.h"
+#include "core/units.h"
+#include "core/vmstat.h"
 
 #include <limits.h>
 #include <math.h>

@@ -1,14 +1,14 @@
 /* screen_probe — choose a workload and its options, run it on a worker
  * thread (the UI polls the probe's atomic progress), cancel it, and see
  * every repetition as it is stored. */
-#include "app.h"
-#include "form.h"
-#include "form_cost.h"
+#include "ui/app.h"
+#include "ui/form.h"
+#include "ui/form_cost.h"
 #include "probe/cost.h"
 #include "probe/probe_store.h"
-#include "probe_screen.h"
-#include "sysfs.h"
-#include "units.h"
+#include "ui/probe_screen.h"
+#include "core/sysfs.h"
+#include "core/units.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,17 +3,17 @@
  * (a shows the plan and asks first),
  * install one for boot, and see what boot has installed; save this
  * machine's values, import a TuneD profile, export one. */
-#include "app.h"
-#include "prompt.h"
-#include "textview.h"
+#include "ui/app.h"
+#include "ui/prompt.h"
+#include "ui/textview.h"
 #include "profile/boot.h"
 #include "profile/lifecycle.h"
 #include "profile/profile.h"
 #include "profile/save.h"
-#include "setview.h"
-#include "sysfs.h"
-#include "trial.h"
-#include "verify_panel.h"
+#include "ui/setview.h"
+#include "core/sysfs.h"
+#include "ui/trial.h"
+#include "ui/verify_panel.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,18 +3,18 @@
  * repetitions compared with the search's own verdict (Welch with Holm, a
  * bootstrap interval of the improvement; "within noise" is never a win);
  * and groups of runs compared (configurations, searches, kernels). */
-#include "app.h"
-#include "detail.h"
-#include "prompt.h"
+#include "ui/app.h"
+#include "ui/detail.h"
+#include "ui/prompt.h"
 #include "report/chart.h"
-#include "sortcols.h"
+#include "ui/sortcols.h"
 #include "search/compare.h"
 #include "search/evidence.h"
-#include "store_search.h"
+#include "db/store_search.h"
 #include "probe/probe.h"
 #include "search/search.h"
-#include "store_run.h"
-#include "textview.h"
+#include "db/store_run.h"
+#include "ui/textview.h"
 
 #include <math.h>
 #include <stdarg.h>

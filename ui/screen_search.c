@@ -3,13 +3,13 @@
  * session, trials stored as they happen, resumable), cancel it (knobs put
  * back), resume an interrupted one (r: what `search --resume ID` does), and
  * apply the winner on trial or discard it. */
-#include "app.h"
-#include "form.h"
-#include "form_cost.h"
+#include "ui/app.h"
+#include "ui/form.h"
+#include "ui/form_cost.h"
 #include "search/report.h"
-#include "search_screen.h"
-#include "sysfs.h"
-#include "trial.h"
+#include "ui/search_screen.h"
+#include "core/sysfs.h"
+#include "ui/trial.h"
 
 #include <stdio.h>
 #include <stdlib.h>

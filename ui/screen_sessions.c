@@ -4,16 +4,16 @@
  * change and y puts it back through the core's session_restore, with the
  * rules of `sluice restore`: a knob changed outside sluice since is named
  * and left, never silently overwritten. */
-#include "app.h"
-#include "detail.h"
-#include "session.h"
-#include "setview.h"
-#include "knob.h"
-#include "sortcols.h"
-#include "store_session.h"
-#include "sysfs.h"
-#include "textview.h"
-#include "trial.h"
+#include "ui/app.h"
+#include "ui/detail.h"
+#include "session/session.h"
+#include "ui/setview.h"
+#include "core/knob.h"
+#include "ui/sortcols.h"
+#include "db/store_session.h"
+#include "core/sysfs.h"
+#include "ui/textview.h"
+#include "ui/trial.h"
 
 #include <stdio.h>
 #include <stdlib.h>

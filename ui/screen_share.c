@@ -4,11 +4,11 @@
  * logged as it happens. x cancels a running transfer: the job's cancel flag
  * is the transfer's (curl's progress callback returns non-zero on it), and
  * a cancelled pull merges nothing. */
-#include "app.h"
-#include "prompt.h"
-#include "job.h"
+#include "ui/app.h"
+#include "ui/prompt.h"
+#include "ui/job.h"
 #include "share/sync.h"
-#include "textview.h"
+#include "ui/textview.h"
 
 #include <limits.h>
 #include <pthread.h>

@@ -8,13 +8,13 @@
 #include <pthread.h>
 #include "search/run.h"
 #include "search/verdict.h"
-#include "store_search.h"
-#include "detail.h"
-#include "form.h"
-#include "job.h"
-#include "screen.h"
-#include "textview.h"
-#include "verify_panel.h"
+#include "db/store_search.h"
+#include "ui/detail.h"
+#include "ui/form.h"
+#include "ui/job.h"
+#include "ui/screen.h"
+#include "ui/textview.h"
+#include "ui/verify_panel.h"
 
 #define SEARCH_UI_MAX_TRIALS 4000
 

@@ -3,10 +3,10 @@
  * verdict, the leaders against the baseline with their intervals, and the
  * Pareto front as a scatter. Reads what the worker published under the
  * lock, or the finished result. */
-#include "app.h"
+#include "ui/app.h"
 #include "report/chart.h"
 #include "search/report.h"
-#include "search_screen.h"
+#include "ui/search_screen.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* setview — knobsets and restore reports as textview lines. */
-#include "setview.h"
+#include "ui/setview.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -4,8 +4,8 @@
 #ifndef SLUICE_UI_SETVIEW_H
 #define SLUICE_UI_SETVIEW_H
 
-#include "knobset.h"
-#include "textview.h"
+#include "session/knobset.h"
+#include "ui/textview.h"
 
 /* KNOB BEFORE NEW|AFTER STATE, then notes (adjusted values, side effects). */
 void setview_changes(struct textview *tv, const struct knobset *set, bool dry_run);

@@ -1,6 +1,6 @@
 /* sortcols — the sort column, its mark and the rows' order (sortcols.h). */
-#include "sortcols.h"
-#include "app.h"
+#include "ui/sortcols.h"
+#include "ui/app.h"
 
 #include <stdio.h>
 #include <stdlib.h>

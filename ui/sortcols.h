@@ -5,7 +5,7 @@
 #define SLUICE_UI_SORTCOLS_H
 
 #include <stdbool.h>
-#include "screen.h"
+#include "ui/screen.h"
 
 #define SORT_COLS_MAX 10
 

@@ -1,5 +1,5 @@
 /* term — curses set-up and teardown, colours, glyphs, headless mode, dump. */
-#include "term.h"
+#include "ui/term.h"
 
 #include <curses.h>
 #include <errno.h>

@@ -6,7 +6,7 @@
 #define SLUICE_UI_TERM_H
 
 #include <stdbool.h>
-#include "err.h"
+#include "core/err.h"
 
 /* What a piece of text means; term_attr turns it into colour or, on a
  * monochrome terminal, into bold/reverse/underline. */

@@ -1,5 +1,5 @@
 /* textview — lines of segments, scrolling, a cursor, drawing. */
-#include "textview.h"
+#include "ui/textview.h"
 
 #include <stdarg.h>
 #include <stdio.h>

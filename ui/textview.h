@@ -5,7 +5,7 @@
 #define SLUICE_UI_TEXTVIEW_H
 
 #include <stdbool.h>
-#include "screen.h"
+#include "ui/screen.h"
 
 #define TV_MAX_LINES 20000   /* the cap on a growing view */
 

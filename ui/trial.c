@@ -1,10 +1,10 @@
 /* trial — one open session owned by the UI, kept or put back on request. */
-#include "trial.h"
+#include "ui/trial.h"
 #include "profile/lifecycle.h"
-#include "setview.h"
-#include "textview.h"
-#include "store_session.h"
-#include "sysfs.h"
+#include "ui/setview.h"
+#include "ui/textview.h"
+#include "db/store_session.h"
+#include "core/sysfs.h"
 
 #include <stdio.h>
 #include <string.h>

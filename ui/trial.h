@@ -6,7 +6,7 @@
 #define SLUICE_UI_TRIAL_H
 
 #include <stdbool.h>
-#include "knobset.h"
+#include "session/knobset.h"
 
 
 bool trial_active(void);

@@ -3,12 +3,12 @@
  * --live` runs, with an observer that publishes the plan and each block
  * under a lock), and the view: the plan, the blocks as they arrive with A
  * and B marked, the verdict at the end. */
-#include "verify_panel.h"
-#include "app.h"
-#include "interrupt.h"
+#include "ui/verify_panel.h"
+#include "ui/app.h"
+#include "core/interrupt.h"
 #include "report/chart.h"
-#include "trial.h"
-#include "units.h"
+#include "ui/trial.h"
+#include "core/units.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -10,11 +10,11 @@
 
 #include <limits.h>
 #include <pthread.h>
-#include "job.h"
-#include "knobset.h"
-#include "prompt.h"
-#include "screen.h"
-#include "textview.h"
+#include "ui/job.h"
+#include "session/knobset.h"
+#include "ui/prompt.h"
+#include "ui/screen.h"
+#include "ui/textview.h"
 #include "verify/live.h"
 
 struct verify_panel {

@@ -1,7 +1,7 @@
 /* cli — command registry, shared options, output helpers. */
-#include "cli.h"
-#include "esc.h"
-#include "suggest.h"
+#include "cli/cli.h"
+#include "core/esc.h"
+#include "core/suggest.h"
 
 #include <errno.h>
 #include <stdarg.h>

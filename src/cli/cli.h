@@ -6,9 +6,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <jansson.h>
-#include "opt.h"
-#include "err.h"
-#include "store.h"
+#include "core/opt.h"
+#include "core/err.h"
+#include "db/store.h"
 
 struct cli_ctx {
     const char *db_path;    /* --db or the default */

@@ -3,14 +3,14 @@
  * all-or-nothing session (the same machinery as `set`), then verify. `--boot` is what the
  * sluice-apply.service unit runs: the installed profile, waiting for the
  * tuning lock instead of failing at once. */
-#include "cli_knobset.h"
-#include "cli_profile.h"
-#include "cli_verify.h"
+#include "cli/cli_knobset.h"
+#include "cli/cli_profile.h"
+#include "cli/cli_verify.h"
 #include "profile/lifecycle.h"
-#include "session.h"
-#include "store_session.h"
-#include "sysfs.h"
-#include "units.h"
+#include "session/session.h"
+#include "db/store_session.h"
+#include "core/sysfs.h"
+#include "core/units.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,11 +1,11 @@
 /* cli_boot — `boot install PROFILE | status | remove`: keep a profile across
  * reboots with sysctl.d, udev rules and the sluice-apply.service unit. */
-#include "cli_profile.h"
-#include "esc.h"
+#include "cli/cli_profile.h"
+#include "core/esc.h"
 #include "profile/boot.h"
 #include "profile/boot_journal.h"
 #include "profile/save.h"
-#include "sysfs.h"
+#include "core/sysfs.h"
 
 #include <stddef.h>
 #include <unistd.h>

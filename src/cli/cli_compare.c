@@ -3,8 +3,8 @@
  * or runs grouped by kernel release (--by-kernel: did kernel B regress
  * against A?), with effect size, interval and verdict. The sides and the
  * lines come from search/compare.c, which the Results screen shares. */
-#include "cli.h"
-#include "esc.h"
+#include "cli/cli.h"
+#include "core/esc.h"
 #include "search/compare.h"
 #include "search/report.h"
 #include "share/sync.h"

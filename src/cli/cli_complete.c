@@ -2,13 +2,13 @@
  * tables (`sluice completion bash`), and the words it asks the binary for
  * at completion time (`sluice complete-words KIND`: knob, profile, workload,
  * space, device, command), so it never lists a name this sluice lacks. */
-#include "cli.h"
-#include "device.h"
-#include "knob.h"
+#include "cli/cli.h"
+#include "core/device.h"
+#include "core/knob.h"
 #include "probe/probe.h"
 #include "profile/profile.h"
 #include "search/space.h"
-#include "sysfs.h"
+#include "core/sysfs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

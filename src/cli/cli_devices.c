@@ -1,10 +1,10 @@
 /* cli_devices — `devices`: whole disks and their hardware fingerprint. */
-#include "cli.h"
-#include "esc.h"
-#include "device.h"
-#include "record.h"
-#include "sysfs.h"
-#include "units.h"
+#include "cli/cli.h"
+#include "core/esc.h"
+#include "core/device.h"
+#include "core/record.h"
+#include "core/sysfs.h"
+#include "core/units.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,11 +1,11 @@
 /* cli_history — `sluice history`: stored probe runs as a table, CSV or JSON;
  * the table is followed by the live verifications. */
-#include "cli.h"
-#include "cli_verify.h"
-#include "esc.h"
+#include "cli/cli.h"
+#include "cli/cli_verify.h"
+#include "core/esc.h"
 #include "probe/probe.h"
-#include "store_run.h"
-#include "store_verify.h"
+#include "db/store_run.h"
+#include "db/store_verify.h"
 
 #include <math.h>
 #include <stdio.h>

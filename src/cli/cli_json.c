@@ -1,7 +1,7 @@
 /* cli_json — the --json contract: whatever happens, stdout holds one JSON
  * document, and a failure is {"error": {"code", "message", "hint"}} with the
  * exit code as its code. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <stdint.h>

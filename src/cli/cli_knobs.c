@@ -1,12 +1,12 @@
 /* cli_knobs — `show` and `set`: the knob catalogue on this machine. */
-#include "cli.h"
-#include "cli_knobset.h"
-#include "interrupt.h"
-#include "knobset.h"
-#include "session.h"
-#include "store_session.h"
-#include "sysfs.h"
-#include "units.h"
+#include "cli/cli.h"
+#include "cli/cli_knobset.h"
+#include "core/interrupt.h"
+#include "session/knobset.h"
+#include "session/session.h"
+#include "db/store_session.h"
+#include "core/sysfs.h"
+#include "core/units.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include <jansson.h>
-#include "knobset.h"
+#include "session/knobset.h"
 
 /* KNOB BEFORE AFTER STATE (NEW and "would write" when dry_run), then notes on
  * adjusted values and side effects, and for a dry run what would be snapshotted. */

@@ -2,9 +2,9 @@
  * METRICS sections and the COMMANDS synopsis of sluice(8), generated from
  * the knob catalogue, the metric table and the commands' option tables so
  * the manual can never disagree with them. */
-#include "cli.h"
-#include "knob.h"
-#include "run_metric.h"
+#include "cli/cli.h"
+#include "core/knob.h"
+#include "core/run_metric.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* cli_probe — `sluice probe WORKLOAD [options]`: run, store and print a probe. */
-#include "cli.h"
-#include "interrupt.h"
+#include "cli/cli.h"
+#include "core/interrupt.h"
 #include "probe/probe.h"
 #include "probe/probe_store.h"
 

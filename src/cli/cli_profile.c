@@ -1,7 +1,7 @@
 /* cli_profile — `profile list|show|diff|verify|save|import-tuned|export`. */
-#include "cli_profile.h"
-#include "esc.h"
-#include "sysfs.h"
+#include "cli/cli_profile.h"
+#include "core/esc.h"
+#include "core/sysfs.h"
 
 #include <unistd.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include <jansson.h>
-#include "cli.h"
+#include "cli/cli.h"
 #include "profile/boot.h"
 #include "profile/profile.h"
 

@@ -1,8 +1,8 @@
 /* cli_profile_io — profiles in and out: `profile export` (sysctl.d, udev,
  * TuneD), `profile save` and `profile import-tuned`; the work is done by
  * profile/save.c, which the Profiles screen shares. */
-#include "cli_profile.h"
-#include "esc.h"
+#include "cli/cli_profile.h"
+#include "core/esc.h"
 #include "profile/save.h"
 
 #include <stdio.h>

@@ -3,9 +3,9 @@
  * runs, improvement and interval against the defaults, how well the
  * hardware matches. Without data, the shipped profile for the hardware
  * class. */
-#include "cli.h"
-#include "esc.h"
-#include "device.h"
+#include "cli/cli.h"
+#include "core/esc.h"
+#include "core/device.h"
 #include "profile/profile.h"
 #include "search/compare.h"
 #include "search/recommend.h"

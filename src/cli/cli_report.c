@@ -1,10 +1,10 @@
 /* cli_report — `sluice report ID [--html FILE]`: what is stored about a
  * run, a search or a session, as text or as a self-contained HTML page
  * (src/report renders both; the UI's detail views show the same). */
-#include "cli.h"
-#include "opt.h"
+#include "cli/cli.h"
+#include "core/opt.h"
 #include "report/report.h"
-#include "sysfs.h"
+#include "core/sysfs.h"
 
 #include <errno.h>
 #include <langinfo.h>

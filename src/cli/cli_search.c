@@ -1,10 +1,10 @@
 /* cli_search — `sluice search`: the options, then the search flow
  * (src/search/run.c) followed on the terminal: the announcement, a
  * progress line on a tty, the report or --json. Shared with `tune`. */
-#include "cli_search.h"
+#include "cli/cli_search.h"
 #include "search/report.h"
-#include "store_search.h"
-#include "units.h"
+#include "db/store_search.h"
+#include "core/units.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,12 +105,14 @@ static void on_progress(void *arg, const struct search_trial *t, const struct hi
     char cfg[256], val[64], of[48] = "", times[96] = "";
     report_config_diff(w->sp, &t->cfg, cfg, sizeof cfg);
     report_metric(&w->obj, &t->m, t->score, val, sizeof val);
-    int n = t->seq + 1, planned = w->out->plan.evals;
-    if (planned >= n) snprintf(of, sizeof of, " of %d", planned);
+    int n = t->seq + 1, planned = 0;
+    long long left_ms = 0;
+    search_plan_progress(&w->out->plan, &w->o->spec, n, t->elapsed_ms, &planned, &left_ms);
+    if (w->out->plan.evals > 0 && planned >= n) snprintf(of, sizeof of, " of %d", planned);
     char el[32], left[32];
     clock_text(t->elapsed_ms, el, sizeof el);
-    if (planned > n && t->elapsed_ms > 0) {
-        clock_text(t->elapsed_ms / n * (planned - n), left, sizeof left);
+    if (w->out->plan.evals > 0 && planned > n && t->elapsed_ms > 0) {
+        clock_text(left_ms, left, sizeof left);
         snprintf(times, sizeof times, ", %s elapsed, about %s left", el, left);
     } else {
         snprintf(times, sizeof times, ", %s elapsed", el);

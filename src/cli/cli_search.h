@@ -3,7 +3,7 @@
 #ifndef SLUICE_CLI_SEARCH_H
 #define SLUICE_CLI_SEARCH_H
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "search/run.h"
 
 /* Run (or resume) a search as `search` does, printing its report; returns

@@ -1,14 +1,14 @@
 /* cli_sessions — `sessions` and `restore`: what sluice changed, and undoing it. */
-#include "cli.h"
-#include "cli_verify.h"
+#include "cli/cli.h"
+#include "cli/cli_verify.h"
 #include "share/share.h"
 #include "probe/scratch.h"
 #include "profile/lifecycle.h"
-#include "record.h"
-#include "session.h"
-#include "store_session.h"
-#include "store_verify.h"
-#include "sysfs.h"
+#include "core/record.h"
+#include "session/session.h"
+#include "db/store_session.h"
+#include "core/sysfs.h"
+#include "db/store_verify.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /* cli_share — `push`, `pull` and `merge`: sharing result databases. */
-#include "cli.h"
-#include "esc.h"
+#include "cli/cli.h"
+#include "core/esc.h"
 #include "share/sync.h"
-#include "units.h"
+#include "core/units.h"
 
 #include <stdio.h>
 #include <stdlib.h>

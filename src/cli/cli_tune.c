@@ -4,8 +4,8 @@
  * winner. Bounded to 5 minutes of evaluations (a burst of about 8 s a run
  * buys about 30, a fast disk's capped burst up to 100), so the verdict
  * comes within 6. */
-#include "cli.h"
-#include "cli_search.h"
+#include "cli/cli.h"
+#include "cli/cli_search.h"
 #include "search/report.h"
 
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /* cli_ui — `sluice ui` (and `sluice` with no command): the interactive tuner. */
-#include "app.h"
-#include "cli.h"
+#include "ui/app.h"
+#include "cli/cli.h"
 
 static int run_ui(struct cli_ctx *ctx, int argc, char **argv)
 {

@@ -2,13 +2,13 @@
  * the machine's own workload by the switchback engine (verify/live.h); this
  * file reads the candidate, prints the plan, a line per block and the
  * verdict. */
-#include "cli.h"
-#include "cli_profile.h"
-#include "cli_verify.h"
+#include "cli/cli.h"
+#include "cli/cli_profile.h"
+#include "cli/cli_verify.h"
 #include "profile/lifecycle.h"
-#include "store_verify.h"
-#include "store_search.h"
-#include "sysfs.h"
+#include "db/store_verify.h"
+#include "db/store_search.h"
+#include "core/sysfs.h"
 #include "verify/live.h"
 
 #include <ctype.h>

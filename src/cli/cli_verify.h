@@ -2,8 +2,8 @@
 #ifndef SLUICE_CLI_VERIFY_H
 #define SLUICE_CLI_VERIFY_H
 
-#include "cli.h"
-#include "store.h"
+#include "cli/cli.h"
+#include "db/store.h"
 
 /* The stored verifications as a table under a heading (nothing when there
  * are none), for `history` and `sessions`. -1 with e when they cannot be

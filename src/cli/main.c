@@ -1,11 +1,11 @@
 /* main — global options, the crashed-session notice, command dispatch. */
-#include "cli.h"
-#include "esc.h"
+#include "cli/cli.h"
+#include "core/esc.h"
 #include "probe/scratch.h"
-#include "session.h"
-#include "suggest.h"
-#include "store_session.h"
-#include "sysfs.h"
+#include "session/session.h"
+#include "core/suggest.h"
+#include "db/store_session.h"
+#include "core/sysfs.h"
 
 #include <getopt.h>
 #include <limits.h>

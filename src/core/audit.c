@@ -1,6 +1,6 @@
 /* audit — knob writes to syslog(3); see audit.h. */
-#include "audit.h"
-#include "sysfs.h"
+#include "core/audit.h"
+#include "core/sysfs.h"
 
 #include <pwd.h>
 #include <stdbool.h>

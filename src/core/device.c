@@ -1,7 +1,7 @@
 /* device — disk discovery and fingerprints, read through the sysfs module. */
-#include "device.h"
-#include "record.h"
-#include "sysfs.h"
+#include "core/device.h"
+#include "core/record.h"
+#include "core/sysfs.h"
 
 #include <ctype.h>
 #include <errno.h>

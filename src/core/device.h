@@ -4,7 +4,7 @@
 #define SLUICE_DEVICE_H
 
 #include <stdbool.h>
-#include "err.h"
+#include "core/err.h"
 
 struct device {
     char name[64];

@@ -1,5 +1,5 @@
 /* err — recoverable error messages and the abort path for fatal ones. */
-#include "err.h"
+#include "core/err.h"
 
 #include <errno.h>
 #include <stdarg.h>

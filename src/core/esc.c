@@ -1,5 +1,5 @@
 /* esc — control characters of untrusted text written as visible escapes. */
-#include "esc.h"
+#include "core/esc.h"
 
 #include <stdio.h>
 

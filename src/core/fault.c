@@ -1,5 +1,5 @@
 /* fault — SLUICE_FAULT parsed once, one counter per point. */
-#include "fault.h"
+#include "core/fault.h"
 
 #include <pthread.h>
 #include <signal.h>

@@ -1,7 +1,7 @@
 /* host — the host fingerprint: CPU, memory, kernel, virtualisation. */
-#include "device.h"
-#include "record.h"
-#include "sysfs.h"
+#include "core/device.h"
+#include "core/record.h"
+#include "core/sysfs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* interrupt — the signal handler and its flag. */
-#include "interrupt.h"
+#include "core/interrupt.h"
 
 #include <string.h>
 

@@ -1,8 +1,8 @@
 /* knob — lookup, listing, reading, validation and writing of catalogue knobs. */
-#include "knob.h"
-#include "suggest.h"
-#include "device.h"
-#include "sysfs.h"
+#include "core/knob.h"
+#include "core/suggest.h"
+#include "core/device.h"
+#include "core/sysfs.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "err.h"
+#include "core/err.h"
 
 enum knob_scope {
     SCOPE_VM,       /* /proc/sys/vm/FILE                    vm.NAME          */

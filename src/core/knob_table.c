@@ -1,7 +1,7 @@
 /* knob_table — every tunable sluice knows, one row each.
  * Ranges are sluice's safe ranges: the kernel's own bounds where it has them,
  * otherwise limits a careful sysadmin would not go past. */
-#include "knob.h"
+#include "core/knob.h"
 
 #define VM(n, t, lo, hi, unit, dflt, partner, flags, help) \
     { n, SCOPE_VM, n, t, lo, hi, NULL, unit, dflt, ORDER_VM, partner, NULL, 0, flags, help, KR_NONE }

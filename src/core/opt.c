@@ -1,6 +1,6 @@
 /* opt — parsing, checking and describing options from their table. */
-#include "opt.h"
-#include "units.h"
+#include "core/opt.h"
+#include "core/units.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
-#include "err.h"
+#include "core/err.h"
 
 enum opt_type {
     OPT_FLAG,       /* bool, set true */

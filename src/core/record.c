@@ -1,5 +1,5 @@
 /* record — JSON and text from a record family's field table. */
-#include "record.h"
+#include "core/record.h"
 
 #include <math.h>
 #include <stdio.h>

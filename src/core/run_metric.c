@@ -1,5 +1,5 @@
 /* metric — the metric table's rows, and a value as text and JSON. */
-#include "run_metric.h"
+#include "core/run_metric.h"
 
 #include <math.h>
 #include <stdio.h>

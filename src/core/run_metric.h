@@ -9,14 +9,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <jansson.h>
-#include "record.h"
+#include "core/record.h"
 
 /* The lines a summary shows, in this order. */
 enum run_metric_group { MG_RUN, MG_LAT, MG_CPU, MG_DISK, MG_DIRTY, MG_PSI, MG_CANARY, MG_READER, MG_NR };
 enum run_metric_format { MF_NS, MF_INT, MF_F0, MF_F1, MF_F2, MF_F3 };
 enum run_metric_better { BETTER_NONE, BETTER_HIGHER, BETTER_LOWER };
 
-#include "run_metric_table.h"
+#include "core/run_metric_table.h"
 
 enum run_metric_id {
 #define METRIC_ID(A, name, ...) RM_##name,

@@ -1,5 +1,5 @@
 /* session_state — the name table. */
-#include "session_state.h"
+#include "core/session_state.h"
 
 #include <stddef.h>
 

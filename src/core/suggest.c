@@ -1,5 +1,5 @@
 /* suggest — the nearest name to a mistyped word. */
-#include "suggest.h"
+#include "core/suggest.h"
 
 #include <stdio.h>
 #include <string.h>

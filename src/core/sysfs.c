@@ -1,6 +1,6 @@
 /* sysfs — root-prefixed, no-follow access to kernel files. */
-#include "sysfs.h"
-#include "fault.h"
+#include "core/sysfs.h"
+#include "core/fault.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
-#include "err.h"
+#include "core/err.h"
 
 /* Set the root prefix ("" or "/" mean the real system). Fails when root is
  * not an existing directory. */

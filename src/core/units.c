@@ -1,5 +1,5 @@
 /* units — durations and sizes. */
-#include "units.h"
+#include "core/units.h"
 
 #include <ctype.h>
 #include <errno.h>

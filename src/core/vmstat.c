@@ -1,7 +1,7 @@
 /* vmstat — /proc/vmstat read and parsed once for every caller. */
-#include "vmstat.h"
-#include "knob.h"
-#include "sysfs.h"
+#include "core/vmstat.h"
+#include "core/knob.h"
+#include "core/sysfs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -23,8 +23,8 @@
  *   configuration, so the instrument does not change with the knob it
  *   judges; a read slower than the pace delays the next (no pile-up).
  * Its own thread, so a stalled read never delays the ticks or the saves. */
-#include "canary_reader.h"
-#include "probe_internal.h"
+#include "probe/canary_reader.h"
+#include "probe/probe_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* canary_reader — the canary's file, and a thread reading it at a pace. */
-#include "canary_reader.h"
-#include "probe_internal.h"
-#include "store_scratch.h"
+#include "probe/canary_reader.h"
+#include "probe/probe_internal.h"
+#include "db/store_scratch.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -16,8 +16,8 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include "err.h"
-#include "store.h"
+#include "core/err.h"
+#include "db/store.h"
 
 #define CANARY_IO 4096
 

@@ -3,9 +3,9 @@
  * "name=value\n" lines sorted by name; its SHA-256 (libcrypto, hex) is the
  * key, so the same configuration measured on two machines gets the same
  * hash and merged databases stay idempotent. */
-#include "probe_internal.h"
-#include "knob.h"
-#include "units.h"
+#include "probe/probe_internal.h"
+#include "core/knob.h"
+#include "core/units.h"
 
 #include <openssl/evp.h>
 #include <stdio.h>

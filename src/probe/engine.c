@@ -2,8 +2,8 @@
  * barrier, a ramp, the measured window, and the calling thread sampling
  * /proc/vmstat every 100 ms meanwhile; then the per-thread histograms are
  * merged (never averaged). */
-#include "workload.h"
-#include "interrupt.h"
+#include "probe/workload.h"
+#include "core/interrupt.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -7,7 +7,7 @@
  * pwrite call itself (fio's clat for sync engines); io_uring, from just
  * before the I/O is prepared and submitted until its completion is reaped
  * (fio's lat: slat + clat). */
-#include "fileio.h"
+#include "probe/fileio.h"
 
 #include <errno.h>
 #include <liburing.h>

@@ -2,7 +2,7 @@
 #ifndef SLUICE_PROBE_FILEIO_H
 #define SLUICE_PROBE_FILEIO_H
 
-#include "probe_internal.h"
+#include "probe/probe_internal.h"
 
 struct fileio_cfg {
     bool random;      /* random block-aligned offsets, else sequential */

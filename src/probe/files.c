@@ -1,8 +1,8 @@
 /* files — scratch files with real data, laid out and fsynced before any
  * measuring (fio "Laying out IO file"; a fallocated file reads as zeros
  * without touching the device). */
-#include "probe_internal.h"
-#include "interrupt.h"
+#include "probe/probe_internal.h"
+#include "core/interrupt.h"
 
 #include <errno.h>
 #include <fcntl.h>

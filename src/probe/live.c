@@ -2,7 +2,7 @@
  * for a UI to poll while it runs (probe.h, struct probe_live). Workers only
  * ever lock their own copy, for a memcpy-sized moment every 100 ms; the
  * sampling thread merges the copies; readers copy the merge out. */
-#include "workload.h"
+#include "probe/workload.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* loadfile — parsing dbench's NetBench loadfile format (see loadfile.h).
  * Strict: a line that cannot be replayed as written is an error naming its
  * number, so a typo never turns into a silently different workload. */
-#include "loadfile.h"
-#include "probe_internal.h"
+#include "probe/loadfile.h"
+#include "probe/probe_internal.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -14,7 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "err.h"
+#include "core/err.h"
 
 enum nb_kind {
     NB_NTCREATEX, NB_CLOSE, NB_READX, NB_WRITEX, NB_FLUSH, NB_UNLINK, NB_RENAME, NB_MKDIR, NB_RMDIR, NB_DELTREE,

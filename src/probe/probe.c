@@ -1,10 +1,10 @@
 /* probe — validating a spec, the scratch directory and its files, and the
  * life of a probe across repetitions. */
-#include "probe_internal.h"
-#include "device.h"
-#include "store_scratch.h"
-#include "sysfs.h"
-#include "units.h"
+#include "probe/probe_internal.h"
+#include "core/device.h"
+#include "db/store_scratch.h"
+#include "core/sysfs.h"
+#include "core/units.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -32,9 +32,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <jansson.h>
-#include "err.h"
-#include "run_metric.h"
-#include "opt.h"
+#include "core/err.h"
+#include "core/run_metric.h"
+#include "core/opt.h"
 #include "stat/hist.h"
 
 #define PROBE_MAX_DIRS 8

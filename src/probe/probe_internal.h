@@ -2,8 +2,8 @@
 #ifndef SLUICE_PROBE_INTERNAL_H
 #define SLUICE_PROBE_INTERNAL_H
 
-#include "workload.h"
-#include "store.h"
+#include "probe/workload.h"
+#include "db/store.h"
 
 /* config.c */
 void probe_sha256_hex(const char *text, char out[65]);

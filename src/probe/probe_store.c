@@ -1,8 +1,8 @@
 /* probe_store — a result plus host and device facts into the store: the
  * result rendered into the store's neutral run record. */
-#include "probe_store.h"
-#include "device.h"
-#include "store_run.h"
+#include "probe/probe_store.h"
+#include "core/device.h"
+#include "db/store_run.h"
 
 #include <stdlib.h>
 #include <string.h>

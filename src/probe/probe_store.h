@@ -3,8 +3,8 @@
 #ifndef SLUICE_PROBE_STORE_H
 #define SLUICE_PROBE_STORE_H
 
-#include "probe.h"
-#include "store.h"
+#include "probe/probe.h"
+#include "db/store.h"
 
 /* Save r (any status) as one run row. -1 with a message naming the
  * database; nothing is saved then. */

@@ -1,7 +1,7 @@
 /* render — the probe result as JSON and as the human summary. Both read
  * only struct probe_result, so they never disagree. */
-#include "probe_internal.h"
-#include "units.h"
+#include "probe/probe_internal.h"
+#include "core/units.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,9 +1,9 @@
 /* rep — one repetition: drain dirty data, make reads cold, fresh seed, run
  * the workload beside the canary, and fill the result. */
-#include "probe_internal.h"
-#include "interrupt.h"
-#include "sysfs.h"
-#include "units.h"
+#include "probe/probe_internal.h"
+#include "core/interrupt.h"
+#include "core/sysfs.h"
+#include "core/units.h"
 
 #include <errno.h>
 #include <fcntl.h>

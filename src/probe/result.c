@@ -1,6 +1,6 @@
 /* result — the one results model: allocation, and the metrics derived from
  * raw counts and histograms. */
-#include "probe_internal.h"
+#include "probe/probe_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

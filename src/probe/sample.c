@@ -1,7 +1,7 @@
 /* sample — vmstat, disk stat and PSI readings, and metrics from their deltas. */
-#include "sample.h"
-#include "sysfs.h"
-#include "workload.h"
+#include "probe/sample.h"
+#include "core/sysfs.h"
+#include "probe/workload.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -7,8 +7,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "probe.h"
-#include "vmstat.h"
+#include "probe/probe.h"
+#include "core/vmstat.h"
 
 struct disk_sample {
     int fields;               /* 11, 15 or 17; 0 when unreadable */

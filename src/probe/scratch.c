@@ -3,10 +3,10 @@
  * after) leaves behind is recognised and removed: by `sluice restore` from
  * the record the probe keeps in the database, else by the next probe in the
  * same directory. Both go through reap_entry. */
-#include "probe_internal.h"
-#include "scratch.h"
-#include "store_scratch.h"
-#include "sysfs.h"
+#include "probe/probe_internal.h"
+#include "probe/scratch.h"
+#include "db/store_scratch.h"
+#include "core/sysfs.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -9,8 +9,8 @@
 #define SLUICE_PROBE_SCRATCH_H
 
 #include <limits.h>
-#include "err.h"
-#include "store.h"
+#include "core/err.h"
+#include "db/store.h"
 
 enum scratch_result {
     SCRATCH_REMOVED,    /* its owner no longer ran: removed, record dropped */

@@ -4,8 +4,8 @@
  * both for the Probe screen's form, so every front end takes the same
  * bounds and refuses a value with the same words. probe_spec_check holds
  * a spec built in code to the same bounds. */
-#include "probe.h"
-#include "units.h"
+#include "probe/probe.h"
+#include "core/units.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -10,8 +10,8 @@
  * "Throughput X MB/sec N clients", with dbench's per-operation table
  * (count, average and maximum latency). An operation the loadfile expects
  * to succeed (NT_STATUS_OK) that fails ends the run, naming the line. */
-#include "probe_internal.h"
-#include "loadfile.h"
+#include "probe/probe_internal.h"
+#include "probe/loadfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

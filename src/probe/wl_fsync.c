@@ -5,7 +5,7 @@
  * Not sized from nr_dirty_threshold and not flagged for missing it: the
  * syncs keep at most --sync-every blocks dirty, by design; what it measures
  * is commit latency beside (or without) other writers' dirty data. */
-#include "fileio.h"
+#include "probe/fileio.h"
 
 #include <errno.h>
 #include <string.h>

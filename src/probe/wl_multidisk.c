@@ -3,7 +3,7 @@
  * the writers share the global dirty limits the way several disks do. Each
  * writer is reported as a phase row named after its directory; disk
  * metrics come from the first directory's disk. */
-#include "fileio.h"
+#include "probe/fileio.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -19,8 +19,8 @@
  * p99 is about 80% above r = 20's): the trade a verdict's side effects and
  * tune's guard must show on a fixture root. Each thread records 5000 samples; the engine's barrier,
  * merging and result path are the real ones. */
-#include "probe_internal.h"
-#include "knob.h"
+#include "probe/probe_internal.h"
+#include "core/knob.h"
 
 #include <math.h>
 #include <stdlib.h>

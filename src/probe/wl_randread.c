@@ -1,5 +1,5 @@
 /* randread — random block-aligned reads, one file per thread, cold cache. */
-#include "fileio.h"
+#include "probe/fileio.h"
 
 static const struct fileio_cfg cfg = { .random = true, .read_pct = 100 };
 

@@ -3,7 +3,7 @@
  * (default 100) each thread fsyncs all the files it dirtied. Buffered, the
  * file set is sized from nr_dirty_threshold like the other write probes;
  * with the syncs dirty data rarely builds up to it, and the run says so. */
-#include "fileio.h"
+#include "probe/fileio.h"
 
 static const struct fileio_cfg cfg = { .random = true, .read_pct = 60, .shared = true, .nfiles = 16 };
 

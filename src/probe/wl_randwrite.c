@@ -3,7 +3,7 @@
  * sized from nr_dirty_threshold (twice it): random writes only build up as
  * many dirty pages as the files have, so smaller files could never reach
  * the dirty limits this probe is meant to exercise. */
-#include "fileio.h"
+#include "probe/fileio.h"
 
 static const struct fileio_cfg cfg = { .random = true, .read_pct = 0 };
 

@@ -1,5 +1,5 @@
 /* seqread — sequential reads, one file per thread, cold cache (dd of=/dev/null). */
-#include "fileio.h"
+#include "probe/fileio.h"
 
 static const struct fileio_cfg cfg = { .random = false, .read_pct = 100 };
 

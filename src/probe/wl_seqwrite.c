@@ -1,7 +1,7 @@
 /* seqwrite — dd bs=1M: sequential writes into a fresh file per thread, the
  * final fsync inside the measured time. Buffered, the volume is sized from
  * nr_dirty_threshold so the dirty limits are exercised. */
-#include "fileio.h"
+#include "probe/fileio.h"
 
 static const struct fileio_cfg cfg = { .random = false, .read_pct = 0 };
 

@@ -15,7 +15,7 @@
  * Unlike tiotest, each phase is also bounded by --time / (4 x thread
  * counts), so a probe takes about --time; a sequential phase that the bound
  * cut short of its file is said so in the run's note. */
-#include "probe_internal.h"
+#include "probe/probe_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <sys/resource.h>
 #include <time.h>
-#include "probe.h"
-#include "sample.h"
+#include "probe/probe.h"
+#include "probe/sample.h"
 
 enum workload_flag {
     WL_NO_IO = 1 << 0,       /* no directory, no files (null) */

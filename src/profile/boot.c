@@ -2,11 +2,11 @@
  * the profile, sysctl.d, udev rules and a oneshot unit, written atomically
  * under the root, recorded in a manifest so that `boot remove` deletes
  * exactly what `boot install` wrote and nothing an administrator edited. */
-#include "boot.h"
-#include "boot_journal.h"
+#include "profile/boot.h"
+#include "profile/boot_journal.h"
 #include "profile/quote.h"
-#include "sysfs.h"
-#include "textbuf.h"
+#include "core/sysfs.h"
+#include "profile/textbuf.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "profile.h"
+#include "profile/profile.h"
 
 #define BOOT_ACTIVE "/etc/sluice/active.conf"
 #define BOOT_MANIFEST "/etc/sluice/boot.manifest"

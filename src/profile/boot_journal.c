@@ -1,9 +1,9 @@
 /* boot_journal — the intent journal of `boot install`, and the settling
  * every boot command does first (see boot_journal.h). */
-#include "boot_journal.h"
-#include "boot.h"
-#include "sysfs.h"
-#include "textbuf.h"
+#include "profile/boot_journal.h"
+#include "profile/boot.h"
+#include "core/sysfs.h"
+#include "profile/textbuf.h"
 
 #include <errno.h>
 #include <stdio.h>

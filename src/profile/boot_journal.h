@@ -13,7 +13,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
-#include "profile.h"
+#include "profile/profile.h"
 
 #define BOOT_JOURNAL "/etc/sluice/boot.journal"
 

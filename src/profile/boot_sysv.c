@@ -3,8 +3,8 @@
  * set to a --root, as dpkg runs it for one), so insserv's ordering and the
  * administrator's enable/disable choices hold; sluice's own S99 links only
  * where there is no update-rc.d. */
-#include "boot.h"
-#include "sysfs.h"
+#include "profile/boot.h"
+#include "core/sysfs.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,8 +1,8 @@
 /* catalogue — the profiles on the search path, each loaded and judged
  * against this host: the one listing `sluice profile list` prints and the
  * Profiles screen shows. */
-#include "profile.h"
-#include "sysfs.h"
+#include "profile/profile.h"
+#include "core/sysfs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

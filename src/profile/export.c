@@ -1,10 +1,10 @@
 /* export — a resolved profile in the platform's own formats: sysctl.d for vm
  * knobs, udev rules keyed on stable disk ids for queue knobs, and a TuneD
  * profile. What a format cannot express becomes a note, never a silent drop. */
-#include "profile.h"
+#include "profile/profile.h"
 #include "profile/quote.h"
-#include "sysfs.h"
-#include "textbuf.h"
+#include "core/sysfs.h"
+#include "profile/textbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* inilines — a line-counting reader for inih. */
-#include "inilines.h"
+#include "profile/inilines.h"
 
 #include <ctype.h>
 

@@ -1,6 +1,6 @@
 /* lifecycle — the profile in force, switching, merging. */
-#include "lifecycle.h"
-#include "sysfs.h"
+#include "profile/lifecycle.h"
+#include "core/sysfs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

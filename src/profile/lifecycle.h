@@ -6,9 +6,9 @@
 #ifndef SLUICE_LIFECYCLE_H
 #define SLUICE_LIFECYCLE_H
 
-#include "profile.h"
-#include "session.h"
-#include "store_session.h"
+#include "profile/profile.h"
+#include "session/session.h"
+#include "db/store_session.h"
 
 enum switch_what {
     SW_CHANGE,  /* the new profile sets it */

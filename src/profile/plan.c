@@ -1,7 +1,7 @@
 /* profile_plan — a profile resolved against this machine: which knob of
  * which disk gets which value, what it has now, and what apply will do. */
-#include "profile.h"
-#include "sysfs.h"
+#include "profile/profile.h"
+#include "core/sysfs.h"
 
 #include <errno.h>
 #include <stdarg.h>

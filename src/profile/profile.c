@@ -1,10 +1,10 @@
 /* profile — finding, parsing (inih), merging and checking sluice profiles. */
-#include "profile.h"
-#include "sysfs.h"
-#include "textbuf.h"
-#include "inilines.h"
+#include "profile/profile.h"
+#include "core/sysfs.h"
+#include "profile/textbuf.h"
+#include "profile/inilines.h"
 #include "profile/quote.h"
-#include "suggest.h"
+#include "core/suggest.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -8,9 +8,9 @@
 
 #include <limits.h>
 #include <stdbool.h>
-#include "device.h"
-#include "knob.h"
-#include "knobset.h"
+#include "core/device.h"
+#include "core/knob.h"
+#include "session/knobset.h"
 
 #define PROFILE_NAME_MAX 64
 #define PROFILE_SELECTOR_MAX 192

@@ -1,6 +1,6 @@
 /* quote — escaping or refusing text for each generated format. */
 #include "profile/quote.h"
-#include "esc.h"
+#include "core/esc.h"
 
 #include <stdio.h>
 #include <string.h>

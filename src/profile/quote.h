@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "err.h"
+#include "core/err.h"
 
 /* Whether s holds a control character (C0, DEL) that no generated format
  * can carry on one line. */

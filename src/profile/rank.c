@@ -4,7 +4,7 @@
  * a virtual machine describes the virtual disk, not the storage behind it,
  * so a profile chosen only by that flag ranks below one chosen by the
  * host itself. */
-#include "profile.h"
+#include "profile/profile.h"
 
 #include <stdio.h>
 #include <stdlib.h>

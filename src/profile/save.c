@@ -4,8 +4,8 @@
 #include "profile/save.h"
 #include "profile/inilines.h"
 #include "profile/quote.h"
-#include "store_search.h"
-#include "sysfs.h"
+#include "db/store_search.h"
+#include "core/sysfs.h"
 
 #include <fnmatch.h>
 #include <stdio.h>

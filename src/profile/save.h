@@ -8,8 +8,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "profile.h"
-#include "store.h"
+#include "profile/profile.h"
+#include "db/store.h"
 
 /* The settings in force as profile NAME: writable vm/bdflush knobs with a
  * fixed default (the half of a ratio/bytes pair in force), and the queue

@@ -1,6 +1,6 @@
 /* textbuf — append-only formatted text. */
-#include "textbuf.h"
-#include "err.h"
+#include "profile/textbuf.h"
+#include "core/err.h"
 
 #include <stdarg.h>
 #include <stdio.h>

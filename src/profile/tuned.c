@@ -1,9 +1,9 @@
 /* tuned — TuneD profiles (tuned.conf(5)) converted into sluice profiles:
  * the VM and block settings are mapped onto catalogue knobs, and every
  * setting that is not becomes a note saying where it was and why. */
-#include "profile.h"
-#include "inilines.h"
-#include "sysfs.h"
+#include "profile/profile.h"
+#include "profile/inilines.h"
+#include "core/sysfs.h"
 
 #include <ctype.h>
 #include <errno.h>

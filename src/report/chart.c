@@ -1,5 +1,5 @@
 /* chart — bars, sparklines and braille line graphs as UTF-8 or ASCII text. */
-#include "chart.h"
+#include "report/chart.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,9 +1,9 @@
 /* report — the document: items, charts, freeing, and finding what an id
  * names. */
-#include "report.h"
-#include "report_internal.h"
-#include "chart.h"
-#include "store.h"
+#include "report/report.h"
+#include "report/report_internal.h"
+#include "report/chart.h"
+#include "db/store.h"
 
 #include <stdarg.h>
 #include <stdio.h>

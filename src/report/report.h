@@ -17,7 +17,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "err.h"
+#include "core/err.h"
 
 struct store;
 

@@ -2,10 +2,10 @@
  * (t_ms, mb_s, nr_dirty, nr_writeback every 100 ms), the histogram blob
  * (per op, fio's log-linear buckets, folded here into powers of two) and
  * the canary's counters. Each chart that cannot be drawn says why. */
-#include "report_internal.h"
+#include "report/report_internal.h"
 #include "probe/probe.h"
 #include "probe/probe_store.h"
-#include "store_run.h"
+#include "db/store_run.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,10 +5,10 @@
  * charts drawn over one another (one chart per measure, A's and B's series
  * or bars on one scale). Runs of different work are refused as compare refuses
  * them: nothing judged, nothing charted. */
-#include "report_internal.h"
+#include "report/report_internal.h"
 #include "search/compare.h"
 #include "search/objective.h"
-#include "store_run.h"
+#include "db/store_run.h"
 
 #include <stdio.h>
 #include <stdlib.h>

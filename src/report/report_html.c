@@ -2,7 +2,7 @@
  * ticket: inline CSS, charts as inline SVG, no script and no external
  * resource (a Content-Security-Policy forbids both), every text from the
  * database HTML-escaped (it may come from a merged, untrusted file). */
-#include "report_internal.h"
+#include "report/report_internal.h"
 
 #include "report/chart.h"
 

@@ -4,7 +4,7 @@
 #define SLUICE_REPORT_INTERNAL_H
 
 #include <jansson.h>
-#include "report.h"
+#include "report/report.h"
 
 struct run_detail;
 

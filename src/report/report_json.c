@@ -1,6 +1,6 @@
 /* report_doc_json — the report document as JSON (sluice report --json): the
  * same items the text and HTML renderings draw, with each chart's data. */
-#include "report.h"
+#include "report/report.h"
 
 #include <jansson.h>
 #include <math.h>

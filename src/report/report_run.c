@@ -5,11 +5,11 @@
  * render: the run is read in one query (store_run_detail), and the report
  * is drawn from that record alone. Whatever is missing or malformed is
  * named and the rest shown. */
-#include "report_run.h"
-#include "report_internal.h"
+#include "report/report_run.h"
+#include "report/report_internal.h"
 #include "probe/probe.h"
-#include "store_run.h"
-#include "units.h"
+#include "db/store_run.h"
+#include "core/units.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -4,8 +4,8 @@
 #ifndef SLUICE_REPORT_RUN_H
 #define SLUICE_REPORT_RUN_H
 
-#include "report.h"
-#include "run_metric.h"
+#include "report/report.h"
+#include "core/run_metric.h"
 
 /* The metrics section: one line per metric group of the table ("cpu: usr
  * 0.0%  sys 0.0%  ..."), the measured values only. The Probe screen shows

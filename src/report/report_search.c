@@ -2,12 +2,12 @@
  * workload, objective, strategy, budget), its verdict with the interval and
  * its basis, every trial with its metrics, and the trials' scores charted
  * in order with the best so far. */
-#include "report_internal.h"
+#include "report/report_internal.h"
 #include "probe/probe.h"
 #include "search/objective.h"
 #include "search/search.h"
 #include "search/verdict.h"
-#include "store_search.h"
+#include "db/store_search.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /* report_session — a tuning session as a report: its purpose and state,
  * each knob it snapshotted (the value before) and each write it made (old,
  * asked, read back). */
-#include "report_internal.h"
-#include "store_session.h"
+#include "report/report_internal.h"
+#include "db/store_session.h"
 
 #include <stdio.h>
 #include <stdlib.h>

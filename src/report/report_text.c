@@ -1,10 +1,10 @@
 /* report_text — a report as lines of text for a terminal: paragraphs
  * wrapped to the width, line charts as braille (or '*') plots with a y
  * axis, threshold rows and an x axis, bar charts as one bar a line. */
-#include "report.h"
-#include "chart.h"
-#include "esc.h"
-#include "report_internal.h"
+#include "report/report.h"
+#include "report/chart.h"
+#include "core/esc.h"
+#include "report/report_internal.h"
 
 #include <math.h>
 #include <stdio.h>

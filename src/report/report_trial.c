@@ -3,11 +3,11 @@
  * the runs behind it (every trial of the search that measured the same
  * configuration, each naming its run, which a reader can open). Named
  * "SEARCH#SEQ" (report_build). */
-#include "report_internal.h"
+#include "report/report_internal.h"
 #include "probe/probe.h"
 #include "search/objective.h"
 #include "search/search.h"
-#include "store_search.h"
+#include "db/store_search.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,10 +3,10 @@
  * (drawn again from the stored blocks by verify_decide), the judged metrics
  * charted block by block over time with A and B as two series, and every
  * block. */
-#include "report_internal.h"
-#include "session.h"
-#include "store_session.h"
-#include "store_verify.h"
+#include "report/report_internal.h"
+#include "db/store_session.h"
+#include "db/store_verify.h"
+#include "session/session.h"
 #include "verify/live.h"
 
 #include <math.h>

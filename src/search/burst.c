@@ -2,8 +2,8 @@
  * a calibration run, and what it means against the thresholds. */
 #include "search/burst.h"
 #include "probe/probe_store.h"
-#include "units.h"
-#include "vmstat.h"
+#include "core/units.h"
+#include "core/vmstat.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include "probe/probe.h"
 #include "search/space.h"
-#include "store.h"
+#include "db/store.h"
 
 /* One run of the default burst takes about this long at the calibrated
  * rate: long enough that a run is mostly the disk, not the set-up, short

@@ -2,8 +2,8 @@
 #include "search/compare.h"
 #include "probe/probe.h"
 #include "search/report.h"
-#include "store_search.h"
-#include "units.h"
+#include "db/store_search.h"
+#include "core/units.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -3,11 +3,11 @@
 #ifndef SLUICE_EVAL_PROBE_H
 #define SLUICE_EVAL_PROBE_H
 
-#include "knobset.h"
+#include "session/knobset.h"
 #include "probe/probe.h"
 #include "search/evaluator.h"
-#include "session.h"
-#include "store.h"
+#include "session/session.h"
+#include "db/store.h"
 
 /* The workload of a whole search, fixed before its first evaluation: every
  * configuration, the baseline's included, runs the same work. */

@@ -3,7 +3,7 @@
  * answered by the rows whose configuration holds each of its knobs at its
  * value; each evaluation draws one of them with replacement. */
 #include "search/evaluator.h"
-#include "store_search.h"
+#include "db/store_search.h"
 
 #include <gsl/gsl_rng.h>
 #include <math.h>

@@ -1,9 +1,9 @@
 /* evidence — stored runs as samples, and two-sample comparisons. */
 #include "search/evidence.h"
-#include "device.h"
-#include "knob.h"
+#include "core/device.h"
+#include "core/knob.h"
 #include "stat/decide.h"
-#include "store_search.h"
+#include "db/store_search.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 #include "search/search.h"
-#include "store.h"
+#include "db/store.h"
 
 struct run_sample {
     char *config_text;        /* "knob=value\n" sorted */

@@ -1,6 +1,6 @@
 /* gp — Matérn 5/2 x categorical GP, marginal likelihood, EI. */
 #include "search/gp.h"
-#include "err.h"
+#include "core/err.h"
 
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_cdf.h>

@@ -1,6 +1,6 @@
 /* objective — the metric table, parsing, scoring. */
 #include "search/objective.h"
-#include "store_search.h"
+#include "db/store_search.h"
 #include "probe/probe.h"
 
 #include <ctype.h>

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "err.h"
+#include "core/err.h"
 
 /* The first five are what a search optimises; the rest are the collateral
  * a verdict reports as side effects (any of them can be an objective too). */

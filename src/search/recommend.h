@@ -7,7 +7,7 @@
 #ifndef SLUICE_RECOMMEND_H
 #define SLUICE_RECOMMEND_H
 
-#include "device.h"
+#include "core/device.h"
 #include "search/evidence.h"
 #include "search/search.h"
 

@@ -51,11 +51,14 @@ static void refused_line(const struct search_spec *spec, const struct space *sp,
     report_pct(ci.hi, hi, sizeof hi);
     const struct decision *g = &l->guard.dec;
     const char *name = metric_table[l->guard.metric].name;
+    char fresh[64] = "";
+    if (r->confirm.candidate == r->effects.leader && r->confirm.outcome == CONFIRM_CONFIRMED)
+        snprintf(fresh, sizeof fresh, " on %d fresh runs each", r->confirm.reps);
     snprintf(buf, n, "not recommended: %s improves %s by %s [%.0f%% CI %s, %s] but makes %s worse by %+.1f%% [%.0f%% CI "
-                     "%+.1f%%, %+.1f%%] (%s p=%.2g), and the objective %s protects it: keep the current settings, or give "
-                     "--objective %s to take the trade",
+                     "%+.1f%%, %+.1f%%] (%s p=%.2g)%s, and the objective %s protects it: keep the current settings, or "
+                     "give --objective %s to take the trade",
              cfg, goal, est, 100 * ci.level, lo, hi, name, g->effect_pct, 100 * g->level, g->lo_pct, g->hi_pct, g->test,
-             g->p, spec->objective, goal);
+             g->p, fresh, spec->objective, goal);
 }
 
 void report_trades(const struct search_spec *spec, const struct search_result *r, char *buf, size_t n)
@@ -363,7 +366,12 @@ void report_print(FILE *out, const struct search_spec *spec, const struct space 
     if (r->nleaders) {
         fputc('\n', out);
         verdict_table_lines(v, table_line, out);
-        if (!r->raced) {
+        if (r->race_dropped) {
+            long long per = r->nevals > 0 ? r->elapsed_ms / r->nevals : 0;
+            fprintf(out, "no race: the runs took %.1f s each on average, longer than planned, and the time left could not "
+                         "afford a race beside the confirmation; the leader whose exploring runs were best went to the "
+                         "confirmation, whose runs decide it\n", per / 1000.0);
+        } else if (!r->raced) {
             char budget[48];
             if (spec->budget_evals > 0) snprintf(budget, sizeof budget, "a budget of %d evaluations", spec->budget_evals);
             else snprintf(budget, sizeof budget, "a wall-time budget");
@@ -494,6 +502,7 @@ json_t *report_json(const struct search_spec *spec, const struct space *sp, cons
     json_object_set_new(o, "strategy", json_string(spec->strategy));
     json_object_set_new(o, "evaluations", json_integer(r->nevals));
     json_object_set_new(o, "raced", json_boolean(r->raced));
+    json_object_set_new(o, "race_dropped", json_boolean(r->race_dropped));
     if (r->stalled_runs) json_object_set_new(o, "stalled_runs", json_integer(r->stalled_runs));
     json_object_set_new(o, "stop_reason", json_string(r->stop_reason));
     json_t *b = json_object();

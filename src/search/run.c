@@ -3,16 +3,16 @@
  * the winner applied when asked. Shared by `search`, `tune` and the
  * Search screen, which follow it through a search_observer. */
 #include "search/run.h"
-#include "device.h"
-#include "interrupt.h"
+#include "core/device.h"
+#include "core/interrupt.h"
 #include "search/eval_probe.h"
 #include "search/report.h"
 #include "search/verdict.h"
-#include "session.h"
-#include "store_session.h"
-#include "store_search.h"
-#include "sysfs.h"
-#include "units.h"
+#include "session/session.h"
+#include "db/store_session.h"
+#include "db/store_search.h"
+#include "core/sysfs.h"
+#include "core/units.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -7,12 +7,12 @@
 #define SLUICE_SEARCH_RUN_H
 
 #include <jansson.h>
-#include "opt.h"
+#include "core/opt.h"
 #include "probe/probe.h"
 #include "search/burst.h"
 #include "search/eval_probe.h"
 #include "search/search.h"
-#include "store.h"
+#include "db/store.h"
 
 /* What a front end hears while a search runs. Every member may be NULL;
  * the callbacks run on the thread that runs the search. */

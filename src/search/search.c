@@ -41,6 +41,7 @@ struct loop {
     /* evaluations exploring and the race leave for the confirmation */
     int keep;
     bool racing;   /* the budget affords a race (race_planned) */
+    bool race_dropped;   /* planned, but the runs' pace left no time for it (race_affordable) */
     int round;     /* the confirmation's round being measured (from 1; 0 outside it) */
 };
 
@@ -207,6 +208,23 @@ static bool race_planned(const struct search_spec *s)
     return s->budget_evals - confirm_keep_full(s) - race_reserve(s) >= RACE_EXPLORE_MIN;
 }
 
+/* Whether a race is still affordable at the runs' measured pace: with a
+ * wall-time budget, race_planned's rule on the evaluations the time left
+ * buys. A plan made from the calibration (6 s a run) whose runs took 11 s
+ * kept a race's reserve it could not spend: exploring stopped after 8, the
+ * race got 1 run, no leader had a verdict, nothing was confirmed, and a
+ * 5-minute quick tune said "no verdict" after 113 s
+ * (bench/data/transfer-as-user-8.out). */
+static bool race_affordable(const struct loop *L)
+{
+    const struct search_spec *s = L->spec;
+    if (s->budget_ms <= 0 || L->ntr == 0 || L->last_elapsed <= 0) return race_planned(s);
+    long long avg = L->last_elapsed / L->ntr, buys = avg > 0 ? s->budget_ms / avg : LLONG_MAX;
+    struct search_spec t = *s;
+    if (t.budget_evals <= 0 || buys < t.budget_evals) t.budget_evals = (int)(buys > INT_MAX ? INT_MAX : buys);
+    return race_planned(&t);
+}
+
 /* What exploring leaves for the confirmation: confirm_keep_full, at most
  * half of a budget in evaluations (a budget of 8 explores 4) unless
  * --confirm-runs asked for more (search_run checked the budget affords
@@ -295,6 +313,24 @@ long long search_plan_verdict_ms(const struct search_plan *p)
     return (long long)ceil(p->run_s * p->verdict_evals * 1000);
 }
 
+/* A quick tune planned 50 runs of 6 s whose runs took 11 s: its progress
+ * said "evaluation 1 of 50, about 19m13s left" within a 5-minute budget. */
+void search_plan_progress(const struct search_plan *p, const struct search_spec *s, int n, long long elapsed_ms,
+                          int *evals, long long *left_ms)
+{
+    int total = p->evals > n ? p->evals : n;
+    long long per = n > 0 ? elapsed_ms / n : 0;
+    if (s->budget_ms > 0 && per > 0) {
+        long long more = (s->budget_ms - elapsed_ms) / per;
+        if (more < 0) more = 0;
+        if (n + more < total) total = n + (int)more;
+    }
+    *evals = total;
+    *left_ms = per * (total - n);
+    if (s->budget_ms > 0 && *left_ms > s->budget_ms - elapsed_ms) *left_ms = s->budget_ms - elapsed_ms;
+    if (*left_ms < 0) *left_ms = 0;
+}
+
 /* The confirmation's interval against the quick tune's aim of at most
  * +-CONFIRM_AIM_POINTS around its estimate (#28): "" when it is that narrow
  * (or there was no confirmation); else how wide it is and the fresh runs a
@@ -335,6 +371,12 @@ static int explore(struct loop *L, char *reason, size_t rn, sl_err *e)
         if (evaluate(L, &L->base, TRIAL_BASELINE, e) < 0) return -1;
     }
     for (;;) {
+        if (L->racing && L->ntr >= EXPLORE_MIN && !race_affordable(L)) {
+            /* exploring's best goes straight to the confirmation instead */
+            L->racing = false;
+            L->race_dropped = true;
+            reserve = 0;
+        }
         if (!budget_left(L, reserve)) { snprintf(reason, rn, "budget spent"); return 0; }
         bool need_base = (L->nbase < base_runs && since_base >= 3) || since_base >= every;
         if (need_base) {
@@ -918,6 +960,58 @@ static void confirm_stalls(const struct loop *L, struct confirmation *cf)
 
 #define CONFIRM_LOOKS 2
 
+/* What the confirmation's decision makes of candidate w (a win the race's
+ * guard refused when `refused`): the outcome, the winner, and without a
+ * race the leader's decision. */
+static void confirm_conclude(struct loop *L, struct search_result *r, int w, bool refused)
+{
+    struct confirmation *cf = &r->confirm;
+    confirm_stalls(L, cf);
+    for (int t = 0; t < L->ntr; t++) r->stalled_runs += L->tr[t].role == TRIAL_CONFIRM && L->tr[t].m.stalled;
+    cf->confirmed_est = cf->dec.effect_pct / 100;
+    cf->shrinkage = cf->explore_est > 0 ? 1 - cf->confirmed_est / cf->explore_est : NAN;
+    if (cf->dec.verdict == DECIDE_BETTER) cf->outcome = CONFIRM_CONFIRMED;
+    else if (cf->dec.verdict == DECIDE_NO_VERDICT) cf->outcome = CONFIRM_NOISE;   /* its text says why */
+    else if (!(cf->confirmed_est > 0)) cf->outcome = CONFIRM_CONTRADICTED;
+    else cf->outcome = CONFIRM_NOISE;
+    if (cf->outcome != CONFIRM_CONFIRMED) {
+        r->winner = -1;
+        /* a gain the fresh runs do not bear out has nothing to refuse: the
+         * verdict is the confirmation's (not confirmed), not a trade */
+        if (refused) {
+            r->race_guard = r->leader[w].guard;
+            r->leader[w].refused = false;
+        }
+    } else if (refused) {
+        /* its gain holds on fresh runs: the guards decide again on them
+         * (search_run), and the race's refusal is kept to be told */
+        struct leader *l = &r->leader[w];
+        r->race_guard = l->guard;
+        l->verdict = VERDICT_WIN;
+        l->refused = false;
+        l->infeasible_why[0] = '\0';
+        memset(&l->guard, 0, sizeof l->guard);
+        r->winner = w;
+        r->race_refusal_dropped = true;   /* unless the guard refuses it again */
+    }
+    if (cf->outcome == CONFIRM_CONFIRMED && !L->racing) {
+        /* no race decided it: the leader's decision is the confirmation's */
+        struct leader *l = &r->leader[w];
+        l->dec = cf->dec;
+        l->n = cf->reps;
+        l->p_adj = cf->dec.p;
+        l->ci = (struct ci){ .est = cf->dec.effect_pct / 100, .lo = cf->dec.lo_pct / 100, .hi = cf->dec.hi_pct / 100,
+                             .level = cf->dec.level };
+        l->look = cf->look;
+        l->looks = cf->looks;
+        l->verdict = VERDICT_WIN;
+        double *b = xmalloc(sizeof *b * (size_t)(L->ntr + 1)), *x = xmalloc(sizeof *x * (size_t)(L->ntr + 1));
+        l->g = signif_hedges_g(x, confirm_scores(L, &l->cfg, x), b, confirm_scores(L, &L->base, b));
+        free(b);
+        free(x);
+    }
+}
+
 /* The confirmation round (struct confirmation): rounds of the baseline
  * and the candidate (and the runner-up when the budget left affords it)
  * in rotating order, so drift and order effects fall on each alike, all
@@ -936,11 +1030,18 @@ static int confirm(struct loop *L, struct search_result *r, sl_err *e)
     memset(cf, 0, sizeof *cf);
     cf->candidate = cf->runner_up = -1;
     cf->explore_est = cf->confirmed_est = cf->shrinkage = NAN;
-    if (r->winner < 0) return 0;
+    /* a win the race's runs saw a guard refuse is confirmed on fresh runs
+     * like any other: the refusal is a claim too (the reader got worse),
+     * and on 3-5 race runs it did not hold when fio re-measured the trade
+     * (bench/data/transfer-as-user-7.out: reader p99 +20% [-39.9, +231.9]) */
+    int w = r->winner;
+    bool refused = w < 0 && r->effects.leader >= 0 && r->leader[r->effects.leader].refused;
+    if (refused) w = r->effects.leader;
+    if (w < 0) return 0;
     L->keep = 0;
     int left = race_rounds(L, 0);
     int reps = confirm_reps(L->spec), most = reps > CONFIRM_MAX_REPS ? reps : CONFIRM_MAX_REPS;
-    int w = r->winner, ru = left >= 3 * reps ? runner_up(r, w) : -1;
+    int ru = left >= 3 * reps ? runner_up(r, w) : -1;
     const struct search_config *cfg[3] = { &L->base, &r->leader[w].cfg, ru >= 0 ? &r->leader[ru].cfg : NULL };
     int nc = ru >= 0 ? 3 : 2, k = reps;
     for (int i = 0; i < nc; i++) {
@@ -975,34 +1076,9 @@ static int confirm(struct loop *L, struct search_result *r, sl_err *e)
     }
     if (cf->look > looks) cf->look = looks;
     if (ru >= 0) confirm_decide(L, &r->leader[ru].cfg, cf->dec.alpha, &cf->dec_runner);
-    confirm_stalls(L, cf);
-    for (int t = 0; t < L->ntr; t++) r->stalled_runs += L->tr[t].role == TRIAL_CONFIRM && L->tr[t].m.stalled;
-    cf->confirmed_est = cf->dec.effect_pct / 100;
-    cf->shrinkage = cf->explore_est > 0 ? 1 - cf->confirmed_est / cf->explore_est : NAN;
-    if (cf->dec.verdict == DECIDE_BETTER) cf->outcome = CONFIRM_CONFIRMED;
-    else if (cf->dec.verdict == DECIDE_NO_VERDICT) cf->outcome = CONFIRM_NOISE;   /* its text says why */
-    else if (!(cf->confirmed_est > 0)) cf->outcome = CONFIRM_CONTRADICTED;
-    else cf->outcome = CONFIRM_NOISE;
-    if (cf->outcome != CONFIRM_CONFIRMED) r->winner = -1;
-    else if (!L->racing) {
-        /* no race decided it: the leader's decision is the confirmation's */
-        struct leader *l = &r->leader[w];
-        l->dec = cf->dec;
-        l->n = cf->reps;
-        l->p_adj = cf->dec.p;
-        l->ci = (struct ci){ .est = cf->dec.effect_pct / 100, .lo = cf->dec.lo_pct / 100, .hi = cf->dec.hi_pct / 100,
-                             .level = cf->dec.level };
-        l->look = cf->look;
-        l->looks = cf->looks;
-        l->verdict = VERDICT_WIN;
-        double *b = xmalloc(sizeof *b * (size_t)(L->ntr + 1)), *x = xmalloc(sizeof *x * (size_t)(L->ntr + 1));
-        l->g = signif_hedges_g(x, confirm_scores(L, &l->cfg, x), b, confirm_scores(L, &L->base, b));
-        free(b);
-        free(x);
-    }
+    confirm_conclude(L, r, w, refused);
     return 0;
 }
-
 static void pareto(struct loop *L, struct search_result *r)
 {
     int m[2] = { -1, -1 }, nm = 0;
@@ -1055,6 +1131,7 @@ int search_run(const struct search_spec *spec, const struct space *sp, struct ev
     int idx[SEARCH_MAX_LEADERS], nl = 0;
     if (rc == 0) {
         nl = pick_leaders(&L, idx, spec->leaders);
+        if (L.racing && !race_affordable(&L)) L.racing = false, L.race_dropped = true;
         if (L.racing) {
             nl = race_field(&L, nl);
             rc = race(&L, idx, nl, e);
@@ -1063,6 +1140,7 @@ int search_run(const struct search_spec *spec, const struct space *sp, struct ev
     if (rc == 0) {
         judge(&L, idx, nl, out);
         out->raced = L.racing;
+        out->race_dropped = L.race_dropped;
         if (!L.racing) name_candidate(&L, out);
         rc = confirm(&L, out, e);
     }
@@ -1072,7 +1150,12 @@ int search_run(const struct search_spec *spec, const struct space *sp, struct ev
         /* the guards hold on the fresh runs too: the race's runs chose it */
         if (out->winner >= 0) {
             search_guard_leaders(spec, &L.obj, sp, L.tr, L.ntr, &L.base, out, out->winner);
-            if (out->leader[out->winner].refused) out->winner = -1;
+            if (out->leader[out->winner].refused) {
+                /* refused on the fresh runs too: that refusal is the verdict */
+                out->winner = -1;
+                out->race_refusal_dropped = false;
+                memset(&out->race_guard, 0, sizeof out->race_guard);
+            }
         }
         search_side_effects(spec, &L.obj, sp, L.tr, L.ntr, &L.base, out);
     }

@@ -15,7 +15,7 @@
 #define SLUICE_SEARCH_H
 
 #include <limits.h>
-#include "opt.h"
+#include "core/opt.h"
 #include "search/evaluator.h"
 #include "search/objective.h"
 #include "search/strategy.h"
@@ -108,6 +108,11 @@ void search_plan_make(const struct search_spec *s, double run_s, double noise_sd
 void search_plan_scale_confirmation(struct search_spec *s, struct search_plan *p);
 /* The time budget a verdict needs at p's run time, in ms. */
 long long search_plan_verdict_ms(const struct search_plan *p);
+/* The plan as the runs go: after n evaluations in elapsed_ms, how many the
+ * budget will have bought in all (the plan's, or fewer when the runs are
+ * slower than it said and a wall time ends first) and the time left. */
+void search_plan_progress(const struct search_plan *p, const struct search_spec *s, int n, long long elapsed_ms,
+                          int *evals, long long *left_ms);
 /* "" when the confirmation's interval is within +-10 points of its
  * estimate; else one sentence: how wide, and what --confirm-runs would
  * narrow it to that. */
@@ -242,6 +247,17 @@ struct search_result {
      * race and the confirmation); exploring's best leader went straight to
      * the confirmation, whose decision is that leader's */
     bool raced;
+    /* a race was planned, but the runs took longer than the plan said and
+     * the time left could not afford it beside the confirmation: exploring's
+     * best went straight to the confirmation */
+    bool race_dropped;
+    /* the race's runs had the candidate refused by a guard, and the
+     * confirmation's fresh runs did not bear the refusal out: it won */
+    bool race_refusal_dropped;
+    /* the guard's decision on the race's runs when the confirmation
+     * overturned it (above) or found no gain to refuse (metric 0 and no
+     * runs otherwise) */
+    struct collateral_effect race_guard;
     int nleaders;
     struct leader leader[SEARCH_MAX_LEADERS];
     int winner;                  /* index into leader[], -1: nothing beat the baseline */

@@ -4,9 +4,9 @@
  * all read them. Only --budget needs code: a number of evaluations or a
  * wall time. */
 #include "search/search.h"
-#include "opt.h"
+#include "core/opt.h"
 #include "probe/probe.h"
-#include "units.h"
+#include "core/units.h"
 
 #include <math.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* space — shipped spaces, constraints, enumeration, encoding, conversion. */
 #include "search/space.h"
-#include "device.h"
-#include "sysfs.h"
+#include "core/device.h"
+#include "core/sysfs.h"
 
 #include <ctype.h>
 #include <errno.h>

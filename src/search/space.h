@@ -9,8 +9,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "knob.h"
-#include "knobset.h"
+#include "core/knob.h"
+#include "session/knobset.h"
 
 #define SPACE_MAX_DIMS 24
 #define SPACE_MAX_LEVELS 24

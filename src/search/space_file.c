@@ -15,7 +15,7 @@
  * Every knob must be searchable in the catalogue and every level valid for
  * it; the rules of shipped spaces (bg < dirty, nr_requests limits, iosched
  * tunables only under their scheduler) apply to user spaces too. */
-#include "opt.h"
+#include "core/opt.h"
 #include "search/space.h"
 
 #include <ini.h>

@@ -65,7 +65,7 @@ struct verdict_card {
     char regime[1024];           /* what the claim holds for ("" unknown: oracle) */
     long long burst_bytes;       /* the volume every evaluation wrote (0: not a burst) */
     char next[512];              /* what to do next */
-    char note[256];              /* why this winner (fewer knobs for the same gain), "" none */
+    char note[512];              /* why this winner (fewer knobs for the same gain; a race refusal the fresh runs overturned), "" none */
     char trades[1024];           /* what the win makes worse ("" nothing) */
     char guards[512];            /* guards that judged nothing ("" none) */
     char effects_of[24];         /* "the winner", "the refused win" */

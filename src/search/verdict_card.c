@@ -286,6 +286,15 @@ void verdict_build(const struct search_spec *spec, const struct space *sp, const
         snprintf(v->effects_col, sizeof v->effects_col, "%s", r->leader[r->effects.leader].refused ? "REFUSED" : "WINNER");
     }
     if (r->winner >= 0 && r->winner_note[0]) snprintf(v->note, sizeof v->note, "%s", r->winner_note);
+    if (r->race_guard.dec.nc > 0) {
+        /* the race's runs refused it; the fresh runs decided otherwise */
+        const struct decision *g = &r->race_guard.dec;
+        size_t len = strlen(v->note);
+        snprintf(v->note + len, sizeof v->note - len, "%sthe race's %d runs had %s worse by %+.1f%%, which refused it; the "
+                 "confirmation's %d fresh runs each %s", len ? "; " : "", g->nc, metric_table[r->race_guard.metric].name,
+                 g->effect_pct, cf->reps,
+                 r->race_refusal_dropped ? "did not bear that out: the guard, judged on them, keeps the win" : "did not confirm the gain it traded for");
+    }
     build_rows(spec, sp, r, &o, v);
     next_step(spec, r, v);
 }

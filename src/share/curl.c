@@ -1,7 +1,7 @@
 /* share/curl — the libcurl request runner shared by webdav, s3 and sftp. */
-#include "curl.h"
-#include "store_share.h"
-#include "units.h"
+#include "share/curl.h"
+#include "db/store_share.h"
+#include "core/units.h"
 
 #include <errno.h>
 #include <stddef.h>

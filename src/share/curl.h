@@ -5,7 +5,7 @@
 #define SLUICE_SHARE_CURL_H
 
 #include <curl/curl.h>
-#include "share.h"
+#include "share/share.h"
 
 /* The first option libcurl refused while a request was being set up. A
  * request with an option refused is not sent: the option left out could be

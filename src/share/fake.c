@@ -2,8 +2,8 @@
  * demand, so unit tests drive push and pull without a server. fake://stall
  * never finishes an operation until the caller cancels it (opts.cancel): a
  * transfer that is still running, for testing cancel without timing. */
-#include "share.h"
-#include "store_share.h"
+#include "share/share.h"
+#include "db/store_share.h"
 
 #include <stdio.h>
 #include <time.h>

@@ -1,9 +1,9 @@
 /* share/file — file:///DIR: a directory, maybe on NFS or a mounted share.
  * Uploads are written beside the target under a temporary name, fsynced and
  * renamed, so a reader never sees half a database. */
-#include "share.h"
-#include "store_share.h"
-#include "manifest.h"
+#include "share/share.h"
+#include "db/store_share.h"
+#include "share/manifest.h"
 
 #include <dirent.h>
 #include <errno.h>

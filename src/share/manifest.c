@@ -11,8 +11,8 @@
  * another's write and its read-back can still drop that entry. Nothing is
  * lost then: pull lists the folder too and fetches, whole, any object the
  * manifest does not name. */
-#include "manifest.h"
-#include "store_share.h"
+#include "share/manifest.h"
+#include "db/store_share.h"
 
 #include <openssl/evp.h>
 

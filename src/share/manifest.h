@@ -3,7 +3,7 @@
 #define SLUICE_SHARE_MANIFEST_H
 
 #include <jansson.h>
-#include "share.h"
+#include "share/share.h"
 
 #define SHARE_MANIFEST "manifest.json"
 /* OBJECT.json: the object's own entry, beside it. */

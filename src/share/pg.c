@@ -9,8 +9,8 @@
  * (~/.pgpass), PGSSLMODE and the rest of the PG* environment. Unless the
  * URL or PGSSLMODE says otherwise, the server's certificate is verified
  * (sslmode=verify-full; require with --insecure), as for https. */
-#include "share.h"
-#include "fault.h"
+#include "share/share.h"
+#include "core/fault.h"
 
 #include <libpq-fe.h>
 

@@ -6,8 +6,8 @@
  * entry. The entry keeps a mark of what went (the newest run taken out),
  * so the host's next push leaves those runs out (share_push), as the
  * central store's list of pruned UUIDs does. */
-#include "sync.h"
-#include "manifest.h"
+#include "share/sync.h"
+#include "share/manifest.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,8 +7,8 @@
  * database file that is checked and merged like a downloaded one, and only
  * then does the cursor move: a batch is merged whole or not at all, and a
  * failed pull resumes where the last merged batch ended. */
-#include "sync.h"
-#include "device.h"
+#include "share/sync.h"
+#include "core/device.h"
 
 #include <stdio.h>
 #include <stdlib.h>

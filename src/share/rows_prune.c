@@ -5,8 +5,8 @@
  * real UTC time no later than a little past now: a run dated 9999 would
  * outrank every real one, and one dated 2020-13-45 cannot be compared at
  * all. */
-#include "sync.h"
-#include "device.h"
+#include "share/sync.h"
+#include "core/device.h"
 
 #include <openssl/evp.h>
 

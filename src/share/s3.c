@@ -1,8 +1,8 @@
 /* share/s3 — s3://BUCKET/PREFIX on AWS or any S3-compatible store
  * (--endpoint), path-style URLs, requests signed with AWS Signature V4 by
  * libcurl (CURLOPT_AWS_SIGV4). A PUT is atomic: the object appears whole. */
-#include "curl.h"
-#include "xml.h"
+#include "share/curl.h"
+#include "share/xml.h"
 
 #include <stdio.h>
 #include <stdlib.h>

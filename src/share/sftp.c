@@ -5,8 +5,8 @@
  * rename over an existing file, so the old object is removed just before:
  * a reader may, for that instant, miss it, but never sees half of one.
  * Removing (prune, a class left) is an "rm" after looking at the file. */
-#include "curl.h"
-#include "store_share.h"
+#include "share/curl.h"
+#include "db/store_share.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,9 +1,9 @@
 /* share — picking a transport for a URL, and the local file chores every
  * transport shares: private temporary directories, capped copies, names. */
-#include "share.h"
-#include "store_share.h"
+#include "share/share.h"
+#include "db/store_share.h"
 
-#include "curl.h"
+#include "share/curl.h"
 
 #include <dirent.h>
 #include <errno.h>

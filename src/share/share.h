@@ -10,7 +10,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include "err.h"
+#include "core/err.h"
 #include <jansson.h>
 
 struct share_validator;   /* db/store_share.h */

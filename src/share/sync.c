@@ -1,9 +1,9 @@
 /* sync — push (snapshot, upload per class), pull (list, fetch, check all,
  * then merge) and merge of a local file. */
-#include "sync.h"
-#include "manifest.h"
-#include "device.h"
-#include "sysfs.h"
+#include "share/sync.h"
+#include "share/manifest.h"
+#include "core/device.h"
+#include "core/sysfs.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

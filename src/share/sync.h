@@ -3,8 +3,8 @@
 #ifndef SLUICE_SHARE_SYNC_H
 #define SLUICE_SHARE_SYNC_H
 
-#include "share.h"
-#include "store_share.h"
+#include "share/share.h"
+#include "db/store_share.h"
 
 #include <time.h>
 

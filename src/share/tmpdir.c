@@ -2,7 +2,7 @@
  * sweep of those a killed sluice left. Apart from share.c so that restore
  * --crashed (and sluice-apply, which runs it at boot) links none of the
  * transports' libraries (libcurl, libpq, libxml2, OpenSSL, zstd). */
-#include "share.h"
+#include "share/share.h"
 
 #include <dirent.h>
 #include <errno.h>

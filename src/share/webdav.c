@@ -1,8 +1,8 @@
 /* share/webdav — http(s)://HOST/PATH on a WebDAV server (nginx dav + dav_ext,
  * Apache mod_dav, ...): MKCOL the class folder, PUT under a temporary name,
  * MOVE into place (atomic on the server), PROPFIND Depth 1 to list, GET. */
-#include "curl.h"
-#include "xml.h"
+#include "share/curl.h"
+#include "share/xml.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* share/xml — libxml2, configured for documents from the network. */
-#include "xml.h"
+#include "share/xml.h"
 
 #include <stdio.h>
 #include <string.h>

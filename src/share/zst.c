@@ -2,7 +2,7 @@
  * 400 KiB of mostly empty pages and about 4 KB compressed. Both ways stream
  * from file to file through small buffers; decompression is capped like the
  * download itself, so a small hostile object cannot inflate into gigabytes. */
-#include "share.h"
+#include "share/share.h"
 
 #include <zstd.h>
 

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "err.h"
+#include "core/err.h"
 
 enum decide_method {
     DECIDE_HL_MW,        /* Hodges-Lehmann shift, Mann-Whitney (exact when small, no ties) */

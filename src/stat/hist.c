@@ -1,5 +1,5 @@
 /* hist — log-linear histogram math, merging and a portable encoding. */
-#include "hist.h"
+#include "stat/hist.h"
 
 #include <math.h>
 #include <string.h>

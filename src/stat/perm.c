@@ -1,7 +1,7 @@
 /* perm — two-sample permutation test of a difference in location, and
  * its inverted interval (perm.h). */
 #include "stat/perm.h"
-#include "err.h"
+#include "core/err.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* signif — two-sample tests, Holm, effect size, bootstrap intervals. */
 #include "stat/signif.h"
-#include "err.h"
+#include "core/err.h"
 
 #include <math.h>
 #include <stdlib.h>

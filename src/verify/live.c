@@ -3,10 +3,10 @@
  * write or metric never shifts the rest), counters sampled every
  * sample_ms, the guard watching every sample of a B block. */
 #include "verify/live.h"
-#include "interrupt.h"
+#include "core/interrupt.h"
 #include "probe/canary_reader.h"
-#include "session.h"
-#include "store_session.h"
+#include "session/session.h"
+#include "db/store_session.h"
 #include "verify/measure.h"
 
 #include <errno.h>

@@ -14,10 +14,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "err.h"
-#include "knobset.h"
+#include "core/err.h"
+#include "session/knobset.h"
 #include "stat/decide.h"
-#include "store.h"
+#include "db/store.h"
 
 #define VERIFY_DISKS_MAX 16
 #define VERIFY_BLOCKS_MAX 2000

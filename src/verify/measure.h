@@ -6,7 +6,7 @@
 
 #include "probe/sample.h"
 #include "verify/live.h"
-#include "vmstat.h"
+#include "core/vmstat.h"
 
 struct verify_reading {
     struct disk_sample disk[VERIFY_DISKS_MAX];

@@ -1,8 +1,8 @@
 /* plan — what a live verification will do before it writes anything: the
  * block order, the settle time after each switch, the disks it watches. */
 #include "verify/live.h"
-#include "device.h"
-#include "knob.h"
+#include "core/device.h"
+#include "core/knob.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>

@@ -3,7 +3,7 @@
  * test read back as a run, its verdict drawn again by verify_decide (one
  * decision code for the live test, `report` and the UI). */
 #include "verify/live.h"
-#include "store_verify.h"
+#include "db/store_verify.h"
 
 #include <jansson.h>
 #include <stdio.h>

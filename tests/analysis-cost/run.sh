@@ -12,7 +12,7 @@
 cd "$(dirname "$0")/../.." || exit 2
 if ! command -v valgrind >/dev/null; then echo "skip analysis-cost: valgrind is not installed"; exit 0; fi
 sluice=$(realpath "${SLUICE:-./sluice}")
-tmp=$(mktemp -d /tmp/sluice-analysis.XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}"/sluice-analysis.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 runs=5000 bound=60000
 if ! RUNS=$runs SLUICE=$sluice sh bench/gen-store "$tmp/s.db" > "$tmp/gen.out" 2>&1; then

@@ -4,7 +4,7 @@
 # warnings) and cppcheck's warning, portability and performance classes
 # (style is left to review). A finding fails with the tool's own message.
 cd "$(dirname "$0")/../.." || exit 2
-cflags="-std=c11 -D_GNU_SOURCE -Isrc -Isrc/core -Isrc/cli -Idb -Iui -Ibuild $(pkg-config --cflags sqlite3 jansson ncursesw libcurl liburing inih gsl uuid libxml-2.0 libpq 2>/dev/null)"
+cflags="-std=c11 -D_GNU_SOURCE -Isrc -I. -Ibuild $(pkg-config --cflags sqlite3 jansson ncursesw libcurl liburing inih gsl uuid libxml-2.0 libpq 2>/dev/null)"
 files=$(ls src/*/*.c db/*.c ui/*.c 2>/dev/null)
 out=$(mktemp)
 # One file per job, two at a time; each job prints its verdict in one write.
@@ -15,7 +15,7 @@ echo "$files" | tr ' ' '\n' | xargs -P 2 -I{} sh -c '
     else echo "ok analyze/gcc-fanalyzer:{}"; fi'
 if command -v cppcheck >/dev/null; then
     if cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance --std=c11 \
-        --inline-suppr -Isrc -Isrc/core -Isrc/cli -Idb -Iui $files > "$out" 2>&1; then
+        --inline-suppr -Isrc -I. $files > "$out" 2>&1; then
         echo "ok analyze/cppcheck"
     else
         echo "FAIL analyze/cppcheck"

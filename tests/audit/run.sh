@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.." || exit 2
 sluice=$(realpath ./sluice)
 command -v rsyslogd > /dev/null || { echo "skip audit/syslog: no rsyslogd (apt-get install rsyslog)"; exit 0; }
 command -v unshare > /dev/null || { echo "skip audit/syslog: no unshare"; exit 0; }
-tmp=$(mktemp -d /tmp/sluice-audit.XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}"/sluice-audit.XXXXXX)
 pid=
 cleanup() {
     [ -n "$pid" ] && kill "$pid" 2> /dev/null && wait "$pid" 2> /dev/null

@@ -34,7 +34,7 @@ normalise() {
 
 run_case() {
     dir=$1
-    tmp=$(mktemp -d /tmp/sluice-case.XXXXXX)
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}"/sluice-case.XXXXXX)
     fixture=modern
     [ -f "$dir/fixture" ] && fixture=$(cat "$dir/fixture")
     cp -a "$fixtures/$fixture" "$tmp/root"

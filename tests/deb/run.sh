@@ -16,7 +16,7 @@ for t in dpkg-buildpackage dh dpkg-deb readelf; do
     command -v $t > /dev/null || { echo "skip deb/round-trip: no $t (apt-get install dpkg-dev debhelper binutils)"; exit 0; }
 done
 top=$PWD
-tmp=$(mktemp -d /tmp/sluice-deb.XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}"/sluice-deb.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' INT TERM
 check() {   # name, condition (shell), file to show on failure

@@ -14,7 +14,7 @@
 cd "$(dirname "$0")/../.." || exit 2
 SLUICE=${SLUICE:-$PWD/sluice}
 command -v sqlite3 > /dev/null || { echo "skip faults/merge-killed: sqlite3 (the CLI) is not installed"; exit 0; }
-work=$(mktemp -d /var/tmp/sluice-mergekill.XXXXXX)
+work=$(mktemp -d "${TMPDIR:-/tmp}"/sluice-mergekill.XXXXXX)
 pid=""
 trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM HUP PIPE

@@ -30,7 +30,7 @@
 #                   N they reach (loop.sh, SLUICE_FAULT; no root needed)
 cd "$(dirname "$0")/../.." || exit 2
 SLUICE=${SLUICE:-$PWD/sluice}
-work=$(mktemp -d /var/tmp/sluice-faults.XXXXXX)
+work=$(mktemp -d "${TMPDIR:-/var/tmp}"/sluice-faults.XXXXXX)
 mounts="" loops="" dms="" bg=""
 cleanup() {
     for p in $bg; do kill -9 "-$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; done

@@ -1,7 +1,7 @@
 /* knob_bdflush_parse: the 2.4 /proc/sys/vm/bdflush vector ("30 500 0 0 500
  * 3000 60 20 0"), short, long, signed, overflowing or not numbers at all. */
 #include "fuzz.h"
-#include "knob.h"
+#include "core/knob.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) { return 0; }
 

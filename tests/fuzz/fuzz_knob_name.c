@@ -2,9 +2,9 @@
  * database names, the knob it resolves to is a catalogue file under the
  * kernel's directories, never an arbitrary path (a security property). */
 #include "fuzz.h"
-#include "device.h"
-#include "knob.h"
-#include "sysfs.h"
+#include "core/device.h"
+#include "core/knob.h"
+#include "core/sysfs.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -3,8 +3,8 @@
  * or a merged database proposes. A value that validates must come back as a
  * canonical form that validates again to itself, and must be in range. */
 #include "fuzz.h"
-#include "knob.h"
-#include "sysfs.h"
+#include "core/knob.h"
+#include "core/sysfs.h"
 
 static struct knob *knobs;
 static int nknobs;

@@ -2,8 +2,8 @@
  * (pull, merge FILE) is hostile input. Mutated files must be refused with a
  * message or merged; either way the local database stays intact. */
 #include "fuzz.h"
-#include "store.h"
-#include "store_share.h"
+#include "db/store.h"
+#include "db/store_share.h"
 
 #include <unistd.h>
 

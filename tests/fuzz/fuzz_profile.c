@@ -5,7 +5,7 @@
  * that is not a comment, a "key = value" sysctl line or a udev rule. */
 #include "fuzz.h"
 #include "profile/profile.h"
-#include "sysfs.h"
+#include "core/sysfs.h"
 
 #ifndef FUZZ_PROFILES
 #define FUZZ_PROFILES "profiles"

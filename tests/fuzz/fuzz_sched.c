@@ -1,7 +1,7 @@
 /* knob_sched_parse: a queue/scheduler file ("none [mq-deadline] kyber bfq"),
  * a bare name (bio-based dm, fixtures) or garbage. */
 #include "fuzz.h"
-#include "knob.h"
+#include "core/knob.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) { return 0; }
 

@@ -3,7 +3,7 @@
  * valid configurations, and round-trip each through its text form. */
 #include "fuzz.h"
 #include "search/space.h"
-#include "sysfs.h"
+#include "core/sysfs.h"
 
 #include <fcntl.h>
 #include <unistd.h>

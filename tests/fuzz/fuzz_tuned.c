@@ -3,7 +3,7 @@
  * the sluice profile it renders must load again (import-tuned writes it). */
 #include "fuzz.h"
 #include "profile/profile.h"
-#include "sysfs.h"
+#include "core/sysfs.h"
 
 #include <fcntl.h>
 #include <unistd.h>

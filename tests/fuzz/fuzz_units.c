@@ -1,7 +1,7 @@
 /* units_parse_duration_ms / units_parse_size (every --for, --time, --size,
  * --budget on the command line and in profiles), and the byte formatter. */
 #include "fuzz.h"
-#include "units.h"
+#include "core/units.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) { return 0; }
 

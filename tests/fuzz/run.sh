@@ -6,7 +6,7 @@ cd "$(dirname "$0")/../.." || exit 2
 if ! command -v "${FUZZ_CC:-clang}" >/dev/null; then
     echo "skip fuzz: clang is not installed (make test-deps installs it)"; exit 0
 fi
-log=$(mktemp /tmp/sluice-fuzz.XXXXXX)
+log=$(mktemp "${TMPDIR:-/tmp}"/sluice-fuzz.XXXXXX)
 trap 'rm -f "$log"' EXIT
 if ! make -s -j2 fuzz-build > "$log" 2>&1; then
     if grep -q "fuzzer" "$log" && grep -qi "cannot find\|no such file" "$log"; then

@@ -1,7 +1,7 @@
 #!/bin/sh
 # `make install` honours PREFIX and DESTDIR and installs what it promises.
 cd "$(dirname "$0")/../.." || exit 2
-dest=$(mktemp -d /tmp/sluice-install.XXXXXX)
+dest=$(mktemp -d "${TMPDIR:-/tmp}"/sluice-install.XXXXXX)
 trap 'rm -rf "$dest"' EXIT
 if ! make -s install DESTDIR="$dest" PREFIX=/opt/sl > "$dest.log" 2>&1; then
     echo "FAIL install/make-install"; sed 's/^/  /' "$dest.log" | tail -5; rm -f "$dest.log"; exit 0

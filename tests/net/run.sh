@@ -7,7 +7,7 @@
 cd "$(dirname "$0")/../.." || exit 2
 top=$(pwd)
 sluice=$top/sluice
-tmp=$(mktemp -d /tmp/sluice-net.XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}"/sluice-net.XXXXXX)
 pids=""
 cleanup() {
     for p in $pids; do kill "$p" 2>/dev/null; done

@@ -9,7 +9,7 @@
 cd "$(dirname "$0")/../.." || exit 2
 top=$(pwd)
 sluice=${SLUICE_BIN:-$top/sluice}   # SLUICE_BIN: another build (an older one, to see these tests fail)
-tmp=$(mktemp -d /tmp/sluice-pgf.XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}"/sluice-pgf.XXXXXX)
 export TMPDIR=$tmp
 . tests/pg/server.sh
 proxy_pid=

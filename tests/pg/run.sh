@@ -8,7 +8,7 @@
 cd "$(dirname "$0")/../.." || exit 2
 top=$(pwd)
 sluice=$top/sluice
-tmp=$(mktemp -d /tmp/sluice-pg.XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}"/sluice-pg.XXXXXX)
 . tests/pg/server.sh
 cleanup() {
     pg_stop

@@ -7,7 +7,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 sluice=$(realpath "${1:-$top/sluice}")
-tmp=$(mktemp -d /tmp/sluice-report.XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}"/sluice-report.XXXXXX)
 trap '[ -n "$SLUICE_KEEP" ] || rm -rf "$tmp"' EXIT INT TERM
 cp -a "$top/tests/fixtures/modern" "$tmp/root"
 S="$sluice --root $tmp/root --db $tmp/db"

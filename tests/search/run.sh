@@ -5,7 +5,7 @@
 # Prints "ok NAME" / "FAIL NAME" lines for tests/run.sh.
 cd "$(dirname "$0")/../.." || exit 2
 sluice=$(realpath "${SLUICE:-./sluice}")
-tmp=$(mktemp -d /tmp/sluice-search.XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}"/sluice-search.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cp -a tests/fixtures/modern "$tmp/root"
 S() { "$sluice" --root "$tmp/root" --db "$tmp/s.db" "$@"; }

@@ -18,7 +18,7 @@
 # A line may opt out with a comment "security: OK because ..." on it.
 cd "$(dirname "$0")/../.." || exit 2
 files=$(find src db ui -name '*.c' 2>/dev/null | sort)
-tmp=$(mktemp /tmp/sluice-sec.XXXXXX)
+tmp=$(mktemp "${TMPDIR:-/tmp}"/sluice-sec.XXXXXX)
 trap 'rm -f "$tmp"' EXIT
 
 rule() { # name, extended regex that must not match, optional filter regex (lines it must also match)

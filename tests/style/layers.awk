@@ -3,7 +3,7 @@
 # extended regexps of the paths it holds, then words); -v headers: the
 # project's headers, one path a line. A bare name is found as the compiler
 # finds it (the including file's folder, then the -I folders of the
-# Makefile); "probe/probe.h" is under src/. Names found nowhere (system and
+# Makefile: src, then the top); "probe/probe.h" is under src/. Names found nowhere (system and
 # generated headers) are not layered.
 function layer_of(path,    i, best, len) {
     best = 0; len = -1
@@ -12,10 +12,9 @@ function layer_of(path,    i, best, len) {
     return best
 }
 function resolve(from, name,    dir, i, p) {
-    if (index(name, "/")) return ("src/" name) in known ? "src/" name : ""
     dir = from; sub(/\/[^\/]*$/, "", dir)
     if ((dir "/" name) in known) return dir "/" name
-    for (i = 1; i <= ninc; i++) { p = inc[i] "/" name; if (p in known) return p }
+    for (i = 1; i <= ninc; i++) { p = (inc[i] == "." ? "" : inc[i] "/") name; if (p in known) return p }
     return ""
 }
 BEGIN {
@@ -29,7 +28,7 @@ BEGIN {
     }
     m = split(headers, hs, "\n")
     for (i = 1; i <= m; i++) if (hs[i] != "") known[hs[i]] = 1
-    ninc = split("src/core src/cli db ui", inc, " ")
+    ninc = split("src .", inc, " ")   # the Makefile's -I folders: "core/sysfs.h", "db/store.h", "ui/app.h"
 }
 {
     file = $0; sub(/:.*/, "", file)

@@ -11,6 +11,7 @@
 #   front-ends        no cli*.h included from ui/, db/ or an engine
 #   layers            no file includes a header of a layer above its own
 #                     (the order: the table "layers" below)
+#   includes-qualified  every project include names its folder ("db/store.h")
 #   function-length   no function body over 80 lines
 #   public-callers    every public function is used outside its own file
 #                     (or it should be static)
@@ -30,12 +31,12 @@
 # Known exceptions are listed below, each with its reason.
 cd "$(dirname "$0")/../.." || exit 2
 here=tests/style
-tmp=$(mktemp -d /tmp/sluice-style.XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}"/sluice-style.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
 code=$(find src db ui -name '*.c' -o -name '*.h' | sort)
 code_c=$(find src db ui -name '*.c' | sort)
-engines=$(find src/core src/probe src/search src/profile src/share src/stat db ui -name '*.c' -o -name '*.h' | sort)
+engines=$(find src/core src/session src/probe src/search src/profile src/share src/stat db ui -name '*.c' -o -name '*.h' | sort)
 
 # report RULE: FAIL with the lines in $tmp/hits (minus exceptions), else ok.
 report() {
@@ -76,7 +77,7 @@ layers='
  core     ^src/core/ ^src/stat/           sysfs, knobs, devices, records, faults, the interrupt flag; statistics
  db       ^db/                            the store: SQL over the records of the layers above
  probe    ^src/probe/                     measures and stores what it measured; changes no knob, so no session
- session  ^src/core/(knobset|session(_lock|_restore|_internal)?)\.  tuning sessions: the lock, snapshots, writes, put-back, restore
+ session  ^src/session/                   tuning sessions: the lock, snapshots, writes, put-back, restore
  search   ^src/search/                    spaces, strategies, verdicts, recommendations
  engines  ^src/(profile|report|share|verify)/  profiles, reports, sharing, live verification
  ui       ^ui/                            the curses front end
@@ -86,6 +87,16 @@ layers='
 grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' $code |
     awk -v layers="$layers" -v headers="$(find src db ui -name '*.h' | sort)" -f "$here/layers.awk" > "$tmp/hits"
 report layers
+
+# --- includes-qualified ---------------------------------------------------------
+# Every project header is named by its folder ("core/sysfs.h", "db/store.h",
+# "ui/app.h"), so an include says which layer it reaches into and the check
+# above reads it as the compiler does; the Makefile gives -Isrc -I. only.
+# (build/'s generated headers, paths.h and dbench_load.h, are not layered.)
+# shellcheck disable=SC2086
+grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"/]+"' $code |
+    grep -vE '"(paths|dbench_load)\.h"' > "$tmp/hits"
+report includes-qualified
 
 # --- kernel-paths ---------------------------------------------------------------
 # shellcheck disable=SC2086

@@ -18,7 +18,7 @@
 # Usage: run.sh [SLUICE]
 cd "$(dirname "$0")/../.." || exit 2
 sluice=$(realpath "${1:-./sluice}")
-tmp=$(mktemp -d /tmp/sluice-torture.XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}"/sluice-torture.XXXXXX)
 trap '[ -n "$TORTURE_KEEP" ] || rm -rf "$tmp"' EXIT INT TERM
 export TMPDIR="$tmp"
 SLUICE_PROFILES=$(pwd)/profiles

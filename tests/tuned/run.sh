@@ -11,7 +11,7 @@ if [ ! -d "$tuned_dir/throughput-performance" ]; then
     echo "skip tuned/import: Debian's tuned profiles are not unpacked in build/tuned (make test-deps does it)"
     exit 0
 fi
-tmp=$(mktemp -d /tmp/sluice-tuned.XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}"/sluice-tuned.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cp -a tests/fixtures/modern "$tmp/root"
 mkdir -p "$tmp/root/etc/tuned/profiles"

@@ -43,7 +43,7 @@ normalise() {
 run_test() {
     dir=$1
     name=ui$label/$(basename "$dir")
-    tmp=$(mktemp -d /tmp/sluice-ui.XXXXXX)
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}"/sluice-ui.XXXXXX)
     fixture=modern
     [ -f "$dir/fixture" ] && fixture=$(cat "$dir/fixture")
     extra=

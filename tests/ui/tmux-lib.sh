@@ -10,7 +10,7 @@ if ! command -v tmux > /dev/null; then
     exit 0
 fi
 sock=sluice-test-$$
-tmp=$(mktemp -d /tmp/sluice-tmux.XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}"/sluice-tmux.XXXXXX)
 trap 'tmux -L "$sock" kill-server 2> /dev/null; rm -rf "$tmp"' EXIT INT TERM
 cp -a "$fixtures/modern" "$tmp/root"
 ROOT=$tmp/root DB=$tmp/sluice.db

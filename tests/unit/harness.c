@@ -1,6 +1,6 @@
 /* harness — runs every registered test; prints "ok NAME" or "FAIL NAME". */
 #include "harness.h"
-#include "store.h"
+#include "db/store.h"
 
 #include <limits.h>
 #include <stdarg.h>

@@ -1,7 +1,7 @@
 /* search_fixture — the set-up the search tests share (search_fixture.h). */
 #include "search_fixture.h"
 #include "harness.h"
-#include "sysfs.h"
+#include "core/sysfs.h"
 
 #include <stdio.h>
 #include <string.h>

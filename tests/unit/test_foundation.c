@@ -1,9 +1,9 @@
 /* Unit tests for the foundation: sysfs, knob, units, device. */
 #include "harness.h"
-#include "device.h"
-#include "knob.h"
-#include "sysfs.h"
-#include "units.h"
+#include "core/device.h"
+#include "core/knob.h"
+#include "core/sysfs.h"
+#include "core/units.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
  * the rest with one message naming the option, the value and what it
  * accepts, and a row's .def is the default the struct starts with. */
 #include "harness.h"
-#include "opt.h"
+#include "core/opt.h"
 #include "probe/probe.h"
 #include "search/run.h"
 

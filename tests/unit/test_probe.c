@@ -5,7 +5,7 @@
 #include "probe/sample.h"
 #include "probe/workload.h"
 #include "probe/probe_store.h"
-#include "sysfs.h"
+#include "core/sysfs.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 #include "harness.h"
 #include "probe/probe.h"
 #include "probe/workload.h"
-#include "sysfs.h"
+#include "core/sysfs.h"
 
 #include <stdlib.h>
 

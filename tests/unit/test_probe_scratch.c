@@ -3,7 +3,7 @@
  * directory dropped, and anything not the probe's own 0700 directory left. */
 #include "harness.h"
 #include "probe/scratch.h"
-#include "store_scratch.h"
+#include "db/store_scratch.h"
 
 #include <stdio.h>
 #include <stdlib.h>

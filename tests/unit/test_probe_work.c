@@ -4,7 +4,7 @@
 #include "harness.h"
 #include "probe/fileio.h"
 #include "probe/probe.h"
-#include "sysfs.h"
+#include "core/sysfs.h"
 
 #include <stdlib.h>
 #include <string.h>

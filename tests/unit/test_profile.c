@@ -1,7 +1,7 @@
 /* Unit tests of the profile parser, merging, selectors and plans. */
 #include "harness.h"
 #include "profile/profile.h"
-#include "sysfs.h"
+#include "core/sysfs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * quote, ']', ':', '=', ';', '%', '$' and escape sequences (#14). A NUL
  * cannot reach them: C strings end there, and readers refuse it (F10). */
 #include "harness.h"
-#include "esc.h"
+#include "core/esc.h"
 #include "profile/quote.h"
 
 #include <fnmatch.h>

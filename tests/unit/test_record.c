@@ -2,12 +2,12 @@
  * cover the database's columns, and what the store saves from them reads
  * back field by field. */
 #include "harness.h"
-#include "device.h"
-#include "record.h"
-#include "store.h"
-#include "store_session.h"
-#include "store_run.h"
-#include "store_search.h"
+#include "core/device.h"
+#include "core/record.h"
+#include "db/store.h"
+#include "db/store_session.h"
+#include "db/store_run.h"
+#include "db/store_search.h"
 
 #include <math.h>
 #include <stdlib.h>

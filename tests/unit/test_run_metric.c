@@ -2,10 +2,10 @@
  * from the store (the insert's columns, the list, the export, the search's
  * reader), from the JSON it is written to, and in the summaries' text. */
 #include "harness.h"
-#include "run_metric.h"
-#include "device.h"
-#include "store_run.h"
-#include "store_search.h"
+#include "core/run_metric.h"
+#include "core/device.h"
+#include "db/store_run.h"
+#include "db/store_search.h"
 #include "report/report_run.h"
 
 #include <math.h>

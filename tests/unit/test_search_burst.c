@@ -5,7 +5,7 @@
 #include "harness.h"
 #include "search/burst.h"
 #include "search/search.h"
-#include "sysfs.h"
+#include "core/sysfs.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -136,6 +136,32 @@ TEST(search_plan_says_what_a_budget_buys)
     search_plan_make(&s, 10.0, SEARCH_NOISE_SD_ASSUMED, &wide);
     CHECK_INT(wide.confirm_reps, 20);
     CHECK(wide.mde_pct < mde6);
+}
+
+/* Progress counts what the budget will buy at the runs' pace: the quick
+ * tune of transfer-as-user-8 planned 50 runs of 6 s within 5 minutes,
+ * whose first run took 23 s, and printed "evaluation 1 of 50, about
+ * 19m13s left". */
+TEST(search_plan_progress_follows_the_runs_pace)
+{
+    struct search_spec s = quick_spec(100);
+    struct search_plan p;
+    search_plan_make(&s, 6.0, SEARCH_NOISE_SD_ASSUMED, &p);
+    CHECK_INT(p.evals, 50);
+    int evals;
+    long long left;
+    search_plan_progress(&p, &s, 1, 23000, &evals, &left);
+    CHECK_INT(evals, 13);                  /* 1 + 12 runs of 23 s in the 277 s left */
+    CHECK(left <= 300000 - 23000);         /* never past the budget */
+    search_plan_progress(&p, &s, 10, 112000, &evals, &left);
+    CHECK_INT(evals, 26);                  /* 10 + 188 s / 11.2 s */
+    CHECK(left > 170000 && left <= 188000);
+    search_plan_progress(&p, &s, 10, 60000, &evals, &left);   /* as planned */
+    CHECK_INT(evals, 50);
+    CHECK(left == 240000);
+    s.budget_ms = 0;                       /* evaluations only: the plan's */
+    search_plan_progress(&p, &s, 10, 112000, &evals, &left);
+    CHECK_INT(evals, 50);
 }
 
 /* A quick tune on a fast disk buys many short runs: its confirmation grows

@@ -6,20 +6,28 @@
 #include "harness.h"
 #include "search/report.h"
 #include "search/search.h"
+#include "search/verdict.h"
 #include "search_fixture.h"
-#include "sysfs.h"
+#include "core/sysfs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-static void run(const char *objective, double reader_exp, struct search_spec *s, struct search_result *r)
+static void run_budget(const char *objective, double reader_exp, int budget, struct search_spec *s,
+                       struct search_result *r)
 {
     struct evaluator ev;
-    fx_synthetic(s, &ev, "bo", 40, 3, 11, 5, 0.03, false);
+    fx_synthetic(s, &ev, "bo", budget, 3, 11, 5, 0.03, false);
     snprintf(s->objective, sizeof s->objective, "%s", objective);
     evaluator_synthetic_trade(&ev, reader_exp);
     fx_run(s, &ev, NULL, r);
     evaluator_free(&ev);
+}
+
+static void run(const char *objective, double reader_exp, struct search_spec *s, struct search_result *r)
+{
+    run_budget(objective, reader_exp, 40, s, r);
 }
 
 static const struct collateral_effect *row_of(const struct search_result *r, int metric)
@@ -54,6 +62,94 @@ TEST(guard_refuses_a_throughput_win_that_slows_the_reader)
     CHECK_CONTAINS(line, "makes reader_p99 worse by +");
     CHECK_CONTAINS(line, "give --objective throughput to take the trade");
     search_result_free(&r);
+}
+
+/* Fresh runs of c in the confirmation (role TRIAL_CONFIRM). */
+static int confirm_runs_of(const struct search_result *r, const struct search_config *c)
+{
+    int n = 0;
+    for (int t = 0; t < r->ntrials; t++)
+        n += r->trials[t].role == TRIAL_CONFIRM && space_config_equal(&wb, &r->trials[t].cfg, c);
+    return n;
+}
+
+/* A refusal is a claim too (the reader got worse): it is decided on fresh
+ * runs, the confirmation's, not on the race's that chose the candidate.
+ * The old code refused on the race's 3-5 runs and measured nothing more
+ * (a budget of 80 races, as tune's does). */
+TEST(a_refusal_is_decided_on_the_confirmations_fresh_runs)
+{
+    fx_setup();
+    struct search_spec s;
+    struct search_result r;
+    run_budget("throughput,reader_p99<=baseline", 1.0, 80, &s, &r);
+    CHECK(r.raced);
+    CHECK_INT(r.winner, -1);
+    CHECK(r.effects.leader >= 0);
+    if (r.effects.leader >= 0) {
+        const struct leader *l = &r.leader[r.effects.leader];
+        CHECK(l->refused);
+        CHECK_INT(r.confirm.candidate, r.effects.leader);
+        CHECK_INT(r.confirm.outcome, CONFIRM_CONFIRMED);   /* the gain holds on fresh runs */
+        CHECK(confirm_runs_of(&r, &l->cfg) >= 5);
+        CHECK(l->guard.dec.nc == confirm_runs_of(&r, &l->cfg));   /* the guard judged those runs */
+        CHECK(l->guard.dec.lo_pct > 0);
+    }
+    char line[2048];
+    report_verdict_line(&s, &wb, &r, line, sizeof line);
+    CHECK_CONTAINS(line, "not recommended:");
+    CHECK_CONTAINS(line, "fresh runs each");
+    struct verdict_card v;
+    verdict_build(&s, &wb, &r, NULL, NULL, &v);
+    CHECK(strstr(v.note, "the race's") == NULL);   /* the fresh runs' refusal is the verdict: no story to tell */
+    search_result_free(&r);
+}
+
+/* The race's runs showed the reader slower, the fresh ones do not: the
+ * refusal does not stand and the confirmed gain is the winner. */
+struct reader_turns {
+    struct evaluator *ev;
+    bool turned;
+};
+static void turn_reader_at_confirmation(void *arg, const struct search_trial *t, const struct history *h)
+{
+    struct reader_turns *rt = arg;
+    if (t->role == TRIAL_CONFIRM && !rt->turned) {   /* after the confirmation's first run the trade is gone */
+        evaluator_synthetic_trade(rt->ev, -0.5);
+        rt->turned = true;
+    }
+}
+
+TEST(a_refusal_the_fresh_runs_do_not_bear_out_is_dropped)
+{
+    fx_setup();
+    struct search_spec s;
+    struct search_result r;
+    struct evaluator ev;
+    fx_synthetic(&s, &ev, "bo", 80, 3, 11, 5, 0.03, false);
+    snprintf(s.objective, sizeof s.objective, "throughput,reader_p99<=baseline");
+    evaluator_synthetic_trade(&ev, 1.0);
+    struct reader_turns rt = { &ev, false };
+    struct search_hooks hk = { .arg = &rt, .progress = turn_reader_at_confirmation };
+    fx_run(&s, &ev, &hk, &r);
+    CHECK(r.raced);
+    CHECK(rt.turned);
+    CHECK(r.winner >= 0);
+    if (r.winner >= 0) {
+        const struct leader *l = &r.leader[r.winner];
+        CHECK(!l->refused);
+        CHECK_INT(l->verdict, VERDICT_WIN);
+        CHECK(r.confirm.outcome == CONFIRM_CONFIRMED);
+        CHECK(r.race_refusal_dropped);   /* and the verdict says the race had refused it */
+    }
+    char line[2048];
+    report_verdict_line(&s, &wb, &r, line, sizeof line);
+    CHECK_CONTAINS(line, "better:");
+    struct verdict_card v;
+    verdict_build(&s, &wb, &r, NULL, NULL, &v);
+    CHECK_CONTAINS(v.note, "the race's");
+    CHECK_CONTAINS(v.note, "did not bear that out");
+    fx_done(&r, &ev);
 }
 
 TEST(throughput_only_recommends_the_win_and_states_the_trade)

@@ -6,7 +6,7 @@
 #include "search/search.h"
 #include "search_fixture.h"
 #include "probe/probe.h"
-#include "sysfs.h"
+#include "core/sysfs.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -155,6 +155,38 @@ TEST(search_wall_time_budget)
     sl_err e;
     CHECK_INT(search_run(&s, &wb, &ev, NULL, &r, &e), -1);
     CHECK_CONTAINS(e.msg, "budget");
+}
+
+/* The quick tune of bench/data/transfer-as-user-8.out: a plan of 50
+ * evaluations of 6 s within 100 evaluations or 5 minutes, whose runs took
+ * 11 s. Exploring stopped after 8 to keep the race's and the
+ * confirmation's reserve, the race got 1 run, so no leader had a verdict,
+ * nothing was confirmed and the search ended at 113 s of its 300 with "no
+ * verdict". When the time left cannot afford a race beside the
+ * confirmation, exploring's best goes straight to the confirmation, which
+ * then has the time it kept. The fake clock: 1 s a reading, about 1 s a
+ * run; 26 s stands for 300 s at 11.5 s a run. */
+TEST(search_drops_a_race_the_time_left_cannot_afford)
+{
+    fx_setup();
+    struct search_spec s;
+    struct evaluator ev;
+    fx_synthetic(&s, &ev, "bo", 100, 3, 11, 5, 0.03, false);
+    s.budget_ms = 26000;
+    s.confirm_reps = 7;   /* what the plan of 50 evaluations scaled it to */
+    fake_now = 0;
+    struct search_hooks hk = { .now_ms = fake_clock };
+    struct search_result r;
+    fx_run(&s, &ev, &hk, &r);
+    CHECK(r.confirm.candidate >= 0);
+    CHECK(count_role(&r, TRIAL_CONFIRM) >= 12);
+    CHECK_INT(count_role(&r, TRIAL_RACE), 0);
+    CHECK(r.confirm.outcome != CONFIRM_NONE);
+    CHECK(r.trials[r.ntrials - 1].elapsed_ms <= 26000);
+    char line[1024];
+    report_verdict_line(&s, &wb, &r, line, sizeof line);
+    CHECK(strstr(line, "no verdict") == NULL);
+    fx_done(&r, &ev);
 }
 
 struct tape {

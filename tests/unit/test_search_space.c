@@ -3,7 +3,7 @@
  * space files, and conversion to knobsets that `set` would accept. */
 #include "harness.h"
 #include "search/space.h"
-#include "sysfs.h"
+#include "core/sysfs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #include "harness.h"
 #include "search/gp.h"
 #include "search/strategy.h"
-#include "sysfs.h"
+#include "core/sysfs.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -6,9 +6,9 @@
 #include "harness.h"
 #include "search/eval_probe.h"
 #include "search/search.h"
-#include "session.h"
-#include "store.h"
-#include "sysfs.h"
+#include "session/session.h"
+#include "db/store.h"
+#include "core/sysfs.h"
 
 #include <jansson.h>
 #include <sqlite3.h>

@@ -4,8 +4,8 @@
 #include "harness.h"
 #include "share_fixture.h"
 #include "share/sync.h"
-#include "store_share.h"
-#include "sysfs.h"
+#include "db/store_share.h"
+#include "core/sysfs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

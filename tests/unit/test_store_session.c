@@ -1,10 +1,10 @@
 /* Unit tests for the store and sessions: migrations, refusal of foreign
  * files, durable snapshots, put-back order and the ratio/bytes pairs. */
 #include "harness.h"
-#include "knobset.h"
-#include "session.h"
-#include "store_session.h"
-#include "sysfs.h"
+#include "session/knobset.h"
+#include "session/session.h"
+#include "db/store_session.h"
+#include "core/sysfs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

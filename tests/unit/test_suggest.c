@@ -1,7 +1,7 @@
 /* Unit tests: suggest, the "did you mean" of unknown commands, options,
  * knobs and profiles (#32 item 5). */
 #include "harness.h"
-#include "suggest.h"
+#include "core/suggest.h"
 
 #include <string.h>
 

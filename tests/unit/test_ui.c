@@ -1,16 +1,16 @@
 /* Unit tests of the UI's curses-free parts: charts, key scripts, the action
  * table, text wrapping, the worker framework, the settings form. */
 #include "harness.h"
-#include "action.h"
+#include "ui/action.h"
 #include "report/chart.h"
-#include "draw.h"
-#include "form.h"
-#include "input.h"
-#include "job.h"
-#include "probe_screen.h"
-#include "prompt.h"
-#include "textview.h"
-#include "search_screen.h"
+#include "ui/draw.h"
+#include "ui/form.h"
+#include "ui/input.h"
+#include "ui/job.h"
+#include "ui/probe_screen.h"
+#include "ui/prompt.h"
+#include "ui/textview.h"
+#include "ui/search_screen.h"
 
 #include <stdlib.h>
 #include <time.h>

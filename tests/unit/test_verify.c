@@ -1,10 +1,10 @@
 /* verify --live: the block order, the settle time, the guard, the metric
  * command and the paired verdict on synthetic block series. */
 #include "harness.h"
-#include "sysfs.h"
+#include "core/sysfs.h"
 #include "probe/canary_reader.h"
-#include "store_session.h"
-#include "store_verify.h"
+#include "db/store_verify.h"
+#include "db/store_session.h"
 #include "verify/live.h"
 
 #include <math.h>

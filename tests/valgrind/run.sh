@@ -4,7 +4,7 @@
 # report and exit status 99), so the case fails.
 cd "$(dirname "$0")/../.." || exit 2
 if ! command -v valgrind >/dev/null; then echo "skip valgrind: valgrind is not installed"; exit 0; fi
-wrap=$(mktemp /tmp/sluice-vg.XXXXXX)
+wrap=$(mktemp "${TMPDIR:-/tmp}"/sluice-vg.XXXXXX)
 trap 'rm -f "$wrap"' EXIT
 cat > "$wrap" <<EOW
 #!/bin/sh

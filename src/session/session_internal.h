@@ -4,8 +4,8 @@
 #ifndef SLUICE_SESSION_INTERNAL_H
 #define SLUICE_SESSION_INTERNAL_H
 
-#include "session.h"
-#include "store_session.h"
+#include "session/session.h"
+#include "db/store_session.h"
 
 struct session {
     store *st;

@@ -5,8 +5,8 @@
 #ifndef SLUICE_KNOBSET_H
 #define SLUICE_KNOBSET_H
 
-#include "knob.h"
-#include "session.h"
+#include "core/knob.h"
+#include "session/session.h"
 
 enum change_state {
     CHANGE_PENDING,

@@ -1,9 +1,9 @@
 /* session — lock, snapshot, keep or put back, crash recovery. */
-#include "session.h"
-#include "audit.h"
-#include "device.h"
-#include "session_internal.h"
-#include "sysfs.h"
+#include "session/session.h"
+#include "core/audit.h"
+#include "core/device.h"
+#include "session/session_internal.h"
+#include "core/sysfs.h"
 
 #include <errno.h>
 #include <fcntl.h>

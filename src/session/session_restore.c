@@ -2,11 +2,11 @@
  * a knob is written back only while it still holds what the session left
  * there; the restore is journaled so a killed one is finished
  * by the next. */
-#include "session.h"
-#include "device.h"
-#include "session_internal.h"
-#include "store_verify.h"
-#include "sysfs.h"
+#include "session/session.h"
+#include "core/device.h"
+#include "session/session_internal.h"
+#include "core/sysfs.h"
+#include "db/store_verify.h"
 
 #include <stdio.h>
 #include <stdlib.h>

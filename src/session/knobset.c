@@ -1,8 +1,8 @@
 /* knobset — validated, ordered, all-or-nothing multi-knob writes. */
-#include "knobset.h"
-#include "device.h"
-#include "session_internal.h"
-#include "sysfs.h"
+#include "session/knobset.h"
+#include "core/device.h"
+#include "session/session_internal.h"
+#include "core/sysfs.h"
 
 #include <errno.h>
 #include <stdio.h>

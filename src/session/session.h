@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "knob.h"
+#include "core/knob.h"
 
 /* The store and its session rows (db/store.h, db/store_session.h) are only
  * named here: the session layer sits on the store, and its includers need

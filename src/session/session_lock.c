@@ -1,9 +1,9 @@
 /* session_lock — one tuner per kernel: the lock file of the system, who
  * holds it, and the one test of whether a session's holder is gone. */
-#include "session.h"
-#include "session_internal.h"
-#include "audit.h"
-#include "sysfs.h"
+#include "session/session.h"
+#include "session/session_internal.h"
+#include "core/audit.h"
+#include "core/sysfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
