@@ -2,8 +2,11 @@
 #include "db/store_verify.h"
 #include "core/record.h"
 
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The test's record, described once: what create inserts, what finish
  * writes (REC_UPDATE), what every read fills. */
@@ -139,4 +142,86 @@ int store_verify_blocks(store *s, int64_t verify_id, struct verify_block_row **o
     sqlite3_bind_int64(st, 1, verify_id);
     return store_collect(s, st, block_fields, block_fields_len, sizeof **out, (void **)out,
                          "reading a verification's blocks", e);
+}
+
+int store_verify_planned(const struct verify_row *v)
+{
+    json_t *plan = json_loads(v->plan_json, 0, NULL);
+    json_int_t n = json_integer_value(json_object_get(plan, "blocks_planned"));
+    json_decref(plan);
+    return n > 0 && n < 1000000 ? (int)n : 0;
+}
+
+static json_t *text_or_null(const char *s) { return s[0] ? json_string(s) : json_null(); }
+
+json_t *store_verify_json(const struct verify_row *v)
+{
+    return json_pack("{s:s,s:s,s:o,s:s,s:o,s:s,s:s,s:s,s:s,s:o,s:b,s:b,s:i,s:i,s:f,s:s,s:s}", "kind", "verification",
+                     "uuid", v->uuid, "session", text_or_null(v->session_uuid), "started", v->started, "ended",
+                     text_or_null(v->ended), "candidate", v->candidate, "baseline", v->baseline, "source", v->source,
+                     "state", v->state, "verdict", text_or_null(v->verdict), "held", v->held, "kept", v->kept, "blocks",
+                     v->nblocks, "blocks_planned", store_verify_planned(v), "block_s", (double)v->block_ms / 1000,
+                     "why", v->end_why, "put_back", v->put_back);
+}
+
+/* Why a killed test ended, from what it stored: the block it was in (the
+ * one after the last stored), the last sign of life (that block's end, or
+ * the start), and when the restore found it. */
+static void killed_why(const struct verify_row *v, const struct verify_block_row *last, int nstored, char *ended,
+                       size_t ended_n, char *why, size_t why_n)
+{
+    int planned = store_verify_planned(v);
+    snprintf(ended, ended_n, "%s", last ? last->ended : v->started);
+    char block[64], since[48], now[32];
+    if (planned > 0 && nstored >= planned) snprintf(block, sizeof block, "after its last block (%d of %d)", nstored, planned);
+    else if (planned > 0) snprintf(block, sizeof block, "during block %d of %d", nstored + 1, planned);
+    else snprintf(block, sizeof block, "during block %d", nstored + 1);
+    if (last) snprintf(since, sizeof since, "block %d stored", nstored);
+    else snprintf(since, sizeof since, "its start");
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    snprintf(why, why_n, "%s (SIGKILL, a crash or a power cut), at or after %s (%s); its session %.8s was put back "
+             "by a restore at %s", block, ended, since, v->session_uuid[0] ? v->session_uuid : "-", now);
+}
+
+static int mark_killed(store *s, const struct verify_row *v, sl_err *e)
+{
+    struct verify_block_row *blocks;
+    int n = store_verify_blocks(s, v->id, &blocks, e);
+    if (n < 0) return -1;
+    char ended[32], why[512];
+    killed_why(v, n ? &blocks[n - 1] : NULL, n, ended, sizeof ended, why, sizeof why);
+    free(blocks);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), "UPDATE verifies SET state = 'killed', ended = ?1, end_why = ?2 "
+                           "WHERE id = ?3 AND state = 'running'", -1, &st, NULL) != SQLITE_OK)
+        return store_fail(s, e, "marking a killed verification");
+    sqlite3_bind_text(st, 1, ended, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, why, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, v->id);
+    int rc = store_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : store_fail(s, e, "marking a killed verification");
+}
+
+int store_verify_mark_killed(store *s, int64_t session_id, sl_err *e)
+{
+    if (store_begin(s, e) < 0) return -1;
+    struct verify_row *rows = NULL;
+    sqlite3_stmt *st = select_verifies(s, "WHERE v.session_id = ? AND v.state = 'running'", "reading verifications", e);
+    int n = -1;
+    if (st) {
+        sqlite3_bind_int64(st, 1, session_id);
+        n = store_collect(s, st, verify_fields, verify_fields_len, sizeof *rows, (void **)&rows, "reading verifications", e);
+    }
+    for (int i = 0; i < n; i++)
+        if (mark_killed(s, &rows[i], e) < 0) n = -1;
+    free(rows);
+    if (n < 0 || store_commit(s, e) < 0) {
+        store_rollback(s);
+        return -1;
+    }
+    return n;
 }

@@ -7,6 +7,8 @@
 
 #include "db/store.h"
 
+#include <jansson.h>
+
 struct verify_row {
     int64_t id;
     char uuid[37];
@@ -49,6 +51,21 @@ int store_verify_block_add(store *s, int64_t verify_id, const struct verify_bloc
 int store_verify_get(store *s, const char *uuid_prefix, struct verify_row *out, sl_err *e);
 /* Every test, newest first; caller frees *out. Returns the count or -1. */
 int store_verify_list(store *s, struct verify_row **out, sl_err *e);
+/* The session session_id was put back by a restore other than its own
+ * tuner's (restore --crashed, the boot, 'restore SESSION'): a test of that
+ * session still 'running' was killed (SIGKILL, a crash, a power cut) and
+ * could not record its end. Marks each such test 'killed', ended at its
+ * last sign of life (its last stored block's end, else its start), end_why
+ * saying in which block it died, since when and when the restore found it.
+ * Returns how many were marked, or -1 with e (nothing marked). */
+int store_verify_mark_killed(store *s, int64_t session_id, sl_err *e);
+/* The test as history and sessions list it: {"kind": "verification",
+ * uuid, session, started, ended, candidate, baseline, source, state,
+ * verdict, held, kept, blocks (stored), blocks_planned, block_s, why,
+ * put_back}; absent values are null. A new reference. */
+json_t *store_verify_json(const struct verify_row *v);
+/* How many blocks the test planned (from its plan), 0 when unknown. */
+int store_verify_planned(const struct verify_row *v);
 /* Its blocks in order; caller frees *out. Returns the count or -1. */
 int store_verify_blocks(store *s, int64_t verify_id, struct verify_block_row **out, sl_err *e);
 

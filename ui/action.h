@@ -70,6 +70,7 @@
     ACT(SAVE, "save", 'S', 0, "Save", "Save the settings in force now as a new profile in /etc/sluice/profiles") \
     ACT(IMPORT_TUNED, "import-tuned", 'T', 0, "Import", "Import a TuneD profile (a name or a directory) as a sluice profile") \
     ACT(EXPORT, "export", 'E', 0, "Export", "Write the selected profile as sysctl.d lines, udev rules or a TuneD profile to a file") \
+    ACT(VERIFY_LIVE, "verify-live", 'V', 0, "Verify", "Verify the profile (Search: the winner) on this machine's own workload, as 'sluice verify --live': A and B blocks alternate, drawn as they arrive; a guard reverts B; x cancels") \
     GROUP("Results")                                                                                        \
     ACT(MARK, "mark", 'm', 0, "Mark", "Mark a run as A (the baseline) for a comparison; again to unmark")   \
     ACT(COMPARE, "compare", 'c', 0, "Compare", "Compare the batch of the run under the cursor with the marked one") \

@@ -13,6 +13,7 @@
 #include "ui/setview.h"
 #include "core/sysfs.h"
 #include "ui/trial.h"
+#include "ui/verify_panel.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,7 @@ struct profiles {
     bool have_import;
     char export_format[16];
     bool plan_focus;                   /* Tab: Up/Down scroll the plan, not the list */
+    struct verify_panel verify;        /* V: the selected profile verified live */
 };
 
 static void drop_plan(struct profiles *pr)
@@ -271,6 +273,29 @@ static void answer_apply(struct profiles *pr, enum action a, int key)
     } else if (tv_move(&pr->view, a) == H_IGNORED) {
         app_message(pr->base.app, ROLE_WARN, "y applies profile %s, n or Esc cancels", pr->p.name);
     }
+}
+
+/* V: the switch to the selected profile (what a would write) verified on
+ * this machine's own workload first, as 'apply --verify-live' does; nothing
+ * is kept (a applies it after). */
+static void verify_selected(struct profiles *pr)
+{
+    struct app *app = pr->base.app;
+    profiles_plan_selected(pr);
+    if (!pr->have_plan) { app_message(app, ROLE_ERROR, "%s", pr->plan_err[0] ? pr->plan_err : "no profile selected"); return; }
+    sl_err e;
+    store *st = app_store(app, &e);
+    struct profile_switch sw;
+    if (!st || lifecycle_plan(st, &pr->pl, false, &sw, &e) < 0) {
+        if (st) lifecycle_free(&sw);
+        app_message(app, ROLE_ERROR, "%s", e.msg);
+        return;
+    }
+    char source[PROFILE_NAME_MAX + 16];
+    snprintf(source, sizeof source, "profile %s", pr->p.name);
+    if (sw.ks.n == 0) app_message(app, ROLE_NORMAL, "nothing to verify: this machine already has profile %s's values", pr->p.name);
+    else verify_panel_offer(&pr->verify, app, &sw.ks, source);
+    lifecycle_free(&sw);
 }
 
 static void boot_install_selected(struct profiles *pr)
@@ -582,6 +607,10 @@ static struct screen *profiles_create(struct app *app)
 static void profiles_draw(struct screen *s, struct rect r)
 {
     struct profiles *pr = (struct profiles *)s;
+    if (verify_panel_shown(&pr->verify)) {
+        verify_panel_draw(&pr->verify, r);
+        return;
+    }
     if (pr->mode == PR_VIEW || pr->mode == PR_ASK_APPLY) {
         draw_text(r.y, r.x, r.w, pr->mode == PR_ASK_APPLY ? ROLE_WARN : ROLE_HEADER, pr->view_title);
         tv_draw(&pr->view, (struct rect){ r.y + 1, r.x, r.h - 1, r.w });
@@ -615,11 +644,13 @@ static void profiles_draw(struct screen *s, struct rect r)
         draw_text(b.y + 4, b.x + 2, b.w - 4, ROLE_DIALOG, "y  install      any other key  cancel");
     }
     if (pr->prompt.open) prompt_draw(&pr->prompt, r);
+    verify_panel_draw_prompt(&pr->verify, r);
 }
 
 static enum handled profiles_key(struct screen *s, enum action a, int key)
 {
     struct profiles *pr = (struct profiles *)s;
+    if (verify_panel_active(&pr->verify)) return verify_panel_key(&pr->verify, a, key);
     if (pr->prompt.open) { profiles_io_key(pr, a, key); return H_HANDLED; }
     if (pr->mode == PR_ASK_APPLY) { answer_apply(pr, a, key); return H_HANDLED; }
     if (pr->mode == PR_CONFIRM) {
@@ -658,6 +689,7 @@ static enum handled profiles_key(struct screen *s, enum action a, int key)
         if (tv_selected_tag(&pr->list) >= 0) pr->mode = PR_CONFIRM;
         return H_HANDLED;
     case ACT_BOOT_STATUS: boot_status(pr); return H_HANDLED;
+    case ACT_VERIFY_LIVE: verify_selected(pr); return H_HANDLED;
     case ACT_SAVE: case ACT_IMPORT_TUNED: case ACT_EXPORT: profiles_io_start(pr, a); return H_HANDLED;
     case ACT_KEEP: case ACT_REVERT: {
         struct restore_report rep = { 0 };
@@ -685,8 +717,12 @@ static void profiles_show(struct screen *s) { profiles_refresh((struct profiles 
 static bool profiles_hint_on(struct screen *s, enum action a)
 {
     struct profiles *pr = (struct profiles *)s;
-    if (pr->prompt.open) return false;
+    if (pr->prompt.open || pr->verify.prompt.open) return false;
+    if (verify_panel_shown(&pr->verify))
+        return a == ACT_CANCEL ? verify_panel_busy(&pr->verify) : a == ACT_BACK && !verify_panel_busy(&pr->verify);
     switch (a) {
+    case ACT_CANCEL: return false;
+    case ACT_VERIFY_LIVE: return false;   /* help names it; the hint line has no room */
     case ACT_KEEP: case ACT_REVERT: return trial_active();
     case ACT_BACK: return pr->mode == PR_VIEW || pr->mode == PR_ASK_APPLY;
     case ACT_NEXT_PANE: return pr->mode == PR_LIST && pr->n > 0;
@@ -700,6 +736,7 @@ static void profiles_done(struct screen *s)
 {
     struct profiles *pr = (struct profiles *)s;
     drop_plan(pr);
+    verify_panel_free(&pr->verify);
     profiles_io_done(pr);
     tv_free(&pr->list);
     tv_free(&pr->diff);
@@ -712,14 +749,21 @@ static void profiles_done(struct screen *s)
 static struct textview *profiles_view(struct screen *s)
 {
     struct profiles *pr = (struct profiles *)s;
+    if (verify_panel_shown(&pr->verify)) return verify_panel_view(&pr->verify);
     return pr->mode == PR_VIEW || pr->mode == PR_ASK_APPLY ? &pr->view : pr->plan_focus ? &pr->diff : &pr->list;
 }
 
 static const enum action profiles_hints[] = { ACT_DIFF, ACT_APPLY, ACT_KEEP, ACT_REVERT, ACT_BOOT_INSTALL, ACT_BOOT_STATUS,
-                                              ACT_SAVE, ACT_IMPORT_TUNED, ACT_EXPORT, ACT_NEXT_PANE, ACT_BACK, ACT_NONE };
+                                              ACT_SAVE, ACT_IMPORT_TUNED, ACT_EXPORT, ACT_NEXT_PANE, ACT_CANCEL, ACT_BACK,
+                                              ACT_VERIFY_LIVE, ACT_NONE };
+
+static void profiles_tick(struct screen *s, long long now_ms) { verify_panel_tick(&((struct profiles *)s)->verify); }
+static bool profiles_busy(struct screen *s) { return verify_panel_busy(&((struct profiles *)s)->verify); }
+static void profiles_cancel(struct screen *s) { verify_panel_cancel(&((struct profiles *)s)->verify); }
 
 const struct screen_class profiles_screen = {
     .title = "Profiles", .open = ACT_PROFILES, .hints = profiles_hints,
     .create = profiles_create, .draw = profiles_draw, .handle_key = profiles_key,
     .done = profiles_done, .show = profiles_show, .hint_on = profiles_hint_on, .view = profiles_view,
+    .tick = profiles_tick, .busy = profiles_busy, .cancel = profiles_cancel,
 };

@@ -312,6 +312,25 @@ static void apply_winner(struct search_scr *ss)
     knobset_free(&ks);
 }
 
+/* V: the winner verified on this machine's own workload (verify_panel),
+ * as 'sluice verify --live SEARCH-ID' does; nothing is kept. */
+static void verify_winner(struct search_scr *ss)
+{
+    struct app *app = ss->base.app;
+    if (job_running(&ss->job)) { app_message(app, ROLE_WARN, "a search is running: x cancels it"); return; }
+    if (!ss->have_result || ss->out.result.winner < 0) {
+        app_message(app, ROLE_NORMAL, "no winner to verify: nothing beat the baseline beyond the noise");
+        return;
+    }
+    struct knobset ks = { 0 };
+    sl_err e;
+    char source[64];
+    snprintf(source, sizeof source, "search %.8s", ss->uuid);
+    if (build_winner(ss, &ks, &e) < 0) app_message(app, ROLE_ERROR, "%s", e.msg);
+    else verify_panel_offer(&ss->verify, app, &ks, source);
+    knobset_free(&ks);
+}
+
 /* --- screen ops -------------------------------------------------------- */
 
 static struct screen *search_create(struct app *app)
@@ -361,13 +380,15 @@ static void draw_progress(struct search_scr *ss, struct rect r)
 static void search_draw(struct screen *s, struct rect r)
 {
     struct search_scr *ss = (struct search_scr *)s;
-    if (ss->detail.open) detail_draw(&ss->detail, r);
+    if (verify_panel_shown(&ss->verify)) verify_panel_draw(&ss->verify, r);
+    else if (ss->detail.open) detail_draw(&ss->detail, r);
     else if (ss->mode == SM_FORM) draw_form(ss, r);
     else if (ss->mode == SM_RESUME) draw_resumable(ss, r);
     else {
         search_view_draw(ss, (struct rect){ r.y, r.x, r.h - 1, r.w });
         draw_progress(ss, (struct rect){ r.y + r.h - 1, r.x, 1, r.w });
     }
+    verify_panel_draw_prompt(&ss->verify, r);
 }
 
 static enum handled settings_key(struct search_scr *ss, enum action a, int key)
@@ -408,6 +429,7 @@ static enum handled search_key(struct screen *s, enum action a, int key)
         if (a == ACT_EDIT) { start(ss); return H_HANDLED; }
     }
     if (ss->mode == SM_FORM && ss->form.editing) return settings_key(ss, a, key);
+    if (verify_panel_active(&ss->verify)) return verify_panel_key(&ss->verify, a, key);
     if (ss->detail.open) return detail_key(&ss->detail, a);
     if (ss->mode == SM_RESUME) {
         switch (a) {
@@ -426,6 +448,7 @@ static enum handled search_key(struct screen *s, enum action a, int key)
         app_message(s->app, ROLE_WARN, "cancelling after the current evaluation: the knobs are put back");
         return H_HANDLED;
     case ACT_APPLY: apply_winner(ss); return H_HANDLED;
+    case ACT_VERIFY_LIVE: verify_winner(ss); return H_HANDLED;
     case ACT_KEEP: case ACT_REVERT: {
         struct restore_report rep = { 0 };
         char id[9];
@@ -445,6 +468,7 @@ static enum handled search_key(struct screen *s, enum action a, int key)
 static void search_tick(struct screen *s, long long now)
 {
     struct search_scr *ss = (struct search_scr *)s;
+    verify_panel_tick(&ss->verify);
     if (!job_reap(&ss->job)) return;
     ss->job.ended_ms = now;
     ss->have_result = ss->out.ok;
@@ -466,7 +490,7 @@ static void search_tick(struct screen *s, long long now)
 static bool search_busy(struct screen *s)
 {
     struct search_scr *ss = (struct search_scr *)s;
-    return job_running(&ss->job) || ss->job.joinable;
+    return job_running(&ss->job) || ss->job.joinable || verify_panel_busy(&ss->verify);
 }
 
 static void search_cancel(struct screen *s)
@@ -474,14 +498,20 @@ static void search_cancel(struct screen *s)
     struct search_scr *ss = (struct search_scr *)s;
     job_cancel(&ss->job);
     ss->cancelled = true;
+    verify_panel_cancel(&ss->verify);
 }
 
 static bool search_hint_on(struct screen *s, enum action a)
 {
     struct search_scr *ss = (struct search_scr *)s;
     bool running = job_running(&ss->job);
+    if (verify_panel_shown(&ss->verify))
+        return a == ACT_CANCEL ? verify_panel_busy(&ss->verify) : a == ACT_BACK && !verify_panel_busy(&ss->verify);
+    if (ss->verify.prompt.open) return false;
     if (ss->detail.open) return detail_hint_on(&ss->detail, a);
     switch (a) {
+    case ACT_VERIFY_LIVE: return !running && ss->mode == SM_RUN && ss->have_result && ss->out.result.winner >= 0 &&
+                                 !trial_active();
     case ACT_START: return !running && !(ss->mode == SM_FORM && ss->form.editing) && ss->mode != SM_RESUME;
     case ACT_CANCEL: return running;
     case ACT_APPLY: return !running && ss->have_result && ss->out.result.winner >= 0 && !trial_active();
@@ -497,6 +527,7 @@ static void search_done(struct screen *s)
 {
     struct search_scr *ss = (struct search_scr *)s;
     job_stop(&ss->job);
+    verify_panel_free(&ss->verify);
     clear_run(ss);
     detail_close(&ss->detail);
     pthread_mutex_destroy(&ss->lock);
@@ -510,12 +541,13 @@ static void search_done(struct screen *s)
 static struct textview *search_text(struct screen *s)
 {
     struct search_scr *ss = (struct search_scr *)s;
+    if (verify_panel_shown(&ss->verify)) return verify_panel_view(&ss->verify);
     if (ss->detail.open) return detail_view(&ss->detail);
     return ss->mode == SM_RUN ? &ss->tv : ss->mode == SM_RESUME ? &ss->resume_tv : NULL;
 }
 
-static const enum action search_hints[] = { ACT_START, ACT_CANCEL, ACT_EDIT, ACT_RESUME, ACT_APPLY, ACT_KEEP, ACT_REVERT,
-                                            ACT_BACK, ACT_NONE };
+static const enum action search_hints[] = { ACT_START, ACT_CANCEL, ACT_EDIT, ACT_RESUME, ACT_APPLY, ACT_VERIFY_LIVE,
+                                            ACT_KEEP, ACT_REVERT, ACT_BACK, ACT_NONE };
 
 const struct screen_class search_screen = {
     .title = "Search", .open = ACT_SEARCH, .hints = search_hints,

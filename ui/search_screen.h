@@ -14,6 +14,7 @@
 #include "ui/job.h"
 #include "ui/screen.h"
 #include "ui/textview.h"
+#include "ui/verify_panel.h"
 
 #define SEARCH_UI_MAX_TRIALS 4000
 
@@ -55,6 +56,7 @@ struct search_scr {
     struct objective obj;
     struct textview tv;
     struct detail detail;              /* Enter on a search: its stored report */
+    struct verify_panel verify;        /* V: the winner verified live */
 };
 
 /* search_view.c */

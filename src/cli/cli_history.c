@@ -5,6 +5,7 @@
 #include "core/esc.h"
 #include "probe/probe.h"
 #include "db/store_run.h"
+#include "db/store_verify.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -107,6 +108,29 @@ static int print_json_row(void *arg, const struct run_export *r)
     return js->rc;
 }
 
+/* After the runs, the live verifications (their own "kind"), into the
+ * array or one a line. 0, or a status. */
+static int verifications_json(store *st, struct json_sink *js)
+{
+    struct verify_row *rows = NULL;
+    sl_err e;
+    int n = store_verify_list(st, &rows, &e);
+    if (n < 0) return cli_error(&e);
+    for (int i = 0; i < n && js->rc == 0; i++) {
+        json_t *o = store_verify_json(&rows[i]);
+        if (js->arr) {
+            json_array_append_new(js->arr, o);
+            continue;
+        }
+        if (cli_dump_json(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12)) != 0)
+            js->rc = SL_EFAIL;
+        fputc('\n', stdout);
+        json_decref(o);
+    }
+    free(rows);
+    return js->rc;
+}
+
 static void print_table(const struct run_row *rows, int n)
 {
     struct table *t = table_new(10, "RUN", "STARTED", "WORKLOAD", "DEVICE", "STATUS", "MB/S", "IOPS", "P99", "CANARY",
@@ -178,6 +202,12 @@ static int run_history(struct cli_ctx *ctx, int argc, char **argv)
             json_decref(js.arr);
             return cli_error(&e);
         }
+        /* a verification is no probe run of a workload: not under --workload */
+        int vrc = workload ? 0 : verifications_json(st, &js);
+        if (vrc && js.arr) {
+            json_decref(js.arr);
+            return vrc;
+        }
         if (js.arr) {
             if (cli_dump_json(js.arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12)) != 0)
                 js.rc = SL_EFAIL;
@@ -196,7 +226,7 @@ static int run_history(struct cli_ctx *ctx, int argc, char **argv)
 }
 
 CLI_COMMAND_OPTS(cmd_history, "history", run_history, history_table,
-            "stored probe runs, newest first", 0);
+            "stored probe runs, newest first, then the live verifications", 0);
 
 /* create-db: the results database, empty, where --db says. Read-only
  * commands never create it (#32); tests and scripts that want an empty

@@ -8,6 +8,7 @@
 #include "session/session.h"
 #include "db/store_session.h"
 #include "core/sysfs.h"
+#include "db/store_verify.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +71,29 @@ static int sessions_log(struct cli_ctx *ctx, store *st, struct session_row *rows
     return arr ? cli_print_json(arr) : 0;
 }
 
+/* Every session; one that ran a live verification carries it as
+ * "verification" (store_verify_json). Frees rows. */
+static int sessions_json(store *st, struct session_row *rows, int n)
+{
+    struct verify_row *tests = NULL;
+    sl_err e;
+    int nt = store_verify_list(st, &tests, &e);
+    if (nt < 0) {
+        free(rows);
+        return cli_error(&e);
+    }
+    json_t *arr = json_array();
+    for (int i = 0; i < n; i++) {
+        json_t *o = session_json(&rows[i]);
+        for (int k = 0; k < nt; k++)
+            if (tests[k].session_id == rows[i].id) json_object_set_new(o, "verification", store_verify_json(&tests[k]));
+        json_array_append_new(arr, o);
+    }
+    free(tests);
+    free(rows);
+    return cli_print_json(arr);
+}
+
 /* The live verifications under the sessions, where cli_verify.c is linked. */
 int (*cli_verify_list_hook)(store *st, sl_err *e);
 
@@ -84,12 +108,7 @@ static int run_sessions(struct cli_ctx *ctx, int argc, char **argv)
     int n = store_session_list(st, &rows, &e);
     if (n < 0) return cli_error(&e);
     if (((const struct sessions_opts *)ctx->opts)->log) return sessions_log(ctx, st, rows, n);
-    if (ctx->json) {
-        json_t *arr = json_array();
-        for (int i = 0; i < n; i++) json_array_append_new(arr, session_json(&rows[i]));
-        free(rows);
-        return cli_print_json(arr);
-    }
+    if (ctx->json) return sessions_json(st, rows, n);
     struct table *t = table_new(7, "SESSION", "PURPOSE", "STATE", "STARTED", "PID", "CHANGES", "ROOT");
     for (int i = 0; i < n; i++) {
         char id[9], pid[16], changes[16];

@@ -298,7 +298,7 @@ int cli_verify_print_list(store *st, sl_err *e)
         char id[9], session[9], blocks[32];
         snprintf(id, sizeof id, "%.8s", v->uuid);
         snprintf(session, sizeof session, "%.8s", v->session_uuid[0] ? v->session_uuid : "-");
-        snprintf(blocks, sizeof blocks, "%d of %lld", v->nblocks, v->block_ms > 0 ? (long long)(v->duration_ms / v->block_ms / 2 * 2) : 0);
+        snprintf(blocks, sizeof blocks, "%d of %d", v->nblocks, store_verify_planned(v));
         table_row(t, id, session, v->started, v->state, blocks, v->verdict[0] ? v->verdict : "-", v->candidate);
     }
     table_print(t);
@@ -313,7 +313,7 @@ int cli_verify_print_list(store *st, sl_err *e)
 static int cli_verify_run(struct cli_ctx *ctx, store *st, struct verify_run *r, const struct knobset *ks,
                           json_t **json_out, sl_err *e)
 {
-    struct verify_observer obs = { NULL, on_plan, on_block, on_note };
+    struct verify_observer obs = { .plan = on_plan, .block = on_block, .note = on_note };
     int rc = verify_live(st, r, ks, ctx->json ? NULL : &obs, e);
     if (ctx->json && r->blocks && json_out) *json_out = run_json(r);
     else if (r->blocks && !ctx->json) print_verdict(r);

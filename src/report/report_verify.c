@@ -6,6 +6,7 @@
 #include "report/report_internal.h"
 #include "db/store_session.h"
 #include "db/store_verify.h"
+#include "session/session.h"
 #include "verify/live.h"
 
 #include <math.h>
@@ -34,18 +35,34 @@ static void add_header(struct report *rep, const struct verify_run *r, const str
         report_add(rep, RI_TEXT, "--metric %s (better %s)", v->metric_cmd, v->metric_higher ? "higher" : "lower");
 }
 
-/* A test whose row still says running: its session says whether it runs
- * (or died with the knobs changed) or was put back since. */
+/* A test whose row still says running: it runs, or it was killed and its
+ * session is crashed (not yet restored: the restore marks it killed), or
+ * was put back by a sluice from before migration 017. */
 static void add_unended(struct report *rep, struct store *st, const struct verify_row *v)
 {
     struct session_row s;
     sl_err e;
-    if (!v->session_uuid[0] || store_session_get(st, v->session_uuid, &s, &e) < 0 || s.state == SESSION_OPEN)
+    if (!v->session_uuid[0] || store_session_get(st, v->session_uuid, &s, &e) < 0) {
         report_add(rep, RI_WARN, "still running, or killed before it ended ('sluice restore --crashed' puts its knobs "
                    "back)");
-    else
+        return;
+    }
+    if (s.state != SESSION_OPEN) {
         report_add(rep, RI_WARN, "killed before it ended: its session %.8s was %s since (%s)", s.uuid,
                    session_state_name(s.state), s.note[0] ? s.note : "-");
+        return;
+    }
+    struct session_row *crashed;
+    int n = session_find_crashed(st, &crashed, &e);
+    bool dead = false;
+    for (int i = 0; i < n; i++) dead = dead || crashed[i].id == s.id;
+    if (n >= 0) free(crashed);
+    if (dead)
+        report_add(rep, RI_WARN, "killed before it ended: its session %.8s is open with no sluice holding it: 'sluice "
+                   "restore --crashed' puts its knobs back and marks the test killed", s.uuid);
+    else
+        report_add(rep, RI_NOTE, "still running (session %.8s, pid %d)%s", s.uuid, s.pid,
+                   n < 0 ? ", or killed before it ended ('sluice restore --crashed' puts its knobs back)" : "");
 }
 
 static void add_end(struct report *rep, struct store *st, const struct verify_run *r, const struct verify_row *v)
@@ -53,6 +70,8 @@ static void add_end(struct report *rep, struct store *st, const struct verify_ru
     report_add(rep, RI_HEAD, "How it ended");
     if (strcmp(v->state, "running") == 0)
         add_unended(rep, st, v);
+    else if (r->end == VE_KILLED)
+        report_add(rep, RI_WARN, "killed: %s", v->end_why[0] ? v->end_why : "before it ended");
     else if (r->end == VE_DONE)
         report_add(rep, RI_TEXT, "done: every planned block ran");
     else

@@ -6,6 +6,7 @@
 #include "core/device.h"
 #include "session/session_internal.h"
 #include "core/sysfs.h"
+#include "db/store_verify.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,6 +188,28 @@ static int deferred_knobs(const struct restore_run *R, const struct restore_repo
     return crashed ? n : 0;
 }
 
+/* Whether the session's holder is this process: its own tuner putting it
+ * back (session_end), not a restore of a session whose tuner died. The
+ * start time tells a pid used again (at boot) from the holder. */
+static bool held_by_self(const struct session_row *r)
+{
+    struct session_holder self;
+    session_holder_self(&self);
+    double apart = r->holder_start - self.start;
+    return r->pid == self.pid && (r->holder_start == 0 || self.start == 0 || (apart > -0.5 && apart < 0.5));
+}
+
+/* A live verification of a session restored by anyone but its own tuner
+ * was killed and could not record its end: its row says so now. When that
+ * cannot be recorded, 'report' still tells from the restored session that
+ * it was killed. */
+static void mark_killed_verifications(const struct restore_run *R)
+{
+    if (held_by_self(R->row)) return;
+    sl_err ignored;
+    (void)store_verify_mark_killed(R->st, R->row->id, &ignored);
+}
+
 static int finish(struct restore_run *R, struct restore_report *rep, bool crashed, sl_err *e)
 {
     bool whole = !rep->failed && !rep->left;
@@ -210,6 +233,7 @@ static int finish(struct restore_run *R, struct restore_report *rep, bool crashe
     }
     R->row->state = state;
     R->row->restoring = 0;
+    mark_killed_verifications(R);
     if (whole) return 0;
     return sl_fail(e, SL_EPARTIAL, "session %.8s: %d knob(s) left as found, %d could not be put back", R->row->uuid,
                    rep->left, rep->failed);

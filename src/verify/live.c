@@ -35,12 +35,23 @@ static long long now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Sleep until the monotonic time `until` in short steps, so a signal ends
- * it within 100 ms. False when interrupted. */
-static bool sleep_until(long long until)
+/* Why the test is to stop now: a signal or the front end's cancel ("" to
+ * go on). */
+static const char *stop_reason(const struct live *L, char *buf, size_t n)
+{
+    buf[0] = 0;
+    if (interrupt_signal) snprintf(buf, n, "interrupted by signal %d", (int)interrupt_signal);
+    else if (L->obs && L->obs->cancelled && L->obs->cancelled(L->obs->arg)) snprintf(buf, n, "cancelled");
+    return buf;
+}
+
+/* Sleep until the monotonic time `until` in short steps, so a signal or a
+ * cancel ends it within 100 ms. False when stopped. */
+static bool sleep_until(const struct live *L, long long until)
 {
     for (;;) {
-        if (interrupt_signal) return false;
+        char why[48];
+        if (stop_reason(L, why, sizeof why)[0]) return false;
         long long left = until - now_ms();
         if (left <= 0) return true;
         if (left > 100) left = 100;
@@ -94,20 +105,20 @@ static int put_a(struct live *L, sl_err *e)
 /* The metric command once at the current settings, before anything is
  * written: a command that fails, hangs or prints no number is refused now,
  * not discovered block after block. */
-static int check_metric(const struct verify_run *r, sl_err *e)
+static int check_metric(const struct live *L, sl_err *e)
 {
+    const struct verify_run *r = L->r;
     const char *cmd = r->spec.metric_cmd;
     if (!cmd) return 0;
     struct verify_cmd c;
     if (verify_cmd_start(&c, cmd, e) < 0) return -1;
     long long until = now_ms() + r->spec.block_ms;
-    while (!verify_cmd_poll(&c) && now_ms() < until && sleep_until(now_ms() + 20)) {}
+    while (!verify_cmd_poll(&c) && now_ms() < until && sleep_until(L, now_ms() + 20)) {}
     double v;
-    char why[512];
+    char why[512], stop[48];
     int rc = verify_cmd_finish(&c, cmd, &v, why, sizeof why);
-    if (interrupt_signal)
-        return sl_fail(e, SL_EFAIL, "interrupted by signal %d during the --metric's trial run (stopped). Nothing was "
-                       "changed", (int)interrupt_signal);
+    if (stop_reason(L, stop, sizeof stop)[0])
+        return sl_fail(e, SL_EFAIL, "%s during the --metric's trial run (stopped). Nothing was changed", stop);
     if (rc < 0)
         return sl_fail(e, SL_EUSAGE, "--metric: %s (run once at the current settings, with a block's time to answer). "
                        "Nothing was changed", why);
@@ -251,9 +262,10 @@ static int run_block(struct live *L, int i, sl_err *e)
     int rc = 0;
     for (long long next = start + r->plan.sample_ms; rc == 0; next += r->plan.sample_ms) {
         if (next > end) next = end;
-        if (!sleep_until(next)) {
+        if (!sleep_until(L, next)) {
+            char stop[48];
             r->end = VE_INTERRUPTED;
-            snprintf(r->end_why, sizeof r->end_why, "interrupted by signal %d in block %d", (int)interrupt_signal, i + 1);
+            snprintf(r->end_why, sizeof r->end_why, "%s in block %d", stop_reason(L, stop, sizeof stop), i + 1);
             rc = 1;
             break;
         }
@@ -351,11 +363,13 @@ int verify_live(store *st, struct verify_run *r, const struct knobset *cand, con
     struct live L = { .st = st, .r = r, .cand = cand, .obs = obs };
     /* Trapped from the start: a Ctrl-C during the metric's trial run kills
      * the command too, and one after the first write is a put-back. */
-    interrupt_trap();
+    bool trap = !(obs && obs->signals_handled);
+    if (trap) interrupt_trap();
+    char stop[48];
     int lock_fd, rc = refuse_crashed(st, e);
-    if (rc == 0) rc = check_metric(r, e);
-    if (rc == 0 && interrupt_signal)
-        rc = sl_fail(e, SL_EFAIL, "interrupted by signal %d before the test began. Nothing was changed", (int)interrupt_signal);
+    if (rc == 0) rc = check_metric(&L, e);
+    if (rc == 0 && stop_reason(&L, stop, sizeof stop)[0])
+        rc = sl_fail(e, SL_EFAIL, "%s before the test began. Nothing was changed", stop);
     if (rc == 0 && r->plan.canary && !(L.canary = canary_reader_start(st, r->spec.dir,
                                                                        VERIFY_CANARY_PERIOD_MS * 1000000ull, r->spec.seed, e)))
         rc = sl_prefix(e, SL_EUSAGE, "the canary reader under --dir %s (--no-canary goes without). Nothing was changed",
@@ -370,7 +384,7 @@ int verify_live(store *st, struct verify_run *r, const struct knobset *cand, con
     }
     if (rc < 0) {
         canary_reader_stop(L.canary);
-        interrupt_untrap();
+        if (trap) interrupt_untrap();
         return -1;
     }
     snprintf(r->session, sizeof r->session, "%.8s", session_row_of(L.s)->uuid);
@@ -378,7 +392,7 @@ int verify_live(store *st, struct verify_run *r, const struct knobset *cand, con
     if (obs && obs->plan) obs->plan(obs->arg, r);
     rc = run_blocks(&L, e);
     canary_reader_stop(L.canary);
-    interrupt_untrap();
+    if (trap) interrupt_untrap();
     if (rc < 0) r->end = VE_FAILED;
     verify_decide(r->blocks, r->ncomplete - r->ncomplete % 2, &r->spec, &r->verdict);
     rc = finish(&L, rc < 0, e);

@@ -128,7 +128,9 @@ struct verify_verdict {
     char why[256];
 };
 
-enum verify_end { VE_DONE, VE_GUARD, VE_INTERRUPTED, VE_IDLE, VE_FAILED };
+/* VE_KILLED: never a live end; the restore of a crashed session records it
+ * for a test that could not (store_verify_mark_killed). */
+enum verify_end { VE_DONE, VE_GUARD, VE_INTERRUPTED, VE_IDLE, VE_FAILED, VE_KILLED };
 struct verify_run {
     struct verify_spec spec;
     struct verify_plan plan;
@@ -150,6 +152,13 @@ struct verify_observer {
     void (*plan)(void *arg, const struct verify_run *r);
     void (*block)(void *arg, const struct verify_run *r, int i);   /* block i measured */
     void (*note)(void *arg, const char *msg);
+    /* Polled with the clock (every 100 ms at most): true stops the test as
+     * a signal would, B put back (NULL: never). */
+    bool (*cancelled)(void *arg);
+    /* The front end traps SIGINT/SIGTERM itself (the UI's run loop):
+     * verify_live neither traps nor untraps them, and still stops when
+     * interrupt_signal is set. */
+    bool signals_handled;
 };
 
 /* --- the plan (plan.c) ---------------------------------------------------- */
@@ -243,8 +252,8 @@ int verify_load(store *st, const char *uuid_prefix, struct verify_run *out, stru
 /* --- the test (live.c) ---------------------------------------------------- */
 
 /* Run the prepared test inside one tuning session over the candidate's
- * knobs (SIGINT/SIGTERM put them back; after SIGKILL `restore --crashed`
- * does). 0 when the test ran to an end (done, guard, interrupted, idle:
+ * knobs (SIGINT/SIGTERM or obs->cancelled put them back; after SIGKILL
+ * `restore --crashed` does). obs may be NULL. 0 when the test ran to an end (done, guard, interrupted, idle:
  * r->end says which), -1 with e when it could not start or a write
  * failed (the session then put back what it could; e says what holds). */
 int verify_live(store *st, struct verify_run *r, const struct knobset *cand, const struct verify_observer *obs,

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-static const char *const end_names[] = { "done", "guard", "interrupted", "idle", "failed" };
+static const char *const end_names[] = { "done", "guard", "interrupted", "idle", "failed", "killed" };
 
 const char *verify_end_name(enum verify_end e)
 {
@@ -174,7 +174,7 @@ static enum verify_end end_of(const char *state)
 {
     for (size_t i = 0; i < sizeof end_names / sizeof end_names[0]; i++)
         if (strcmp(end_names[i], state) == 0) return (enum verify_end)i;
-    return VE_FAILED;   /* still 'running': killed, or running now */
+    return VE_FAILED;   /* still 'running': running now, or killed and not yet restored */
 }
 
 int verify_load(store *st, const char *prefix, struct verify_run *r, struct verify_row *row, sl_err *e)

@@ -22,7 +22,7 @@ fixtures=$top/tests/fixtures
 normalise() {
     sed -E -e "s#$tmp#@TMP@#g" -e "s#$top#@TOP@#g" \
         -e 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/@UUID@/g' \
-        -e 's/(session|Session|trial) [0-9a-f]{8}/\1 @ID@/g' -e 's#/[0-9a-f]{8}$#/@ID@#' -e 's#/[0-9a-f]{8}:#/@ID@:#' \
+        -e 's/(session|Session|trial|verification) [0-9a-f]{8}/\1 @ID@/g' -e 's#/[0-9a-f]{8}$#/@ID@#' -e 's#/[0-9a-f]{8}:#/@ID@:#' \
         -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}Z?/@TIME@/g' \
         -e 's/pid [0-9]+/pid @PID@/g' -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}/@TIME@/g' \
         -e 's/^(  |A |A    |B    )[0-9a-f]{8}/\1@ID@/' -e 's/(B = |search )[0-9a-f]{8}/\1@ID@/' \

@@ -4,6 +4,7 @@
 #include "core/sysfs.h"
 #include "probe/canary_reader.h"
 #include "db/store_verify.h"
+#include "db/store_session.h"
 #include "verify/live.h"
 
 #include <math.h>
@@ -416,5 +417,66 @@ TEST(verify_stored_test_reads_back_with_the_same_verdict)
     struct verify_run nothing;
     CHECK_INT(verify_load(st, "ffffffff", &nothing, &none, &e), -1);
     CHECK_INT(e.status, SL_EUSAGE);
+    store_close(st);
+}
+
+/* A test whose tuner died stays 'running' until its session is put back by
+ * someone else: store_verify_mark_killed marks it killed, ended at its last
+ * stored block, saying the block it died in; a test that ended by itself
+ * and a second call are left alone. The listing object says the same. */
+TEST(verify_killed_test_is_marked_at_its_last_block)
+{
+    store *st = harness_store("killed.db");
+    if (!st) return;
+    sl_err e;
+    struct session_holder h = { .pid = 1 };
+    struct session_row srow;
+    CHECK_INT(store_session_create(st, 0, "verify --live", "/", &h, NULL, 0, &srow, &e), 0);
+    struct verify_run r, ended;
+    memset(&r, 0, sizeof r);
+    r.spec = (struct verify_spec){ .duration_ms = 24000, .block_ms = 1000, .seed = 3 };
+    r.plan.nblocks = 24;
+    r.plan.npairs = 12;
+    verify_schedule(24, 3, r.plan.cand);
+    snprintf(r.plan.cand_text, sizeof r.plan.cand_text, "vm.dirty_ratio=10");
+    snprintf(r.plan.base_text, sizeof r.plan.base_text, "vm.dirty_ratio=20");
+    struct verify_block b[2];
+    blocks(b, 1, 1.0, 1);
+    for (int i = 0; i < 2; i++) {
+        b[i].start_ms = i * 1000;
+        b[i].end_ms = (i + 1) * 1000;
+        b[i].wall_end_ms = 1800000000000LL + b[i].end_ms;   /* 2027-01-15T08:00:0[12]Z */
+    }
+    r.blocks = b;
+    r.ndone = r.ncomplete = 2;
+    ended = r;
+    CHECK_INT(verify_record_start(st, &r, srow.id, &e), 0);
+    for (int i = 0; i < 2; i++) CHECK_INT(verify_record_block(st, &r, i, &e), 0);
+    CHECK_INT(verify_record_start(st, &ended, srow.id, &e), 0);   /* the same session, ended by itself */
+    ended.end = VE_DONE;
+    CHECK_INT(verify_record_end(st, &ended, &e), 0);
+
+    CHECK_INT(store_verify_mark_killed(st, srow.id, &e), 1);
+    CHECK_INT(store_verify_mark_killed(st, srow.id, &e), 0);
+    struct verify_row row;
+    struct verify_run back;
+    CHECK_INT(verify_load(st, r.uuid, &back, &row, &e), 0);
+    CHECK_STR(row.state, "killed");
+    CHECK_INT(back.end, VE_KILLED);
+    CHECK_STR(row.ended, "2027-01-15T08:00:02Z");
+    CHECK(strstr(row.end_why, "during block 3 of 24 (SIGKILL, a crash or a power cut), at or after 2027-01-15T08:00:02Z "
+                 "(block 2 stored)") == row.end_why);
+    json_t *o = store_verify_json(&row);
+    CHECK_STR(json_string_value(json_object_get(o, "kind")), "verification");
+    CHECK_STR(json_string_value(json_object_get(o, "state")), "killed");
+    CHECK(json_is_null(json_object_get(o, "verdict")));
+    CHECK_INT((int)json_integer_value(json_object_get(o, "blocks")), 2);
+    CHECK_INT((int)json_integer_value(json_object_get(o, "blocks_planned")), 24);
+    CHECK_STR(json_string_value(json_object_get(o, "session")), srow.uuid);
+    json_decref(o);
+    verify_run_free(&back);
+    CHECK_INT(verify_load(st, ended.uuid, &back, &row, &e), 0);
+    CHECK_STR(row.state, "done");
+    verify_run_free(&back);
     store_close(st);
 }
