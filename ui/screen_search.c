@@ -102,7 +102,12 @@ static void on_progress(void *arg, const struct search_trial *t, const struct hi
     pthread_mutex_lock(&ss->lock);
     if (ss->ntrials < SEARCH_UI_MAX_TRIALS) ss->trials[ss->ntrials++] = *t;
     pthread_mutex_unlock(&ss->lock);
-    job_set_progress(&ss->job, h->nobs, atomic_load(&ss->job.total));
+    int total = atomic_load(&ss->job.total);
+    if (ss->out.plan.evals > 0) {   /* what the budget buys at the runs' pace, as the CLI counts */
+        long long left_ms;
+        search_plan_progress(&ss->out.plan, &ss->opts.spec, t->seq + 1, t->elapsed_ms, &total, &left_ms);
+    }
+    job_set_progress(&ss->job, h->nobs, total);
 }
 
 static int on_cancelled(void *arg) { return job_cancelled(&((struct search_scr *)arg)->job); }

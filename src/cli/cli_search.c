@@ -18,6 +18,7 @@ struct term_watch {
     bool quiet, tty, line_shown;
     bool lines;          /* stdout is not a terminal: a progress line per evaluation on stderr */
     bool ask;            /* a user at a terminal can answer a question */
+    bool paced;          /* the pace line was printed (print_pace) */
     const struct space *sp;
     struct objective obj;
 };
@@ -98,9 +99,27 @@ static void clock_text(long long ms, char *buf, size_t n)
     else snprintf(buf, n, "%lldm%02llds", s / 60, s % 60);
 }
 
+/* Once, when the runs are slower than the plan said (search_plan_off_pace):
+ * what the budget buys at their pace. */
+static void print_pace(struct term_watch *w, const struct search_trial *t)
+{
+    const struct search_plan *p = &w->out->plan;
+    int n = t->seq + 1, evals;
+    long long left_ms;
+    double per;
+    if (w->paced || w->quiet || !search_plan_off_pace(p, w->out->calibration.mb_s > 0, n, t->elapsed_ms, &per)) return;
+    w->paced = true;
+    search_plan_progress(p, &w->o->spec, n, t->elapsed_ms, &evals, &left_ms);
+    clear_line(w);
+    printf("pace: runs take %.1f s, not the %.1f s planned: the budget buys about %d evaluations in all\n", per, p->run_s,
+           evals);
+    fflush(stdout);
+}
+
 static void on_progress(void *arg, const struct search_trial *t, const struct history *h)
 {
     struct term_watch *w = arg;
+    print_pace(w, t);
     if (!w->tty && !w->lines) return;
     char cfg[256], val[64], of[48] = "", times[96] = "";
     report_config_diff(w->sp, &t->cfg, cfg, sizeof cfg);

@@ -313,6 +313,12 @@ long long search_plan_verdict_ms(const struct search_plan *p)
     return (long long)ceil(p->run_s * p->verdict_evals * 1000);
 }
 
+bool search_plan_off_pace(const struct search_plan *p, bool calibrated, int n, long long elapsed_ms, double *per)
+{
+    *per = n > 0 ? elapsed_ms / 1000.0 / n : 0;
+    return calibrated && n >= 3 && p->run_s > 0 && *per >= 1.25 * p->run_s;
+}
+
 /* A quick tune planned 50 runs of 6 s whose runs took 11 s: its progress
  * said "evaluation 1 of 50, about 19m13s left" within a 5-minute budget. */
 void search_plan_progress(const struct search_plan *p, const struct search_spec *s, int n, long long elapsed_ms,

@@ -113,6 +113,13 @@ long long search_plan_verdict_ms(const struct search_plan *p);
  * slower than it said and a wall time ends first) and the time left. */
 void search_plan_progress(const struct search_plan *p, const struct search_spec *s, int n, long long elapsed_ms,
                           int *evals, long long *left_ms);
+/* Whether n runs in elapsed_ms are a quarter slower than a calibrated plan
+ * said (*per: seconds a run), from the third run on: the plan said what the
+ * budget buys at the calibration's rate, and a burst past the dirty
+ * threshold can run at half of it (transfer-as-user-8: 6 s planned, 11 s
+ * measured). An uncalibrated plan's run time is a guess (a null run's
+ * 0.5 s of set-up): never. */
+bool search_plan_off_pace(const struct search_plan *p, bool calibrated, int n, long long elapsed_ms, double *per);
 /* "" when the confirmation's interval is within +-10 points of its
  * estimate; else one sentence: how wide, and what --confirm-runs would
  * narrow it to that. */

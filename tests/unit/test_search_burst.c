@@ -164,6 +164,21 @@ TEST(search_plan_progress_follows_the_runs_pace)
     CHECK_INT(evals, 50);
 }
 
+/* The pace line's rule: a calibrated plan, 3 runs or more, a quarter slower. */
+TEST(search_plan_off_pace_only_when_slower_than_a_calibrated_plan)
+{
+    struct search_spec s = quick_spec(100);
+    struct search_plan p;
+    search_plan_make(&s, 6.0, SEARCH_NOISE_SD_ASSUMED, &p);
+    double per;
+    CHECK(search_plan_off_pace(&p, true, 3, 3 * 11200, &per));   /* transfer-as-user-8's pace */
+    CHECK_NEAR(per, 11.2, 0.01);
+    CHECK(!search_plan_off_pace(&p, true, 2, 2 * 11200, &per));   /* too soon */
+    CHECK(!search_plan_off_pace(&p, true, 3, 3 * 7000, &per));    /* within a quarter */
+    CHECK(!search_plan_off_pace(&p, true, 3, 3 * 1000, &per));    /* faster: the budget is not at risk */
+    CHECK(!search_plan_off_pace(&p, false, 3, 3 * 11200, &per));  /* a guessed run time */
+}
+
 /* A quick tune on a fast disk buys many short runs: its confirmation grows
  * to 30% of them (at most 20 a side) and is decided paired by round; on a
  * slow disk it keeps the default 6 a side. */
