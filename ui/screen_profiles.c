@@ -220,26 +220,39 @@ static void switch_lines(struct textview *tv, const struct profile_switch *sw, i
     }
 }
 
+/* The switch to the selected profile (lifecycle_plan: what a would write),
+ * or false with the reason said; refuse_on_trial: not while a session is on
+ * trial (applying would stack on it). Free sw with lifecycle_free. */
+static bool plan_switch(struct profiles *pr, bool refuse_on_trial, struct profile_switch *sw)
+{
+    struct app *app = pr->base.app;
+    profiles_plan_selected(pr);
+    if (!pr->have_plan) {
+        app_message(app, ROLE_ERROR, "%s", pr->plan_err[0] ? pr->plan_err : "no profile selected");
+        return false;
+    }
+    if (refuse_on_trial && trial_active()) {
+        app_message(app, ROLE_WARN, "session %.8s is on trial: keep it (K) or revert it (R) before applying", trial_uuid());
+        return false;
+    }
+    sl_err e;
+    store *st = app_store(app, &e);
+    if (!st || lifecycle_plan(st, &pr->pl, false, sw, &e) < 0) {
+        if (st) lifecycle_free(sw);
+        app_message(app, ROLE_ERROR, "%s", e.msg);
+        return false;
+    }
+    return true;
+}
+
 /* a: the switch against this machine first (lifecycle_plan, nothing
  * written): each value now and the one it gets; y applies it
  * (apply_selected), n or Esc does nothing. */
 static void ask_apply(struct profiles *pr)
 {
     struct app *app = pr->base.app;
-    profiles_plan_selected(pr);
-    if (!pr->have_plan) { app_message(app, ROLE_ERROR, "%s", pr->plan_err[0] ? pr->plan_err : "no profile selected"); return; }
-    if (trial_active()) {
-        app_message(app, ROLE_WARN, "session %.8s is on trial: keep it (K) or revert it (R) before applying", trial_uuid());
-        return;
-    }
-    sl_err e;
-    store *st = app_store(app, &e);
     struct profile_switch sw;
-    if (!st || lifecycle_plan(st, &pr->pl, false, &sw, &e) < 0) {
-        if (st) lifecycle_free(&sw);
-        app_message(app, ROLE_ERROR, "%s", e.msg);
-        return;
-    }
+    if (!plan_switch(pr, true, &sw)) return;
     int writes = 0;
     for (int i = 0; i < sw.n; i++) writes += sw.it[i].what != SW_KEEP;
     if (writes == 0) {
@@ -281,16 +294,8 @@ static void answer_apply(struct profiles *pr, enum action a, int key)
 static void verify_selected(struct profiles *pr)
 {
     struct app *app = pr->base.app;
-    profiles_plan_selected(pr);
-    if (!pr->have_plan) { app_message(app, ROLE_ERROR, "%s", pr->plan_err[0] ? pr->plan_err : "no profile selected"); return; }
-    sl_err e;
-    store *st = app_store(app, &e);
     struct profile_switch sw;
-    if (!st || lifecycle_plan(st, &pr->pl, false, &sw, &e) < 0) {
-        if (st) lifecycle_free(&sw);
-        app_message(app, ROLE_ERROR, "%s", e.msg);
-        return;
-    }
+    if (!plan_switch(pr, false, &sw)) return;
     char source[PROFILE_NAME_MAX + 16];
     snprintf(source, sizeof source, "profile %s", pr->p.name);
     if (sw.ks.n == 0) app_message(app, ROLE_NORMAL, "nothing to verify: this machine already has profile %s's values", pr->p.name);
