@@ -143,11 +143,11 @@ static void on_plan(void *arg, const struct verify_run *r)
     printf("  settle after a switch from A: %s\n", p->settle_why[0]);
     printf("  settle after a switch from B: %s\n", p->settle_why[1]);
     printf("  canary: %s\n", p->canary_why);
-    printf("  guard: the first two A blocks set it; B is reverted at once when %s stays above %.0fx their worst sample "
-           "(at least %.0f%%, %.0f ms%s) for %d samples of %.1f s\n",
+    printf("  guard: the first two A blocks set it; B is reverted at once when the mean of %s over %d samples of %.1f s "
+           "passes %.0fx their mean and their worst such mean (at least %.0f%%, %.0f ms%s)\n",
            p->canary ? "PSI io full, the average wait or the canary's slowest read" : "PSI io full or the average wait",
-           s->guard_factor, VERIFY_GUARD_PSI_FLOOR, VERIFY_GUARD_AWAIT_FLOOR_MS, p->canary ? ", 100 ms" : "",
-           s->guard_samples, (double)p->sample_ms / 1000);
+           s->guard_samples, (double)p->sample_ms / 1000, s->guard_factor, VERIFY_GUARD_PSI_FLOOR,
+           VERIFY_GUARD_AWAIT_FLOOR_MS, p->canary ? ", 100 ms" : "");
     if (s->metric_cmd)
         printf("  guard on --metric: at the end of a B block, when it is %.0fx %s than the worst of the first two A "
                "blocks\n", s->guard_factor, s->metric_higher ? "lower" : "higher");

@@ -1,63 +1,108 @@
-/* guard — the limit a candidate must stay under while it runs: set from the
- * worst sample of the first two A blocks (PSI io full, average wait, the
- * canary's slowest read), times
- * a factor, never below a floor (an idle A would otherwise make any stall
- * a stop). */
+/* guard — the limit a candidate must stay under while it runs. Each guarded
+ * counter (PSI io full, average wait, the canary's slowest read) is judged
+ * on its mean over the last W samples, against the largest of: guard_factor
+ * times its mean over the first two A blocks, the worst mean of W samples in
+ * a row those blocks showed (a burst the workload makes anyway is not the
+ * candidate's doing), and a floor (an idle A would otherwise make any stall
+ * a stop). The mean over a window, not one sample: a bursty workload's
+ * samples swing from 0 to its peak, so a limit set from its worst sample
+ * lets through a candidate that triples the stall (bench/data/live-verify-1.out). */
 #include "verify/live.h"
 
 #include <stdio.h>
 
-static double limit(double worst, double factor, double floor)
+static const struct {
+    const char *name, *unit;
+    double floor;
+} guarded[VG_NR] = {
+    [VG_PSI_FULL] = { "PSI io full", "%", VERIFY_GUARD_PSI_FLOOR },
+    [VG_AWAIT] = { "average wait", " ms", VERIFY_GUARD_AWAIT_FLOOR_MS },
+    [VG_CANARY] = { "the canary's slowest read", " ms", VERIFY_GUARD_CANARY_FLOOR_MS },
+};
+
+static int window_size(const struct verify_spec *s)
 {
-    double l = worst * factor;
-    return l > floor ? l : floor;
+    int w = s->guard_samples > 0 ? s->guard_samples : 3;
+    return w < VERIFY_GUARD_WINDOW_MAX ? w : VERIFY_GUARD_WINDOW_MAX;
 }
 
-static void worse_of(double *worst, double v)
+static void window_push(struct verify_window *w, int size, double v)
 {
-    if (v > *worst) *worst = v;
+    w->v[w->next] = v;
+    w->next = (w->next + 1) % size;
+    if (w->n < size) w->n++;
 }
 
-void verify_guard_learn(struct verify_guard *g, const struct verify_spec *s, const struct verify_sample *worst)
+static double window_mean(const struct verify_window *w)
+{
+    double sum = 0;
+    for (int i = 0; i < w->n; i++) sum += w->v[i];
+    return w->n ? sum / w->n : 0;
+}
+
+/* The sample's value of counter k; false when it has none (a sample in
+ * which no canary read completed). */
+static bool sample_value(const struct verify_sample *x, int k, double *v)
+{
+    *v = k == VG_PSI_FULL ? x->psi_full : k == VG_AWAIT ? x->await_ms : x->canary_ms;
+    return *v >= 0;
+}
+
+void verify_guard_block(struct verify_guard *g)
+{
+    for (int k = 0; k < VG_NR; k++) g->win[k] = (struct verify_window){ .n = 0 };
+}
+
+void verify_guard_learn(struct verify_guard *g, const struct verify_spec *s, const struct verify_sample *x)
 {
     if (g->a_blocks >= 2) return;
-    worse_of(&g->worst.psi_full, worst->psi_full);
-    worse_of(&g->worst.await_ms, worst->await_ms);
-    worse_of(&g->worst.canary_ms, worst->canary_ms);
+    int size = window_size(s);
+    for (int k = 0; k < VG_NR; k++) {
+        double v;
+        if (!sample_value(x, k, &v)) continue;
+        g->a_sum[k] += v;
+        g->a_n[k]++;
+        window_push(&g->win[k], size, v);
+        double m = window_mean(&g->win[k]);
+        if (g->win[k].n == size && m > g->a_worst_window[k]) g->a_worst_window[k] = m;
+    }
+}
+
+void verify_guard_arm(struct verify_guard *g, const struct verify_spec *s)
+{
+    if (g->a_blocks >= 2) return;
+    int size = window_size(s);
+    for (int k = 0; k < VG_NR; k++) {
+        /* a block shorter than the window: its whole measured part is the window */
+        double m = window_mean(&g->win[k]);
+        if (g->win[k].n < size && m > g->a_worst_window[k]) g->a_worst_window[k] = m;
+        double l = g->a_n[k] ? s->guard_factor * g->a_sum[k] / g->a_n[k] : 0;
+        if (g->a_worst_window[k] > l) l = g->a_worst_window[k];
+        g->lim[k] = l > guarded[k].floor ? l : guarded[k].floor;
+    }
     g->a_blocks++;
-    g->lim_psi_full = limit(g->worst.psi_full, s->guard_factor, VERIFY_GUARD_PSI_FLOOR);
-    g->lim_await_ms = limit(g->worst.await_ms, s->guard_factor, VERIFY_GUARD_AWAIT_FLOOR_MS);
-    g->lim_canary_ms = limit(g->worst.canary_ms, s->guard_factor, VERIFY_GUARD_CANARY_FLOOR_MS);
 }
 
 bool verify_guard_check(struct verify_guard *g, const struct verify_spec *s, long long sample_ms,
                         const struct verify_sample *x)
 {
     if (g->a_blocks == 0) return false;
-    bool psi_over = x->psi_full >= 0 && x->psi_full > g->lim_psi_full;
-    bool wait_over = x->await_ms > g->lim_await_ms;
-    bool canary_over = x->canary_ms >= 0 && x->canary_ms > g->lim_canary_ms;
-    if (!psi_over && !wait_over && !canary_over) {
-        g->over = 0;
-        return false;
+    int size = window_size(s);
+    for (int k = 0; k < VG_NR; k++) {
+        double v;
+        if (!sample_value(x, k, &v)) continue;
+        window_push(&g->win[k], size, v);
+        double m = window_mean(&g->win[k]);
+        if (g->win[k].n < size || m <= g->lim[k]) continue;
+        double a_mean = g->a_n[k] ? g->a_sum[k] / g->a_n[k] : 0;
+        snprintf(g->why, sizeof g->why, "%s averaged %.1f%s over the last %d samples (%.1f s), over the guard %.1f%s "
+                 "(the largest of %.0fx the first A blocks' mean %.1f%s, their worst %d-sample mean %.1f%s, and %.0f%s)",
+                 guarded[k].name, m, guarded[k].unit, size, (double)size * (double)sample_ms / 1000, g->lim[k],
+                 guarded[k].unit, s->guard_factor, a_mean, guarded[k].unit, size, g->a_worst_window[k],
+                 guarded[k].unit, guarded[k].floor, guarded[k].unit);
+        return true;
     }
-    if (++g->over < s->guard_samples) return false;
-    char what[160];
-    if (psi_over)
-        snprintf(what, sizeof what, "PSI io full %.1f%% > guard %.1f%%", x->psi_full, g->lim_psi_full);
-    else if (wait_over)
-        snprintf(what, sizeof what, "average wait %.1f ms > guard %.1f ms", x->await_ms, g->lim_await_ms);
-    else
-        snprintf(what, sizeof what, "a canary read took %.0f ms > guard %.0f ms", x->canary_ms, g->lim_canary_ms);
-    char canary[96] = "";
-    if (g->worst.canary_ms > 0)   /* a canary ran */
-        snprintf(canary, sizeof canary, ", canary %.0f ms; at least %.0f ms", g->worst.canary_ms,
-                 VERIFY_GUARD_CANARY_FLOOR_MS);
-    snprintf(g->why, sizeof g->why, "%s for %d samples in a row (%.1f s); the guard is %.0fx the worst sample of the "
-             "first A blocks (PSI io full %.1f%%, wait %.1f ms%s), at least %.0f%% and %.0f ms", what, g->over,
-             (double)g->over * (double)sample_ms / 1000, s->guard_factor, g->worst.psi_full, g->worst.await_ms, canary,
-             VERIFY_GUARD_PSI_FLOOR, VERIFY_GUARD_AWAIT_FLOOR_MS);
-    return true;
+    return false;
 }
 
 bool verify_guard_metric(struct verify_guard *g, const struct verify_spec *s, bool cand, double value)

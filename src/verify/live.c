@@ -131,7 +131,6 @@ struct block_watch {
     struct verify_vm_sum vm;
     bool measuring, metric_running;
     struct verify_cmd metric;
-    struct verify_sample worst;      /* of the measured part: an A block teaches the guard */
     struct canary_take canary;       /* the measured part's reads */
 };
 
@@ -163,7 +162,7 @@ static void start_measuring(struct live *L, struct block_watch *w, const struct 
     if (L->r->spec.metric_cmd) w->metric_running = verify_cmd_start(&w->metric, L->r->spec.metric_cmd, NULL) == 0;
 }
 
-/* One sample: the guard in a B block, the worst sample in an A block.
+/* One sample: the guard checks it in a B block, learns from it in an A block.
  * 1 when the guard fired (B is reverted and the test ends), -1 on a failed
  * write, else 0. */
 static int sample(struct live *L, struct verify_block *blk, struct block_watch *w, long long settle_at, sl_err *e)
@@ -186,9 +185,7 @@ static int sample(struct live *L, struct verify_block *blk, struct block_watch *
     }
     if (!w->measuring) return 0;
     verify_vm_add(&w->vm, &cur);
-    if (x.psi_full > w->worst.psi_full) w->worst.psi_full = x.psi_full;
-    if (x.await_ms > w->worst.await_ms) w->worst.await_ms = x.await_ms;
-    if (x.canary_ms > w->worst.canary_ms) w->worst.canary_ms = x.canary_ms;
+    if (!blk->cand) verify_guard_learn(&r->guard, &r->spec, &x);
     if (w->metric_running) verify_cmd_poll(&w->metric);
     return 0;
 }
@@ -224,7 +221,7 @@ static void block_close(struct live *L, struct verify_block *blk, struct block_w
     } else if (r->spec.metric_cmd && w->measuring) {
         snprintf(blk->note, sizeof blk->note, "the metric command could not be started");
     }
-    if (!blk->cand && w->measuring) verify_guard_learn(&r->guard, &r->spec, &w->worst);
+    if (!blk->cand && w->measuring) verify_guard_arm(&r->guard, &r->spec);
 }
 
 /* The metric's guard, at the end of a block: B is reverted before the
@@ -254,8 +251,8 @@ static int run_block(struct live *L, int i, sl_err *e)
         blk->settle_ms = r->plan.settle_after_ms[L->b_in_force ? 1 : 0];
         if ((blk->cand ? put_b(L, e) : put_a(L, e)) < 0) return -1;
     }
-    r->guard.over = 0;
-    struct block_watch w = { .worst = { 0, 0, 0 } };
+    verify_guard_block(&r->guard);
+    struct block_watch w = { .measuring = false };
     verify_read(&r->plan, &w.prev);
     long long settle_at = start + blk->settle_ms;
     if (blk->settle_ms == 0) start_measuring(L, &w, &w.prev);

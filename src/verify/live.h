@@ -55,8 +55,9 @@ struct verify_spec {
     const char *metric_cmd;     /* NULL: none */
     bool metric_higher;         /* the metric is better higher (a rate), else lower (a latency) */
     bool keep;                  /* keep B at the end when it held */
-    double guard_factor;        /* the limit is this times the A blocks' worst sample (0: 2) */
-    int guard_samples;          /* consecutive samples over the limit that stop the test (0: 3) */
+    double guard_factor;        /* the limit is this times the A blocks' mean (0: 2) */
+    int guard_samples;          /* the guard's window: its mean over this many samples is judged
+                                   (0: 5 s of samples, at least 3, at most half a block's) */
     const char *source;         /* what named the candidate, stored with the test ("profile latency"; NULL: none) */
 };
 
@@ -92,16 +93,32 @@ struct verify_sample {
     double psi_full, await_ms, canary_ms;
 };
 
+/* The guarded counters, each judged on its mean over the last W samples
+ * (spec.guard_samples): a bursty workload's single samples swing too far
+ * for a limit set from one of them (a writer's burst every 3 s made the
+ * A blocks' worst sample so high that a candidate with 3.7 times their
+ * PSI never passed twice it). */
+enum verify_guarded { VG_PSI_FULL, VG_AWAIT, VG_CANARY, VG_NR };
+#define VERIFY_GUARD_WINDOW_MAX 64
+struct verify_window {
+    double v[VERIFY_GUARD_WINDOW_MAX];
+    int n, next;                  /* samples held (at most W), where the next one goes */
+};
+
 struct verify_guard {
     int a_blocks;                 /* A blocks learnt from (the first two set it) */
-    struct verify_sample worst;   /* the worst samples of those blocks */
-    double lim_psi_full, lim_await_ms, lim_canary_ms;
-    int over;                     /* consecutive samples over a limit in this B block */
+    /* those blocks' measured samples: their sum and count, and the worst
+     * mean of W samples in a row (or of all, when a block held fewer) */
+    double a_sum[VG_NR];
+    int a_n[VG_NR];
+    double a_worst_window[VG_NR];
+    double lim[VG_NR];            /* the limit a B window's mean must stay under */
+    struct verify_window win[VG_NR];   /* the block running: its last W samples */
     /* --metric, checked once a block (it is measured once a block): its
      * worst value in the first A blocks, and the limit (twice as bad) */
     int metric_blocks;
     double worst_metric, lim_metric;
-    char why[256];
+    char why[320];
 };
 /* The floors under which a sample is never over the guard, however quiet
  * the A blocks were: 5 points of PSI full, 5 ms of wait, and a canary read
@@ -179,11 +196,19 @@ int verify_prepare(struct verify_run *r, const struct verify_spec *s, const stru
 
 /* --- per block ------------------------------------------------------------ */
 
-/* Arm or refine the guard after an A block from its worst samples (the
- * first two A blocks set it). */
-void verify_guard_learn(struct verify_guard *g, const struct verify_spec *s, const struct verify_sample *worst);
-/* One sample of a B block: true when this makes guard_samples in a row
- * over a limit (g->why then says which and by how much). */
+/* A block starts: the guard's windows empty (a window never spans a
+ * switch). */
+void verify_guard_block(struct verify_guard *g);
+/* One measured sample of an A block: the first two A blocks teach the
+ * guard. */
+void verify_guard_learn(struct verify_guard *g, const struct verify_spec *s, const struct verify_sample *x);
+/* An A block ended: after the first two, the limits are set; each is the
+ * largest of guard_factor times the A samples' mean, the A blocks' worst
+ * window mean, and its floor. */
+void verify_guard_arm(struct verify_guard *g, const struct verify_spec *s);
+/* One sample of a B block: true when the mean of the last guard_samples
+ * samples of a guarded counter is over its limit (g->why then says which
+ * and by how much). Before a limit is set, never. */
 bool verify_guard_check(struct verify_guard *g, const struct verify_spec *s, long long sample_ms,
                         const struct verify_sample *x);
 

@@ -210,15 +210,27 @@ static void plan_canary(struct verify_plan *p, const struct verify_spec *s)
                  "read every %d ms from a scratch file there", VERIFY_CANARY_PERIOD_MS);
 }
 
+/* The guard's window: 5 s of samples, long enough to hold a bursty
+ * workload's cycle, at least 3 samples (one stalled sample is not a
+ * trend), at most half a block's (a B block must be able to fill it). */
+static int guard_window(long long sample_ms, long long block_ms)
+{
+    if (sample_ms <= 0) return 3;
+    long long w = 5000 / sample_ms;
+    if (w > block_ms / sample_ms / 2) w = block_ms / sample_ms / 2;
+    if (w < 3) w = 3;
+    return w < VERIFY_GUARD_WINDOW_MAX ? (int)w : VERIFY_GUARD_WINDOW_MAX;
+}
+
 int verify_prepare(struct verify_run *r, const struct verify_spec *s, const struct knobset *cand, sl_err *e)
 {
     memset(r, 0, sizeof *r);
     r->spec = *s;
     if (r->spec.guard_factor <= 0) r->spec.guard_factor = 2;
-    if (r->spec.guard_samples <= 0) r->spec.guard_samples = 3;
     struct verify_plan *p = &r->plan;
     if (plan_candidate(p, cand, e) < 0 || plan_blocks(p, &r->spec, e) < 0 || plan_disks(p, &r->spec, cand, e) < 0)
         return -1;
+    if (r->spec.guard_samples <= 0) r->spec.guard_samples = guard_window(p->sample_ms, r->spec.block_ms);
     plan_settle(p, cand, s->block_ms);
     plan_canary(p, &r->spec);
     return 0;

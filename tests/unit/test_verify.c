@@ -173,50 +173,96 @@ TEST(verify_decision_warns_when_demand_differs_and_judges_throughput_when_satura
     CHECK_INT(v.d[VM_WRITE_MBS].verdict, DECIDE_BETTER);
 }
 
-/* The first two A blocks set the limit (twice their worst sample, never
- * under the floors); three samples over it in a row stop B, two do not. */
-TEST(verify_guard_fires_after_consecutive_samples_over_the_limit)
+/* Feed n samples to the guard as an A block's measured part. */
+static void guard_a_block(struct verify_guard *g, const struct verify_spec *s, const struct verify_sample *x, int n)
+{
+    verify_guard_block(g);
+    for (int i = 0; i < n; i++) verify_guard_learn(g, s, &x[i % n]);
+    verify_guard_arm(g, s);
+}
+
+/* The first two A blocks set the limit: the largest of twice their mean,
+ * their worst window mean and the floor. B stops when its mean over the
+ * window passes it; a single high sample does not stop it. */
+TEST(verify_guard_fires_when_the_window_mean_passes_the_limit)
 {
     struct verify_spec s = { .guard_factor = 2, .guard_samples = 3 };
     struct verify_guard g = { 0 };
     CHECK(!verify_guard_check(&g, &s, 1000, &(struct verify_sample){ 90, 100, -1 }));   /* no A block yet: no guard */
-    verify_guard_learn(&g, &s, &(struct verify_sample){ 4.0, 1.0, 0 });
-    verify_guard_learn(&g, &s, &(struct verify_sample){ 6.0, 2.0, 0 });
-    verify_guard_learn(&g, &s, &(struct verify_sample){ 50.0, 50.0, 0 });   /* a third A block changes nothing */
-    CHECK_NEAR(g.lim_psi_full, 12, 1e-9);
-    CHECK_NEAR(g.lim_await_ms, 5, 1e-9);                  /* 2 x 2 ms is under the floor */
-    struct verify_sample psi = { 20, 1, -1 }, calm = { 1, 1, -1 }, wait = { 1, 9, -1 };
-    CHECK(!verify_guard_check(&g, &s, 1000, &psi));
-    CHECK(!verify_guard_check(&g, &s, 1000, &psi));
-    CHECK(!verify_guard_check(&g, &s, 1000, &calm));      /* back under: the count starts again */
+    struct verify_sample a1[] = { { 4, 1, -1 }, { 4, 1, -1 }, { 4, 1, -1 } }, a2[] = { { 8, 2, -1 }, { 8, 2, -1 }, { 8, 2, -1 } };
+    guard_a_block(&g, &s, a1, 3);
+    guard_a_block(&g, &s, a2, 3);
+    struct verify_sample wild[] = { { 90, 90, -1 } };
+    guard_a_block(&g, &s, wild, 1);                       /* a third A block changes nothing */
+    CHECK_NEAR(g.lim[VG_PSI_FULL], 12, 1e-9);             /* 2 x the mean 6 */
+    CHECK_NEAR(g.lim[VG_AWAIT], 5, 1e-9);                 /* 2 x 1.5 ms is under the floor */
+    verify_guard_block(&g);
+    struct verify_sample calm = { 1, 1, -1 }, spike = { 30, 1, -1 }, wait = { 1, 7, -1 };
+    CHECK(!verify_guard_check(&g, &s, 1000, &calm));
+    CHECK(!verify_guard_check(&g, &s, 1000, &spike));     /* (1 + 1 + 30) / 3 < 12 */
+    CHECK(!verify_guard_check(&g, &s, 1000, &calm));
     CHECK(!verify_guard_check(&g, &s, 1000, &wait));
+    CHECK(!verify_guard_check(&g, &s, 1000, &wait));      /* (1 + 7 + 7) / 3 = 5.0: not over */
+    CHECK(verify_guard_check(&g, &s, 1000, &wait));       /* 7 ms over three samples */
+    CHECK_CONTAINS(g.why, "average wait averaged 7.0 ms over the last 3 samples (3.0 s), over the guard 5.0 ms");
+    verify_guard_block(&g);                               /* a new block: its window starts empty */
     CHECK(!verify_guard_check(&g, &s, 1000, &wait));
-    CHECK(verify_guard_check(&g, &s, 1000, &wait));
-    CHECK_CONTAINS(g.why, "average wait 9.0 ms > guard 5.0 ms for 3 samples in a row");
+}
+
+/* The failure seen on a real disk (bench/data/live-verify-1.out): a writer
+ * bursting every third sample puts PSI io full at 60 % in one sample and
+ * near 0 in the others. A limit of twice the worst sample (120 %) let a
+ * candidate through that tripled the stall; against the mean, it stops, and
+ * the same bursts under B do not. */
+TEST(verify_guard_stops_a_candidate_that_triples_a_bursty_workloads_stall)
+{
+    struct verify_spec s = { .guard_factor = 2, .guard_samples = 5 };
+    struct verify_guard g = { 0 };
+    struct verify_sample burst[] = { { 60, 20, -1 }, { 0, 1, -1 }, { 0, 1, -1 } };
+    struct verify_sample a[30];
+    for (int i = 0; i < 30; i++) a[i] = burst[i % 3];
+    guard_a_block(&g, &s, a, 30);
+    guard_a_block(&g, &s, a, 30);
+    CHECK_NEAR(g.lim[VG_PSI_FULL], 40, 1e-9);             /* 2 x the mean 20 (worst 5-sample mean 24) */
+    verify_guard_block(&g);
+    bool fired = false;
+    for (int i = 0; i < 30 && !fired; i++) fired = verify_guard_check(&g, &s, 1000, &a[i]);
+    CHECK(!fired);                                        /* the workload's own bursts under B */
+    verify_guard_block(&g);
+    struct verify_sample worse[] = { { 100, 20, -1 }, { 40, 5, -1 }, { 40, 5, -1 } };
+    int at = -1;
+    for (int i = 0; i < 30 && at < 0; i++)
+        if (verify_guard_check(&g, &s, 1000, &worse[i % 3])) at = i;
+    CHECK_INT(at, 4);                                     /* as soon as the window is full */
+    CHECK_CONTAINS(g.why, "PSI io full averaged");
 }
 
 /* The canary's slowest read per sample: the first two A blocks set the
- * limit (twice their worst, at least 100 ms); a read stalled for three
- * samples stops B; a sample without a read (-1) is never over. */
+ * limit (at least 100 ms); a reader stalled over the window stops B; a
+ * sample without a read (-1) is left out of the window. */
 TEST(verify_guard_on_the_canary_stops_a_stalled_reader)
 {
     struct verify_spec s = { .guard_factor = 2, .guard_samples = 3 };
     struct verify_guard g = { 0 };
-    verify_guard_learn(&g, &s, &(struct verify_sample){ 1.0, 1.0, 20 });
-    verify_guard_learn(&g, &s, &(struct verify_sample){ 1.0, 1.0, 80 });
-    CHECK_NEAR(g.lim_canary_ms, 160, 1e-9);
-    struct verify_sample slow = { 1, 1, 400 }, none = { 1, 1, -1 }, ok = { 1, 1, 150 };
-    CHECK(!verify_guard_check(&g, &s, 1000, &slow));
-    CHECK(!verify_guard_check(&g, &s, 1000, &none));      /* no read: the count starts again */
-    CHECK(!verify_guard_check(&g, &s, 1000, &slow));
+    struct verify_sample a1[] = { { 1, 1, 20 }, { 1, 1, 60 } }, a2[] = { { 1, 1, 80 }, { 1, 1, 80 } };
+    guard_a_block(&g, &s, a1, 2);
+    guard_a_block(&g, &s, a2, 2);
+    CHECK_NEAR(g.lim[VG_CANARY], 120, 1e-9);              /* 2 x the mean 60 */
+    verify_guard_block(&g);
+    struct verify_sample slow = { 1, 1, 250 }, none = { 1, 1, -1 }, ok = { 1, 1, 10 };
     CHECK(!verify_guard_check(&g, &s, 1000, &ok));
+    CHECK(!verify_guard_check(&g, &s, 1000, &ok));
+    CHECK(!verify_guard_check(&g, &s, 1000, &slow));      /* one stall: (10 + 10 + 250) / 3 = 90 */
+    verify_guard_block(&g);
     CHECK(!verify_guard_check(&g, &s, 1000, &slow));
+    CHECK(!verify_guard_check(&g, &s, 1000, &none));      /* no read: not in the window */
     CHECK(!verify_guard_check(&g, &s, 1000, &slow));
-    CHECK(verify_guard_check(&g, &s, 1000, &slow));
-    CHECK_CONTAINS(g.why, "a canary read took 400 ms > guard 160 ms for 3 samples in a row");
+    CHECK(verify_guard_check(&g, &s, 1000, &slow));       /* three stalled samples */
+    CHECK_CONTAINS(g.why, "the canary's slowest read averaged 250.0 ms over the last 3 samples");
     struct verify_guard quiet = { 0 };
-    verify_guard_learn(&quiet, &s, &(struct verify_sample){ 1.0, 1.0, 2 });
-    CHECK_NEAR(quiet.lim_canary_ms, VERIFY_GUARD_CANARY_FLOOR_MS, 1e-9);   /* never under the floor */
+    struct verify_sample q[] = { { 1, 1, 2 } };
+    guard_a_block(&quiet, &s, q, 1);
+    CHECK_NEAR(quiet.lim[VG_CANARY], VERIFY_GUARD_CANARY_FLOOR_MS, 1e-9);   /* never under the floor */
 }
 
 /* The canary reader: reads of a scratch file at its pace, a directory of
