@@ -144,7 +144,7 @@ static void on_plan(void *arg, const struct verify_run *r)
     printf("  settle after a switch from B: %s\n", p->settle_why[1]);
     printf("  canary: %s\n", p->canary_why);
     printf("  guard: the first two A blocks set it; B is reverted at once when the mean of %s over %d samples of %.1f s "
-           "passes %.0fx their mean and their worst such mean (at least %.0f%%, %.0f ms%s)\n",
+           "passes %.0fx the worst such mean of those blocks (at least %.0f%%, %.0f ms%s)\n",
            p->canary ? "PSI io full, the average wait or the canary's slowest read" : "PSI io full or the average wait",
            s->guard_samples, (double)p->sample_ms / 1000, s->guard_factor, VERIFY_GUARD_PSI_FLOOR,
            VERIFY_GUARD_AWAIT_FLOOR_MS, p->canary ? ", 100 ms" : "");

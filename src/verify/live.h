@@ -55,7 +55,7 @@ struct verify_spec {
     const char *metric_cmd;     /* NULL: none */
     bool metric_higher;         /* the metric is better higher (a rate), else lower (a latency) */
     bool keep;                  /* keep B at the end when it held */
-    double guard_factor;        /* the limit is this times the A blocks' mean (0: 2) */
+    double guard_factor;        /* the limit is this times the A blocks' worst window mean (0: 2) */
     int guard_samples;          /* the guard's window: its mean over this many samples is judged
                                    (0: 5 s of samples, at least 3, at most half a block's) */
     const char *source;         /* what named the candidate, stored with the test ("profile latency"; NULL: none) */
@@ -97,7 +97,7 @@ struct verify_sample {
  * (spec.guard_samples): a bursty workload's single samples swing too far
  * for a limit set from one of them (a writer's burst every 3 s made the
  * A blocks' worst sample so high that a candidate with 3.7 times their
- * PSI never passed twice it). */
+ * PSI never passed twice it). guard.c says why the limit is what it is. */
 enum verify_guarded { VG_PSI_FULL, VG_AWAIT, VG_CANARY, VG_NR };
 #define VERIFY_GUARD_WINDOW_MAX 64
 struct verify_window {
@@ -107,10 +107,8 @@ struct verify_window {
 
 struct verify_guard {
     int a_blocks;                 /* A blocks learnt from (the first two set it) */
-    /* those blocks' measured samples: their sum and count, and the worst
-     * mean of W samples in a row (or of all, when a block held fewer) */
-    double a_sum[VG_NR];
-    int a_n[VG_NR];
+    /* those blocks' worst mean of W samples in a row (or of all the
+     * measured samples, when a block held fewer) */
     double a_worst_window[VG_NR];
     double lim[VG_NR];            /* the limit a B window's mean must stay under */
     struct verify_window win[VG_NR];   /* the block running: its last W samples */
@@ -202,9 +200,8 @@ void verify_guard_block(struct verify_guard *g);
 /* One measured sample of an A block: the first two A blocks teach the
  * guard. */
 void verify_guard_learn(struct verify_guard *g, const struct verify_spec *s, const struct verify_sample *x);
-/* An A block ended: after the first two, the limits are set; each is the
- * largest of guard_factor times the A samples' mean, the A blocks' worst
- * window mean, and its floor. */
+/* An A block ended: the first two set the limits, each guard_factor times
+ * the A blocks' worst window mean, at least its floor. */
 void verify_guard_arm(struct verify_guard *g, const struct verify_spec *s);
 /* One sample of a B block: true when the mean of the last guard_samples
  * samples of a guarded counter is over its limit (g->why then says which

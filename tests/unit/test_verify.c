@@ -181,9 +181,9 @@ static void guard_a_block(struct verify_guard *g, const struct verify_spec *s, c
     verify_guard_arm(g, s);
 }
 
-/* The first two A blocks set the limit: the largest of twice their mean,
- * their worst window mean and the floor. B stops when its mean over the
- * window passes it; a single high sample does not stop it. */
+/* The first two A blocks set the limit: twice their worst window mean, at
+ * least the floor. B stops when its mean over the window passes it; a
+ * single high sample does not stop it. */
 TEST(verify_guard_fires_when_the_window_mean_passes_the_limit)
 {
     struct verify_spec s = { .guard_factor = 2, .guard_samples = 3 };
@@ -194,12 +194,12 @@ TEST(verify_guard_fires_when_the_window_mean_passes_the_limit)
     guard_a_block(&g, &s, a2, 3);
     struct verify_sample wild[] = { { 90, 90, -1 } };
     guard_a_block(&g, &s, wild, 1);                       /* a third A block changes nothing */
-    CHECK_NEAR(g.lim[VG_PSI_FULL], 12, 1e-9);             /* 2 x the mean 6 */
-    CHECK_NEAR(g.lim[VG_AWAIT], 5, 1e-9);                 /* 2 x 1.5 ms is under the floor */
+    CHECK_NEAR(g.lim[VG_PSI_FULL], 16, 1e-9);             /* 2 x the worst window, 8 */
+    CHECK_NEAR(g.lim[VG_AWAIT], 5, 1e-9);                 /* 2 x 2 ms is under the floor */
     verify_guard_block(&g);
     struct verify_sample calm = { 1, 1, -1 }, spike = { 30, 1, -1 }, wait = { 1, 7, -1 };
     CHECK(!verify_guard_check(&g, &s, 1000, &calm));
-    CHECK(!verify_guard_check(&g, &s, 1000, &spike));     /* (1 + 1 + 30) / 3 < 12 */
+    CHECK(!verify_guard_check(&g, &s, 1000, &spike));     /* (1 + 30 + 1) / 3 < 16 */
     CHECK(!verify_guard_check(&g, &s, 1000, &calm));
     CHECK(!verify_guard_check(&g, &s, 1000, &wait));
     CHECK(!verify_guard_check(&g, &s, 1000, &wait));      /* (1 + 7 + 7) / 3 = 5.0: not over */
@@ -212,8 +212,8 @@ TEST(verify_guard_fires_when_the_window_mean_passes_the_limit)
 /* The failure seen on a real disk (bench/data/live-verify-1.out): a writer
  * bursting every third sample puts PSI io full at 60 % in one sample and
  * near 0 in the others. A limit of twice the worst sample (120 %) let a
- * candidate through that tripled the stall; against the mean, it stops, and
- * the same bursts under B do not. */
+ * candidate through that tripled the stall; against twice the worst window
+ * mean it stops, and the same bursts under B do not. */
 TEST(verify_guard_stops_a_candidate_that_triples_a_bursty_workloads_stall)
 {
     struct verify_spec s = { .guard_factor = 2, .guard_samples = 5 };
@@ -223,7 +223,7 @@ TEST(verify_guard_stops_a_candidate_that_triples_a_bursty_workloads_stall)
     for (int i = 0; i < 30; i++) a[i] = burst[i % 3];
     guard_a_block(&g, &s, a, 30);
     guard_a_block(&g, &s, a, 30);
-    CHECK_NEAR(g.lim[VG_PSI_FULL], 40, 1e-9);             /* 2 x the mean 20 (worst 5-sample mean 24) */
+    CHECK_NEAR(g.lim[VG_PSI_FULL], 48, 1e-9);             /* 2 x the worst 5-sample mean, 24 (two bursts) */
     verify_guard_block(&g);
     bool fired = false;
     for (int i = 0; i < 30 && !fired; i++) fired = verify_guard_check(&g, &s, 1000, &a[i]);
@@ -238,8 +238,9 @@ TEST(verify_guard_stops_a_candidate_that_triples_a_bursty_workloads_stall)
 }
 
 /* The canary's slowest read per sample: the first two A blocks set the
- * limit (at least 100 ms); a reader stalled over the window stops B; a
- * sample without a read (-1) is left out of the window. */
+ * limit (at least 100 ms; a block shorter than the window is one window);
+ * a reader stalled over the window stops B; a sample without a read (-1)
+ * is left out of the window. */
 TEST(verify_guard_on_the_canary_stops_a_stalled_reader)
 {
     struct verify_spec s = { .guard_factor = 2, .guard_samples = 3 };
@@ -247,7 +248,7 @@ TEST(verify_guard_on_the_canary_stops_a_stalled_reader)
     struct verify_sample a1[] = { { 1, 1, 20 }, { 1, 1, 60 } }, a2[] = { { 1, 1, 80 }, { 1, 1, 80 } };
     guard_a_block(&g, &s, a1, 2);
     guard_a_block(&g, &s, a2, 2);
-    CHECK_NEAR(g.lim[VG_CANARY], 120, 1e-9);              /* 2 x the mean 60 */
+    CHECK_NEAR(g.lim[VG_CANARY], 160, 1e-9);              /* 2 x the second block's mean, 80 */
     verify_guard_block(&g);
     struct verify_sample slow = { 1, 1, 250 }, none = { 1, 1, -1 }, ok = { 1, 1, 10 };
     CHECK(!verify_guard_check(&g, &s, 1000, &ok));
