@@ -252,9 +252,7 @@ static void show_fio_job(struct probe_scr *ps)
 
 static struct screen *probe_create(struct app *app)
 {
-    struct probe_scr *ps = xcalloc(1, sizeof *ps);
-    ps->base.cls = &probe_screen;
-    ps->base.app = app;
+    struct probe_scr *ps = screen_new(sizeof *ps, &probe_screen, app);
     pthread_mutex_init(&ps->lock, NULL);
     probe_live_init(&ps->live);
     form_init(&ps->form, probe_form_fields(), PF_COUNT);

@@ -459,11 +459,8 @@ static enum handled results_groups_key(struct results *rs, enum action a, int ke
 
 static struct screen *results_create(struct app *app)
 {
-    struct results *rs = xcalloc(1, sizeof *rs);
-    rs->base.cls = &results_screen;
-    rs->base.app = app;
-    rs->list.use_cursor = true;
-    rs->list.cursor = -1;
+    struct results *rs = screen_new(sizeof *rs, &results_screen, app);
+    tv_cursor_init(&rs->list);
     sort_cols_init(&rs->sort, columns, RC_COUNT, RC_STARTED, NULL);
     return &rs->base;
 }
