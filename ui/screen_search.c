@@ -398,8 +398,7 @@ static enum handled settings_key(struct search_scr *ss, enum action a, int key)
     if (form_key(&ss->form, a, key) == H_HANDLED) {
         for (int i = 0; i < 2; i++)   /* typed over: the user's value, remembered below */
             if (ss->form.typed[suggest_field[i]]) ss->suggest_held[i] = false;
-        if (ss->form.value[SS_DIR][0]) app_set_probe_dir(ss->base.app, ss->form.value[SS_DIR]);
-        app_form_remember(ss->base.app, &ss->form, "search");
+        app_form_edited(ss->base.app, &ss->form, SS_DIR, "search");
         return H_HANDLED;
     }
     if (a != ACT_BACK || !ss->ran) return H_IGNORED;
