@@ -574,6 +574,20 @@ sqlite3_stmt *store_prepare_insert(store *s, const char *table, const char *extr
     return st;
 }
 
+int store_insert_child(store *s, const char *table, const char *parent, int64_t parent_id, const struct rec_field *f,
+                       size_t nf, const void *rec, const char *what, sl_err *e)
+{
+    sqlite3_stmt *st = store_prepare_insert(s, table, parent, f, nf, rec, NULL, what, e);
+    if (!st) return -1;
+    char name[64];
+    snprintf(name, sizeof name, ":%s", parent);
+    sqlite3_bind_int64(st, store_param(st, name), parent_id);
+    int rc = store_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return store_fail(s, e, what);
+    return 0;
+}
+
 int store_insert_dated(store *s, const char *table, const struct rec_field *f, size_t nf, const void *rec, int64_t *id,
                        char *started, size_t started_n, const char *what, sl_err *e)
 {
@@ -621,6 +635,25 @@ int store_collect(store *s, sqlite3_stmt *st, const struct rec_field *f, size_t 
     if (rc != SQLITE_DONE) { free(v); return store_fail(s, e, what); }
     *out = v;
     return n;
+}
+
+int store_get_by_prefix(store *s, sqlite3_stmt *st, const struct rec_field *f, size_t nf, void *rec, size_t size,
+                        const char *prefix, const char *noun, const char *list, const char *what, sl_err *e)
+{
+    sqlite3_bind_text(st, 1, prefix, -1, SQLITE_STATIC);
+    int n = 0, rc;
+    while ((rc = store_step(st)) == SQLITE_ROW) {
+        if (n == 0) {
+            memset(rec, 0, size);
+            store_read_fields(st, f, nf, rec);
+        }
+        n++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return store_fail(s, e, what);
+    if (n == 0) return sl_fail(e, SL_EUSAGE, "no %s %s in %s (see '%s')", noun, prefix, store_path(s), list);
+    if (n > 1) return sl_fail(e, SL_EUSAGE, "%s id %s is ambiguous: give more of its UUID", noun, prefix);
+    return 0;
 }
 
 void store_now(char buf[24])

@@ -47,6 +47,14 @@ sqlite3_stmt *store_prepare_select(store *s, const struct rec_field *f, size_t n
  * finalizes st. Returns the count, or -1 with e naming what. */
 int store_collect(store *s, sqlite3_stmt *st, const struct rec_field *f, size_t nf, size_t elem, void **out,
                   const char *what, sl_err *e);
+/* A record named by its UUID or a unique prefix of it: the one row of st
+ * (store_select_fields' list, ?1 the prefix, LIMIT 2) into rec (size bytes,
+ * zeroed first); binds prefix and finalizes st. Returns 0; -1 with
+ * SL_EUSAGE when there is none ("no NOUN PREFIX in DB (see 'LIST')") or
+ * several (give more of the UUID), or with e naming what when the database
+ * fails. */
+int store_get_by_prefix(store *s, sqlite3_stmt *st, const struct rec_field *f, size_t nf, void *rec, size_t size,
+                        const char *prefix, const char *noun, const char *list, const char *what, sl_err *e);
 /* "INSERT INTO table (extra..., col...) VALUES (:extra..., :col...) suffix"
  * prepared, with rec's fields bound (all with a column but REC_NOINSERT and
  * REC_READONLY ones). extra: a comma-separated list of further columns the
@@ -54,6 +62,11 @@ int store_collect(store *s, sqlite3_stmt *st, const struct rec_field *f, size_t 
  * e naming what on error. */
 sqlite3_stmt *store_prepare_insert(store *s, const char *table, const char *extra, const struct rec_field *f,
                                    size_t nf, const void *rec, const char *suffix, const char *what, sl_err *e);
+/* store_prepare_insert of rec as a row of a table that belongs to another
+ * row (a search's trial, a verification's block): the parent column
+ * (":name") set to parent_id. -1 with e naming what. */
+int store_insert_child(store *s, const char *table, const char *parent, int64_t parent_id, const struct rec_field *f,
+                       size_t nf, const void *rec, const char *what, sl_err *e);
 /* store_prepare_insert of rec into a table whose rows have an id and a
  * started time the database sets: both read back into *id and started.
  * -1 with e naming what. */

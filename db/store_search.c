@@ -105,20 +105,8 @@ int store_search_get(store *s, const char *prefix, struct search_row *out, sl_er
 {
     sqlite3_stmt *st = select_searches(s, "WHERE s.uuid LIKE ?1 || '%' ORDER BY s.id DESC LIMIT 2", "reading searches", e);
     if (!st) return -1;
-    sqlite3_bind_text(st, 1, prefix, -1, SQLITE_STATIC);
-    int n = 0, rc;
-    while ((rc = store_step(st)) == SQLITE_ROW) {
-        if (n == 0) {
-            memset(out, 0, sizeof *out);
-            store_read_fields(st, search_fields, search_fields_len, out);
-        }
-        n++;
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return store_fail(s, e, "reading searches");
-    if (n == 0) return sl_fail(e, SL_EUSAGE, "no search %s in %s (see 'sluice search --list')", prefix, store_path(s));
-    if (n > 1) return sl_fail(e, SL_EUSAGE, "search id %s is ambiguous: give more of its UUID", prefix);
-    return 0;
+    return store_get_by_prefix(s, st, search_fields, search_fields_len, out, sizeof *out, prefix, "search",
+                               "sluice search --list", "reading searches", e);
 }
 
 char *store_search_result_json(store *s, int64_t search_id, sl_err *e)
@@ -151,14 +139,8 @@ int store_search_list(store *s, const char *workload, struct search_row **out, s
 
 int store_search_trial_add(store *s, int64_t search_id, const struct trial_row *t, sl_err *e)
 {
-    sqlite3_stmt *st = store_prepare_insert(s, "trials", "search_id", trial_fields, trial_fields_len, t, NULL,
-                                            "recording a trial", e);
-    if (!st) return -1;
-    sqlite3_bind_int64(st, store_param(st, ":search_id"), search_id);
-    int rc = store_step(st);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return store_fail(s, e, "recording a trial");
-    return 0;
+    return store_insert_child(s, "trials", "search_id", search_id, trial_fields, trial_fields_len, t,
+                              "recording a trial", e);
 }
 
 int store_search_trials(store *s, int64_t search_id, struct trial_row **out, sl_err *e)

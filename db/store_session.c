@@ -17,11 +17,27 @@ static int abandon(store *s, const char *what, sl_err *e)
     return -1;
 }
 
+/* sql prepared in the open transaction; NULL with e (what) and the
+ * transaction abandoned when it fails. */
+static sqlite3_stmt *prepare_in(store *s, const char *sql, const char *what, sl_err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) == SQLITE_OK) return st;
+    abandon(s, what, e);
+    return NULL;
+}
+
+/* A transaction opened and its first statement, sql, prepared; NULL with e
+ * and nothing left open when either fails. */
+static sqlite3_stmt *begin_with(store *s, const char *sql, const char *what, sl_err *e)
+{
+    return store_begin(s, e) < 0 ? NULL : prepare_in(s, sql, what, e);
+}
+
 int store_session_create(store *s, int64_t host_id, const char *purpose, const char *root,
                          const struct session_holder *h, const struct snapshot_row *snaps, int n,
                          struct session_row *out, sl_err *e)
 {
-    sqlite3 *db = store_db(s);
     memset(out, 0, sizeof *out);
     store_uuid(out->uuid);
     snprintf(out->purpose, sizeof out->purpose, "%s", purpose);
@@ -32,11 +48,9 @@ int store_session_create(store *s, int64_t host_id, const char *purpose, const c
     snprintf(out->holder_ns, sizeof out->holder_ns, "%s", h->ns);
     snprintf(out->user, sizeof out->user, "%s", h->user);
     const char *what = "recording the session snapshot";
-    if (store_begin(s, e) < 0) return -1;
-    sqlite3_stmt *st;
-    const char *ins = "INSERT INTO sessions (uuid, host_id, purpose, root, pid, state, holder_start, holder_ns, user) "
-                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id, started";
-    if (sqlite3_prepare_v2(db, ins, -1, &st, NULL) != SQLITE_OK) return abandon(s, what, e);
+    sqlite3_stmt *st = begin_with(s, "INSERT INTO sessions (uuid, host_id, purpose, root, pid, state, holder_start, "
+                                  "holder_ns, user) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id, started", what, e);
+    if (!st) return -1;
     sqlite3_bind_text(st, 1, out->uuid, -1, SQLITE_STATIC);
     if (host_id > 0) sqlite3_bind_int64(st, 2, host_id); else sqlite3_bind_null(st, 2);
     sqlite3_bind_text(st, 3, purpose, -1, SQLITE_STATIC);
@@ -51,9 +65,9 @@ int store_session_create(store *s, int64_t host_id, const char *purpose, const c
     COPY_TEXT(out->started, st, 1);
     sqlite3_finalize(st);
     /* Nothing is written yet: what the session left is what it found. */
-    const char *snap = "INSERT INTO snapshots (session_id, knob, path, value, present, apply_order, sched, left_value) "
-                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?4)";
-    if (sqlite3_prepare_v2(db, snap, -1, &st, NULL) != SQLITE_OK) return abandon(s, what, e);
+    st = prepare_in(s, "INSERT INTO snapshots (session_id, knob, path, value, present, apply_order, sched, left_value) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?4)", what, e);
+    if (!st) return -1;
     for (int i = 0; i < n; i++) {
         sqlite3_reset(st);
         sqlite3_bind_int64(st, 1, out->id);
@@ -329,10 +343,9 @@ int store_session_begin_restore(store *s, int64_t session_id, const struct sessi
                                 const char *const *put, int nput, sl_err *e)
 {
     const char *what = "recording the restore before writing";
-    if (store_begin(s, e) < 0) return -1;
-    sqlite3_stmt *st;
-    const char *sql = "UPDATE sessions SET restoring = 1, pid = ?, holder_start = ?, holder_ns = ? WHERE id = ?";
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return abandon(s, what, e);
+    sqlite3_stmt *st = begin_with(s, "UPDATE sessions SET restoring = 1, pid = ?, holder_start = ?, holder_ns = ? "
+                                  "WHERE id = ?", what, e);
+    if (!st) return -1;
     sqlite3_bind_int(st, 1, h->pid);
     sqlite3_bind_double(st, 2, h->start);
     sqlite3_bind_text(st, 3, h->ns, -1, SQLITE_STATIC);
@@ -347,15 +360,13 @@ int store_session_finish_restore(store *s, int64_t session_id, enum session_stat
                                  const char *const *deferred, int ndeferred, sl_err *e)
 {
     const char *what = "recording the restore";
-    if (store_begin(s, e) < 0) return -1;
-    sqlite3_stmt *st;
-    const char *sql = "UPDATE snapshots SET restore_plan = '' WHERE session_id = ?";
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return abandon(s, what, e);
+    sqlite3_stmt *st = begin_with(s, "UPDATE snapshots SET restore_plan = '' WHERE session_id = ?", what, e);
+    if (!st) return -1;
     sqlite3_bind_int64(st, 1, session_id);
     if (run_stmt(s, st, what, e) < 0) return abandon(s, NULL, e);
     if (mark_restore_plan(s, session_id, "later", deferred, ndeferred) < 0) return abandon(s, what, e);
-    sql = "UPDATE sessions SET restoring = 0, writing = 0 WHERE id = ?";
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return abandon(s, what, e);
+    st = prepare_in(s, "UPDATE sessions SET restoring = 0, writing = 0 WHERE id = ?", what, e);
+    if (!st) return -1;
     sqlite3_bind_int64(st, 1, session_id);
     if (run_stmt(s, st, what, e) < 0) return abandon(s, NULL, e);
     if (store_session_set_state(s, session_id, state, note, e) < 0 || store_commit(s, e) < 0)
@@ -404,13 +415,11 @@ int store_session_active_profile(store *s, struct session_row *out, sl_err *e)
 int store_session_inherit(store *s, int64_t new_id, int64_t old_id, const char *const *knobs, int n, sl_err *e)
 {
     const char *what = "handing the previous profile's knobs to the new session";
-    if (store_begin(s, e) < 0) return -1;
-    sqlite3_stmt *st;
-    const char *sql = "UPDATE snapshots SET (value, present) = (SELECT o.value, o.present FROM snapshots o "
-                      "WHERE o.session_id = ?1 AND o.knob = ?3) WHERE session_id = ?2 AND knob = ?3 "
-                      "AND EXISTS (SELECT 1 FROM snapshots o WHERE o.session_id = ?1 AND o.knob = ?3 "
-                      "AND o.left_value IS NOT NULL AND o.left_value <> o.value)";
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return abandon(s, what, e);
+    sqlite3_stmt *st = begin_with(s, "UPDATE snapshots SET (value, present) = (SELECT o.value, o.present FROM snapshots o "
+                                  "WHERE o.session_id = ?1 AND o.knob = ?3) WHERE session_id = ?2 AND knob = ?3 "
+                                  "AND EXISTS (SELECT 1 FROM snapshots o WHERE o.session_id = ?1 AND o.knob = ?3 "
+                                  "AND o.left_value IS NOT NULL AND o.left_value <> o.value)", what, e);
+    if (!st) return -1;
     for (int i = 0; i < n; i++) {
         sqlite3_reset(st);
         sqlite3_bind_int64(st, 1, old_id);

@@ -74,14 +74,8 @@ int store_verify_finish(store *s, const struct verify_row *r, sl_err *e)
 
 int store_verify_block_add(store *s, int64_t verify_id, const struct verify_block_row *b, sl_err *e)
 {
-    sqlite3_stmt *st = store_prepare_insert(s, "verify_blocks", "verify_id", block_fields, block_fields_len, b, NULL,
-                                            "recording a block of the verification", e);
-    if (!st) return -1;
-    sqlite3_bind_int64(st, store_param(st, ":verify_id"), verify_id);
-    int rc = store_step(st);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return store_fail(s, e, "recording a block of the verification");
-    return 0;
+    return store_insert_child(s, "verify_blocks", "verify_id", verify_id, block_fields, block_fields_len, b,
+                              "recording a block of the verification", e);
 }
 
 /* The tests with their session's UUID and block count, as the fields name them. */
@@ -97,33 +91,13 @@ static sqlite3_stmt *select_verifies(store *s, const char *tail, const char *wha
     return store_prepare_select(s, verify_fields, verify_fields_len, from, what, e);
 }
 
-/* At most two rows of st (bound by the caller) into out: 0 for one, 1 for
- * none, 2 for more. -1 with e when the database fails. */
-static int one_of(store *s, sqlite3_stmt *st, struct verify_row *out, sl_err *e)
-{
-    int n = 0, rc;
-    while ((rc = store_step(st)) == SQLITE_ROW) {
-        if (n == 0) {
-            memset(out, 0, sizeof *out);
-            store_read_fields(st, verify_fields, verify_fields_len, out);
-        }
-        n++;
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return store_fail(s, e, "reading verifications");
-    return n == 1 ? 0 : n == 0 ? 1 : 2;
-}
-
 int store_verify_get(store *s, const char *prefix, struct verify_row *out, sl_err *e)
 {
     sqlite3_stmt *st = select_verifies(s, "WHERE v.uuid LIKE ?1 || '%' ORDER BY v.id DESC LIMIT 2",
                                        "reading verifications", e);
     if (!st) return -1;
-    sqlite3_bind_text(st, 1, prefix, -1, SQLITE_STATIC);
-    int rc = one_of(s, st, out, e);
-    if (rc == 1) return sl_fail(e, SL_EUSAGE, "no verification %s in %s (see 'sluice history')", prefix, store_path(s));
-    if (rc == 2) return sl_fail(e, SL_EUSAGE, "verification id %s is ambiguous: give more of its UUID", prefix);
-    return rc;
+    return store_get_by_prefix(s, st, verify_fields, verify_fields_len, out, sizeof *out, prefix, "verification",
+                               "sluice history", "reading verifications", e);
 }
 
 int store_verify_list(store *s, struct verify_row **out, sl_err *e)

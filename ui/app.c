@@ -107,6 +107,20 @@ void app_form_remember(struct app *a, struct form *fm, const char *name)
     if (a->st && form_remember(fm, a->st, name, &e) < 0) app_message(a, ROLE_ERROR, "%s", e.msg);
 }
 
+void *screen_new(size_t size, const struct screen_class *cls, struct app *app)
+{
+    struct screen *s = xcalloc(1, size);
+    s->cls = cls;
+    s->app = app;
+    return s;
+}
+
+void app_form_edited(struct app *a, struct form *fm, int dir_field, const char *name)
+{
+    if (fm->value[dir_field][0]) app_set_probe_dir(a, fm->value[dir_field]);
+    app_form_remember(a, fm, name);
+}
+
 long long app_now_ms(const struct app *a)
 {
     if (input_scripted()) return a->vclock_ms;

@@ -49,6 +49,13 @@ bool app_take_suggested_search(struct app *a, char *dir, size_t dir_n, char *bud
 struct form;
 void app_form_recall(struct app *a, struct form *fm, const char *name);
 void app_form_remember(struct app *a, struct form *fm, const char *name);
+/* After a key the Probe or Search form took: its Directory (dir_field),
+ * when set, becomes the other form's start, and the values are remembered
+ * as name's. */
+void app_form_edited(struct app *a, struct form *fm, int dir_field, const char *name);
+/* A screen's struct of size bytes, zeroed, its struct screen (the first
+ * member) naming its class and the app: how every create() starts. */
+void *screen_new(size_t size, const struct screen_class *cls, struct app *app);
 /* The screen shown before the current one (NULL: none), e.g. the one help
  * was opened from. */
 const struct screen_class *app_previous_screen(const struct app *a);

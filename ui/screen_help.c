@@ -102,9 +102,7 @@ static void build(struct help *h, int width)
 
 static struct screen *help_create(struct app *app)
 {
-    struct help *h = xcalloc(1, sizeof *h);
-    h->base.cls = &help_screen;
-    h->base.app = app;
+    struct help *h = screen_new(sizeof *h, &help_screen, app);
     return &h->base;
 }
 

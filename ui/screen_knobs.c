@@ -682,11 +682,8 @@ static enum handled knobs_key_now(struct knobs *ks, enum action a, int key)
 
 static struct screen *knobs_create(struct app *app)
 {
-    struct knobs *ks = xcalloc(1, sizeof *ks);
-    ks->base.cls = &knobs_screen;
-    ks->base.app = app;
-    ks->list.use_cursor = true;
-    ks->list.cursor = -1;
+    struct knobs *ks = screen_new(sizeof *ks, &knobs_screen, app);
+    tv_cursor_init(&ks->list);
     ks->edit_row = -1;
     ks->range_row = -1;
     sort_cols_init(&ks->sort, columns, KC_COUNT, -1, "the catalogue's order");

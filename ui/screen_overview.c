@@ -499,10 +499,9 @@ static void build_knobs(struct overview *o)
 {
     struct textview *tv = &o->tv;
     tv_line(tv, false, -1);
-    tv_line(tv, false, -1);
-    tv_cell(tv, ROLE_HEADER, 29, "Key knobs");
-    tv_cell(tv, ROLE_HEADER, 13, "VALUE");
-    tv_cell(tv, ROLE_HEADER, 10, "DEFAULT");
+    static const char *const heads[] = { "Key knobs", "VALUE", "DEFAULT" };
+    static const int widths[] = { 29, 13, 10 };
+    tv_header(tv, 3, heads, widths);
     tv_add(tv, ROLE_DIM, "(* differs from default)");
     if (o->nknobs == 0) {
         tv_line(tv, false, -1);
@@ -581,9 +580,7 @@ static void build_disks(struct overview *o, int width)
 
 static struct screen *overview_create(struct app *app)
 {
-    struct overview *o = xcalloc(1, sizeof *o);
-    o->base.cls = &overview_screen;
-    o->base.app = app;
+    struct overview *o = screen_new(sizeof *o, &overview_screen, app);
     o->last_sample_ms = -SAMPLE_MS;
     return &o->base;
 }

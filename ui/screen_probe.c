@@ -252,9 +252,7 @@ static void show_fio_job(struct probe_scr *ps)
 
 static struct screen *probe_create(struct app *app)
 {
-    struct probe_scr *ps = xcalloc(1, sizeof *ps);
-    ps->base.cls = &probe_screen;
-    ps->base.app = app;
+    struct probe_scr *ps = screen_new(sizeof *ps, &probe_screen, app);
     pthread_mutex_init(&ps->lock, NULL);
     probe_live_init(&ps->live);
     form_init(&ps->form, probe_form_fields(), PF_COUNT);
@@ -301,8 +299,7 @@ static void probe_draw(struct screen *s, struct rect r)
 static enum handled settings_key(struct probe_scr *ps, enum action a, int key)
 {
     if (form_key(&ps->form, a, key) == H_HANDLED) {
-        if (ps->form.value[PF_DIR][0]) app_set_probe_dir(ps->base.app, ps->form.value[PF_DIR]);
-        app_form_remember(ps->base.app, &ps->form, "probe");
+        app_form_edited(ps->base.app, &ps->form, PF_DIR, "probe");
         return H_HANDLED;
     }
     if (a != ACT_BACK || !ps->ran) return H_IGNORED;

@@ -129,11 +129,9 @@ static void diff_lines(struct profiles *pr, struct textview *tv, int width, bool
     if (pr->plan_err[0]) { setview_error(tv, pr->plan_err, width); return; }
     if (!pr->have_plan) return;
     int counts[4] = { 0 };
-    tv_line(tv, false, -1);
-    tv_cell(tv, ROLE_HEADER, 34, "KNOB");
-    tv_cell(tv, ROLE_HEADER, 13, "PROFILE");
-    tv_cell(tv, ROLE_HEADER, 13, "CURRENT");
-    tv_add(tv, ROLE_HEADER, "VERDICT");
+    static const char *const heads[] = { "KNOB", "PROFILE", "CURRENT", "VERDICT" };
+    static const int widths[] = { 34, 13, 13, 0 };
+    tv_header(tv, 4, heads, widths);
     static const char *const diff[] = { [PA_WRITE] = "differs", [PA_SAME] = "same", [PA_KEEP] = "kept", [PA_SKIP] = "skipped" };
     static const char *const ver[] = { [PA_WRITE] = "DRIFT", [PA_SAME] = "ok", [PA_KEEP] = "ok", [PA_SKIP] = "n/a" };
     for (int i = 0; i < pr->pl.n; i++) {
@@ -204,11 +202,9 @@ static void switch_lines(struct textview *tv, const struct profile_switch *sw, i
                  "does not comes back", sw->prev.profile, sw->prev.started, sw->prev.uuid);
         tv_wrap(tv, ROLE_NORMAL, "", over, width);
     }
-    tv_line(tv, false, -1);
-    tv_cell(tv, ROLE_HEADER, 34, "KNOB");
-    tv_cell(tv, ROLE_HEADER, 13, "NOW");
-    tv_cell(tv, ROLE_HEADER, 13, "NEW");
-    tv_add(tv, ROLE_HEADER, "PLAN");
+    static const char *const heads[] = { "KNOB", "NOW", "NEW", "PLAN" };
+    static const int widths[] = { 34, 13, 13, 0 };
+    tv_header(tv, 4, heads, widths);
     for (int i = 0; i < sw->n; i++) {
         const struct switch_item *it = &sw->it[i];
         enum role r = it->what == SW_KEEP ? ROLE_DIM : ROLE_PENDING;
@@ -353,10 +349,9 @@ static void boot_status(struct profiles *pr)
     snprintf(title, sizeof title, "Boot profile %s", m.profile);
     profiles_open_view(pr, title);
     struct textview *tv = &pr->view;
-    tv_line(tv, false, -1);
-    tv_cell(tv, ROLE_HEADER, 50, "FILE");
-    tv_cell(tv, ROLE_HEADER, 10, "STATE");
-    tv_add(tv, ROLE_HEADER, "WHAT");
+    static const char *const heads[] = { "FILE", "STATE", "WHAT" };
+    static const int widths[] = { 50, 10, 0 };
+    tv_header(tv, 3, heads, widths);
     for (int i = 0; i < m.n; i++) {
         enum boot_state s = boot_entry_state(&m.e[i]);
         tv_line(tv, false, -1);
@@ -600,11 +595,8 @@ static void profiles_io_done(struct profiles *pr) { drop_import(pr); }
 
 static struct screen *profiles_create(struct app *app)
 {
-    struct profiles *pr = xcalloc(1, sizeof *pr);
-    pr->base.cls = &profiles_screen;
-    pr->base.app = app;
-    pr->list.use_cursor = true;
-    pr->list.cursor = -1;
+    struct profiles *pr = screen_new(sizeof *pr, &profiles_screen, app);
+    tv_cursor_init(&pr->list);
     pr->planned = -1;
     return &pr->base;
 }

@@ -431,6 +431,13 @@ static void compare_groups(struct results *rs)
     detail_open_report(&rs->detail, app_store(rs->base.app, NULL), &rep);
 }
 
+/* m on a row (a run, a group): it becomes A, or stops being A if it was. */
+static void toggle_mark(char *mark, size_t n, const char *key)
+{
+    if (strcmp(mark, key) == 0) mark[0] = 0;
+    else snprintf(mark, n, "%s", key);
+}
+
 static enum handled results_groups_key(struct results *rs, enum action a, int key)
 {
     int sel = tv_selected_tag(&rs->groups);
@@ -441,9 +448,7 @@ static enum handled results_groups_key(struct results *rs, enum action a, int ke
         build_groups(rs);
         return H_HANDLED;
     case ACT_MARK:
-        if (sel < 0) return H_HANDLED;
-        if (strcmp(rs->gmark, rs->g[sel].key) == 0) rs->gmark[0] = 0;
-        else snprintf(rs->gmark, sizeof rs->gmark, "%s", rs->g[sel].key);
+        if (sel >= 0) toggle_mark(rs->gmark, sizeof rs->gmark, rs->g[sel].key);
         return H_HANDLED;
     case ACT_COMPARE: case ACT_EDIT: compare_groups(rs); return H_HANDLED;
     default: return tv_move(&rs->groups, a);
@@ -454,11 +459,8 @@ static enum handled results_groups_key(struct results *rs, enum action a, int ke
 
 static struct screen *results_create(struct app *app)
 {
-    struct results *rs = xcalloc(1, sizeof *rs);
-    rs->base.cls = &results_screen;
-    rs->base.app = app;
-    rs->list.use_cursor = true;
-    rs->list.cursor = -1;
+    struct results *rs = screen_new(sizeof *rs, &results_screen, app);
+    tv_cursor_init(&rs->list);
     sort_cols_init(&rs->sort, columns, RC_COUNT, RC_STARTED, NULL);
     return &rs->base;
 }
@@ -513,9 +515,7 @@ static enum handled results_key(struct screen *s, enum action a, int key)
         rs->filter[0] = 0;
         return H_HANDLED;
     case ACT_MARK:
-        if (sel < 0) return H_HANDLED;
-        if (strcmp(rs->marked, rs->runs[sel].uuid) == 0) rs->marked[0] = 0;
-        else snprintf(rs->marked, sizeof rs->marked, "%s", rs->runs[sel].uuid);
+        if (sel >= 0) toggle_mark(rs->marked, sizeof rs->marked, rs->runs[sel].uuid);
         return H_HANDLED;
     case ACT_COMPARE: compare(rs); return H_HANDLED;
     case ACT_COMPARE_BY: results_groups_open(rs); return H_HANDLED;

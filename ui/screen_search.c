@@ -233,8 +233,7 @@ static void list_resumable(struct search_scr *ss)
     free(rows);
     if (ss->nresumable == 0) { app_message(app, ROLE_NORMAL, "no interrupted search to resume"); return; }
     ss->mode = SM_RESUME;
-    ss->resume_tv.use_cursor = true;
-    ss->resume_tv.cursor = -1;
+    tv_cursor_init(&ss->resume_tv);
     ss->resume_tv.top = 0;
 }
 
@@ -340,9 +339,7 @@ static void verify_winner(struct search_scr *ss)
 
 static struct screen *search_create(struct app *app)
 {
-    struct search_scr *ss = xcalloc(1, sizeof *ss);
-    ss->base.cls = &search_screen;
-    ss->base.app = app;
+    struct search_scr *ss = screen_new(sizeof *ss, &search_screen, app);
     pthread_mutex_init(&ss->lock, NULL);
     ss->trials = xcalloc(SEARCH_UI_MAX_TRIALS, sizeof *ss->trials);
     struct search_flow_opts d;
@@ -401,8 +398,7 @@ static enum handled settings_key(struct search_scr *ss, enum action a, int key)
     if (form_key(&ss->form, a, key) == H_HANDLED) {
         for (int i = 0; i < 2; i++)   /* typed over: the user's value, remembered below */
             if (ss->form.typed[suggest_field[i]]) ss->suggest_held[i] = false;
-        if (ss->form.value[SS_DIR][0]) app_set_probe_dir(ss->base.app, ss->form.value[SS_DIR]);
-        app_form_remember(ss->base.app, &ss->form, "search");
+        app_form_edited(ss->base.app, &ss->form, SS_DIR, "search");
         return H_HANDLED;
     }
     if (a != ACT_BACK || !ss->ran) return H_IGNORED;

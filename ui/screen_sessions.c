@@ -182,11 +182,9 @@ static void ask_put_back(struct sessions *ss)
     open_outcome(ss, title);
     ss->asking = true;
     struct textview *tv = &ss->outcome;
-    tv_line(tv, false, -1);
-    tv_cell(tv, ROLE_HEADER, 36, "KNOB");
-    tv_cell(tv, ROLE_HEADER, 13, "NOW");
-    tv_cell(tv, ROLE_HEADER, 13, "BEFORE");
-    tv_add(tv, ROLE_HEADER, "SESSION WROTE");
+    static const char *const heads[] = { "KNOB", "NOW", "BEFORE", "SESSION WROTE" };
+    static const int widths[] = { 36, 13, 13, 0 };
+    tv_header(tv, 4, heads, widths);
     int differ = 0;
     for (int i = 0; i < n; i++) differ += rows[i].present && ask_line(tv, &rows[i]);
     free(rows);
@@ -242,9 +240,7 @@ static enum handled answer_key(struct sessions *ss, enum action a, int key)
 
 static struct screen *sessions_create(struct app *app)
 {
-    struct sessions *ss = xcalloc(1, sizeof *ss);
-    ss->base.cls = &sessions_screen;
-    ss->base.app = app;
+    struct sessions *ss = screen_new(sizeof *ss, &sessions_screen, app);
     ss->tv.use_cursor = true;
     sort_cols_init(&ss->sort, columns, SC_COUNT, SC_STARTED, NULL);
     return &ss->base;

@@ -134,9 +134,7 @@ static void start(struct share_scr *ss, bool push)
 
 static struct screen *share_create(struct app *app)
 {
-    struct share_scr *ss = xcalloc(1, sizeof *ss);
-    ss->base.cls = &share_screen;
-    ss->base.app = app;
+    struct share_scr *ss = screen_new(sizeof *ss, &share_screen, app);
     ss->log = xcalloc(LOG_MAX, sizeof *ss->log);
     pthread_mutex_init(&ss->lock, NULL);
     /* A fleet's remote can come from the environment, like credentials do. */

@@ -78,11 +78,9 @@ static void best_chart(struct search_scr *ss, struct textview *tv, int width)
 static void trials_table(struct search_scr *ss, struct textview *tv)
 {
     tv_line(tv, false, -1);
-    tv_line(tv, false, -1);
-    tv_cell(tv, ROLE_HEADER, 4, "#");
-    tv_cell(tv, ROLE_HEADER, 9, "ROLE");
-    tv_cell(tv, ROLE_HEADER, 14, "RESULT");
-    tv_add(tv, ROLE_HEADER, "CONFIG (what differs from the baseline)");
+    static const char *const heads[] = { "#", "ROLE", "RESULT", "CONFIG (what differs from the baseline)" };
+    static const int widths[] = { 4, 9, 14, 0 };
+    tv_header(tv, 4, heads, widths);
     for (int i = ss->ntrials - 1; i >= 0; i--) {
         const struct search_trial *t = &ss->trials[i];
         char seq[8], val[64], cfg[1024];

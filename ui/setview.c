@@ -23,11 +23,9 @@ bool setview_started(const struct knobset *set)
 
 void setview_changes(struct textview *tv, const struct knobset *set, bool dry_run)
 {
-    tv_line(tv, false, -1);
-    tv_cell(tv, ROLE_HEADER, 36, "KNOB");
-    tv_cell(tv, ROLE_HEADER, 13, "BEFORE");
-    tv_cell(tv, ROLE_HEADER, 13, dry_run ? "NEW" : "AFTER");
-    tv_add(tv, ROLE_HEADER, "STATE");
+    const char *const heads[] = { "KNOB", "BEFORE", dry_run ? "NEW" : "AFTER", "STATE" };
+    const int widths[] = { 36, 13, 13, 0 };
+    tv_header(tv, 4, heads, widths);
     for (int i = 0; i < set->n; i++) {
         const struct knob_change *c = &set->ch[i];
         bool same = knob_values_equal(&c->k, c->before, c->want);
@@ -67,11 +65,9 @@ void setview_snapshot(struct textview *tv, const struct knobset *set)
 
 void setview_restore(struct textview *tv, const struct restore_report *rep)
 {
-    tv_line(tv, false, -1);
-    tv_cell(tv, ROLE_HEADER, 36, "KNOB");
-    tv_cell(tv, ROLE_HEADER, 13, "FOUND");
-    tv_cell(tv, ROLE_HEADER, 13, "RESTORED");
-    tv_add(tv, ROLE_HEADER, "RESULT");
+    static const char *const heads[] = { "KNOB", "FOUND", "RESTORED", "RESULT" };
+    static const int widths[] = { 36, 13, 13, 0 };
+    tv_header(tv, 4, heads, widths);
     for (int i = 0; i < rep->n; i++) {
         const struct restore_item *it = &rep->items[i];
         char result[512];

@@ -78,6 +78,21 @@ void tv_cell(struct textview *tv, enum role r, int w, const char *text)
     add_seg(tv, r, buf);
 }
 
+void tv_cursor_init(struct textview *tv)
+{
+    tv->use_cursor = true;
+    tv->cursor = -1;
+}
+
+void tv_header(struct textview *tv, int n, const char *const heads[], const int widths[])
+{
+    tv_line(tv, false, -1);
+    for (int i = 0; i < n; i++) {
+        if (widths[i]) tv_cell(tv, ROLE_HEADER, widths[i], heads[i]);
+        else tv_add(tv, ROLE_HEADER, "%s", heads[i]);
+    }
+}
+
 int tv_selected_tag(const struct textview *tv)
 {
     if (!tv->use_cursor || tv->cursor < 0 || tv->cursor >= tv->n) return -1;

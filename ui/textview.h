@@ -35,6 +35,9 @@ struct textview {
     int found;               /* without a cursor: the line tv_find went to, + 1 (0: none), shown selected */
 };
 
+/* Make tv a list the cursor moves over, no line selected yet: the first
+ * draw puts the cursor on the first selectable line. */
+void tv_cursor_init(struct textview *tv);
 /* Drop the lines (keeps top and cursor). */
 void tv_clear(struct textview *tv);
 void tv_free(struct textview *tv);
@@ -49,6 +52,9 @@ void tv_add(struct textview *tv, enum role r, const char *fmt, ...) __attribute_
 void tv_wrap(struct textview *tv, enum role r, const char *lead, const char *text, int width);
 /* Append text padded or cut to exactly w cells, then one blank. */
 void tv_cell(struct textview *tv, enum role r, int w, const char *text);
+/* A new line of n column heads in the header role, heads[i] in a cell of
+ * widths[i] (tv_cell); a width of 0 (the last column) runs to the end. */
+void tv_header(struct textview *tv, int n, const char *const heads[], const int widths[]);
 /* The tag of the line under the cursor, -1 if none (or not selectable). */
 int tv_selected_tag(const struct textview *tv);
 /* Put the cursor on the line with this tag (if it exists). */

@@ -28,6 +28,20 @@ void report_add(struct report *rep, enum report_item_kind kind, const char *fmt,
     new_item(rep, kind)->text = xstrdup(buf);
 }
 
+void report_add_card_line(struct report *rep, enum verdict_line_kind kind, const char *line,
+                          enum report_item_kind note, enum report_item_kind table)
+{
+    switch (kind) {
+    case VL_CLAIM: report_add(rep, RI_CLAIM, "verdict: %s", line); break;
+    case VL_NO_CLAIM: report_add(rep, RI_NOCLAIM, "verdict: %s", line); break;
+    case VL_TEXT: report_add(rep, RI_TEXT, "%s", line); break;
+    case VL_NOTE: report_add(rep, note, "%s", line); break;
+    case VL_TABLE:
+        if (line[0]) report_add(rep, table, "%s", line);
+        break;
+    }
+}
+
 void report_ref(struct report *rep, const char *ref)
 {
     if (rep->n) snprintf(rep->items[rep->n - 1].ref, sizeof rep->items[0].ref, "%s", ref);

@@ -223,15 +223,7 @@ static void card_item(void *arg, enum verdict_line_kind kind, const char *line)
         else report_add(rep, RI_PRE, "%s", line);
         return;
     }
-    switch (kind) {
-    case VL_CLAIM: report_add(rep, RI_CLAIM, "verdict: %s", line); break;
-    case VL_NO_CLAIM: report_add(rep, RI_NOCLAIM, "verdict: %s", line); break;
-    case VL_TEXT: report_add(rep, RI_TEXT, "%s", line); break;
-    case VL_NOTE: report_add(rep, RI_NOTE, "%s", line); break;
-    case VL_TABLE:
-        if (line[0]) report_add(rep, RI_TEXT, "%s", line);
-        break;
-    }
+    report_add_card_line(rep, kind, line, RI_NOTE, RI_TEXT);
 }
 
 #define HIST_BINS 8

@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include "report/report.h"
+#include "search/verdict.h"
 
 struct run_detail;
 
@@ -13,6 +14,12 @@ struct run_detail;
 double rj_num(const json_t *o, const char *key, double def);
 /* A string member, def when missing or not a string. */
 const char *rj_str(const json_t *o, const char *key, const char *def);
+
+/* A line of a verdict card as a report item, in the order the card
+ * prints: the sentence as "verdict: ...", text as text, a note as `note`,
+ * a table line (blank ones dropped) as `table`. */
+void report_add_card_line(struct report *rep, enum verdict_line_kind kind, const char *line,
+                          enum report_item_kind note, enum report_item_kind table);
 
 /* n samples onto npts points (n > 0): the highest sample in each point's
  * span, so a short peak is not lost; fewer samples repeat. */

@@ -77,16 +77,7 @@ static bool confirmed_runner_up(const struct trial_row *t, int n)
  * printed, in the same order. */
 static void card_item(void *arg, enum verdict_line_kind kind, const char *line)
 {
-    struct report *rep = arg;
-    switch (kind) {
-    case VL_CLAIM: report_add(rep, RI_CLAIM, "verdict: %s", line); break;
-    case VL_NO_CLAIM: report_add(rep, RI_NOCLAIM, "verdict: %s", line); break;
-    case VL_TEXT: report_add(rep, RI_TEXT, "%s", line); break;
-    case VL_NOTE: report_add(rep, RI_WARN, "%s", line); break;
-    case VL_TABLE:
-        if (line[0]) report_add(rep, RI_PRE, "%s", line);
-        break;
-    }
+    report_add_card_line(arg, kind, line, RI_WARN, RI_PRE);
 }
 
 /* The verdict card stored with the search (searches finished since the

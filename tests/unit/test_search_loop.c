@@ -9,6 +9,7 @@
 #include "core/sysfs.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -17,6 +18,21 @@ static int count_role(const struct search_result *r, enum trial_role role)
     int n = 0;
     for (int i = 0; i < r->ntrials; i++) n += r->trials[i].role == role;
     return n;
+}
+
+/* The verdict line `sluice search` prints for r holds the text fmt
+ * formats (a failure names both). */
+static void verdict_says(const struct search_spec *s, const struct search_result *r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void verdict_says(const struct search_spec *s, const struct search_result *r, const char *fmt, ...)
+{
+    char line[1024], want[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(want, sizeof want, fmt, ap);
+    va_end(ap);
+    report_verdict_line(s, &wb, r, line, sizeof line);
+    CHECK_CONTAINS(line, want);
 }
 
 TEST(search_finds_and_claims_a_real_improvement)
@@ -347,9 +363,7 @@ TEST(search_stall_rule_leaves_flagged_runs_out)
         CHECK_INT(r.leader[i].n, counted);
     }
     CHECK(left_out > 0);
-    char line[1024];
-    report_verdict_line(&s, &wb, &r, line, sizeof line);
-    CHECK_CONTAINS(line, "stall rule: the canary flagged");
+    verdict_says(&s, &r, "stall rule: the canary flagged");
     fx_done(&r, &ev);
 }
 
@@ -439,10 +453,8 @@ TEST(search_budget_holds_with_the_confirmation)
         CHECK_INT(r.confirm.looks, 1);
         if (k == 0) {
             CHECK_INT(r.confirm.outcome, CONFIRM_CONFIRMED);
-            char line[1024];
-            report_verdict_line(&s, &wb, &r, line, sizeof line);
-            CHECK_CONTAINS(line, "one-sided");
-            CHECK_CONTAINS(line, "look 1 of 1");
+            verdict_says(&s, &r, "one-sided");
+            verdict_says(&s, &r, "look 1 of 1");
         }
         fx_done(&r, &ev);
     }
@@ -479,10 +491,7 @@ TEST(search_stall_rule_holds_in_the_confirmation)
     CHECK_INT(cf->dec.nb, cf->reps);
     CHECK_INT(cf->dec.nc, cf->reps);
     CHECK(cf->stalled_out >= flagged);   /* the runner-up's count too */
-    char line[1024], want[96];
-    report_verdict_line(&s, &wb, &r, line, sizeof line);
-    snprintf(want, sizeof want, "confirmation: %d left out and measured again", cf->stalled_out);
-    CHECK_CONTAINS(line, want);
+    verdict_says(&s, &r, "confirmation: %d left out and measured again", cf->stalled_out);
     fx_done(&r, &ev);
 }
 
@@ -599,11 +608,8 @@ TEST(search_stall_rule_psi_signal)
     int by_psi = 0;
     for (int t = 0; t < r.ntrials; t++) by_psi += (r.trials[t].m.stall_by & PROBE_STALL_PSI) != 0;
     CHECK(by_psi > 0);
-    char line[1024], want[160];
-    report_verdict_line(&s, &wb, &r, line, sizeof line);
-    snprintf(want, sizeof want, "stall rule: PSI saw io full >= %.0f%% of the run in %d runs: shown, kept", PROBE_PSI_FULL_STALL_PCT,
-             by_psi);
-    CHECK_CONTAINS(line, want);
+    verdict_says(&s, &r, "stall rule: PSI saw io full >= %.0f%% of the run in %d runs: shown, kept", PROBE_PSI_FULL_STALL_PCT,
+                 by_psi);
     /* the flag survives the trial's stored metrics (resume, report), still kept */
     int t = 0;
     while (t < r.ntrials && !(r.trials[t].m.stall_by & PROBE_STALL_PSI)) t++;
@@ -634,10 +640,7 @@ TEST(search_failed_runs_are_left_out_and_said)
     CHECK(r.winner >= 0);
     CHECK(isfinite(r.base_mean_score));
     for (int i = 0; i < r.nleaders; i++) CHECK(r.leader[i].dec.verdict != DECIDE_NO_VERDICT);
-    char line[1024], want[96];
-    report_verdict_line(&s, &wb, &r, line, sizeof line);
-    snprintf(want, sizeof want, "%d runs gave a NaN or infinite objective (a failed run?)", bad);
-    CHECK_CONTAINS(line, want);
+    verdict_says(&s, &r, "%d runs gave a NaN or infinite objective (a failed run?)", bad);
     fx_done(&r, &ev);
 }
 
@@ -720,10 +723,8 @@ TEST(search_confirmation_second_look_within_the_budget)
     CHECK_INT(r.confirm.look, 2);
     CHECK_INT(r.confirm.outcome, CONFIRM_CONFIRMED);
     CHECK(r.winner >= 0);
-    char line[1024];
-    report_verdict_line(&s, &wb, &r, line, sizeof line);
-    CHECK_CONTAINS(line, "one-sided");
-    CHECK_CONTAINS(line, "look 2 of 2");
+    verdict_says(&s, &r, "one-sided");
+    verdict_says(&s, &r, "look 2 of 2");
     fx_done(&r, &ev);
 }
 

@@ -97,6 +97,15 @@ static void export_to(store *s, const char *name, const char *only, char *path, 
     if (store_share_export(s, path, only, NULL, &e) != 0) harness_fail(__FILE__, __LINE__, "export: %s", e.msg);
 }
 
+/* A store of one host with ndisks disks (hosted_store), exported whole to
+ * the test's directory as file: path gets the file's path. */
+static store *hosted_export(const char *db, const char *hostname, int ndisks, const char *file, char *path, size_t n)
+{
+    store *s = hosted_store(db, hostname, ndisks);
+    export_to(s, file, NULL, path, n);
+    return s;
+}
+
 /* s exported to the test's directory under name (only: that host's UUID, or
  * NULL for all), and the file opened as a store. */
 static store *export_open(store *s, const char *name, const char *only)
@@ -135,10 +144,9 @@ TEST(share_every_table_is_classified)
 
 TEST(share_merge_is_idempotent_and_converges)
 {
-    store *a = hosted_store("a.db", "alpha", 3), *b = hosted_store("b.db", "beta", 2);
     char fa[512], fb[512];
-    export_to(a, "a.sluicedb", NULL, fa, sizeof fa);
-    export_to(b, "b.sluicedb", NULL, fb, sizeof fb);
+    store *a = hosted_export("a.db", "alpha", 3, "a.sluicedb", fa, sizeof fa);
+    store *b = hosted_export("b.db", "beta", 2, "b.sluicedb", fb, sizeof fb);
     struct share_report rep;
     sl_err e;
     CHECK(merge(b, fa, &rep, &e) == 0);
@@ -255,9 +263,9 @@ static void check_refused(store *local, const char *good, const char *name, cons
 
 TEST(share_merge_refuses_hostile_files_and_changes_nothing)
 {
-    store *a = hosted_store("h-a.db", "delta", 2), *local = hosted_store("h-local.db", "local", 1);
     char good[512];
-    export_to(a, "good.sluicedb", NULL, good, sizeof good);
+    store *a = hosted_export("h-a.db", "delta", 2, "good.sluicedb", good, sizeof good);
+    store *local = hosted_store("h-local.db", "local", 1);
     check_refused(local, good, "trigger.sluicedb",
                   "CREATE TRIGGER t AFTER INSERT ON hosts BEGIN DELETE FROM devices; END", "trigger \"t\"");
     check_refused(local, good, "view.sluicedb", "CREATE VIEW v AS SELECT * FROM hosts", "view \"v\"");
@@ -316,9 +324,9 @@ TEST(share_merge_refuses_hostile_files_and_changes_nothing)
  * reason to refuse its rows, which are held to the local schema anyway. */
 TEST(share_merge_takes_rows_past_a_lying_index)
 {
-    store *a = hosted_store("l-a.db", "lima", 2), *local = hosted_store("l-local.db", "local", 1);
     char good[512], lie[512];
-    export_to(a, "lie-good.sluicedb", NULL, good, sizeof good);
+    store *a = hosted_export("l-a.db", "lima", 2, "lie-good.sluicedb", good, sizeof good);
+    store *local = hosted_store("l-local.db", "local", 1);
     tampered_copy(good, "lie.sluicedb", "CREATE INDEX lie ON devices(model); PRAGMA writable_schema=ON; UPDATE "
                   "sqlite_schema SET sql = 'CREATE INDEX lie ON devices(uuid)' WHERE name = 'lie'", lie, sizeof lie);
     struct share_report rep;
@@ -664,11 +672,10 @@ static void count_merged(const struct share_event *ev, void *arg)
  * file leaves the store byte-for-byte as it was; good files each merge. */
 TEST(share_merge_files_all_checked_before_the_first_merge)
 {
-    store *a = hosted_store("many-a.db", "many1", 2), *b = hosted_store("many-b.db", "many2", 1),
-          *local = hosted_store("many-local.db", "here", 1);
     char fa[512], fb[512], bad[512];
-    export_to(a, "many-a.sluicedb", NULL, fa, sizeof fa);
-    export_to(b, "many-b.sluicedb", NULL, fb, sizeof fb);
+    store *a = hosted_export("many-a.db", "many1", 2, "many-a.sluicedb", fa, sizeof fa);
+    store *b = hosted_export("many-b.db", "many2", 1, "many-b.sluicedb", fb, sizeof fb);
+    store *local = hosted_store("many-local.db", "here", 1);
     tampered_copy(fb, "many-bad.sluicedb", "PRAGMA user_version = 999", bad, sizeof bad);
     CHECK(sqlite3_exec(store_db(local), "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL) == SQLITE_OK);
     struct file_bytes before = file_take(store_path(local));

@@ -57,6 +57,24 @@ TEST(verify_settle_time_from_the_setting_left)
     CHECK_CONTAINS(why, "cannot be read");
 }
 
+/* verify_prepare refuses the test s of ks, saying why. */
+static void refused(const struct verify_spec *s, const struct knobset *ks, const char *why)
+{
+    struct verify_run r;
+    sl_err e;
+    CHECK_INT(verify_prepare(&r, s, ks, &e), -1);
+    CHECK_CONTAINS(e.msg, why);
+}
+
+/* The candidate is now this one assignment alone. */
+static void candidate_is(struct knobset *ks, const char *assignment)
+{
+    sl_err e;
+    knobset_free(ks);
+    CHECK_INT(knobset_add_assignment(ks, assignment, &e), 0);
+    CHECK_INT(knobset_prepare(ks, &e), 0);
+}
+
 /* The settle time of each direction comes from the setting left: leaving
  * B uses the candidate's expiry, leaving A the one in force (fixture:
  * 3000 + 500 cs). */
@@ -77,20 +95,13 @@ TEST(verify_prepare_settles_from_each_side_and_refuses_bad_plans)
     CHECK_INT(r.plan.settle_after_ms[1], 6000);    /* B: 5 s + 1 s */
     CHECK_INT(r.plan.ndisks, 3);                   /* sda nvme0n1 vda: not loop or dm */
     s.duration_ms = 59000;
-    CHECK_INT(verify_prepare(&r, &s, &ks, &e), -1);
-    CHECK_CONTAINS(e.msg, "--block 60 s is longer than --duration 59 s");
+    refused(&s, &ks, "--block 60 s is longer than --duration 59 s");
     s.duration_ms = 180000;
-    CHECK_INT(verify_prepare(&r, &s, &ks, &e), -1);
-    CHECK_CONTAINS(e.msg, "two pairs of blocks");
-    knobset_free(&ks);
-    CHECK_INT(knobset_add_assignment(&ks, "vm.dirty_ratio=20", &e), 0);
-    CHECK_INT(knobset_prepare(&ks, &e), 0);
+    refused(&s, &ks, "two pairs of blocks");
+    candidate_is(&ks, "vm.dirty_ratio=20");
     s.duration_ms = 600000;
-    CHECK_INT(verify_prepare(&r, &s, &ks, &e), -1);
-    CHECK_CONTAINS(e.msg, "already in force");
-    knobset_free(&ks);
-    CHECK_INT(knobset_add_assignment(&ks, "block.sda.read_ahead_kb=512", &e), 0);
-    CHECK_INT(knobset_prepare(&ks, &e), 0);
+    refused(&s, &ks, "already in force");
+    candidate_is(&ks, "block.sda.read_ahead_kb=512");
     CHECK_INT(verify_prepare(&r, &s, &ks, &e), 0);
     CHECK_INT(r.plan.ndisks, 1);
     CHECK_STR(r.plan.disks[0], "sda");

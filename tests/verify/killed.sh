@@ -5,12 +5,8 @@
 # stored) so history, sessions and 'report VERIFY' say so. Fixture roots
 # only, blocks of 4 s. Usage: killed.sh SLUICE
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-sluice=$(realpath "${1:-$top/sluice}")
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sluice-verify-killed.XXXXXX")
+name=verify-killed
 . "$here/lib.sh"
-trap cleanup EXIT
-trap 'exit 1' INT TERM
 
 # The newest verification's id and state in 'history'.
 verification() { $S history 2>/dev/null | awk '/^live verifications/ { v = 1; next } v && $1 != "VERIFY" { print $'"$1"'; exit }'; }

@@ -1,10 +1,17 @@
 # Shared by the verify scripts (sourced): a fixture root whose counters the
 # scripted workload (fake-workload.sh) moves, and the checks' helpers.
-# The sourcing script sets here, top, sluice and tmp, and traps cleanup.
+# The sourcing script sets here (its directory) and name; this sets top,
+# sluice (the script's first argument, else the tree's), and tmp, a scratch
+# directory sluice-NAME.XXXXXX removed at exit.
+top=$(cd "$here/../.." && pwd)
+sluice=$(realpath "${1:-$top/sluice}")
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sluice-$name.XXXXXX")
 SLUICE_PROFILES=$top/profiles   # the shipped profiles, whichever binary runs
 export SLUICE_PROFILES
 faker=""
 cleanup() { [ -n "$faker" ] && kill "$faker" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+trap 'exit 1' INT TERM
 
 ok() { echo "ok verify/$1"; }
 fail() { echo "FAIL verify/$1"; shift; for l in "$@"; do echo "  $l"; done; }

@@ -7,12 +7,8 @@
 # device (the canary reader).
 # Blocks of 2 s keep each test to seconds; no kernel setting is touched.
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-sluice=$(realpath "${1:-$top/sluice}")
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sluice-verify.XXXXXX")
+name=verify
 . "$here/lib.sh"
-trap cleanup EXIT
-trap 'exit 1' INT TERM
 
 # 1. A candidate that makes PSI io full jump is reverted by the guard: the
 #    test ends "stopped by guard" before its last block, exit 1, the knob as
