@@ -43,12 +43,16 @@ static double window_mean(const struct verify_window *w)
     return w->n ? sum / w->n : 0;
 }
 
-/* The sample's value of counter k; false when it has none (a sample in
- * which no canary read completed). */
-static bool sample_value(const struct verify_sample *x, int k, double *v)
+/* Counter k of sample x into its window; true when the window is then
+ * full, with its mean. A sample without a value (one in which no canary
+ * read completed) leaves the window as it was. */
+static bool window_take(struct verify_window *w, int size, const struct verify_sample *x, int k, double *mean)
 {
-    *v = k == VG_PSI_FULL ? x->psi_full : k == VG_AWAIT ? x->await_ms : x->canary_ms;
-    return *v >= 0;
+    double v = k == VG_PSI_FULL ? x->psi_full : k == VG_AWAIT ? x->await_ms : x->canary_ms;
+    if (v < 0) return false;
+    window_push(w, size, v);
+    *mean = window_mean(w);
+    return w->n == size;
 }
 
 void verify_guard_block(struct verify_guard *g)
@@ -61,11 +65,8 @@ void verify_guard_learn(struct verify_guard *g, const struct verify_spec *s, con
     if (g->a_blocks >= 2) return;
     int size = window_size(s);
     for (int k = 0; k < VG_NR; k++) {
-        double v;
-        if (!sample_value(x, k, &v)) continue;
-        window_push(&g->win[k], size, v);
-        double m = window_mean(&g->win[k]);
-        if (g->win[k].n == size && m > g->a_worst_window[k]) g->a_worst_window[k] = m;
+        double m;
+        if (window_take(&g->win[k], size, x, k, &m) && m > g->a_worst_window[k]) g->a_worst_window[k] = m;
     }
 }
 
@@ -89,11 +90,8 @@ bool verify_guard_check(struct verify_guard *g, const struct verify_spec *s, lon
     if (g->a_blocks == 0) return false;
     int size = window_size(s);
     for (int k = 0; k < VG_NR; k++) {
-        double v;
-        if (!sample_value(x, k, &v)) continue;
-        window_push(&g->win[k], size, v);
-        double m = window_mean(&g->win[k]);
-        if (g->win[k].n < size || m <= g->lim[k]) continue;
+        double m;
+        if (!window_take(&g->win[k], size, x, k, &m) || m <= g->lim[k]) continue;
         snprintf(g->why, sizeof g->why, "%s averaged %.1f%s over the last %d samples (%.1f s), over the guard %.1f%s "
                  "(%.0fx the first A blocks' worst %d-sample mean, %.1f%s; at least %.0f%s)",
                  guarded[k].name, m, guarded[k].unit, size, (double)size * (double)sample_ms / 1000, g->lim[k],
