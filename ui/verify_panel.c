@@ -187,9 +187,10 @@ static void plan_lines(struct verify_panel *vp, struct textview *tv)
            (unsigned long long)vp->spec.seed, p->nblocks, (double)vp->spec.block_ms / 1000, p->npairs);
     snprintf(line, sizeof line, "settle after a switch from A: %s; from B: %s", p->settle_why[0], p->settle_why[1]);
     tv_wrap(tv, ROLE_DIM, "", line, VIEW_WIDTH);
-    if (p->npairs < VERIFY_PAIRS_FOR_VERDICT) {
-        snprintf(line, sizeof line, "%d pairs cannot show a difference at the 0.05 level (that takes %d)", p->npairs,
-                 VERIFY_PAIRS_FOR_VERDICT);
+    int need = verify_pairs_needed(verify_plan_judged(p, &vp->spec));
+    if (p->npairs < need) {
+        snprintf(line, sizeof line, "%d pairs cannot show a difference over %d metrics (that takes %d)",
+                 p->npairs, verify_plan_judged(p, &vp->spec), need);
         tv_wrap(tv, ROLE_WARN, "", line, VIEW_WIDTH);
     }
 }

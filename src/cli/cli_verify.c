@@ -151,12 +151,14 @@ static void on_plan(void *arg, const struct verify_run *r)
     if (s->metric_cmd)
         printf("  guard on --metric: at the end of a B block, when it is %.0fx %s than the worst of the first two A "
                "blocks\n", s->guard_factor, s->metric_higher ? "lower" : "higher");
-    printf("  decided on: average wait, PSI io some and full%s%s; throughput follows the workload's demand and is judged "
-           "only on a saturated disk (the busiest watched disk over 90%% busy in the A blocks, diskstats io_ticks)\n",
+    printf("  decided on: average wait, PSI io some and full%s%s, together at the 0.05 level (Holm's levels over the "
+           "metrics judged); throughput follows the workload's demand and is judged only on a saturated disk (the "
+           "busiest watched disk over 90%% busy in the A blocks, diskstats io_ticks)\n",
            p->canary ? ", the canary's mean read" : "", s->metric_cmd ? ", the --metric command" : "");
-    if (p->npairs < VERIFY_PAIRS_FOR_VERDICT)
-        printf("  note: %d pairs cannot show a difference at the 0.05 level (that takes %d pairs): a longer --duration "
-               "or shorter --block\n", p->npairs, VERIFY_PAIRS_FOR_VERDICT);
+    int need = verify_pairs_needed(verify_plan_judged(p, s));
+    if (p->npairs < need)
+        printf("  note: %d pairs cannot show a difference at the 0.05 level over %d metrics (that takes %d pairs): a "
+               "longer --duration or shorter --block\n", p->npairs, verify_plan_judged(p, s), need);
     printf("  session %s: Ctrl-C or SIGTERM puts the knobs back; after a SIGKILL 'sluice restore --crashed' does\n",
            r->session);
     fflush(stdout);

@@ -21,10 +21,13 @@
 
 #define VERIFY_DISKS_MAX 16
 #define VERIFY_BLOCKS_MAX 2000
-/* Two pairs at the least; the signed-rank test needs 6 pairs before any
- * p can fall under 0.05 (the smallest two-sided exact p is 2 / 2^pairs). */
+/* Two pairs at the least. The signed-rank test's smallest two-sided exact
+ * p is 2 / 2^pairs, and the judged metrics share 0.05 (Holm: the first
+ * is tested at 0.05 / metrics): the 3 always judged need 7 pairs, with the
+ * canary and a --metric 8 (verify_pairs_needed); a plan is told below the
+ * pairs that 5 metrics need. */
 #define VERIFY_MIN_BLOCKS 4
-#define VERIFY_PAIRS_FOR_VERDICT 6
+#define VERIFY_PAIRS_FOR_VERDICT 8
 
 /* What a block measures. The first ones decide the verdict; throughput
  * follows the workload's demand and decides only on a saturated disk;
@@ -140,6 +143,7 @@ struct verify_verdict {
     bool demand_differs;
     enum verify_overall overall;
     bool held;                    /* no judged metric worse */
+    int judged;                   /* metrics with a verdict: Holm's family */
     char why[256];
 };
 
@@ -251,6 +255,12 @@ void verify_effect_text(const struct verify_verdict *v, enum verify_metric m, ch
 void verify_saturation_text(const struct verify_verdict *v, char *buf, size_t n);
 /* The warning when the arms' I/O volumes differed (v->demand_differs). */
 void verify_demand_text(const struct verify_verdict *v, char *buf, size_t n);
+/* The fewest pairs in which the signed-rank test can show a difference
+ * among `judged` metrics at Holm's first level, 0.05 / judged. */
+int verify_pairs_needed(int judged);
+/* The metrics a plan will judge on a disk that is not saturated: await,
+ * PSI io some and full, the canary's, the --metric. */
+int verify_plan_judged(const struct verify_plan *p, const struct verify_spec *s);
 double verify_detectable_pct(const struct verify_block *b, int ncomplete, enum verify_metric m, int npairs_planned);
 
 /* --- the record (record.c): each test and its blocks in the store --------- */

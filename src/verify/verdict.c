@@ -2,7 +2,11 @@
  * 2k and 2k+1 (one A, one B, back to back), so what the workload does from
  * one minute to the next cancels in each pair's ratio. The same decision
  * code as search and compare (decide_paired: Wilcoxon signed-rank on the
- * log ratios, Hodges-Lehmann effect and interval). */
+ * log ratios, Hodges-Lehmann effect and interval). The metrics judged are
+ * 3 to 8 tests of one candidate, and any of them makes the verdict: each
+ * at 0.05 would claim a null candidate far more often than 1 time in 20
+ * (bench/data/live-verify-null-unadjusted.out: 1 run in 3), so they are
+ * held to Holm's step-down levels together. */
 #include "verify/live.h"
 
 #include <gsl/gsl_cdf.h>
@@ -108,6 +112,31 @@ static void saturation(const struct verify_block *b, int n, struct verify_verdic
     out->saturated = out->a_util_pct > SATURATED_UTIL_PCT;
 }
 
+/* Holm: the judged metrics' p values in ascending order, the i-th (from
+ * 0) tested at alpha / (m - i) until one is not under its level; that one
+ * and every later one are within noise, whatever their own p. The
+ * family's chance of any false claim stays under alpha. */
+static void holm(struct verify_verdict *out)
+{
+    int idx[VM_NR], m = 0;
+    for (int k = 0; k < VM_NR; k++)
+        if (out->decided[k] && out->d[k].verdict != DECIDE_NO_VERDICT) idx[m++] = k;
+    for (int i = 1; i < m; i++)   /* insertion sort on p: at most 8 */
+        for (int j = i; j > 0 && out->d[idx[j]].p < out->d[idx[j - 1]].p; j--) {
+            int t = idx[j];
+            idx[j] = idx[j - 1];
+            idx[j - 1] = t;
+        }
+    out->judged = m;
+    bool stopped = false;
+    for (int i = 0; i < m; i++) {
+        struct decision *d = &out->d[idx[i]];
+        d->alpha = d->alpha / (m - i);
+        stopped = stopped || !(d->p <= d->alpha);
+        if (stopped) d->verdict = DECIDE_WITHIN_NOISE;
+    }
+}
+
 static void overall(struct verify_verdict *out)
 {
     bool worse = false, better = false, noise = false;
@@ -119,10 +148,12 @@ static void overall(struct verify_verdict *out)
     }
     out->overall = worse ? VERIFY_WORSE : better ? VERIFY_BETTER : noise ? VERIFY_NOISE : VERIFY_NO_VERDICT;
     out->held = !worse;
-    if (out->npairs < VERIFY_PAIRS_FOR_VERDICT)
-        snprintf(out->why, sizeof out->why, "%d pair(s) of blocks: below %d pairs no difference can be shown at the "
-                 "0.05 level (the smallest exact p of %d pairs is %.3f)", out->npairs, VERIFY_PAIRS_FOR_VERDICT,
-                 out->npairs, out->npairs > 0 ? 2.0 / pow(2, out->npairs) : 1.0);
+    int need = verify_pairs_needed(out->judged);
+    if (out->npairs < need)
+        snprintf(out->why, sizeof out->why, "%d pair(s) of blocks: with %d metrics judged, below %d pairs no difference "
+                 "can be shown (the smallest exact p of %d pairs is %.3f, Holm's first level %.4f)", out->npairs,
+                 out->judged, need, out->npairs, out->npairs > 0 ? 2.0 / pow(2, out->npairs) : 1.0,
+                 0.05 / (out->judged > 0 ? out->judged : 1));
 }
 
 void verify_decide(const struct verify_block *b, int n, const struct verify_spec *s, struct verify_verdict *out)
@@ -144,8 +175,22 @@ void verify_decide(const struct verify_block *b, int n, const struct verify_spec
         decide_metric(base, cand, k, (enum verify_metric)m, lower, &out->d[m]);
         out->decided[m] = true;
     }
+    holm(out);
     if (npairs > 0) decide_demand(b, npairs, out);
     overall(out);
+}
+
+int verify_pairs_needed(int judged)
+{
+    double level = 0.05 / (judged > 0 ? judged : 1);
+    int n = 1;
+    while (2.0 / pow(2, n) > level) n++;
+    return n;
+}
+
+int verify_plan_judged(const struct verify_plan *p, const struct verify_spec *s)
+{
+    return 3 + (p->canary ? 1 : 0) + (s->metric_cmd ? 1 : 0);
 }
 
 double verify_detectable_pct(const struct verify_block *b, int ncomplete, enum verify_metric m, int npairs_planned)
@@ -174,8 +219,9 @@ void verify_effect_text(const struct verify_verdict *v, enum verify_metric m, ch
 {
     const struct decision *d = &v->d[m];
     if (v->decided[m] && d->verdict != DECIDE_NO_VERDICT)
-        snprintf(buf, n, "%+.1f%% [%.0f%% CI %+.1f%%, %+.1f%%] p=%.2g: %s", d->effect_pct, 100 * d->level, d->lo_pct,
-                 d->hi_pct, d->p, d->verdict == DECIDE_WITHIN_NOISE ? "no difference beyond noise" : decide_verdict_name(d->verdict));
+        snprintf(buf, n, "%+.1f%% [%.0f%% CI %+.1f%%, %+.1f%%] p=%.2g (level %.2g): %s", d->effect_pct,
+                 100 * d->level, d->lo_pct, d->hi_pct, d->p, d->alpha,
+                 d->verdict == DECIDE_WITHIN_NOISE ? "no difference beyond noise" : decide_verdict_name(d->verdict));
     else if (v->decided[m]) snprintf(buf, n, "no verdict: %s", d->why_text);
     else if (verify_metrics[m].judged == VJ_SATURATED) snprintf(buf, n, "follows demand: not judged (disk not saturated)");
     else snprintf(buf, n, "shown, not judged");
