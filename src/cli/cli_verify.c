@@ -350,8 +350,9 @@ static int run_verify(struct cli_ctx *ctx, int argc, char **argv)
     return r.end == VE_DONE || r.end == VE_IDLE ? 0 : SL_EFAIL;
 }
 
-/* --verify-live's blocks: 60 s, or shorter so the test holds 6 pairs (the
- * fewest that can show a difference), never under a second. */
+/* --verify-live's blocks: 60 s, or shorter so the test holds
+ * VERIFY_PAIRS_FOR_VERDICT pairs (enough for the metrics judged to show a
+ * difference together), never under a second. */
 #define VERIFY_APPLY_BLOCK_MS 60000
 static long long verify_block_ms(long long duration_ms)
 {
@@ -386,8 +387,8 @@ static int apply_verify_first(struct cli_ctx *ctx, store *st, long long duration
     sl_err e;
     if (duration_ms < VERIFY_MIN_BLOCKS * 1000LL)
         return cli_usage("apply", "--verify-live %.0f s is too short: the test needs two pairs of blocks of at least "
-                         "1 s (--verify-live 4s), and 6 pairs to show a difference (12s). Nothing was changed",
-                         (double)duration_ms / 1000);
+                         "1 s (--verify-live 4s), and %d pairs to show a difference (%ds). Nothing was changed",
+                         (double)duration_ms / 1000, VERIFY_PAIRS_FOR_VERDICT, 2 * VERIFY_PAIRS_FOR_VERDICT);
     char source[PROFILE_NAME_MAX + 16];
     snprintf(source, sizeof source, "apply %s", p->name);
     struct verify_spec spec = { .duration_ms = duration_ms, .block_ms = verify_block_ms(duration_ms),
