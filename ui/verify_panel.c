@@ -272,10 +272,12 @@ static void end_lines(struct verify_panel *vp, struct textview *tv)
             char effect[512];
             verify_effect_text(v, (enum verify_metric)m, effect, sizeof effect);
             bool worse = v->decided[m] && v->d[m].verdict == DECIDE_WORSE;
-            /* one line a metric (Left/Right scroll what the edge cuts) */
+            /* the effect on a line of its own under the means: beside them
+             * its interval, level and verdict ran past 80 columns */
             tv_line(tv, false, -1);
-            tv_add(tv, worse ? ROLE_ERROR : ROLE_NORMAL, "  %-12s A %-9.3g B %-9.3g %s", verify_metrics[m].name,
-                   v->a_mean[m], v->b_mean[m], effect);
+            tv_add(tv, worse ? ROLE_ERROR : ROLE_NORMAL, "  %-12s A %-9.3g B %-9.3g", verify_metrics[m].name,
+                   v->a_mean[m], v->b_mean[m]);
+            tv_wrap(tv, worse ? ROLE_ERROR : ROLE_NORMAL, "      ", effect, VIEW_WIDTH);
         }
         verify_saturation_text(v, line, sizeof line);
         tv_wrap(tv, ROLE_DIM, "  ", line, VIEW_WIDTH);

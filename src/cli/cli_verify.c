@@ -171,7 +171,8 @@ static void print_detectable(const struct verify_run *r)
     static const char *const what[] = { "the wait", "PSI io some", "the canary", "the metric" };
     char parts[256] = "";
     for (size_t k = 0; k < sizeof shown / sizeof shown[0]; k++) {
-        double pct = verify_detectable_pct(r->blocks, r->ncomplete, shown[k], r->plan.npairs);
+        double pct = verify_detectable_pct(r->blocks, r->ncomplete, shown[k], r->plan.npairs,
+                                           verify_plan_judged(&r->plan, &r->spec));
         if (!isfinite(pct) || pct <= 0) continue;
         char amount[32];
         /* the noise of near-idle blocks makes this huge: a number past

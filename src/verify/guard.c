@@ -25,7 +25,7 @@ static const struct {
 
 static int window_size(const struct verify_spec *s)
 {
-    int w = s->guard_samples > 0 ? s->guard_samples : 3;
+    int w = s->guard_samples > 0 ? s->guard_samples : VERIFY_GUARD_WINDOW_MIN;
     return w < VERIFY_GUARD_WINDOW_MAX ? w : VERIFY_GUARD_WINDOW_MAX;
 }
 

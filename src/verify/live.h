@@ -102,6 +102,8 @@ struct verify_sample {
  * A blocks' worst sample so high that a candidate with 3.7 times their
  * PSI never passed twice it). guard.c says why the limit is what it is. */
 enum verify_guarded { VG_PSI_FULL, VG_AWAIT, VG_CANARY, VG_NR };
+/* the guard's window is never shorter: one stalled sample is not a trend */
+#define VERIFY_GUARD_WINDOW_MIN 3
 #define VERIFY_GUARD_WINDOW_MAX 64
 struct verify_window {
     double v[VERIFY_GUARD_WINDOW_MAX];
@@ -261,7 +263,12 @@ int verify_pairs_needed(int judged);
 /* The metrics a plan will judge on a disk that is not saturated: await,
  * PSI io some and full, the canary's, the --metric. */
 int verify_plan_judged(const struct verify_plan *p, const struct verify_spec *s);
-double verify_detectable_pct(const struct verify_block *b, int ncomplete, enum verify_metric m, int npairs_planned);
+/* The smallest change in metric m the whole test (npairs_planned pairs)
+ * would show with 80% power at the noise of the pairs so far, when m alone
+ * moves among `judged` metrics: Holm's first level, 0.05 / judged. NAN
+ * before two pairs. */
+double verify_detectable_pct(const struct verify_block *b, int ncomplete, enum verify_metric m, int npairs_planned,
+                             int judged);
 
 /* --- the record (record.c): each test and its blocks in the store --------- */
 

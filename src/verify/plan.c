@@ -211,14 +211,14 @@ static void plan_canary(struct verify_plan *p, const struct verify_spec *s)
 }
 
 /* The guard's window: 5 s of samples, long enough to hold a bursty
- * workload's cycle, at least 3 samples (one stalled sample is not a
- * trend), at most half a block's (a B block must be able to fill it). */
+ * workload's cycle, at least VERIFY_GUARD_WINDOW_MIN samples, at most half
+ * a block's (a B block must be able to fill it). */
 static int guard_window(long long sample_ms, long long block_ms)
 {
-    if (sample_ms <= 0) return 3;
+    if (sample_ms <= 0) return VERIFY_GUARD_WINDOW_MIN;
     long long w = 5000 / sample_ms;
     if (w > block_ms / sample_ms / 2) w = block_ms / sample_ms / 2;
-    if (w < 3) w = 3;
+    if (w < VERIFY_GUARD_WINDOW_MIN) w = VERIFY_GUARD_WINDOW_MIN;
     return w < VERIFY_GUARD_WINDOW_MAX ? (int)w : VERIFY_GUARD_WINDOW_MAX;
 }
 

@@ -193,7 +193,8 @@ int verify_plan_judged(const struct verify_plan *p, const struct verify_spec *s)
     return 3 + (p->canary ? 1 : 0) + (s->metric_cmd ? 1 : 0);
 }
 
-double verify_detectable_pct(const struct verify_block *b, int ncomplete, enum verify_metric m, int npairs_planned)
+double verify_detectable_pct(const struct verify_block *b, int ncomplete, enum verify_metric m, int npairs_planned,
+                             int judged)
 {
     double base[VERIFY_BLOCKS_MAX / 2], cand[VERIFY_BLOCKS_MAX / 2];
     int k = pair_values(b, ncomplete / 2, m, base, cand);
@@ -208,9 +209,11 @@ double verify_detectable_pct(const struct verify_block *b, int ncomplete, enum v
     double mean_d = sum / k;
     for (int i = 0; i < k; i++) ss += (d[i] - mean_d) * (d[i] - mean_d);
     double sd = sqrt(ss / (k - 1));
-    /* a two-sided 0.05 test with 80% power on the paired mean, widened by
-     * the signed-rank test's efficiency against it (3/pi on normal data) */
-    double z = gsl_cdf_ugaussian_Pinv(0.975) + gsl_cdf_ugaussian_Pinv(0.80);
+    /* a two-sided test at Holm's first level with 80% power on the paired
+     * mean, widened by the signed-rank test's efficiency against it (3/pi
+     * on normal data) */
+    double level = 0.05 / (judged > 0 ? judged : 1);
+    double z = gsl_cdf_ugaussian_Pinv(1 - level / 2) + gsl_cdf_ugaussian_Pinv(0.80);
     double shift = z * sd / sqrt((double)npairs_planned) / sqrt(3.0 / M_PI);
     return 100 * expm1(shift);
 }
