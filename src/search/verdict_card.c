@@ -55,12 +55,10 @@ static int confirm_pairs(const struct space *sp, const struct search_result *r, 
 
 static void level_opts(const struct search_spec *spec, double alpha, struct decide_opts *o)
 {
-    decide_opts_default(o);
+    search_score_opts(o, alpha > 0 && alpha < 1 ? alpha : 0.05);
     o->method = search_test_method(spec->test);
-    o->alpha = alpha > 0 && alpha < 1 ? alpha : 0.05;
     o->level = VERDICT_LEVEL;
     o->one_sided = true;
-    o->log_input = true;
     o->seed = spec->seed;
 }
 
