@@ -64,6 +64,21 @@ int store_fail(store *s, sl_err *e, const char *what)
     return sl_fail(e, SL_EFAIL, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
 }
 
+sqlite3_stmt *store_prepare(store *s, const char *sql, const char *what, sl_err *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) == SQLITE_OK) return st;
+    store_fail(s, e, what);
+    return NULL;
+}
+
+int store_run(store *s, sqlite3_stmt *st, const char *what, sl_err *e)
+{
+    int rc = store_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : store_fail(s, e, what);
+}
+
 int store_check_writable(store *s, const char *what, sl_err *e)
 {
     if (!s->read_only_why && sqlite3_db_readonly(s->db, "main") != 1) return 0;

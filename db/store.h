@@ -33,6 +33,12 @@ void store_rollback(store *s);
 /* sqlite3_step, with the fault hook (SLUICE_FAULT=sqlite_step:N, fault.h):
  * every statement under db/ steps through it. Returns as sqlite3_step. */
 int store_step(sqlite3_stmt *st);
+/* sql prepared on s's connection; NULL with e naming what (store_fail). */
+sqlite3_stmt *store_prepare(store *s, const char *sql, const char *what, sl_err *e);
+/* A statement that returns no rows (an insert, update or delete) stepped
+ * to its end and finalized: 0, or -1 with e naming what. Every such write
+ * under db/ ends here, so they all fail the same way. */
+int store_run(store *s, sqlite3_stmt *st, const char *what, sl_err *e);
 /* Records from their field tables (core/record.h): "SELECT col, ... FROM
  * ..." of the stored fields in table order (columns may be expressions),
  * and one result row of it read back into rec. */

@@ -21,14 +21,13 @@ int store_form_get(store *s, const char *form, const char *field, char *buf, siz
 
 int store_form_set(store *s, const char *form, const char *field, const char *value, sl_err *e)
 {
-    sqlite3_stmt *st;
     const char *q = "INSERT INTO form_values (form, field, value) VALUES (?1, ?2, ?3) ON CONFLICT (form, field) DO UPDATE "
                     "SET value = excluded.value, saved = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')";
-    if (sqlite3_prepare_v2(store_db(s), q, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "remembering a form value");
+    const char *what = "remembering a form value";
+    sqlite3_stmt *st = store_prepare(s, q, what, e);
+    if (!st) return -1;
     sqlite3_bind_text(st, 1, form, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, field, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, value, -1, SQLITE_STATIC);
-    int rc = store_step(st);
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : store_fail(s, e, "remembering a form value");
+    return store_run(s, st, what, e);
 }

@@ -9,14 +9,12 @@
 
 static int exec_text2(store *s, const char *sql, const char *a, const char *b, const char *c, sl_err *e)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "saving a run");
+    sqlite3_stmt *st = store_prepare(s, sql, "saving a run", e);
+    if (!st) return -1;
     sqlite3_bind_text(st, 1, a, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
     if (c) sqlite3_bind_text(st, 3, c, -1, SQLITE_STATIC);
-    int rc = store_step(st);
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : store_fail(s, e, "saving a run");
+    return store_run(s, st, "saving a run", e);
 }
 
 static int device_uuid(store *s, int64_t id, char out[37], sl_err *e)
@@ -61,9 +59,7 @@ static int insert_run(store *s, const struct run_record *r, int64_t host_id, con
     }
     sqlite3_bind_text(st, store_param(st, ":hw_class"), hw_class, -1, SQLITE_STATIC);
     sqlite3_bind_blob(st, store_param(st, ":hist"), r->hist ? (const void *)r->hist : "", (int)r->hist_len, SQLITE_STATIC);
-    int rc = store_step(st);
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : store_fail(s, e, "saving a run");
+    return store_run(s, st, "saving a run", e);
 }
 
 int store_run_save(store *s, const struct run_record *r, const struct host_info *h, const struct device *d, sl_err *e)

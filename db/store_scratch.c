@@ -6,29 +6,24 @@
 
 int store_scratch_add(store *s, const char *path, long pid, long uid, sl_err *e)
 {
-    sqlite3_stmt *st;
+    const char *what = "recording a probe scratch directory";
     /* REPLACE: a path is unique on disk, so an old row of the same name
      * (a recycled pid and the same random suffix) is stale. */
-    if (sqlite3_prepare_v2(store_db(s), "INSERT OR REPLACE INTO probe_scratch (path, pid, uid) VALUES (?, ?, ?)", -1,
-                           &st, NULL) != SQLITE_OK)
-        return store_fail(s, e, "recording a probe scratch directory");
+    sqlite3_stmt *st = store_prepare(s, "INSERT OR REPLACE INTO probe_scratch (path, pid, uid) VALUES (?, ?, ?)", what, e);
+    if (!st) return -1;
     sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, pid);
     sqlite3_bind_int64(st, 3, uid);
-    int rc = store_step(st);
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : store_fail(s, e, "recording a probe scratch directory");
+    return store_run(s, st, what, e);
 }
 
 int store_scratch_forget(store *s, const char *path, sl_err *e)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), "DELETE FROM probe_scratch WHERE path = ?", -1, &st, NULL) != SQLITE_OK)
-        return store_fail(s, e, "forgetting a probe scratch directory");
+    const char *what = "forgetting a probe scratch directory";
+    sqlite3_stmt *st = store_prepare(s, "DELETE FROM probe_scratch WHERE path = ?", what, e);
+    if (!st) return -1;
     sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
-    int rc = store_step(st);
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : store_fail(s, e, "forgetting a probe scratch directory");
+    return store_run(s, st, what, e);
 }
 
 int store_scratch_list(store *s, struct scratch_row **out, sl_err *e)

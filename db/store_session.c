@@ -226,23 +226,23 @@ int store_session_set_state(store *s, int64_t session_id, enum session_state sta
     const char *sql = "UPDATE sessions SET state = ?, note = COALESCE(?, note), "
                       "ended = CASE WHEN ? THEN NULL ELSE strftime('%Y-%m-%dT%H:%M:%SZ', 'now') END "
                       "WHERE id = ?";
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "updating a session");
+    const char *what = "updating a session";
+    sqlite3_stmt *st = store_prepare(s, sql, what, e);
+    if (!st) return -1;
     sqlite3_bind_text(st, 1, session_state_name(state), -1, SQLITE_STATIC);
     if (note) sqlite3_bind_text(st, 2, note, -1, SQLITE_STATIC); else sqlite3_bind_null(st, 2);
     sqlite3_bind_int(st, 3, state == SESSION_OPEN);
     sqlite3_bind_int64(st, 4, session_id);
-    int rc = store_step(st);
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : store_fail(s, e, "updating a session");
+    return store_run(s, st, what, e);
 }
 
 static int store_session_log_change(store *s, int64_t session_id, const struct change_row *c, sl_err *e)
 {
     const char *sql = "INSERT INTO session_changes (session_id, seq, knob, old_value, new_value, got_value, action, note) "
                       "VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM session_changes WHERE session_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7)";
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) return store_fail(s, e, "logging a change");
+    const char *what = "logging a change";
+    sqlite3_stmt *st = store_prepare(s, sql, what, e);
+    if (!st) return -1;
     sqlite3_bind_int64(st, 1, session_id);
     sqlite3_bind_text(st, 2, c->knob, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, c->old_value, -1, SQLITE_STATIC);
@@ -250,26 +250,16 @@ static int store_session_log_change(store *s, int64_t session_id, const struct c
     sqlite3_bind_text(st, 5, c->got_value, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 6, c->action ? c->action : "write", -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 7, c->note ? c->note : "", -1, SQLITE_STATIC);
-    int rc = store_step(st);
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : store_fail(s, e, "logging a change");
-}
-
-/* One statement stepped to completion; -1 through store_fail. */
-static int run_stmt(store *s, sqlite3_stmt *st, const char *what, sl_err *e)
-{
-    int rc = store_step(st);
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : store_fail(s, e, what);
+    return store_run(s, st, what, e);
 }
 
 int store_session_set_writing(store *s, int64_t session_id, sl_err *e)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), "UPDATE sessions SET writing = 1 WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
-        return store_fail(s, e, "recording that the session writes");
+    const char *what = "recording that the session writes";
+    sqlite3_stmt *st = store_prepare(s, "UPDATE sessions SET writing = 1 WHERE id = ?", what, e);
+    if (!st) return -1;
     sqlite3_bind_int64(st, 1, session_id);
-    return run_stmt(s, st, "recording that the session writes", e);
+    return store_run(s, st, what, e);
 }
 
 static int log_changes(store *s, int64_t session_id, const struct change_row *ch, int nch, sl_err *e)
@@ -309,7 +299,7 @@ static int record_left(store *s, int64_t session_id, const struct snapshot_row *
     if (sqlite3_prepare_v2(store_db(s), "UPDATE sessions SET writing = 0 WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
         return store_fail(s, e, "recording what the session left");
     sqlite3_bind_int64(st, 1, session_id);
-    return run_stmt(s, st, "recording what the session left", e);
+    return store_run(s, st, "recording what the session left", e);
 }
 
 int store_session_record_writes(store *s, int64_t session_id, const struct change_row *ch, int nch,
@@ -350,7 +340,7 @@ int store_session_begin_restore(store *s, int64_t session_id, const struct sessi
     sqlite3_bind_double(st, 2, h->start);
     sqlite3_bind_text(st, 3, h->ns, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 4, session_id);
-    if (run_stmt(s, st, what, e) < 0) return abandon(s, NULL, e);
+    if (store_run(s, st, what, e) < 0) return abandon(s, NULL, e);
     if (mark_restore_plan(s, session_id, "put", put, nput) < 0) return abandon(s, what, e);
     if (store_commit(s, e) < 0) return abandon(s, NULL, e);
     return 0;
@@ -363,12 +353,12 @@ int store_session_finish_restore(store *s, int64_t session_id, enum session_stat
     sqlite3_stmt *st = begin_with(s, "UPDATE snapshots SET restore_plan = '' WHERE session_id = ?", what, e);
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, session_id);
-    if (run_stmt(s, st, what, e) < 0) return abandon(s, NULL, e);
+    if (store_run(s, st, what, e) < 0) return abandon(s, NULL, e);
     if (mark_restore_plan(s, session_id, "later", deferred, ndeferred) < 0) return abandon(s, what, e);
     st = prepare_in(s, "UPDATE sessions SET restoring = 0, writing = 0 WHERE id = ?", what, e);
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, session_id);
-    if (run_stmt(s, st, what, e) < 0) return abandon(s, NULL, e);
+    if (store_run(s, st, what, e) < 0) return abandon(s, NULL, e);
     if (store_session_set_state(s, session_id, state, note, e) < 0 || store_commit(s, e) < 0)
         return abandon(s, NULL, e);
     return 0;
@@ -404,7 +394,7 @@ int store_session_set_profile(store *s, int64_t session_id, const char *profile,
         return store_fail(s, e, "naming the session's profile");
     sqlite3_bind_text(st, 1, profile, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, session_id);
-    return run_stmt(s, st, "naming the session's profile", e);
+    return store_run(s, st, "naming the session's profile", e);
 }
 
 int store_session_active_profile(store *s, struct session_row *out, sl_err *e)

@@ -25,19 +25,16 @@ int store_share_cursor_get(store *s, const char *server, const char *cls, long l
 
 int store_share_cursor_set(store *s, const char *server, const char *cls, long long seq, const char *url, sl_err *e)
 {
-    sqlite3_stmt *st;
-    const char *q = "INSERT INTO share_cursors (server, hw_class, seq, url) VALUES (?1, ?2, ?3, ?4) "
-                    "ON CONFLICT (server, hw_class) DO UPDATE SET seq = excluded.seq, url = excluded.url, "
-                    "pulled = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')";
-    if (sqlite3_prepare_v2(store_db(s), q, -1, &st, NULL) != SQLITE_OK)
-        return store_fail(s, e, "recording where the pull stopped");
+    const char *what = "recording where the pull stopped";
+    sqlite3_stmt *st = store_prepare(s, "INSERT INTO share_cursors (server, hw_class, seq, url) VALUES (?1, ?2, ?3, ?4) "
+                                     "ON CONFLICT (server, hw_class) DO UPDATE SET seq = excluded.seq, url = excluded.url, "
+                                     "pulled = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')", what, e);
+    if (!st) return -1;
     sqlite3_bind_text(st, 1, server, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, cls, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 3, seq);
     sqlite3_bind_text(st, 4, url, -1, SQLITE_STATIC);
-    int rc = store_step(st);
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : store_fail(s, e, "recording where the pull stopped");
+    return store_run(s, st, what, e);
 }
 
 int store_share_validator_get(store *s, const char *url, const char *key, struct share_validator *v, sl_err *e)
@@ -67,14 +64,14 @@ int store_share_validator_get(store *s, const char *url, const char *key, struct
 
 int store_share_validator_set(store *s, const char *url, const char *key, const struct share_validator *v, sl_err *e)
 {
-    sqlite3_stmt *st;
     const char *q = v && (v->etag[0] || v->last_modified[0])
         ? "INSERT INTO share_validators (url, key, etag, last_modified, body) VALUES (?1, ?2, ?3, ?4, ?5) "
           "ON CONFLICT (url, key) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified, "
           "body = excluded.body, fetched = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
         : "DELETE FROM share_validators WHERE url = ?1 AND key = ?2";
-    if (sqlite3_prepare_v2(store_db(s), q, -1, &st, NULL) != SQLITE_OK)
-        return store_fail(s, e, "recording what the pull took");
+    const char *what = "recording what the pull took";
+    sqlite3_stmt *st = store_prepare(s, q, what, e);
+    if (!st) return -1;
     sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
     if (v && (v->etag[0] || v->last_modified[0])) {
@@ -82,9 +79,7 @@ int store_share_validator_set(store *s, const char *url, const char *key, const 
         sqlite3_bind_text(st, 4, v->last_modified, -1, SQLITE_STATIC);
         if (v->body) sqlite3_bind_blob(st, 5, v->body, (int)v->body_len, SQLITE_STATIC);
     }
-    int rc = store_step(st);
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : store_fail(s, e, "recording what the pull took");
+    return store_run(s, st, what, e);
 }
 
 int store_share_validator_keys(store *s, const char *url, const char *prefix, char ***keys, sl_err *e)

@@ -168,16 +168,14 @@ static int mark_killed(store *s, const struct verify_row *v, sl_err *e)
     char ended[32], why[512];
     killed_why(v, n ? &blocks[n - 1] : NULL, n, ended, sizeof ended, why, sizeof why);
     free(blocks);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), "UPDATE verifies SET state = 'killed', ended = ?1, end_why = ?2 "
-                           "WHERE id = ?3 AND state = 'running'", -1, &st, NULL) != SQLITE_OK)
-        return store_fail(s, e, "marking a killed verification");
+    const char *what = "marking a killed verification";
+    sqlite3_stmt *st = store_prepare(s, "UPDATE verifies SET state = 'killed', ended = ?1, end_why = ?2 "
+                                     "WHERE id = ?3 AND state = 'running'", what, e);
+    if (!st) return -1;
     sqlite3_bind_text(st, 1, ended, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, why, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 3, v->id);
-    int rc = store_step(st);
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : store_fail(s, e, "marking a killed verification");
+    return store_run(s, st, what, e);
 }
 
 int store_verify_mark_killed(store *s, int64_t session_id, sl_err *e)

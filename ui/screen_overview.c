@@ -122,16 +122,30 @@ static void read_iosched_diff(const char *dev, const struct knob *list, int cnt,
     }
 }
 
+/* A read that failed (what: "disks"), shown in the view. */
+static void problem(struct overview *o, const char *what, const sl_err *e)
+{
+    snprintf(o->problem, sizeof o->problem, "%s: %s", what, e->msg);
+}
+
+/* A list read again (disks, knobs): the old rows freed and room for the n
+ * read (at least one, so that none is not NULL); NULL with the problem
+ * named when the read failed (n < 0). */
+static void *fresh_rows(struct overview *o, void *old, int n, size_t elem, const char *what, const sl_err *e)
+{
+    free(old);
+    if (n >= 0) return xcalloc((size_t)(n ? n : 1), elem);
+    problem(o, what, e);
+    return NULL;
+}
+
 static void read_disks(struct overview *o)
 {
-    free(o->disks);
-    o->disks = NULL;
-    o->ndisks = 0;
     struct device *v;
     sl_err e;
     int n = device_list(&v, &e);
-    if (n < 0) { snprintf(o->problem, sizeof o->problem, "disks: %s", e.msg); return; }
-    o->disks = xcalloc((size_t)(n ? n : 1), sizeof *o->disks);
+    o->ndisks = 0;
+    if (!(o->disks = fresh_rows(o, o->disks, n, sizeof *o->disks, "disks", &e))) return;
     const char *const iosched[] = { "block.*.iosched.*" };
     struct knob *tunables = NULL;
     int ntunables = knob_list(iosched, 1, &tunables, NULL);
@@ -150,14 +164,11 @@ static void read_disks(struct overview *o)
 
 static void read_knobs(struct overview *o)
 {
-    free(o->knobs);
-    o->knobs = NULL;
-    o->nknobs = 0;
     struct knob *list;
     sl_err e;
     int n = knob_list(key_globs, (int)(sizeof key_globs / sizeof key_globs[0]), &list, &e);
-    if (n < 0) { snprintf(o->problem, sizeof o->problem, "knobs: %s", e.msg); return; }
-    o->knobs = xcalloc((size_t)(n ? n : 1), sizeof *o->knobs);
+    o->nknobs = 0;
+    if (!(o->knobs = fresh_rows(o, o->knobs, n, sizeof *o->knobs, "knobs", &e))) return;
     int m = 0;
     for (int i = 0; i < n; i++) {
         struct key_knob *kk = &o->knobs[m];
@@ -176,10 +187,10 @@ static void read_crashed(struct overview *o)
     o->ncrashed = 0;
     sl_err e;
     store *st = app_store(o->base.app, &e);
-    if (!st) { snprintf(o->problem, sizeof o->problem, "database: %s", e.msg); return; }
+    if (!st) { problem(o, "database", &e); return; }
     o->nscratch = probe_scratch_left(st, NULL, 0);
     int n = session_find_crashed(st, &o->crashed, &e);
-    if (n < 0) { snprintf(o->problem, sizeof o->problem, "sessions: %s", e.msg); o->crashed = NULL; return; }
+    if (n < 0) { problem(o, "sessions", &e); o->crashed = NULL; return; }
     o->ncrashed = n;
     struct run_row *runs = NULL;
     struct search_row *searches = NULL;

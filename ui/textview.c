@@ -34,25 +34,28 @@ void tv_line(struct textview *tv, bool selectable, int tag)
     l->tag = tag;
 }
 
-static void add_seg(struct textview *tv, enum role r, const char *text)
+/* A segment of text (malloc'ed; the line keeps it, or it is freed when
+ * the view is full) at the end of the last line. */
+static void add_seg(struct textview *tv, enum role r, char *text)
 {
     if (tv->n == 0) tv_line(tv, false, -1);
-    if (tv->n >= TV_MAX_LINES && tv->lines[tv->n - 1].nsegs > 64) return;
+    if (tv->n >= TV_MAX_LINES && tv->lines[tv->n - 1].nsegs > 64) {
+        free(text);
+        return;
+    }
     struct tv_line *l = &tv->lines[tv->n - 1];
     l->segs = xrealloc(l->segs, sizeof *l->segs * (size_t)(l->nsegs + 1));
     l->segs[l->nsegs].role = r;
-    l->segs[l->nsegs].text = xstrdup(text);
+    l->segs[l->nsegs].text = text;
     l->nsegs++;
 }
 
 void tv_add(struct textview *tv, enum role r, const char *fmt, ...)
 {
-    char buf[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    add_seg(tv, r, xvstrfmt(fmt, ap));
     va_end(ap);
-    add_seg(tv, r, buf);
 }
 
 void tv_wrap(struct textview *tv, enum role r, const char *lead, const char *text, int width)
@@ -75,7 +78,7 @@ void tv_cell(struct textview *tv, enum role r, int w, const char *text)
     while (pad-- > 0 && len + 2 < sizeof buf) buf[len++] = ' ';
     buf[len++] = ' ';
     buf[len] = 0;
-    add_seg(tv, r, buf);
+    add_seg(tv, r, xstrdup(buf));
 }
 
 void tv_cursor_init(struct textview *tv)

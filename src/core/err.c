@@ -125,3 +125,10 @@ char *xstrdup(const char *s)
     if (!p) sl_die("out of memory");
     return p;
 }
+
+char *xvstrfmt(const char *fmt, va_list ap)
+{
+    char *p;
+    if (vasprintf(&p, fmt, ap) < 0) sl_die("out of memory");
+    return p;
+}

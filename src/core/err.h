@@ -3,6 +3,7 @@
 #ifndef SLUICE_ERR_H
 #define SLUICE_ERR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* Exit statuses shared by every command (man/sluice.8, EXIT STATUS). */
@@ -47,6 +48,9 @@ void *xrealloc(void *p, size_t n);
  * array (it may move); aborts on out-of-memory like xrealloc. */
 void *xgrow(void *v, int n, int *cap, size_t elem, int first);
 char *xstrdup(const char *s);
+/* vsnprintf's text in memory of its own size (the caller frees): for the
+ * printf-like adders (report_add, tv_add) that keep what they format. */
+char *xvstrfmt(const char *fmt, va_list ap);
 void sl_die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 typedef void (*sl_emergency_fn)(void);
 void sl_on_emergency(sl_emergency_fn fn);

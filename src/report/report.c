@@ -20,12 +20,10 @@ static struct report_item *new_item(struct report *rep, enum report_item_kind ki
 
 void report_add(struct report *rep, enum report_item_kind kind, const char *fmt, ...)
 {
-    char buf[4096];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    new_item(rep, kind)->text = xvstrfmt(fmt, ap);
     va_end(ap);
-    new_item(rep, kind)->text = xstrdup(buf);
 }
 
 void report_add_card_line(struct report *rep, enum verdict_line_kind kind, const char *line,

@@ -323,9 +323,7 @@ static void judge_by_host(const struct objective *o, const struct eval_metrics *
     out->l.n = mb;
     search_judge(&out->l, scores, ns, 1, sa, ma, alpha, test, 1, false);
     struct decide_opts d;
-    decide_opts_default(&d);
-    d.alpha = alpha;
-    d.log_input = true;
+    search_score_opts(&d, alpha);
     struct decision dec;
     sl_err e;
     if (decide_compare(sa, ma, sb, mb, &d, &dec, &e) == 0) {

@@ -159,9 +159,7 @@ static void judge_by_host(struct recommendation *R)
     double *hb = xmalloc(sizeof *hb * (size_t)(b->n + 1));
     int nhb = evidence_host_scores(&R->o, b->m, b->host, b->n, hb);
     struct decide_opts d;
-    decide_opts_default(&d);
-    d.alpha = 0.05 / R->nc;
-    d.log_input = true;
+    search_score_opts(&d, 0.05 / R->nc);
     for (int i = 0; i < R->nc; i++) {
         const struct recommend_group *x = &R->g[R->cand[i]];
         double *hx = xmalloc(sizeof *hx * (size_t)(x->n + 1));

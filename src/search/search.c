@@ -728,11 +728,9 @@ static bool equivalent(const struct loop *L, const struct search_config *a, cons
     double *sa = xmalloc(sizeof *sa * (size_t)(L->ntr + 1)), *sb = xmalloc(sizeof *sb * (size_t)(L->ntr + 1));
     int na = scores_of(L, a, true, sa), nb = scores_of(L, b, true, sb);
     struct decide_opts o;
-    decide_opts_default(&o);
+    search_score_opts(&o, L->spec->alpha);
     o.method = search_test_method(L->spec->test);
-    o.alpha = L->spec->alpha;
     o.level = 1 - 2 * L->spec->alpha;
-    o.log_input = true;
     struct decision d;
     decide_compare(sb, nb, sa, na, &o, &d, NULL);
     free(sa);
@@ -899,12 +897,10 @@ static void confirm_decide(const struct loop *L, const struct search_config *c, 
 {
     double *b = xmalloc(sizeof *b * (size_t)(L->ntr + 1)), *x = xmalloc(sizeof *x * (size_t)(L->ntr + 1));
     struct decide_opts o;
-    decide_opts_default(&o);
+    search_score_opts(&o, alpha);
     o.method = search_test_method(L->spec->test);
-    o.alpha = alpha;
     o.level = 1 - 2 * alpha;
     o.one_sided = true;
-    o.log_input = true;
     o.seed = L->spec->seed;
     /* the rounds' orders are balanced (round_order), so an order effect
      * (what ran just before) falls on the differences symmetrically, as

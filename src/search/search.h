@@ -39,6 +39,10 @@
  * are stored with a search (resume): append only. */
 enum search_test { TEST_WELCH, TEST_MW, TEST_YUEN, TEST_BOOT_MEDIAN, TEST_PERM_TRIM, TEST_PERM_MEDIAN, TEST_NR };
 enum decide_method search_test_method(enum search_test t);
+/* decide's options for objective scores: they are log units, tested at
+ * alpha, decide's defaults otherwise; callers set the method, level,
+ * sidedness or seed their comparison needs. */
+void search_score_opts(struct decide_opts *o, double alpha);
 const char *search_test_name(enum search_test t);      /* "welch", "hl-mw", ... */
 int search_test_parse(const char *name);               /* also "mw", "mann-whitney"; -1 unknown */
 const char *search_test_at(int i);                     /* the i-th test's name, NULL past the last */

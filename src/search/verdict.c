@@ -29,6 +29,13 @@ static const struct {
 
 enum decide_method search_test_method(enum search_test t) { return tests[t].method; }
 const char *search_test_name(enum search_test t) { return tests[t].name; }
+
+void search_score_opts(struct decide_opts *o, double alpha)
+{
+    decide_opts_default(o);
+    o->alpha = alpha;
+    o->log_input = true;
+}
 const char *search_test_at(int i) { return i >= 0 && i < TEST_NR ? tests[i].name : NULL; }
 
 int search_test_parse(const char *name)
@@ -56,12 +63,10 @@ void search_judge(struct leader *l, const double *const *scores, const int *nsco
     double p[SEARCH_MAX_LEADERS] = { 0 }, adj[SEARCH_MAX_LEADERS] = { 0 };
     if (n > SEARCH_MAX_LEADERS) n = SEARCH_MAX_LEADERS;
     struct decide_opts o;
-    decide_opts_default(&o);
+    search_score_opts(&o, alpha);
     o.method = search_test_method(test);
-    o.alpha = alpha;
     o.one_sided = one_sided;
     if (one_sided) o.level = 1 - 2 * alpha;   /* its lower end: the one-sided bound */
-    o.log_input = true;   /* objective scores are log units */
     for (int i = 0; i < n; i++) {
         struct welch_result w;
         struct mw_result m;

@@ -8,6 +8,7 @@
 #include "core/units.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,12 +56,10 @@ static int confirm_pairs(const struct space *sp, const struct search_result *r, 
 
 static void level_opts(const struct search_spec *spec, double alpha, struct decide_opts *o)
 {
-    decide_opts_default(o);
+    search_score_opts(o, alpha > 0 && alpha < 1 ? alpha : 0.05);
     o->method = search_test_method(spec->test);
-    o->alpha = alpha > 0 && alpha < 1 ? alpha : 0.05;
     o->level = VERDICT_LEVEL;
     o->one_sided = true;
-    o->log_input = true;
     o->seed = spec->seed;
 }
 
@@ -490,6 +489,79 @@ static void str_of(const json_t *o, const char *k, char *buf, size_t n)
     const char *s = json_string_value(json_object_get(o, k));
     snprintf(buf, n, "%s", s ? s : "");
 }
+/* An interval stored as k: [lo, hi], NAN where an end is missing. */
+static void ci_of(const json_t *o, const char *k, double *lo, double *hi)
+{
+    const json_t *ci = json_object_get(o, k);
+    *lo = json_is_number(json_array_get(ci, 0)) ? json_number_value(json_array_get(ci, 0)) : NAN;
+    *hi = json_is_number(json_array_get(ci, 1)) ? json_number_value(json_array_get(ci, 1)) : NAN;
+}
+
+/* The card's plain fields and a leader row's, one row a JSON key, so that
+ * verdict_json writes and verdict_from_json reads the same keys in the
+ * same order, and a new field is one row. */
+enum jf_type { JF_STR, JF_NUM, JF_INT, JF_LL, JF_BOOL, JF_CI };
+struct json_field {
+    const char *key;
+    enum jf_type type;
+    size_t off, size;   /* size: a JF_STR's array */
+    size_t hi;          /* JF_CI: the upper end's offset (off: the lower's) */
+};
+#define JF(stype, field, key, type) { key, type, offsetof(stype, field), sizeof(((stype *)0)->field), 0 }
+#define JF_CI(stype, lo, hi, key) { key, JF_CI, offsetof(stype, lo), 0, offsetof(stype, hi) }
+#define C(field, key, type) JF(struct verdict_card, field, key, type)
+static const struct json_field card_fields[] = {
+    C(headline, "headline", JF_STR), C(sentence, "sentence", JF_STR), C(changes, "changes", JF_STR),
+    C(goal, "goal", JF_STR), C(est, "estimate", JF_NUM), JF_CI(struct verdict_card, lo, hi, "ci"),
+    C(level, "level", JF_NUM), C(p, "p", JF_NUM), C(test, "test", JF_STR), C(estimator, "estimator", JF_STR),
+    C(runs, "runs", JF_INT), C(base_runs, "baseline_runs", JF_INT), C(fresh, "fresh_runs", JF_BOOL),
+    C(explore_est, "exploring_estimate", JF_NUM), C(regime, "regime", JF_STR), C(burst_bytes, "burst_bytes", JF_LL),
+    C(next, "next", JF_STR), C(note, "note", JF_STR), C(trades, "trades", JF_STR), C(guards, "guards", JF_STR),
+};
+#undef C
+#define R(field, key, type) JF(struct verdict_row, field, key, type)
+static const struct json_field row_fields[] = {
+    R(runs, "runs", JF_INT), R(est, "estimate", JF_NUM), JF_CI(struct verdict_row, lo, hi, "ci"), R(p, "p", JF_NUM),
+    R(g, "g", JF_NUM), R(verdict, "verdict", JF_STR), R(basis, "basis", JF_STR), R(mean, "mean", JF_STR),
+    R(changes, "changes", JF_STR),
+};
+#undef R
+#define NFIELDS(t) (sizeof (t) / sizeof (t)[0])
+
+static json_t *field_json(const struct json_field *f, const void *rec)
+{
+    const char *at = (const char *)rec + f->off;
+    switch (f->type) {
+    case JF_STR: return json_string(at);
+    case JF_NUM: return num(*(const double *)at);
+    case JF_INT: return json_integer(*(const int *)at);
+    case JF_LL: return json_integer(*(const long long *)at);
+    case JF_BOOL: return json_boolean(*(const bool *)at);
+    case JF_CI: return json_pack("[oo]", num(*(const double *)at), num(*(const double *)((const char *)rec + f->hi)));
+    }
+    return json_null();
+}
+
+static void fields_json(json_t *o, const struct json_field *f, size_t n, const void *rec)
+{
+    for (size_t i = 0; i < n; i++) json_object_set_new(o, f[i].key, field_json(&f[i], rec));
+}
+
+static void fields_from_json(const json_t *o, const struct json_field *f, size_t n, void *rec)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *at = (char *)rec + f[i].off;
+        const json_t *x = json_object_get(o, f[i].key);
+        switch (f[i].type) {
+        case JF_STR: str_of(o, f[i].key, at, f[i].size); break;
+        case JF_NUM: *(double *)at = num_of(o, f[i].key); break;
+        case JF_INT: *(int *)at = (int)json_integer_value(x); break;
+        case JF_LL: *(long long *)at = json_integer_value(x); break;
+        case JF_BOOL: *(bool *)at = json_is_true(x); break;
+        case JF_CI: ci_of(o, f[i].key, (double *)at, (double *)((char *)rec + f[i].hi)); break;
+        }
+    }
+}
 
 static json_t *effect_json(const struct collateral_effect *x)
 {
@@ -513,9 +585,7 @@ static int effect_from_json(const json_t *j, struct collateral_effect *x)
     x->base = num_of(j, "baseline");
     x->cand = num_of(j, "candidate");
     d->effect_pct = num_of(j, "change_pct");
-    const json_t *ci = json_object_get(j, "ci_pct");
-    d->lo_pct = json_is_number(json_array_get(ci, 0)) ? json_number_value(json_array_get(ci, 0)) : NAN;
-    d->hi_pct = json_is_number(json_array_get(ci, 1)) ? json_number_value(json_array_get(ci, 1)) : NAN;
+    ci_of(j, "ci_pct", &d->lo_pct, &d->hi_pct);
     d->level = num_of(j, "level");
     d->alpha = num_of(j, "alpha");
     d->p = num_of(j, "p");
@@ -536,26 +606,7 @@ json_t *verdict_json(const struct verdict_card *v)
 {
     json_t *o = json_object();
     json_object_set_new(o, "kind", json_string(verdict_name(v->kind)));
-    json_object_set_new(o, "headline", json_string(v->headline));
-    json_object_set_new(o, "sentence", json_string(v->sentence));
-    json_object_set_new(o, "changes", json_string(v->changes));
-    json_object_set_new(o, "goal", json_string(v->goal));
-    json_object_set_new(o, "estimate", num(v->est));
-    json_object_set_new(o, "ci", json_pack("[oo]", num(v->lo), num(v->hi)));
-    json_object_set_new(o, "level", num(v->level));
-    json_object_set_new(o, "p", num(v->p));
-    json_object_set_new(o, "test", json_string(v->test));
-    json_object_set_new(o, "estimator", json_string(v->estimator));
-    json_object_set_new(o, "runs", json_integer(v->runs));
-    json_object_set_new(o, "baseline_runs", json_integer(v->base_runs));
-    json_object_set_new(o, "fresh_runs", json_boolean(v->fresh));
-    json_object_set_new(o, "exploring_estimate", num(v->explore_est));
-    json_object_set_new(o, "regime", json_string(v->regime));
-    json_object_set_new(o, "burst_bytes", json_integer(v->burst_bytes));
-    json_object_set_new(o, "next", json_string(v->next));
-    json_object_set_new(o, "note", json_string(v->note));
-    json_object_set_new(o, "trades", json_string(v->trades));
-    json_object_set_new(o, "guards", json_string(v->guards));
+    fields_json(o, card_fields, NFIELDS(card_fields), v);
     json_t *fx = json_null();
     if (v->effects.leader >= 0) {
         json_t *rows = json_array();
@@ -567,22 +618,12 @@ json_t *verdict_json(const struct verdict_card *v)
     json_object_set_new(o, "side_effects", fx);
     json_t *rows = json_array();
     for (int i = 0; i < v->nrows; i++) {
-        const struct verdict_row *w = &v->row[i];
-        json_array_append_new(rows, json_pack("{s:i,s:o,s:[oo],s:o,s:o,s:s,s:s,s:s,s:s}", "runs", w->runs, "estimate",
-                                              num(w->est), "ci", num(w->lo), num(w->hi), "p", num(w->p), "g", num(w->g),
-                                              "verdict", w->verdict, "basis", w->basis, "mean", w->mean, "changes",
-                                              w->changes));
+        json_t *row = json_object();
+        fields_json(row, row_fields, NFIELDS(row_fields), &v->row[i]);
+        json_array_append_new(rows, row);
     }
     json_object_set_new(o, "leaders", rows);
     return o;
-}
-
-/* An interval stored as "ci": [lo, hi], NAN where an end is missing. */
-static void ci_of(const json_t *o, double *lo, double *hi)
-{
-    const json_t *ci = json_object_get(o, "ci");
-    *lo = json_is_number(json_array_get(ci, 0)) ? json_number_value(json_array_get(ci, 0)) : NAN;
-    *hi = json_is_number(json_array_get(ci, 1)) ? json_number_value(json_array_get(ci, 1)) : NAN;
 }
 
 
@@ -594,26 +635,7 @@ int verdict_from_json(const json_t *j, struct verdict_card *v)
     if (!json_is_object(j) || !kind) return -1;
     for (int k = VERDICT_WIN; k <= VERDICT_NONE; k++)
         if (strcmp(verdict_name((enum verdict)k), kind) == 0) v->kind = (enum verdict)k;
-    str_of(j, "headline", v->headline, sizeof v->headline);
-    str_of(j, "sentence", v->sentence, sizeof v->sentence);
-    str_of(j, "changes", v->changes, sizeof v->changes);
-    str_of(j, "goal", v->goal, sizeof v->goal);
-    v->est = num_of(j, "estimate");
-    ci_of(j, &v->lo, &v->hi);
-    v->level = num_of(j, "level");
-    v->p = num_of(j, "p");
-    str_of(j, "test", v->test, sizeof v->test);
-    str_of(j, "estimator", v->estimator, sizeof v->estimator);
-    v->runs = (int)json_integer_value(json_object_get(j, "runs"));
-    v->base_runs = (int)json_integer_value(json_object_get(j, "baseline_runs"));
-    v->fresh = json_is_true(json_object_get(j, "fresh_runs"));
-    v->explore_est = num_of(j, "exploring_estimate");
-    str_of(j, "regime", v->regime, sizeof v->regime);
-    v->burst_bytes = json_integer_value(json_object_get(j, "burst_bytes"));
-    str_of(j, "next", v->next, sizeof v->next);
-    str_of(j, "note", v->note, sizeof v->note);
-    str_of(j, "trades", v->trades, sizeof v->trades);
-    str_of(j, "guards", v->guards, sizeof v->guards);
+    fields_from_json(j, card_fields, NFIELDS(card_fields), v);
     const json_t *fx = json_object_get(j, "side_effects");
     if (json_is_object(fx)) {
         str_of(fx, "of", v->effects_of, sizeof v->effects_of);
@@ -630,16 +652,7 @@ int verdict_from_json(const json_t *j, struct verdict_card *v)
     const json_t *row;
     json_array_foreach(json_object_get(j, "leaders"), i, row) {
         if (v->nrows >= VERDICT_MAX_ROWS) break;
-        struct verdict_row *w = &v->row[v->nrows++];
-        w->runs = (int)json_integer_value(json_object_get(row, "runs"));
-        w->est = num_of(row, "estimate");
-        ci_of(row, &w->lo, &w->hi);
-        w->p = num_of(row, "p");
-        w->g = num_of(row, "g");
-        str_of(row, "verdict", w->verdict, sizeof w->verdict);
-        str_of(row, "basis", w->basis, sizeof w->basis);
-        str_of(row, "mean", w->mean, sizeof w->mean);
-        str_of(row, "changes", w->changes, sizeof w->changes);
+        fields_from_json(row, row_fields, NFIELDS(row_fields), &v->row[v->nrows++]);
     }
     return 0;
 }

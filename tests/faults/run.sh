@@ -89,6 +89,22 @@ tmpfs_at() { # name options
 }
 tmpfs_drop() { umount "$work/$1" && mounts=${mounts#"$work/$1 "}; }
 
+# A case (a function) run on a tmpfs at $work/NAME mounted with OPTIONS,
+# unmounted after it; skipped, saying so under the case's name, when the
+# tmpfs cannot be mounted.
+on_tmpfs() { # name options case-name function
+    if tmpfs_at "$1" "$2"; then "$4"; tmpfs_drop "$1"
+    else echo "skip faults/$3: cannot mount a tmpfs"; fi
+}
+
+# A search or tune put the fixture's vm.dirty_ratio back (20); prints the
+# failure and returns non-zero when it did not (as settled does).
+dirty_ratio_back() { # name
+    dr=$(cat "$root/proc/sys/vm/dirty_ratio")
+    [ "$dr" = 20 ] && return 0
+    fail "$1" "vm.dirty_ratio left at $dr in the fixture"; return 1
+}
+
 # `set --for DURATION vm.swappiness=30` on db, and the fault (a command and
 # its arguments) done while the session is held; then rc is set's exit and
 # during vm.swappiness after it ended.
@@ -207,37 +223,34 @@ fi
 # 96 MiB tmpfs under the fixture's 8.2 GiB limit), the sizing says so and
 # that the largest limits will not be reached, every evaluation runs the one
 # capped workload, and the fixture's knobs are put back ---------------------
-if tmpfs_at small size=96m; then
+search_capped() {
     s "$work/cap.db" search --workload seqwrite --dir "$work/small" --throttled --budget 20 --seed 1 > "$work/out" 2>&1; rc=$?
     # the search's own runs (its trials'), not the calibration's before it
     trial_runs="runs r JOIN trials t ON t.run_uuid = r.uuid"
     hashes=$(sqlite3 "$work/cap.db" "SELECT count(DISTINCT r.workload_hash) FROM $trial_runs" 2>/dev/null)
     nruns=$(sqlite3 "$work/cap.db" "SELECT count(*) FROM $trial_runs" 2>/dev/null)
     sizes=$(sqlite3 "$work/cap.db" "SELECT count(DISTINCT json_extract(r.metrics_json, '\$.spec.size_bytes')) FROM $trial_runs" 2>/dev/null)
-    dr=$(cat "$root/proc/sys/vm/dirty_ratio")
     if [ $rc != 0 ]; then fail search-capped-by-free-space "exit $rc" "$(tail -5 "$work/out")"
     elif ! grep -q "only 96 MiB is free under $work/small (capped at half): configurations with the largest limits will not reach their threshold" "$work/out"; then
         fail search-capped-by-free-space "the sizing does not say it was capped" "$(grep sizing "$work/out")"
     elif [ "$hashes" != 1 ] || [ "$sizes" != 1 ] || [ "${nruns:-0}" -lt 4 ]; then
         fail search-capped-by-free-space "$nruns runs, $hashes workload hashes, $sizes sizes (want 4 or more runs of one)"
-    elif [ "$dr" != 20 ]; then fail search-capped-by-free-space "vm.dirty_ratio left at $dr in the fixture"
-    else ok search-capped-by-free-space "$nruns runs of one 48 MiB workload; $(grep -o 'the largest dirty limit the space can set is [^,]*' "$work/out")"; fi
-    tmpfs_drop small
-else
-    echo "skip faults/search-capped-by-free-space: cannot mount a tmpfs"
-fi
+    elif dirty_ratio_back search-capped-by-free-space; then
+        ok search-capped-by-free-space "$nruns runs of one 48 MiB workload; $(grep -o 'the largest dirty limit the space can set is [^,]*' "$work/out")"
+    fi
+}
+on_tmpfs small size=96m search-capped-by-free-space search_capped
 
 # --- the quick tune as a user runs it (#28): no --size, no budget. One
 # calibration run at the current settings sizes the burst (a tmpfs of
 # 256 MiB caps it at half its free space, and the sizing says so), the plan
 # is printed before the first evaluation, every evaluation runs that one
 # burst, the verdict names the burst's regime, and the knobs are put back.
-if tmpfs_at quick size=256m; then
+tune_quick() {
     s "$work/quick.db" tune --quick --dir "$work/quick" --seed 1 > "$work/out" 2> "$work/err"; rc=$?
     hashes=$(sqlite3 "$work/quick.db" "SELECT count(DISTINCT r.workload_hash) FROM runs r JOIN searches s ON r.workload_hash = s.workload_hash" 2>/dev/null)
     evals=$(sqlite3 "$work/quick.db" "SELECT count(*) FROM runs WHERE workload_hash = (SELECT workload_hash FROM searches)" 2>/dev/null)
     lines=$(grep -c '^evaluation [0-9]* of [0-9]* (' "$work/err")
-    dr=$(cat "$root/proc/sys/vm/dirty_ratio")
     if [ $rc != 0 ]; then fail tune-quick-as-a-user "exit $rc" "$(tail -5 "$work/out" "$work/err")"
     elif ! grep -q '^calibration: .* written and synced at the current settings, 2 times' "$work/out" ||
          ! grep -q '^sizing: burst .* capped at half the free space under --dir' "$work/out" ||
@@ -248,12 +261,11 @@ if tmpfs_at quick size=256m; then
     elif ! grep -q 'regime: .*a burst of' "$work/out"; then fail tune-quick-as-a-user "the regime of the burst is not said"
     elif [ "$hashes" != 1 ] || [ "${evals:-0}" -lt 20 ] || [ "$lines" != "$evals" ]; then
         fail tune-quick-as-a-user "$evals evaluations of $hashes workloads, $lines progress lines"
-    elif [ "$dr" != 20 ]; then fail tune-quick-as-a-user "vm.dirty_ratio left at $dr in the fixture"
-    else ok tune-quick-as-a-user "$evals evaluations of one burst, $lines progress lines; $(grep '^verdict' "$work/out" | cut -c1-80)"; fi
-    tmpfs_drop quick
-else
-    echo "skip faults/tune-quick-as-a-user: cannot mount a tmpfs"
-fi
+    elif dirty_ratio_back tune-quick-as-a-user; then
+        ok tune-quick-as-a-user "$evals evaluations of one burst, $lines progress lines; $(grep '^verdict' "$work/out" | cut -c1-80)"
+    fi
+}
+on_tmpfs quick size=256m tune-quick-as-a-user tune_quick
 
 # --- loop ext4 filesystems ---------------------------------------------------
 mkloopfs() { # name size_mb [dm]: sets dev, mnt
@@ -277,9 +289,7 @@ scratch_left() { find "$1" -mindepth 1 -maxdepth 1 ! -name lost+found ! -name 'f
 # ENOSPC: the probe's free-space check passes (64 MiB of room) but the
 # filesystem has no inode left for its scratch file (tmpfs nr_inodes=2: the
 # root and the probe's scratch directory), so the layout write fails mid-run.
-mkdir "$work/ino"
-if mount -t tmpfs -o size=64m,nr_inodes=2,mode=0700 sluice-ino "$work/ino"; then
-    mounts="$work/ino $mounts"
+probe_enospc() {
     db=$work/probe.db
     s "$db" probe seqwrite --dir "$work/ino" --size 4M --time 1 --ramp 0 --no-canary > "$work/out" 2>&1; rc=$?
     left=$(scratch_left "$work/ino")
@@ -288,10 +298,8 @@ if mount -t tmpfs -o size=64m,nr_inodes=2,mode=0700 sluice-ino "$work/ino"; then
     elif [ -n "$left" ]; then fail probe-enospc "scratch left behind: $left"
     elif [ "$(integrity "$db")" != ok ]; then fail probe-enospc "integrity_check: $(integrity "$db")"
     else ok probe-enospc "exit $rc, nothing left: $(grep 'No space' "$work/out" | tail -1 | sed "s#$work/##" | cut -c1-100)"; fi
-    umount "$work/ino" && mounts=$(echo "$mounts" | sed "s#$work/ino##")
-else
-    echo "skip faults/probe-enospc: cannot mount a tmpfs"
-fi
+}
+on_tmpfs ino size=64m,nr_inodes=2 probe-enospc probe_enospc
 if mkloopfs enospc 40; then
     db=$work/probe.db
     s "$db" probe seqwrite --dir "$mnt" --size 200M --time 1 > "$work/out" 2>&1; rc=$?

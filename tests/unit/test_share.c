@@ -118,6 +118,14 @@ static store *export_open(store *s, const char *name, const char *only)
     return x;
 }
 
+/* The stores a test opened, closed at its end (c may be NULL). */
+static void close_stores(store *a, store *b, store *c)
+{
+    store_close(a);
+    store_close(b);
+    store_close(c);
+}
+
 static int merge(store *s, const char *path, struct share_report *rep, sl_err *e)
 {
     return share_merge_file(s, path, NULL, SHARE_DEFAULT_MAX_BYTES, rep, e);
@@ -167,8 +175,7 @@ TEST(share_merge_is_idempotent_and_converges)
     CHECK_INT(count(b, "SELECT count(*) FROM hosts WHERE machine_key LIKE 'host:%'"), 1);
     free(pa);
     free(pb);
-    store_close(a);
-    store_close(b);
+    close_stores(a, b, NULL);
 }
 
 TEST(share_merge_finds_a_device_twin_by_its_other_key)
@@ -187,8 +194,7 @@ TEST(share_merge_finds_a_device_twin_by_its_other_key)
     CHECK_INT(share_report_added(&rep), 0);
     CHECK_INT(rep.t[1].known, 2);
     CHECK_INT(count(b, "SELECT count(*) FROM devices"), 2);
-    store_close(a);
-    store_close(b);
+    close_stores(a, b, NULL);
 }
 
 static char *slurp(const char *path, size_t *len)
@@ -315,8 +321,7 @@ TEST(share_merge_refuses_hostile_files_and_changes_nothing)
     CHECK_CONTAINS(e.msg, "not an SQLite database");
     CHECK(share_merge_file(local, good, NULL, 4096, &rep, &e) == -1);
     CHECK_CONTAINS(e.msg, "cap");
-    store_close(a);
-    store_close(local);
+    close_stores(a, local, NULL);
 }
 
 /* The file's indexes are trusted with speed only (quick_check, not
@@ -334,8 +339,7 @@ TEST(share_merge_takes_rows_past_a_lying_index)
     if (merge(local, lie, &rep, &e) != 0) harness_fail(__FILE__, __LINE__, "refused: %s", e.msg);
     CHECK(count(local, "SELECT count(*) FROM devices") == 3);
     CHECK(count(local, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check = 'ok'") == 1);
-    store_close(a);
-    store_close(local);
+    close_stores(a, local, NULL);
 }
 
 TEST(share_check_rewrites_wal_header_in_its_private_copy_only)
@@ -378,8 +382,7 @@ TEST(share_merge_journal_mode_with_and_without_other_readers)
     CHECK_INT(share_report_added(&rep), 2);
     CHECK_INT(count(b, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"), 1);
     sqlite3_close(other);
-    store_close(a);
-    store_close(b);
+    close_stores(a, b, NULL);
 }
 
 /* A snapshot carries no CREATE INDEX of its own: UNIQUE keys only. */
@@ -390,8 +393,7 @@ TEST(share_export_has_no_secondary_indexes)
     store *x = export_open(s, "noidx.sluicedb", NULL);
     CHECK_INT(count(x, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL"), 0);
     CHECK(count(x, "SELECT count(*) FROM sqlite_schema WHERE type = 'index'") > 0);
-    store_close(x);
-    store_close(s);
+    close_stores(x, s, NULL);
 }
 
 TEST(share_export_mine_keeps_only_this_host_and_no_sessions)
@@ -412,8 +414,7 @@ TEST(share_export_mine_keeps_only_this_host_and_no_sessions)
     x = export_open(s, "all.sluicedb", NULL);
     CHECK_INT(count(x, "SELECT count(*) FROM devices"), 5);
     CHECK_INT(count(x, "SELECT count(*) FROM sessions"), 0);
-    store_close(x);
-    store_close(s);
+    close_stores(x, s, NULL);
 }
 
 /* A push's surroundings: the modern fixture root, the fake remote emptied,
@@ -584,8 +585,7 @@ TEST(share_runs_merge_with_their_host_and_device_remapped)
 {
     store *a = fresh_store("runs-a.db"), *b = fresh_store("runs-b.db");
     if (count(a, "SELECT count(*) FROM pragma_table_info('runs')") <= 0) {
-        store_close(a);
-        store_close(b);
+        close_stores(a, b, NULL);
         return;  /* before migration 002 */
     }
     add_host(b, "bravo", 2);          /* b's own ids come first: a's ids differ */
@@ -616,8 +616,7 @@ TEST(share_runs_merge_with_their_host_and_device_remapped)
     CHECK_INT(n, 1);
     if (n == 1) CHECK_STR(classes[0], "nvme-model_0-rot0-qd32-s4");
     if (n >= 0) share_classes_free(classes, n);
-    store_close(a);
-    store_close(b);
+    close_stores(a, b, NULL);
 }
 
 /* Rows named by the SHA-256 of their content (configs, workloads) are
@@ -659,8 +658,7 @@ TEST(share_merge_refuses_a_row_whose_key_is_not_its_content_hash)
         if (share_tables[i].key && strstr(share_tables[i].key, "hash") && !share_tables[i].hash_of)
             harness_fail(__FILE__, __LINE__, "share table %s is keyed by a hash but names no hash_of column",
                          share_tables[i].name);
-    store_close(a);
-    store_close(local);
+    close_stores(a, local, NULL);
 }
 
 static void count_merged(const struct share_event *ev, void *arg)
@@ -693,9 +691,7 @@ TEST(share_merge_files_all_checked_before_the_first_merge)
     CHECK_INT(count(local, "SELECT count(*) FROM hosts"), 3);
     CHECK_INT(count(local, "SELECT count(*) FROM devices"), 4);
     CHECK_INT(count(local, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"), 1);
-    store_close(a);
-    store_close(b);
-    store_close(local);
+    close_stores(a, b, local);
 }
 
 /* Events of a pull, counted by kind. */
