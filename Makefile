@@ -130,8 +130,12 @@ unit: build/unit-tests
 deps:
 	@sh tests/tools/debs.sh $(BUILD_DEBS)
 
+# tests/net's S3 back-end is s3rver, which runs on node: Debian's nodejs and
+# npm unless node and npm are already there (NodeSource's nodejs, for one,
+# bundles npm and conflicts with Debian's npm package).
 test-deps: deps
 	@sh tests/tools/debs.sh $(TEST_DEBS)
+	@command -v node > /dev/null && command -v npm > /dev/null || sh tests/tools/debs.sh nodejs npm
 	@sh tests/tools/tuned-profiles.sh
 
 run: deps
