@@ -117,6 +117,15 @@ machine_state() {
     done
 }
 machine_state > "$work/before"
+# Nor may a suite leave a mount or a loop device on its sluice-* scratch
+# (tests/verify's live test did when its writer still wrote as it
+# unmounted: umount failed busy, and the filesystem and its loop device
+# outlived make check). A bench running beside the suites is in both lists.
+scratch_mounts() {
+    awk '$5 ~ /\/sluice-/ { print "mount " $5 }' /proc/self/mountinfo
+    losetup -l -n -O NAME,BACK-FILE 2> /dev/null | awk '$2 ~ /\/sluice-/ { print "loop device " $1 " on " $2 }'
+}
+scratch_mounts | sort > "$work/mounts.before"
 
 jobs=${SLUICE_JOBS:-$(( $(nproc) + 1 ))}
 t0=$(date +%s)
@@ -134,6 +143,14 @@ if machine_state | cmp -s "$work/before" -; then
 else
     echo "FAIL guard/machine-state-unchanged: the suites changed $guarded:" | tee -a "$log"
     machine_state | diff "$work/before" - | sed 's/^/  /' | head -20
+fi
+
+left=$(scratch_mounts | sort | comm -13 "$work/mounts.before" -)
+if [ -z "$left" ]; then
+    echo "ok guard/no-mounts-left" >> "$log"
+else
+    echo "FAIL guard/no-mounts-left: the suites left mounts or loop devices behind:" | tee -a "$log"
+    echo "$left" | head -10 | sed 's/^/  /' | tee -a "$log"
 fi
 
 # Each suite's time, longest first, so that the next slow suite is seen.
