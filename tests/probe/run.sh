@@ -20,8 +20,10 @@ cleanup() {
     vm_put_back
     [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
     [ -n "$immutable" ] && chattr -i "$immutable" 2>/dev/null
-    [ -n "$ram" ] && umount "$ram" 2>/dev/null
-    [ -n "$mnt" ] && umount "$mnt" 2>/dev/null
+    # lazily when busy: the mount must not outlive the test (its loop
+    # device, set to clear itself, goes once nothing holds the filesystem)
+    [ -n "$ram" ] && { umount "$ram" 2>/dev/null || umount -l "$ram"; }
+    [ -n "$mnt" ] && { umount "$mnt" 2>/dev/null || umount -l "$mnt"; }
     [ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
     rm -rf "$work"
 }

@@ -24,7 +24,11 @@ for k in $VM_KNOBS; do cat /proc/sys/vm/$k > "$work/saved.$k"; done
 loop="" mnt="" writer="" pid=""
 cleanup() {
     [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
-    [ -n "$writer" ] && kill "$writer" 2>/dev/null && wait "$writer" 2>/dev/null
+    # the writer ends its loop at the stop file, after its dd: killing the
+    # subshell left a dd writing on the filesystem, umount failed busy, and
+    # the mount and its loop device outlived the test (seen after make check
+    # on a bare Debian chroot)
+    if [ -n "$writer" ]; then : > "$work/stop"; wait "$writer" 2>/dev/null; fi
     # the mode that was in force: bytes if set, else the ratio
     for pair in dirty_bytes:dirty_ratio dirty_background_bytes:dirty_background_ratio; do
         b=${pair%%:*} r=${pair#*:}
@@ -32,7 +36,7 @@ cleanup() {
         else cat "$work/saved.$r" > /proc/sys/vm/$r; fi
     done
     for k in dirty_expire_centisecs dirty_writeback_centisecs swappiness; do cat "$work/saved.$k" > /proc/sys/vm/$k; done
-    [ -n "$mnt" ] && umount "$mnt" 2>/dev/null
+    [ -n "$mnt" ] && { umount "$mnt" 2>/dev/null || umount -l "$mnt"; }
     [ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
     rm -rf "$work"
 }
@@ -46,7 +50,7 @@ mkfs.ext4 -q -F "$loop" > /dev/null 2>&1 || { fail live-mkfs "mkfs.ext4 $loop fa
 mnt=$work/mnt
 mkdir "$mnt"
 mount "$loop" "$mnt" || { mnt=""; fail live-mount "mount $loop failed"; exit 0; }
-(while :; do dd if=/dev/zero of="$mnt/app" bs=256k count=16 conv=fsync 2>/dev/null; sleep 0.05; done) &
+(while [ ! -e "$work/stop" ]; do dd if=/dev/zero of="$mnt/app" bs=256k count=16 conv=fsync 2>/dev/null; sleep 0.05; done) &
 writer=$!
 ra=/sys/block/$dev/queue/read_ahead_kb
 before=$(cat "$ra") cand=$(( $(cat "$ra") == 256 ? 512 : 256 ))
