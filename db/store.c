@@ -72,7 +72,7 @@ sqlite3_stmt *store_prepare(store *s, const char *sql, const char *what, sl_err 
     return NULL;
 }
 
-int store_run(store *s, sqlite3_stmt *st, const char *what, sl_err *e)
+int store_step_write(store *s, sqlite3_stmt *st, const char *what, sl_err *e)
 {
     int rc = store_step(st);
     sqlite3_finalize(st);

@@ -38,7 +38,7 @@ sqlite3_stmt *store_prepare(store *s, const char *sql, const char *what, sl_err 
 /* A statement that returns no rows (an insert, update or delete) stepped
  * to its end and finalized: 0, or -1 with e naming what. Every such write
  * under db/ ends here, so they all fail the same way. */
-int store_run(store *s, sqlite3_stmt *st, const char *what, sl_err *e);
+int store_step_write(store *s, sqlite3_stmt *st, const char *what, sl_err *e);
 /* Records from their field tables (core/record.h): "SELECT col, ... FROM
  * ..." of the stored fields in table order (columns may be expressions),
  * and one result row of it read back into rec. */

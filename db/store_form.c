@@ -29,5 +29,5 @@ int store_form_set(store *s, const char *form, const char *field, const char *va
     sqlite3_bind_text(st, 1, form, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, field, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, value, -1, SQLITE_STATIC);
-    return store_run(s, st, what, e);
+    return store_step_write(s, st, what, e);
 }

@@ -14,7 +14,7 @@ static int exec_text2(store *s, const char *sql, const char *a, const char *b, c
     sqlite3_bind_text(st, 1, a, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
     if (c) sqlite3_bind_text(st, 3, c, -1, SQLITE_STATIC);
-    return store_run(s, st, "saving a run", e);
+    return store_step_write(s, st, "saving a run", e);
 }
 
 static int device_uuid(store *s, int64_t id, char out[37], sl_err *e)
@@ -59,7 +59,7 @@ static int insert_run(store *s, const struct run_record *r, int64_t host_id, con
     }
     sqlite3_bind_text(st, store_param(st, ":hw_class"), hw_class, -1, SQLITE_STATIC);
     sqlite3_bind_blob(st, store_param(st, ":hist"), r->hist ? (const void *)r->hist : "", (int)r->hist_len, SQLITE_STATIC);
-    return store_run(s, st, "saving a run", e);
+    return store_step_write(s, st, "saving a run", e);
 }
 
 int store_run_save(store *s, const struct run_record *r, const struct host_info *h, const struct device *d, sl_err *e)

@@ -14,7 +14,7 @@ int store_scratch_add(store *s, const char *path, long pid, long uid, sl_err *e)
     sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, pid);
     sqlite3_bind_int64(st, 3, uid);
-    return store_run(s, st, what, e);
+    return store_step_write(s, st, what, e);
 }
 
 int store_scratch_forget(store *s, const char *path, sl_err *e)
@@ -23,7 +23,7 @@ int store_scratch_forget(store *s, const char *path, sl_err *e)
     sqlite3_stmt *st = store_prepare(s, "DELETE FROM probe_scratch WHERE path = ?", what, e);
     if (!st) return -1;
     sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
-    return store_run(s, st, what, e);
+    return store_step_write(s, st, what, e);
 }
 
 int store_scratch_list(store *s, struct scratch_row **out, sl_err *e)

@@ -233,7 +233,7 @@ int store_session_set_state(store *s, int64_t session_id, enum session_state sta
     if (note) sqlite3_bind_text(st, 2, note, -1, SQLITE_STATIC); else sqlite3_bind_null(st, 2);
     sqlite3_bind_int(st, 3, state == SESSION_OPEN);
     sqlite3_bind_int64(st, 4, session_id);
-    return store_run(s, st, what, e);
+    return store_step_write(s, st, what, e);
 }
 
 static int store_session_log_change(store *s, int64_t session_id, const struct change_row *c, sl_err *e)
@@ -250,7 +250,7 @@ static int store_session_log_change(store *s, int64_t session_id, const struct c
     sqlite3_bind_text(st, 5, c->got_value, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 6, c->action ? c->action : "write", -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 7, c->note ? c->note : "", -1, SQLITE_STATIC);
-    return store_run(s, st, what, e);
+    return store_step_write(s, st, what, e);
 }
 
 int store_session_set_writing(store *s, int64_t session_id, sl_err *e)
@@ -259,7 +259,7 @@ int store_session_set_writing(store *s, int64_t session_id, sl_err *e)
     sqlite3_stmt *st = store_prepare(s, "UPDATE sessions SET writing = 1 WHERE id = ?", what, e);
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, session_id);
-    return store_run(s, st, what, e);
+    return store_step_write(s, st, what, e);
 }
 
 static int log_changes(store *s, int64_t session_id, const struct change_row *ch, int nch, sl_err *e)
@@ -299,7 +299,7 @@ static int record_left(store *s, int64_t session_id, const struct snapshot_row *
     if (sqlite3_prepare_v2(store_db(s), "UPDATE sessions SET writing = 0 WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
         return store_fail(s, e, "recording what the session left");
     sqlite3_bind_int64(st, 1, session_id);
-    return store_run(s, st, "recording what the session left", e);
+    return store_step_write(s, st, "recording what the session left", e);
 }
 
 int store_session_record_writes(store *s, int64_t session_id, const struct change_row *ch, int nch,
@@ -340,7 +340,7 @@ int store_session_begin_restore(store *s, int64_t session_id, const struct sessi
     sqlite3_bind_double(st, 2, h->start);
     sqlite3_bind_text(st, 3, h->ns, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 4, session_id);
-    if (store_run(s, st, what, e) < 0) return abandon(s, NULL, e);
+    if (store_step_write(s, st, what, e) < 0) return abandon(s, NULL, e);
     if (mark_restore_plan(s, session_id, "put", put, nput) < 0) return abandon(s, what, e);
     if (store_commit(s, e) < 0) return abandon(s, NULL, e);
     return 0;
@@ -353,12 +353,12 @@ int store_session_finish_restore(store *s, int64_t session_id, enum session_stat
     sqlite3_stmt *st = begin_with(s, "UPDATE snapshots SET restore_plan = '' WHERE session_id = ?", what, e);
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, session_id);
-    if (store_run(s, st, what, e) < 0) return abandon(s, NULL, e);
+    if (store_step_write(s, st, what, e) < 0) return abandon(s, NULL, e);
     if (mark_restore_plan(s, session_id, "later", deferred, ndeferred) < 0) return abandon(s, what, e);
     st = prepare_in(s, "UPDATE sessions SET restoring = 0, writing = 0 WHERE id = ?", what, e);
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, session_id);
-    if (store_run(s, st, what, e) < 0) return abandon(s, NULL, e);
+    if (store_step_write(s, st, what, e) < 0) return abandon(s, NULL, e);
     if (store_session_set_state(s, session_id, state, note, e) < 0 || store_commit(s, e) < 0)
         return abandon(s, NULL, e);
     return 0;
@@ -394,7 +394,7 @@ int store_session_set_profile(store *s, int64_t session_id, const char *profile,
         return store_fail(s, e, "naming the session's profile");
     sqlite3_bind_text(st, 1, profile, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, session_id);
-    return store_run(s, st, "naming the session's profile", e);
+    return store_step_write(s, st, "naming the session's profile", e);
 }
 
 int store_session_active_profile(store *s, struct session_row *out, sl_err *e)

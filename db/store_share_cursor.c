@@ -34,7 +34,7 @@ int store_share_cursor_set(store *s, const char *server, const char *cls, long l
     sqlite3_bind_text(st, 2, cls, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 3, seq);
     sqlite3_bind_text(st, 4, url, -1, SQLITE_STATIC);
-    return store_run(s, st, what, e);
+    return store_step_write(s, st, what, e);
 }
 
 int store_share_validator_get(store *s, const char *url, const char *key, struct share_validator *v, sl_err *e)
@@ -79,7 +79,7 @@ int store_share_validator_set(store *s, const char *url, const char *key, const 
         sqlite3_bind_text(st, 4, v->last_modified, -1, SQLITE_STATIC);
         if (v->body) sqlite3_bind_blob(st, 5, v->body, (int)v->body_len, SQLITE_STATIC);
     }
-    return store_run(s, st, what, e);
+    return store_step_write(s, st, what, e);
 }
 
 int store_share_validator_keys(store *s, const char *url, const char *prefix, char ***keys, sl_err *e)

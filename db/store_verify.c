@@ -175,7 +175,7 @@ static int mark_killed(store *s, const struct verify_row *v, sl_err *e)
     sqlite3_bind_text(st, 1, ended, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, why, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 3, v->id);
-    return store_run(s, st, what, e);
+    return store_step_write(s, st, what, e);
 }
 
 int store_verify_mark_killed(store *s, int64_t session_id, sl_err *e)
