@@ -8,9 +8,11 @@ re-measured by fio on the same burst, baseline and candidate interleaved
      a 4 KiB direct random reader, the reader's p99 compared.
 Prints
   transfer: verdict=better|refused|noise|none seconds=T burst=B claimed=X fio=Y ratio=R sign=S
+            fio_ci=[lo,hi] agree=yes|no basis=ratio|both-null|missed
 per fio job (fio: the Hodges-Lehmann pseudo-median of the pairs' ratios
-with its 95% interval), and for a refused trade
-  transfer-reader: claimed reader_p99=X fio reader p99=Y [lo, hi]
+with its 95% interval; agree: transfer_judge's rule), and for a refused
+trade
+  transfer-reader: claimed reader_p99=X fio reader p99=Y [lo, hi] confirmed=yes|no
 Environment: WORK (with saved, queue.saved), DIR, SLUICE, DB, REPS."""
 import json
 import os
@@ -21,6 +23,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import paired  # noqa: E402
+import transfer_judge  # noqa: E402
 
 W, D, sl, db, reps = os.environ["WORK"], os.environ["DIR"], os.environ["SLUICE"], os.environ["DB"], int(os.environ["REPS"])
 
@@ -106,14 +109,17 @@ for name, _, jobname in jobs:
         eff = (mine or {}).get("decision") or {}
         said = "-" if eff.get("effect_pct") is None else "%+.1f%% [%s]" % (
             eff["effect_pct"], ", ".join("-" if v is None else "%+.1f%%" % v for v in eff.get("ci_pct") or []))
-        print("transfer-reader: claimed reader_p99=%s fio reader p99=%+.1f%% %s (%d pairs; ms base %s, candidate %s)" % (
-            said, fio, cis, len(base), " ".join("%.2f" % v for v in base), " ".join("%.2f" % v for v in cand)))
+        print("transfer-reader: claimed reader_p99=%s fio reader p99=%+.1f%% %s confirmed=%s (%d pairs; ms base %s, "
+              "candidate %s)" % (said, fio, cis, "yes" if transfer_judge.reader_confirmed(ci) else "no", len(base),
+                                 " ".join("%.2f" % v for v in base), " ".join("%.2f" % v for v in cand)))
         continue
     if claimed is None or fio == 0:
         ratio, sign = "-", "-"
     else:
         ratio, sign = "%.2f" % (claimed / fio), "same" if (claimed > 0) == (fio > 0) else "differs"
-    print("transfer: verdict=%s seconds=%.0f claimed=%s fio=%+.1f%% ratio=%s sign=%s fio_ci=%s job=%s (%d pairs; MB/s base %s, "
-          "candidate %s)" % (verdict, seconds, "none" if claimed is None else "%+.1f%%" % claimed, fio, ratio, sign, cis,
-                             name, len(base), " ".join("%.0f" % v for v in base), " ".join("%.0f" % v for v in cand)))
+    agree, basis = transfer_judge.agreement(verdict, claimed, fio, ci)
+    print("transfer: verdict=%s seconds=%.0f claimed=%s fio=%+.1f%% ratio=%s sign=%s fio_ci=%s agree=%s basis=%s job=%s "
+          "(%d pairs; MB/s base %s, candidate %s)" % (
+              verdict, seconds, "none" if claimed is None else "%+.1f%%" % claimed, fio, ratio, sign, cis, agree, basis,
+              name, len(base), " ".join("%.0f" % v for v in base), " ".join("%.0f" % v for v in cand)))
 sys.stdout.flush()
