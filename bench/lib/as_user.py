@@ -13,7 +13,9 @@ per fio job (fio: the Hodges-Lehmann pseudo-median of the pairs' ratios
 with its 95% interval; agree: transfer_judge's rule), and for a refused
 trade
   transfer-reader: claimed reader_p99=X fio reader p99=Y [lo, hi] confirmed=yes|no
-Environment: WORK (with saved, queue.saved), DIR, SLUICE, DB, REPS."""
+Environment: WORK (with saved, queue.saved), DIR, SLUICE, DB, REPS, and
+TUNE_SIZE (bench/transfer --as-user --size S: --size S added, said in the
+"transfer: command=..." line)."""
 import json
 import os
 import re
@@ -26,9 +28,13 @@ import paired  # noqa: E402
 import transfer_judge  # noqa: E402
 
 W, D, sl, db, reps = os.environ["WORK"], os.environ["DIR"], os.environ["SLUICE"], os.environ["DB"], int(os.environ["REPS"])
+# TUNE_SIZE (bench/transfer --as-user --size S): a burst of the bench's
+# choosing; the default command has none
+command = "sluice tune --quick --dir %s%s" % (D, " --size " + os.environ["TUNE_SIZE"] if os.environ.get("TUNE_SIZE") else "")
+print("transfer: command=%s" % command)
 
 t0 = time.monotonic()
-out = paired.sh("%s --db %s tune --quick --dir %s 2> %s/tune.err" % (sl, db, D, W))
+out = paired.sh("%s --db %s %s 2> %s/tune.err" % (sl, db, command.split(" ", 1)[1], W))
 seconds = time.monotonic() - t0
 with open(os.path.join(W, "tune.out"), "w") as f:
     f.write(out)
