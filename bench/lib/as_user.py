@@ -5,14 +5,17 @@ re-measured by fio on the same burst, baseline and candidate interleaved
   1. the fio job sluice exports for the workload the tune ran;
   2. a plain buffered write + fsync of the same burst (no canary);
   3. when the verdict refused a trade: a buffered writer of the burst beside
-     a 4 KiB direct random reader, the reader's p99 compared.
+     a 4 KiB direct random reader, the reader's p99 compared; and the p99 of
+     the reader sluice runs itself, the exported job's canary-reader, from
+     the runs of 1.
 Prints
   transfer: verdict=better|refused|noise|none seconds=T burst=B claimed=X fio=Y ratio=R sign=S
             fio_ci=[lo,hi] agree=yes|no basis=ratio|both-null|missed
 per fio job (fio: the Hodges-Lehmann pseudo-median of the pairs' ratios
 with its 95% interval; agree: transfer_judge's rule), and for a refused
 trade
-  transfer-reader: claimed reader_p99=X fio reader p99=Y [lo, hi] confirmed=yes|no
+  transfer-reader: job=mixed|sluice-job canary-reader claimed reader_p99=X fio reader p99=Y [lo, hi]
+                   confirmed=yes|no
 Environment: WORK (with saved, queue.saved), DIR, SLUICE, DB, REPS, and
 TUNE_SIZE (bench/transfer --as-user --size S: --size S added, said in the
 "transfer: command=..." line)."""
@@ -79,19 +82,40 @@ jobs = [("sluice-job", sjob, "seqwrite"), ("burst-fsync", pjob, "burst-fsync")]
 if verdict == "refused":
     rates = [float(x) for l in out.splitlines() if l.startswith("calibration:") for x in re.findall(r"([0-9.]+) MB/s", l)]
     rate = rates[-1] if rates else 300.0
-    runtime = max(5, int(size / (rate * 1e6)) + 1)
+    # the reader ends when the writer is durable (exitall), as sluice's
+    # does: a reader of a fixed 5 s beside a 2 GiB burst durable in 1.5 s
+    # measured mostly an idle disk (transfer-as-user-19-size2g.out: p99
+    # -1.0% [-25.2, +28.3] where sluice's reader saw +41.2%)
+    runtime = max(5, int(size / (rate * 1e6)) + 1) * 4
     mixed = ("[global]\ndirectory=%s\nioengine=psync\n"
-             "[writer]\nrw=write\nbs=1M\nsize=%d\nend_fsync=1\nfallocate=none\nunlink=1\nfilename=as-user.writer\n"
+             "[writer]\nrw=write\nbs=1M\nsize=%d\nend_fsync=1\nfallocate=none\nunlink=1\nfilename=as-user.writer\nexitall=1\n"
              "[reader]\nrw=randread\nbs=4k\ndirect=1\nsize=1g\ntime_based=1\nruntime=%d\nfilename=as-user.reader\nunlink=1\n"
              % (D, size, runtime))
     jobs.append(("mixed", mixed, None))
 
 
-def one(job, name):
-    if name:
-        return paired.fio_mb_s(W, job, name)
-    r = next(x for x in paired.fio_json(W, job)["jobs"] if x["jobname"] == "reader")
-    return r["read"]["clat_ns"]["percentile"]["99.000000"] / 1e6
+def p99_ms(j, jobname):
+    r = next((x for x in j["jobs"] if x["jobname"] == jobname), None)
+    return None if r is None else r["read"]["clat_ns"]["percentile"]["99.000000"] / 1e6
+
+
+# a refused trade is checked twice: by the mixed job above (#28's: a
+# writer beside an unthrottled 4 KiB direct reader), and by the reader
+# sluice itself ran, the exported job's canary-reader (one 4 KiB O_DIRECT
+# read every 2 ms, ending with the writer), read from the same fio runs
+canary = ([], [])
+
+
+def one(job, jobname, side):
+    j = paired.fio_json(W, job)
+    if jobname is None:
+        return p99_ms(j, "reader")
+    if jobname == "seqwrite" and verdict == "refused":
+        c = p99_ms(j, "canary-reader")
+        if c is not None:
+            canary[side].append(c)
+    w = next(x for x in j["jobs"] if x["jobname"] == jobname)["write"]
+    return w["io_bytes"] / (w["runtime"] / 1e3) / 1e6   # paired.fio_mb_s's rate: end_fsync inside
 
 
 m = {name: ([], []) for name, _, _ in jobs}
@@ -101,8 +125,11 @@ for r in range(reps):
         if side == 1:
             paired.apply(leader["config"])
         for name, job, jobname in jobs:
-            m[name][side].append(one(job, jobname))
+            m[name][side].append(one(job, jobname, side))
     paired.restore(W)
+if len(canary[0]) == reps and len(canary[1]) == reps:
+    jobs.append(("sluice-job-reader", None, None))
+    m["sluice-job-reader"] = canary
 
 for name, _, jobname in jobs:
     base, cand = m[name]
@@ -115,8 +142,9 @@ for name, _, jobname in jobs:
         eff = (mine or {}).get("decision") or {}
         said = "-" if eff.get("effect_pct") is None else "%+.1f%% [%s]" % (
             eff["effect_pct"], ", ".join("-" if v is None else "%+.1f%%" % v for v in eff.get("ci_pct") or []))
-        print("transfer-reader: claimed reader_p99=%s fio reader p99=%+.1f%% %s confirmed=%s (%d pairs; ms base %s, "
-              "candidate %s)" % (said, fio, cis, "yes" if transfer_judge.reader_confirmed(ci) else "no", len(base),
+        print("transfer-reader: job=%s claimed reader_p99=%s fio reader p99=%+.1f%% %s confirmed=%s (%d pairs; ms base "
+              "%s, candidate %s)" % ("mixed" if name == "mixed" else "sluice-job canary-reader", said, fio, cis,
+                                     "yes" if transfer_judge.reader_confirmed(ci) else "no", len(base),
                                  " ".join("%.2f" % v for v in base), " ".join("%.2f" % v for v in cand)))
         continue
     if claimed is None or fio == 0:
