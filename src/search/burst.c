@@ -105,28 +105,55 @@ uint64_t burst_for_rate(double mb_s, uint64_t free_bytes, uint64_t dirtyable_byt
     return size;
 }
 
+static enum burst_zone zone_of(uint64_t burst_bytes, uint64_t bg, uint64_t dirty)
+{
+    if (!bg || !dirty) return BURST_ZONE_UNKNOWN;
+    return burst_bytes < bg ? BURST_ZONE_BELOW_BG : burst_bytes < bg / 2 + dirty / 2 ? BURST_ZONE_FREE_RUN : BURST_ZONE_THROTTLED;
+}
+
 void burst_regime(uint64_t burst_bytes, uint64_t bg, uint64_t dirty, char *buf, size_t n)
 {
     char b[32], g[32], d[32], f[32];
     units_format_bytes(burst_bytes, b, sizeof b);
     units_format_bytes(bg, g, sizeof g);
     units_format_bytes(dirty, d, sizeof d);
-    if (!bg || !dirty) {
+    enum burst_zone zone = zone_of(burst_bytes, bg, dirty);
+    if (zone == BURST_ZONE_UNKNOWN) {
         snprintf(buf, n, "a burst of %s (the thresholds in force are unknown on this kernel)", b);
         return;
     }
-    uint64_t freerun = bg / 2 + dirty / 2;
-    units_format_bytes(freerun, f, sizeof f);
-    if (burst_bytes < bg)
+    units_format_bytes(bg / 2 + dirty / 2, f, sizeof f);
+    if (zone == BURST_ZONE_BELOW_BG)
         snprintf(buf, n, "a burst of %s, below the background threshold (%s) in force: it stays in the page cache "
                          "until its fsync, so the claim holds for bursts that never reach the disk before fsync", b, g);
-    else if (burst_bytes < freerun)
+    else if (zone == BURST_ZONE_FREE_RUN)
         snprintf(buf, n, "a burst of %s, between the background threshold (%s) and the throttling zone (from %s, "
                          "halfway to the dirty threshold %s) in force: background writeback starts during it, the "
                          "writer is not throttled", b, g, f, d);
     else
         snprintf(buf, n, "a burst of %s, past the throttling zone's start (halfway between the background %s and the "
                          "dirty threshold %s in force): the writer is throttled, the regime of sustained writing", b, g, d);
+}
+
+enum burst_zone burst_zone_now(uint64_t burst_bytes)
+{
+    struct vmstat v;
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    if (vmstat_read(&v) < 0 || !v.has_threshold || !v.has_bg_threshold) return BURST_ZONE_UNKNOWN;
+    return zone_of(burst_bytes, v.bg_thresh * page, v.thresh * page);
+}
+
+void burst_regime_measured(enum burst_zone zone, int runs, int reached, char *buf, size_t n)
+{
+    buf[0] = 0;
+    if (runs <= 0 || zone == BURST_ZONE_UNKNOWN) return;
+    if (zone == BURST_ZONE_THROTTLED && 2 * reached <= runs)
+        snprintf(buf, n, "but the runs measured otherwise: dirty data reached the throttling zone in %d of the "
+                         "baseline's %d runs, written back about as fast as it was written, so the writer was %s "
+                         "throttled and the claim holds for that regime", reached, runs, reached ? "mostly not" : "not");
+    else if (zone != BURST_ZONE_THROTTLED && 2 * reached > runs)
+        snprintf(buf, n, "but the runs measured otherwise: dirty data reached the throttling zone in %d of the "
+                         "baseline's %d runs, so the writer was throttled in most of them", reached, runs);
 }
 
 void burst_regime_now(uint64_t burst_bytes, char *buf, size_t n)

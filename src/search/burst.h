@@ -57,6 +57,21 @@ int burst_calibrate(const struct probe_spec *spec, store *st, struct burst_calib
 uint64_t burst_for_rate(double mb_s, uint64_t free_bytes, uint64_t dirtyable_bytes, uint64_t unit, char *note, size_t n,
                         bool *capped);
 
+/* Where a burst of burst_bytes falls against the thresholds in force, as
+ * burst_regime_now words it: BURST_ZONE_UNKNOWN when they are unknown. */
+enum burst_zone { BURST_ZONE_UNKNOWN, BURST_ZONE_BELOW_BG, BURST_ZONE_FREE_RUN, BURST_ZONE_THROTTLED };
+enum burst_zone burst_zone_now(uint64_t burst_bytes);
+
+/* What the runs measured against what the burst's size predicted (zone):
+ * "" when they agree. A burst past the throttling zone's start whose
+ * dirty data reached the zone in at most half of the baseline's runs
+ * (`runs`, `reached`) was written back about as fast as it was written:
+ * its writer was not throttled, whatever its size says (on this
+ * project's VM an 11 GiB burst reached it in none of its runs, the
+ * writer bound by copying into the page cache: #28). And the other way
+ * round for a burst predicted not to reach the zone. */
+void burst_regime_measured(enum burst_zone zone, int runs, int reached, char *buf, size_t n);
+
 /* The regime a burst of burst_bytes is in against background threshold bg
  * and dirty threshold dirty (bytes; 0 unknown): below the background
  * threshold (the page cache holds it until fsync), between the background

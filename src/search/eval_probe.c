@@ -102,6 +102,9 @@ static void eval_probe_metrics(const struct probe_result *r, struct eval_metrics
         m->v[MET_WRITE_P99] = (double)r->op[PROBE_WRITE].lat.p99_ns / 1e6;
         m->has[MET_WRITE_P99] = true;
     }
+    int zone = probe_threshold_reached(r);
+    m->zone_known = zone >= 0;
+    m->zone_reached = zone > 0;
     if (r->psi.available) {
         m->v[MET_PSI_SOME] = r->psi.some_pct;
         m->v[MET_PSI_FULL] = r->psi.full_pct;

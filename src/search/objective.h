@@ -41,6 +41,9 @@ struct eval_metrics {
     bool stalled;
     double stall_ms;
     unsigned stall_by;
+    /* whether the run's dirty data reached the throttling zone
+     * (probe_threshold_reached); known only for a probe's run */
+    bool zone_known, zone_reached;
 };
 /* The stall signals of a run (PROBE_STALL_* bits) into m->stall_by, and
  * the rule that leaves it out of decisions into m->stalled: the canary's

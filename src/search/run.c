@@ -441,6 +441,7 @@ struct run {
     struct space *sp;
     struct evaluator ev;
     struct session *s;
+    enum burst_zone zone;   /* where the burst's size put it at the thresholds in force (describe_burst) */
 };
 
 bool search_flow_resumable(const struct search_row *row)
@@ -566,6 +567,7 @@ static void describe_burst(struct run *R)
     if (!p->size_bytes || !probe_spec_is_burst(p)) return;
     char regime[512], collapsed[1024];
     burst_regime_now(p->size_bytes, regime, sizeof regime);
+    R->zone = burst_zone_now(p->size_bytes);
     burst_collapse_space(R->sp, p->size_bytes, R->o->burst_dirtyable, collapsed, sizeof collapsed);
     size_t l = strlen(w->note);
     if (!R->resuming)   /* a resumed search's stored note says it already */
@@ -738,6 +740,29 @@ json_t *search_flow_report_json(const struct search_flow_opts *o, const struct s
     return j;
 }
 
+/* The burst's regime as its baseline's runs measured it, beside what its
+ * size predicted (burst_regime_measured): the verdict's regime says so
+ * when they disagree. */
+static void check_burst_regime(struct run *R)
+{
+    const struct search_result *r = &R->out->result;
+    struct search_workload *w = &R->out->workload;
+    if (R->zone == BURST_ZONE_UNKNOWN) return;
+    struct search_config base;
+    space_baseline(R->sp, &base);
+    int runs = 0, reached = 0;
+    for (int i = 0; i < r->ntrials; i++) {
+        const struct search_trial *t = &r->trials[i];
+        if (!t->m.zone_known || !space_config_equal(R->sp, &t->cfg, &base)) continue;
+        runs++;
+        reached += t->m.zone_reached;
+    }
+    char measured[512];
+    burst_regime_measured(R->zone, runs, reached, measured, sizeof measured);
+    size_t l = strlen(w->regime);
+    if (measured[0]) snprintf(w->regime + l, sizeof w->regime - l, "; %s", measured);
+}
+
 /* The search finished: the winner applied when asked, the session ended,
  * the verdict and report stored. */
 static int finish_done(struct run *R)
@@ -746,6 +771,7 @@ static int finish_done(struct run *R)
     const struct search_observer *obs = R->o->observer;
     int status = 0;
     sl_err e;
+    check_burst_regime(R);
     fill_verdict(&R->row, &R->o->spec, R->sp, r);
     bool applied = false;
     if (R->o->apply && r->winner >= 0) {

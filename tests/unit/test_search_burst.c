@@ -63,6 +63,31 @@ TEST(burst_regime_against_the_thresholds)
     CHECK_CONTAINS(buf, "unknown");
 }
 
+/* #28, observed: an 11 GiB burst predicted past the throttling zone's
+ * start reached it in none of its runs (the writer bound by copying into
+ * the page cache, the disk writing back as fast), while the verdict said
+ * "the writer is throttled". The runs' measure is said beside the
+ * prediction when the two disagree, and nothing when they agree. */
+TEST(burst_regime_measured_says_when_the_runs_disagree)
+{
+    char buf[512];
+    burst_regime_measured(BURST_ZONE_THROTTLED, 9, 0, buf, sizeof buf);
+    CHECK_CONTAINS(buf, "in 0 of the baseline's 9 runs");
+    CHECK_CONTAINS(buf, "the writer was not throttled");
+    burst_regime_measured(BURST_ZONE_THROTTLED, 9, 4, buf, sizeof buf);
+    CHECK_CONTAINS(buf, "mostly not throttled");
+    burst_regime_measured(BURST_ZONE_THROTTLED, 9, 5, buf, sizeof buf);
+    CHECK_STR(buf, "");
+    burst_regime_measured(BURST_ZONE_BELOW_BG, 6, 0, buf, sizeof buf);
+    CHECK_STR(buf, "");
+    burst_regime_measured(BURST_ZONE_FREE_RUN, 6, 5, buf, sizeof buf);
+    CHECK_CONTAINS(buf, "throttled in most of them");
+    burst_regime_measured(BURST_ZONE_THROTTLED, 0, 0, buf, sizeof buf);   /* no run knew: nothing said */
+    CHECK_STR(buf, "");
+    burst_regime_measured(BURST_ZONE_UNKNOWN, 9, 0, buf, sizeof buf);
+    CHECK_STR(buf, "");
+}
+
 /* dirty_ratio levels 5..60 and background 1..30 of 20 GiB against a 2 GiB
  * burst: a dirty limit of 4 GiB or more (20%: 4 GiB, 30, 40, 60) never
  * throttles it, a background limit of 2 GiB or more (10%, 15, 20, 30)
