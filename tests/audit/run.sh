@@ -20,7 +20,11 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 cp -a tests/fixtures/modern "$tmp/root"
-export SLUICE_PROFILES="$PWD/profiles"
+# the binary and the profiles are run from $tmp: a checkout under /dev (a
+# clone in /dev/shm) is hidden once the private /dev is mounted over it
+cp "$sluice" "$tmp/sluice" && cp -a profiles "$tmp/profiles" || exit 2
+sluice=$tmp/sluice
+export SLUICE_PROFILES="$tmp/profiles"
 cat > "$tmp/rsyslog.conf" <<EOF
 global(workDirectory="$tmp")
 module(load="imuxsock" SysSock.Use="off")
