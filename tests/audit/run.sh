@@ -18,7 +18,7 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM
+trap 'exit 1' INT TERM HUP PIPE   # a reader that stops early (| head) must not leave rsyslogd running
 cp -a tests/fixtures/modern "$tmp/root"
 # the binary and the profiles are run from $tmp: a checkout under /dev (a
 # clone in /dev/shm) is hidden once the private /dev is mounted over it
