@@ -66,10 +66,11 @@ enum burst_zone burst_zone_now(uint64_t burst_bytes);
  * "" when they agree. A burst past the throttling zone's start whose
  * dirty data reached the zone in at most half of the baseline's runs
  * (`runs`, `reached`) was written back about as fast as it was written:
- * its writer was not throttled, whatever its size says (on this
- * project's VM an 11 GiB burst reached it in none of its runs, the
- * writer bound by copying into the page cache: #28). And the other way
- * round for a burst predicted not to reach the zone. */
+ * its writer was mostly not throttled, whatever its size says (on this
+ * project's VM an 11 GiB burst reached it in 4 of the baseline's 9 runs,
+ * the writer bound by copying into the page cache at 72% system time:
+ * bench/data/transfer-as-user-18.out, #28). And the other way round for
+ * a burst predicted not to reach the zone. */
 void burst_regime_measured(enum burst_zone zone, int runs, int reached, char *buf, size_t n);
 
 /* The regime a burst of burst_bytes is in against background threshold bg
