@@ -64,9 +64,9 @@ TEST(burst_regime_against_the_thresholds)
 }
 
 /* #28, observed: an 11 GiB burst predicted past the throttling zone's
- * start reached it in none of its runs (the writer bound by copying into
- * the page cache, the disk writing back as fast), while the verdict said
- * "the writer is throttled". The runs' measure is said beside the
+ * start reached it in 4 of the baseline's 9 runs (the writer bound by
+ * copying into the page cache, the disk writing back about as fast),
+ * while the verdict said "the writer is throttled". The runs' measure is said beside the
  * prediction when the two disagree, and nothing when they agree. */
 TEST(burst_regime_measured_says_when_the_runs_disagree)
 {
