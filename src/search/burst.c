@@ -111,7 +111,7 @@ static enum burst_zone zone_of(uint64_t burst_bytes, uint64_t bg, uint64_t dirty
     return burst_bytes < bg ? BURST_ZONE_BELOW_BG : burst_bytes < bg / 2 + dirty / 2 ? BURST_ZONE_FREE_RUN : BURST_ZONE_THROTTLED;
 }
 
-void burst_regime(uint64_t burst_bytes, uint64_t bg, uint64_t dirty, char *buf, size_t n)
+enum burst_zone burst_regime(uint64_t burst_bytes, uint64_t bg, uint64_t dirty, char *buf, size_t n)
 {
     char b[32], g[32], d[32], f[32];
     units_format_bytes(burst_bytes, b, sizeof b);
@@ -120,7 +120,7 @@ void burst_regime(uint64_t burst_bytes, uint64_t bg, uint64_t dirty, char *buf, 
     enum burst_zone zone = zone_of(burst_bytes, bg, dirty);
     if (zone == BURST_ZONE_UNKNOWN) {
         snprintf(buf, n, "a burst of %s (the thresholds in force are unknown on this kernel)", b);
-        return;
+        return zone;
     }
     units_format_bytes(bg / 2 + dirty / 2, f, sizeof f);
     if (zone == BURST_ZONE_BELOW_BG)
@@ -133,14 +133,7 @@ void burst_regime(uint64_t burst_bytes, uint64_t bg, uint64_t dirty, char *buf, 
     else
         snprintf(buf, n, "a burst of %s, past the throttling zone's start (halfway between the background %s and the "
                          "dirty threshold %s in force): the writer is throttled, the regime of sustained writing", b, g, d);
-}
-
-enum burst_zone burst_zone_now(uint64_t burst_bytes)
-{
-    struct vmstat v;
-    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-    if (vmstat_read(&v) < 0 || !v.has_threshold || !v.has_bg_threshold) return BURST_ZONE_UNKNOWN;
-    return zone_of(burst_bytes, v.bg_thresh * page, v.thresh * page);
+    return zone;
 }
 
 void burst_regime_measured(enum burst_zone zone, int runs, int reached, char *buf, size_t n)
@@ -156,12 +149,12 @@ void burst_regime_measured(enum burst_zone zone, int runs, int reached, char *bu
                          "baseline's %d runs, so the writer was throttled in most of them", reached, runs);
 }
 
-void burst_regime_now(uint64_t burst_bytes, char *buf, size_t n)
+enum burst_zone burst_regime_now(uint64_t burst_bytes, char *buf, size_t n)
 {
     struct vmstat v;
     uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
     bool known = vmstat_read(&v) == 0 && v.has_threshold && v.has_bg_threshold;
-    burst_regime(burst_bytes, known ? v.bg_thresh * page : 0, known ? v.thresh * page : 0, buf, n);
+    return burst_regime(burst_bytes, known ? v.bg_thresh * page : 0, known ? v.thresh * page : 0, buf, n);
 }
 
 /* The bytes level i of dimension dm stands for. */

@@ -57,10 +57,9 @@ int burst_calibrate(const struct probe_spec *spec, store *st, struct burst_calib
 uint64_t burst_for_rate(double mb_s, uint64_t free_bytes, uint64_t dirtyable_bytes, uint64_t unit, char *note, size_t n,
                         bool *capped);
 
-/* Where a burst of burst_bytes falls against the thresholds in force, as
- * burst_regime_now words it: BURST_ZONE_UNKNOWN when they are unknown. */
+/* Where a burst falls against the thresholds (burst_regime returns it with
+ * its words): BURST_ZONE_UNKNOWN when they are unknown. */
 enum burst_zone { BURST_ZONE_UNKNOWN, BURST_ZONE_BELOW_BG, BURST_ZONE_FREE_RUN, BURST_ZONE_THROTTLED };
-enum burst_zone burst_zone_now(uint64_t burst_bytes);
 
 /* What the runs measured against what the burst's size predicted (zone):
  * "" when they agree. A burst past the throttling zone's start whose
@@ -68,19 +67,20 @@ enum burst_zone burst_zone_now(uint64_t burst_bytes);
  * (`runs`, `reached`) was written back about as fast as it was written:
  * its writer was mostly not throttled, whatever its size says (on this
  * project's VM an 11 GiB burst reached it in 4 of the baseline's 9 runs,
- * the writer bound by copying into the page cache at 72% system time:
- * bench/data/transfer-as-user-18.out, #28). And the other way round for
- * a burst predicted not to reach the zone. */
+ * the writer bound by copying into the page cache: #28's runs 18 and 21,
+ * whose databases bench/transfer kept; bench/lib/as_user.py now prints
+ * the count). And the other way round for a burst predicted not to reach
+ * the zone. */
 void burst_regime_measured(enum burst_zone zone, int runs, int reached, char *buf, size_t n);
 
 /* The regime a burst of burst_bytes is in against background threshold bg
  * and dirty threshold dirty (bytes; 0 unknown): below the background
  * threshold (the page cache holds it until fsync), between the background
  * threshold and the throttling zone, or throttled (past halfway between
- * the two, where balance_dirty_pages starts throttling). A sentence. */
-void burst_regime(uint64_t burst_bytes, uint64_t bg, uint64_t dirty, char *buf, size_t n);
+ * the two, where balance_dirty_pages starts throttling). A sentence, and the zone it names. */
+enum burst_zone burst_regime(uint64_t burst_bytes, uint64_t bg, uint64_t dirty, char *buf, size_t n);
 /* The same against the thresholds in force now (vmstat). */
-void burst_regime_now(uint64_t burst_bytes, char *buf, size_t n);
+enum burst_zone burst_regime_now(uint64_t burst_bytes, char *buf, size_t n);
 
 /* The bytes an unprivileged writer may still use under dir, 0 when unknown. */
 uint64_t burst_free_under(const char *dir);

@@ -566,8 +566,7 @@ static void describe_burst(struct run *R)
     const struct probe_spec *p = &R->o->probe;
     if (!p->size_bytes || !probe_spec_is_burst(p)) return;
     char regime[512], collapsed[1024];
-    burst_regime_now(p->size_bytes, regime, sizeof regime);
-    R->zone = burst_zone_now(p->size_bytes);
+    R->zone = burst_regime_now(p->size_bytes, regime, sizeof regime);
     burst_collapse_space(R->sp, p->size_bytes, R->o->burst_dirtyable, collapsed, sizeof collapsed);
     size_t l = strlen(w->note);
     if (!R->resuming)   /* a resumed search's stored note says it already */

@@ -52,14 +52,14 @@ TEST(burst_follows_the_disk_not_the_memory)
 TEST(burst_regime_against_the_thresholds)
 {
     char buf[512];
-    burst_regime(1 * GiB, 2 * GiB, 4 * GiB, buf, sizeof buf);
+    CHECK_INT(burst_regime(1 * GiB, 2 * GiB, 4 * GiB, buf, sizeof buf), BURST_ZONE_BELOW_BG);
     CHECK_CONTAINS(buf, "below the background threshold");
     CHECK_CONTAINS(buf, "never reach the disk before fsync");
-    burst_regime(5 * GiB / 2, 2 * GiB, 4 * GiB, buf, sizeof buf);
+    CHECK_INT(burst_regime(5 * GiB / 2, 2 * GiB, 4 * GiB, buf, sizeof buf), BURST_ZONE_FREE_RUN);
     CHECK_CONTAINS(buf, "between the background threshold");
-    burst_regime(3 * GiB, 2 * GiB, 4 * GiB, buf, sizeof buf);   /* from halfway: 3 GiB */
+    CHECK_INT(burst_regime(3 * GiB, 2 * GiB, 4 * GiB, buf, sizeof buf), BURST_ZONE_THROTTLED);   /* from halfway: 3 GiB */
     CHECK_CONTAINS(buf, "throttled");
-    burst_regime(3 * GiB, 0, 0, buf, sizeof buf);
+    CHECK_INT(burst_regime(3 * GiB, 0, 0, buf, sizeof buf), BURST_ZONE_UNKNOWN);
     CHECK_CONTAINS(buf, "unknown");
 }
 
