@@ -8,7 +8,10 @@ re-measured by fio on the same burst, baseline and candidate interleaved
      a 4 KiB direct random reader, the reader's p99 compared; and the p99 of
      the reader sluice runs itself, the exported job's canary-reader, from
      the runs of 1.
-Prints
+Prints what the plan said against what ran
+  transfer-plan: plan: N evaluations of about S s; ran M (by role), ... apart;
+                 baseline runs reaching the throttling zone R of B
+then
   transfer: verdict=better|refused|noise|none seconds=T burst=B claimed=X fio=Y ratio=R sign=S
             fio_ci=[lo,hi] agree=yes|no basis=ratio|both-null|missed
 per fio job (fio: the Hodges-Lehmann pseudo-median of the pairs' ratios
@@ -43,9 +46,32 @@ with open(os.path.join(W, "tune.out"), "w") as f:
     f.write(out)
 for l in out.splitlines():
     if l.startswith(("calibration:", "sizing:", "plan:", "verdict:", "  regime:", "confirmation:", "  winner:")):
-        print("tune> " + l[:400])
+        # the regime whole: what the runs measured comes at its end
+        print("tune> " + (l if l.startswith("  regime:") else l[:400]))
 
-row = sqlite3.connect(db).execute("SELECT result_json, workload_text FROM searches ORDER BY id DESC LIMIT 1").fetchone()
+con = sqlite3.connect(db)
+row = con.execute("SELECT result_json, workload_text FROM searches ORDER BY id DESC LIMIT 1").fetchone()
+# what the plan said against what ran: the evaluations by role, the time
+# between them, and the baseline's runs that reached the throttling zone
+# (reached_dirty_threshold) with their system CPU share (#28: a 5-minute
+# plan of 35 evaluations ran 18)
+trials = con.execute("SELECT t.role, t.elapsed_ms, t.config_text, r.reached_dirty_threshold, r.cpu_sys_pct "
+                     "FROM trials t LEFT JOIN runs r ON r.uuid = t.run_uuid "
+                     "WHERE t.search_id = (SELECT max(id) FROM searches) ORDER BY t.seq").fetchall()
+if trials:
+    base = trials[0][2]
+    roles = {}
+    for t in trials:
+        roles[t[0]] = roles.get(t[0], 0) + 1
+    gaps = sorted((b[1] - a[1]) / 1e3 for a, b in zip(trials, trials[1:]))
+    bz = [t[3] for t in trials if t[2] == base and t[3] is not None]
+    bs = sorted(t[4] for t in trials if t[2] == base and t[4] is not None)
+    plan = next((l for l in out.splitlines() if l.startswith("plan:")), "plan: -")
+    print("transfer-plan: %s; ran %d evaluations (%s), first %.1f s, then %.1f s apart (median); baseline runs reaching "
+          "the throttling zone %d of %d, system CPU %s%% (median)" % (
+              plan.split(" (")[0], len(trials), ", ".join("%s %d" % kv for kv in roles.items()), trials[0][1] / 1e3,
+              gaps[len(gaps) // 2] if gaps else 0, sum(bz), len(bz), "%.0f" % bs[len(bs) // 2] if bs else "-"))
+
 j = json.loads(row[0])
 size = int(next(l.split("=", 1)[1] for l in row[1].splitlines() if l.startswith("size_bytes=")))
 conf = j.get("confirmation") if isinstance(j.get("confirmation"), dict) else None
@@ -114,8 +140,7 @@ def one(job, jobname, side):
         c = p99_ms(j, "canary-reader")
         if c is not None:
             canary[side].append(c)
-    w = next(x for x in j["jobs"] if x["jobname"] == jobname)["write"]
-    return w["io_bytes"] / (w["runtime"] / 1e3) / 1e6   # paired.fio_mb_s's rate: end_fsync inside
+    return paired.job_mb_s(j, jobname)
 
 
 m = {name: ([], []) for name, _, _ in jobs}

@@ -66,12 +66,17 @@ def fio_json(work, job):
     return json.loads(sh("fio --output-format=json %s" % path))
 
 
-def fio_mb_s(work, job, name):
-    """The MB/s of the job named name: its bytes over its runtime, end_fsync
-    inside (time to durable); fio's start-up, layout and unlink outside, as
-    they are outside sluice's window."""
-    w = next(x for x in fio_json(work, job)["jobs"] if x["jobname"] == name)["write"]
+def job_mb_s(result, name):
+    """The MB/s of the job named name in a fio JSON result: its bytes over
+    its runtime, end_fsync inside (time to durable); fio's start-up, layout
+    and unlink outside, as they are outside sluice's window."""
+    w = next(x for x in result["jobs"] if x["jobname"] == name)["write"]
     return w["io_bytes"] / (w["runtime"] / 1e3) / 1e6
+
+
+def fio_mb_s(work, job, name):
+    """Run job and return job_mb_s of the job named name."""
+    return job_mb_s(fio_json(work, job), name)
 
 
 def signed_rank_lower(n, alpha):
