@@ -42,7 +42,9 @@ struct eval_metrics {
     double stall_ms;
     unsigned stall_by;
     /* whether the run's dirty data reached the throttling zone
-     * (probe_threshold_reached); known only for a probe's run */
+     * (probe_threshold_reached); known only for a run a probe measured in
+     * this process (not stored with the trial: a resumed search counts the
+     * runs it measured after the resume) */
     bool zone_known, zone_reached;
 };
 /* The stall signals of a run (PROBE_STALL_* bits) into m->stall_by, and
