@@ -70,6 +70,75 @@ int burst_calibrate(const struct probe_spec *spec, store *st, struct burst_calib
     return rc < 0 ? sl_prefix(e, SL_EFAIL, "the calibration run") : 0;
 }
 
+bool burst_check_wanted(const struct burst_calibration *c, uint64_t size_bytes)
+{
+    return c->mb_s > 0 && c->bytes && size_bytes > (uint64_t)BURST_CHECK_RATIO * c->bytes;
+}
+
+int burst_check(const struct probe_spec *spec, store *st, struct burst_calibration *c, sl_err *e)
+{
+    struct probe_spec s = *spec;
+    s.repeat = 1;
+    double t0 = now_s();
+    struct probe *p;
+    if (probe_open_recorded(&s, st, &p, e) < 0) return sl_prefix(e, SL_EFAIL, "the sized burst's run");
+    struct probe_result *r = probe_result_new();
+    int rc = probe_rep(p, 0, r, NULL, e);
+    sl_err se;
+    if (rc == 0 && st && probe_store(st, r, &se) == 0)
+        snprintf(c->check_run_uuid, sizeof c->check_run_uuid, "%s", r->uuid);
+    if (rc == 0 && !(r->mb_s > 0))
+        rc = sl_fail(e, SL_EFAIL, "the sized burst's run measured no throughput: give the burst with --size");
+    probe_close(p);   /* its removal is part of every evaluation's time */
+    if (rc == 0) {
+        c->check_bytes = s.size_bytes;
+        c->check_mb_s = r->mb_s;
+        c->check_wall_s = now_s() - t0;
+    }
+    probe_result_free(r);
+    return rc < 0 ? sl_prefix(e, SL_EFAIL, "the sized burst's run") : 0;
+}
+
+double burst_rate_mb_s(const struct burst_calibration *c)
+{
+    return c->check_bytes && c->check_mb_s > 0 ? c->check_mb_s : c->mb_s;
+}
+
+double burst_setup_seconds(const struct burst_calibration *c)
+{
+    double setup = c->check_bytes && c->check_mb_s > 0 ? c->check_wall_s - (double)c->check_bytes / (c->check_mb_s * 1e6)
+                 : c->mb_s > 0 ? c->wall_s - (double)c->bytes / (c->mb_s * 1e6) : 0;
+    return setup > 0.5 ? setup : 0.5;
+}
+
+double burst_run_seconds(const struct burst_calibration *c, uint64_t size_bytes)
+{
+    double mb_s = burst_rate_mb_s(c);
+    return mb_s > 0 ? (double)size_bytes / (mb_s * 1e6) + burst_setup_seconds(c) : 0;
+}
+
+uint64_t burst_fit_check(const struct burst_calibration *c, uint64_t size, uint64_t unit, char *note, size_t n)
+{
+    if (n) note[0] = 0;
+    if (!c->check_bytes || !(c->check_mb_s > 0) || c->check_wall_s <= BURST_CHECK_SLACK * BURST_TARGET_S) return size;
+    /* writing gets what set-up leaves of the target, at least a quarter of it */
+    double setup = burst_setup_seconds(c), io_s = BURST_TARGET_S - setup;
+    if (io_s < BURST_TARGET_S / 4) io_s = BURST_TARGET_S / 4;
+    double want = io_s * c->check_mb_s * 1e6;
+    uint64_t fit = want >= (double)size ? size : (uint64_t)want;
+    if (unit == 0) unit = 1;
+    fit = fit / unit * unit;
+    if (fit < unit) fit = unit;
+    if (fit >= size) return size;
+    char was[32], now[32];
+    units_format_bytes(size, was, sizeof was);
+    units_format_bytes(fit, now, sizeof now);
+    snprintf(note, n, "a run of that burst took %.1f s (%.0f MB/s, %.1f s of it opening and removing its files), more "
+                      "than the %.0f s the calibration promised: the burst is %s instead of %s, about %.0f s a run",
+             c->check_wall_s, c->check_mb_s, setup, BURST_TARGET_S, now, was, burst_run_seconds(c, fit));
+    return fit;
+}
+
 uint64_t burst_for_rate(double mb_s, uint64_t free_bytes, uint64_t dirtyable_bytes, uint64_t unit, char *note, size_t n,
                         bool *capped)
 {

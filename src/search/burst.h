@@ -34,12 +34,32 @@
 /* A disk slower than this gets the plan's warning and a smaller burst. */
 #define BURST_SLOW_MB_S 50.0
 
+/* The calibration's 512 MiB stays below the background threshold on a
+ * machine with memory: it measures copying into the page cache and one
+ * fsync, not a burst that writeback and throttling meet. On this project's
+ * VM it measured 1455 MB/s and sized an 11 GiB burst for 8 s a run, whose
+ * runs then took 14 s each, removal of the 11 GiB file included: the plan
+ * said 35 evaluations, 18 ran, and the confirmation got 5 runs a side
+ * (bench/data/transfer-as-user-25.out). So a sized burst more than
+ * BURST_CHECK_RATIO times the calibration's is run once itself, at the
+ * current settings, through the probe's whole cycle (open, run, remove);
+ * when that took more than BURST_CHECK_SLACK times BURST_TARGET_S, the
+ * burst shrinks to what fits BURST_TARGET_S at the rate and set-up that run
+ * measured, and the plan times runs by it. */
+#define BURST_CHECK_RATIO 4
+#define BURST_CHECK_SLACK 1.25
+
 /* What the calibration run measured, at the settings in force. */
 struct burst_calibration {
     double mb_s;           /* write + fsync, bytes over the time to durable */
     double wall_s;         /* the whole run, set-up included */
     uint64_t bytes;
     char run_uuid[37];     /* the stored run ("" when not stored) */
+    /* the sized burst's own run (check_bytes 0: not run) */
+    uint64_t check_bytes;
+    double check_mb_s;     /* its write + fsync rate */
+    double check_wall_s;   /* open, run and removal of its files */
+    char check_run_uuid[37];
 };
 
 /* Run spec (a buffered writer) BURST_CALIBRATION_RUNS times writing
@@ -56,6 +76,34 @@ int burst_calibrate(const struct probe_spec *spec, store *st, struct burst_calib
  * note (n bytes) says what was sized and why. */
 uint64_t burst_for_rate(double mb_s, uint64_t free_bytes, uint64_t dirtyable_bytes, uint64_t unit, char *note, size_t n,
                         bool *capped);
+
+/* Whether a burst of size_bytes, sized from calibration c, is to be run
+ * once itself before the search (BURST_CHECK_RATIO). */
+bool burst_check_wanted(const struct burst_calibration *c, uint64_t size_bytes);
+
+/* Run spec's burst (spec->size_bytes) once at the current settings through
+ * the probe's whole cycle, store the run in st (NULL: not stored), and keep
+ * its rate and time in c. -1 with e when the probe cannot run. */
+int burst_check(const struct probe_spec *spec, store *st, struct burst_calibration *c, sl_err *e);
+
+/* The burst that fits BURST_TARGET_S a run at what the check measured:
+ * size when the check took at most BURST_CHECK_SLACK times that (or did
+ * not run), else smaller, a whole number of units, never larger. note (n
+ * bytes, "" when unchanged) says what the check measured and what it
+ * changed. */
+uint64_t burst_fit_check(const struct burst_calibration *c, uint64_t size, uint64_t unit, char *note, size_t n);
+
+/* The seconds one run of a size_bytes burst takes, set-up and removal
+ * included, from what c measured: the check's rate and set-up when it ran,
+ * else the calibration's (at least 0.5 s of set-up). 0 when c measured
+ * nothing. */
+double burst_run_seconds(const struct burst_calibration *c, uint64_t size_bytes);
+
+/* The part of burst_run_seconds that is not writing. */
+double burst_setup_seconds(const struct burst_calibration *c);
+
+/* The rate burst_run_seconds writes at. */
+double burst_rate_mb_s(const struct burst_calibration *c);
 
 /* Where a burst falls against the thresholds (burst_regime returns it with
  * its words): BURST_ZONE_UNKNOWN when they are unknown. */

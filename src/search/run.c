@@ -552,9 +552,20 @@ static int calibrate_burst(struct run *R, sl_err *e)
     if (probe_spec_resolve(&r, e) < 0) return -1;
     uint64_t free_bytes = burst_free_under(o->probe.dir[0]);
     bool capped;
-    o->probe.size_bytes = burst_for_rate(c->mb_s, free_bytes, o->burst_dirtyable, r.bs * (uint64_t)r.threads,
-                                         R->out->workload.note, sizeof R->out->workload.note, &capped);
-    R->out->workload.capped = capped;
+    uint64_t unit = r.bs * (uint64_t)r.threads;
+    struct search_workload *w = &R->out->workload;
+    o->probe.size_bytes = burst_for_rate(c->mb_s, free_bytes, o->burst_dirtyable, unit, w->note, sizeof w->note, &capped);
+    w->capped = capped;
+    if (!burst_check_wanted(c, o->probe.size_bytes)) return 0;
+    char b[32];
+    units_format_bytes(o->probe.size_bytes, b, sizeof b);
+    note(R->o->observer, "timing the sized burst: one run of %s at the current settings, its files removed after, "
+         "before the plan", b);
+    if (burst_check(&o->probe, R->st, c, e) < 0) return -1;
+    char fit[512];
+    o->probe.size_bytes = burst_fit_check(c, o->probe.size_bytes, unit, fit, sizeof fit);
+    size_t l = strlen(w->note);
+    if (fit[0]) snprintf(w->note + l, sizeof w->note - l, "; %s", fit);
     return 0;
 }
 
@@ -615,18 +626,15 @@ static int fix_workload(struct run *R, sl_err *e)
     return 0;
 }
 
-/* The time one evaluation takes: the calibrated rate's for a burst (its
- * set-up as the calibration run's), the measured window and ramp for a
+/* The time one evaluation takes: for a burst, what the calibration (or
+ * the sized burst's own run) measured (burst_run_seconds), the measured window and ramp for a
  * workload that runs for a time; 0 when unknown (the oracle). */
 static double run_seconds(const struct run *R)
 {
     const struct burst_calibration *c = &R->out->calibration;
     const struct probe_spec *p = &R->o->probe;
     if (!R->probe_mode) return 0;
-    if (c->mb_s > 0 && p->size_bytes) {
-        double io_s = (double)c->bytes / (c->mb_s * 1e6), setup = c->wall_s - io_s;
-        return (double)p->size_bytes / (c->mb_s * 1e6) + (setup > 0.5 ? setup : 0.5);
-    }
+    if (c->mb_s > 0 && p->size_bytes) return burst_run_seconds(c, p->size_bytes);
     struct probe_spec r = *p;
     sl_err e;
     if (probe_spec_resolve(&r, &e) < 0) return 0;
@@ -658,8 +666,8 @@ static int make_plan(struct run *R, sl_err *e)
     const struct burst_calibration *c = &R->out->calibration;
     if (c->mb_s > 0 && s->budget_ms > 0) {
         /* the burst whose runs fit the budget, set-up kept */
-        double per_run = (double)s->budget_ms / 1000 / p->verdict_evals - (run_s - (double)R->o->probe.size_bytes / (c->mb_s * 1e6));
-        unsigned long long mib = (unsigned long long)(per_run * c->mb_s * 1e6) >> 20;
+        double per_run = (double)s->budget_ms / 1000 / p->verdict_evals - burst_setup_seconds(c);
+        unsigned long long mib = (unsigned long long)(per_run * burst_rate_mb_s(c) * 1e6) >> 20;
         if (per_run > 0.5 && mib > 0) snprintf(alt, sizeof alt, ", or a smaller burst: --size %lluM", mib);
     }
     if (s->budget_ms > 0 && (s->budget_evals <= 0 || s->budget_ms / 1000.0 / run_s < s->budget_evals))

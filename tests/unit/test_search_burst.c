@@ -49,6 +49,43 @@ TEST(burst_follows_the_disk_not_the_memory)
     CHECK(burst_for_rate(0.001, 0, 0, MiB, note, sizeof note, &capped) == MiB);
 }
 
+/* #28, run 25: 512 MiB calibrated at 1455 MB/s sized an 11 GiB burst for
+ * 8 s a run; its runs took 14 s (about 1000 MB/s, 2.5 s opening and
+ * removing an 11 GiB file), so the plan's 35 evaluations were 18. The
+ * sized burst's own run now times it, and a burst that overruns shrinks. */
+TEST(burst_fit_check_shrinks_a_burst_whose_own_run_overran)
+{
+    struct burst_calibration c = { .mb_s = 1455, .wall_s = 0.7, .bytes = 512 * MiB };
+    char note[512];
+    uint64_t sized = 11 * GiB;
+    CHECK(burst_check_wanted(&c, sized));
+    CHECK(!burst_check_wanted(&c, 2 * GiB));              /* the calibration's own regime */
+    CHECK(!burst_check_wanted(&(struct burst_calibration){ 0 }, sized));
+    /* not run: the calibration times it, and nothing changes */
+    CHECK(burst_fit_check(&c, sized, MiB, note, sizeof note) == sized);
+    CHECK(note[0] == 0);
+    CHECK_NEAR(burst_run_seconds(&c, sized), (double)sized / 1455e6 + 0.5, 0.01);
+    /* the run took 14.3 s at 1000 MB/s: 2.5 s of set-up and removal */
+    c.check_bytes = sized;
+    c.check_mb_s = 1000;
+    c.check_wall_s = (double)sized / 1e9 + 2.5;
+    CHECK_NEAR(burst_setup_seconds(&c), 2.5, 0.01);
+    uint64_t fit = burst_fit_check(&c, sized, MiB, note, sizeof note);
+    CHECK(fit < sized && fit % MiB == 0);
+    CHECK_NEAR(burst_run_seconds(&c, fit), BURST_TARGET_S, 0.05);
+    CHECK_NEAR((double)fit, (BURST_TARGET_S - 2.5) * 1e9, 1.0 * MiB);
+    CHECK_CONTAINS(note, "a run of that burst took 14.3 s (1000 MB/s, 2.5 s of it opening and removing its files)");
+    CHECK_CONTAINS(note, "about 8 s a run");
+    /* within the slack: kept */
+    c.check_wall_s = BURST_CHECK_SLACK * BURST_TARGET_S;
+    CHECK(burst_fit_check(&c, sized, MiB, note, sizeof note) == sized);
+    CHECK(note[0] == 0);
+    /* set-up alone past the target: writing keeps a quarter of it */
+    c.check_wall_s = (double)sized / 1e9 + 30;
+    fit = burst_fit_check(&c, sized, MiB, note, sizeof note);
+    CHECK_NEAR((double)fit, BURST_TARGET_S / 4 * 1e9, 1.0 * MiB);
+}
+
 TEST(burst_regime_against_the_thresholds)
 {
     char buf[512];
