@@ -36,12 +36,12 @@ static void print_calibration(const struct burst_calibration *c)
     printf("calibration: %s written and synced at the current settings, %d times: %.0f MB/s the last time (%.1f s, "
            "set-up included%s%.8s)\n", b, BURST_CALIBRATION_RUNS, c->mb_s, c->wall_s, c->run_uuid[0] ? ", run " : "",
            c->run_uuid);
-    if (c->check_bytes) {
+    for (int i = 0; i < c->nsteps; i++) {
         char run[48] = "";
-        if (c->check_run_uuid[0]) snprintf(run, sizeof run, ", run %.8s", c->check_run_uuid);
-        units_format_bytes(c->check_bytes, b, sizeof b);
-        printf("calibration: the sized burst, %s, written and synced once: %.0f MB/s (%.1f s, opening and removing its "
-               "files included%s)\n", b, c->check_mb_s, c->check_wall_s, run);
+        if (i == c->nsteps - 1 && c->step_run_uuid[0]) snprintf(run, sizeof run, ", run %.8s", c->step_run_uuid);
+        units_format_bytes(c->step[i].bytes, b, sizeof b);
+        printf("calibration: %s written and synced once: %.0f MB/s (%.1f s, opening and removing its files included%s)\n",
+               b, c->step[i].mb_s, c->step[i].wall_s, run);
     }
     if (c->mb_s < BURST_SLOW_MB_S)
         printf("calibration: this disk writes slower than %.0f MB/s: the burst is sized to take about %.0f s a run\n",

@@ -70,73 +70,113 @@ int burst_calibrate(const struct probe_spec *spec, store *st, struct burst_calib
     return rc < 0 ? sl_prefix(e, SL_EFAIL, "the calibration run") : 0;
 }
 
-bool burst_check_wanted(const struct burst_calibration *c, uint64_t size_bytes)
+int burst_step_run(const struct probe_spec *spec, store *st, struct burst_calibration *c, sl_err *e)
 {
-    return c->mb_s > 0 && c->bytes && size_bytes > (uint64_t)BURST_CHECK_RATIO * c->bytes;
-}
-
-int burst_check(const struct probe_spec *spec, store *st, struct burst_calibration *c, sl_err *e)
-{
+    if (c->nsteps >= BURST_STEPS_MAX) return sl_fail(e, SL_EFAIL, "the burst's series ran %d times", c->nsteps);
     struct probe_spec s = *spec;
     s.repeat = 1;
     double t0 = now_s();
     struct probe *p;
-    if (probe_open_recorded(&s, st, &p, e) < 0) return sl_prefix(e, SL_EFAIL, "the sized burst's run");
+    if (probe_open_recorded(&s, st, &p, e) < 0) return sl_prefix(e, SL_EFAIL, "timing the burst");
     struct probe_result *r = probe_result_new();
     int rc = probe_rep(p, 0, r, NULL, e);
     sl_err se;
-    if (rc == 0 && st && probe_store(st, r, &se) == 0)
-        snprintf(c->check_run_uuid, sizeof c->check_run_uuid, "%s", r->uuid);
+    if (rc == 0 && st && probe_store(st, r, &se) == 0) snprintf(c->step_run_uuid, sizeof c->step_run_uuid, "%s", r->uuid);
     if (rc == 0 && !(r->mb_s > 0))
-        rc = sl_fail(e, SL_EFAIL, "the sized burst's run measured no throughput: give the burst with --size");
+        rc = sl_fail(e, SL_EFAIL, "a run timing the burst measured no throughput: give the burst with --size");
     probe_close(p);   /* its removal is part of every evaluation's time */
-    if (rc == 0) {
-        c->check_bytes = s.size_bytes;
-        c->check_mb_s = r->mb_s;
-        c->check_wall_s = now_s() - t0;
-    }
+    if (rc == 0) c->step[c->nsteps++] = (struct burst_step){ .bytes = s.size_bytes, .mb_s = r->mb_s, .wall_s = now_s() - t0 };
     probe_result_free(r);
-    return rc < 0 ? sl_prefix(e, SL_EFAIL, "the sized burst's run") : 0;
+    return rc < 0 ? sl_prefix(e, SL_EFAIL, "timing the burst") : 0;
+}
+
+static uint64_t whole_units(double bytes, uint64_t unit)
+{
+    if (unit == 0) unit = 1;
+    uint64_t b = bytes > 1e18 ? (uint64_t)1e18 : bytes < 0 ? 0 : (uint64_t)bytes;
+    b = b / unit * unit;
+    return b < unit ? unit : b;
+}
+
+/* "2.0 GiB in 2.4 s, 4.0 GiB in 11.2 s" */
+static void steps_text(const struct burst_calibration *c, char *buf, size_t n)
+{
+    size_t l = 0;
+    buf[0] = 0;
+    for (int i = 0; i < c->nsteps && l < n; i++) {
+        char b[32];
+        units_format_bytes(c->step[i].bytes, b, sizeof b);
+        int w = snprintf(buf + l, n - l, "%s%s in %.1f s", i ? ", " : "", b, c->step[i].wall_s);
+        if (w < 0) break;
+        l += (size_t)w;
+    }
+}
+
+static int series_done(struct burst_calibration *c, uint64_t chosen, double run_s, const char *why, uint64_t *size,
+                       char *note, size_t n)
+{
+    *size = chosen;
+    c->fit_bytes = chosen;
+    c->fit_s = run_s;
+    if (n) note[0] = 0;
+    if (!c->nsteps) return 0;
+    char runs[256], b[32];
+    steps_text(c, runs, sizeof runs);
+    units_format_bytes(chosen, b, sizeof b);
+    snprintf(note, n, "timed at the current settings, opening and removing the files included: %s; %s: burst %s, "
+                      "about %.0f s a run", runs, why, b, run_s);
+    return 0;
+}
+
+int burst_next_step(struct burst_calibration *c, uint64_t most, uint64_t unit, uint64_t *next, uint64_t *size,
+                    char *note, size_t n)
+{
+    uint64_t first = whole_units((double)c->bytes * BURST_CHECK_RATIO, unit);
+    if (c->nsteps == 0) {
+        if (!(c->mb_s > 0) || !c->bytes || most <= first) return series_done(c, most, 0, "", size, note, n);
+        *next = first;
+        return 1;
+    }
+    const struct burst_step *last = &c->step[c->nsteps - 1];
+    /* the point before the last: the previous run, or the calibration's */
+    struct burst_step prev = c->nsteps > 1 ? c->step[c->nsteps - 2]
+                                           : (struct burst_step){ .bytes = c->bytes, .mb_s = c->mb_s, .wall_s = c->wall_s };
+    if (last->wall_s > BURST_CHECK_SLACK * BURST_TARGET_S) {
+        double slope = (last->wall_s - prev.wall_s) / ((double)last->bytes - (double)prev.bytes);
+        double want = slope > 0 && prev.wall_s < BURST_TARGET_S
+                    ? (double)prev.bytes + (BURST_TARGET_S - prev.wall_s) / slope : (double)prev.bytes;
+        uint64_t fit = whole_units(want, unit);
+        if (fit > last->bytes) fit = last->bytes;
+        return series_done(c, fit, BURST_TARGET_S, "the last took longer than the target, so the burst is cut back "
+                           "along the line through the last two", size, note, n);
+    }
+    if (last->wall_s >= BURST_GROW_ENOUGH * BURST_TARGET_S || last->bytes >= most || c->nsteps >= BURST_STEPS_MAX)
+        return series_done(c, last->bytes, last->wall_s,
+                           last->wall_s >= BURST_GROW_ENOUGH * BURST_TARGET_S ? "the last is near the target"
+                                                                               : "the last is the sized burst", size, note, n);
+    uint64_t twice = whole_units((double)last->bytes * 2, unit);
+    *next = twice > most ? most : twice;
+    return 1;
 }
 
 double burst_rate_mb_s(const struct burst_calibration *c)
 {
-    return c->check_bytes && c->check_mb_s > 0 ? c->check_mb_s : c->mb_s;
+    return c->nsteps ? c->step[c->nsteps - 1].mb_s : c->mb_s;
 }
 
 double burst_setup_seconds(const struct burst_calibration *c)
 {
-    double setup = c->check_bytes && c->check_mb_s > 0 ? c->check_wall_s - (double)c->check_bytes / (c->check_mb_s * 1e6)
+    const struct burst_step *last = c->nsteps ? &c->step[c->nsteps - 1] : NULL;
+    double setup = last && last->mb_s > 0 ? last->wall_s - (double)last->bytes / (last->mb_s * 1e6)
                  : c->mb_s > 0 ? c->wall_s - (double)c->bytes / (c->mb_s * 1e6) : 0;
     return setup > 0.5 ? setup : 0.5;
 }
 
 double burst_run_seconds(const struct burst_calibration *c, uint64_t size_bytes)
 {
+    if (c->fit_s > 0 && size_bytes == c->fit_bytes) return c->fit_s;
     double mb_s = burst_rate_mb_s(c);
     return mb_s > 0 ? (double)size_bytes / (mb_s * 1e6) + burst_setup_seconds(c) : 0;
-}
-
-uint64_t burst_fit_check(const struct burst_calibration *c, uint64_t size, uint64_t unit, char *note, size_t n)
-{
-    if (n) note[0] = 0;
-    if (!c->check_bytes || !(c->check_mb_s > 0) || c->check_wall_s <= BURST_CHECK_SLACK * BURST_TARGET_S) return size;
-    /* writing gets what set-up leaves of the target, at least a quarter of it */
-    double setup = burst_setup_seconds(c), io_s = BURST_TARGET_S - setup;
-    if (io_s < BURST_TARGET_S / 4) io_s = BURST_TARGET_S / 4;
-    double want = io_s * c->check_mb_s * 1e6;
-    uint64_t fit = want >= (double)size ? size : (uint64_t)want;
-    if (unit == 0) unit = 1;
-    fit = fit / unit * unit;
-    if (fit < unit) fit = unit;
-    if (fit >= size) return size;
-    char was[32], now[32];
-    units_format_bytes(size, was, sizeof was);
-    units_format_bytes(fit, now, sizeof now);
-    snprintf(note, n, "a run of that burst took %.1f s (%.0f MB/s, %.1f s of it opening and removing its files), more "
-                      "than the %.0f s the calibration promised: the burst is %s instead of %s, about %.0f s a run",
-             c->check_wall_s, c->check_mb_s, setup, BURST_TARGET_S, now, was, burst_run_seconds(c, fit));
-    return fit;
 }
 
 uint64_t burst_for_rate(double mb_s, uint64_t free_bytes, uint64_t dirtyable_bytes, uint64_t unit, char *note, size_t n,

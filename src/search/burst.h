@@ -36,18 +36,32 @@
 
 /* The calibration's 512 MiB stays below the background threshold on a
  * machine with memory: it measures copying into the page cache and one
- * fsync, not a burst that writeback and throttling meet. On this project's
- * VM it measured 1455 MB/s and sized an 11 GiB burst for 8 s a run, whose
- * runs then took 14 s each, removal of the 11 GiB file included: the plan
- * said 35 evaluations, 18 ran, and the confirmation got 5 runs a side
- * (bench/data/transfer-as-user-25.out). So a sized burst more than
- * BURST_CHECK_RATIO times the calibration's is run once itself, at the
- * current settings, through the probe's whole cycle (open, run, remove);
- * when that took more than BURST_CHECK_SLACK times BURST_TARGET_S, the
- * burst shrinks to what fits BURST_TARGET_S at the rate and set-up that run
- * measured, and the plan times runs by it. */
+ * fsync, not a burst that writeback and throttling meet, and a virtual
+ * disk's host cache takes a small burst far faster than a large one. On
+ * this project's VM it measured 1455 MB/s and sized an 11 GiB burst for 8 s
+ * a run, whose runs took 14 s (the plan said 35 evaluations, 18 ran:
+ * bench/data/transfer-as-user-25.out); an hour later the same 11 GiB took
+ * 35 s (366 MB/s) while 1.5 GiB took 2 s (transfer-as-user-26.out): a
+ * run's time is far from proportional to its burst. So when the burst the
+ * calibration sizes is more than BURST_CHECK_RATIO times its own, the
+ * bursts between are run once each at the current settings, through the
+ * probe's whole cycle (open, write + fsync, removal), doubling from that
+ * ratio until a run takes BURST_GROW_ENOUGH of BURST_TARGET_S or reaches
+ * the sized burst; one that took more than BURST_CHECK_SLACK times the
+ * target is cut back along the line through the last two runs, which a
+ * run time that grows faster than the burst only overestimates. The plan
+ * times runs by these runs. */
 #define BURST_CHECK_RATIO 4
+#define BURST_GROW_ENOUGH 0.7
 #define BURST_CHECK_SLACK 1.25
+#define BURST_STEPS_MAX 8
+
+/* One run of the series: its burst, rate and whole time. */
+struct burst_step {
+    uint64_t bytes;
+    double mb_s;
+    double wall_s;   /* open, write + fsync, removal */
+};
 
 /* What the calibration run measured, at the settings in force. */
 struct burst_calibration {
@@ -55,11 +69,12 @@ struct burst_calibration {
     double wall_s;         /* the whole run, set-up included */
     uint64_t bytes;
     char run_uuid[37];     /* the stored run ("" when not stored) */
-    /* the sized burst's own run (check_bytes 0: not run) */
-    uint64_t check_bytes;
-    double check_mb_s;     /* its write + fsync rate */
-    double check_wall_s;   /* open, run and removal of its files */
-    char check_run_uuid[37];
+    /* the series towards the burst's own regime (nsteps 0: not run) */
+    int nsteps;
+    struct burst_step step[BURST_STEPS_MAX];
+    char step_run_uuid[37];  /* the last one's stored run */
+    uint64_t fit_bytes;      /* the burst the series chose */
+    double fit_s;            /* and its time a run (0: by the calibration's rate) */
 };
 
 /* Run spec (a buffered writer) BURST_CALIBRATION_RUNS times writing
@@ -77,26 +92,23 @@ int burst_calibrate(const struct probe_spec *spec, store *st, struct burst_calib
 uint64_t burst_for_rate(double mb_s, uint64_t free_bytes, uint64_t dirtyable_bytes, uint64_t unit, char *note, size_t n,
                         bool *capped);
 
-/* Whether a burst of size_bytes, sized from calibration c, is to be run
- * once itself before the search (BURST_CHECK_RATIO). */
-bool burst_check_wanted(const struct burst_calibration *c, uint64_t size_bytes);
+/* The series' next step: 1 with *next, the burst to run next; 0 when it
+ * is done, with *size (at most `most`, the burst the calibration sized, a
+ * whole number of units) and c->fit_s set; note (n bytes, "" when nothing
+ * ran) says what the runs measured and what was chosen. Pure: the unit
+ * tests drive it with made-up runs. */
+int burst_next_step(struct burst_calibration *c, uint64_t most, uint64_t unit, uint64_t *next, uint64_t *size,
+                    char *note, size_t n);
 
-/* Run spec's burst (spec->size_bytes) once at the current settings through
- * the probe's whole cycle, store the run in st (NULL: not stored), and keep
- * its rate and time in c. -1 with e when the probe cannot run. */
-int burst_check(const struct probe_spec *spec, store *st, struct burst_calibration *c, sl_err *e);
-
-/* The burst that fits BURST_TARGET_S a run at what the check measured:
- * size when the check took at most BURST_CHECK_SLACK times that (or did
- * not run), else smaller, a whole number of units, never larger. note (n
- * bytes, "" when unchanged) says what the check measured and what it
- * changed. */
-uint64_t burst_fit_check(const struct burst_calibration *c, uint64_t size, uint64_t unit, char *note, size_t n);
+/* Run a burst of spec->size_bytes once at the current settings through the
+ * probe's whole cycle, store it in st (NULL: not stored), and append it to
+ * c's steps. -1 with e when the probe cannot run. */
+int burst_step_run(const struct probe_spec *spec, store *st, struct burst_calibration *c, sl_err *e);
 
 /* The seconds one run of a size_bytes burst takes, set-up and removal
- * included, from what c measured: the check's rate and set-up when it ran,
- * else the calibration's (at least 0.5 s of set-up). 0 when c measured
- * nothing. */
+ * included, from what c measured: the series' choice (fit_s) for its burst,
+ * else the last run's rate and set-up (the series', or the calibration's,
+ * at least 0.5 s of set-up). 0 when c measured nothing. */
 double burst_run_seconds(const struct burst_calibration *c, uint64_t size_bytes);
 
 /* The part of burst_run_seconds that is not writing. */

@@ -53,8 +53,8 @@ void search_cost_estimate(const struct search_flow_opts *o, struct search_cost *
     search_plan_scale_confirmation(&s, &c->plan);
     c->over_budget = c->plan.evals < c->plan.verdict_evals;
     c->need_ms = c->run_known ? search_plan_verdict_ms(&c->plan) : 0;
-    /* at most: the sized burst's own run, when it is that much larger than the calibration's (burst.h) */
+    /* at most: the runs timing the burst, doubling up to it, about twice it (burst.h) */
     uint64_t check = c->burst_sized && c->burst_bytes > (uint64_t)BURST_CHECK_RATIO * (c->calibration_bytes / BURST_CALIBRATION_RUNS)
-                   ? c->burst_bytes : 0;
+                   ? 2 * c->burst_bytes : 0;
     if (c->burst_bytes) c->write_bytes = c->calibration_bytes + check + c->burst_bytes * (uint64_t)c->plan.evals;
 }

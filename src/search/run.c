@@ -556,16 +556,20 @@ static int calibrate_burst(struct run *R, sl_err *e)
     struct search_workload *w = &R->out->workload;
     o->probe.size_bytes = burst_for_rate(c->mb_s, free_bytes, o->burst_dirtyable, unit, w->note, sizeof w->note, &capped);
     w->capped = capped;
-    if (!burst_check_wanted(c, o->probe.size_bytes)) return 0;
-    char b[32];
-    units_format_bytes(o->probe.size_bytes, b, sizeof b);
-    note(R->o->observer, "timing the sized burst: one run of %s at the current settings, its files removed after, "
-         "before the plan", b);
-    if (burst_check(&o->probe, R->st, c, e) < 0) return -1;
-    char fit[512];
-    o->probe.size_bytes = burst_fit_check(c, o->probe.size_bytes, unit, fit, sizeof fit);
+    /* the burst's own regime: bursts between the calibration's and this
+     * one, run once each, time it (burst.h) */
+    uint64_t next, most = o->probe.size_bytes;
+    char timed[768];
+    while (burst_next_step(c, most, unit, &next, &o->probe.size_bytes, timed, sizeof timed) == 1) {
+        char b[32];
+        units_format_bytes(next, b, sizeof b);
+        note(R->o->observer, "timing the burst: %s written and synced once at the current settings", b);
+        struct probe_spec step = o->probe;
+        step.size_bytes = next;
+        if (burst_step_run(&step, R->st, c, e) < 0) return -1;
+    }
     size_t l = strlen(w->note);
-    if (fit[0]) snprintf(w->note + l, sizeof w->note - l, "; %s", fit);
+    if (timed[0]) snprintf(w->note + l, sizeof w->note - l, "; %s", timed);
     return 0;
 }
 

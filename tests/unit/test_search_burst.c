@@ -49,41 +49,71 @@ TEST(burst_follows_the_disk_not_the_memory)
     CHECK(burst_for_rate(0.001, 0, 0, MiB, note, sizeof note, &capped) == MiB);
 }
 
-/* #28, run 25: 512 MiB calibrated at 1455 MB/s sized an 11 GiB burst for
- * 8 s a run; its runs took 14 s (about 1000 MB/s, 2.5 s opening and
- * removing an 11 GiB file), so the plan's 35 evaluations were 18. The
- * sized burst's own run now times it, and a burst that overruns shrinks. */
-TEST(burst_fit_check_shrinks_a_burst_whose_own_run_overran)
+/* A disk whose host takes `cached` bytes at cache_mb_s and the rest at
+ * disk_mb_s, each run paying setup_s: a run's time against its burst. */
+struct fake_disk { double cached, cache_mb_s, disk_mb_s, setup_s; };
+
+static double fake_run_s(const struct fake_disk *d, uint64_t bytes)
 {
-    struct burst_calibration c = { .mb_s = 1455, .wall_s = 0.7, .bytes = 512 * MiB };
-    char note[512];
-    uint64_t sized = 11 * GiB;
-    CHECK(burst_check_wanted(&c, sized));
-    CHECK(!burst_check_wanted(&c, 2 * GiB));              /* the calibration's own regime */
-    CHECK(!burst_check_wanted(&(struct burst_calibration){ 0 }, sized));
-    /* not run: the calibration times it, and nothing changes */
-    CHECK(burst_fit_check(&c, sized, MiB, note, sizeof note) == sized);
-    CHECK(note[0] == 0);
-    CHECK_NEAR(burst_run_seconds(&c, sized), (double)sized / 1455e6 + 0.5, 0.01);
-    /* the run took 14.3 s at 1000 MB/s: 2.5 s of set-up and removal */
-    c.check_bytes = sized;
-    c.check_mb_s = 1000;
-    c.check_wall_s = (double)sized / 1e9 + 2.5;
-    CHECK_NEAR(burst_setup_seconds(&c), 2.5, 0.01);
-    uint64_t fit = burst_fit_check(&c, sized, MiB, note, sizeof note);
-    CHECK(fit < sized && fit % MiB == 0);
-    CHECK_NEAR(burst_run_seconds(&c, fit), BURST_TARGET_S, 0.05);
-    CHECK_NEAR((double)fit, (BURST_TARGET_S - 2.5) * 1e9, 1.0 * MiB);
-    CHECK_CONTAINS(note, "a run of that burst took 14.3 s (1000 MB/s, 2.5 s of it opening and removing its files)");
-    CHECK_CONTAINS(note, "about 8 s a run");
-    /* within the slack: kept */
-    c.check_wall_s = BURST_CHECK_SLACK * BURST_TARGET_S;
-    CHECK(burst_fit_check(&c, sized, MiB, note, sizeof note) == sized);
-    CHECK(note[0] == 0);
-    /* set-up alone past the target: writing keeps a quarter of it */
-    c.check_wall_s = (double)sized / 1e9 + 30;
-    fit = burst_fit_check(&c, sized, MiB, note, sizeof note);
-    CHECK_NEAR((double)fit, BURST_TARGET_S / 4 * 1e9, 1.0 * MiB);
+    double b = (double)bytes, fast = b < d->cached ? b : d->cached;
+    return d->setup_s + fast / (d->cache_mb_s * 1e6) + (b - fast) / (d->disk_mb_s * 1e6);
+}
+
+/* Drive burst_next_step as calibrate_burst does, the runs from the fake disk. */
+static uint64_t fake_series(struct burst_calibration *c, const struct fake_disk *d, uint64_t most, char *note, size_t n)
+{
+    uint64_t next, size = 0;
+    while (burst_next_step(c, most, MiB, &next, &size, note, n) == 1) {
+        CHECK(next <= most && next % MiB == 0);
+        double t = fake_run_s(d, next);
+        c->step[c->nsteps++] = (struct burst_step){ .bytes = next, .wall_s = t, .mb_s = (double)next / (t - d->setup_s) / 1e6 };
+    }
+    return size;
+}
+
+/* #28: 512 MiB calibrated at 1455 MB/s sized an 11 GiB burst for 8 s a
+ * run; its runs took 14 s (transfer-as-user-25.out), and an hour later 35 s,
+ * while 1.5 GiB took 2 s (transfer-as-user-26.out). The bursts between
+ * are timed, doubling from 2 GiB, and the plan gets what they measured. */
+TEST(burst_series_times_the_burst_in_its_own_regime)
+{
+    char note[768];
+    struct burst_calibration c = { .mb_s = 1442, .wall_s = 0.8, .bytes = 512 * MiB };
+    /* a disk like run 26's: the host took about 2 GiB fast, then 250 MB/s */
+    struct fake_disk slow = { .cached = 2.0 * GiB, .cache_mb_s = 1500, .disk_mb_s = 250, .setup_s = 1.0 };
+    uint64_t size = fake_series(&c, &slow, 11 * GiB, note, sizeof note);
+    CHECK(c.nsteps == 2 && c.step[0].bytes == 2 * GiB && c.step[1].bytes == 4 * GiB);
+    CHECK(c.step[1].wall_s > BURST_CHECK_SLACK * BURST_TARGET_S);   /* 4 GiB: 11 s */
+    CHECK(size > 2 * GiB && size < 4 * GiB);
+    double t = fake_run_s(&slow, size);
+    CHECK(t <= BURST_TARGET_S + 0.01 && t >= BURST_GROW_ENOUGH * BURST_TARGET_S);
+    CHECK(burst_run_seconds(&c, size) == BURST_TARGET_S);
+    CHECK_CONTAINS(note, "2.0 GiB in 2.4 s, 4.0 GiB in");
+    CHECK_CONTAINS(note, "cut back along the line through the last two");
+    /* run 25's: 1000 MB/s past the cache and 2.5 s to open and remove */
+    struct fake_disk fast = { .cached = 2.0 * GiB, .cache_mb_s = 1500, .disk_mb_s = 1000, .setup_s = 2.5 };
+    memset(&c, 0, sizeof c);
+    c = (struct burst_calibration){ .mb_s = 1455, .wall_s = 0.7, .bytes = 512 * MiB };
+    size = fake_series(&c, &fast, 11 * GiB, note, sizeof note);
+    CHECK(size == 4 * GiB);                                  /* 2 GiB 3.9 s, 4 GiB 6.1 s: near enough */
+    CHECK_NEAR(burst_run_seconds(&c, size), fake_run_s(&fast, 4 * GiB), 1e-9);
+    CHECK_CONTAINS(note, "the last is near the target: burst 4.0 GiB, about 6 s a run");
+    /* a burst capped at twice what the series would try first: the cap */
+    memset(&c, 0, sizeof c);
+    c = (struct burst_calibration){ .mb_s = 1455, .wall_s = 0.7, .bytes = 512 * MiB };
+    size = fake_series(&c, &(struct fake_disk){ .cached = 64 * GiB, .cache_mb_s = 3000, .disk_mb_s = 3000, .setup_s = 0.5 },
+                       3 * GiB, note, sizeof note);
+    CHECK(size == 3 * GiB && c.nsteps == 2 && c.step[1].bytes == 3 * GiB);
+    CHECK_CONTAINS(note, "the last is the sized burst");
+    /* within the calibration's own regime: nothing runs, its rate times it */
+    memset(&c, 0, sizeof c);
+    c = (struct burst_calibration){ .mb_s = 1455, .wall_s = 0.7, .bytes = 512 * MiB };
+    size = fake_series(&c, &slow, 2 * GiB, note, sizeof note);
+    CHECK(size == 2 * GiB && c.nsteps == 0 && note[0] == 0);
+    CHECK_NEAR(burst_run_seconds(&c, size), 2.0 * GiB / 1455e6 + 0.5, 0.01);
+    /* no calibration: nothing to time against */
+    memset(&c, 0, sizeof c);
+    CHECK(fake_series(&c, &slow, 11 * GiB, note, sizeof note) == 11 * GiB && c.nsteps == 0);
 }
 
 TEST(burst_regime_against_the_thresholds)
