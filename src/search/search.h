@@ -71,6 +71,11 @@ struct search_spec {
      * by round (search.c, confirm_decide; default 10); 0: never, always
      * --test unpaired */
     int confirm_paired_from;
+    /* confirm_reps is the plan's (search_plan_scale_confirmation), not
+     * --confirm-runs: once EXPLORE_MIN runs show the pace, a time budget
+     * that buys more evaluations than the plan counted grows it (search.c,
+     * follow_pace) */
+    bool confirm_follows_pace;
 };
 /* The options of a search spec as rows (search_opts.c): what `search`,
  * `tune` and the Search screen set, their bounds, help and defaults. */

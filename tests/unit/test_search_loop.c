@@ -205,6 +205,40 @@ TEST(search_drops_a_race_the_time_left_cannot_afford)
     fx_done(&r, &ev);
 }
 
+/* bench/data/transfer-as-user-27.out: a plan of 49 evaluations of 6.1 s
+ * kept 7 runs a side for the confirmation; the runs took 2.1 s, so 100
+ * ran, 74 of them exploring and racing, and the confirmation had 8 a side
+ * ([-15.8, +106.9]). Once EXPLORE_MIN runs show the pace, the plan's
+ * confirmation grows to its share of what the budget buys; a
+ * --confirm-runs the user gave does not. The fake clock: about 1 s a run,
+ * 150 s for the 100 evaluations' cap. */
+TEST(search_confirmation_follows_the_runs_pace)
+{
+    fx_setup();
+    for (int user = 0; user <= 1; user++) {
+        struct search_spec s;
+        struct evaluator ev;
+        fx_synthetic(&s, &ev, "bo", 100, 3, 11, 5, 0.03, false);
+        s.budget_ms = 150000;
+        struct search_plan p;
+        if (user) s.confirm_reps = 7;
+        else {
+            search_plan_make(&s, 3.0, SEARCH_NOISE_SD_ASSUMED, &p);
+            search_plan_scale_confirmation(&s, &p);
+            CHECK_INT(s.confirm_reps, 7);   /* 50 evaluations planned */
+        }
+        fake_now = 0;
+        struct search_hooks hk = { .now_ms = fake_clock };
+        struct search_result r;
+        fx_run(&s, &ev, &hk, &r);
+        CHECK(r.confirm.candidate >= 0);
+        if (user) CHECK(count_role(&r, TRIAL_CONFIRM) <= 3 * (7 + 2));   /* a runner-up may get its own rounds */
+        else CHECK(count_role(&r, TRIAL_CONFIRM) >= 2 * 15);
+        CHECK_INT(s.confirm_reps, 7);   /* the caller's spec is not changed */
+        fx_done(&r, &ev);
+    }
+}
+
 struct tape {
     struct search_trial t[128];
     int n, stop_at, replay_n;
