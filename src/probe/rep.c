@@ -1,6 +1,7 @@
 /* rep — one repetition: drain dirty data, make reads cold, fresh seed, run
  * the workload beside the canary, and fill the result. */
 #include "probe/probe_internal.h"
+#include "probe/settle.h"
 #include "core/interrupt.h"
 #include "core/sysfs.h"
 #include "core/units.h"
@@ -49,6 +50,29 @@ static void drain(struct probe_ctx *c, struct probe_result *r)
         struct timespec ts = { 0, 50 * 1000000L };
         nanosleep(&ts, NULL);
     }
+}
+
+/* The host takes back what the previous run freed before this one starts
+ * (settle.h): on the real system, where the kernel counts it. */
+static void settle_freed_memory(struct probe_ctx *c, struct probe_result *r)
+{
+    long long v;
+    sl_err e;
+    /* tmpfs and small runs: see SETTLE_MIN_BYTES */
+    if (!c->has_disk || c->spec.size_bytes < SETTLE_MIN_BYTES) return;
+    if (!sysfs_is_real_root() || sysfs_read_ll(SETTLE_REPORTED_KIB, &v, &e) < 0) return;
+    struct settle s;
+    settle_begin(&s, probe_now_ns() / 1000000ull, (uint64_t)v);
+    int rc = 0;
+    while (rc == 0 && !atomic_load(&c->stop) && !interrupt_signal) {
+        struct timespec ts = { 0, 50 * 1000000L };
+        nanosleep(&ts, NULL);
+        if (sysfs_read_ll(SETTLE_REPORTED_KIB, &v, &e) < 0) return;
+        rc = settle_step(&s, probe_now_ns() / 1000000ull, (uint64_t)v);
+    }
+    if (rc < 0)
+        note_add(r, "%s", "this VM was still handing freed memory back to its host after 6 s (free page reporting): "
+                          "the run may have met pages the host took back");
 }
 
 /* Cold reads: drop the page cache when we are root on the real system,
@@ -227,6 +251,8 @@ int probe_rep(struct probe *p, int rep, struct probe_result *r, struct probe_pro
         make_cold(c, r);
     }
     if (c->ops->rep_begin) rc = c->ops->rep_begin(c, &err);
+    /* after rep_begin: its truncation frees the previous repetition's pages */
+    if (rc == 0 && !(c->ops->flags & WL_NO_IO)) settle_freed_memory(c, r);
     if (rc == 0 && c->spec.idle_ms) idle_before(c);
     struct canary *k = NULL;
     if (rc == 0 && c->spec.canary) {

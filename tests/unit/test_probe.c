@@ -1,6 +1,7 @@
 /* Probe engine: counter parsing and metric arithmetic, the workload table,
  * the null workload end to end, and the stored histogram blob. */
 #include "harness.h"
+#include "probe/settle.h"
 #include "probe/probe.h"
 #include "probe/sample.h"
 #include "probe/workload.h"
@@ -395,4 +396,33 @@ TEST(probe_null_deterministic_and_knob_driven)
     CHECK(strcmp(c[0].config_hash, a[0].config_hash) != 0);
     sl_err e;
     sysfs_set_root(NULL, &e);
+}
+
+/* The wave a removed file set off on this project's VM (0.2-1.8 s after
+ * it, about 1 GiB in 300 ms): a run starts once it is over, or when none
+ * began within SETTLE_NONE_MS, and gives up at SETTLE_MAX_MS. */
+TEST(settle_waits_for_the_free_page_reporting_wave)
+{
+    struct settle s;
+    /* a wave at 1.7 s: 384, 768, 956 MiB, then still */
+    settle_begin(&s, 0, 1000);
+    uint64_t t = 0, v = 1000;
+    int rc = 0;
+    while (rc == 0 && t < 10000) {
+        t += 50;
+        if (t >= 1750 && t < 2000) v += 128 * 1024;
+        rc = settle_step(&s, t, v);
+    }
+    CHECK_INT(rc, 1);
+    CHECK(t >= 1950 + SETTLE_QUIET_MS && t <= 2000 + SETTLE_QUIET_MS);
+    /* none came */
+    settle_begin(&s, 0, 5);
+    for (t = 50, rc = 0; rc == 0; t += 50) rc = settle_step(&s, t, 5);
+    CHECK_INT(rc, 1);
+    CHECK_INT((long long)(t - 50), SETTLE_NONE_MS);
+    /* still moving at the limit: given up */
+    settle_begin(&s, 0, 0);
+    for (t = 50, v = 0, rc = 0; rc == 0; t += 50) rc = settle_step(&s, t, ++v);
+    CHECK_INT(rc, -1);
+    CHECK_INT((long long)(t - 50), SETTLE_MAX_MS);
 }

@@ -152,6 +152,46 @@ TEST(a_refusal_the_fresh_runs_do_not_bear_out_is_dropped)
     fx_done(&r, &ev);
 }
 
+/* bench/data/transfer-as-user-27.out: the race refused leader 0 (+29.3%,
+ * reader p99 +65.6% on 3-5 race runs), the confirmation measured leader 1
+ * and did not confirm it, and the verdict then named leader 0's refusal,
+ * which no fresh run had measured (fio's mixed job: reader -1.1%
+ * [-21.5, +29.7]). After a confirmation only its own candidate can be the
+ * refusal the verdict names. */
+TEST(after_a_confirmation_only_its_candidate_can_be_refused)
+{
+    fx_setup();
+    struct search_spec s;
+    fx_spec(&s, "bo", 40, 3);
+    struct objective o;
+    sl_err e;
+    CHECK_INT(objective_parse("throughput,reader_p99<=baseline", &o, &e), 0);
+    struct search_config base;
+    space_baseline(&wb, &base);
+    struct search_result r;
+    memset(&r, 0, sizeof r);
+    r.nleaders = 2;
+    r.winner = -1;
+    r.leader[0].refused = true;
+    r.leader[0].ci.est = 0.29;
+    r.leader[1].ci.est = 0.36;
+    r.confirm.candidate = 1;
+    r.confirm.runner_up = -1;
+    r.confirm.outcome = CONFIRM_NOISE;
+    search_side_effects(&s, &o, &wb, NULL, 0, &base, &r);
+    CHECK_INT(r.effects.leader, -1);
+    /* refused again on the fresh runs: that refusal is the verdict */
+    r.confirm.candidate = 0;
+    r.confirm.outcome = CONFIRM_CONFIRMED;
+    search_side_effects(&s, &o, &wb, NULL, 0, &base, &r);
+    CHECK_INT(r.effects.leader, 0);
+    /* no confirmation ran: the race's refusal is all there is */
+    r.confirm.candidate = -1;
+    r.confirm.outcome = CONFIRM_NONE;
+    search_side_effects(&s, &o, &wb, NULL, 0, &base, &r);
+    CHECK_INT(r.effects.leader, 0);
+}
+
 TEST(throughput_only_recommends_the_win_and_states_the_trade)
 {
     fx_setup();
