@@ -123,8 +123,8 @@ static int series_done(struct burst_calibration *c, uint64_t chosen, double run_
     char runs[256], b[32];
     steps_text(c, runs, sizeof runs);
     units_format_bytes(chosen, b, sizeof b);
-    snprintf(note, n, "timed at the current settings, opening and removing the files included: %s; %s: burst %s, "
-                      "about %.0f s a run", runs, why, b, run_s);
+    snprintf(note, n, "burst %s for every configuration, about %.0f s a run, as runs at the current settings timed it "
+                      "(%s, opening and removing the files included): %s", b, run_s, runs, why);
     return 0;
 }
 

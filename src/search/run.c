@@ -571,8 +571,12 @@ static int calibrate_burst(struct run *R, sl_err *e)
         step.size_bytes = next;
         if (burst_step_run(&step, R->st, c, e) < 0) return -1;
     }
-    size_t l = strlen(w->note);
-    if (timed[0]) snprintf(w->note + l, sizeof w->note - l, "; %s", timed);
+    if (timed[0]) {
+        char was[32];
+        units_format_bytes(most, was, sizeof was);
+        snprintf(w->note, sizeof w->note, "%s (the calibration's rate alone, %.0f MB/s, sized %s; --size sets another, "
+                 "--throttled sizes it past the largest dirty limit)", timed, c->mb_s, was);
+    }
     return 0;
 }
 
