@@ -11,8 +11,12 @@
  * at 400-650 MB/s: back to back, a 1.5 GiB writer measured 394, 1491, 873,
  * 1504, 647, 1286, 410 and 1318 MB/s, slow exactly when the counter moved
  * during the run (bench/data/page-reporting.out). After the wave, eight
- * runs measured 434-455 MB/s. So a run starts after the wave: the memory
- * as a burst after a quiet spell finds it, the same for every run. */
+ * runs measured 434-455 MB/s. So a run starts after the wave, and every
+ * run finds memory in the same state: what the wave left unreported (this
+ * kernel waits for 1 GiB before it reports) and the rest the host's. That
+ * is not quite a burst after a long quiet spell, which finds it all the
+ * host's: run 31's first 512 MiB and 2 GiB runs wrote at 322-343 MB/s, its
+ * search's 2 GiB runs at 570-660 (bench/data/transfer-as-user-31.out). */
 #ifndef SLUICE_PROBE_SETTLE_H
 #define SLUICE_PROBE_SETTLE_H
 
