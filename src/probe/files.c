@@ -2,7 +2,9 @@
  * measuring (fio "Laying out IO file"; a fallocated file reads as zeros
  * without touching the device). */
 #include "probe/probe_internal.h"
+#include "probe/settle.h"
 #include "core/interrupt.h"
+#include "core/sysfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -126,6 +128,13 @@ void probe_fio_global(const struct probe_spec *s, FILE *out, const char *rw)
     if (s->idle_ms)
         fprintf(out, "; sluice's --idle-before: no I/O for this long before the run\nstartdelay=%llums\n",
                 (unsigned long long)s->idle_ms);
+    /* the wait a run starts with on a VM that reports free pages (settle.h),
+     * which fio has no option for */
+    if (s->size_bytes >= SETTLE_MIN_BYTES && sysfs_is_real_root() && sysfs_exists(SETTLE_REPORTED_KIB))
+        fprintf(out, "; sluice starts each run once this VM has handed the memory the previous run freed back to its\n"
+                     "; host (free page reporting: %s); fio cannot wait for that:\n"
+                     "; leave about 3 s between runs, or each runs at whatever speed the wave leaves it\n",
+                SETTLE_REPORTED_KIB);
     fprintf(out, "randrepeat=0\nrandseed=%llu\ngroup_reporting=1\n", (unsigned long long)s->seed);
     /* sluice writes the same random buffer each time; fio by default alters it per write */
     fprintf(out, "scramble_buffers=0\n");
