@@ -1,7 +1,8 @@
 /* burst — how much a buffered writer writes in each evaluation of a
  * search: the user's burst (--size), by default one a quick tune can
- * afford (one run of about BURST_TARGET_S at the rate a calibration run
- * measured, capped by free space and by memory), or, with --throttled,
+ * afford (one run of about BURST_TARGET_S: sized from the rate a
+ * calibration run measured, capped by free space and by memory, then
+ * timed by runs of the bursts between, burst_next_step), or, with --throttled,
  * twice the largest dirty limit the space can set. Sized once, before the
  * first evaluation: every configuration then runs the same work. Also
  * what the burst means against the thresholds (its regime), and which
