@@ -78,3 +78,11 @@ uint64_t vmstat_dirtyable_bytes(void)
     if (v.has_bg_threshold && v.bg_thresh && b > 0) return v.bg_thresh * 100 / (uint64_t)b * page;
     return v.has_dirtyable ? (v.nr_free + v.nr_file) * page : 0;
 }
+
+int vmstat_reported_kib(uint64_t *kib)
+{
+    long long v;
+    if (sysfs_read_ll(VMSTAT_REPORTED_KIB, &v, NULL) < 0 || v < 0) return -1;
+    *kib = (uint64_t)v;
+    return 0;
+}

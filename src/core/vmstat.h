@@ -35,5 +35,10 @@ uint64_t vmstat_freerun(const struct vmstat *v);
  * background pair); free + file pages only when both are set in bytes.
  * 0 when /proc/vmstat cannot be read. */
 uint64_t vmstat_dirtyable_bytes(void);
+/* What a VM's free page reporting has handed back to its host, in KiB:
+ * the counter this project's VM kernel keeps at VMSTAT_REPORTED_KIB
+ * (mainline keeps none), read through sysfs. -1 when there is none. */
+#define VMSTAT_REPORTED_KIB "/sys/module/page_reporting/parameters/reported_kib"
+int vmstat_reported_kib(uint64_t *kib);
 
 #endif

@@ -5,6 +5,7 @@
 #include "probe/settle.h"
 #include "core/interrupt.h"
 #include "core/sysfs.h"
+#include "core/vmstat.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -130,11 +131,12 @@ void probe_fio_global(const struct probe_spec *s, FILE *out, const char *rw)
                 (unsigned long long)s->idle_ms);
     /* the wait a run starts with on a VM that reports free pages (settle.h),
      * which fio has no option for */
-    if (s->size_bytes >= SETTLE_MIN_BYTES && sysfs_is_real_root() && sysfs_exists(SETTLE_REPORTED_KIB))
+    uint64_t kib;
+    if (s->size_bytes >= SETTLE_MIN_BYTES && sysfs_is_real_root() && vmstat_reported_kib(&kib) == 0)
         fprintf(out, "; sluice starts each run once this VM has handed the memory the previous run freed back to its\n"
                      "; host (free page reporting: %s); fio cannot wait for that:\n"
                      "; leave about 3 s between runs, or each runs at whatever speed the wave leaves it\n",
-                SETTLE_REPORTED_KIB);
+                VMSTAT_REPORTED_KIB);
     fprintf(out, "randrepeat=0\nrandseed=%llu\ngroup_reporting=1\n", (unsigned long long)s->seed);
     /* sluice writes the same random buffer each time; fio by default alters it per write */
     fprintf(out, "scramble_buffers=0\n");

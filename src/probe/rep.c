@@ -5,6 +5,7 @@
 #include "core/interrupt.h"
 #include "core/sysfs.h"
 #include "core/units.h"
+#include "core/vmstat.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -56,19 +57,18 @@ static void drain(struct probe_ctx *c, struct probe_result *r)
  * (settle.h): on the real system, where the kernel counts it. */
 static void settle_freed_memory(struct probe_ctx *c, struct probe_result *r)
 {
-    long long v;
-    sl_err e;
+    uint64_t v;
     /* tmpfs and small runs: see SETTLE_MIN_BYTES */
     if (!c->has_disk || c->spec.size_bytes < SETTLE_MIN_BYTES) return;
-    if (!sysfs_is_real_root() || sysfs_read_ll(SETTLE_REPORTED_KIB, &v, &e) < 0) return;
+    if (!sysfs_is_real_root() || vmstat_reported_kib(&v) < 0) return;
     struct settle s;
-    settle_begin(&s, probe_now_ns() / 1000000ull, (uint64_t)v);
+    settle_begin(&s, probe_now_ns() / 1000000ull, v);
     int rc = 0;
     while (rc == 0 && !atomic_load(&c->stop) && !interrupt_signal) {
         struct timespec ts = { 0, 50 * 1000000L };
         nanosleep(&ts, NULL);
-        if (sysfs_read_ll(SETTLE_REPORTED_KIB, &v, &e) < 0) return;
-        rc = settle_step(&s, probe_now_ns() / 1000000ull, (uint64_t)v);
+        if (vmstat_reported_kib(&v) < 0) return;
+        rc = settle_step(&s, probe_now_ns() / 1000000ull, v);
     }
     if (rc < 0)
         note_add(r, "%s", "this VM was still handing freed memory back to its host after 6 s (free page reporting): "

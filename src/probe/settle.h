@@ -4,8 +4,7 @@
  * A VM whose balloon reports free pages to its host (free page reporting)
  * hands freed memory back in a wave, and a page the host took back costs a
  * host fault when the guest touches it again. On this project's VM
- * (/sys/module/page_reporting/parameters/reported_kib counts what it
- * handed back) removing a run's 1.5 GiB file set off a wave of about
+ * (vmstat_reported_kib counts what it handed back) removing a run's 1.5 GiB file set off a wave of about
  * 1 GiB 0.2-1.8 s later. A run that started before the wave wrote into the
  * pages just freed, at 1300-1500 MB/s; one the wave caught faulted them in
  * at 400-650 MB/s: back to back, a 1.5 GiB writer measured 394, 1491, 873,
@@ -23,7 +22,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define SETTLE_REPORTED_KIB "/sys/module/page_reporting/parameters/reported_kib"
 /* A run whose files are smaller frees too little to set off a wave of its
  * own (this VM's kernel waits for 1 GiB: max_waiting_mib), and a run on
  * tmpfs (no disk under it) is not what the wait is for: neither waits, so

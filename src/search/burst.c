@@ -31,19 +31,18 @@ uint64_t burst_dirtyable_now(void)
     return vmstat_dirtyable_bytes();
 }
 
-/* One repetition of the calibration's probe: its rate, wall time (set-up
- * included) and stored run. */
-static int calibration_run(struct probe *p, int rep, store *st, struct burst_calibration *c, sl_err *e)
+/* One repetition of p, stored in st (uuid: its run, "" when not stored):
+ * its rate in *mb_s; -1 with e when it failed or measured nothing. The
+ * calibration and the series' runs alike. */
+static int measured_run(struct probe *p, int rep, store *st, char uuid[37], double *mb_s, sl_err *e)
 {
-    double t0 = now_s();
     struct probe_result *r = probe_result_new();
     int rc = probe_rep(p, rep, r, NULL, e);
     sl_err se;
-    if (rc == 0 && st && probe_store(st, r, &se) == 0) snprintf(c->run_uuid, sizeof c->run_uuid, "%s", r->uuid);
+    if (rc == 0 && st && probe_store(st, r, &se) == 0) snprintf(uuid, 37, "%s", r->uuid);
     if (rc == 0 && !(r->mb_s > 0))
-        rc = sl_fail(e, SL_EFAIL, "the calibration run measured no throughput: give the burst with --size");
-    c->mb_s = r->mb_s;
-    c->wall_s = now_s() - t0;
+        rc = sl_fail(e, SL_EFAIL, "a run measured no throughput: give the burst with --size");
+    *mb_s = r->mb_s;
     probe_result_free(r);
     return rc;
 }
@@ -64,7 +63,11 @@ int burst_calibrate(const struct probe_spec *spec, store *st, struct burst_calib
     struct probe *p;
     if (probe_open_recorded(&s, st, &p, e) < 0) return sl_prefix(e, SL_EFAIL, "the calibration run");
     int rc = 0;
-    for (int rep = 0; rep < BURST_CALIBRATION_RUNS && rc == 0; rep++) rc = calibration_run(p, rep, st, c, e);
+    for (int rep = 0; rep < BURST_CALIBRATION_RUNS && rc == 0; rep++) {
+        double t0 = now_s();   /* the last one's time, set-up included */
+        rc = measured_run(p, rep, st, c->run_uuid, &c->mb_s, e);
+        c->wall_s = now_s() - t0;
+    }
     c->bytes = want;
     probe_close(p);
     return rc < 0 ? sl_prefix(e, SL_EFAIL, "the calibration run") : 0;
@@ -78,15 +81,10 @@ int burst_step_run(const struct probe_spec *spec, store *st, struct burst_calibr
     double t0 = now_s();
     struct probe *p;
     if (probe_open_recorded(&s, st, &p, e) < 0) return sl_prefix(e, SL_EFAIL, "timing the burst");
-    struct probe_result *r = probe_result_new();
-    int rc = probe_rep(p, 0, r, NULL, e);
-    sl_err se;
-    if (rc == 0 && st && probe_store(st, r, &se) == 0) snprintf(c->step_run_uuid, sizeof c->step_run_uuid, "%s", r->uuid);
-    if (rc == 0 && !(r->mb_s > 0))
-        rc = sl_fail(e, SL_EFAIL, "a run timing the burst measured no throughput: give the burst with --size");
+    double mb_s = 0;
+    int rc = measured_run(p, 0, st, c->step_run_uuid, &mb_s, e);
     probe_close(p);   /* its removal is part of every evaluation's time */
-    if (rc == 0) c->step[c->nsteps++] = (struct burst_step){ .bytes = s.size_bytes, .mb_s = r->mb_s, .wall_s = now_s() - t0 };
-    probe_result_free(r);
+    if (rc == 0) c->step[c->nsteps++] = (struct burst_step){ .bytes = s.size_bytes, .mb_s = mb_s, .wall_s = now_s() - t0 };
     return rc < 0 ? sl_prefix(e, SL_EFAIL, "timing the burst") : 0;
 }
 
@@ -131,7 +129,7 @@ static int series_done(struct burst_calibration *c, uint64_t chosen, double run_
 int burst_next_step(struct burst_calibration *c, uint64_t most, uint64_t unit, uint64_t *next, uint64_t *size,
                     char *note, size_t n)
 {
-    uint64_t first = whole_units((double)c->bytes * BURST_CHECK_RATIO, unit);
+    uint64_t first = whole_units((double)c->bytes * BURST_SERIES_FROM, unit);
     if (c->nsteps == 0) {
         if (!(c->mb_s > 0) || !c->bytes || most <= first) return series_done(c, most, 0, "", size, note, n);
         *next = first;
@@ -141,7 +139,7 @@ int burst_next_step(struct burst_calibration *c, uint64_t most, uint64_t unit, u
     /* the point before the last: the previous run, or the calibration's */
     struct burst_step prev = c->nsteps > 1 ? c->step[c->nsteps - 2]
                                            : (struct burst_step){ .bytes = c->bytes, .mb_s = c->mb_s, .wall_s = c->wall_s };
-    if (last->wall_s > BURST_CHECK_SLACK * BURST_TARGET_S) {
+    if (last->wall_s > BURST_SERIES_SLACK * BURST_TARGET_S) {
         double slope = (last->wall_s - prev.wall_s) / ((double)last->bytes - (double)prev.bytes);
         double want = slope > 0 && prev.wall_s < BURST_TARGET_S
                     ? (double)prev.bytes + (BURST_TARGET_S - prev.wall_s) / slope : (double)prev.bytes;

@@ -44,17 +44,17 @@
  * bench/data/transfer-as-user-25.out); an hour later the same 11 GiB took
  * 35 s (366 MB/s) while 1.5 GiB took 2 s (transfer-as-user-26.out): a
  * run's time is far from proportional to its burst. So when the burst the
- * calibration sizes is more than BURST_CHECK_RATIO times its own, the
+ * calibration sizes is more than BURST_SERIES_FROM times its own, the
  * bursts between are run once each at the current settings, through the
  * probe's whole cycle (open, write + fsync, removal), doubling from that
  * ratio until a run takes BURST_GROW_ENOUGH of BURST_TARGET_S or reaches
- * the sized burst; one that took more than BURST_CHECK_SLACK times the
+ * the sized burst; one that took more than BURST_SERIES_SLACK times the
  * target is cut back along the line through the last two runs, which a
  * run time that grows faster than the burst only overestimates. The plan
  * times runs by these runs. */
-#define BURST_CHECK_RATIO 4
+#define BURST_SERIES_FROM 4
 #define BURST_GROW_ENOUGH 0.7
-#define BURST_CHECK_SLACK 1.25
+#define BURST_SERIES_SLACK 1.25
 #define BURST_STEPS_MAX 8
 
 /* One run of the series: its burst, rate and whole time. */

@@ -23,6 +23,7 @@ void search_cost_estimate(const struct search_flow_opts *o, struct search_cost *
     if (o->oracle[0]) { c->oracle = true; return; }
     const struct probe_spec *p = &o->probe;
     double run_s = 0;
+    uint64_t series = 0;   /* the runs timing a sized burst */
     if (p->ndirs) c->free_bytes = burst_free_under(p->dir[0]);
     if (probe_spec_is_burst(p)) {
         uint64_t room = c->free_bytes / 4, one = BURST_CALIBRATION_BYTES;
@@ -31,6 +32,8 @@ void search_cost_estimate(const struct search_flow_opts *o, struct search_cost *
             c->calibration_bytes = one * BURST_CALIBRATION_RUNS;
             c->burst_sized = true;
             c->burst_bytes = sized_burst_cap(c->free_bytes, &c->burst_cap);
+            /* at most: the runs timing it, doubling up to it, about twice it (burst.h) */
+            if (c->burst_bytes > (uint64_t)BURST_SERIES_FROM * one) series = 2 * c->burst_bytes;
             run_s = BURST_TARGET_S + 0.5;   /* the set-up, as run.c's run_seconds counts at least */
         } else {
             /* timed by the calibration at start: its rate is not known yet */
@@ -53,8 +56,5 @@ void search_cost_estimate(const struct search_flow_opts *o, struct search_cost *
     search_plan_scale_confirmation(&s, &c->plan);
     c->over_budget = c->plan.evals < c->plan.verdict_evals;
     c->need_ms = c->run_known ? search_plan_verdict_ms(&c->plan) : 0;
-    /* at most: the runs timing the burst, doubling up to it, about twice it (burst.h) */
-    uint64_t check = c->burst_sized && c->burst_bytes > (uint64_t)BURST_CHECK_RATIO * (c->calibration_bytes / BURST_CALIBRATION_RUNS)
-                   ? 2 * c->burst_bytes : 0;
-    if (c->burst_bytes) c->write_bytes = c->calibration_bytes + check + c->burst_bytes * (uint64_t)c->plan.evals;
+    if (c->burst_bytes) c->write_bytes = c->calibration_bytes + series + c->burst_bytes * (uint64_t)c->plan.evals;
 }

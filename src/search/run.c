@@ -637,9 +637,9 @@ static int fix_workload(struct run *R, sl_err *e)
     return 0;
 }
 
-/* The time one evaluation takes: for a burst, what the calibration (or
- * the sized burst's own run) measured (burst_run_seconds), the measured window and ramp for a
- * workload that runs for a time; 0 when unknown (the oracle). */
+/* The time one evaluation takes: for a burst, what the calibration and
+ * the runs timing the burst measured (burst_run_seconds); the window and
+ * ramp for a workload that runs for a time; 0 when unknown (the oracle). */
 static double run_seconds(const struct run *R)
 {
     const struct burst_calibration *c = &R->out->calibration;

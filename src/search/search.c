@@ -20,8 +20,7 @@
 #define VERDICT_MIN_REPS 5
 
 struct loop {
-    const struct search_spec *spec;
-    struct search_spec *paced;   /* spec, its confirmation grown by follow_pace */
+    struct search_spec *spec;   /* search_run's copy: follow_pace grows its confirmation */
     const struct space *sp;
     struct evaluator *ev;
     const struct search_hooks *hk;
@@ -322,8 +321,8 @@ void search_plan_scale_confirmation(struct search_spec *s, struct search_plan *p
  * confirmation's budget caps' to absorb. */
 static void follow_pace(struct loop *L)
 {
-    struct search_spec *s = L->paced;
-    if (!s || !s->confirm_follows_pace || s->budget_ms <= 0 || L->ntr <= 0 || L->last_elapsed <= 0) return;
+    struct search_spec *s = L->spec;
+    if (!s->confirm_follows_pace || s->budget_ms <= 0 || L->ntr <= 0 || L->last_elapsed <= 0) return;
     long long avg = L->last_elapsed / L->ntr;
     if (avg <= 0) return;
     long long buys = L->ntr + (s->budget_ms - L->last_elapsed) / avg;
@@ -391,8 +390,6 @@ void search_confirm_precision(const struct confirmation *cf, char *buf, size_t n
                  "vary too much for a narrower claim at this burst", CONFIRM_RUNS_MAX,
                  half * sqrt((double)cf->reps / CONFIRM_RUNS_MAX));
 }
-
-static void follow_pace(struct loop *L);
 
 static int explore(struct loop *L, char *reason, size_t rn, sl_err *e)
 {
@@ -1140,7 +1137,7 @@ int search_run(const struct search_spec *spec, const struct space *sp, struct ev
 {
     memset(out, 0, sizeof *out);
     struct search_spec paced = *spec;
-    struct loop L = { .spec = &paced, .paced = &paced, .sp = sp, .ev = ev, .hk = hooks };
+    struct loop L = { .spec = &paced, .sp = sp, .ev = ev, .hk = hooks };
     if (objective_parse(spec->objective, &L.obj, e) < 0) return -1;
     L.ops = strategy_find(spec->strategy);
     if (!L.ops) {

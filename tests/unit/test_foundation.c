@@ -1,5 +1,6 @@
 /* Unit tests for the foundation: sysfs, knob, units, device. */
 #include "harness.h"
+#include "core/vmstat.h"
 #include "core/device.h"
 #include "core/knob.h"
 #include "core/sysfs.h"
@@ -286,4 +287,25 @@ TEST(knob_roles_and_partners_are_catalogue_columns)
     CHECK_STR(knob_def_of_role(SCOPE_BLOCK, KR_SCHED, false)->name, "scheduler");
     CHECK_STR(knob_def_of_role(SCOPE_BLOCK, KR_NR_REQUESTS, false)->name, "nr_requests");
     CHECK(knob_def_of_role(SCOPE_BLOCK, KR_NR_REQUESTS, false)->order > knob_def_of_role(SCOPE_BLOCK, KR_SCHED, false)->order);
+}
+
+/* The free page reporting counter the probe waits on (probe/settle.h): read
+ * under the root like every kernel file, absent on kernels without it. */
+TEST(vmstat_reported_kib_reads_the_counter_under_the_root)
+{
+    use_fixture("modern");
+    uint64_t kib = 7;
+    CHECK_INT(vmstat_reported_kib(&kib), -1);   /* the fixture's kernel keeps none */
+    CHECK_INT((long long)kib, 7);
+    char dir[1024], path[1024];
+    sysfs_path(dir, sizeof dir, "/sys/module/page_reporting/parameters");
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    CHECK(system(cmd) == 0);
+    sysfs_path(path, sizeof path, VMSTAT_REPORTED_KIB);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) { fputs("1485233520\n", f); fclose(f); }
+    CHECK_INT(vmstat_reported_kib(&kib), 0);
+    CHECK_INT((long long)kib, 1485233520LL);
 }
