@@ -105,19 +105,24 @@ sjob = paired.sh("%s probe seqwrite --dir %s --size %d --fio-job" % (sl, D, size
 pjob = ("[global]\ndirectory=%s\nrw=write\nbs=1M\nsize=%d\nioengine=psync\nend_fsync=1\nfallocate=none\nunlink=1\n"
         "[burst-fsync]\n" % (D, size))
 jobs = [("sluice-job", sjob, "seqwrite"), ("burst-fsync", pjob, "burst-fsync")]
-if verdict == "refused":
-    rates = [float(x) for l in out.splitlines() if l.startswith("calibration:") for x in re.findall(r"([0-9.]+) MB/s", l)]
-    rate = rates[-1] if rates else 300.0
-    # the reader ends when the writer is durable (exitall), as sluice's
-    # does: a reader of a fixed 5 s beside a 2 GiB burst durable in 1.5 s
-    # measured mostly an idle disk (transfer-as-user-19-size2g.out: p99
-    # -1.0% [-25.2, +28.3] where sluice's reader saw +41.2%)
-    runtime = max(5, int(size / (rate * 1e6)) + 1) * 4
-    mixed = ("[global]\ndirectory=%s\nioengine=psync\n"
-             "[writer]\nrw=write\nbs=1M\nsize=%d\nend_fsync=1\nfallocate=none\nunlink=1\nfilename=as-user.writer\nexitall=1\n"
-             "[reader]\nrw=randread\nbs=4k\ndirect=1\nsize=1g\ntime_based=1\nruntime=%d\nfilename=as-user.reader\nunlink=1\n"
-             % (D, size, runtime))
-    jobs.append(("mixed", mixed, None))
+# the reader beside the writer is checked whatever the verdict: a refused
+# trade names it, and a win lists it among its side effects
+rates = [float(x) for l in out.splitlines() if l.startswith("calibration:") for x in re.findall(r"([0-9.]+) MB/s", l)]
+rate = rates[-1] if rates else 300.0
+# the reader ends when the writer is durable (exitall), as sluice's
+# does: a reader of a fixed 5 s beside a 2 GiB burst durable in 1.5 s
+# measured mostly an idle disk (transfer-as-user-19-size2g.out: p99
+# -1.0% [-25.2, +28.3] where sluice's reader saw +41.2%)
+runtime = max(5, int(size / (rate * 1e6)) + 1) * 4
+MIXED_LOG, CANARY_LOG = os.path.join(W, "mixed-reader"), os.path.join(W, "canary-reader")
+mixed = ("[global]\ndirectory=%s\nioengine=psync\n"
+         "[writer]\nrw=write\nbs=1M\nsize=%d\nend_fsync=1\nfallocate=none\nunlink=1\nfilename=as-user.writer\nexitall=1\n"
+         "[reader]\nrw=randread\nbs=4k\ndirect=1\nsize=1g\ntime_based=1\nruntime=%d\nfilename=as-user.reader\nunlink=1\n"
+         "write_lat_log=%s\nlog_avg_msec=0\n" % (D, size, runtime, MIXED_LOG))
+jobs.append(("mixed", mixed, None))
+# sluice's own reader in fio: the exported job's canary-reader, logged
+sjob = sjob.replace("[canary-reader]\n", "[canary-reader]\nwrite_lat_log=%s\nlog_avg_msec=0\n" % CANARY_LOG, 1)
+jobs[0] = ("sluice-job", sjob, "seqwrite")
 
 
 def p99_ms(j, jobname):
@@ -125,21 +130,27 @@ def p99_ms(j, jobname):
     return None if r is None else r["read"]["clat_ns"]["percentile"]["99.000000"] / 1e6
 
 
-# a refused trade is checked twice: by the mixed job above (#28's: a
-# writer beside an unthrottled 4 KiB direct reader), and by the reader
-# sluice itself ran, the exported job's canary-reader (one 4 KiB O_DIRECT
-# read every 2 ms, ending with the writer), read from the same fio runs
-canary = ([], [])
+# each reader is judged twice: by the wait of a read due every 2 ms (what
+# sluice's reader_p99 is: paired.due_p99_ms, from the per-I/O log) and by
+# the real reads' own p99 (fio's clat p99; a stall of one long read hardly
+# moves it). Two readers: the mixed job's (#28's: a writer beside an
+# unthrottled 4 KiB direct reader) and the one sluice itself ran, the
+# exported job's canary-reader (one 4 KiB O_DIRECT read every 2 ms, ending
+# with the writer), read from the same fio runs as its MB/s
+readers = {k: ([], []) for k in ("mixed", "mixed per-read", "sluice-job canary-reader", "sluice-job canary-reader per-read")}
 
 
 def one(job, jobname, side):
+    for prefix in (MIXED_LOG, CANARY_LOG):
+        paired.lat_log_opts(prefix)   # removes the previous run's logs
     j = paired.fio_json(W, job)
     if jobname is None:
-        return p99_ms(j, "reader")
-    if jobname == "seqwrite" and verdict == "refused":
-        c = p99_ms(j, "canary-reader")
-        if c is not None:
-            canary[side].append(c)
+        readers["mixed"][side].append(paired.due_p99_ms(MIXED_LOG))
+        readers["mixed per-read"][side].append(p99_ms(j, "reader"))
+        return None
+    if jobname == "seqwrite":
+        readers["sluice-job canary-reader"][side].append(paired.due_p99_ms(CANARY_LOG))
+        readers["sluice-job canary-reader per-read"][side].append(p99_ms(j, "canary-reader"))
     return paired.job_mb_s(j, jobname)
 
 
@@ -152,26 +163,28 @@ for r in range(reps):
         for name, job, jobname in jobs:
             m[name][side].append(one(job, jobname, side))
     paired.restore(W)
-if len(canary[0]) == reps and len(canary[1]) == reps:
-    jobs.append(("sluice-job-reader", None, None))
-    m["sluice-job-reader"] = canary
+fx = j.get("side_effects") or {}
+rows = fx.get("rows") if isinstance(fx, dict) else None
+mine = next((x for x in rows or [] if x.get("metric") == "reader_p99"), None)
+eff = (mine or {}).get("decision") or {}
+said = "-" if eff.get("effect_pct") is None else "%+.1f%% [%s]" % (
+    eff["effect_pct"], ", ".join("-" if v is None else "%+.1f%%" % v for v in eff.get("ci_pct") or []))
+for name, (base, cand) in readers.items():
+    if len(base) != reps or len(cand) != reps or None in base or None in cand:
+        print("transfer-reader: job=%s not measured (%d of %d pairs)" % (name, min(len(base), len(cand)), reps))
+        continue
+    fio, ci = paired.paired_shift(base, cand)
+    cis = "-" if ci is None else "[%+.1f%%,%+.1f%%]" % ci
+    print("transfer-reader: job=%s verdict=%s claimed reader_p99=%s fio reader p99=%+.1f%% %s confirmed=%s (%d pairs; ms "
+          "base %s, candidate %s)" % (name, verdict, said, fio, cis, "yes" if transfer_judge.reader_confirmed(ci) else "no",
+                                      len(base), " ".join("%.2f" % v for v in base), " ".join("%.2f" % v for v in cand)))
 
 for name, _, jobname in jobs:
+    if jobname is None:
+        continue
     base, cand = m[name]
     fio, ci = paired.paired_shift(base, cand)
     cis = "-" if ci is None else "[%+.1f%%,%+.1f%%]" % ci
-    if jobname is None:
-        fx = j.get("side_effects") or {}
-        rows = fx.get("rows") if isinstance(fx, dict) else None
-        mine = next((x for x in rows or [] if x.get("metric") == "reader_p99"), None)
-        eff = (mine or {}).get("decision") or {}
-        said = "-" if eff.get("effect_pct") is None else "%+.1f%% [%s]" % (
-            eff["effect_pct"], ", ".join("-" if v is None else "%+.1f%%" % v for v in eff.get("ci_pct") or []))
-        print("transfer-reader: job=%s claimed reader_p99=%s fio reader p99=%+.1f%% %s confirmed=%s (%d pairs; ms base "
-              "%s, candidate %s)" % ("mixed" if name == "mixed" else "sluice-job canary-reader", said, fio, cis,
-                                     "yes" if transfer_judge.reader_confirmed(ci) else "no", len(base),
-                                 " ".join("%.2f" % v for v in base), " ".join("%.2f" % v for v in cand)))
-        continue
     if claimed is None or fio == 0:
         ratio, sign = "-", "-"
     else:

@@ -2,6 +2,7 @@
 and back, fio's MB/s for a job, and the paired shift of two sides measured
 back to back (ABBA), decided as R's wilcox.test(paired = TRUE, conf.int =
 TRUE) would. Imported by bench/transfer's python parts."""
+import glob
 import json
 import math
 import os
@@ -92,6 +93,50 @@ def fio_json(work, job):
     sh("sync")
     settle()
     return json.loads(sh("fio --output-format=json %s" % path))
+
+
+def lat_log_opts(prefix):
+    """fio options that log each I/O's latency under prefix (for due_p99_ms)."""
+    for old in glob.glob(prefix + "_*.log"):
+        os.unlink(old)
+    return "write_lat_log=%s\nlog_avg_msec=0\n" % prefix
+
+
+def due_p99_ms(prefix, period_ms=2.0, pct=99.0):
+    """The p99 wait of a 4 KiB read due every period_ms while a depth-1
+    reader ran, from the per-I/O latency log fio wrote under prefix
+    (lat_log_opts): at each due time, the time left until the read then in
+    flight completes, or when none was, the next read's own latency. The
+    same figure sluice's reader records (hist_add_paced in src/stat/hist.h):
+    a read's own time, and for every tick it overran, the wait a read due
+    then would have had. It reads a paced reader's log and a back-to-back
+    reader's alike; counted by reads instead, a stall of one long read
+    hardly moves a p99. None without a log."""
+    files = sorted(glob.glob(prefix + "_lat.*.log"))
+    if not files:
+        return None
+    ios = []  # (start, end) in ms
+    with open(files[0]) as f:
+        for line in f:
+            parts = line.split(",")
+            if len(parts) < 2:
+                continue
+            end, lat = float(parts[0]), float(parts[1]) / 1e6
+            ios.append((end - lat, end))
+    if not ios:
+        return None
+    ios.sort(key=lambda x: x[1])
+    waits, i, d = [], 0, ios[0][0]
+    while d < ios[-1][1]:
+        while i < len(ios) and ios[i][1] <= d:
+            i += 1
+        if i == len(ios):
+            break
+        s, e = ios[i]
+        waits.append(e - d if s <= d else e - s)
+        d += period_ms
+    waits.sort()
+    return waits[max(0, int(math.ceil(pct / 100 * len(waits))) - 1)]
 
 
 def job_mb_s(result, name):

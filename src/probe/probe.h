@@ -143,14 +143,20 @@ struct probe_canary {
 
 /* The collateral reader: what an interactive reader on the same disk
  * suffers while the workload runs (canary.c says why this instrument). A
- * 4 KiB random read every 2 ms at depth 1, O_DIRECT where the filesystem
- * allows it, each timed. Runs with the canary. */
+ * 4 KiB random read due every 2 ms at depth 1, O_DIRECT where the
+ * filesystem allows it, each timed. Runs with the canary. lat holds the
+ * wait of a read due at every tick of the run: a read's own time, and for
+ * each tick a slow read overran, the wait a read due then would have had
+ * (hist_add_paced); p50/p99/max are of lat. per_read holds the real reads
+ * alone, whose p99 a stall of one long read hardly moves. */
 struct probe_reader {
     bool enabled;
     bool direct;             /* O_DIRECT (else evicted page by page: tmpfs) */
-    uint64_t reads;
+    uint64_t reads;          /* real reads */
+    uint64_t held_back;      /* ticks slow reads overran (in lat, not in reads) */
     uint64_t p50_ns, p99_ns, max_ns;
-    struct hist lat;
+    uint64_t per_read_p99_ns;
+    struct hist lat, per_read;
 };
 
 /* A sub-result: a tiobench phase at a thread count, a multidisk writer. */

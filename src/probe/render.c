@@ -103,6 +103,8 @@ static json_t *system_json(const struct probe_result *r, json_t *o)
         reader = json_object();
         json_object_set_new(reader, "direct", json_boolean(rd->direct));
         json_object_set_new(reader, "reads", json_integer((json_int_t)rd->reads));
+        json_object_set_new(reader, "held_back", json_integer((json_int_t)rd->held_back));
+        json_object_set_new(reader, "per_read_p99_ns", json_integer((json_int_t)rd->per_read_p99_ns));
     }
     json_object_set_new(o, "reader", reader);
     return o;

@@ -41,6 +41,7 @@ void probe_result_reset(struct probe_result *r)
     hist_init(&r->canary.stall);
     hist_init(&r->canary.save);
     hist_init(&r->reader.lat);
+    hist_init(&r->reader.per_read);
     run_metric_clear(&r->m);
 }
 
@@ -148,7 +149,8 @@ void probe_result_compute(struct probe_result *r)
     }
     struct probe_reader *rd = &r->reader;
     if (rd->enabled) {
-        rd->reads = rd->lat.n;
+        rd->reads = rd->lat.n - rd->held_back;
+        rd->per_read_p99_ns = hist_percentile(&rd->per_read, 99);
         rd->p50_ns = hist_percentile(&rd->lat, 50);
         rd->p99_ns = hist_percentile(&rd->lat, 99);
         rd->max_ns = rd->lat.n ? rd->lat.max_ns : 0;

@@ -101,6 +101,7 @@ static void null_finish(struct probe_ctx *c, struct probe_result *r)
     for (int i = 0; i < NULL_READS; i++) {
         double ns = m->reader_median_ns * exp(0.5 * gauss(&st));
         hist_add(&r->reader.lat, ns < 1 ? 1 : (uint64_t)ns);
+        hist_add(&r->reader.per_read, ns < 1 ? 1 : (uint64_t)ns);
     }
 }
 

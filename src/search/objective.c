@@ -15,8 +15,8 @@ const struct metric_def metric_table[MET_NR] = {
     [MET_CANARY_P99] = { "canary_p99", "ms", -1, 0, "99th percentile stall seen by the stall canary", "Canary p99 stall" },
     [MET_STALLS] = { "stalls", "", -1, 1, "canary stalls over 100 ms", "Canary stalls" },
     [MET_CPU_PER_MB] = { "cpu_per_mb", "ms", -1, 0, "CPU time (user + system) per MB moved", "CPU per MB" },
-    [MET_READER_P50] = { "reader_p50", "ms", -1, 0, "median latency of the 4 KiB reader running beside the workload", "Reader median latency" },
-    [MET_READER_P99] = { "reader_p99", "ms", -1, 0, "99th percentile latency of the 4 KiB reader beside the workload", "Reader p99 latency" },
+    [MET_READER_P50] = { "reader_p50", "ms", -1, 0, "median wait of a 4 KiB read due every 2 ms beside the workload", "Reader median latency" },
+    [MET_READER_P99] = { "reader_p99", "ms", -1, 0, "99th percentile wait of a 4 KiB read due every 2 ms beside the workload (ticks a stall held back counted)", "Reader p99 latency" },
     [MET_READER_MAX] = { "reader_max", "ms", -1, 0, "worst read of the 4 KiB reader beside the workload", "Reader worst latency" },
     [MET_WRITE_P99] = { "write_p99", "ms", -1, 0, "99th percentile write latency of the workload", "Write p99 latency" },
     /* PSI is often 0: compared as 1 + % so a quiet run is not infinitely better */

@@ -27,6 +27,18 @@ uint64_t hist_value(unsigned idx)
     return bucket_lower(idx) + (1ull << e) / 2;
 }
 
+uint64_t hist_add_paced(struct hist *h, uint64_t ns, uint64_t period_ns)
+{
+    hist_add(h, ns);
+    uint64_t held = 0;
+    if (!period_ns) return 0;
+    for (uint64_t w = ns; w > period_ns; held++) {
+        w -= period_ns;
+        hist_add(h, w);
+    }
+    return held;
+}
+
 void hist_merge(struct hist *dst, const struct hist *src)
 {
     if (src->n == 0) return;

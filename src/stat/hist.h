@@ -53,6 +53,17 @@ static inline void hist_add(struct hist *h, uint64_t ns)
     h->m2 += d * ((double)ns - h->mean_ns);
 }
 
+/* Record one operation of a paced, depth-1 loop that waits for each one
+ * before the next (a reader due every period_ns that skips the ticks a slow
+ * read overran): its own ns, and for each tick it overran, the wait an
+ * operation due then would have had: ns - period, ns - 2 period, ... while
+ * positive. Without them a stall is one sample however long it lasts, so a
+ * configuration that concentrates its stalls looks better than one that
+ * spreads them ("coordinated omission": HdrHistogram's
+ * recordValueWithExpectedInterval, wrk2). Returns how many it added beyond
+ * the operation's own. */
+uint64_t hist_add_paced(struct hist *h, uint64_t ns, uint64_t period_ns);
+
 /* dst += src: buckets add, min/max combine, mean/variance by Chan's parallel
  * formula (fio __sum_stat). */
 void hist_merge(struct hist *dst, const struct hist *src);

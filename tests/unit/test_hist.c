@@ -116,3 +116,49 @@ TEST(hist_encode_decode)
     CHECK_INT(back.n, 0);
     free(buf);
 }
+
+/* A reader due every 2 ms beside two writebacks of a 4 s run (2000 ticks),
+ * shaped as measured (bench/data/reader-due.out): one that holds one read
+ * for 500 ms in its final flush, one that slows 60 reads to 35 ms along the
+ * way. Counted by real reads the first scores 0.3 ms and the second 35 ms;
+ * counted by the reads due, the first is the worse for the reader. */
+TEST(hist_add_paced_counts_the_reads_a_stall_held_back)
+{
+    const uint64_t tick = 2000000;
+    struct hist one, spread, one_reads, spread_reads;
+    hist_init(&one), hist_init(&spread), hist_init(&one_reads), hist_init(&spread_reads);
+    uint64_t held = 0;
+    /* the stall: 500 ms overran 249 ticks (498, 496, ..., 2 ms owed) */
+    held += hist_add_paced(&one, 500000000, tick);
+    hist_add(&one_reads, 500000000);
+    CHECK_INT(held, 249);
+    CHECK_INT(one.n, 250);
+    CHECK_INT(one.max_ns, 500000000);
+    CHECK_INT(one.min_ns, 2000000);
+    for (int i = 0; i < 2000 - 250; i++) {
+        held += hist_add_paced(&one, 300000, tick);   /* a fast read holds nothing back */
+        hist_add(&one_reads, 300000);
+    }
+    CHECK_INT(held, 249);
+    CHECK_INT(one.n, 2000);
+    for (int i = 0; i < 60; i++) {
+        CHECK_INT(hist_add_paced(&spread, 35000000, tick), 17);
+        hist_add(&spread_reads, 35000000);
+    }
+    for (int i = 0; i < 2000 - 60 * 18; i++) {
+        hist_add_paced(&spread, 300000, tick);
+        hist_add(&spread_reads, 300000);
+    }
+    CHECK_INT(spread.n, 2000);
+    /* the real reads alone: the concentrated stall looks harmless */
+    CHECK(hist_percentile(&one_reads, 99) < 1000000);
+    CHECK(hist_percentile(&spread_reads, 99) > 30000000);
+    /* the reads due: 2.5% of the first run waited 450 ms or more */
+    CHECK(hist_percentile(&one, 99) > 400000000);
+    CHECK(hist_percentile(&spread, 99) < 40000000);
+    CHECK(hist_percentile(&one, 99) > 10 * hist_percentile(&spread, 99));
+    /* an exact tick is not overrun; no pace records the read alone */
+    CHECK_INT(hist_add_paced(&one, tick, tick), 0);
+    CHECK_INT(hist_add_paced(&one, tick + 1, tick), 1);
+    CHECK_INT(hist_add_paced(&one, 9 * tick, 0), 0);
+}
