@@ -154,7 +154,7 @@ static void on_plan(void *arg, const struct verify_run *r)
     printf("  decided on: average wait, PSI io some and full%s%s, together at the 0.05 level (Holm's levels over the "
            "metrics judged); throughput follows the workload's demand and is judged only on a saturated disk (the "
            "busiest watched disk over 90%% busy in the A blocks, diskstats io_ticks)\n",
-           p->canary ? ", the canary's mean read" : "", s->metric_cmd ? ", the --metric command" : "");
+           p->canary ? ", the canary's mean wait (its reads due every 100 ms, those a stall held back included)" : "", s->metric_cmd ? ", the --metric command" : "");
     int need = verify_pairs_needed(verify_plan_judged(p, s));
     if (p->npairs < need)
         printf("  note: %d pairs cannot show a difference at the 0.05 level over %d metrics (that takes %d pairs): a "

@@ -110,8 +110,11 @@ static void *reader_main(void *arg)
         uint64_t ns = canary_file_read(&r->f, r->buf, &r->rng);
         pthread_mutex_lock(&r->mu);
         atomic_store(&r->in_flight_since, 0);
+        uint64_t held_sum, held = paced_held_back(ns, r->period_ns, &held_sum);
         r->acc.reads++;
         r->acc.sum_ns += ns;
+        r->acc.due += 1 + held;
+        r->acc.due_sum_ns += ns + held_sum;
         if (ns > r->acc.max_ns) r->acc.max_ns = ns;
         pthread_mutex_unlock(&r->mu);
         next = canary_next_tick(next, r->period_ns, probe_now_ns());

@@ -38,9 +38,13 @@ void canary_file_remove(struct canary_file *f);
 
 /* What was read since the previous take: a read still in flight counts in
  * max_ns with its age so far (a read stalled for seconds is seen while it
- * stalls, not once it returns). */
+ * stalls, not once it returns). due and due_sum_ns count the reads due at
+ * every tick, those a slow read held back with the wait they would have
+ * had (paced_held_back): their mean is what a read at any moment waited,
+ * where sum_ns / reads counts a stall of seconds as one read. */
 struct canary_take {
     uint64_t reads, sum_ns, max_ns;
+    uint64_t due, due_sum_ns;
 };
 
 struct canary_reader;

@@ -63,6 +63,15 @@ static inline void hist_add(struct hist *h, uint64_t ns)
  * recordValueWithExpectedInterval, wrk2). Returns how many it added beyond
  * the operation's own. */
 uint64_t hist_add_paced(struct hist *h, uint64_t ns, uint64_t period_ns);
+/* The same ticks without a histogram: how many an operation of ns overran,
+ * and in *sum_ns the waits owed at them (ns - period + ns - 2 period ...),
+ * for a mean over the reads due (verify --live's canary). */
+static inline uint64_t paced_held_back(uint64_t ns, uint64_t period_ns, uint64_t *sum_ns)
+{
+    uint64_t h = period_ns && ns ? (ns - 1) / period_ns : 0;
+    *sum_ns = h * ns - period_ns * (h * (h + 1) / 2);
+    return h;
+}
 
 /* dst += src: buckets add, min/max combine, mean/variance by Chan's parallel
  * formula (fio __sum_stat). */

@@ -147,6 +147,8 @@ static void sample_read(struct live *L, struct block_watch *w, const struct veri
     if (!w->measuring) return;
     w->canary.reads += t.reads;
     w->canary.sum_ns += t.sum_ns;
+    w->canary.due += t.due;
+    w->canary.due_sum_ns += t.due_sum_ns;
     if (t.max_ns > w->canary.max_ns) w->canary.max_ns = t.max_ns;
 }
 
@@ -201,7 +203,9 @@ static void block_close(struct live *L, struct verify_block *blk, struct block_w
     if (w->measuring) verify_block_between(&r->plan, &w->m0, &w->prev, &w->vm, blk);
     else snprintf(blk->note, sizeof blk->note, "nothing measured after the settle time");
     if (w->measuring && w->canary.reads) {
-        blk->v[VM_CANARY_MS] = (double)w->canary.sum_ns / (double)w->canary.reads / 1e6;
+        /* the mean wait of the reads due: a block whose stalls held one
+         * read for a second is not the quieter for having read less */
+        blk->v[VM_CANARY_MS] = (double)w->canary.due_sum_ns / (double)w->canary.due / 1e6;
         blk->v[VM_CANARY_MAX_MS] = (double)w->canary.max_ns / 1e6;
         blk->has[VM_CANARY_MS] = blk->has[VM_CANARY_MAX_MS] = true;
         /* the workload's demand, not the canary's own reads (an idle disk

@@ -161,4 +161,15 @@ TEST(hist_add_paced_counts_the_reads_a_stall_held_back)
     CHECK_INT(hist_add_paced(&one, tick, tick), 0);
     CHECK_INT(hist_add_paced(&one, tick + 1, tick), 1);
     CHECK_INT(hist_add_paced(&one, 9 * tick, 0), 0);
+    /* the count and the sum without a histogram agree with it */
+    for (uint64_t ns = 1; ns < 20 * tick; ns += 333333) {
+        struct hist h;
+        hist_init(&h);
+        uint64_t sum, extra = paced_held_back(ns, tick, &sum);
+        CHECK_INT(hist_add_paced(&h, ns, tick), extra);
+        CHECK_NEAR(h.mean_ns * (double)h.n, (double)(ns + sum), 1.0);
+    }
+    uint64_t sum;
+    CHECK_INT(paced_held_back(0, tick, &sum), 0);
+    CHECK_INT(sum, 0);
 }

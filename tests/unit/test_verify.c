@@ -335,6 +335,8 @@ TEST(verify_canary_reader_reads_at_its_pace_and_leaves_nothing)
         canary_reader_take(r, &t);
         sum.reads += t.reads;
         sum.sum_ns += t.sum_ns;
+        sum.due += t.due;
+        sum.due_sum_ns += t.due_sum_ns;
         if (t.max_ns > sum.max_ns) sum.max_ns = t.max_ns;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -342,6 +344,8 @@ TEST(verify_canary_reader_reads_at_its_pace_and_leaves_nothing)
     CHECK(sum.reads >= 5);
     CHECK((double)sum.reads <= elapsed_ns / 10e6 + 1);
     CHECK(sum.max_ns > 0 && sum.sum_ns >= sum.max_ns);
+    /* the reads due are the real ones and any a slow read held back */
+    CHECK(sum.due >= sum.reads && sum.due_sum_ns >= sum.sum_ns);
     canary_reader_stop(r);
     CHECK(rmdir(dir) == 0);                               /* empty: the file and its directory are gone */
 }
