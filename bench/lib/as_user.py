@@ -8,6 +8,9 @@ re-measured by fio on the same burst, baseline and candidate interleaved
      a 4 KiB direct random reader, the reader's p99 compared; and the p99 of
      the reader sluice runs itself, the exported job's canary-reader, from
      the runs of 1.
+  4. sluice's own probe of the burst, in the same rounds: its effect
+     against fio's, free of the drift between the tune and fio's rounds
+     (transfer-now: lines).
 Prints what the plan said against what ran
   transfer-plan: plan: N evaluations of about S s; ran M (by role), ... apart;
                  baseline runs reaching the throttling zone R of B
@@ -123,6 +126,13 @@ jobs.append(("mixed", mixed, None))
 # sluice's own reader in fio: the exported job's canary-reader, logged
 sjob = sjob.replace("[canary-reader]\n", "[canary-reader]\nwrite_lat_log=%s\nlog_avg_msec=0\n" % CANARY_LOG, 1)
 jobs[0] = ("sluice-job", sjob, "seqwrite")
+# sluice's own probe of the same burst, in the same rounds as fio's jobs:
+# the tune's claim was measured minutes before fio's runs, and on this VM
+# the effect drifts with the disk over minutes (run 37: the candidate ran
+# 555-588 MB/s through the confirmation, 526-749 in fio's rounds, the
+# baseline 505-530 throughout); the probe beside fio tells the instrument's
+# error from that drift
+jobs.append(("sluice-probe", None, "probe"))
 
 
 def p99_ms(j, jobname):
@@ -140,7 +150,15 @@ def p99_ms(j, jobname):
 readers = {k: ([], []) for k in ("mixed", "mixed per-read", "sluice-job canary-reader", "sluice-job canary-reader per-read")}
 
 
+def probe_mb_s():
+    out = paired.sh("%s --db %s --json probe seqwrite --dir %s --size %d --repeat 1" % (sl, os.path.join(W, "now.db"), D, size))
+    return json.loads(out)[0]["mb_s"]
+
+
 def one(job, jobname, side):
+    if jobname == "probe":
+        paired.sh("sync")
+        return probe_mb_s()
     for prefix in (MIXED_LOG, CANARY_LOG):
         paired.lat_log_opts(prefix)   # removes the previous run's logs
     j = paired.fio_json(W, job)
@@ -179,8 +197,14 @@ for name, (base, cand) in readers.items():
           "base %s, candidate %s)" % (name, verdict, said, fio, cis, "yes" if transfer_judge.reader_confirmed(ci) else "no",
                                       len(base), " ".join("%.2f" % v for v in base), " ".join("%.2f" % v for v in cand)))
 
+now = None
+if len(m["sluice-probe"][0]) == reps:
+    now = paired.paired_shift(*m["sluice-probe"])
+    print("transfer-now: sluice probe in fio's rounds=%+.1f%% %s (%d pairs; MB/s base %s, candidate %s)" % (
+        now[0], "-" if now[1] is None else "[%+.1f%%,%+.1f%%]" % now[1], reps,
+        " ".join("%.0f" % v for v in m["sluice-probe"][0]), " ".join("%.0f" % v for v in m["sluice-probe"][1])))
 for name, _, jobname in jobs:
-    if jobname is None:
+    if jobname is None or jobname == "probe":
         continue
     base, cand = m[name]
     fio, ci = paired.paired_shift(base, cand)
@@ -194,4 +218,10 @@ for name, _, jobname in jobs:
           "(%d pairs; MB/s base %s, candidate %s)" % (
               verdict, seconds, "none" if claimed is None else "%+.1f%%" % claimed, fio, ratio, sign, cis, agree, basis,
               name, len(base), " ".join("%.0f" % v for v in base), " ".join("%.0f" % v for v in cand)))
+    if now and fio:
+        # the same band, between sluice's probe and fio in the same rounds
+        r_now = now[0] / fio
+        print("transfer-now: job=%s sluice probe=%+.1f%% fio=%+.1f%% ratio=%.2f agree=%s" % (
+            name, now[0], fio, r_now, "yes" if r_now > 0 and transfer_judge.RATIO_BAND[0] <= r_now <= transfer_judge.RATIO_BAND[1]
+            else "no"))
 sys.stdout.flush()
