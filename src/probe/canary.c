@@ -25,11 +25,12 @@
  * - but every tick a slow read overran is counted, with the wait a read
  *   due then would have had (hist_add_paced). Counted by real reads alone,
  *   a 500 ms stall is one read in 2000: dirty_background_ratio=10 under a
- *   2 GiB burst held one read for hundreds of ms in its final flush and
- *   scored a p99 of 0.4 ms, while background writeback that slowed 2% of
- *   the reads to 35 ms scored 35 ms; the due reads' p99 were 196-265 ms
- *   and 58-116 ms (bench/data/reader-due.out). Judged by real reads, the
- *   guard refused spreading writeback for what concentrating it hid.
+ *   2 GiB burst held a read for hundreds of ms in its final flush and
+ *   scored a p99 of 0.35-0.91 ms, while background writeback that slowed
+ *   over 1% of the reads to 32-41 ms scored that; the due reads' p99 were
+ *   196-265 ms and 58-116 ms (bench/data/reader-due.out). Judged by real
+ *   reads, the guard refused spreading writeback for what concentrating it
+ *   hid.
  * Its own thread, so a stalled read never delays the ticks or the saves. */
 #include "probe/canary_reader.h"
 #include "probe/probe_internal.h"
