@@ -121,10 +121,10 @@ MIXED_LOG, CANARY_LOG = os.path.join(W, "mixed-reader"), os.path.join(W, "canary
 mixed = ("[global]\ndirectory=%s\nioengine=psync\n"
          "[writer]\nrw=write\nbs=1M\nsize=%d\nend_fsync=1\nfallocate=none\nunlink=1\nfilename=as-user.writer\nexitall=1\n"
          "[reader]\nrw=randread\nbs=4k\ndirect=1\nsize=1g\ntime_based=1\nruntime=%d\nfilename=as-user.reader\nunlink=1\n"
-         "write_lat_log=%s\nlog_avg_msec=0\n" % (D, size, runtime, MIXED_LOG))
+         % (D, size, runtime) + paired.lat_log_opts(MIXED_LOG))
 jobs.append(("mixed", mixed, None))
 # sluice's own reader in fio: the exported job's canary-reader, logged
-sjob = sjob.replace("[canary-reader]\n", "[canary-reader]\nwrite_lat_log=%s\nlog_avg_msec=0\n" % CANARY_LOG, 1)
+sjob = sjob.replace("[canary-reader]\n", "[canary-reader]\n" + paired.lat_log_opts(CANARY_LOG), 1)
 jobs[0] = ("sluice-job", sjob, "seqwrite")
 # sluice's own probe of the same burst, in the same rounds as fio's jobs:
 # the tune's claim was measured minutes before fio's runs, and on this VM
@@ -160,7 +160,7 @@ def one(job, jobname, side):
         paired.sh("sync")
         return probe_mb_s()
     for prefix in (MIXED_LOG, CANARY_LOG):
-        paired.lat_log_opts(prefix)   # removes the previous run's logs
+        paired.clear_lat_logs(prefix)
     j = paired.fio_json(W, job)
     if jobname is None:
         readers["mixed"][side].append(paired.due_p99_ms(MIXED_LOG))

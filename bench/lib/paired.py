@@ -38,6 +38,15 @@ def apply(cfg):
         write(knob_path(k), v)
 
 
+def save(work):
+    """WORK/saved as bench/lib/vm-loop.sh's vm_save writes it: every vm.dirty*
+    value as it is now, for restore."""
+    with open(os.path.join(work, "saved"), "w") as f:
+        for p in sorted(glob.glob("/proc/sys/vm/dirty_*")):
+            with open(p) as v:
+                f.write("%s %s\n" % (p, v.read().strip()))
+
+
 def restore(work):
     """Every value bench/lib/vm-loop.sh's vm_save wrote to WORK/saved back
     (of each ratio/bytes pair the half in force), and WORK/queue.saved's."""
@@ -97,9 +106,13 @@ def fio_json(work, job):
 
 def lat_log_opts(prefix):
     """fio options that log each I/O's latency under prefix (for due_p99_ms)."""
+    return "write_lat_log=%s\nlog_avg_msec=0\n" % prefix
+
+
+def clear_lat_logs(prefix):
+    """Remove the logs a previous run wrote under prefix (fio appends)."""
     for old in glob.glob(prefix + "_*.log"):
         os.unlink(old)
-    return "write_lat_log=%s\nlog_avg_msec=0\n" % prefix
 
 
 def due_p99_ms(prefix, period_ms=2.0, pct=99.0):

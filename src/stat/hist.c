@@ -30,12 +30,8 @@ uint64_t hist_value(unsigned idx)
 uint64_t hist_add_paced(struct hist *h, uint64_t ns, uint64_t period_ns)
 {
     hist_add(h, ns);
-    uint64_t held = 0;
-    if (!period_ns) return 0;
-    for (uint64_t w = ns; w > period_ns; held++) {
-        w -= period_ns;
-        hist_add(h, w);
-    }
+    uint64_t sum, held = paced_held_back(ns, period_ns, &sum);
+    for (uint64_t j = 1; j <= held; j++) hist_add(h, ns - j * period_ns);
     return held;
 }
 
