@@ -1,0 +1,81 @@
+"""Checks of bench/lib/paired.py and bench/lib/transfer_judge.py on made-up
+data (tests/bench-lib/run.sh)."""
+import os
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "lib"))
+import paired  # noqa: E402
+import transfer_judge  # noqa: E402
+
+
+def check(name, cond, detail=""):
+    print(("ok bench-lib/%s" if cond else "FAIL bench-lib/%s") % name)
+    if not cond and detail:
+        print("  " + detail)
+
+
+def write_log(prefix, ios):
+    """A fio per-I/O latency log (write_lat_log, log_avg_msec=0): one line
+    per I/O, its completion time in ms and its latency in ns."""
+    with open(prefix + "_lat.1.log", "w") as f:
+        for start_ms, lat_ms in ios:
+            f.write("%d, %d, 0, 4096, 0\n" % (round(start_ms + lat_ms), round(lat_ms * 1e6)))
+
+
+def paced(stall_at_ms=None, stall_ms=0, run_ms=1000, period_ms=2.0, read_ms=0.2):
+    """A depth-1 reader that issues a read every period_ms and skips the
+    ticks a slow read overran (sluice's reader; the exported job's)."""
+    ios, t = [], 0.0
+    while t < run_ms:
+        lat = stall_ms if stall_at_ms is not None and t <= stall_at_ms < t + period_ms else read_ms
+        ios.append((t, lat))
+        t += period_ms
+        while t < ios[-1][0] + lat:   # the ticks this read overran
+            t += period_ms
+    return ios
+
+
+with tempfile.TemporaryDirectory() as d:
+    prefix = os.path.join(d, "reader")
+    check("due-p99-none-without-a-log", paired.due_p99_ms(prefix) is None)
+    write_log(prefix, paced())
+    quiet = paired.due_p99_ms(prefix)
+    check("due-p99-quiet-reader-is-its-read-time", quiet is not None and abs(quiet - 0.2) < 0.05, "got %r" % quiet)
+    for f in os.listdir(d):
+        os.unlink(os.path.join(d, f))
+    # one 100 ms stall in a second: 50 reads were due during it, with waits
+    # 100, 98, ... ms; the p99 of about 500 due reads is the 5th longest
+    write_log(prefix, paced(stall_at_ms=500, stall_ms=100))
+    stalled = paired.due_p99_ms(prefix)
+    check("due-p99-counts-the-reads-a-stall-held-back", stalled is not None and 85 <= stalled <= 95, "got %r" % stalled)
+    ios = sorted(lat for _, lat in paced(stall_at_ms=500, stall_ms=100))
+    own_p99 = ios[int(0.99 * len(ios)) - 1]
+    check("per-read-p99-hardly-sees-the-stall", own_p99 < 1, "got %r" % own_p99)
+
+# Wilcoxon's signed-rank: the Walsh averages cut from each end of a 95%
+# interval (R's wilcox.test(conf.int = TRUE)): none possible below 6 pairs
+check("signed-rank-cut-7-pairs", paired.signed_rank_lower(7, 0.05) == 3, "got %r" % paired.signed_rank_lower(7, 0.05))
+check("signed-rank-cut-5-pairs-none", paired.signed_rank_lower(5, 0.05) == 0)
+base = [600, 610, 590, 605, 595, 620, 580]
+est, ci = paired.paired_shift(base, [b * 1.10 for b in base])
+check("paired-shift-constant-ratio", abs(est - 10) < 1e-9 and ci is not None and abs(ci[0] - 10) < 1e-9 and abs(ci[1] - 10) < 1e-9,
+      "got %r %r" % (est, ci))
+est, ci = paired.paired_shift(base, [b * r for b, r in zip(base, (1.05, 1.30, 1.10, 1.15, 1.20, 1.08, 1.12))])
+check("paired-shift-interval-holds-estimate", ci is not None and ci[0] < est < ci[1] and 10 < est < 15, "got %r %r" % (est, ci))
+est, ci = paired.paired_shift(base[:5], base[:5])
+check("paired-shift-5-pairs-no-interval", est == 0 and ci is None, "got %r %r" % (est, ci))
+
+agree = transfer_judge.agreement
+check("judge-claim-in-band", agree("better", 10.0, 12.0, (5, 20)) == ("yes", "ratio"))
+check("judge-claim-too-small", agree("better", 5.0, 12.0, (5, 20)) == ("no", "ratio"))
+check("judge-claim-too-large", agree("better", 20.0, 12.0, (5, 20)) == ("no", "ratio"))
+check("judge-claim-wrong-sign", agree("better", -10.0, 12.0, (5, 20)) == ("no", "ratio"))
+check("judge-refusal-is-a-claim", agree("refused", 10.0, 9.0, None) == ("yes", "ratio"))
+check("judge-no-claim-fio-null", agree("noise", None, 3.0, (-2, 8)) == ("yes", "both-null"))
+check("judge-no-claim-fio-sees-one", agree("noise", None, 8.0, (2, 14)) == ("no", "missed"))
+check("judge-no-verdict-not-judged", agree("none", None, 8.0, (2, 14)) == ("-", "-"))
+check("reader-confirmed-only-above-noise",
+      transfer_judge.reader_confirmed((0.5, 30)) and not transfer_judge.reader_confirmed((-1, 30))
+      and not transfer_judge.reader_confirmed(None))
