@@ -94,6 +94,13 @@ bool verdict_leader_decision(const struct search_spec *spec, const struct space 
  * (oracle searches). Nothing to free. */
 void verdict_build(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
                    const char *regime, const char *workload_text, struct verdict_card *v);
+/* Appends to buf (a regime, verdict_build's) the stretch of the search the
+ * confirmation's runs took ("; the interval is that of the confirmation's
+ * 14 runs, 75 s from 3.2 to 4.4 min into the search: ..."); nothing
+ * without two confirmation runs at distinct times. For searches measured
+ * on the machine's clock (probes): an oracle's or a synthetic search's
+ * times say nothing of a machine. */
+void verdict_confirm_span(const struct search_result *r, char *buf, size_t n);
 /* recommend's verdict on stored runs (recommend.h, after recommend_judge)
  * as a card: the winner against the defaults with its interval and level,
  * Holm's (or by host Bonferroni's) p, the runs each side, what got worse
