@@ -213,12 +213,12 @@ static void next_step(const struct search_spec *spec, const struct search_result
 }
 
 /* The stretch of the search the confirmation's runs took: the interval is
- * that stretch's. A writeback knob's effect moves
- * over longer spells: on this project's VM fio's own 7-pair estimate of one
- * change went from +14% to +29% over 20 minutes of the same pairs
- * (bench/data/effect-drift.out), and fio's first pairs met its last pairs,
- * minutes later, within #28's band about as often as a quick tune's claim
- * met fio (bench/transfer-summary). */
+ * that stretch's. A writeback knob's effect moves over longer spells: on
+ * this project's VM fio's own 7-pair estimate of one change went from +14%
+ * to +29% over 20 minutes of the same pairs (bench/data/effect-drift.out),
+ * and fio's first pairs met its last pairs, minutes later, within #28's
+ * band about as often as a quick tune's claim met fio
+ * (bench/transfer-summary: 32 of 74 and 12 of 31). */
 void verdict_confirm_span(const struct search_result *r, char *buf, size_t n)
 {
     long long before = 0, first = -1, last = -1;
