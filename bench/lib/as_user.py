@@ -218,21 +218,19 @@ for name, _, jobname in jobs:
           "(%d pairs; MB/s base %s, candidate %s)" % (
               verdict, seconds, "none" if claimed is None else "%+.1f%%" % claimed, fio, ratio, sign, cis, agree, basis,
               name, len(base), " ".join("%.0f" % v for v in base), " ".join("%.0f" % v for v in cand)))
-    if len(base) >= 6:
+    drift = transfer_judge.drift_halves(base, cand)
+    if drift:
         # fio against itself within this check: its first pairs (nearest the
         # tune's confirmation) and its last, minutes later; on this VM the
-        # effect itself moves with minutes of sustained load
-        # (bench/data/effect-drift.out: +14% to +29% over 20 minutes)
+        # effect itself moves over minutes (bench/data/effect-drift.out:
+        # +14% to +29% over 20 minutes of the same pairs)
+        early, late, within = drift
         h = (len(base) + 1) // 2
-        early, late = paired.paired_shift(base[:h], cand[:h])[0], paired.paired_shift(base[h:], cand[h:])[0]
-        r_late = late / early if early else 0
         print("transfer-drift: job=%s fio first %d pairs=%+.1f%% last %d=%+.1f%% ratio=%.2f within=%s" % (
-            name, h, early, len(base) - h, late, r_late,
-            "yes" if r_late > 0 and transfer_judge.RATIO_BAND[0] <= r_late <= transfer_judge.RATIO_BAND[1] else "no"))
+            name, h, early, len(base) - h, late, late / early if early else 0, "yes" if within else "no"))
     if now and fio:
         # the same band, between sluice's probe and fio in the same rounds
         r_now = now[0] / fio
         print("transfer-now: job=%s sluice probe=%+.1f%% fio=%+.1f%% ratio=%.2f agree=%s" % (
-            name, now[0], fio, r_now, "yes" if r_now > 0 and transfer_judge.RATIO_BAND[0] <= r_now <= transfer_judge.RATIO_BAND[1]
-            else "no"))
+            name, now[0], fio, r_now, "yes" if transfer_judge.within_band(now[0], fio) else "no"))
 sys.stdout.flush()

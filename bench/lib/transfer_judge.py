@@ -13,7 +13,31 @@ the kept outputs, older ones included).
 A ratio is not judged for a verdict that claims nothing: claimed / fio of
 two estimates that are both noise is noise, whatever band it falls in."""
 
+import paired
+
 RATIO_BAND = (0.67, 1.5)
+
+
+def within_band(a, b):
+    """a / b has b's sign and lies within RATIO_BAND (#28's 0.67..1.5x);
+    False when b is 0 or missing."""
+    if not b or a is None:
+        return False
+    r = a / b
+    return r > 0 and RATIO_BAND[0] <= r <= RATIO_BAND[1]
+
+
+def drift_halves(base, cand):
+    """fio against itself within one check of paired runs: the paired
+    estimate (paired.paired_shift) of its first ceil(n/2) pairs and of the
+    rest, in percent, and whether the later is within the band of the
+    earlier: (early, late, within). None with fewer than 6 pairs."""
+    if len(base) < 6 or len(cand) != len(base):
+        return None
+    h = (len(base) + 1) // 2
+    early = paired.paired_shift(base[:h], cand[:h])[0]
+    late = paired.paired_shift(base[h:], cand[h:])[0]
+    return early, late, within_band(late, early)
 
 
 def agreement(verdict, claimed, fio, ci):
@@ -22,9 +46,7 @@ def agreement(verdict, claimed, fio, ci):
     if verdict in ("better", "refused") and claimed is not None:
         if not fio:
             return "-", "-"
-        r = claimed / fio
-        ok = r > 0 and RATIO_BAND[0] <= r <= RATIO_BAND[1]
-        return ("yes" if ok else "no"), "ratio"
+        return ("yes" if within_band(claimed, fio) else "no"), "ratio"
     if verdict == "noise":
         if ci is None:
             return "-", "-"

@@ -79,3 +79,11 @@ check("judge-no-verdict-not-judged", agree("none", None, 8.0, (2, 14)) == ("-", 
 check("reader-confirmed-only-above-noise",
       transfer_judge.reader_confirmed((0.5, 30)) and not transfer_judge.reader_confirmed((-1, 30))
       and not transfer_judge.reader_confirmed(None))
+check("within-band-rule", transfer_judge.within_band(10, 12) and not transfer_judge.within_band(5, 12)
+      and not transfer_judge.within_band(-10, 12) and not transfer_judge.within_band(10, 0)
+      and not transfer_judge.within_band(None, 12))
+# fio against itself: 7 pairs cut 4 and 3; a check whose effect halves
+drift = transfer_judge.drift_halves(base, [b * (1.2 if i < 4 else 1.1) for i, b in enumerate(base)])
+check("drift-halves-first-and-last", drift is not None and abs(drift[0] - 20) < 1e-9 and abs(drift[1] - 10) < 1e-9
+      and drift[2] is False, "got %r" % (drift,))
+check("drift-halves-needs-6-pairs", transfer_judge.drift_halves(base[:5], base[:5]) is None)
