@@ -218,7 +218,7 @@ static void next_step(const struct search_spec *spec, const struct search_result
  * to +29% over 20 minutes of the same pairs (bench/data/effect-drift.out),
  * and fio's first pairs met its last pairs, minutes later, within #28's
  * band about as often as a quick tune's claim met fio
- * (bench/transfer-summary: 32 of 74 and 12 of 31). */
+ * (bench/transfer-summary, runs to 45: 32 of 74 and 14 of 33). */
 void verdict_confirm_span(const struct search_result *r, char *buf, size_t n)
 {
     long long before = 0, first = -1, last = -1;
