@@ -104,7 +104,7 @@ print("transfer: verdict=%s seconds=%.0f burst=%.2fGB candidate=%s" % (
 if leader is None:
     sys.exit(0)
 
-sjob = paired.sh("%s probe seqwrite --dir %s --size %d --fio-job" % (sl, D, size)).replace("[global]\n", "[global]\nunlink=1\n", 1)
+sjob = paired.exported_job(sl, W, D, size)
 pjob = ("[global]\ndirectory=%s\nrw=write\nbs=1M\nsize=%d\nioengine=psync\nend_fsync=1\nfallocate=none\nunlink=1\n"
         "[burst-fsync]\n" % (D, size))
 jobs = [("sluice-job", sjob, "seqwrite"), ("burst-fsync", pjob, "burst-fsync")]
@@ -118,10 +118,7 @@ rate = rates[-1] if rates else 300.0
 # -1.0% [-25.2, +28.3] where sluice's reader saw +41.2%)
 runtime = max(5, int(size / (rate * 1e6)) + 1) * 4
 MIXED_LOG, CANARY_LOG = os.path.join(W, "mixed-reader"), os.path.join(W, "canary-reader")
-mixed = ("[global]\ndirectory=%s\nioengine=psync\n"
-         "[writer]\nrw=write\nbs=1M\nsize=%d\nend_fsync=1\nfallocate=none\nunlink=1\nfilename=as-user.writer\nexitall=1\n"
-         "[reader]\nrw=randread\nbs=4k\ndirect=1\nsize=1g\ntime_based=1\nruntime=%d\nfilename=as-user.reader\nunlink=1\n"
-         % (D, size, runtime) + paired.lat_log_opts(MIXED_LOG))
+mixed = paired.mixed_job(D, size, runtime, "as-user") + paired.lat_log_opts(MIXED_LOG)
 jobs.append(("mixed", mixed, None))
 # sluice's own reader in fio: the exported job's canary-reader, logged
 sjob = sjob.replace("[canary-reader]\n", "[canary-reader]\n" + paired.lat_log_opts(CANARY_LOG), 1)

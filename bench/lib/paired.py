@@ -104,6 +104,26 @@ def fio_json(work, job):
     return json.loads(sh("fio --output-format=json %s" % path))
 
 
+def exported_job(sluice, work, d, size):
+    """The fio job `sluice probe seqwrite --size SIZE --fio-job` exports for
+    a burst in directory d (the writer and sluice's canary beside it), with
+    unlink=1: a fresh file each run, as sluice's probe writes one. Its
+    database is a scratch one in work."""
+    job = sh("%s --db %s/fio-job.db probe seqwrite --dir %s --size %d --fio-job" % (sluice, work, d, size))
+    return job.replace("[global]\n", "[global]\nunlink=1\n", 1)
+
+
+def mixed_job(d, size, runtime_s, tag):
+    """#28's mixed job: a buffered writer of size bytes, durable at its end
+    (end_fsync), beside an unthrottled 4 KiB O_DIRECT random reader of a
+    1 GiB file that ends with it (exitall) or after runtime_s; files named
+    TAG.writer and TAG.reader in d, removed after."""
+    return ("[global]\ndirectory=%s\nioengine=psync\n"
+            "[writer]\nrw=write\nbs=1M\nsize=%d\nend_fsync=1\nfallocate=none\nunlink=1\nfilename=%s.writer\nexitall=1\n"
+            "[reader]\nrw=randread\nbs=4k\ndirect=1\nsize=1g\ntime_based=1\nruntime=%d\nfilename=%s.reader\nunlink=1\n"
+            % (d, size, tag, runtime_s, tag))
+
+
 def lat_log_opts(prefix):
     """fio options that log each I/O's latency under prefix (for due_p99_ms)."""
     return "write_lat_log=%s\nlog_avg_msec=0\n" % prefix

@@ -87,3 +87,18 @@ drift = transfer_judge.drift_halves(base, [b * (1.2 if i < 4 else 1.1) for i, b 
 check("drift-halves-first-and-last", drift is not None and abs(drift[0] - 20) < 1e-9 and abs(drift[1] - 10) < 1e-9
       and drift[2] is False, "got %r" % (drift,))
 check("drift-halves-needs-6-pairs", transfer_judge.drift_halves(base[:5], base[:5]) is None)
+
+# the jobs the benches run: #28's mixed job exactly as bench/transfer
+# --as-user ran it before it was shared (so kept outputs stay comparable)
+check("mixed-job-text", paired.mixed_job("/d", 2147483648, 20, "as-user") ==
+      "[global]\ndirectory=/d\nioengine=psync\n"
+      "[writer]\nrw=write\nbs=1M\nsize=2147483648\nend_fsync=1\nfallocate=none\nunlink=1\nfilename=as-user.writer\nexitall=1\n"
+      "[reader]\nrw=randread\nbs=4k\ndirect=1\nsize=1g\ntime_based=1\nruntime=20\nfilename=as-user.reader\nunlink=1\n")
+SL = os.environ.get("SLUICE", os.path.join(HERE, "..", "..", "sluice"))
+if os.access(SL, os.X_OK):
+    with tempfile.TemporaryDirectory() as d:
+        job = paired.exported_job(SL, d, d, 64 << 20)
+        check("exported-job-fresh-file-each-run", job.split("\n")[job.split("\n").index("[global]") + 1] == "unlink=1"
+              and "[seqwrite]" in job and "[canary-reader]" in job and "size=67108864" in job, job[:300])
+else:
+    print("skip bench-lib/exported-job-fresh-file-each-run: no sluice binary at %s" % SL)
