@@ -75,9 +75,10 @@ REPORTED_KIB = "/sys/module/page_reporting/parameters/reported_kib"
 def settle():
     """Wait, as sluice's probe waits before a run (src/probe/settle.h), for
     this VM to hand the memory the previous run freed back to its host:
-    until the counter of what it handed back has been still for 0.3 s after
-    moving, 2.5 s when it does not move, at most 6 s. Without it a run met
-    the wave or not by chance (bench/data/page-reporting.out)."""
+    until the counter of what it handed back has been still for 3 s (it
+    goes back in passes 2 s apart), 3 s when it does not move, at most
+    15 s. Without it a run met a pass or not by chance
+    (bench/data/report-passes.out)."""
     try:
         with open(REPORTED_KIB) as f:
             v = f.read()
@@ -91,7 +92,7 @@ def settle():
             w = f.read()
         if w != v:
             v, moved = w, now
-        if (moved is not None and now - moved >= 0.3) or (moved is None and now - t0 >= 2.5) or now - t0 >= 6:
+        if (moved is not None and now - moved >= 3.0) or (moved is None and now - t0 >= 3.0) or now - t0 >= 15:
             return
 
 

@@ -70,9 +70,12 @@ static void settle_freed_memory(struct probe_ctx *c, struct probe_result *r)
         if (vmstat_reported_kib(&v) < 0) return;
         rc = settle_step(&s, probe_now_ns() / 1000000ull, v);
     }
-    if (rc < 0)
-        note_add(r, "%s", "this VM was still handing freed memory back to its host after 6 s (free page reporting): "
-                          "the run may have met pages the host took back");
+    if (rc < 0) {
+        char why[160];
+        snprintf(why, sizeof why, "this VM was still handing freed memory back to its host after %d s (free page "
+                                  "reporting): the run may have met pages the host took back", SETTLE_MAX_MS / 1000);
+        note_add(r, "%s", why);
+    }
 }
 
 /* Cold reads: drop the page cache when we are root on the real system,

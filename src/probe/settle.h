@@ -2,20 +2,32 @@
  * previous run freed.
  *
  * A VM whose balloon reports free pages to its host (free page reporting)
- * hands freed memory back in a wave, and a page the host took back costs a
- * host fault when the guest touches it again. On this project's VM
- * (vmstat_reported_kib counts what it handed back) removing a run's 1.5 GiB file set off a wave of about
- * 1 GiB 0.2-1.8 s later. A run that started before the wave wrote into the
- * pages just freed, at 1300-1500 MB/s; one the wave caught faulted them in
- * at 400-650 MB/s: back to back, a 1.5 GiB writer measured 394, 1491, 873,
- * 1504, 647, 1286, 410 and 1318 MB/s, slow exactly when the counter moved
- * during the run (bench/data/page-reporting.out). After the wave, eight
- * runs measured 434-455 MB/s. So a run starts after the wave, and every
- * run finds memory in the same state: what the wave left unreported (this
- * kernel waits for 1 GiB before it reports) and the rest the host's. That
- * is not quite a burst after a long quiet spell, which finds it all the
- * host's: run 31's first 512 MiB and 2 GiB runs wrote at 322-343 MB/s, its
- * search's 2 GiB runs at 570-660 (bench/data/transfer-as-user-31.out). */
+ * hands freed memory back, and a page the host took back costs a host fault
+ * when the guest touches it again. On this project's VM (vmstat_reported_kib
+ * counts what it handed back) removing a run's 1.5 GiB file set off a wave of
+ * about 1 GiB 0.2-1.8 s later, and a run the wave caught was slow: back to
+ * back, a 1.5 GiB writer measured 394, 1491, 873, 1504, 647, 1286, 410 and
+ * 1318 MB/s, slow exactly when the counter moved during the run
+ * (bench/data/page-reporting.out).
+ *
+ * The wave is not one: the kernel reports a bounded amount per pass and
+ * passes come 2 s apart (its PAGE_REPORTING_DELAY). A removed 2 GiB file
+ * went back as 1024 MiB 1.6 s after it, 664 MiB at 3.9 s and 72 MiB at
+ * 6.1 s, the same three times out of three; a 1 GiB file as 660, 64 and
+ * 72 MiB at 1.8, 4.0 and 6.0 s (bench/data/report-passes.out). What a run
+ * then measures depends on where among the passes it starts: fio's job
+ * for a 2 GiB burst at the defaults ran at about 1600 MB/s when started
+ * within 0.5 s of the removal (the freed pages still the guest's), 580-600
+ * from 1.5 to 3 s (after the first pass), 400-430 from 3.5 s on, and
+ * 400-430 too when a later pass came during the run. Waiting for the first
+ * pass only (0.3 s of quiet, as this wait did until then) left each run to
+ * meet the second pass or not by a few hundred milliseconds: in the same
+ * rounds, 10 pairs each, the defaults ran at 403-596 MB/s and
+ * dirty_background_ratio=1 at 469-770, +10.2% [+2.1, +31.4], against 384-409
+ * and 431-478, +13.1% [+8.8, +18.1], once every pass was over. So a run
+ * starts once the counter has been still for longer than the time between
+ * passes: every run finds memory as a burst after a quiet spell does, the
+ * host's, whatever the configuration before it. */
 #ifndef SLUICE_PROBE_SETTLE_H
 #define SLUICE_PROBE_SETTLE_H
 
@@ -27,12 +39,14 @@
  * tmpfs (no disk under it) is not what the wait is for: neither waits, so
  * the tests' many small runs do not pay SETTLE_NONE_MS each. */
 #define SETTLE_MIN_BYTES (256ull << 20)
-/* the wave is over when the counter has not moved for this long */
-#define SETTLE_QUIET_MS 300
-/* no wave began within this long: nothing was waiting to be handed back */
-#define SETTLE_NONE_MS 2500
-/* the most a run waits (memory freed by others keeps the counter moving) */
-#define SETTLE_MAX_MS 6000
+/* every pass is over when the counter has not moved for this long: longer
+ * than the 2 s between passes, with room for a worker delayed on a busy CPU */
+#define SETTLE_QUIET_MS 3000
+/* no pass began within this long: nothing was waiting to be handed back */
+#define SETTLE_NONE_MS 3000
+/* the most a run waits (memory freed by others keeps the counter moving); a
+ * 4 GiB file goes back in about five passes, 10 s */
+#define SETTLE_MAX_MS 15000
 
 struct settle {
     uint64_t t0_ms, moved_ms, value;
