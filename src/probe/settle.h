@@ -13,7 +13,7 @@
  * The wave is not one: the kernel reports a bounded amount per pass and
  * passes come 2 s apart (its PAGE_REPORTING_DELAY). A removed 2 GiB file
  * went back as 1024 MiB 1.6 s after it, 664 MiB at 3.9 s and 72 MiB at
- * 6.1 s, the same three times out of three; a 1 GiB file as 660, 64 and
+ * 6.1 s, the same three times out of three; a 1 GiB file as 536, 128 and
  * 72 MiB at 1.8, 4.0 and 6.0 s (bench/data/report-passes.out). What a run
  * then measures depends on where among the passes it starts: fio's job
  * for a 2 GiB burst at the defaults ran at about 1600 MB/s when started

@@ -6,6 +6,8 @@
 #include "search/recommend.h"
 #include "search/report.h"
 #include "core/units.h"
+#include "core/vmstat.h"
+#include "probe/settle.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -238,6 +240,21 @@ void verdict_confirm_span(const struct search_result *r, char *buf, size_t n)
     snprintf(buf + len, n - len, "; the interval is that of the confirmation's %d runs, %.0f s from %.1f to %.1f min "
              "into the search: over longer spells the effect can move", runs, (double)(last - first) / 1000,
              (double)first / 60000, (double)last / 60000);
+}
+
+/* Where the probe waited for this VM's free page reporting before each run
+ * (probe/settle.h: until every pass was over), its memory was the host's,
+ * as a burst after a quiet spell finds it, whatever "back to back" says of
+ * its I/O: a burst started before the passes measured up to 4x faster
+ * (bench/data/report-passes.out). */
+void verdict_settle_regime(uint64_t burst_bytes, char *buf, size_t n)
+{
+    uint64_t kib;
+    if (burst_bytes < SETTLE_MIN_BYTES || vmstat_reported_kib(&kib) < 0) return;
+    size_t len = strlen(buf);
+    snprintf(buf + len, n - len, "; each run began once this VM had handed the memory the run before freed back to "
+             "its host (free page reporting, still for %d s), so it met memory as a burst after a quiet spell does",
+             SETTLE_QUIET_MS / 1000);
 }
 
 static long long burst_of(const char *text)
