@@ -72,28 +72,53 @@ def restore(work):
 REPORTED_KIB = "/sys/module/page_reporting/parameters/reported_kib"
 
 
-def settle():
+class Settle:
+    """src/probe/settle.c's wait, step by step: 1 when it is over (no pass
+    of 32 MiB or more for 3 s, or none in 3 s), 0 to read again, -1 at the
+    limit (15 s, or 10 s per GiB of size when longer). Changes less than
+    0.5 s apart are one pass; smaller passes are the system's own frees."""
+    def __init__(self, now, value, size=0):
+        self.t0, self.value, self.most = now, value, max(15.0, 10.0 * size / 2 ** 30)
+        self.moved, self.pass_t, self.pass_kib = None, None, 0
+
+    def step(self, now, value):
+        if value != self.value:
+            if self.pass_t is None or now - self.pass_t > 0.5:
+                self.pass_kib = 0
+            self.pass_kib += max(value - self.value, 0)
+            self.pass_t, self.value = now, value
+            if self.pass_kib >= 32 << 10:
+                self.moved = now
+        if (self.moved is not None and now - self.moved >= 3.0) or (self.moved is None and now - self.t0 >= 3.0):
+            return 1
+        return -1 if now - self.t0 >= self.most else 0
+
+
+def settle(size=0):
     """Wait, as sluice's probe waits before a run (src/probe/settle.h), for
-    this VM to hand the memory the previous run freed back to its host:
-    until the counter of what it handed back has been still for 3 s (it
-    goes back in passes 2 s apart), 3 s when it does not move, at most
-    15 s. Without it a run met a pass or not by chance
-    (bench/data/report-passes.out)."""
+    this VM to hand the memory the previous run freed back to its host, in
+    passes 2 s apart (Settle). Without it a run met a pass or not by chance
+    (bench/data/report-passes.out, report-passes-order5.out). The seconds
+    waited, or None where the kernel does not count reported pages."""
     try:
         with open(REPORTED_KIB) as f:
-            v = f.read()
+            v = int(f.read())
     except OSError:
-        return
-    t0, moved = time.monotonic(), None
+        return None
+    t0 = time.monotonic()
+    s = Settle(t0, v, size)
     while True:
         time.sleep(0.05)
         now = time.monotonic()
         with open(REPORTED_KIB) as f:
-            w = f.read()
-        if w != v:
-            v, moved = w, now
-        if (moved is not None and now - moved >= 3.0) or (moved is None and now - t0 >= 3.0) or now - t0 >= 15:
-            return
+            if s.step(now, int(f.read())):
+                return now - t0
+
+
+def job_size(job):
+    """The largest size= of a fio job's text, in bytes (0 when none is plain bytes)."""
+    sizes = [int(l.split("=", 1)[1]) for l in job.splitlines() if l.startswith("size=") and l[5:].isdigit()]
+    return max(sizes, default=0)
 
 
 def fio_json(work, job):
@@ -101,7 +126,7 @@ def fio_json(work, job):
     with open(path, "w") as f:
         f.write(job)
     sh("sync")
-    settle()
+    settle(job_size(job))
     return json.loads(sh("fio --output-format=json %s" % path))
 
 

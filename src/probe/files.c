@@ -134,11 +134,12 @@ void probe_fio_global(const struct probe_spec *s, FILE *out, const char *rw)
     uint64_t kib;
     if (s->size_bytes >= SETTLE_MIN_BYTES && sysfs_is_real_root() && vmstat_reported_kib(&kib) == 0)
         fprintf(out, "; sluice starts each run once this VM has handed the memory the previous run freed back to its\n"
-                     "; host (free page reporting: %s, still for %d s; it goes back in passes\n"
-                     "; 2 s apart, a 2 GiB file's in three); fio cannot wait for that: start each run once that\n"
-                     "; counter has been still for %d s (about 9 s after fio removed a 2 GiB file), or each runs at\n"
-                     "; whatever speed the passes leave it, 400 to 1600 MB/s on this project's VM\n",
-                VMSTAT_REPORTED_KIB, SETTLE_QUIET_MS / 1000, SETTLE_QUIET_MS / 1000);
+                     "; host (free page reporting: %s,\n"
+                     "; in passes 2 s apart). fio cannot wait for that: start each run once no pass of %u MiB or more\n"
+                     "; has moved that counter for %d s (9 to 17 s after fio removed a 2 GiB file on this project's VM,\n"
+                     "; as the kernel's page_reporting_order was 9 or 5), or each runs at whatever speed the passes\n"
+                     "; leave it, 400 to 2500 MB/s there\n",
+                VMSTAT_REPORTED_KIB, SETTLE_PASS_MIN_KIB >> 10, SETTLE_QUIET_MS / 1000);
     fprintf(out, "randrepeat=0\nrandseed=%llu\ngroup_reporting=1\n", (unsigned long long)s->seed);
     /* sluice writes the same random buffer each time; fio by default alters it per write */
     fprintf(out, "scramble_buffers=0\n");

@@ -62,7 +62,7 @@ static void settle_freed_memory(struct probe_ctx *c, struct probe_result *r)
     if (!c->has_disk || c->spec.size_bytes < SETTLE_MIN_BYTES) return;
     if (!sysfs_is_real_root() || vmstat_reported_kib(&v) < 0) return;
     struct settle s;
-    settle_begin(&s, probe_now_ns() / 1000000ull, v);
+    settle_begin(&s, probe_now_ns() / 1000000ull, v, settle_max_ms(c->spec.size_bytes));
     int rc = 0;
     while (rc == 0 && !atomic_load(&c->stop) && !interrupt_signal) {
         struct timespec ts = { 0, 50 * 1000000L };
@@ -72,8 +72,9 @@ static void settle_freed_memory(struct probe_ctx *c, struct probe_result *r)
     }
     if (rc < 0) {
         char why[160];
-        snprintf(why, sizeof why, "this VM was still handing freed memory back to its host after %d s (free page "
-                                  "reporting): the run may have met pages the host took back", SETTLE_MAX_MS / 1000);
+        snprintf(why, sizeof why, "this VM was still handing freed memory back to its host after %llu s (free page "
+                                  "reporting): the run may have met pages the host took back",
+                 (unsigned long long)(s.max_ms / 1000));
         note_add(r, "%s", why);
     }
 }

@@ -27,7 +27,21 @@
  * and 431-478, +13.1% [+8.8, +18.1], once every pass was over. So a run
  * starts once the counter has been still for longer than the time between
  * passes: every run finds memory as a burst after a quiet spell does, the
- * host's, whatever the configuration before it. */
+ * host's, whatever the configuration before it.
+ *
+ * How much a pass hands back is the kernel's setting, and it changed under
+ * this VM between two days: with page_reporting_order 5 (9 the day before)
+ * a 2 GiB file went back in six or seven passes of 200-460 MiB, the last
+ * 12-14 s after the removal, and a 1 GiB one in passes of about 450, 320,
+ * 180, 60, 60 and 10 MiB; and the counter never stayed still for 3 s, as
+ * the system's own small frees went back too, 8 and 18 MiB at a time when
+ * nothing ran (bench/data/report-passes-order5.out). Every wait then ran to
+ * its limit. So a pass counts when it hands back at least
+ * SETTLE_PASS_MIN_KIB, and the limit grows with the memory the run freed.
+ * With the wait, 10 pairs each: the defaults 342-395 MB/s and
+ * dirty_background_ratio=1 391-422, +7.9% [+4.8, +11.7]; starting after the
+ * first pass, 1044-1170 and 1222-1403, +14.6% [+10.6, +18.3]: another
+ * regime, not the same one measured better. */
 #ifndef SLUICE_PROBE_SETTLE_H
 #define SLUICE_PROBE_SETTLE_H
 
@@ -39,25 +53,37 @@
  * tmpfs (no disk under it) is not what the wait is for: neither waits, so
  * the tests' many small runs do not pay SETTLE_NONE_MS each. */
 #define SETTLE_MIN_BYTES (256ull << 20)
-/* every pass is over when the counter has not moved for this long: longer
- * than the 2 s between passes, with room for a worker delayed on a busy CPU */
+/* every pass is over when no pass has come for this long: longer than the
+ * 2 s between passes, with room for a worker delayed on a busy CPU */
 #define SETTLE_QUIET_MS 3000
+/* changes of the counter less than this apart are one pass */
+#define SETTLE_PASS_GAP_MS 500
+/* a pass that hands back less is the system's own small frees (8-18 MiB
+ * each when nothing ran), not a run's file: the smallest pass of a run's
+ * that mattered was 53 MiB */
+#define SETTLE_PASS_MIN_KIB (32u << 10)
 /* no pass began within this long: nothing was waiting to be handed back */
 #define SETTLE_NONE_MS 3000
-/* the most a run waits (memory freed by others keeps the counter moving); a
- * 4 GiB file goes back in about five passes, 10 s */
+/* the most a run waits (memory freed by others can keep passes coming):
+ * SETTLE_MAX_MS, or SETTLE_MAX_MS_PER_GIB for each GiB the run wrote when
+ * that is longer; a 2 GiB file's passes lasted 14 s at order 5, 6 at 9 */
 #define SETTLE_MAX_MS 15000
+#define SETTLE_MAX_MS_PER_GIB 10000
 
 struct settle {
-    uint64_t t0_ms, moved_ms, value;
+    uint64_t t0_ms, moved_ms, value, max_ms;
+    uint64_t pass_ms, pass_kib; /* the pass under way: its last change, what it handed back */
     bool moved;
 };
 
-void settle_begin(struct settle *s, uint64_t now_ms, uint64_t value);
+/* the limit of the wait after a run that wrote bytes */
+uint64_t settle_max_ms(uint64_t bytes);
 
-/* One reading of the counter at now_ms: 1 when the wait is over (the wave
- * came and went, or none came), 0 to read again, -1 when SETTLE_MAX_MS
- * passed with the counter still moving. */
+void settle_begin(struct settle *s, uint64_t now_ms, uint64_t value, uint64_t max_ms);
+
+/* One reading of the counter at now_ms: 1 when the wait is over (the passes
+ * came and went, or none came), 0 to read again, -1 when max_ms passed with
+ * passes still coming. */
 int settle_step(struct settle *s, uint64_t now_ms, uint64_t value);
 
 #endif

@@ -102,3 +102,30 @@ if os.access(SL, os.X_OK):
               and "[seqwrite]" in job and "[canary-reader]" in job and "size=67108864" in job, job[:300])
 else:
     print("skip bench-lib/exported-job-fresh-file-each-run: no sluice binary at %s" % SL)
+
+
+def settle_end(size, events, most=40.0):
+    """Run paired.Settle over a counter that moves by kib at each (s, kib)
+    of events, read every 50 ms: (its answer, the time it gave it; within
+    one reading of the exact time, as float seconds round)."""
+    s, v, t = paired.Settle(0.0, 0, size), 0, 0
+    for k in range(1, int(most * 20)):
+        t = k / 20
+        v += sum(kib for at, kib in events if abs(at - t) < 1e-9)
+        rc = s.step(t, v)
+        if rc:
+            return rc, t
+    return 0, t
+
+
+# settle.h's figures at page_reporting_order 5: a 1 GiB file's passes, and
+# the system's own frees (8.5 MiB at 3.3 s, 17.6 at 13.5) do not count
+rc, t = settle_end(2 ** 30, [(1.8, 469 << 10), (3.3, 8704), (3.9, 324 << 10), (6.0, 184 << 10), (8.1, 53 << 10),
+                             (10.2, 64 << 10), (12.2, 12 << 10), (13.5, 18048)])
+check("settle-passes-not-small-frees", rc == 1 and abs(t - 13.2) < 0.06, "got %r at %r" % (rc, t))
+rc, t = settle_end(2 ** 31, [(x, 300 << 10) for x in (1.7, 3.8, 6.0, 8.1, 10.2, 12.3, 13.9)])
+check("settle-limit-grows-with-size", rc == 1 and abs(t - 16.9) < 0.06, "got %r at %r" % (rc, t))
+rc, t = settle_end(0, [(x / 20, 64 << 10) for x in range(1, 800)])
+check("settle-gives-up-at-15-s", rc == -1 and abs(t - 15) < 1e-6, "got %r at %r" % (rc, t))
+rc, t = settle_end(0, [(1.0, 8704)])
+check("settle-none-came", rc == 1 and abs(t - 3) < 1e-6, "got %r at %r" % (rc, t))
