@@ -56,6 +56,13 @@ static void print_plan(const struct search_plan *p)
            "confirm%s), about %s in all; at a run-to-run spread of %.0f%% (assumed until runs are measured) the "
            "confirmation detects a change of %+.0f%% or more\n", p->evals, p->run_s, p->explore, p->confirm_reps,
            p->paired ? ", decided paired by round" : "", total, 100 * p->noise_sd, p->mde_pct);
+    if (p->grown_from_ms > 0) {
+        char from[32];
+        units_format_duration_ms(p->grown_from_ms, from, sizeof from);
+        printf("plan: the default budget of %s buys %d evaluations at this run time and a verdict needs %d, so the "
+               "budget is %s (--budget %s holds it to %s, and refuses)\n", from, p->grown_from_evals, p->verdict_evals,
+               total, from, from);
+    }
     if (p->run_s > 2 * BURST_TARGET_S)
         printf("plan: a run takes %.0f s: a smaller --size makes the tune quicker (about %.0f s a run is the default)\n",
                p->run_s, BURST_TARGET_S);

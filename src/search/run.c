@@ -664,6 +664,7 @@ static int make_plan(struct run *R, sl_err *e)
     search_plan_make(s, run_s, SEARCH_NOISE_SD_ASSUMED, p);
     if (!R->resuming) search_plan_scale_confirmation(s, p);
     if (R->resuming || p->evals >= p->verdict_evals) return 0;
+    if (search_plan_grow_default(s, p, R->o->budget_grows_to_ms)) return 0;
     long long need_ms = search_plan_verdict_ms(p);
     const struct search_observer *obs = R->o->observer;
     if (obs && obs->over_budget && obs->over_budget(obs->arg, p, need_ms)) {

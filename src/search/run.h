@@ -42,6 +42,10 @@ struct search_flow_opts {
     /* --throttled: the burst twice the largest dirty limit the space can
      * set (the throttled regime), not the calibrated default */
     bool throttled;
+    /* a budget the user did not give may grow to this to reach a verdict
+     * (search_plan_grow_default); 0: the budget is the user's, refused when
+     * it cannot reach one */
+    long long budget_grows_to_ms;
     /* the memory that could hold dirty pages when the burst was sized: the
      * limits it cannot tell apart are collapsed with it, alike on resume */
     uint64_t burst_dirtyable;

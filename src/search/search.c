@@ -339,6 +339,21 @@ long long search_plan_verdict_ms(const struct search_plan *p)
     return (long long)ceil(p->run_s * p->verdict_evals * 1000);
 }
 
+bool search_plan_grow_default(struct search_spec *s, struct search_plan *p, long long ceiling_ms)
+{
+    if (ceiling_ms <= 0 || s->budget_ms <= 0 || p->run_s <= 0 || p->evals >= p->verdict_evals) return false;
+    long long need_ms = search_plan_verdict_ms(p);
+    if (need_ms > ceiling_ms) return false;
+    long long from_ms = s->budget_ms;
+    int from_evals = p->evals;
+    s->budget_ms = need_ms;
+    if (s->budget_evals > 0 && s->budget_evals < p->verdict_evals) s->budget_evals = p->verdict_evals;
+    search_plan_make(s, p->run_s, p->noise_sd, p);
+    p->grown_from_ms = from_ms;
+    p->grown_from_evals = from_evals;
+    return true;
+}
+
 bool search_plan_off_pace(const struct search_plan *p, bool calibrated, int n, long long elapsed_ms, double *per)
 {
     *per = n > 0 ? elapsed_ms / 1000.0 / n : 0;

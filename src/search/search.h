@@ -106,6 +106,10 @@ struct search_plan {
     double noise_sd;         /* the log spread of one run assumed */
     double mde_pct;          /* the smallest improvement the confirmation detects with 80% power */
     bool paired;             /* the confirmation is decided paired by round */
+    /* a default budget grown to reach a verdict (search_plan_grow_default):
+     * the budget it was and what that bought; 0 when it was not */
+    long long grown_from_ms;
+    int grown_from_evals;
 };
 /* The spread of a run's log throughput assumed before any is measured:
  * this project's VM disk showed 0.18 between back-to-back runs. */
@@ -117,6 +121,14 @@ void search_plan_make(const struct search_spec *s, double run_s, double noise_sd
 void search_plan_scale_confirmation(struct search_spec *s, struct search_plan *p);
 /* The time budget a verdict needs at p's run time, in ms. */
 long long search_plan_verdict_ms(const struct search_plan *p);
+/* A budget the user did not give (the quick tune's 5 minutes) grows to
+ * what a verdict needs when that is at most ceiling_ms, and p is made
+ * again: a default command answers where its runs are slow (a VM that
+ * waits 15 s a run for its freed memory to go back to the host:
+ * probe/settle.h). False, nothing changed, when p reaches a verdict
+ * already, ceiling_ms is 0 (the budget is the user's) or a verdict needs
+ * more. */
+bool search_plan_grow_default(struct search_spec *s, struct search_plan *p, long long ceiling_ms);
 /* The plan as the runs go: after n evaluations in elapsed_ms, how many the
  * budget will have bought in all (the plan's, or fewer when the runs are
  * slower than it said and a wall time ends first) and the time left. */

@@ -253,8 +253,8 @@ void verdict_settle_regime(uint64_t burst_bytes, char *buf, size_t n)
     if (burst_bytes < SETTLE_MIN_BYTES || vmstat_reported_kib(&kib) < 0) return;
     size_t len = strlen(buf);
     snprintf(buf + len, n - len, "; each run began once this VM had handed the memory the run before freed back to "
-             "its host (free page reporting, still for %d s), so it met memory as a burst after a quiet spell does",
-             SETTLE_QUIET_MS / 1000);
+             "its host (free page reporting: no pass of %u MiB or more for %d s), so it met memory as a burst after a "
+             "quiet spell does", SETTLE_PASS_MIN_KIB >> 10, SETTLE_QUIET_MS / 1000);
 }
 
 static long long burst_of(const char *text)
