@@ -75,10 +75,10 @@ REPORTED_KIB = "/sys/module/page_reporting/parameters/reported_kib"
 class Settle:
     """src/probe/settle.c's wait, step by step: 1 when it is over (no pass
     of 32 MiB or more for 3 s, or none in 3 s), 0 to read again, -1 at the
-    limit (15 s, or 10 s per GiB of size when longer). Changes less than
+    limit (20 s, or 12 s per GiB of size when longer). Changes less than
     0.5 s apart are one pass; smaller passes are the system's own frees."""
     def __init__(self, now, value, size=0):
-        self.t0, self.value, self.most = now, value, max(15.0, 10.0 * size / 2 ** 30)
+        self.t0, self.value, self.most = now, value, max(20.0, 12.0 * size / 2 ** 30)
         self.moved, self.pass_t, self.pass_kib = None, None, 0
 
     def step(self, now, value):

@@ -150,7 +150,7 @@ int burst_next_step(struct burst_calibration *c, uint64_t most, uint64_t unit, u
                                "back along the line through the last two", size, note, n);
         /* Even the smaller burst took longer than the target: the time a
          * run takes whatever its burst (its set-up, and on a VM that hands
-         * freed memory back to its host the wait for that, 8-9 s on this
+         * freed memory back to its host the wait for that, 8-17 s on this
          * project's: probe/settle.h) is most of it. A smaller burst saves
          * little, so the smaller is kept, timed as it ran. */
         double io = prev.mb_s > 0 ? (double)prev.bytes / (prev.mb_s * 1e6) : 0;
