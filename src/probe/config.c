@@ -180,7 +180,5 @@ void probe_regime_text(const char *workload_text, char *buf, size_t n)
                  (double)idle_ms / 1000,
                  buffered_writer ? "; back to back, as a sustained writer, the result can differ" : "");
     else
-        snprintf(buf, n, "runs back to back, each right after the previous one (a sustained load)%s",
-                 buffered_writer ? "; a buffered writer after a quiet spell can measure otherwise: --idle-before T "
-                                   "measures that regime" : "");
+        snprintf(buf, n, "%s%s", PROBE_REGIME_BACK_TO_BACK, buffered_writer ? PROBE_REGIME_QUIET_HINT : "");
 }

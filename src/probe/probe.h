@@ -319,6 +319,12 @@ void probe_workload_diff(const char *a, const char *b, char *out, size_t n);
  * for a buffered writer, that the other regime can measure otherwise
  * (bench/carry-over, sluice(8) "What ran just before"). */
 void probe_regime_text(const char *workload_text, char *buf, size_t n);
+/* its text for runs with no idle time asked for, and the hint a buffered
+ * writer gets with it (verdict_settle_regime rewrites both where each run
+ * waited for the VM's memory) */
+#define PROBE_REGIME_BACK_TO_BACK "runs back to back, each right after the previous one (a sustained load)"
+#define PROBE_REGIME_QUIET_HINT \
+    "; a buffered writer after a quiet spell can measure otherwise: --idle-before T measures that regime"
 /* Whether s is a buffered writer doing fixed work (a burst): the write
  * volume is then what a comparison must size once (burst.h). */
 bool probe_spec_is_burst(const struct probe_spec *s);

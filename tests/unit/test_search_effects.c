@@ -7,6 +7,7 @@
 #include "search/report.h"
 #include "search/search.h"
 #include "search/verdict.h"
+#include "probe/probe.h"
 #include "search_fixture.h"
 #include "core/sysfs.h"
 
@@ -195,6 +196,27 @@ TEST(the_regime_names_the_stretch_the_confirmation_took)
     verdict_confirm_span(&none, plain, sizeof plain);
     CHECK_STR(plain, "runs back to back");
     fx_done(&r, &ev);
+}
+
+/* Run 47's regime line began "runs back to back, each right after the
+ * previous one (a sustained load)" while each run had waited about 14 s
+ * for the VM's freed memory to go back to its host (probe/settle.h): the
+ * wait replaces that clause and its hint, and the rest stays. */
+TEST(the_regime_says_each_run_waited_for_the_vm_s_memory)
+{
+    char regime[1024];
+    snprintf(regime, sizeof regime, "%s%s; a burst of 512 MiB, below the background threshold", PROBE_REGIME_BACK_TO_BACK,
+             PROBE_REGIME_QUIET_HINT);
+    verdict_regime_settled(regime, sizeof regime);
+    const char *waited = "each run began once this VM had handed the memory the run before freed back to its host";
+    CHECK(strncmp(regime, waited, strlen(waited)) == 0);
+    CHECK(strstr(regime, "back to back") == NULL && strstr(regime, "--idle-before") == NULL);
+    CHECK_CONTAINS(regime, "as a burst after a quiet spell does; a burst of 512 MiB, below the background threshold");
+    /* after a quiet spell asked for: that stays, the wait is added */
+    snprintf(regime, sizeof regime, "every run followed 5 s without the probe's I/O (a writer after a quiet spell)");
+    verdict_regime_settled(regime, sizeof regime);
+    const char *quiet = "every run followed 5 s without the probe's I/O (a writer after a quiet spell); each run began";
+    CHECK(strncmp(regime, quiet, strlen(quiet)) == 0);
 }
 
 /* bench/data/transfer-as-user-27.out: the race refused leader 0 (+29.3%,
