@@ -427,6 +427,30 @@ TEST(settle_waits_for_the_free_page_reporting_wave)
     CHECK_INT((long long)(t - 50), SETTLE_MAX_MS);
 }
 
+/* One pass of free page reporting as a replay has it: at at_ms the
+ * counter moves by kib. */
+struct pass_at {
+    uint64_t at_ms, kib;
+};
+
+/* Reads the counter every 50 ms from from_ms, as the probe does, moving
+ * it at each pass: the wait's answer, and the time it gave it in *t. */
+static int replay_passes(uint64_t from_ms, uint64_t max_ms, const struct pass_at *pass, size_t n, uint64_t *t)
+{
+    struct settle s;
+    uint64_t v = 0;
+    settle_begin(&s, from_ms, v, max_ms);
+    int rc = 0;
+    for (*t = from_ms; rc == 0 && *t < from_ms + 40000;) {
+        *t += 50;
+        for (size_t i = 0; i < n; i++)
+            if (*t == pass[i].at_ms) v += pass[i].kib;
+        rc = settle_step(&s, *t, v);
+    }
+    return rc;
+}
+#define REPLAY(from, max, passes, t) replay_passes(from, max, passes, sizeof passes / sizeof passes[0], t)
+
 /* The kernel hands freed memory back in passes 2 s apart, a bounded amount
  * each: on this project's VM a removed 2 GiB file went back as 1024 MiB
  * at 1.6 s, 664 at 3.9 s and 72 at 6.1 s (bench/data/report-passes.out).
@@ -436,29 +460,14 @@ TEST(settle_waits_for_the_free_page_reporting_wave)
  * during it. So the wait lasts until the last pass is over. */
 TEST(settle_waits_for_every_pass_of_the_reporting)
 {
-    static const struct { uint64_t at_ms, mib; } pass[] = { { 1600, 1024 }, { 3900, 664 }, { 6100, 72 } };
-    struct settle s;
-    settle_begin(&s, 0, 0, SETTLE_MAX_MS);
-    uint64_t t = 0, v = 0;
-    int rc = 0;
-    while (rc == 0 && t < 20000) {
-        t += 50;
-        for (size_t i = 0; i < sizeof pass / sizeof pass[0]; i++)
-            if (t == pass[i].at_ms) v += pass[i].mib << 10;
-        rc = settle_step(&s, t, v);
-    }
-    CHECK_INT(rc, 1);
+    static const struct pass_at pass[] = { { 1600, 1024 << 10 }, { 3900, 664 << 10 }, { 6100, 72 << 10 } };
+    uint64_t t;
+    CHECK_INT(REPLAY(0, SETTLE_MAX_MS, pass, &t), 1);
     CHECK(t > 6100);
     CHECK(t <= 6100 + SETTLE_QUIET_MS);
     /* begun between two passes, it still sees the next */
-    settle_begin(&s, 2000, 1024 << 10, SETTLE_MAX_MS);
-    for (t = 2000, v = 1024 << 10, rc = 0; rc == 0 && t < 20000;) {
-        t += 50;
-        if (t == 3900) v += 664 << 10;
-        if (t == 6100) v += 72 << 10;
-        rc = settle_step(&s, t, v);
-    }
-    CHECK_INT(rc, 1);
+    static const struct pass_at later[] = { { 3900, 664 << 10 }, { 6100, 72 << 10 } };
+    CHECK_INT(REPLAY(2000, SETTLE_MAX_MS, later, &t), 1);
     CHECK(t > 6100);
 }
 
@@ -471,38 +480,24 @@ TEST(settle_waits_for_every_pass_of_the_reporting)
  * passes; the run's passes were over at 10.2 s. */
 TEST(settle_tells_a_run_s_passes_from_the_system_s_small_frees)
 {
-    static const struct { uint64_t at_ms, kib; } pass[] = {
+    static const struct pass_at pass[] = {
         { 1800, 469 << 10 }, { 3300, 8704 }, { 3900, 324 << 10 }, { 6000, 184 << 10 },
         { 8100, 53 << 10 }, { 10200, 64 << 10 }, { 12200, 12 << 10 }, { 13500, 18048 },
     };
-    struct settle s;
-    settle_begin(&s, 0, 0, settle_max_ms(1ull << 30));
-    uint64_t t = 0, v = 0;
-    int rc = 0;
-    while (rc == 0 && t < 40000) {
-        t += 50;
-        for (size_t i = 0; i < sizeof pass / sizeof pass[0]; i++)
-            if (t == pass[i].at_ms) v += pass[i].kib;
-        rc = settle_step(&s, t, v);
-    }
-    CHECK_INT(rc, 1);
+    uint64_t t;
+    CHECK_INT(REPLAY(0, settle_max_ms(1ull << 30), pass, &t), 1);
     CHECK_INT((long long)t, 10200 + SETTLE_QUIET_MS);
-    /* a pass handed back in steps 20-50 ms apart is one pass, however small each step */
-    settle_begin(&s, 0, 0, SETTLE_MAX_MS);
-    for (t = 50, v = 0, rc = 0; rc == 0 && t < 40000; t += 50) {
-        if (t >= 1000 && t < 1400) v += 8 << 10;
-        rc = settle_step(&s, t, v);
-    }
-    CHECK_INT(rc, 1);
-    CHECK_INT((long long)(t - 50), 1350 + SETTLE_QUIET_MS);
+    /* a pass handed back in steps 50 ms apart is one pass, however small each step */
+    static const struct pass_at steps[] = {
+        { 1000, 8 << 10 }, { 1050, 8 << 10 }, { 1100, 8 << 10 }, { 1150, 8 << 10 },
+        { 1200, 8 << 10 }, { 1250, 8 << 10 }, { 1300, 8 << 10 }, { 1350, 8 << 10 },
+    };
+    CHECK_INT(REPLAY(0, SETTLE_MAX_MS, steps, &t), 1);
+    CHECK_INT((long long)t, 1350 + SETTLE_QUIET_MS);
     /* with nothing but the system's small frees, none came */
-    settle_begin(&s, 0, 0, SETTLE_MAX_MS);
-    for (t = 50, v = 0, rc = 0; rc == 0 && t < 40000; t += 50) {
-        if (t == 1000) v += 8704;
-        rc = settle_step(&s, t, v);
-    }
-    CHECK_INT(rc, 1);
-    CHECK_INT((long long)(t - 50), SETTLE_NONE_MS);
+    static const struct pass_at small[] = { { 1000, 8704 } };
+    CHECK_INT(REPLAY(0, SETTLE_MAX_MS, small, &t), 1);
+    CHECK_INT((long long)t, SETTLE_NONE_MS);
 }
 
 /* A 2 GiB file's passes at order 5 lasted 12-14 s after its removal: a
@@ -512,32 +507,20 @@ TEST(settle_limit_grows_with_the_run_s_memory)
 {
     CHECK_INT((long long)settle_max_ms(512ull << 20), SETTLE_MAX_MS);
     CHECK_INT((long long)settle_max_ms(2ull << 30), 2 * SETTLE_MAX_MS_PER_GIB);
-    static const uint64_t at_ms[] = { 1700, 3800, 6000, 8100, 10200, 12300, 13900 };
-    struct settle s;
-    settle_begin(&s, 0, 0, settle_max_ms(2ull << 30));
-    uint64_t t = 0, v = 0;
-    int rc = 0;
-    while (rc == 0 && t < 40000) {
-        t += 50;
-        for (size_t i = 0; i < sizeof at_ms / sizeof at_ms[0]; i++)
-            if (t == at_ms[i]) v += 300 << 10;
-        rc = settle_step(&s, t, v);
-    }
-    CHECK_INT(rc, 1);
+    static const struct pass_at big[] = {
+        { 1700, 300 << 10 }, { 3800, 300 << 10 }, { 6000, 300 << 10 }, { 8100, 300 << 10 },
+        { 10200, 300 << 10 }, { 12300, 300 << 10 }, { 13900, 300 << 10 },
+    };
+    uint64_t t;
+    CHECK_INT(REPLAY(0, settle_max_ms(2ull << 30), big, &t), 1);
     CHECK_INT((long long)t, 13900 + SETTLE_QUIET_MS);
     /* an hour later a 512 MiB file went back 64 MiB a pass after the
      * first, the last at 12.2 s: a quick tune's calibration run waited
      * its 15 s limit and was noted as one that may have met the passes */
-    static const struct { uint64_t at_ms, mib; } small[] = {
-        { 1900, 191 }, { 4000, 67 }, { 6000, 64 }, { 8100, 64 }, { 10100, 64 }, { 12200, 62 },
+    static const struct pass_at half[] = {
+        { 1900, 191 << 10 }, { 4000, 67 << 10 }, { 6000, 64 << 10 }, { 8100, 64 << 10 },
+        { 10100, 64 << 10 }, { 12200, 62 << 10 },
     };
-    settle_begin(&s, 0, 0, settle_max_ms(512ull << 20));
-    for (t = 0, v = 0, rc = 0; rc == 0 && t < 40000;) {
-        t += 50;
-        for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
-            if (t == small[i].at_ms) v += small[i].mib << 10;
-        rc = settle_step(&s, t, v);
-    }
-    CHECK_INT(rc, 1);
+    CHECK_INT(REPLAY(0, settle_max_ms(512ull << 20), half, &t), 1);
     CHECK_INT((long long)t, 12200 + SETTLE_QUIET_MS);
 }
