@@ -38,10 +38,11 @@
  * nothing ran (bench/data/report-passes-order5.out). Every wait then ran to
  * its limit. So a pass counts when it hands back at least
  * SETTLE_PASS_MIN_KIB, and the limit grows with the memory the run freed.
- * With the wait, 10 pairs each: the defaults 342-395 MB/s and
- * dirty_background_ratio=1 391-422, +7.9% [+4.8, +11.7]; starting after the
- * first pass, 1044-1170 and 1222-1403, +14.6% [+10.6, +18.3]: another
- * regime, not the same one measured better. */
+ * With this wait, 10 pairs each: the defaults 359-383 MB/s and
+ * dirty_background_ratio=1 400-438, +12.0% [+8.8, +15.6] (waits of 14-17.5
+ * s, each ended by the passes); starting after the first pass, 1044-1170
+ * and 1222-1403, +14.6% [+10.6, +18.3]: another regime, not the same one
+ * measured better. */
 #ifndef SLUICE_PROBE_SETTLE_H
 #define SLUICE_PROBE_SETTLE_H
 
