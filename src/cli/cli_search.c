@@ -48,6 +48,15 @@ static void print_calibration(const struct burst_calibration *c)
                BURST_SLOW_MB_S, BURST_TARGET_S);
 }
 
+/* A time as a clock reads it: "45s", "3m20s" (units_format_duration_ms
+ * rounds up to whole minutes, as --budget takes them: 3m20s would read 4m). */
+static void clock_text(long long ms, char *buf, size_t n)
+{
+    long long s = ms / 1000;
+    if (s < 60) snprintf(buf, n, "%llds", s);
+    else snprintf(buf, n, "%lldm%02llds", s / 60, s % 60);
+}
+
 static void print_plan(const struct search_plan *p)
 {
     char total[32];
@@ -57,11 +66,12 @@ static void print_plan(const struct search_plan *p)
            "confirmation detects a change of %+.0f%% or more\n", p->evals, p->run_s, p->explore, p->confirm_reps,
            p->paired ? ", decided paired by round" : "", total, 100 * p->noise_sd, p->mde_pct);
     if (p->grown_from_ms > 0) {
-        char from[32];
-        units_format_duration_ms(p->grown_from_ms, from, sizeof from);
+        char from[32], grown[32];
+        clock_text(p->grown_from_ms, from, sizeof from);
+        clock_text((long long)(p->total_s * 1000), grown, sizeof grown);
         printf("plan: the default budget of %s buys %d evaluations at this run time and a verdict needs %d, so the "
                "budget is %s (--budget %s holds it to %s, and refuses)\n", from, p->grown_from_evals, p->verdict_evals,
-               total, from, from);
+               grown, from, from);
     }
     if (p->run_s > 2 * BURST_TARGET_S)
         printf("plan: a run takes %.0f s: a smaller --size makes the tune quicker (about %.0f s a run is the default)\n",
@@ -105,14 +115,6 @@ static void on_started(void *arg, const char *uuid, const struct space *sp, bool
     fflush(stdout);
 }
 
-/* A time as a clock reads it: "45s", "3m20s" (units_format_duration_ms
- * rounds up to whole minutes, as --budget takes them: 3m20s would read 4m). */
-static void clock_text(long long ms, char *buf, size_t n)
-{
-    long long s = ms / 1000;
-    if (s < 60) snprintf(buf, n, "%llds", s);
-    else snprintf(buf, n, "%lldm%02llds", s / 60, s % 60);
-}
 
 /* Once, when the runs are slower than the plan said (search_plan_off_pace):
  * what the budget buys at their pace. */

@@ -21,8 +21,9 @@ struct tune_opts {
 };
 
 #define TUNE_OBJECTIVE "throughput,reader_p99<=baseline"
-/* Where a run is slow (on this project's VM each waits up to 15 s for the
- * memory the previous one freed to go back to its host: probe/settle.h),
+/* Where a run is slow (on this project's VM each waited about 14 s for the
+ * memory the previous one freed to go back to its host in run 47:
+ * probe/settle.h),
  * 5 minutes buy fewer evaluations than a verdict needs; the default
  * budget then grows to what one needs, up to this, and the plan says so.
  * A budget the user gives holds. */

@@ -131,8 +131,7 @@ void probe_fio_global(const struct probe_spec *s, FILE *out, const char *rw)
                 (unsigned long long)s->idle_ms);
     /* the wait a run starts with on a VM that reports free pages (settle.h),
      * which fio has no option for */
-    uint64_t kib;
-    if (s->size_bytes >= SETTLE_MIN_BYTES && sysfs_is_real_root() && vmstat_reported_kib(&kib) == 0)
+    if (probe_waits_for_freed_memory(s))
         fprintf(out, "; sluice starts each run once this VM has handed the memory the previous run freed back to its\n"
                      "; host (free page reporting: %s,\n"
                      "; in passes 2 s apart). fio cannot wait for that: start each run once no pass of %u MiB or more\n"

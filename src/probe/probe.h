@@ -319,12 +319,17 @@ void probe_workload_diff(const char *a, const char *b, char *out, size_t n);
  * for a buffered writer, that the other regime can measure otherwise
  * (bench/carry-over, sluice(8) "What ran just before"). */
 void probe_regime_text(const char *workload_text, char *buf, size_t n);
-/* its text for runs with no idle time asked for, and the hint a buffered
- * writer gets with it (verdict_settle_regime rewrites both where each run
- * waited for the VM's memory) */
-#define PROBE_REGIME_BACK_TO_BACK "runs back to back, each right after the previous one (a sustained load)"
-#define PROBE_REGIME_QUIET_HINT \
-    "; a buffered writer after a quiet spell can measure otherwise: --idle-before T measures that regime"
+/* The regime in buf (probe_regime_text's, and what was appended) for runs
+ * that each waited for the VM's freed memory (probe_waits_for_freed_memory):
+ * "runs back to back" and its --idle-before hint become the wait, which put
+ * seconds between the runs; another regime gets the wait appended. */
+void probe_regime_waited(char *buf, size_t n);
+/* Whether each run of spec waits, before it starts, for the memory the run
+ * before freed to go back to the VM's host (settle.h): a burst of
+ * SETTLE_MIN_BYTES or more on a block device, on the real system, where the
+ * kernel counts what it hands back. The probe, the exported fio job's advice
+ * and the verdict ask the same question here. */
+bool probe_waits_for_freed_memory(const struct probe_spec *spec);
 /* Whether s is a buffered writer doing fixed work (a burst): the write
  * volume is then what a comparison must size once (burst.h). */
 bool probe_spec_is_burst(const struct probe_spec *s);

@@ -2,6 +2,7 @@
  * the workload beside the canary, and fill the result. */
 #include "probe/probe_internal.h"
 #include "probe/settle.h"
+#include "core/device.h"
 #include "core/interrupt.h"
 #include "core/sysfs.h"
 #include "core/units.h"
@@ -53,14 +54,29 @@ static void drain(struct probe_ctx *c, struct probe_result *r)
     }
 }
 
+/* tmpfs and small runs do not wait (SETTLE_MIN_BYTES); the rest do on the
+ * real system, where the kernel counts what it hands back */
+static bool waits_for_freed_memory(const struct probe_spec *s, bool has_disk)
+{
+    uint64_t v;
+    return has_disk && s->size_bytes >= SETTLE_MIN_BYTES && sysfs_is_real_root() && vmstat_reported_kib(&v) == 0;
+}
+
+bool probe_waits_for_freed_memory(const struct probe_spec *spec)
+{
+    struct probe_spec s = *spec;
+    sl_err e;
+    char disk[64];
+    if (probe_spec_resolve(&s, &e) < 0 || s.ndirs < 1) return false;
+    return waits_for_freed_memory(&s, device_for_path(s.dir[0], disk, sizeof disk, NULL) == 0);
+}
+
 /* The host takes back what the previous run freed before this one starts
- * (settle.h): on the real system, where the kernel counts it. */
+ * (settle.h). */
 static void settle_freed_memory(struct probe_ctx *c, struct probe_result *r)
 {
     uint64_t v;
-    /* tmpfs and small runs: see SETTLE_MIN_BYTES */
-    if (!c->has_disk || c->spec.size_bytes < SETTLE_MIN_BYTES) return;
-    if (!sysfs_is_real_root() || vmstat_reported_kib(&v) < 0) return;
+    if (!waits_for_freed_memory(&c->spec, c->has_disk) || vmstat_reported_kib(&v) < 0) return;
     struct settle s;
     settle_begin(&s, probe_now_ns() / 1000000ull, v, settle_max_ms(c->spec.size_bytes));
     int rc = 0;

@@ -110,6 +110,19 @@ static void steps_text(const struct burst_calibration *c, char *buf, size_t n)
     }
 }
 
+/* The part of a run's time that was not its writing (set-up, removal, the
+ * wait before it): its wall time less its bytes at its rate; may be < 0. */
+static double step_setup_s(const struct burst_step *s)
+{
+    return s->mb_s > 0 ? s->wall_s - (double)s->bytes / (s->mb_s * 1e6) : 0;
+}
+
+/* The calibration's last run as a step of the series */
+static struct burst_step calibration_step(const struct burst_calibration *c)
+{
+    return (struct burst_step){ .bytes = c->bytes, .mb_s = c->mb_s, .wall_s = c->wall_s };
+}
+
 static int series_done(struct burst_calibration *c, uint64_t chosen, double run_s, const char *why, uint64_t *size,
                        char *note, size_t n)
 {
@@ -137,8 +150,7 @@ int burst_next_step(struct burst_calibration *c, uint64_t most, uint64_t unit, u
     }
     const struct burst_step *last = &c->step[c->nsteps - 1];
     /* the point before the last: the previous run, or the calibration's */
-    struct burst_step prev = c->nsteps > 1 ? c->step[c->nsteps - 2]
-                                           : (struct burst_step){ .bytes = c->bytes, .mb_s = c->mb_s, .wall_s = c->wall_s };
+    struct burst_step prev = c->nsteps > 1 ? c->step[c->nsteps - 2] : calibration_step(c);
     if (last->wall_s > BURST_SERIES_SLACK * BURST_TARGET_S) {
         double slope = (last->wall_s - prev.wall_s) / ((double)last->bytes - (double)prev.bytes);
         double want = slope > 0 && prev.wall_s < BURST_TARGET_S
@@ -153,11 +165,10 @@ int burst_next_step(struct burst_calibration *c, uint64_t most, uint64_t unit, u
          * freed memory back to its host the wait for that, 8-17 s on this
          * project's: probe/settle.h) is most of it. A smaller burst saves
          * little, so the smaller is kept, timed as it ran. */
-        double io = prev.mb_s > 0 ? (double)prev.bytes / (prev.mb_s * 1e6) : 0;
+        double setup = step_setup_s(&prev);
         char why[256];
         snprintf(why, sizeof why, "even the smaller took longer than the target, %.1f s of it not the burst's writing "
-                 "(the run's set-up and the wait before it), so the burst is the smaller",
-                 prev.wall_s - io > 0 ? prev.wall_s - io : 0);
+                 "(the run's set-up and the wait before it), so the burst is the smaller", setup > 0 ? setup : 0);
         return series_done(c, fit, prev.wall_s, why, size, note, n);
     }
     if (last->wall_s >= BURST_GROW_ENOUGH * BURST_TARGET_S || last->bytes >= most || c->nsteps >= BURST_STEPS_MAX)
@@ -176,9 +187,9 @@ double burst_rate_mb_s(const struct burst_calibration *c)
 
 double burst_setup_seconds(const struct burst_calibration *c)
 {
+    struct burst_step calib = calibration_step(c);
     const struct burst_step *last = c->nsteps ? &c->step[c->nsteps - 1] : NULL;
-    double setup = last && last->mb_s > 0 ? last->wall_s - (double)last->bytes / (last->mb_s * 1e6)
-                 : c->mb_s > 0 ? c->wall_s - (double)c->bytes / (c->mb_s * 1e6) : 0;
+    double setup = step_setup_s(last && last->mb_s > 0 ? last : &calib);
     return setup > 0.5 ? setup : 0.5;
 }
 

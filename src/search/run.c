@@ -795,8 +795,8 @@ static int finish_done(struct run *R)
      * machine would (their figures are the fixture's) */
     if (R->probe_mode && sysfs_is_real_root()) {
         verdict_confirm_span(r, R->out->workload.regime, sizeof R->out->workload.regime);
-        if (probe_spec_is_burst(&R->o->probe))
-            verdict_settle_regime(R->o->probe.size_bytes, R->out->workload.regime, sizeof R->out->workload.regime);
+        if (probe_waits_for_freed_memory(&R->o->probe))
+            probe_regime_waited(R->out->workload.regime, sizeof R->out->workload.regime);
     }
     fill_verdict(&R->row, &R->o->spec, R->sp, r);
     bool applied = false;

@@ -124,7 +124,7 @@ long long search_plan_verdict_ms(const struct search_plan *p);
 /* A budget the user did not give (the quick tune's 5 minutes) grows to
  * what a verdict needs when that is at most ceiling_ms, and p is made
  * again: a default command answers where its runs are slow (a VM that
- * waits 15 s a run for its freed memory to go back to the host:
+ * waited about 14 s a run for its freed memory to go back to the host:
  * probe/settle.h). False, nothing changed, when p reaches a verdict
  * already, ceiling_ms is 0 (the budget is the user's) or a verdict needs
  * more. */

@@ -101,13 +101,6 @@ void verdict_build(const struct search_spec *spec, const struct space *sp, const
  * on the machine's clock (probes): an oracle's or a synthetic search's
  * times say nothing of a machine. */
 void verdict_confirm_span(const struct search_result *r, char *buf, size_t n);
-/* Appends to the regime in buf that each run began after this VM's free page
- * reporting was over (probe/settle.h), when it counts that and the burst of
- * burst_bytes is one the probe waits for. */
-void verdict_settle_regime(uint64_t burst_bytes, char *buf, size_t n);
-/* What it says: the regime in buf with "runs back to back" (and its hint)
- * made the wait it was, or the wait appended. */
-void verdict_regime_settled(char *buf, size_t n);
 /* recommend's verdict on stored runs (recommend.h, after recommend_judge)
  * as a card: the winner against the defaults with its interval and level,
  * Holm's (or by host Bonferroni's) p, the runs each side, what got worse

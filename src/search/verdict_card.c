@@ -6,9 +6,6 @@
 #include "search/recommend.h"
 #include "search/report.h"
 #include "core/units.h"
-#include "core/vmstat.h"
-#include "probe/probe.h"
-#include "probe/settle.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -241,39 +238,6 @@ void verdict_confirm_span(const struct search_result *r, char *buf, size_t n)
     snprintf(buf + len, n - len, "; the interval is that of the confirmation's %d runs, %.0f s from %.1f to %.1f min "
              "into the search: over longer spells the effect can move", runs, (double)(last - first) / 1000,
              (double)first / 60000, (double)last / 60000);
-}
-
-/* Where the probe waited for this VM's free page reporting before each run
- * (probe/settle.h: until every pass was over), its memory was the host's,
- * as a burst after a quiet spell finds it, whatever "back to back" says of
- * its I/O: a burst started before the passes measured up to 4x faster
- * (bench/data/report-passes.out). */
-void verdict_regime_settled(char *buf, size_t n)
-{
-    char said[1024];
-    snprintf(said, sizeof said, "each run began once this VM had handed the memory the run before freed back to its "
-             "host (free page reporting: no pass of %u MiB or more for %d s), so it met memory, and a disk idle since "
-             "the last run's fsync, as a burst after a quiet spell does", SETTLE_PASS_MIN_KIB >> 10,
-             SETTLE_QUIET_MS / 1000);
-    /* "runs back to back" is what the workload asked for, not what ran:
-     * the wait put seconds between the runs (5-17 s on this project's VM) */
-    const char *rest = NULL;
-    if (strncmp(buf, PROBE_REGIME_BACK_TO_BACK, strlen(PROBE_REGIME_BACK_TO_BACK)) == 0) {
-        rest = buf + strlen(PROBE_REGIME_BACK_TO_BACK);
-        if (strncmp(rest, PROBE_REGIME_QUIET_HINT, strlen(PROBE_REGIME_QUIET_HINT)) == 0)
-            rest += strlen(PROBE_REGIME_QUIET_HINT);
-    }
-    char tail[1024];
-    snprintf(tail, sizeof tail, "%s", rest ? rest : "");
-    size_t len = strlen(buf);
-    if (rest) snprintf(buf, n, "%s%s", said, tail);
-    else snprintf(buf + len, n - len, "%s%s", len ? "; " : "", said);
-}
-
-void verdict_settle_regime(uint64_t burst_bytes, char *buf, size_t n)
-{
-    uint64_t kib;
-    if (burst_bytes >= SETTLE_MIN_BYTES && vmstat_reported_kib(&kib) == 0) verdict_regime_settled(buf, n);
 }
 
 static long long burst_of(const char *text)

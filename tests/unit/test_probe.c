@@ -524,3 +524,18 @@ TEST(settle_limit_grows_with_the_run_s_memory)
     CHECK_INT(REPLAY(0, settle_max_ms(512ull << 20), half, &t), 1);
     CHECK_INT((long long)t, 12200 + SETTLE_QUIET_MS);
 }
+
+/* The verdict said each run had waited for the VM's freed memory whenever
+ * the burst was large and the kernel counted reported pages, while the
+ * probe waits only on a block device: a burst on tmpfs was said to have
+ * waited. One predicate answers for the probe, the fio job and the verdict. */
+TEST(only_a_large_burst_on_a_block_device_waits_for_freed_memory)
+{
+    struct probe_spec s = { .threads = 1, .repeat = 1, .canary = -1, .size_bytes = 1ull << 30, .ndirs = 1 };
+    snprintf(s.workload, sizeof s.workload, "seqwrite");
+    snprintf(s.dir[0], sizeof s.dir[0], "/dev/shm");   /* tmpfs: no block device under it */
+    CHECK(!probe_waits_for_freed_memory(&s));
+    s.size_bytes = SETTLE_MIN_BYTES - 1;                /* too small to set off a pass */
+    snprintf(s.dir[0], sizeof s.dir[0], "/var/tmp");
+    CHECK(!probe_waits_for_freed_memory(&s));
+}
