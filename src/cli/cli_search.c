@@ -64,7 +64,7 @@ static void print_plan(const struct search_plan *p)
     printf("plan: %d evaluations of about %.1f s (%d exploring, %d fresh runs each of the baseline and the winner to "
            "confirm%s), about %s in all; at a run-to-run spread of %.0f%% (assumed until runs are measured) the "
            "confirmation detects a change of %+.0f%% or more\n", p->evals, p->run_s, p->explore, p->confirm_reps,
-           p->paired ? ", decided paired by round" : "", total, 100 * p->noise_sd, p->mde_pct);
+           p->paired ? ", paired by round if its rounds share the disk's spells" : "", total, 100 * p->noise_sd, p->mde_pct);
     if (p->grown_from_ms > 0) {
         char from[32], grown[32];
         clock_text(p->grown_from_ms, from, sizeof from);

@@ -10,12 +10,28 @@
 #include <string.h>
 #include <time.h>
 
-/* the confirmation is decided paired by round from this many complete
- * rounds (confirm_decide says why): a signed-rank test of fewer pairs
- * loses its significance to one stalled run the canary did not flag
- * (at 7 rounds, p=0.055 in unit/search_budget_holds_with_the_confirmation;
- * at 10, one adverse pair of the largest rank still leaves p=0.042) */
-#define CONFIRM_PAIRED_FROM 10
+/* The confirmation is decided paired by round as soon as the signed-rank
+ * test can say anything, when its rounds share a spell of the disk
+ * (search_confirm_paired). This VM's disk runs in slow and fast spells
+ * that a round's two runs share, and an unpaired comparison carries them:
+ * run 48 of the default command (bench/data/transfer-as-user-48.out), 8
+ * runs a side unpaired, claimed +4.0% [+0.5, +7.7] where fio measured
+ * +10-11% paired and sluice's own probe in fio's rounds +11.0%. From 10
+ * rounds, as before, the quick tune's 5-8 never went paired. */
+#define CONFIRM_PAIRED_FROM 1
+/* Rounds share a spell when their sums vary this much more than their
+ * differences (decide_pairs_shared_spread: a spell of 0.8 times a run's
+ * own spread). Without one, pairing only costs: a signed-rank test gives
+ * one stall the canary missed its largest rank, where the unpaired
+ * trimmed means drop it (bench/search-efficiency, bo at budget 30, paired
+ * always: claims on writeback-cv5-stall10 92% -> 70%, regret 8.6% ->
+ * 15.1%; with this choice 86% and 10.7%, over every grid regret 6.6% ->
+ * 7.0%). Simulated (bench/data/confirm-paired-sim.out, 400 draws a
+ * setting, an effect of +7% on runs of sd 5%), at 6 rounds: nothing
+ * shared, the choice claims 0.728 (unpaired 0.690, signed-rank 0.655); a
+ * spell of 3 run spreads, 0.647 (signed-rank 0.665, unpaired 0.060);
+ * false claims 0.022-0.070, as either test's alone. */
+#define CONFIRM_SHARED_SPREAD 1.5
 /* the fewest fresh runs a side from which a plan counts on a verdict */
 #define VERDICT_MIN_REPS 5
 
@@ -45,6 +61,18 @@ struct loop {
     int round;     /* the confirmation's round being measured (from 1; 0 outside it) */
 };
 
+
+/* search_confirm_paired without the rounds' scores: what a plan can say */
+static bool confirm_can_pair(const struct search_spec *s, int rounds, double alpha)
+{
+    /* all rounds one way is the signed-rank test's smallest one-sided p */
+    return s->confirm_paired_from > 0 && rounds >= s->confirm_paired_from && ldexp(1, -rounds) < alpha;
+}
+
+bool search_confirm_paired(const struct search_spec *s, const double *b, const double *x, int rounds, double alpha)
+{
+    return confirm_can_pair(s, rounds, alpha) && decide_pairs_shared_spread(b, x, rounds) > CONFIRM_SHARED_SPREAD;
+}
 
 void search_spec_defaults(struct search_spec *s)
 {
@@ -281,7 +309,7 @@ void search_plan_make(const struct search_spec *s, double run_s, double noise_sd
     p->total_s = run_s * p->evals;
     p->verdict_evals = EXPLORE_MIN + 2 * VERDICT_MIN_REPS;
     while (p->verdict_evals < 100000 && plan_reps(s, p->verdict_evals) < VERDICT_MIN_REPS) p->verdict_evals++;
-    p->paired = s->confirm_paired_from > 0 && p->confirm_reps >= s->confirm_paired_from;
+    p->paired = confirm_can_pair(s, p->confirm_reps, s->alpha);
     /* one-sided at alpha with 80% power, the difference of two runs'
      * logs having twice one run's variance (pairing can only narrow it) */
     double z = gsl_cdf_ugaussian_Pinv(1 - s->alpha) + gsl_cdf_ugaussian_Pinv(0.8);
@@ -950,7 +978,7 @@ static void confirm_decide(const struct loop *L, const struct search_config *c, 
      * (with the runner-up) go through the six orders, in each of which
      * every pair's two runs precede each other equally often */
     int np = confirm_pairs(L, c, b, x);
-    if (L->spec->confirm_paired_from > 0 && np >= L->spec->confirm_paired_from) decide_paired(b, x, np, &o, d, NULL);
+    if (search_confirm_paired(L->spec, b, x, np, alpha)) decide_paired(b, x, np, &o, d, NULL);
     else {
         int nb = confirm_scores(L, &L->base, b), nx = confirm_scores(L, c, x);
         decide_compare(b, nb, x, nx, &o, d, NULL);

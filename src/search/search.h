@@ -4,7 +4,8 @@
  * baseline (Holm across the leaders at each look); then fresh runs of the
  * baseline and the winner in a confirmation round, which alone makes a
  * claim: one-sided, paired by round (Wilcoxon signed-rank, Hodges-Lehmann
- * pseudo-median) from confirm_paired_from complete rounds, else unpaired.
+ * pseudo-median) when its rounds share the disk's spells, else unpaired
+ * (search_confirm_paired).
  * The race and an unpaired confirmation use --test, perm-trim by default (a
  * permutation test of 30% trimmed means and the interval got by inverting
  * it: decide.h, perm.h); "within noise" is never a win. Stops on an
@@ -68,8 +69,9 @@ struct search_spec {
      * interval for the claim (the budget must afford them) */
     int confirm_reps;
     /* complete confirmation rounds from which the claim is decided paired
-     * by round (search.c, confirm_decide; default 10); 0: never, always
-     * --test unpaired */
+     * by round when they share a spell (search.c, confirm_decide; default
+     * 1: as soon as the signed-rank test can reject at the look's alpha,
+     * search_confirm_paired); 0: never, always --test unpaired */
     int confirm_paired_from;
     /* confirm_reps is the plan's (search_plan_scale_confirmation), not
      * --confirm-runs: once EXPLORE_MIN runs show the pace, a time budget
@@ -115,6 +117,14 @@ struct search_plan {
  * this project's VM disk showed 0.18 between back-to-back runs. */
 #define SEARCH_NOISE_SD_ASSUMED 0.18
 void search_plan_make(const struct search_spec *s, double run_s, double noise_sd, struct search_plan *p);
+/* Whether a confirmation of `rounds` complete rounds is decided paired by
+ * round at a look's alpha: it can be (from s->confirm_paired_from rounds,
+ * 0: never, and once the signed-rank test can reject at all: 2^-rounds <
+ * alpha, 5 rounds at 0.05, 6 at each of two looks' 0.025), and its
+ * rounds' scores b[] and x[] (logs) share a spell of the disk
+ * (decide_pairs_shared_spread), which pairing cancels; else --test
+ * unpaired, whose trimmed means shrug off a stall. */
+bool search_confirm_paired(const struct search_spec *s, const double *b, const double *x, int rounds, double alpha);
 /* A default confirmation (no --confirm-runs) grown to 30% of a large plan,
  * at most 20 fresh runs a side, and p made again: enough rounds to decide
  * the claim paired. Nothing changes when that is no more than the default. */

@@ -81,7 +81,7 @@ void verdict_confirm_at_level(const struct search_spec *spec, const struct space
     struct decision z;
     int np = cf->runner_up < 0 ? confirm_pairs(sp, r, &base, c, b, x) : 0;
     int rc;
-    if (spec->confirm_paired_from > 0 && np >= spec->confirm_paired_from) rc = decide_paired(b, x, np, &o, &z, NULL);
+    if (search_confirm_paired(spec, b, x, np, d->alpha)) rc = decide_paired(b, x, np, &o, &z, NULL);
     else rc = decide_compare(b, scores_of(sp, r, &base, TRIAL_CONFIRM, b), x, scores_of(sp, r, c, TRIAL_CONFIRM, x), &o, &z, NULL);
     if (rc == 0 && z.verdict != DECIDE_NO_VERDICT) {
         d->lo_pct = z.lo_pct;

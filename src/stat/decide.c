@@ -491,6 +491,19 @@ int decide_paired(const double *base, const double *cand, int n, const struct de
     return 0;
 }
 
+double decide_pairs_shared_spread(const double *base, const double *cand, int n)
+{
+    if (n < 3) return NAN;
+    double *sum = xmalloc(sizeof *sum * (size_t)n), *diff = xmalloc(sizeof *diff * (size_t)n),
+           *work = xmalloc(sizeof *work * (size_t)n);
+    for (int i = 0; i < n; i++) sum[i] = cand[i] + base[i], diff[i] = cand[i] - base[i];
+    double ms = gsl_stats_mad0(sum, 1, (size_t)n, work), md = gsl_stats_mad0(diff, 1, (size_t)n, work);
+    free(sum);
+    free(diff);
+    free(work);
+    return md > 0 ? ms / md : INFINITY;
+}
+
 void decide_text(const struct decision *d, char *buf, size_t n)
 {
     if (d->verdict == DECIDE_NO_VERDICT) {

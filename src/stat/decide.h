@@ -90,6 +90,16 @@ int decide_compare(const double *base, int nb, const double *cand, int nc, const
 int decide_paired(const double *base, const double *cand, int n, const struct decide_opts *o, struct decision *out,
                   sl_err *e);
 
+/* How much more the pairs' sums vary than their differences (median
+ * absolute deviations, a ratio): about 1 when the pairs share nothing,
+ * sqrt(1 + 2 s^2 / r^2) when they share a spell of spread s over runs of
+ * spread r; the same whatever the candidate's effect (both deviations are
+ * about their own medians). A test chosen on it is not exactly the test
+ * planned: simulated, its false claims stayed those of the signed-rank test
+ * alone (bench/data/confirm-paired-sim.out). Values in log units; NAN with
+ * fewer than 3 pairs, inf when the differences' deviation is 0. */
+double decide_pairs_shared_spread(const double *base, const double *cand, int n);
+
 const char *decide_verdict_name(enum decide_verdict v);   /* "better", "within noise", ... */
 const char *decide_method_name(enum decide_method m);     /* "hl-mw", "yuen", "boot-median", "welch", "perm-trim", ... */
 int decide_method_parse(const char *name);                /* -1 when unknown */

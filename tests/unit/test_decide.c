@@ -468,3 +468,31 @@ TEST(decide_perm_random_splits_within_their_stated_error)
     struct decision again = one_sided(named("perm-trim"), b, 10, c, 10);
     CHECK_NEAR(again.p, d.p, 0);   /* seeded: the same splits */
 }
+
+/* Whether a paired test is worth its cost: the pairs' sums against their
+ * differences. Rounds that share nothing give about 1; rounds that share
+ * a spell, much more; a stall in one run moves neither deviation much;
+ * the size of the effect does not enter. */
+TEST(decide_pairs_shared_spread_sees_the_spells_rounds_share)
+{
+    /* independent draws (sd 0.05, the candidate +0.1): about 1, though at
+     * six pairs anywhere in 0.3-4 (bench/data/confirm-paired-sim.out) */
+    static const double b0[] = { 0.005, 0.063, -0.047, 0.05, -0.013, -0.013 };
+    static const double c0[] = { 0.195, 0.108, 0.098, 0.136, 0.156, 0.098 };
+    double alone = decide_pairs_shared_spread(b0, c0, 6);
+    CHECK(alone > 0.3 && alone < 1.5);
+    /* the same runs with a spell of +-0.3 each round's two share */
+    static const double spell[] = { 0.3, -0.25, 0.1, -0.3, 0.2, -0.1 };
+    double b[6], c[6];
+    for (int i = 0; i < 6; i++) b[i] = b0[i] + spell[i], c[i] = c0[i] + spell[i];
+    double shared = decide_pairs_shared_spread(b, c, 6);
+    CHECK(shared > 4);
+    /* a stall in one run (to 40%) leaves it shared */
+    c[2] -= 0.9;
+    CHECK(decide_pairs_shared_spread(b, c, 6) > 2);
+    /* an effect on the candidate changes nothing: the choice is the rounds' */
+    double before = decide_pairs_shared_spread(b, c, 6);
+    for (int i = 0; i < 6; i++) c[i] += 0.4;
+    CHECK_NEAR(decide_pairs_shared_spread(b, c, 6), before, 1e-12);
+    CHECK(isnan(decide_pairs_shared_spread(b, c, 2)));
+}

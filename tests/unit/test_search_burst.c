@@ -222,7 +222,7 @@ TEST(search_plan_says_what_a_budget_buys)
     CHECK_INT(p.evals, 30);                        /* 5 min at 10 s, under 40 */
     CHECK_INT(p.confirm_reps, 6);
     CHECK_INT(p.explore, 30 - 14);
-    CHECK(!p.paired);   /* 6 rounds: decided unpaired (CONFIRM_PAIRED_FROM) */
+    CHECK(p.paired);   /* 6 rounds: decided paired (the signed-rank test can reject from 5 at 0.05) */
     CHECK(p.evals >= p.verdict_evals);
     CHECK(p.mde_pct > 0 && p.mde_pct < 100);
     double mde6 = p.mde_pct;
@@ -323,8 +323,8 @@ TEST(search_plan_off_pace_only_when_slower_than_a_calibrated_plan)
 }
 
 /* A quick tune on a fast disk buys many short runs: its confirmation grows
- * to 30% of them (at most 20 a side) and is decided paired by round; on a
- * slow disk it keeps the default 6 a side. */
+ * to 30% of them (at most 20 a side); on a slow disk it keeps the default
+ * 6 a side. Both are decided paired by round. */
 TEST(search_plan_grows_the_confirmation_of_a_large_plan)
 {
     struct search_spec s = quick_spec(100);
@@ -341,7 +341,7 @@ TEST(search_plan_grows_the_confirmation_of_a_large_plan)
     search_plan_scale_confirmation(&slow, &p);
     CHECK_INT(slow.confirm_reps, 0);
     CHECK_INT(p.confirm_reps, 6);
-    CHECK(!p.paired);
+    CHECK(p.paired);
     /* --confirm-runs given: the user's */
     s.confirm_reps = 8;
     search_plan_make(&s, 2.2, SEARCH_NOISE_SD_ASSUMED, &p);
