@@ -325,6 +325,19 @@ static void print_confirmation(FILE *out, const struct search_spec *spec, const 
     fprintf(out, "\nconfirmation: %d fresh runs each of %s, interleaved (exploring's runs not reused); decided at look %d of %d\n",
             cf->reps, cf->runner_up >= 0 ? "the baseline, the winner and the runner-up" : "the baseline and the winner",
             cf->look, cf->looks);
+    int rounds;
+    double spread;
+    if (verdict_confirm_pairing(spec, sp, r, cf->candidate, cf->dec.alpha, &rounds, &spread))
+        fprintf(out, "  paired by round: the %d rounds' sums varied %.1f times as much as their differences, a spell of "
+                "the disk that a round's two runs share and pairing cancels\n", rounds, spread);
+    else if (spec->confirm_paired_from > 0 && isfinite(spread) && spread > SEARCH_CONFIRM_SHARED_SPREAD)
+        fprintf(out, "  unpaired (--test %s): the rounds share the disk's spells (their sums varied %.1f times as much "
+                "as their differences), but %d rounds are too few for a paired test at alpha %.3g\n",
+                search_test_name(spec->test), spread, rounds, cf->dec.alpha);
+    else if (spec->confirm_paired_from > 0 && isfinite(spread))
+        fprintf(out, "  unpaired (--test %s): the %d rounds' sums varied %.1f times as much as their differences: no "
+                "spell of the disk for pairing to cancel (it pairs above %.1f)\n", search_test_name(spec->test),
+                rounds, spread, SEARCH_CONFIRM_SHARED_SPREAD);
     char cfg[1024], xest[32], dec[256];
     report_config_diff(sp, &r->leader[cf->candidate].cfg, cfg, sizeof cfg);
     report_pct(cf->explore_est, xest, sizeof xest);

@@ -19,19 +19,6 @@
  * +10-11% paired and sluice's own probe in fio's rounds +11.0%. From 10
  * rounds, as before, the quick tune's 5-8 never went paired. */
 #define CONFIRM_PAIRED_FROM 1
-/* Rounds share a spell when their sums vary this much more than their
- * differences (decide_pairs_shared_spread: a spell of 0.8 times a run's
- * own spread). Without one, pairing only costs: a signed-rank test gives
- * one stall the canary missed its largest rank, where the unpaired
- * trimmed means drop it (bench/search-efficiency, bo at budget 30, paired
- * always: claims on writeback-cv5-stall10 92% -> 70%, regret 8.6% ->
- * 15.1%; with this choice 86% and 10.7%, over every grid regret 6.6% ->
- * 7.0%). Simulated (bench/data/confirm-paired-sim.out, 400 draws a
- * setting, an effect of +7% on runs of sd 5%), at 6 rounds: nothing
- * shared, the choice claims 0.728 (unpaired 0.690, signed-rank 0.655); a
- * spell of 3 run spreads, 0.647 (signed-rank 0.665, unpaired 0.060);
- * false claims 0.022-0.070, as either test's alone. */
-#define CONFIRM_SHARED_SPREAD 1.5
 /* the fewest fresh runs a side from which a plan counts on a verdict */
 #define VERDICT_MIN_REPS 5
 
@@ -71,7 +58,7 @@ static bool confirm_can_pair(const struct search_spec *s, int rounds, double alp
 
 bool search_confirm_paired(const struct search_spec *s, const double *b, const double *x, int rounds, double alpha)
 {
-    return confirm_can_pair(s, rounds, alpha) && decide_pairs_shared_spread(b, x, rounds) > CONFIRM_SHARED_SPREAD;
+    return confirm_can_pair(s, rounds, alpha) && decide_pairs_shared_spread(b, x, rounds) > SEARCH_CONFIRM_SHARED_SPREAD;
 }
 
 void search_spec_defaults(struct search_spec *s)

@@ -117,6 +117,19 @@ struct search_plan {
  * this project's VM disk showed 0.18 between back-to-back runs. */
 #define SEARCH_NOISE_SD_ASSUMED 0.18
 void search_plan_make(const struct search_spec *s, double run_s, double noise_sd, struct search_plan *p);
+/* Rounds share a spell when their sums vary this much more than their
+ * differences (decide_pairs_shared_spread: a spell of 0.8 times a run's
+ * own spread). Without one, pairing only costs: a signed-rank test gives
+ * one stall the canary missed its largest rank, where the unpaired
+ * trimmed means drop it (bench/search-efficiency, bo at budget 30, paired
+ * always: claims on writeback-cv5-stall10 92% -> 70%, regret 8.6% ->
+ * 15.1%; with this choice 86% and 10.7%, over every grid regret 6.6% ->
+ * 7.0%). Simulated (bench/data/confirm-paired-sim.out, 400 draws a
+ * setting, an effect of +7% on runs of sd 5%), at 6 rounds: nothing
+ * shared, the choice claims 0.728 (unpaired 0.690, signed-rank 0.655); a
+ * spell of 3 run spreads, 0.647 (signed-rank 0.665, unpaired 0.060);
+ * false claims 0.022-0.070, as either test's alone. */
+#define SEARCH_CONFIRM_SHARED_SPREAD 1.5
 /* Whether a confirmation of `rounds` complete rounds is decided paired by
  * round at a look's alpha: it can be (from s->confirm_paired_from rounds,
  * 0: never, and once the signed-rank test can reject at all: 2^-rounds <

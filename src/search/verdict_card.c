@@ -69,7 +69,6 @@ static void level_opts(const struct search_spec *spec, double alpha, struct deci
 void verdict_confirm_at_level(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
                               int leader, struct decision *d)
 {
-    const struct confirmation *cf = &r->confirm;
     if (d->verdict == DECIDE_NO_VERDICT || fabs(d->level - VERDICT_LEVEL) < 1e-9 || leader < 0) return;
     struct search_config base;
     space_baseline(sp, &base);
@@ -79,7 +78,7 @@ void verdict_confirm_at_level(const struct search_spec *spec, const struct space
     struct decide_opts o;
     level_opts(spec, d->alpha, &o);
     struct decision z;
-    int np = cf->runner_up < 0 ? confirm_pairs(sp, r, &base, c, b, x) : 0;
+    int np = confirm_pairs(sp, r, &base, c, b, x);
     int rc;
     if (search_confirm_paired(spec, b, x, np, d->alpha)) rc = decide_paired(b, x, np, &o, &z, NULL);
     else rc = decide_compare(b, scores_of(sp, r, &base, TRIAL_CONFIRM, b), x, scores_of(sp, r, c, TRIAL_CONFIRM, x), &o, &z, NULL);
@@ -90,6 +89,22 @@ void verdict_confirm_at_level(const struct search_spec *spec, const struct space
     }
     free(b);
     free(x);
+}
+
+bool verdict_confirm_pairing(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
+                             int leader, double alpha, int *rounds, double *spread)
+{
+    struct search_config base;
+    space_baseline(sp, &base);
+    double *b = malloc(sizeof *b * (size_t)(r->ntrials + 1)), *x = malloc(sizeof *x * (size_t)(r->ntrials + 1));
+    if (!b || !x) abort();
+    int np = leader >= 0 ? confirm_pairs(sp, r, &base, &r->leader[leader].cfg, b, x) : 0;
+    *rounds = np;
+    *spread = decide_pairs_shared_spread(b, x, np);
+    bool paired = np > 0 && search_confirm_paired(spec, b, x, np, alpha);
+    free(b);
+    free(x);
+    return paired;
 }
 
 /* Leader i against the baseline on its race runs at VERDICT_LEVEL; false

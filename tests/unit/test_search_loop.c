@@ -3,6 +3,7 @@
  * (almost) never claimed as a win, constraints, time budgets, resume. */
 #include "harness.h"
 #include "search/report.h"
+#include "search/verdict.h"
 #include "search/search.h"
 #include "search_fixture.h"
 #include "probe/probe.h"
@@ -838,6 +839,29 @@ TEST(search_runner_up_keeps_the_confirmation_paired)
         }
         CHECK(rounds >= 10);
         CHECK(abs(2 * before - rounds) <= 2);   /* balanced, within a part-cycle */
+        /* the verdict's interval, redrawn at VERDICT_LEVEL, is the paired
+         * one too; old code redrew it unpaired whenever a runner-up ran */
+        double vb[64], vx[64];
+        int np = 0;
+        for (int k = 1; k < 64; k++) {
+            double xb = NAN, xw = NAN;
+            for (int t = 0; t < r.ntrials; t++) {
+                const struct search_trial *tr = &r.trials[t];
+                if (tr->role != TRIAL_CONFIRM || tr->round != k || !search_trial_counts(r.trials, r.ntrials, &wb, t)) continue;
+                if (space_config_equal(&wb, &tr->cfg, &b)) xb = tr->score;
+                else if (space_config_equal(&wb, &tr->cfg, w)) xw = tr->score;
+            }
+            if (!isnan(xb) && !isnan(xw)) vb[np] = xb, vx[np++] = xw;
+        }
+        struct decide_opts o;
+        search_score_opts(&o, cf->dec.alpha);
+        o.level = VERDICT_LEVEL;
+        o.one_sided = true;
+        struct decision want, got = cf->dec;
+        CHECK_INT(decide_paired(vb, vx, np, &o, &want, NULL), 0);
+        verdict_confirm_at_level(&s, &wb, &r, cf->candidate, &got);
+        CHECK_NEAR(got.lo_pct, want.lo_pct, 1e-9);
+        CHECK_NEAR(got.hi_pct, want.hi_pct, 1e-9);
     }
     fx_done(&r, &ev);
 }
