@@ -368,6 +368,12 @@ void report_print(FILE *out, const struct search_spec *spec, const struct space 
                 nconf, r->stop_reason);
     else
         fprintf(out, "%d evaluations; exploring stopped: %s\n", r->nevals, r->stop_reason);
+    if (r->budget_grown_to_ms > 0) {
+        long long f = r->budget_grown_from_ms / 1000, t = r->budget_grown_to_ms / 1000;
+        fprintf(out, "budget: the first runs took %.1f s each, slower than planned, so the default budget grew from "
+                "%lldm%02llds to %lldm%02llds to keep the confirmation's fresh runs (--budget holds a budget)\n",
+                r->budget_grown_pace_ms / 1000.0, f / 60, f % 60, t / 60, t % 60);
+    }
     report_metric(&o, &r->base_mean, r->base_mean_score, base, sizeof base);
     char mde[32];
     report_pct(r->mde, mde, sizeof mde);

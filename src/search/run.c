@@ -663,6 +663,8 @@ static int make_plan(struct run *R, sl_err *e)
     if (run_s <= 0) return 0;
     search_plan_make(s, run_s, SEARCH_NOISE_SD_ASSUMED, p);
     if (!R->resuming) search_plan_scale_confirmation(s, p);
+    /* a default budget grows again, in the search, if its runs prove slower */
+    s->budget_grows_to_ms = R->o->budget_grows_to_ms;
     if (R->resuming || p->evals >= p->verdict_evals) return 0;
     if (search_plan_grow_default(s, p, R->o->budget_grows_to_ms)) return 0;
     long long need_ms = search_plan_verdict_ms(p);

@@ -78,6 +78,11 @@ struct search_spec {
      * that buys more evaluations than the plan counted grows it (search.c,
      * follow_pace) */
     bool confirm_follows_pace;
+    /* budget_ms is a default the user did not give (the quick tune's):
+     * once EXPLORE_MIN runs show a pace slower than the plan's, it grows
+     * to keep the confirmation's runs, up to this (search.c, follow_pace);
+     * 0: the budget holds */
+    long long budget_grows_to_ms;
 };
 /* The options of a search spec as rows (search_opts.c): what `search`,
  * `tune` and the Search screen set, their bounds, help and defaults. */
@@ -287,6 +292,10 @@ struct confirmation {
 struct search_result {
     int nevals;
     long long elapsed_ms;
+    /* a default budget that grew when the runs proved slower than planned
+     * (search_spec.budget_grows_to_ms): what it was and what it became, at
+     * the pace of its first EXPLORE_MIN runs; 0 when it did not */
+    long long budget_grown_from_ms, budget_grown_to_ms, budget_grown_pace_ms;
     char stop_reason[160];
     int nbase;                   /* baseline runs the decisions use */
     int base_stalled_out, base_stalled_kept;   /* the stall rule on the baseline's runs */
