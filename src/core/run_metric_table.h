@@ -61,6 +61,7 @@
     M(A, reader_p50_ns, J, "reader.due_p50_ns", MG_READER, "p50", "ns", 0, 1e13, MF_NS, BETTER_LOWER)                         \
     M(A, reader_p99_ns, J, "reader.due_p99_ns", MG_READER, "p99", "ns", 0, 1e13, MF_NS, BETTER_LOWER)                         \
     M(A, reader_max_ns, J, "reader.max_ns", MG_READER, "max", "ns", 0, 1e13, MF_NS, BETTER_LOWER)                         \
+    M(A, reader_read_p99_ns, J, "reader.per_read_p99_ns", MG_READER, "per-read p99", "ns", 0, 1e13, MF_NS, BETTER_LOWER)  \
     M(A, write_p99_ns, J, "ops.write.lat_ns.p99", MG_LAT, "write p99", "ns", 0, 1e13, MF_NS, BETTER_LOWER)                \
     M(A, psi_full_pct, J, "psi_io.full_pct", MG_PSI, "full", "%", 0, 100, MF_F1, BETTER_LOWER)                            \
     M(A, canary_sleep_max_ns, J, "canary.sleep_max_ns", MG_CANARY, "oversleep max", "ns", 0, 1e13, MF_NS, BETTER_LOWER)   \

@@ -101,6 +101,7 @@ static void measure(struct probe_result *r)
     m->reader_p50_ns = when(rd->enabled, (double)rd->p50_ns);
     m->reader_p99_ns = when(rd->enabled, (double)rd->p99_ns);
     m->reader_max_ns = when(rd->enabled, (double)rd->max_ns);
+    m->reader_read_p99_ns = when(rd->enabled, (double)rd->per_read_p99_ns);
 }
 
 static void lat_summary(const struct hist *h, struct probe_lat *l)

@@ -14,8 +14,8 @@
 
 /* The table's rows, most telling first: interactive readers, then the
  * workload's own writes, then system pressure and the canary. */
-static const int collateral[] = { MET_READER_P99, MET_READER_P50, MET_READER_MAX, MET_WRITE_P99,
-                                  MET_PSI_SOME,   MET_PSI_FULL,   MET_CANARY_P99, MET_STALLS };
+static const int collateral[] = { MET_READER_P99, MET_READER_READ_P99, MET_READER_P50, MET_READER_MAX, MET_WRITE_P99,
+                                  MET_PSI_SOME,   MET_PSI_FULL,        MET_CANARY_P99, MET_STALLS };
 
 /* The round that judges c: the latest re-measurement it had (a
  * confirmation round after the race, when there was one), else the race. */

@@ -96,7 +96,8 @@ static void eval_probe_metrics(const struct probe_result *r, struct eval_metrics
         m->v[MET_READER_P50] = (double)r->reader.p50_ns / 1e6;
         m->v[MET_READER_P99] = (double)r->reader.p99_ns / 1e6;
         m->v[MET_READER_MAX] = (double)r->reader.max_ns / 1e6;
-        m->has[MET_READER_P50] = m->has[MET_READER_P99] = m->has[MET_READER_MAX] = true;
+        m->v[MET_READER_READ_P99] = (double)r->reader.per_read_p99_ns / 1e6;
+        m->has[MET_READER_P50] = m->has[MET_READER_P99] = m->has[MET_READER_MAX] = m->has[MET_READER_READ_P99] = true;
     }
     if (r->op[PROBE_WRITE].ios) {
         m->v[MET_WRITE_P99] = (double)r->op[PROBE_WRITE].lat.p99_ns / 1e6;

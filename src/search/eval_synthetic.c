@@ -56,6 +56,7 @@ static void metrics_of(const struct synth *s, double f, double noise, struct eva
     out->v[MET_READER_P50] = 0.3 * reader / noise;
     out->v[MET_READER_P99] = 2 * reader / noise;
     out->v[MET_READER_MAX] = 30 * reader / noise;
+    out->v[MET_READER_READ_P99] = 0.5 * reader / noise;
     out->v[MET_WRITE_P99] = 20 * exp(-0.5 * f) / noise;
     out->v[MET_PSI_SOME] = 20 * exp(-0.5 * f) / noise;
     out->v[MET_PSI_FULL] = 10 * exp(-0.5 * f) / noise;

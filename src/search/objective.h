@@ -15,7 +15,7 @@
  * a verdict reports as side effects (any of them can be an objective too). */
 enum metric_id {
     MET_THROUGHPUT, MET_P99, MET_CANARY_P99, MET_STALLS, MET_CPU_PER_MB,
-    MET_READER_P50, MET_READER_P99, MET_READER_MAX, MET_WRITE_P99, MET_PSI_SOME, MET_PSI_FULL, MET_NR
+    MET_READER_P50, MET_READER_P99, MET_READER_MAX, MET_READER_READ_P99, MET_WRITE_P99, MET_PSI_SOME, MET_PSI_FULL, MET_NR
 };
 
 struct metric_def {

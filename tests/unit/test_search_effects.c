@@ -56,6 +56,10 @@ TEST(guard_refuses_a_throughput_win_that_slows_the_reader)
     }
     const struct collateral_effect *x = row_of(&r, MET_READER_P99);
     CHECK(x && x->dec.verdict == DECIDE_WORSE && x->cand > x->base);
+    /* each read's own time is a row of its own, second after the due wait */
+    x = row_of(&r, MET_READER_READ_P99);
+    CHECK(x && x->dec.verdict == DECIDE_WORSE && x->cand > x->base);
+    CHECK(r.effects.n > 1 && r.effects.row[1].metric == MET_READER_READ_P99);
     char line[2048];
     report_verdict_line(&s, &wb, &r, line, sizeof line);
     CHECK_CONTAINS(line, "not recommended:");
