@@ -288,7 +288,15 @@ void report_effects_lines(const struct side_effects *fx, const char *of, const c
              decide_method_name(fx->row[0].dec.method), fx->row[0].dec.alpha);
     emit(arg, VL_TABLE, line);
     verdict_level_label(fx->row[0].dec.level, level, sizeof level);
-    snprintf(line, sizeof line, "  %-11s %-12s %-12s %-9s %-22s %s", "METRIC", base_column, column, "CHANGE", level, "VERDICT");
+    /* the names' column as wide as its longest (reader_read_p99): two
+     * blanks or more between every cell, which the HTML table splits on */
+    int w = 11;
+    for (int i = 0; i < fx->n; i++) {
+        int len = (int)strlen(metric_table[fx->row[i].metric].name) + 1;
+        w = len > w ? len : w;
+    }
+    snprintf(line, sizeof line, "  %-*s %-12s %-12s %-9s %-22s %s", w, "METRIC", base_column, column, "CHANGE", level,
+             "VERDICT");
     emit(arg, VL_TABLE, line);
     for (int i = 0; i < fx->n; i++) {
         const struct collateral_effect *x = &fx->row[i];
@@ -299,7 +307,7 @@ void report_effects_lines(const struct side_effects *fx, const char *of, const c
             snprintf(chg, sizeof chg, "%+.1f%%", x->dec.effect_pct);
             snprintf(ci, sizeof ci, "[%+.1f%%, %+.1f%%]", x->dec.lo_pct, x->dec.hi_pct);
         }
-        snprintf(line, sizeof line, "  %-11s %-12s %-12s %-9s %-22s %s%s", metric_table[x->metric].name, b, c, chg, ci,
+        snprintf(line, sizeof line, "  %-*s %-12s %-12s %-9s %-22s %s%s", w, metric_table[x->metric].name, b, c, chg, ci,
                  decide_verdict_name(x->dec.verdict), no_verdict_why(x->dec.why));
         emit(arg, VL_TABLE, line);
     }
