@@ -585,6 +585,23 @@ static void run_bad(struct bad_ev *p, struct evaluator *ev, struct search_spec *
     fx_run(s, ev, NULL, r);
 }
 
+/* A bo search of `budget` (seed 3) over the synthetic landscape behind p
+ * (its spells, p->drift), confirming on `reps` fresh runs a side, paired
+ * where it can be or never; its verdict line in line. */
+static void run_spells(struct bad_ev *p, int budget, int reps, bool can_pair, struct evaluator *ev, struct search_spec *s,
+                       struct search_result *r, char *line, size_t n)
+{
+    fx_setup();
+    evaluator_synthetic(&p->inner, 11, 5, 0.03, false);
+    *ev = (struct evaluator){ &bad_ops, p };
+    fx_spec(s, "bo", budget, 3);
+    s->confirm_reps = reps;
+    if (!can_pair) s->confirm_paired_from = 0;
+    fx_run(s, ev, NULL, r);
+    CHECK(r->confirm.candidate >= 0);
+    report_verdict_line(s, &wb, r, line, n);
+}
+
 /* The confirmation's rounds are blocks: a disk with slow and fast spells
  * (here throughput swings by a factor of up to e^0.8 over 40 runs, two
  * runs of a round sharing the spell) widens an unpaired comparison; with
@@ -597,19 +614,12 @@ TEST(search_confirmation_decided_paired_by_round)
     double width[2];
     for (int paired = 1; paired >= 0; paired--) {
         struct bad_ev p = { .drift = 0.8 };
-        fx_setup();
-        evaluator_synthetic(&p.inner, 11, 5, 0.03, false);
-        struct evaluator ev = { &bad_ops, &p };
+        struct evaluator ev;
         struct search_spec s;
-        fx_spec(&s, "bo", 60, 3);
-        s.confirm_reps = 12;
-        if (!paired) s.confirm_paired_from = 0;
         struct search_result r;
-        fx_run(&s, &ev, NULL, &r);
-        CHECK(r.confirm.candidate >= 0);
-        width[paired] = r.confirm.dec.hi_pct - r.confirm.dec.lo_pct;
         char line[1024];
-        report_verdict_line(&s, &wb, &r, line, sizeof line);
+        run_spells(&p, 60, 12, paired, &ev, &s, &r, line, sizeof line);
+        width[paired] = r.confirm.dec.hi_pct - r.confirm.dec.lo_pct;
         if (paired) {
             CHECK_INT(r.confirm.outcome, CONFIRM_CONFIRMED);
             CHECK_CONTAINS(line, "pseudo-median of paired differences");
@@ -636,19 +646,13 @@ TEST(search_six_round_confirmation_decided_paired_under_spells)
     double width[2];
     for (int spells = 1; spells >= 0; spells--) {
         struct bad_ev p = { .drift = spells ? 0.8 : 0 };
-        fx_setup();
-        evaluator_synthetic(&p.inner, 11, 5, 0.03, false);
-        struct evaluator ev = { &bad_ops, &p };
+        struct evaluator ev;
         struct search_spec s;
-        fx_spec(&s, "bo", 40, 3);
-        s.confirm_reps = 6;
         struct search_result r;
-        fx_run(&s, &ev, NULL, &r);
-        CHECK(r.confirm.candidate >= 0);
+        char line[1024];
+        run_spells(&p, 40, 6, true, &ev, &s, &r, line, sizeof line);
         CHECK(r.confirm.reps >= 6);
         width[spells] = r.confirm.dec.hi_pct - r.confirm.dec.lo_pct;
-        char line[1024];
-        report_verdict_line(&s, &wb, &r, line, sizeof line);
         if (spells) {
             CHECK_INT(r.confirm.outcome, CONFIRM_CONFIRMED);
             CHECK_CONTAINS(line, "pseudo-median of paired differences");
