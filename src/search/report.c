@@ -335,14 +335,15 @@ static void print_confirmation(FILE *out, const struct search_spec *spec, const 
             cf->look, cf->looks);
     int rounds;
     double spread;
-    if (verdict_confirm_pairing(spec, sp, r, cf->candidate, cf->dec.alpha, &rounds, &spread))
+    enum confirm_pairing how = verdict_confirm_pairing(spec, sp, r, cf->candidate, cf->dec.alpha, &rounds, &spread);
+    if (how == PAIRING_PAIRED)
         fprintf(out, "  paired by round: the %d rounds' sums varied %.1f times as much as their differences, a spell of "
                 "the disk that a round's two runs share and pairing cancels\n", rounds, spread);
-    else if (spec->confirm_paired_from > 0 && isfinite(spread) && spread > SEARCH_CONFIRM_SHARED_SPREAD)
+    else if (how == PAIRING_TOO_FEW && isfinite(spread))
         fprintf(out, "  unpaired (--test %s): the rounds share the disk's spells (their sums varied %.1f times as much "
                 "as their differences), but %d rounds are too few for a paired test at alpha %.3g\n",
                 search_test_name(spec->test), spread, rounds, cf->dec.alpha);
-    else if (spec->confirm_paired_from > 0 && isfinite(spread))
+    else if (how == PAIRING_NO_SPELL)
         fprintf(out, "  unpaired (--test %s): the %d rounds' sums varied %.1f times as much as their differences: no "
                 "spell of the disk for pairing to cancel (it pairs above %.1f)\n", search_test_name(spec->test),
                 rounds, spread, SEARCH_CONFIRM_SHARED_SPREAD);

@@ -58,9 +58,19 @@ static bool confirm_can_pair(const struct search_spec *s, int rounds, double alp
     return s->confirm_paired_from > 0 && rounds >= s->confirm_paired_from && ldexp(1, -rounds) < alpha;
 }
 
+enum confirm_pairing search_confirm_pairing(const struct search_spec *s, const double *b, const double *x, int rounds,
+                                            double alpha)
+{
+    if (s->confirm_paired_from <= 0) return PAIRING_OFF;
+    double spread = decide_pairs_shared_spread(b, x, rounds);
+    if (isnan(spread)) return PAIRING_TOO_FEW;
+    if (!(spread > SEARCH_CONFIRM_SHARED_SPREAD)) return PAIRING_NO_SPELL;
+    return confirm_can_pair(s, rounds, alpha) ? PAIRING_PAIRED : PAIRING_TOO_FEW;
+}
+
 bool search_confirm_paired(const struct search_spec *s, const double *b, const double *x, int rounds, double alpha)
 {
-    return confirm_can_pair(s, rounds, alpha) && decide_pairs_shared_spread(b, x, rounds) > SEARCH_CONFIRM_SHARED_SPREAD;
+    return search_confirm_pairing(s, b, x, rounds, alpha) == PAIRING_PAIRED;
 }
 
 void search_spec_defaults(struct search_spec *s)

@@ -143,6 +143,15 @@ void search_plan_make(const struct search_spec *s, double run_s, double noise_sd
  * (decide_pairs_shared_spread), which pairing cancels; else --test
  * unpaired, whose trimmed means shrug off a stall. */
 bool search_confirm_paired(const struct search_spec *s, const double *b, const double *x, int rounds, double alpha);
+/* How search_confirm_paired chose, for the report to say why. */
+enum confirm_pairing {
+    PAIRING_OFF,        /* confirm_paired_from 0: never paired */
+    PAIRING_TOO_FEW,    /* too few rounds for the signed-rank test to reject at alpha (or to judge spells) */
+    PAIRING_NO_SPELL,   /* the rounds share no spell for pairing to cancel */
+    PAIRING_PAIRED,
+};
+enum confirm_pairing search_confirm_pairing(const struct search_spec *s, const double *b, const double *x, int rounds,
+                                            double alpha);
 /* A default confirmation (no --confirm-runs) grown to 30% of a large plan,
  * at most 20 fresh runs a side, and p made again: enough rounds to decide
  * the claim paired. Nothing changes when that is no more than the default. */

@@ -85,12 +85,13 @@ bool verdict_claim_decision(const struct search_spec *spec, const struct space *
  * runner-up's), with its interval redrawn at VERDICT_LEVEL. */
 void verdict_confirm_at_level(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
                               int leader, struct decision *d);
-/* Whether leader's confirmation was decided paired by round at alpha (the
+/* How leader's confirmation was decided, paired by round or not, at alpha (the
  * decision's), with its complete rounds and how much more their sums
  * varied than their differences (decide_pairs_shared_spread; NAN under 3
  * rounds): what the report says of the choice. */
-bool verdict_confirm_pairing(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
-                             int leader, double alpha, int *rounds, double *spread);
+enum confirm_pairing verdict_confirm_pairing(const struct search_spec *spec, const struct space *sp,
+                                             const struct search_result *r, int leader, double alpha, int *rounds,
+                                             double *spread);
 /* Leader i against the baseline at VERDICT_LEVEL on the runs that decide
  * it: the confirmation's for its candidate, else the race's; false (d
  * unset) when it has none. */

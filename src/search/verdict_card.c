@@ -91,8 +91,9 @@ void verdict_confirm_at_level(const struct search_spec *spec, const struct space
     free(x);
 }
 
-bool verdict_confirm_pairing(const struct search_spec *spec, const struct space *sp, const struct search_result *r,
-                             int leader, double alpha, int *rounds, double *spread)
+enum confirm_pairing verdict_confirm_pairing(const struct search_spec *spec, const struct space *sp,
+                                             const struct search_result *r, int leader, double alpha, int *rounds,
+                                             double *spread)
 {
     struct search_config base;
     space_baseline(sp, &base);
@@ -101,10 +102,10 @@ bool verdict_confirm_pairing(const struct search_spec *spec, const struct space 
     int np = leader >= 0 ? confirm_pairs(sp, r, &base, &r->leader[leader].cfg, b, x) : 0;
     *rounds = np;
     *spread = decide_pairs_shared_spread(b, x, np);
-    bool paired = np > 0 && search_confirm_paired(spec, b, x, np, alpha);
+    enum confirm_pairing how = search_confirm_pairing(spec, b, x, np, alpha);
     free(b);
     free(x);
-    return paired;
+    return how;
 }
 
 /* Leader i against the baseline on its race runs at VERDICT_LEVEL; false
