@@ -105,7 +105,7 @@ static void on_progress(void *arg, const struct search_trial *t, const struct hi
     int total = atomic_load(&ss->job.total);
     if (ss->out.plan.evals > 0) {   /* what the budget buys at the runs' pace, as the CLI counts */
         long long left_ms;
-        search_plan_progress(&ss->out.plan, &ss->opts.spec, t->seq + 1, t->elapsed_ms, &total, &left_ms);
+        search_plan_progress(&ss->out.plan, t->budget_ms, t->seq + 1, t->elapsed_ms, &total, &left_ms);
     }
     job_set_progress(&ss->job, h->nobs, total);
 }

@@ -126,7 +126,7 @@ static void print_pace(struct term_watch *w, const struct search_trial *t)
     double per;
     if (w->paced || w->quiet || !search_plan_off_pace(p, w->out->calibration.mb_s > 0, n, t->elapsed_ms, &per)) return;
     w->paced = true;
-    search_plan_progress(p, &w->o->spec, n, t->elapsed_ms, &evals, &left_ms);
+    search_plan_progress(p, t->budget_ms, n, t->elapsed_ms, &evals, &left_ms);
     clear_line(w);
     printf("pace: runs take %.1f s, not the %.1f s planned: the budget buys about %d evaluations in all\n", per, p->run_s,
            evals);
@@ -143,7 +143,7 @@ static void on_progress(void *arg, const struct search_trial *t, const struct hi
     report_metric(&w->obj, &t->m, t->score, val, sizeof val);
     int n = t->seq + 1, planned = 0;
     long long left_ms = 0;
-    search_plan_progress(&w->out->plan, &w->o->spec, n, t->elapsed_ms, &planned, &left_ms);
+    search_plan_progress(&w->out->plan, t->budget_ms, n, t->elapsed_ms, &planned, &left_ms);
     if (w->out->plan.evals > 0 && planned >= n) snprintf(of, sizeof of, " of %d", planned);
     char el[32], left[32];
     clock_text(t->elapsed_ms, el, sizeof el);

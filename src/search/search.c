@@ -168,6 +168,7 @@ static int evaluate(struct loop *L, const struct search_config *c, enum trial_ro
     }
     L->last_elapsed = t.elapsed_ms;
     t.round = role == TRIAL_CONFIRM ? L->round : 0;   /* set by the loop, replayed or not */
+    t.budget_ms = L->spec->budget_ms;
     /* a NaN or infinite score (a failed run's metric) tells the strategy
      * nothing; search_trial_counts leaves it out of every decision */
     if (!isfinite(t.score)) {}
@@ -403,19 +404,19 @@ bool search_plan_off_pace(const struct search_plan *p, bool calibrated, int n, l
 
 /* A quick tune planned 50 runs of 6 s whose runs took 11 s: its progress
  * said "evaluation 1 of 50, about 19m13s left" within a 5-minute budget. */
-void search_plan_progress(const struct search_plan *p, const struct search_spec *s, int n, long long elapsed_ms,
-                          int *evals, long long *left_ms)
+void search_plan_progress(const struct search_plan *p, long long budget_ms, int n, long long elapsed_ms, int *evals,
+                          long long *left_ms)
 {
     int total = p->evals > n ? p->evals : n;
     long long per = n > 0 ? elapsed_ms / n : 0;
-    if (s->budget_ms > 0 && per > 0) {
-        long long more = (s->budget_ms - elapsed_ms) / per;
+    if (budget_ms > 0 && per > 0) {
+        long long more = (budget_ms - elapsed_ms) / per;
         if (more < 0) more = 0;
         if (n + more < total) total = n + (int)more;
     }
     *evals = total;
     *left_ms = per * (total - n);
-    if (s->budget_ms > 0 && *left_ms > s->budget_ms - elapsed_ms) *left_ms = s->budget_ms - elapsed_ms;
+    if (budget_ms > 0 && *left_ms > budget_ms - elapsed_ms) *left_ms = budget_ms - elapsed_ms;
     if (*left_ms < 0) *left_ms = 0;
 }
 

@@ -166,11 +166,12 @@ long long search_plan_verdict_ms(const struct search_plan *p);
  * already, ceiling_ms is 0 (the budget is the user's) or a verdict needs
  * more. */
 bool search_plan_grow_default(struct search_spec *s, struct search_plan *p, long long ceiling_ms);
-/* The plan as the runs go: after n evaluations in elapsed_ms, how many the
- * budget will have bought in all (the plan's, or fewer when the runs are
- * slower than it said and a wall time ends first) and the time left. */
-void search_plan_progress(const struct search_plan *p, const struct search_spec *s, int n, long long elapsed_ms,
-                          int *evals, long long *left_ms);
+/* The plan as the runs go: after n evaluations in elapsed_ms, how many
+ * budget_ms (the wall time in force, search_trial.budget_ms; 0: none) will
+ * have bought in all (the plan's, or fewer when the runs are slower than it
+ * said and a wall time ends first) and the time left. */
+void search_plan_progress(const struct search_plan *p, long long budget_ms, int n, long long elapsed_ms, int *evals,
+                          long long *left_ms);
 /* Whether n runs in elapsed_ms are a quarter slower than a calibrated plan
  * said (*per: seconds a run), from the third run on: the plan said what the
  * budget buys at the calibration's rate, and a burst past the dirty
@@ -196,6 +197,8 @@ struct search_trial {
     double score;
     long long elapsed_ms;    /* search time when it finished */
     int round;               /* the confirmation's round, from 1 (0: not a confirmation run) */
+    long long budget_ms;     /* the wall-time budget in force when it finished (0: none): a default budget grows
+                              * once when the runs prove slower (follow_pace), and progress counts from it */
 };
 
 enum verdict { VERDICT_WIN, VERDICT_NOISE, VERDICT_WORSE, VERDICT_INFEASIBLE, VERDICT_NONE };

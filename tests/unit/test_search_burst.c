@@ -293,17 +293,17 @@ TEST(search_plan_progress_follows_the_runs_pace)
     CHECK_INT(p.evals, 50);
     int evals;
     long long left;
-    search_plan_progress(&p, &s, 1, 23000, &evals, &left);
+    search_plan_progress(&p, s.budget_ms, 1, 23000, &evals, &left);
     CHECK_INT(evals, 13);                  /* 1 + 12 runs of 23 s in the 277 s left */
     CHECK(left <= 300000 - 23000);         /* never past the budget */
-    search_plan_progress(&p, &s, 10, 112000, &evals, &left);
+    search_plan_progress(&p, s.budget_ms, 10, 112000, &evals, &left);
     CHECK_INT(evals, 26);                  /* 10 + 188 s / 11.2 s */
     CHECK(left > 170000 && left <= 188000);
-    search_plan_progress(&p, &s, 10, 60000, &evals, &left);   /* as planned */
+    search_plan_progress(&p, s.budget_ms, 10, 60000, &evals, &left);   /* as planned */
     CHECK_INT(evals, 50);
     CHECK(left == 240000);
     s.budget_ms = 0;                       /* evaluations only: the plan's */
-    search_plan_progress(&p, &s, 10, 112000, &evals, &left);
+    search_plan_progress(&p, s.budget_ms, 10, 112000, &evals, &left);
     CHECK_INT(evals, 50);
 }
 

@@ -877,6 +877,23 @@ static long long slow_clock(void *arg)
     return *t += 10000;
 }
 
+/* slow_clock's arg, and the budget each trial reported to progress */
+struct paced_watch {
+    long long clock;
+    long long first_budget_ms, last_budget_ms;
+    int n;
+};
+
+static long long paced_clock(void *arg) { return slow_clock(&((struct paced_watch *)arg)->clock); }
+
+static void paced_progress(void *arg, const struct search_trial *t, const struct history *h)
+{
+    (void)h;
+    struct paced_watch *w = arg;
+    if (w->n++ == 0) w->first_budget_ms = t->budget_ms;
+    w->last_budget_ms = t->budget_ms;
+}
+
 /* A default budget (the quick tune's, grown by the plan to what a verdict
  * needs at the calibration's run time) grows again when its first runs
  * prove slower than planned, up to its ceiling, so that the confirmation
@@ -892,8 +909,8 @@ TEST(search_default_budget_grows_when_runs_prove_slower)
         struct search_spec s;
         struct evaluator ev;
         fx_synthetic(&s, &ev, "bo", 100, 3, 11, 5, 0.03, false);
-        long long clock = 0;
-        struct search_hooks hk = { .arg = &clock, .now_ms = slow_clock };
+        struct paced_watch w = { 0 };
+        struct search_hooks hk = { .arg = &w, .now_ms = paced_clock, .progress = paced_progress };
         s.budget_ms = 15 * 10000;   /* 15 runs of 10 s: a confirmation of 14 cannot follow 8 */
         s.budget_grows_to_ms = grows ? 10 * 60 * 1000 : 0;
         struct search_result r;
@@ -905,8 +922,13 @@ TEST(search_default_budget_grows_when_runs_prove_slower)
             CHECK(r.budget_grown_to_ms > r.budget_grown_from_ms && r.budget_grown_to_ms <= 10 * 60 * 1000);
             CHECK(r.budget_grown_pace_ms > 0);
             CHECK(r.elapsed_ms <= r.budget_grown_to_ms);
+            /* progress counts from the grown budget once it grew (its "left"
+             * said the planned budget's before) */
+            CHECK(w.first_budget_ms == 15 * 10000);
+            CHECK(w.last_budget_ms == r.budget_grown_to_ms);
         } else {
             CHECK_INT(r.budget_grown_to_ms, 0);
+            CHECK(w.last_budget_ms == 15 * 10000);
             CHECK(r.elapsed_ms <= 15 * 10000);
         }
         fx_done(&r, &ev);
