@@ -445,6 +445,7 @@ struct run {
     struct evaluator ev;
     struct session *s;
     enum burst_zone zone;   /* where the burst's size put it at the thresholds in force (describe_burst) */
+    char collapsed[1024];   /* what the burst cannot tell apart, measured once (describe_burst; "" when nothing) */
 };
 
 bool search_flow_resumable(const struct search_row *row)
@@ -542,12 +543,45 @@ static int check_budget_affords_burst(struct run *R, sl_err *e)
                    "was written", have, BURST_TARGET_S, p.verdict_evals, need, need);
 }
 
+/* A space whose only configuration is the baseline measures nothing: a
+ * space file of the current values, or one the burst collapsed whole
+ * (collapsed: burst_collapse_space's note, "" when it removed nothing). A
+ * space file of vm.dirty_background_ratio = 1 under a 64 MiB burst (1% is
+ * about 230 MiB here) ran 3 baseline runs, said "no verdict: the budget
+ * ended before any configuration could be compared" and proposed a larger
+ * --budget. Refused before the first evaluation, saying why. */
+static int something_to_compare(const struct space *sp, const char *collapsed, sl_err *e)
+{
+    if (space_count(sp, 2) != 1) return 0;   /* -1: more than 2 */
+    if (collapsed[0])
+        return sl_fail(e, SL_EUSAGE, "space %s has nothing to compare with the settings in force at this burst: %s; "
+                       "give a larger --size, or a space with other levels; nothing was changed", sp->name, collapsed);
+    return sl_fail(e, SL_EUSAGE, "space %s has nothing to compare: its only configuration is the settings in force; "
+                   "give levels other than the current ones; nothing was changed", sp->name);
+}
+
+/* The user's burst (--size): what it cannot tell apart is known before
+ * the calibration writes anything. */
+static int user_burst_has_something_to_compare(const struct run *R, sl_err *e)
+{
+    const struct search_flow_opts *o = R->o;
+    if (!o->probe.size_bytes || o->throttled) return 0;
+    struct space *copy = xmalloc(sizeof *copy);
+    *copy = *R->sp;
+    char note[1024];
+    burst_collapse_space(copy, o->probe.size_bytes, burst_dirtyable_now(), note, sizeof note);
+    int rc = something_to_compare(copy, note, e);
+    free(copy);
+    return rc;
+}
+
 static int calibrate_burst(struct run *R, sl_err *e)
 {
     struct search_flow_opts *o = R->o;
     struct burst_calibration *c = &R->out->calibration;
     if (check_size_fits(&o->probe, e) < 0) return -1;
     if (check_budget_affords_burst(R, e) < 0) return -1;
+    if (user_burst_has_something_to_compare(R, e) < 0) return -1;
     if (burst_calibrate(&o->probe, R->st, c, e) < 0) return -1;
     o->burst_dirtyable = burst_dirtyable_now();
     if (o->probe.size_bytes || o->throttled) return 0;
@@ -587,9 +621,10 @@ static void describe_burst(struct run *R)
     struct search_workload *w = &R->out->workload;
     const struct probe_spec *p = &R->o->probe;
     if (!p->size_bytes || !probe_spec_is_burst(p)) return;
-    char regime[512], collapsed[1024];
+    char regime[512];
+    char *collapsed = R->collapsed;
     R->zone = burst_regime_now(p->size_bytes, regime, sizeof regime);
-    burst_collapse_space(R->sp, p->size_bytes, R->o->burst_dirtyable, collapsed, sizeof collapsed);
+    burst_collapse_space(R->sp, p->size_bytes, R->o->burst_dirtyable, collapsed, sizeof R->collapsed);
     size_t l = strlen(w->note);
     if (!R->resuming)   /* a resumed search's stored note says it already */
         snprintf(w->note + l, sizeof w->note - l, "%s%s%s%s", l ? "; " : "", regime, collapsed[0] ? "; " : "", collapsed);
@@ -697,6 +732,7 @@ static int prepare(struct run *R, sl_err *e)
     struct search_flow_opts *o = R->o;
     int rc = space_build(o->spec.space, o->spec.device[0] ? o->spec.device : NULL, R->sp, e);
     if (rc == 0 && R->probe_mode) rc = fix_workload(R, e);
+    if (rc == 0 && !R->resuming) rc = something_to_compare(R->sp, R->collapsed, e);
     if (rc == 0) rc = make_plan(R, e);
     if (rc == 0 && !R->probe_mode) rc = evaluator_oracle(&R->ev, o->oracle, o->spec.workload, o->spec.seed, e);
     if (rc == 0 && !R->resuming) {
