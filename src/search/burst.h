@@ -106,6 +106,15 @@ int burst_next_step(struct burst_calibration *c, uint64_t most, uint64_t unit, u
  * c's steps. -1 with e when the probe cannot run. */
 int burst_step_run(const struct probe_spec *spec, store *st, struct burst_calibration *c, sl_err *e);
 
+/* A burst the user gave (spec->size_bytes, --size) of BURST_SERIES_FROM
+ * times the calibration's or more, timed by one run of its own at the
+ * current settings and the wait, after it, for the memory it freed to go
+ * back to the VM's host (probe/settle.h), which every run of the search
+ * waits for before it starts: c->fit_s then says what a run takes. 0 (c
+ * unchanged) when the burst is smaller; -1 with e when the probe cannot
+ * run. */
+int burst_time_user_burst(const struct probe_spec *spec, store *st, struct burst_calibration *c, sl_err *e);
+
 /* The seconds one run of a size_bytes burst takes, set-up and removal
  * included, from what c measured: the series' choice (fit_s) for its burst,
  * else the last run's rate and set-up (the series', or the calibration's,

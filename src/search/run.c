@@ -584,6 +584,16 @@ static int calibrate_burst(struct run *R, sl_err *e)
     if (user_burst_has_something_to_compare(R, e) < 0) return -1;
     if (burst_calibrate(&o->probe, R->st, c, e) < 0) return -1;
     o->burst_dirtyable = burst_dirtyable_now();
+    if (o->probe.size_bytes && !o->throttled) {
+        /* the user's burst, many times the calibration's: its own time a
+         * run, before the plan counts on it (burst_time_user_burst) */
+        if (o->probe.size_bytes >= (uint64_t)BURST_SERIES_FROM * c->bytes) {
+            char b[32];
+            units_format_bytes(o->probe.size_bytes, b, sizeof b);
+            note(R->o->observer, "timing the burst: %s written and synced once at the current settings", b);
+        }
+        return burst_time_user_burst(&o->probe, R->st, c, e);
+    }
     if (o->probe.size_bytes || o->throttled) return 0;
     struct probe_spec r = o->probe;
     if (probe_spec_resolve(&r, e) < 0) return -1;
@@ -649,7 +659,13 @@ static int fix_workload(struct run *R, sl_err *e)
     if (!sized_here && !R->o->throttled && !R->resuming && probe_spec_is_burst(&R->o->probe)) {
         char b[32];
         units_format_bytes(R->o->probe.size_bytes, b, sizeof b);
-        snprintf(sized, sizeof sized, "burst %s for every configuration, as --size gave it", b);
+        const struct burst_calibration *c = &R->out->calibration;
+        if (c->fit_s > 0 && c->fit_bytes == R->o->probe.size_bytes)
+            snprintf(sized, sizeof sized, "burst %s for every configuration, as --size gave it, about %.0f s a run as "
+                     "one run at the current settings timed it (opening and removing the files, and the wait for the "
+                     "memory it freed to go back to the host, included)", b, c->fit_s);
+        else
+            snprintf(sized, sizeof sized, "burst %s for every configuration, as --size gave it", b);
     }
     if (search_workload_fix(&R->o->probe, R->sp, w, e) < 0) return -1;
     if (sized[0]) {

@@ -408,3 +408,30 @@ TEST(burst_dirtyable_is_the_kernels_figure)
     if (f) { fputs("0\n", f); fclose(f); }
     CHECK_INT((long long)burst_dirtyable_now(), (long long)(356124ull * 100 / 10 * page));
 }
+
+/* A burst the user gave, many times the calibration's, is timed by one run
+ * of its own before the plan counts on it: `tune --quick --size 3G` planned
+ * 16.4 s a run from the calibration's 512 MiB and its runs came 28.7 s
+ * apart, a 6-minute plan that took 9.5 (bench/data/transfer-as-user-53.out).
+ * Here at small sizes on a fixture root: a burst 4 times the calibration's
+ * is run once and its time is what a run takes; a smaller one is not run. */
+TEST(search_user_burst_is_timed_by_a_run_of_its_own)
+{
+    sl_err e;
+    CHECK_INT(sysfs_set_root(harness_fixture_copy("modern"), &e), 0);
+    struct probe_spec s = { .threads = 1, .repeat = 1, .canary = 0, .ndirs = 1, .fixed_work = true };
+    snprintf(s.workload, sizeof s.workload, "seqwrite");
+    snprintf(s.dir[0], sizeof s.dir[0], "%s", harness_tmpdir());
+    struct burst_calibration c = { .mb_s = 100, .wall_s = 0.1, .bytes = 1 * MiB };
+    s.size_bytes = 2 * MiB;                            /* twice the calibration's: its rate scales */
+    CHECK_INT(burst_time_user_burst(&s, NULL, &c, &e), 0);
+    CHECK_INT(c.nsteps, 0);
+    CHECK(fabs(burst_run_seconds(&c, 2 * MiB) - ((double)(2 * MiB) / 100e6 + 0.5)) < 1e-9);   /* at 100 MB/s, set-up 0.5 s at least */
+    s.size_bytes = 4 * MiB;                            /* BURST_SERIES_FROM times: timed */
+    CHECK_INT(burst_time_user_burst(&s, NULL, &c, &e), 0);
+    CHECK_INT(c.nsteps, 1);
+    CHECK(c.step[0].bytes == 4 * MiB && c.step[0].mb_s > 0 && c.step[0].wall_s > 0);
+    CHECK(c.fit_bytes == 4 * MiB);
+    CHECK(burst_run_seconds(&c, 4 * MiB) == c.step[0].wall_s);
+    sysfs_set_root(NULL, &e);
+}
