@@ -330,6 +330,11 @@ void probe_regime_waited(char *buf, size_t n);
  * kernel counts what it hands back. The probe, the exported fio job's advice
  * and the verdict ask the same question here. */
 bool probe_waits_for_freed_memory(const struct probe_spec *spec);
+/* That wait, outside a run (the search times a burst with it): until
+ * every pass of the memory freed so far is over (1), or its limit for
+ * size_bytes passed (-1), polling the counter every 50 ms; 0 at once when
+ * interrupted or *stop is set (stop may be NULL). *waited_ms: how long. */
+int probe_settle_wait(uint64_t size_bytes, atomic_int *stop, uint64_t *waited_ms);
 /* Whether s is a buffered writer doing fixed work (a burst): the write
  * volume is then what a comparison must size once (burst.h). */
 bool probe_spec_is_burst(const struct probe_spec *s);

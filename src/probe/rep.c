@@ -71,26 +71,34 @@ bool probe_waits_for_freed_memory(const struct probe_spec *spec)
     return waits_for_freed_memory(&s, device_for_path(s.dir[0], disk, sizeof disk, NULL) == 0);
 }
 
+int probe_settle_wait(uint64_t size_bytes, atomic_int *stop, uint64_t *waited_ms)
+{
+    uint64_t v, t0 = probe_now_ns() / 1000000ull;
+    if (waited_ms) *waited_ms = 0;
+    if (vmstat_reported_kib(&v) < 0) return 1;
+    struct settle s;
+    settle_begin(&s, t0, v, settle_max_ms(size_bytes));
+    int rc = 0;
+    while (rc == 0 && !(stop && atomic_load(stop)) && !interrupt_signal) {
+        struct timespec ts = { 0, 50 * 1000000L };
+        nanosleep(&ts, NULL);
+        if (vmstat_reported_kib(&v) < 0) { rc = 1; break; }
+        rc = settle_step(&s, probe_now_ns() / 1000000ull, v);
+    }
+    if (waited_ms) *waited_ms = probe_now_ns() / 1000000ull - t0;
+    return rc;
+}
+
 /* The host takes back what the previous run freed before this one starts
  * (settle.h). */
 static void settle_freed_memory(struct probe_ctx *c, struct probe_result *r)
 {
-    uint64_t v;
-    if (!waits_for_freed_memory(&c->spec, c->has_disk) || vmstat_reported_kib(&v) < 0) return;
-    struct settle s;
-    settle_begin(&s, probe_now_ns() / 1000000ull, v, settle_max_ms(c->spec.size_bytes));
-    int rc = 0;
-    while (rc == 0 && !atomic_load(&c->stop) && !interrupt_signal) {
-        struct timespec ts = { 0, 50 * 1000000L };
-        nanosleep(&ts, NULL);
-        if (vmstat_reported_kib(&v) < 0) return;
-        rc = settle_step(&s, probe_now_ns() / 1000000ull, v);
-    }
-    if (rc < 0) {
+    if (!waits_for_freed_memory(&c->spec, c->has_disk)) return;
+    if (probe_settle_wait(c->spec.size_bytes, &c->stop, NULL) < 0) {
         char why[160];
         snprintf(why, sizeof why, "this VM was still handing freed memory back to its host after %llu s (free page "
                                   "reporting): the run may have met pages the host took back",
-                 (unsigned long long)(s.max_ms / 1000));
+                 (unsigned long long)(settle_max_ms(c->spec.size_bytes) / 1000));
         note_add(r, "%s", why);
     }
 }

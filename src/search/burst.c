@@ -3,7 +3,6 @@
 #include "search/burst.h"
 #include "probe/probe_store.h"
 #include "probe/settle.h"
-#include "core/interrupt.h"
 #include "core/units.h"
 #include "core/vmstat.h"
 
@@ -95,19 +94,14 @@ int burst_step_run(const struct probe_spec *spec, store *st, struct burst_calibr
  * where nothing waits (a small burst, tmpfs, a fixture root). */
 static double wait_for_freed_memory(const struct probe_spec *spec)
 {
-    uint64_t v;
-    if (!probe_waits_for_freed_memory(spec) || vmstat_reported_kib(&v) < 0) return 0;
-    double t0 = now_s();
-    struct settle st;
-    settle_begin(&st, (uint64_t)(t0 * 1000), v, settle_max_ms(spec->size_bytes));
-    int rc = 0;
-    while (rc == 0 && !interrupt_signal) {
-        struct timespec ts = { 0, 50 * 1000000L };
-        nanosleep(&ts, NULL);
-        if (vmstat_reported_kib(&v) < 0) break;
-        rc = settle_step(&st, (uint64_t)(now_s() * 1000), v);
-    }
-    return now_s() - t0;
+    uint64_t ms = 0;
+    if (probe_waits_for_freed_memory(spec)) probe_settle_wait(spec->size_bytes, NULL, &ms);
+    return (double)ms / 1000;
+}
+
+bool burst_user_burst_timed(const struct burst_calibration *c, uint64_t size_bytes)
+{
+    return c->mb_s > 0 && c->bytes && size_bytes >= (uint64_t)BURST_SERIES_FROM * c->bytes;
 }
 
 /* A tune --quick --size 3G on this project's VM planned 16.4 s a run from
@@ -116,7 +110,7 @@ static double wait_for_freed_memory(const struct probe_spec *spec)
  * about 6 minutes and the tune took 9.5 (bench/data/transfer-as-user-53.out). */
 int burst_time_user_burst(const struct probe_spec *spec, store *st, struct burst_calibration *c, sl_err *e)
 {
-    if (!(c->mb_s > 0) || !c->bytes || spec->size_bytes < (uint64_t)BURST_SERIES_FROM * c->bytes) return 0;
+    if (!burst_user_burst_timed(c, spec->size_bytes)) return 0;
     /* the calibration's freed memory goes back before the clock starts */
     bool waits = wait_for_freed_memory(spec) > 0;
     if (burst_step_run(spec, st, c, e) < 0) return -1;

@@ -114,6 +114,8 @@ int burst_step_run(const struct probe_spec *spec, store *st, struct burst_calibr
  * unchanged) when the burst is smaller; -1 with e when the probe cannot
  * run. */
 int burst_time_user_burst(const struct probe_spec *spec, store *st, struct burst_calibration *c, sl_err *e);
+/* Whether burst_time_user_burst times a burst of size_bytes after c. */
+bool burst_user_burst_timed(const struct burst_calibration *c, uint64_t size_bytes);
 
 /* The seconds one run of a size_bytes burst takes, set-up and removal
  * included, from what c measured: the series' choice (fit_s) for its burst,

@@ -587,7 +587,7 @@ static int calibrate_burst(struct run *R, sl_err *e)
     if (o->probe.size_bytes && !o->throttled) {
         /* the user's burst, many times the calibration's: its own time a
          * run, before the plan counts on it (burst_time_user_burst) */
-        if (o->probe.size_bytes >= (uint64_t)BURST_SERIES_FROM * c->bytes) {
+        if (burst_user_burst_timed(c, o->probe.size_bytes)) {
             char b[32];
             units_format_bytes(o->probe.size_bytes, b, sizeof b);
             note(R->o->observer, "timing the burst: %s written and synced once at the current settings", b);
