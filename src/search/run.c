@@ -594,7 +594,7 @@ static int calibrate_burst(struct run *R, sl_err *e)
         }
         return burst_time_user_burst(&o->probe, R->st, c, e);
     }
-    if (o->probe.size_bytes || o->throttled) return 0;
+    if (o->throttled) return 0;
     struct probe_spec r = o->probe;
     if (probe_spec_resolve(&r, e) < 0) return -1;
     uint64_t free_bytes = burst_free_under(o->probe.dir[0]);
@@ -632,9 +632,9 @@ static void describe_burst(struct run *R)
     const struct probe_spec *p = &R->o->probe;
     if (!p->size_bytes || !probe_spec_is_burst(p)) return;
     char regime[512];
-    char *collapsed = R->collapsed;
+    const char *collapsed = R->collapsed;
     R->zone = burst_regime_now(p->size_bytes, regime, sizeof regime);
-    burst_collapse_space(R->sp, p->size_bytes, R->o->burst_dirtyable, collapsed, sizeof R->collapsed);
+    burst_collapse_space(R->sp, p->size_bytes, R->o->burst_dirtyable, R->collapsed, sizeof R->collapsed);
     size_t l = strlen(w->note);
     if (!R->resuming)   /* a resumed search's stored note says it already */
         snprintf(w->note + l, sizeof w->note - l, "%s%s%s%s", l ? "; " : "", regime, collapsed[0] ? "; " : "", collapsed);
