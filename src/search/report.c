@@ -106,10 +106,17 @@ static void unconfirmed_line(const struct search_spec *spec, const struct space 
     char goal[160];
     objective_parse(spec->objective, &o, NULL);
     objective_goal_text(&o, goal, sizeof goal);
-    snprintf(buf, n, "%s: exploring estimated %s at %s on %s, but %d fresh interleaved runs each measured %s; no win: "
+    /* with two looks each tests at its share of alpha: a p under alpha but
+     * over that share (run 54's null search: p=0.044 at look 2 of 2, where
+     * a win needed p < 0.025) reads as a contradiction unless it is said */
+    char look[160] = "";
+    if (cf->looks > 1 && cd.verdict != DECIDE_NO_VERDICT)
+        snprintf(look, sizeof look, " at look %d of %d, where a win needed p < %.2g (alpha %.2g shared by %d looks)",
+                 cf->look, cf->looks, cf->dec.alpha, spec->alpha, cf->looks);
+    snprintf(buf, n, "%s: exploring estimated %s at %s on %s, but %d fresh interleaved runs each measured %s%s; no win: "
              "keep the current settings",
              cf->outcome == CONFIRM_CONTRADICTED ? "confirmation contradicts exploration" : "not confirmed", cfg, est,
-             goal, cf->reps, dec);
+             goal, cf->reps, dec, look);
 }
 
 /* What the stall rule did, "" when neither the canary nor PSI flagged a
