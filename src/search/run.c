@@ -119,6 +119,9 @@ static void spec_json(const struct search_flow_opts *o, char *buf, size_t n)
     json_object_set_new(j, "idle_before_ms", json_integer((json_int_t)p->idle_ms));
     json_object_set_new(j, "confirm_reps", json_integer(s->confirm_reps));
     json_object_set_new(j, "confirm_follows_pace", json_boolean(s->confirm_follows_pace));
+    /* a default budget's ceiling: the resumed search's follow_pace grows it
+     * again from the stored runs' times, as the first did */
+    json_object_set_new(j, "budget_grows_to_ms", json_integer((json_int_t)o->budget_grows_to_ms));
     json_object_set_new(j, "throttled", json_boolean(o->throttled));
     json_object_set_new(j, "burst_dirtyable", json_integer((json_int_t)o->burst_dirtyable));
     char *t = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -173,14 +176,15 @@ static int spec_parse(const char *text, struct search_flow_opts *o, sl_err *e)
     o->probe.threads = threads;
     o->apply = o->apply || apply;
     /* the fixed workload (absent from searches stored before it was) */
-    json_int_t bs = 0, size = 0, idle = 0, dirtyable = 0;
+    json_int_t bs = 0, size = 0, idle = 0, dirtyable = 0, grows = 0;
     int tb = 0, direct = 0, depth = 0, sync = 0, confirm = 0, throttled = 0, paced = 0;
     const char *loadfile = "";
     json_t *dirs = NULL;
-    json_unpack(j, "{s?o,s?I,s?I,s?b,s?b,s?i,s?i,s?s,s?I,s?i,s?b,s?I,s?b}", "dirs", &dirs, "bs", &bs, "size_bytes", &size,
-                "time_based", &tb, "direct", &direct, "iodepth", &depth, "sync_every", &sync, "loadfile", &loadfile,
+    json_unpack(j, "{s?o,s?I,s?I,s?b,s?b,s?i,s?i,s?s,s?I,s?i,s?b,s?I,s?b,s?I}", "dirs", &dirs, "bs", &bs, "size_bytes",
+                &size, "time_based", &tb, "direct", &direct, "iodepth", &depth, "sync_every", &sync, "loadfile", &loadfile,
                 "idle_before_ms", &idle, "confirm_reps", &confirm, "throttled", &throttled, "burst_dirtyable", &dirtyable,
-                "confirm_follows_pace", &paced);
+                "confirm_follows_pace", &paced, "budget_grows_to_ms", &grows);
+    o->budget_grows_to_ms = grows;
     o->throttled = throttled;
     o->burst_dirtyable = (uint64_t)dirtyable;
     s->confirm_reps = confirm;
