@@ -320,12 +320,14 @@ void burst_regime_measured(enum burst_zone zone, int runs, int reached, char *bu
                          "baseline's %d runs, so the writer was throttled in most of them", reached, runs);
 }
 
-enum burst_zone burst_regime_now(uint64_t burst_bytes, char *buf, size_t n)
+bool burst_thresholds_now(uint64_t *bg, uint64_t *dirty)
 {
     struct vmstat v;
     uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
     bool known = vmstat_read(&v) == 0 && v.has_threshold && v.has_bg_threshold;
-    return burst_regime(burst_bytes, known ? v.bg_thresh * page : 0, known ? v.thresh * page : 0, buf, n);
+    *bg = known ? v.bg_thresh * page : 0;
+    *dirty = known ? v.thresh * page : 0;
+    return known;
 }
 
 /* The bytes level i of dimension dm stands for. */
@@ -371,6 +373,52 @@ static int collapse_dim(struct space_dim *dm, uint64_t from, uint64_t dirtyable,
     l = strlen(note);
     snprintf(note + l, n - l, " as %s", dm->level[keep]);
     return removed;
+}
+
+/* The threshold of `role` under c: a *_bytes level other than 0 wins over
+ * a ratio (as the kernel has it: setting one zeroes the other); `now` where
+ * c keeps the baseline's levels of that role or a ratio cannot be sized. */
+static uint64_t threshold_under(const struct space *sp, const struct search_config *c, enum dim_role role,
+                                uint64_t dirtyable, uint64_t now)
+{
+    uint64_t ratio = 0, bytes = 0;
+    bool moved = false;
+    for (int d = 0; d < sp->ndims; d++) {
+        const struct space_dim *dm = &sp->dim[d];
+        if (dm->kind != DIM_ORDINAL || dm->role != role || strncmp(dm->knob, "vm.bdflush.", 11) == 0) continue;
+        moved = moved || c->lv[d] != dm->base;
+        if (strstr(dm->knob, "bytes")) bytes = level_bytes(dm, c->lv[d], dirtyable);
+        else if (dirtyable) ratio = level_bytes(dm, c->lv[d], dirtyable);
+    }
+    if (!moved) return now;
+    return bytes ? bytes : ratio ? ratio : now;
+}
+
+enum burst_zone burst_regime_under(const struct space *sp, const struct search_config *c, uint64_t burst_bytes,
+                                   uint64_t dirtyable_bytes, uint64_t bg_now, uint64_t dirty_now, const char *who,
+                                   char *buf, size_t n)
+{
+    buf[0] = 0;
+    enum burst_zone was = zone_of(burst_bytes, bg_now, dirty_now);
+    if (was == BURST_ZONE_UNKNOWN) return was;
+    uint64_t bg = threshold_under(sp, c, ROLE_DIRTY_BG, dirtyable_bytes, bg_now);
+    uint64_t dirty = threshold_under(sp, c, ROLE_DIRTY, dirtyable_bytes, dirty_now);
+    if (bg >= dirty) bg = dirty / 2;   /* the kernel halves a background threshold at or above the dirty one */
+    enum burst_zone zone = zone_of(burst_bytes, bg, dirty);
+    if (zone == was) return zone;
+    char g[32], d[32], f[32];
+    units_format_bytes(bg, g, sizeof g);
+    units_format_bytes(dirty, d, sizeof d);
+    units_format_bytes(bg / 2 + dirty / 2, f, sizeof f);
+    if (zone == BURST_ZONE_BELOW_BG)
+        snprintf(buf, n, "under %s settings (background threshold %s) it stays in the page cache until its fsync", who, g);
+    else if (zone == BURST_ZONE_FREE_RUN)
+        snprintf(buf, n, "under %s settings (background threshold %s) background writeback starts during the burst, "
+                         "before its fsync, and the writer is not throttled: the claim measures that change", who, g);
+    else
+        snprintf(buf, n, "under %s settings (throttling from %s, halfway between the background %s and the dirty "
+                         "threshold %s) the writer is throttled", who, f, g, d);
+    return zone;
 }
 
 int burst_collapse_space(struct space *sp, uint64_t burst_bytes, uint64_t dirtyable_bytes, char *note, size_t n)

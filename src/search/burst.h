@@ -151,8 +151,22 @@ void burst_regime_measured(enum burst_zone zone, int runs, int reached, char *bu
  * threshold and the throttling zone, or throttled (past halfway between
  * the two, where balance_dirty_pages starts throttling). A sentence, and the zone it names. */
 enum burst_zone burst_regime(uint64_t burst_bytes, uint64_t bg, uint64_t dirty, char *buf, size_t n);
-/* The same against the thresholds in force now (vmstat). */
-enum burst_zone burst_regime_now(uint64_t burst_bytes, char *buf, size_t n);
+
+/* The regime the same burst is in under configuration c, whose dirty and
+ * background levels stand for thresholds of dirtyable_bytes (a ratio's
+ * share of it, a *_bytes level itself; where c keeps the baseline's level,
+ * the threshold in force, bg_now and dirty_now): "" and its zone equal to
+ * the zone in force when c does not move the burst to another regime;
+ * otherwise a sentence naming `who` ("the winner's"), the threshold that
+ * moved it and what the burst meets there. A 512 MiB burst below a 2.3 GiB
+ * background threshold meets writeback before its fsync under a
+ * background ratio of 1% (about 230 MiB on this project's VM): the change
+ * a quick tune's claim measures (bench/data/transfer-as-user-56-null.out). */
+enum burst_zone burst_regime_under(const struct space *sp, const struct search_config *c, uint64_t burst_bytes,
+                                   uint64_t dirtyable_bytes, uint64_t bg_now, uint64_t dirty_now, const char *who,
+                                   char *buf, size_t n);
+/* The thresholds in force now in bytes (vmstat), false when unknown. */
+bool burst_thresholds_now(uint64_t *bg, uint64_t *dirty);
 
 /* The bytes an unprivileged writer may still use under dir, 0 when unknown. */
 uint64_t burst_free_under(const char *dir);

@@ -449,6 +449,7 @@ struct run {
     struct evaluator ev;
     struct session *s;
     enum burst_zone zone;   /* where the burst's size put it at the thresholds in force (describe_burst) */
+    uint64_t bg_now, dirty_now;   /* those thresholds in bytes, before the first run */
     char collapsed[1024];   /* what the burst cannot tell apart, measured once (describe_burst; "" when nothing) */
 };
 
@@ -637,7 +638,8 @@ static void describe_burst(struct run *R)
     if (!p->size_bytes || !probe_spec_is_burst(p)) return;
     char regime[512];
     const char *collapsed = R->collapsed;
-    R->zone = burst_regime_now(p->size_bytes, regime, sizeof regime);
+    burst_thresholds_now(&R->bg_now, &R->dirty_now);
+    R->zone = burst_regime(p->size_bytes, R->bg_now, R->dirty_now, regime, sizeof regime);
     burst_collapse_space(R->sp, p->size_bytes, R->o->burst_dirtyable, R->collapsed, sizeof R->collapsed);
     size_t l = strlen(w->note);
     if (!R->resuming)   /* a resumed search's stored note says it already */
@@ -838,6 +840,18 @@ static void check_burst_regime(struct run *R)
     burst_regime_measured(R->zone, runs, reached, measured, sizeof measured);
     size_t l = strlen(w->regime);
     if (measured[0]) snprintf(w->regime + l, sizeof w->regime - l, "; %s", measured);
+    /* the claim's configuration may put the same burst in another regime:
+     * the thresholds in force say where the baseline's runs were, not the
+     * winner's (a burst below the background threshold "stays in the page
+     * cache until its fsync" read beside a win from a lower one) */
+    bool refused = r->winner < 0 && r->effects.leader >= 0 && r->leader[r->effects.leader].refused;
+    int who = r->winner >= 0 ? r->winner : refused ? r->effects.leader : -1;
+    if (who < 0) return;
+    char under[512];
+    burst_regime_under(R->sp, &r->leader[who].cfg, R->o->probe.size_bytes, R->o->burst_dirtyable, R->bg_now,
+                       R->dirty_now, r->winner >= 0 ? "the winner's" : "the refused configuration's", under, sizeof under);
+    l = strlen(w->regime);
+    if (under[0]) snprintf(w->regime + l, sizeof w->regime - l, "; %s", under);
 }
 
 /* The search finished: the winner applied when asked, the session ended,
