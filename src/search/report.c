@@ -169,7 +169,9 @@ static void verdict_text(const struct search_spec *spec, const struct space *sp,
     char goal[160];
     objective_goal_text(&o, goal, sizeof goal);
     /* before the unconfirmed line: a confirmed win its guard refused on the fresh runs */
-    if (r->winner < 0 && r->effects.leader >= 0 && r->leader[r->effects.leader].refused) {
+    bool refused;
+    search_claim_leader(r, &refused);
+    if (refused) {
         refused_line(spec, sp, r, goal, buf, n);
         return;
     }

@@ -844,8 +844,7 @@ static void check_burst_regime(struct run *R)
      * the thresholds in force say where the baseline's runs were, not the
      * winner's (a burst below the background threshold "stays in the page
      * cache until its fsync" read beside a win from a lower one) */
-    bool refused = r->winner < 0 && r->effects.leader >= 0 && r->leader[r->effects.leader].refused;
-    int who = r->winner >= 0 ? r->winner : refused ? r->effects.leader : -1;
+    int who = search_claim_leader(r, NULL);
     if (who < 0) return;
     char under[512];
     burst_regime_under(R->sp, &r->leader[who].cfg, R->o->probe.size_bytes, R->o->burst_dirtyable, R->bg_now,

@@ -95,6 +95,13 @@ int trial_role_parse(const char *name)
     return -1;
 }
 
+int search_claim_leader(const struct search_result *r, bool *refused)
+{
+    bool was_refused = r->winner < 0 && r->effects.leader >= 0 && r->leader[r->effects.leader].refused;
+    if (refused) *refused = was_refused;
+    return r->winner >= 0 ? r->winner : was_refused ? r->effects.leader : -1;
+}
+
 void search_result_free(struct search_result *r)
 {
     free(r->trials);
@@ -1120,9 +1127,8 @@ static int confirm(struct loop *L, struct search_result *r, sl_err *e)
      * like any other: the refusal is a claim too (the reader got worse),
      * and on 3-5 race runs it did not hold when fio re-measured the trade
      * (bench/data/transfer-as-user-7.out: reader p99 +20% [-39.9, +231.9]) */
-    int w = r->winner;
-    bool refused = w < 0 && r->effects.leader >= 0 && r->leader[r->effects.leader].refused;
-    if (refused) w = r->effects.leader;
+    bool refused;
+    int w = search_claim_leader(r, &refused);
     if (w < 0) return 0;
     L->keep = 0;
     int left = race_rounds(L, 0);

@@ -344,6 +344,9 @@ struct search_result {
     int ntrials;
 };
 void search_result_free(struct search_result *r);
+/* The leader a verdict is about: the winner, or else a win a guard refused
+ * (*refused set; NULL allowed); -1 when neither. */
+int search_claim_leader(const struct search_result *r, bool *refused);
 
 /* The stall rule (man page "Stalled runs"), fixed before any run: whether
  * trial t of tr[0..ntr-1] counts in decisions and means. A run the canary
