@@ -48,7 +48,7 @@ seconds = time.monotonic() - t0
 with open(os.path.join(W, "tune.out"), "w") as f:
     f.write(out)
 for l in out.splitlines():
-    if l.startswith(("calibration:", "sizing:", "plan:", "verdict:", "  regime:", "confirmation:", "  winner:")):
+    if l.startswith(("calibration:", "sizing:", "plan:", "verdict:", "  regime:", "confirmation:", "  winner:", "  candidate:")):
         # the regime whole: what the runs measured comes at its end
         print("tune> " + (l if l.startswith("  regime:") else l[:400]))
 

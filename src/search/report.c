@@ -339,9 +339,15 @@ static void print_confirmation(FILE *out, const struct search_spec *spec, const 
 {
     const struct confirmation *cf = &r->confirm;
     if (cf->outcome == CONFIRM_NONE) return;
-    fprintf(out, "\nconfirmation: %d fresh runs each of %s, interleaved (exploring's runs not reused); decided at look %d of %d\n",
-            cf->reps, cf->runner_up >= 0 ? "the baseline, the winner and the runner-up" : "the baseline and the winner",
-            cf->look, cf->looks);
+    /* exploring's best is the winner only once the verdict says so: a
+     * candidate the confirmation did not bear out, or whose win a guard
+     * refused, printed as "winner: ... confirmed" above "verdict: not
+     * recommended" read as a contradiction */
+    bool refused;
+    search_claim_leader(r, &refused);
+    fprintf(out, "\nconfirmation: %d fresh runs each of the baseline%s %s%s, interleaved (exploring's runs not reused); "
+            "decided at look %d of %d\n", cf->reps, cf->runner_up >= 0 ? "," : " and", r->winner >= 0 ? "the winner" :
+            "exploring's best", cf->runner_up >= 0 ? " and the runner-up" : "", cf->look, cf->looks);
     int rounds;
     double spread;
     enum confirm_pairing how = verdict_confirm_pairing(spec, sp, r, cf->candidate, cf->dec.alpha, &rounds, &spread);
@@ -362,8 +368,9 @@ static void print_confirmation(FILE *out, const struct search_spec *spec, const 
     struct decision cd = cf->dec;
     verdict_claim_decision(spec, sp, r, &cd);
     decide_text(&cd, dec, sizeof dec);
-    fprintf(out, "  winner:    exploring %s, confirmed %s; shrinkage %.0f%%: %s\n    %s\n", xest, dec, 100 * cf->shrinkage,
-            confirm_outcome_name(cf->outcome), cfg);
+    fprintf(out, "  %-10s exploring %s, confirmed %s; shrinkage %.0f%%: %s%s\n    %s\n", r->winner >= 0 ? "winner:" :
+            "candidate:", xest, dec, 100 * cf->shrinkage, confirm_outcome_name(cf->outcome),
+            refused ? "; refused by the objective's guard (the verdict says why)" : "", cfg);
     if (cf->runner_up < 0) return;
     report_config_diff(sp, &r->leader[cf->runner_up].cfg, cfg, sizeof cfg);
     report_pct(r->leader[cf->runner_up].ci.est, xest, sizeof xest);
