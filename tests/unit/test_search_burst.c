@@ -176,6 +176,18 @@ TEST(burst_regime_measured_says_when_the_runs_disagree)
     CHECK_STR(buf, "");
 }
 
+/* The shipped writeback space on the modern fixture root, with the
+ * indices of its dirty and background ratio dimensions. */
+static void writeback_space(struct space *sp, int *dd, int *bd)
+{
+    sl_err e;
+    CHECK_INT(sysfs_set_root(harness_fixture_copy("modern"), &e), 0);
+    CHECK_INT(space_build("writeback", NULL, sp, &e), 0);
+    *dd = dim_index(sp, "vm.dirty_ratio");
+    *bd = dim_index(sp, "vm.dirty_background_ratio");
+    CHECK(*dd >= 0 && *bd >= 0);
+}
+
 /* dirty_ratio levels 5..60 and background 1..30 of 20 GiB against a 2 GiB
  * burst: a dirty limit of 4 GiB or more (20%: 4 GiB, 30, 40, 60) never
  * throttles it, a background limit of 2 GiB or more (10%, 15, 20, 30)
@@ -184,11 +196,9 @@ TEST(burst_regime_measured_says_when_the_runs_disagree)
 TEST(burst_collapses_limits_it_cannot_tell_apart)
 {
     sl_err e;
-    CHECK_INT(sysfs_set_root(harness_fixture_copy("modern"), &e), 0);
     struct space sp;
-    CHECK_INT(space_build("writeback", NULL, &sp, &e), 0);
-    int dd = dim_index(&sp, "vm.dirty_ratio"), bd = dim_index(&sp, "vm.dirty_background_ratio");
-    CHECK(dd >= 0 && bd >= 0);
+    int dd, bd;
+    writeback_space(&sp, &dd, &bd);
     int before_d = sp.dim[dd].nlevels, before_b = sp.dim[bd].nlevels;
     char note[1024];
     int removed = burst_collapse_space(&sp, 2 * GiB, 20 * GiB, note, sizeof note);
@@ -223,11 +233,9 @@ TEST(burst_collapses_limits_it_cannot_tell_apart)
 TEST(burst_regime_under_the_claims_settings)
 {
     sl_err e;
-    CHECK_INT(sysfs_set_root(harness_fixture_copy("modern"), &e), 0);
     struct space sp;
-    CHECK_INT(space_build("writeback", NULL, &sp, &e), 0);
-    int dd = dim_index(&sp, "vm.dirty_ratio"), bd = dim_index(&sp, "vm.dirty_background_ratio");
-    CHECK(dd >= 0 && bd >= 0);
+    int dd, bd;
+    writeback_space(&sp, &dd, &bd);
     uint64_t dirtyable = 23 * GiB, bg = dirtyable / 10, dirty = dirtyable / 5;
     struct search_config c;
     space_baseline(&sp, &c);
