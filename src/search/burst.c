@@ -320,14 +320,28 @@ void burst_regime_measured(enum burst_zone zone, int runs, int reached, char *bu
                          "baseline's %d runs, so the writer was throttled in most of them", reached, runs);
 }
 
-bool burst_thresholds_now(uint64_t *bg, uint64_t *dirty)
+void burst_thresholds_now(uint64_t *bg, uint64_t *dirty)
 {
     struct vmstat v;
     uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
     bool known = vmstat_read(&v) == 0 && v.has_threshold && v.has_bg_threshold;
     *bg = known ? v.bg_thresh * page : 0;
     *dirty = known ? v.thresh * page : 0;
-    return known;
+}
+
+/* The catalogue's type of dm's knob (KT_INT when unknown). */
+static enum knob_type dim_type(const struct space_dim *dm)
+{
+    struct knob k;
+    return knob_lookup(dm->knob, NULL, &k, NULL) == 0 ? k.def->type : KT_INT;
+}
+
+/* Whether dm is a dirty limit of `role` that a burst's bytes meet: an
+ * ordinal ratio or bytes knob, not a 2.4 bdflush field (which counts
+ * buffers, not this burst's bytes). */
+static bool burst_limit_dim(const struct space_dim *dm, enum dim_role role)
+{
+    return dm->kind == DIM_ORDINAL && dm->role == role && dim_type(dm) != KT_FIELD;
 }
 
 /* The bytes level i of dimension dm stands for. */
@@ -335,7 +349,7 @@ static uint64_t level_bytes(const struct space_dim *dm, int i, uint64_t dirtyabl
 {
     long long v = dm->num[i];
     if (v <= 0) return 0;
-    if (strstr(dm->knob, "bytes")) return (uint64_t)v;
+    if (dim_type(dm) == KT_BYTES) return (uint64_t)v;
     return dirtyable * (uint64_t)(v > 100 ? 100 : v) / 100;
 }
 
@@ -385,9 +399,9 @@ static uint64_t threshold_under(const struct space *sp, const struct search_conf
     bool moved = false;
     for (int d = 0; d < sp->ndims; d++) {
         const struct space_dim *dm = &sp->dim[d];
-        if (dm->kind != DIM_ORDINAL || dm->role != role || strncmp(dm->knob, "vm.bdflush.", 11) == 0) continue;
+        if (!burst_limit_dim(dm, role)) continue;
         moved = moved || c->lv[d] != dm->base;
-        if (strstr(dm->knob, "bytes")) bytes = level_bytes(dm, c->lv[d], dirtyable);
+        if (dim_type(dm) == KT_BYTES) bytes = level_bytes(dm, c->lv[d], dirtyable);
         else if (dirtyable) ratio = level_bytes(dm, c->lv[d], dirtyable);
     }
     if (!moved) return now;
@@ -429,9 +443,8 @@ int burst_collapse_space(struct space *sp, uint64_t burst_bytes, uint64_t dirtya
     int removed = 0;
     for (int d = 0; d < sp->ndims; d++) {
         struct space_dim *dm = &sp->dim[d];
-        if (dm->kind != DIM_ORDINAL || (dm->role != ROLE_DIRTY && dm->role != ROLE_DIRTY_BG)) continue;
-        if (!strstr(dm->knob, "bytes") && !dirtyable_bytes) continue;
-        if (strncmp(dm->knob, "vm.bdflush.", 11) == 0) continue;   /* 2.4 counts buffers, not this burst's bytes */
+        if (!burst_limit_dim(dm, ROLE_DIRTY) && !burst_limit_dim(dm, ROLE_DIRTY_BG)) continue;
+        if (dim_type(dm) != KT_BYTES && !dirtyable_bytes) continue;
         uint64_t from = dm->role == ROLE_DIRTY ? 2 * burst_bytes : burst_bytes;
         removed += collapse_dim(dm, from, dirtyable_bytes, list, sizeof list);
     }

@@ -165,8 +165,8 @@ enum burst_zone burst_regime(uint64_t burst_bytes, uint64_t bg, uint64_t dirty, 
 enum burst_zone burst_regime_under(const struct space *sp, const struct search_config *c, uint64_t burst_bytes,
                                    uint64_t dirtyable_bytes, uint64_t bg_now, uint64_t dirty_now, const char *who,
                                    char *buf, size_t n);
-/* The thresholds in force now in bytes (vmstat), false when unknown. */
-bool burst_thresholds_now(uint64_t *bg, uint64_t *dirty);
+/* The thresholds in force now in bytes (vmstat), 0 when unknown. */
+void burst_thresholds_now(uint64_t *bg, uint64_t *dirty);
 
 /* The bytes an unprivileged writer may still use under dir, 0 when unknown. */
 uint64_t burst_free_under(const char *dir);

@@ -844,11 +844,12 @@ static void check_burst_regime(struct run *R)
      * the thresholds in force say where the baseline's runs were, not the
      * winner's (a burst below the background threshold "stays in the page
      * cache until its fsync" read beside a win from a lower one) */
-    int who = search_claim_leader(r, NULL);
+    bool refused;
+    int who = search_claim_leader(r, &refused);
     if (who < 0) return;
     char under[512];
     burst_regime_under(R->sp, &r->leader[who].cfg, R->o->probe.size_bytes, R->o->burst_dirtyable, R->bg_now,
-                       R->dirty_now, r->winner >= 0 ? "the winner's" : "the refused configuration's", under, sizeof under);
+                       R->dirty_now, refused ? "the refused configuration's" : "the winner's", under, sizeof under);
     l = strlen(w->regime);
     if (under[0]) snprintf(w->regime + l, sizeof w->regime - l, "; %s", under);
 }

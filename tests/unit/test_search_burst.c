@@ -220,6 +220,12 @@ TEST(burst_collapses_limits_it_cannot_tell_apart)
     CHECK_INT(space_build("writeback", NULL, &sp, &e), 0);
     CHECK_INT(burst_collapse_space(&sp, 100 * GiB, 20 * GiB, note, sizeof note), 0);
     CHECK_STR(note, "");
+    /* 2.4's bdflush fields count buffers, not a burst's bytes: never collapsed */
+    CHECK_INT(sysfs_set_root(harness_fixture_copy("linux24"), &e), 0);
+    CHECK_INT(space_build("bdflush", NULL, &sp, &e), 0);
+    CHECK_INT(burst_collapse_space(&sp, 1 * MiB, 20 * GiB, note, sizeof note), 0);
+    CHECK_STR(note, "");
+    sysfs_set_root(NULL, &e);
 }
 
 /* The claim's configuration can put the burst in another regime than the

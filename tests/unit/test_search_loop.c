@@ -543,7 +543,7 @@ struct bad_ev {
     /* from this evaluation on, every configuration measures the baseline's
      * level (its own noise kept), the others tie_gain above it */
     int tie_from;
-    double tie_gain, base_truth;
+    double tie_gain;
 };
 
 static int bad_evaluate(void *ctx, const struct space *sp, const struct search_config *c, bool baseline,
@@ -555,14 +555,13 @@ static int bad_evaluate(void *ctx, const struct space *sp, const struct search_c
     if (p->inner.ops->evaluate(p->inner.ctx, sp, c, baseline, out, e) < 0) return -1;
     if (p->drift > 0) out->v[MET_THROUGHPUT] *= exp(p->drift * sin(2 * M_PI * p->n / 40));
     if (p->worse_from && p->n >= p->worse_from && !baseline) out->v[MET_THROUGHPUT] *= 0.25;
-    if (baseline && !(p->base_truth > 0)) {
-        struct eval_metrics t;
-        if (p->inner.ops->truth(p->inner.ctx, sp, c, &t) == 0) p->base_truth = t.v[MET_THROUGHPUT];
-    }
     if (p->tie_from && p->n >= p->tie_from) {
-        struct eval_metrics t;
-        if (p->inner.ops->truth(p->inner.ctx, sp, c, &t) < 0) return -1;
-        out->v[MET_THROUGHPUT] *= p->base_truth / t.v[MET_THROUGHPUT] * (baseline ? 1 : 1 + p->tie_gain);
+        struct search_config base;
+        struct eval_metrics t, tb;
+        space_baseline(sp, &base);
+        if (p->inner.ops->truth(p->inner.ctx, sp, c, &t) < 0 || p->inner.ops->truth(p->inner.ctx, sp, &base, &tb) < 0)
+            return -1;
+        out->v[MET_THROUGHPUT] *= tb.v[MET_THROUGHPUT] / t.v[MET_THROUGHPUT] * (baseline ? 1 : 1 + p->tie_gain);
     }
     if (p->nan_every && p->n % p->nan_every == 0) out->v[MET_THROUGHPUT] = p->n / p->nan_every == 2 ? INFINITY : NAN;
     if (p->psi_every && p->n % p->psi_every == 0) {
