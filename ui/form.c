@@ -188,6 +188,7 @@ void form_draw(const struct form *fm, const struct form_look *look, const char *
     /* the cost under the fields; the blank line under the header goes first */
     int top = r.y + 2 + nshown + nc > rule ? r.y + 1 : r.y + 2;
     int row = 0;
+    int value_w = look->aside_x - 17;   /* up to the aside, one blank before it */
     for (int f = 0; f < fm->n && top + row < rule; f++) {
         if (!form_shown(fm, f)) continue;
         int y = top + row++;
@@ -200,11 +201,11 @@ void form_draw(const struct form *fm, const struct form_look *look, const char *
             int x = draw_text(y, r.x + 16, r.w - 17, ROLE_PENDING, fm->input);
             draw_text(y, r.x + 16 + x, 1, ROLE_SELECTED, " ");
         } else if (fm->value[f][0]) {
-            draw_text(y, r.x + 16, 30, base, fm->value[f]);
+            draw_text(y, r.x + 16, value_w, base, fm->value[f]);
         } else {
             char shown[PATH_MAX + 32] = "";
             look->empty(look->arg, f, shown, sizeof shown);
-            draw_text(y, r.x + 16, 30, sel ? ROLE_SELECTED : ROLE_DIM, shown);
+            draw_text(y, r.x + 16, value_w, sel ? ROLE_SELECTED : ROLE_DIM, shown);
         }
         const char *aside = look->aside ? look->aside(look->arg, f) : NULL;
         draw_text(y, r.x + look->aside_x, r.w - look->aside_x, sel ? ROLE_SELECTED : ROLE_DIM,

@@ -40,13 +40,25 @@ const struct form_field *search_form_fields(void)
 
 /* --- the form ----------------------------------------------------------- */
 
+static bool held(const struct search_scr *ss, int field);
+
 /* The form as the options `sluice search` would parse: each field given
- * as its option (an empty one is the default), checked by the same code. */
+ * as its option (an empty one is the default), checked by the same code.
+ * The Overview's tune is the quick tune, on the quick tune's defaults: a
+ * Budget the user did not type grows where a verdict needs it, as
+ * `sluice tune --quick`'s does. */
 static int build_opts(struct search_scr *ss, struct search_flow_opts *o, sl_err *e)
 {
-    search_flow_defaults(o);
-    for (int f = 0; f < SS_COUNT; f++)
-        if (ss->form.value[f][0] && search_flow_set(o, fields[f].option, ss->form.value[f], e) < 0) return -1;
+    if (ss->quick) search_flow_quick_defaults(o);
+    else search_flow_defaults(o);
+    for (int f = 0; f < SS_COUNT; f++) {
+        const char *v = ss->form.value[f];
+        if (!v[0]) continue;
+        if (ss->quick && f == SS_BUDGET ? search_flow_quick_budget(o, v, !held(ss, SS_BUDGET), e) < 0
+                                        : search_flow_set(o, fields[f].option, v, e) < 0)
+            return -1;
+    }
+    if (ss->quick) search_flow_quick_probe_time(o);
     if (search_flow_check(o, e) < 0 || search_flow_check_space(o, e) < 0) return -1;
     struct probe_spec check = o->probe;
     return o->oracle[0] ? 0 : probe_spec_resolve(&check, e);
@@ -145,30 +157,44 @@ static void clear_run(struct search_scr *ss)
 }
 
 /* The fields the Overview's next step fills in. */
-static const int suggest_field[2] = { SS_DIR, SS_BUDGET };
+#define NSUGGEST 3
+static const int suggest_field[NSUGGEST] = { SS_DIR, SS_BUDGET, SS_OBJECTIVE };
 
-/* The Overview's next step in the form: its directory and budget, Enter
- * starts it. Not typed: what the database remembers stays until a search
- * runs with them (the next start of sluice shows it). */
+/* The field holds the Overview's value, not typed over. */
+static bool held(const struct search_scr *ss, int field)
+{
+    for (int i = 0; i < NSUGGEST; i++)
+        if (suggest_field[i] == field) return ss->suggest_held[i];
+    return false;
+}
+
+/* The Overview's next step in the form: the quick tune on its directory,
+ * with its budget and the quick objective (the reader beside the writer
+ * guarded), Enter starts it. Not typed: what the database remembers stays
+ * until a search runs with them (the next start of sluice shows it). */
 static void take_suggestion(struct search_scr *ss, const char *dir, const char *budget)
 {
-    const char *value[2] = { dir, budget };
-    for (int i = 0; i < 2; i++) {
+    const char *value[NSUGGEST] = { dir, budget, SEARCH_QUICK_OBJECTIVE };
+    for (int i = 0; i < NSUGGEST; i++) {
         snprintf(ss->form.value[suggest_field[i]], PATH_MAX, "%s", value[i]);
         ss->suggest_held[i] = true;
     }
     ss->mode = SM_FORM;
     ss->suggested = true;
-    app_message(ss->base.app, ROLE_OK, "the Overview's next step, a tune on %s (Budget %s): Enter starts it", dir, budget);
+    ss->quick = true;
+    app_message(ss->base.app, ROLE_OK, "the quick tune on %s, as sluice tune --quick runs it: Enter starts it",
+                dir);
 }
 
-/* A search ran with the suggestion: its values are the user's now. */
+/* A search ran with the suggestion: its values are the user's now, and
+ * the form is search's again (a Budget typed later holds). */
 static void remember_suggestion(struct search_scr *ss)
 {
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < NSUGGEST; i++)
         if (ss->suggest_held[i]) ss->form.typed[suggest_field[i]] = true;
     memset(ss->suggest_held, 0, sizeof ss->suggest_held);
     ss->suggested = false;
+    ss->quick = false;
     app_form_remember(ss->base.app, &ss->form, "search");
 }
 
@@ -396,7 +422,7 @@ static void search_draw(struct screen *s, struct rect r)
 static enum handled settings_key(struct search_scr *ss, enum action a, int key)
 {
     if (form_key(&ss->form, a, key) == H_HANDLED) {
-        for (int i = 0; i < 2; i++)   /* typed over: the user's value, remembered below */
+        for (int i = 0; i < NSUGGEST; i++)   /* typed over: the user's value, remembered below */
             if (ss->form.typed[suggest_field[i]]) ss->suggest_held[i] = false;
         app_form_edited(ss->base.app, &ss->form, SS_DIR, "search");
         return H_HANDLED;

@@ -32,8 +32,11 @@ struct search_scr {
     struct form form;                  /* the settings ("" = the default) */
     bool suggested;                    /* the form holds the Overview's next step, no key pressed
                                           since: Enter starts it */
-    bool suggest_held[2];              /* Directory, Budget: the Overview's value is in it, not run
-                                          yet, not typed over (so not remembered) */
+    bool suggest_held[3];              /* Directory, Budget, Objective: the Overview's value is in it,
+                                          not run yet, not typed over (so not remembered) */
+    bool quick;                        /* the form holds the Overview's tune: the quick tune's
+                                          defaults (search_flow_quick_defaults), as `sluice tune
+                                          --quick` runs it, until it starts */
     /* the run: opts belongs to the worker while it runs */
     struct search_flow_opts opts;
     struct search_spec shown;          /* the UI's copy of what runs: the view reads this */

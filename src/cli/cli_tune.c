@@ -4,7 +4,7 @@
  * winner. Bounded to 5 minutes of evaluations (a burst of about 8 s a run
  * buys about 30, a fast disk's capped burst up to 100), so the verdict
  * comes within 6; where runs are slower, the default grows to what a
- * verdict needs, up to 10 minutes (TUNE_BUDGET_GROWS_TO_MS). */
+ * verdict needs, up to 10 minutes (SEARCH_QUICK_BUDGET_GROWS_TO_MS). */
 #include "cli/cli.h"
 #include "cli/cli_search.h"
 #include "search/report.h"
@@ -20,42 +20,12 @@ struct tune_opts {
     bool quick, yes;
 };
 
-#define TUNE_OBJECTIVE "throughput,reader_p99<=baseline"
-/* Where a run is slow (on this project's VM each waited about 14 s for the
- * memory the previous one freed to go back to its host in run 47:
- * probe/settle.h),
- * 5 minutes buy fewer evaluations than a verdict needs; the default
- * budget then grows to what one needs, up to this, and the plan says so.
- * A budget the user gives holds. */
-#define TUNE_BUDGET_GROWS_TO_MS (10 * 60 * 1000)
-
 /* quick: at most 100 evaluations or 5 minutes (the probes' length: see
- * quick_probe_time, and the burst's: burst.h); a fast disk's short runs
- * buy a large confirmation, decided paired (search_plan_scale_confirmation) */
-static void tune_defaults(void *p)
-{
-    struct search_flow_opts *o = &((struct tune_opts *)p)->o;
-    search_flow_defaults(o);
-    o->spec.budget_evals = 100;
-    o->spec.budget_ms = 5 * 60 * 1000;
-    o->budget_grows_to_ms = TUNE_BUDGET_GROWS_TO_MS;
-    /* A busy sysadmin's machine is also someone's desktop or database: the
-     * quick default takes no throughput bought with slower reads beside
-     * it (the collateral reader, beyond noise). --objective throughput
-     * takes the trade, and the verdict says what it costs. */
-    snprintf(o->spec.objective, sizeof o->spec.objective, "%s", TUNE_OBJECTIVE);
-}
-
-/* A buffered writer does fixed work (its volume sized once for the whole
- * search); any other workload measures 3 s after its 1 s ramp unless
- * --time says otherwise. */
-static void quick_probe_time(struct search_flow_opts *o)
-{
-    struct probe_spec chk = o->probe;
-    sl_err e;
-    if (o->probe.time_ms || probe_spec_resolve(&chk, &e) < 0 || chk.fixed_work) return;
-    o->probe.time_ms = 3000;
-}
+ * search_flow_quick_probe_time, and the burst's: burst.h); a fast disk's
+ * short runs buy a large confirmation, decided paired
+ * (search_plan_scale_confirmation). The defaults are the core's: the UI's
+ * Overview proposes the same tune. */
+static void tune_defaults(void *p) { search_flow_quick_defaults(&((struct tune_opts *)p)->o); }
 
 /* --workload, --dir, --objective, --seed: as search checks them. */
 static int set_as_search(void *at, const struct opt *row, const char *text, sl_err *e)
@@ -77,13 +47,8 @@ static int set_device(void *at, const struct opt *row, const char *text, sl_err 
 /* --budget lowers one bound and keeps the other. */
 static int set_budget(void *at, const struct opt *row, const char *text, sl_err *e)
 {
-    struct search_flow_opts *o = at;
-    struct search_spec tmp = o->spec;
-    if (search_spec_parse_budget(text, &tmp, e) < 0) return -1;
-    if (tmp.budget_evals) o->spec.budget_evals = tmp.budget_evals;
-    if (tmp.budget_ms) o->spec.budget_ms = tmp.budget_ms;
-    o->budget_grows_to_ms = 0;   /* the user's: it holds */
-    return 0;
+    (void)row;
+    return search_flow_quick_budget(at, text, true, e);
 }
 
 static const struct opt tune_rows[] = {
@@ -94,7 +59,7 @@ static const struct opt tune_rows[] = {
       OPT_AT(struct tune_opts, o), .set = set_as_search, .complete = COMPLETE_WORKLOAD },
     { .name = "device", .type = OPT_CALL, .arg = "DEV", .help = "search this disk's queue knobs too",
       OPT_AT(struct tune_opts, o), .set = set_device, .complete = COMPLETE_DEVICE },
-    { .name = "objective", .type = OPT_CALL, .arg = "O", .def = TUNE_OBJECTIVE,
+    { .name = "objective", .type = OPT_CALL, .arg = "O", .def = SEARCH_QUICK_OBJECTIVE,
       .help = "what to optimise ('throughput' alone takes a win that slows readers beside it)",
       OPT_AT(struct tune_opts, o), .set = set_as_search },
     { .name = "budget", .type = OPT_CALL, .arg = "N|DURATION", .def = "100 evaluations or 5m",
@@ -117,7 +82,7 @@ static int run_tune(struct cli_ctx *ctx, int argc, char **argv)
     if (!t->quick) return cli_usage("tune", "only the quick mode exists: sluice tune --quick (a full search is 'sluice search')");
     if (argc > 1) return cli_usage("tune", "unexpected argument %s", argv[1]);
     snprintf(o.probe.workload, sizeof o.probe.workload, "%s", o.spec.workload);
-    quick_probe_time(&o);
+    search_flow_quick_probe_time(&o);
     struct search_flow_outcome out;
     int rc = cli_search_run(ctx, &o, &out);
     if (rc != 0 || !out.ok) { search_result_free(&out.result); return rc; }

@@ -31,6 +31,33 @@ void search_flow_defaults(struct search_flow_opts *o)
     if (opt_defaults(&search_flow_table, o, &e) < 0) abort();   /* a broken row: the unit tests catch it */
 }
 
+void search_flow_quick_defaults(struct search_flow_opts *o)
+{
+    search_flow_defaults(o);
+    o->spec.budget_evals = 100;   /* a fast disk's short runs: at most this many (cli_tune.c) */
+    o->spec.budget_ms = 5 * 60 * 1000;
+    o->budget_grows_to_ms = SEARCH_QUICK_BUDGET_GROWS_TO_MS;
+    snprintf(o->spec.objective, sizeof o->spec.objective, "%s", SEARCH_QUICK_OBJECTIVE);
+}
+
+int search_flow_quick_budget(struct search_flow_opts *o, const char *text, bool user_gave, sl_err *e)
+{
+    struct search_spec given = { 0 };
+    if (search_spec_parse_budget(text, &given, e) < 0) return -1;
+    if (given.budget_evals) o->spec.budget_evals = given.budget_evals;
+    if (given.budget_ms) o->spec.budget_ms = given.budget_ms;
+    if (user_gave) o->budget_grows_to_ms = 0;
+    return 0;
+}
+
+void search_flow_quick_probe_time(struct search_flow_opts *o)
+{
+    struct probe_spec chk = o->probe;
+    sl_err e;
+    if (o->probe.time_ms || probe_spec_resolve(&chk, &e) < 0 || chk.fixed_work) return;
+    o->probe.time_ms = 3000;
+}
+
 static int set_oracle(void *at, const struct opt *row, const char *text, sl_err *e)
 {
     if (opt_regular_file("--oracle", text, e) < 0) return -1;

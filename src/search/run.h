@@ -75,6 +75,31 @@ extern const struct opt search_flow_rows[];
 extern const struct opt_table search_flow_table;
 
 void search_flow_defaults(struct search_flow_opts *o);
+
+/* The quick tune: `sluice tune --quick`, and the tune the UI's Overview
+ * proposes (F5), one set of defaults for both. A busy sysadmin's machine
+ * is also someone's desktop or database: the quick objective takes no
+ * throughput bought with slower reads beside it (the collateral reader,
+ * beyond noise); 'throughput' alone takes the trade, and the verdict says
+ * what it costs. */
+#define SEARCH_QUICK_OBJECTIVE "throughput,reader_p99<=baseline"
+/* Where a run is slow (on this project's VM each waited about 14 s for the
+ * memory the previous one freed to go back to its host in run 47:
+ * probe/settle.h), 5 minutes buy fewer evaluations than a verdict needs;
+ * the default budget then grows to what one needs, up to this, and the
+ * plan says so. A budget the user gives holds. */
+#define SEARCH_QUICK_BUDGET_GROWS_TO_MS (10 * 60 * 1000)
+/* search_flow_defaults, then the quick tune's: at most 100 evaluations or
+ * 5 minutes, growing to SEARCH_QUICK_BUDGET_GROWS_TO_MS, the quick
+ * objective. */
+void search_flow_quick_defaults(struct search_flow_opts *o);
+/* A budget given to the quick tune ("20", "3m") lowers the bound it names
+ * and keeps the other; user_gave: it holds (no growth). -1 with a message
+ * naming --budget. */
+int search_flow_quick_budget(struct search_flow_opts *o, const char *text, bool user_gave, sl_err *e);
+/* After the options: a workload without fixed work (not a buffered
+ * writer's burst) measures 3 s after its ramp unless a time was given. */
+void search_flow_quick_probe_time(struct search_flow_opts *o);
 /* One option of `search` as typed ("--budget") with its text (NULL
  * for a flag) into o, checked as the command line checks it; -1 with a
  * message naming the option. The Search screen's form goes through it. */
