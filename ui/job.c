@@ -21,6 +21,7 @@ int job_start(struct job *j, job_fn fn, void *arg, sl_err *e)
     atomic_store(&j->cancel, false);
     atomic_store(&j->done, 0);
     atomic_store(&j->total, 0);
+    atomic_store(&j->ends_after_ms, 0);
     for (int i = 0; i < JOB_VALUES; i++) atomic_store(&j->value[i], 0);
     j->fn = fn;
     j->arg = arg;
@@ -75,6 +76,8 @@ void job_set_progress(struct job *j, long long done, long long total)
     atomic_store(&j->done, done);
 }
 
+void job_set_ends_after(struct job *j, long long ms) { atomic_store(&j->ends_after_ms, ms > 0 ? ms : 1); }
+
 void job_set_total(struct job *j, long long total)
 {
     long long none = 0;
@@ -110,7 +113,9 @@ void job_progress_text(const struct job *j, const char *unit, long long now_ms, 
         return;
     }
     double left_ms = -1;
-    if (total > done && done > 0) left_ms = (double)el_ms / (double)done * (double)(total - done);
+    long long ends_after = atomic_load(&j->ends_after_ms);
+    if (ends_after > 0) left_ms = (double)(ends_after - el_ms) > 0 ? (double)(ends_after - el_ms) : 0;
+    else if (total > done && done > 0) left_ms = (double)el_ms / (double)done * (double)(total - done);
     else if (total > done && unit_s > 0) left_ms = unit_s * 1000 * (double)(total - done) - (double)el_ms;
     if (left_ms < 0) left_ms = total > done && unit_s > 0 ? 0 : -1;
     job_clock_text((long long)left_ms, left, sizeof left);

@@ -23,6 +23,8 @@ struct job {
     atomic_int state;
     atomic_bool cancel;
     atomic_llong done, total;          /* progress in any unit */
+    atomic_llong ends_after_ms;        /* the worker's own estimate of when it ends, from its
+                                          start (0: none; job_set_ends_after) */
     atomic_llong value[JOB_VALUES];    /* live figures the screen defines */
     /* Owned by the worker until state is JOB_DONE, then by the UI. */
     int rc;
@@ -51,6 +53,10 @@ bool job_cancelled(const struct job *j);
 void job_stop(struct job *j);
 /* For the worker. */
 void job_set_progress(struct job *j, long long done, long long total);
+/* The worker's estimate of when it ends, in ms from its start (a search
+ * knows its budget: the time left never runs past it); the progress line
+ * counts down from it instead of from the pace of the units done. */
+void job_set_ends_after(struct job *j, long long ms);
 /* The total before the worker knows it (the screen's plan): only while
  * no total is set. */
 void job_set_total(struct job *j, long long total);
@@ -60,8 +66,9 @@ double job_fraction(const struct job *j);
 void job_clock_text(long long ms, char *buf, size_t n);
 /* The progress line of a job counting `unit`s ("evaluation", "repetition")
  * against its total: "evaluation 8 of 20, 1m10s elapsed, about 2m05s
- * left" while it runs (the time left from the units done, before the
- * first from unit_s, the estimate of one; 0: unknown), "20 evaluations of
+ * left" while it runs (the time left from the worker's estimate of its
+ * end when it gave one, else from the units done, before the first from
+ * unit_s, the estimate of one; 0: unknown), "20 evaluations of
  * 20 in 3m12s" after. now_ms on the clock of started_ms. */
 void job_progress_text(const struct job *j, const char *unit, long long now_ms, double unit_s, char *buf, size_t n);
 

@@ -223,6 +223,27 @@ static int ten_steps(struct job *j, void *arg, sl_err *e)
     return 0;
 }
 
+/* The live quick tune from the Overview said "evaluation 2 of 19, 44s
+ * elapsed, about 13m26s left" under a budget of at most 10 minutes: the
+ * first evaluation's pace (the calibration's minute in it) times the runs
+ * left. A worker that knows when it ends (a search: its budget) says so,
+ * and the line counts down from that. */
+TEST(job_progress_counts_down_from_the_workers_end)
+{
+    struct job j = { 0 };
+    atomic_store(&j.state, JOB_RUNNING);
+    j.started_ms = 1000;
+    job_set_progress(&j, 1, 19);
+    char line[128];
+    job_progress_text(&j, "evaluation", 45000, 8.5, line, sizeof line);
+    CHECK_STR(line, "evaluation 2 of 19, 44s elapsed, about 13m12s left");   /* the pace of the one done */
+    job_set_ends_after(&j, 5 * 60 * 1000);
+    job_progress_text(&j, "evaluation", 45000, 8.5, line, sizeof line);
+    CHECK_STR(line, "evaluation 2 of 19, 44s elapsed, about 4m16s left");
+    job_progress_text(&j, "evaluation", 400000, 8.5, line, sizeof line);   /* past it: nothing left, not less */
+    CHECK_STR(line, "evaluation 2 of 19, 6m39s elapsed, about 0.0s left");
+}
+
 TEST(job_progress_and_cancel)
 {
     struct job j = { 0 };
