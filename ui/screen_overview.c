@@ -399,7 +399,7 @@ static void build_next(struct overview *o, int width)
     else if (o->rec == REC_NOISE) budget = "15m";
     else snprintf(next, sizeof next, "F6 Results: compare the stored runs");
     if (strcmp(budget, "5m") == 0)
-        snprintf(next, sizeof next, "F5 Search: run a 5-minute tune on %s (Budget 5m)", dir);
+        snprintf(next, sizeof next, "F5 Search: the quick tune on %s (about 6 minutes)", dir);
     else if (budget[0])
         snprintf(next, sizeof next, "F5 Search: a longer tune on %s (Budget 15m) or the queue space: the defaults hold so far", dir);
     snprintf(o->suggest_dir, sizeof o->suggest_dir, "%s", budget[0] ? dir : "");   /* what F5 hands the Search form */
