@@ -9,6 +9,7 @@
 #include "search/report.h"
 #include "ui/search_screen.h"
 #include "core/sysfs.h"
+#include "core/units.h"
 #include "ui/trial.h"
 
 #include <stdio.h>
@@ -94,6 +95,12 @@ static void draw_form(struct search_scr *ss, struct rect r)
 
 /* --- the worker and its observer (these run on the worker thread) --------- */
 
+static void take_plan_line(void *arg, const char *text)
+{
+    struct search_scr *ss = arg;
+    if (ss->nplan < SEARCH_UI_PLAN_LINES) snprintf(ss->plan[ss->nplan++], sizeof ss->plan[0], "%s", text);
+}
+
 static void on_started(void *arg, const char *uuid, const struct space *sp, bool resuming, int nstored)
 {
     struct search_scr *ss = arg;
@@ -101,8 +108,18 @@ static void on_started(void *arg, const char *uuid, const struct space *sp, bool
     snprintf(ss->uuid, sizeof ss->uuid, "%s", uuid);
     ss->space = *sp;
     ss->have_space = true;
-    /* the plan is made before this (run.c): what the progress line counts to */
+    /* the plan is made before this (run.c): what the progress line counts
+     * to, and what the screen says of it, as the CLI prints it; the burst
+     * the calibration sized (this thread's opts: the worker's) */
     ss->run_s = ss->out.plan.run_s;
+    ss->nplan = 0;
+    if (ss->out.calibration.mb_s > 0 && ss->opts.probe.size_bytes) {
+        char b[32];
+        units_format_bytes(ss->opts.probe.size_bytes, b, sizeof b);
+        snprintf(ss->plan[ss->nplan++], sizeof ss->plan[0], "a burst of %s written and synced by every evaluation, "
+                 "sized from the calibration's %.0f MB/s", b, ss->out.calibration.mb_s);
+    }
+    if (ss->out.plan.run_s > 0) report_plan_lines(&ss->out.plan, take_plan_line, ss);
     pthread_mutex_unlock(&ss->lock);
     int planned = ss->out.plan.evals > 0 ? ss->out.plan.evals : ss->opts.spec.budget_evals;
     job_set_progress(&ss->job, nstored, planned > 0 ? planned : 0);
@@ -151,6 +168,7 @@ static void clear_run(struct search_scr *ss)
     ss->card = NULL;
     pthread_mutex_lock(&ss->lock);
     ss->ntrials = 0;
+    ss->nplan = 0;
     ss->have_space = false;
     ss->uuid[0] = 0;
     pthread_mutex_unlock(&ss->lock);

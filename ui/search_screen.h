@@ -17,6 +17,7 @@
 #include "ui/verify_panel.h"
 
 #define SEARCH_UI_MAX_TRIALS 4000
+#define SEARCH_UI_PLAN_LINES 4
 
 enum sfield2 { SS_SPACE, SS_DEVICE, SS_WORKLOAD, SS_OBJECTIVE, SS_STRATEGY, SS_BUDGET, SS_ORACLE, SS_DIR, SS_TIME,
                SS_RAMP, SS_SEED, SS_COUNT };
@@ -54,6 +55,9 @@ struct search_scr {
     struct space space;                /* copied when the search starts */
     bool have_space;
     double run_s;                      /* the plan's time of one evaluation (0: unknown) */
+    char plan[SEARCH_UI_PLAN_LINES][1024]; /* the plan made once a run's time is known, as the CLI
+                                          prints it (report_plan_lines), and the burst */
+    int nplan;
     struct search_trial *trials;
     int ntrials;
     struct objective obj;

@@ -233,6 +233,9 @@ void search_view_draw(struct search_scr *ss, struct rect r)
         show_verdict(ss, tv, r.w);
         pareto(ss, tv, r.w);
     }
+    /* what it set out to do, above the trials that do it (under the
+     * verdict once there is one: the verdict comes first) */
+    for (int i = 0; i < ss->nplan; i++) tv_wrap(tv, ROLE_DIM, i ? "      " : "Plan  ", ss->plan[i], r.w - 1);
     trials_table(ss, tv);
     pthread_mutex_unlock(&ss->lock);
     tv_draw(tv, (struct rect){ r.y + 1, r.x, r.h - 1, r.w });

@@ -48,34 +48,10 @@ static void print_calibration(const struct burst_calibration *c)
                BURST_SLOW_MB_S, BURST_TARGET_S);
 }
 
-/* A time as a clock reads it: "45s", "3m20s" (units_format_duration_ms
- * rounds up to whole minutes, as --budget takes them: 3m20s would read 4m). */
-static void clock_text(long long ms, char *buf, size_t n)
+static void print_plan_line(void *arg, const char *text)
 {
-    long long s = ms / 1000;
-    if (s < 60) snprintf(buf, n, "%llds", s);
-    else snprintf(buf, n, "%lldm%02llds", s / 60, s % 60);
-}
-
-static void print_plan(const struct search_plan *p)
-{
-    char total[32];
-    units_format_duration_ms((long long)(p->total_s * 1000), total, sizeof total);
-    printf("plan: %d evaluations of about %.1f s (%d exploring, %d fresh runs each of the baseline and the winner to "
-           "confirm%s), about %s in all; at a run-to-run spread of %.0f%% (assumed until runs are measured) the "
-           "confirmation detects a change of %+.0f%% or more\n", p->evals, p->run_s, p->explore, p->confirm_reps,
-           p->paired ? ", paired by round if its rounds share the disk's spells" : "", total, 100 * p->noise_sd, p->mde_pct);
-    if (p->grown_from_ms > 0) {
-        char from[32], grown[32];
-        clock_text(p->grown_from_ms, from, sizeof from);
-        clock_text((long long)(p->total_s * 1000), grown, sizeof grown);
-        printf("plan: the default budget of %s buys %d evaluations at this run time and a verdict needs %d, so the "
-               "budget is %s (--budget %s holds it to %s, and refuses)\n", from, p->grown_from_evals, p->verdict_evals,
-               grown, from, from);
-    }
-    if (p->run_s > 2 * BURST_TARGET_S)
-        printf("plan: a run takes %.0f s: a smaller --size makes the tune quicker (about %.0f s a run is the default)\n",
-               p->run_s, BURST_TARGET_S);
+    (void)arg;
+    printf("plan: %s\n", text);
 }
 
 /* The budget cannot reach a verdict: at a terminal, ask. */
@@ -110,7 +86,7 @@ static void on_started(void *arg, const char *uuid, const struct space *sp, bool
     }
     if (w->out->calibration.mb_s > 0) print_calibration(&w->out->calibration);
     if (wl->note[0]) printf("sizing: %s\n", wl->note);
-    if (w->out->plan.run_s > 0) print_plan(&w->out->plan);
+    if (w->out->plan.run_s > 0) report_plan_lines(&w->out->plan, print_plan_line, NULL);
     if (resuming) printf("resuming after %d stored evaluations\n", nstored);
     fflush(stdout);
 }
@@ -146,9 +122,9 @@ static void on_progress(void *arg, const struct search_trial *t, const struct hi
     search_plan_progress(&w->out->plan, t->budget_ms, n, t->elapsed_ms, &planned, &left_ms);
     if (w->out->plan.evals > 0 && planned >= n) snprintf(of, sizeof of, " of %d", planned);
     char el[32], left[32];
-    clock_text(t->elapsed_ms, el, sizeof el);
+    units_format_clock_ms(t->elapsed_ms, el, sizeof el);
     if (w->out->plan.evals > 0 && planned > n && t->elapsed_ms > 0) {
-        clock_text(left_ms, left, sizeof left);
+        units_format_clock_ms(left_ms, left, sizeof left);
         snprintf(times, sizeof times, ", %s elapsed, about %s left", el, left);
     } else {
         snprintf(times, sizeof times, ", %s elapsed", el);

@@ -57,6 +57,13 @@ void units_format_bytes(unsigned long long bytes, char *buf, size_t n)
     else snprintf(buf, n, "%.*f %s", v < 10 ? 1 : 0, v, names[i]);
 }
 
+void units_format_clock_ms(long long ms, char *buf, size_t n)
+{
+    long long s = ms > 0 ? ms / 1000 : 0;
+    if (s < 60) snprintf(buf, n, "%llds", s);
+    else snprintf(buf, n, "%lldm%02llds", s / 60, s % 60);
+}
+
 void units_format_duration_ms(long long ms, char *buf, size_t n)
 {
     if (ms < 0) ms = 0;

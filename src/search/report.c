@@ -1,6 +1,8 @@
 /* report — the search result as text and JSON. */
 #include "search/report.h"
+#include "core/units.h"
 #include "probe/probe.h"
+#include "search/burst.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -24,6 +26,32 @@ void report_pct(double v, char *buf, size_t n)
 {
     if (isnan(v)) snprintf(buf, n, "-");
     else snprintf(buf, n, "%+.1f%%", 100 * v);
+}
+
+void report_plan_lines(const struct search_plan *p, void (*line)(void *arg, const char *text), void *arg)
+{
+    char text[1024], total[32];
+    units_format_duration_ms((long long)(p->total_s * 1000), total, sizeof total);
+    snprintf(text, sizeof text, "%d evaluations of about %.1f s (%d exploring, %d fresh runs each of the baseline and the "
+             "winner to confirm%s), about %s in all; at a run-to-run spread of %.0f%% (assumed until runs are measured) "
+             "the confirmation detects a change of %+.0f%% or more", p->evals, p->run_s, p->explore, p->confirm_reps,
+             p->paired ? ", paired by round if its rounds share the disk's spells" : "", total, 100 * p->noise_sd,
+             p->mde_pct);
+    line(arg, text);
+    if (p->grown_from_ms > 0) {
+        char from[32], grown[32];
+        units_format_clock_ms(p->grown_from_ms, from, sizeof from);
+        units_format_clock_ms((long long)(p->total_s * 1000), grown, sizeof grown);
+        snprintf(text, sizeof text, "the default budget of %s buys %d evaluations at this run time and a verdict needs "
+                 "%d, so the budget is %s (--budget %s holds it to %s, and refuses)", from, p->grown_from_evals,
+                 p->verdict_evals, grown, from, from);
+        line(arg, text);
+    }
+    if (p->run_s > 2 * BURST_TARGET_S) {
+        snprintf(text, sizeof text, "a run takes %.0f s: a smaller --size makes the tune quicker (about %.0f s a run is "
+                 "the default)", p->run_s, BURST_TARGET_S);
+        line(arg, text);
+    }
 }
 
 void report_metric(const struct objective *o, const struct eval_metrics *m, double score, char *buf, size_t n)

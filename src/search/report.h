@@ -16,6 +16,12 @@ void report_config_diff(const struct space *sp, const struct search_config *c, c
 void report_metric(const struct objective *o, const struct eval_metrics *m, double score, char *buf, size_t n);
 /* "+12.3%" */
 void report_pct(double v, char *buf, size_t n);
+/* The plan made once the run's time is known, a line at a time, as
+ * `sluice search` prints it after "plan: " and the Search screen shows it
+ * under "Plan": the evaluations, what one takes, the confirmation, the
+ * total and the smallest change it detects; why a default budget grew; a
+ * run too slow for a quick tune. */
+void report_plan_lines(const struct search_plan *p, void (*line)(void *arg, const char *text), void *arg);
 
 /* The search as `sluice search` prints it: counts, the leaders table, the
  * confirmation, the Pareto front, then the verdict (verdict.h), built
