@@ -116,8 +116,9 @@ static void on_started(void *arg, const char *uuid, const struct space *sp, bool
     if (ss->out.calibration.mb_s > 0 && ss->opts.probe.size_bytes) {
         char b[32];
         units_format_bytes(ss->opts.probe.size_bytes, b, sizeof b);
-        snprintf(ss->plan[ss->nplan++], sizeof ss->plan[0], "a burst of %s written and synced by every evaluation, "
-                 "sized from the calibration's %.0f MB/s", b, ss->out.calibration.mb_s);
+        /* true whether the calibration sized it or only timed a --size */
+        snprintf(ss->plan[ss->nplan++], sizeof ss->plan[0], "a burst of %s written and synced by every evaluation "
+                 "(the calibration measured %.0f MB/s)", b, ss->out.calibration.mb_s);
     }
     if (ss->out.plan.run_s > 0) report_plan_lines(&ss->out.plan, take_plan_line, ss);
     pthread_mutex_unlock(&ss->lock);
