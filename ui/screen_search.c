@@ -72,7 +72,15 @@ static void empty_value(void *arg, int f, char *shown, size_t n)
     switch (f) {
     case SS_DEVICE: snprintf(shown, n, "(from the directory)"); break;
     case SS_OBJECTIVE: snprintf(shown, n, "%s", o->spec.objective); break;
-    case SS_BUDGET: snprintf(shown, n, "%d evaluations", o->spec.budget_evals); break;
+    case SS_BUDGET:   /* the quick tune's default has both bounds (search_flow_quick_defaults) */
+        if (o->spec.budget_ms > 0 && o->spec.budget_evals > 0) {
+            char t[32];
+            units_format_duration_ms(o->spec.budget_ms, t, sizeof t);
+            snprintf(shown, n, "%d evaluations or %s", o->spec.budget_evals, t);
+        } else {
+            snprintf(shown, n, "%d evaluations", o->spec.budget_evals);
+        }
+        break;
     case SS_ORACLE: snprintf(shown, n, "(measure with probes)"); break;
     case SS_TIME: case SS_RAMP: snprintf(shown, n, "the workload's default"); break;
     default: snprintf(shown, n, "%s", form_field_default(&fields[f])); break;
