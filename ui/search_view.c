@@ -126,7 +126,7 @@ static void show_verdict(struct search_scr *ss, struct textview *tv, int width)
     char line[4096];
     width--;   /* the last column holds the view's scroll marks */
     struct card_view cv = { tv, width };
-    verdict_lines(v, card_line, &cv);
+    verdict_lines_keys(v, card_line, &cv);
     snprintf(line, sizeof line, "%d evaluations; %s. Baseline: %d runs, sd %.1f%%; smallest change the race can detect %+.1f%%",
              r->nevals, r->stop_reason, r->nbase, 100 * r->base_sd, 100 * r->mde);
     tv_wrap(tv, ROLE_NORMAL, "", line, width);

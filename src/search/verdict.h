@@ -64,7 +64,8 @@ struct verdict_card {
     double explore_est;          /* exploring's estimate of the candidate; NAN without */
     char regime[1024];           /* what the claim holds for ("" unknown: oracle) */
     long long burst_bytes;       /* the volume every evaluation wrote (0: not a burst) */
-    char next[512];              /* what to do next */
+    char next[512];              /* what to do next, in commands */
+    char next_keys[512];         /* the same on the Search screen, in its keys ("": next says it there too) */
     char note[512];              /* why this winner (fewer knobs for the same gain; a race refusal the fresh runs overturned), "" none */
     char trades[1024];           /* what the win makes worse ("" nothing) */
     char guards[512];            /* guards that judged nothing ("" none) */
@@ -128,6 +129,8 @@ void verdict_build_compare(const struct comparison *c, const struct side_effects
  * its interval and level, the regime and burst, what to do next, trades,
  * then the side-effects table. */
 void verdict_lines(const struct verdict_card *v, verdict_emit_fn emit, void *arg);
+/* verdict_lines as the Search screen shows them: what next in its keys. */
+void verdict_lines_keys(const struct verdict_card *v, verdict_emit_fn emit, void *arg);
 /* verdict_lines on a stream, indented as `sluice search` prints them. */
 void verdict_print(FILE *out, const struct verdict_card *v);
 /* The leaders table's heading and rows as text lines (the CLI's columns). */

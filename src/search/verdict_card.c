@@ -213,16 +213,22 @@ static void build_rows(const struct search_spec *spec, const struct space *sp, c
 static void next_step(const struct search_spec *spec, const struct search_result *r, struct verdict_card *v)
 {
     const struct confirmation *cf = &r->confirm;
-    if (v->kind == VERDICT_WIN)
+    if (v->kind == VERDICT_WIN) {
         snprintf(v->next, sizeof v->next, "try it on the machine's own workload before keeping it: sluice verify --live %s",
                  v->changes);
+        snprintf(v->next_keys, sizeof v->next_keys, "try it on the machine's own workload before keeping it: V verifies "
+                 "it live, as sluice verify --live does");
+    }
     else if (v->kind == VERDICT_INFEASIBLE && r->effects.leader >= 0 && r->leader[r->effects.leader].refused)
         snprintf(v->next, sizeof v->next, "keep the current settings; the side effects below are what the trade costs");
     else if (cf->candidate >= 0 && cf->outcome == CONFIRM_NOISE)
         snprintf(v->next, sizeof v->next, "keep the current settings; to tell a smaller change apart, search again with "
                  "more fresh runs (--confirm-runs %d)", cf->reps * 2 > 100 ? 100 : cf->reps * 2 < 12 ? 12 : cf->reps * 2);
-    else if (r->nleaders == 0)
+    else if (r->nleaders == 0) {
         snprintf(v->next, sizeof v->next, "search again with a larger --budget (this one was %d evaluations)", r->nevals);
+        snprintf(v->next_keys, sizeof v->next_keys, "search again with a larger Budget (Esc goes back to the form; this one was %d "
+                 "evaluations)", r->nevals);
+    }
     else
         snprintf(v->next, sizeof v->next, "keep the current settings");
     (void)spec;
@@ -344,7 +350,7 @@ void verdict_build(const struct search_spec *spec, const struct space *sp, const
     next_step(spec, r, v);
 }
 
-void verdict_lines(const struct verdict_card *v, verdict_emit_fn emit, void *arg)
+static void card_lines(const struct verdict_card *v, const char *next, verdict_emit_fn emit, void *arg)
 {
     char line[1400];
     emit(arg, v->kind == VERDICT_WIN ? VL_CLAIM : VL_NO_CLAIM, v->sentence);
@@ -365,13 +371,20 @@ void verdict_lines(const struct verdict_card *v, verdict_emit_fn emit, void *arg
     }
     if (v->trades[0]) emit(arg, VL_NOTE, v->trades);
     if (v->guards[0]) emit(arg, VL_NOTE, v->guards);
-    if (v->next[0]) {
-        snprintf(line, sizeof line, "next: %s", v->next);
+    if (next[0]) {
+        snprintf(line, sizeof line, "next: %s", next);
         emit(arg, VL_TEXT, line);
     }
     if (v->effects.leader >= 0 && v->effects.n > 0)
         report_effects_lines(&v->effects, v->effects_of, v->effects_base[0] ? v->effects_base : "BASELINE", v->effects_col,
                              emit, arg);
+}
+
+void verdict_lines(const struct verdict_card *v, verdict_emit_fn emit, void *arg) { card_lines(v, v->next, emit, arg); }
+
+void verdict_lines_keys(const struct verdict_card *v, verdict_emit_fn emit, void *arg)
+{
+    card_lines(v, v->next_keys[0] ? v->next_keys : v->next, emit, arg);
 }
 
 /* "the defaults' 322.8 MB/s ... (null: 6 runs in 2 configurations)": what
