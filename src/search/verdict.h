@@ -66,7 +66,7 @@ struct verdict_card {
     long long burst_bytes;       /* the volume every evaluation wrote (0: not a burst) */
     char next[512];              /* what to do next, in commands */
     char next_keys[512];         /* the same on the Search screen, in its keys ("": next says it there too) */
-    char note[512];              /* why this winner (fewer knobs for the same gain; a race refusal the fresh runs overturned), "" none */
+    char note[1024];             /* why this winner (fewer knobs for the same gain; a race refusal the fresh runs overturned), "" none */
     char trades[1024];           /* what the win makes worse ("" nothing) */
     char guards[512];            /* guards that judged nothing ("" none) */
     char effects_of[24];         /* "the winner", "the refused win" */
