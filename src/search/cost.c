@@ -7,23 +7,19 @@
 /* The burst a calibration would size, at most: what burst_for_rate caps
  * it at whatever the disk's rate (half the free space, half the memory
  * that can hold dirty pages). */
-static uint64_t sized_burst_cap(uint64_t free_bytes, const char **why)
+static uint64_t sized_burst_cap(uint64_t free_bytes)
 {
-    uint64_t dirtyable = burst_dirtyable_now(), cap = 0;
-    *why = "";
-    if (dirtyable) { cap = dirtyable / 2; *why = "half the memory that can hold dirty pages"; }
-    if (free_bytes && (!cap || free_bytes / 2 < cap)) { cap = free_bytes / 2; *why = "half the free space"; }
+    uint64_t dirtyable = burst_dirtyable_now(), cap = dirtyable / 2;
+    if (free_bytes && (!cap || free_bytes / 2 < cap)) cap = free_bytes / 2;
     return cap;
 }
 
 void search_cost_estimate(const struct search_flow_opts *o, struct search_cost *c)
 {
     memset(c, 0, sizeof *c);
-    c->burst_cap = "";
     if (o->oracle[0]) { c->oracle = true; return; }
     const struct probe_spec *p = &o->probe;
     double run_s = 0;
-    uint64_t series = 0;   /* the runs timing a sized burst */
     if (p->ndirs) c->free_bytes = burst_free_under(p->dir[0]);
     if (probe_spec_is_burst(p)) {
         uint64_t room = c->free_bytes / 4, one = BURST_CALIBRATION_BYTES;
@@ -31,9 +27,7 @@ void search_cost_estimate(const struct search_flow_opts *o, struct search_cost *
         if (!p->size_bytes && !o->throttled) {
             c->calibration_bytes = one * BURST_CALIBRATION_RUNS;
             c->burst_sized = true;
-            c->burst_bytes = sized_burst_cap(c->free_bytes, &c->burst_cap);
-            /* at most: the runs timing it, doubling up to it, about twice it (burst.h) */
-            if (c->burst_bytes > (uint64_t)BURST_SERIES_FROM * one) series = 2 * c->burst_bytes;
+            c->burst_bytes = sized_burst_cap(c->free_bytes);
             run_s = BURST_TARGET_S + 0.5;   /* the set-up, as run.c's run_seconds counts at least */
         } else {
             /* timed by the calibration at start: its rate is not known yet */
@@ -56,5 +50,7 @@ void search_cost_estimate(const struct search_flow_opts *o, struct search_cost *
     search_plan_scale_confirmation(&s, &c->plan);
     c->over_budget = c->plan.evals < c->plan.verdict_evals;
     c->need_ms = c->run_known ? search_plan_verdict_ms(&c->plan) : 0;
-    if (c->burst_bytes) c->write_bytes = c->calibration_bytes + series + c->burst_bytes * (uint64_t)c->plan.evals;
+    /* a sized burst's bytes follow the disk's rate, which only the
+     * calibration measures: its whole is BURST_TARGET_S of writing a run */
+    if (c->burst_bytes && !c->burst_sized) c->write_bytes = c->calibration_bytes + c->burst_bytes * (uint64_t)c->plan.evals;
 }

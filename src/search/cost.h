@@ -19,9 +19,8 @@ struct search_cost {
     struct search_plan plan;  /* when plan_known (run_s 0 when not run_known) */
     uint64_t burst_bytes;     /* what one evaluation writes at most (0: not a burst) */
     bool burst_sized;         /* the burst is sized at start to about BURST_TARGET_S of the disk's rate */
-    const char *burst_cap;    /* what caps a sized burst: "half the free space", "half the memory ...", "" */
     uint64_t calibration_bytes; /* written once before the first evaluation (0: none) */
-    uint64_t write_bytes;     /* the whole plan, calibration included, at most (0: unknown) */
+    uint64_t write_bytes;     /* the whole plan, calibration included, at most (0: unknown, as for a sized burst) */
     uint64_t free_bytes;      /* under the directory (0: unknown) */
     bool over_budget;         /* the budget cannot reach a verdict */
     long long need_ms;        /* the time budget a verdict needs */
