@@ -206,6 +206,9 @@ static void run_grid(const struct grid *g, const struct space *sp, const char *s
         spec.budget_evals = budget;
         spec.seed = (uint64_t)s;
         spec.ei_stop = 0;   /* spend the whole budget: we measure the path */
+        /* EI_STOP=R: the stop the commands use (--ei-stop, default 0.002),
+         * which ends exploring early and gives the rest to the confirmation */
+        if (getenv("EI_STOP")) spec.ei_stop = atof(getenv("EI_STOP"));
         if (getenv("LEADERS")) spec.leaders = atoi(getenv("LEADERS"));
         if (getenv("RACE")) spec.race_reps = atoi(getenv("RACE"));
         if (getenv("TEST")) spec.test = (enum search_test)search_test_parse(getenv("TEST"));
