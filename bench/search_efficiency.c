@@ -211,6 +211,8 @@ static void run_grid(const struct grid *g, const struct space *sp, const char *s
         if (getenv("EI_STOP")) spec.ei_stop = atof(getenv("EI_STOP"));
         if (getenv("LEADERS")) spec.leaders = atoi(getenv("LEADERS"));
         if (getenv("RACE")) spec.race_reps = atoi(getenv("RACE"));
+        /* PAIRED_FROM=0: every confirmation unpaired by --test */
+        if (getenv("PAIRED_FROM")) spec.confirm_paired_from = atoi(getenv("PAIRED_FROM"));
         if (getenv("TEST")) spec.test = (enum search_test)search_test_parse(getenv("TEST"));
         struct tracker tr = { .ev = &ev, .sp = sp, .fstar = fstar, .target = 0.95 * fstar };
         struct search_hooks hk = { .arg = &tr, .progress = on_trial };

@@ -380,15 +380,16 @@ static void print_confirmation(FILE *out, const struct search_spec *spec, const 
     double spread;
     enum confirm_pairing how = verdict_confirm_pairing(spec, sp, r, cf->candidate, cf->dec.alpha, &rounds, &spread);
     if (how == PAIRING_PAIRED)
-        fprintf(out, "  paired by round: the %d rounds' sums varied %.1f times as much as their differences, a spell of "
-                "the disk that a round's two runs share and pairing cancels\n", rounds, spread);
+        fprintf(out, "  paired by round: the %d rounds' sums varied %.1f times as much as their differences' sizes, a "
+                "spell of the disk that a round's two runs share and pairing cancels\n", rounds, spread);
     else if (how == PAIRING_TOO_FEW && isfinite(spread))
         fprintf(out, "  unpaired (--test %s): the rounds share the disk's spells (their sums varied %.1f times as much "
-                "as their differences), but %d rounds are too few for a paired test at alpha %.3g\n",
+                "as their differences' sizes), but %d rounds are too few for a paired test at alpha %.3g\n",
                 search_test_name(spec->test), spread, rounds, cf->dec.alpha);
     else if (how == PAIRING_NO_SPELL)
-        fprintf(out, "  unpaired (--test %s): the %d rounds' sums varied %.1f times as much as their differences: no "
-                "spell of the disk for pairing to cancel (it pairs above %.1f)\n", search_test_name(spec->test),
+        fprintf(out, "  %s (--test %s): the %d rounds' sums varied %.1f times as much as their differences' sizes: no "
+                "spell of the disk for pairing to cancel (it pairs above %.1f)\n", cf->dec.in_rounds ?
+                "in rounds, its test swapping runs only within a round" : "unpaired", search_test_name(spec->test),
                 rounds, spread, SEARCH_CONFIRM_SHARED_SPREAD);
     char cfg[1024], xest[32], dec[256];
     report_config_diff(sp, &r->leader[cf->candidate].cfg, cfg, sizeof cfg);

@@ -12,7 +12,7 @@
 
 /* The confirmation is decided paired by round as soon as the signed-rank
  * test can say anything, when its rounds share a spell of the disk
- * (search_confirm_paired). This VM's disk runs in slow and fast spells
+ * (search_confirm_decide). This VM's disk runs in slow and fast spells
  * that a round's two runs share, and an unpaired comparison carries them:
  * run 48 of the default command (bench/data/transfer-as-user-48.out), 8
  * runs a side unpaired, claimed +4.0% [+0.5, +7.7] where fio measured
@@ -68,9 +68,35 @@ enum confirm_pairing search_confirm_pairing(const struct search_spec *s, const d
     return confirm_can_pair(s, rounds, alpha) ? PAIRING_PAIRED : PAIRING_TOO_FEW;
 }
 
-bool search_confirm_paired(const struct search_spec *s, const double *b, const double *x, int rounds, double alpha)
+/* Whether a confirmation of `rounds` complete rounds is decided paired by
+ * round at a look's alpha: it can be (from s->confirm_paired_from rounds,
+ * 0: never, and once the signed-rank test can reject at all: 2^-rounds <
+ * alpha, 5 rounds at 0.05, 6 at each of two looks' 0.025), and its
+ * rounds' scores b[] and x[] (logs) share a spell of the disk
+ * (decide_pairs_shared_spread), which pairing cancels; else --test's
+ * trimmed means, which shrug off a stall (search_confirm_decide). */
+static bool search_confirm_paired(const struct search_spec *s, const double *b, const double *x, int rounds, double alpha)
 {
     return search_confirm_pairing(s, b, x, rounds, alpha) == PAIRING_PAIRED;
+}
+
+/* Whether np complete rounds, of nb and nx counted runs, are decided by
+ * the rounds' test when not paired: a choice made on counts alone
+ * (SEARCH_ROUNDS_REJECTING). */
+static bool search_confirm_in_rounds(const struct search_spec *s, int np, int nb, int nx, double alpha)
+{
+    return confirm_can_pair(s, np, alpha) && np == nb && np == nx && ldexp(alpha, np) >= SEARCH_ROUNDS_REJECTING;
+}
+
+int search_confirm_decide(const struct search_spec *s, const double *bp, const double *xp, int np, const double *bs,
+                          int nb, const double *xs, int nx, const struct decide_opts *o, struct decision *d)
+{
+    if (search_confirm_paired(s, bp, xp, np, o->alpha)) return decide_paired(bp, xp, np, o, d, NULL);
+    /* every counted run in a complete round, and rounds enough: the
+     * rounds' test, which the choice above leaves at its level; else (a
+     * round short of a run, or too few rounds) the runs unpaired */
+    if (search_confirm_in_rounds(s, np, nb, nx, o->alpha)) return decide_rounds(bp, xp, np, o, d, NULL);
+    return decide_compare(bs, nb, xs, nx, o, d, NULL);
 }
 
 void search_spec_defaults(struct search_spec *s)
@@ -986,7 +1012,8 @@ static int confirm_pairs(const struct loop *L, const struct search_config *c, do
  * job +23.8%. */
 static void confirm_decide(const struct loop *L, const struct search_config *c, double alpha, struct decision *d)
 {
-    double *b = xmalloc(sizeof *b * (size_t)(L->ntr + 1)), *x = xmalloc(sizeof *x * (size_t)(L->ntr + 1));
+    size_t sz = sizeof(double) * (size_t)(L->ntr + 1);
+    double *b = xmalloc(sz), *x = xmalloc(sz), *bp = xmalloc(sz), *xp = xmalloc(sz);
     struct decide_opts o;
     search_score_opts(&o, alpha);
     o.method = search_test_method(L->spec->test);
@@ -998,14 +1025,12 @@ static void confirm_decide(const struct loop *L, const struct search_config *c, 
      * the signed-rank test assumes: two configurations alternate, three
      * (with the runner-up) go through the six orders, in each of which
      * every pair's two runs precede each other equally often */
-    int np = confirm_pairs(L, c, b, x);
-    if (search_confirm_paired(L->spec, b, x, np, alpha)) decide_paired(b, x, np, &o, d, NULL);
-    else {
-        int nb = confirm_scores(L, &L->base, b), nx = confirm_scores(L, c, x);
-        decide_compare(b, nb, x, nx, &o, d, NULL);
-    }
+    int np = confirm_pairs(L, c, bp, xp), nb = confirm_scores(L, &L->base, b), nx = confirm_scores(L, c, x);
+    search_confirm_decide(L->spec, bp, xp, np, b, nb, x, nx, &o, d);
     free(b);
     free(x);
+    free(bp);
+    free(xp);
 }
 
 /* The j-th configuration measured in confirmation round `round` (from 0)

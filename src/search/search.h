@@ -4,8 +4,9 @@
  * baseline (Holm across the leaders at each look); then fresh runs of the
  * baseline and the winner in a confirmation round, which alone makes a
  * claim: one-sided, paired by round (Wilcoxon signed-rank, Hodges-Lehmann
- * pseudo-median) when its rounds share the disk's spells, else unpaired
- * (search_confirm_paired).
+ * pseudo-median) when its rounds share the disk's spells, else by --test's
+ * location with a test that swaps runs only within rounds, or unpaired
+ * (search_confirm_decide).
  * The race and an unpaired confirmation use --test, perm-trim by default (a
  * permutation test of 30% trimmed means and the interval got by inverting
  * it: decide.h, perm.h); "within noise" is never a win. Stops on an
@@ -71,7 +72,7 @@ struct search_spec {
     /* complete confirmation rounds from which the claim is decided paired
      * by round when they share a spell (search.c, confirm_decide; default
      * 1: as soon as the signed-rank test can reject at the look's alpha,
-     * search_confirm_paired); 0: never, always --test unpaired */
+     * search_confirm_decide); 0: never, always --test unpaired */
     int confirm_paired_from;
     /* confirm_reps is the plan's (search_plan_scale_confirmation), not
      * --confirm-runs: once EXPLORE_MIN runs show the pace, a time budget
@@ -122,32 +123,44 @@ struct search_plan {
  * this project's VM disk showed 0.18 between back-to-back runs. */
 #define SEARCH_NOISE_SD_ASSUMED 0.18
 void search_plan_make(const struct search_spec *s, double run_s, double noise_sd, struct search_plan *p);
-/* Rounds share a spell when their sums vary this much more than their
- * differences (decide_pairs_shared_spread: a spell of 0.8 times a run's
- * own spread). Without one, pairing only costs: a signed-rank test gives
- * one stall the canary missed its largest rank, where the unpaired
- * trimmed means drop it (bench/search-efficiency, bo at budget 30, paired
- * always: claims on writeback-cv5-stall10 92% -> 70%, regret 8.6% ->
- * 15.1%; with this choice 86% and 10.7%, over every grid regret 6.6% ->
- * 7.0%). Simulated (bench/data/confirm-paired-sim.out, 400 draws a
- * setting, an effect of +7% on runs of sd 5%), at 6 rounds: nothing
- * shared, the choice claims 0.728 (unpaired 0.690, signed-rank 0.655); a
- * spell of 3 run spreads, 0.647 (signed-rank 0.665, unpaired 0.060);
- * false claims 0.022-0.070, as either test's alone. */
+/* Rounds share a spell when their sums vary this much more than the
+ * sizes of their differences (decide_pairs_shared_spread: a spell of 0.8
+ * times a run's own spread). Without one, pairing only costs: a
+ * signed-rank test gives one stall the canary missed its largest rank,
+ * where trimmed means drop it (bench/search-efficiency, bo at budget 30,
+ * paired always: claims on writeback-cv5-stall10 92% -> 70%, regret 8.6%
+ * -> 15.1%). The other side of the choice is the rounds' test of trimmed
+ * means (decide_rounds), and the choice reads no difference's sign, so
+ * each test keeps its level: false claims on the flat grids 5.75% -> 4.4%
+ * of 12000 searches, when the choice read the signed differences and the
+ * other side was unpaired; claims on the recorded grids 90% -> 86%
+ * (bench/data/confirm-exact.out, bench/data/confirm-paired-sim.out). */
 #define SEARCH_CONFIRM_SHARED_SPREAD 1.5
-/* Whether a confirmation of `rounds` complete rounds is decided paired by
- * round at a look's alpha: it can be (from s->confirm_paired_from rounds,
- * 0: never, and once the signed-rank test can reject at all: 2^-rounds <
- * alpha, 5 rounds at 0.05, 6 at each of two looks' 0.025), and its
- * rounds' scores b[] and x[] (logs) share a spell of the disk
- * (decide_pairs_shared_spread), which pairing cancels; else --test
- * unpaired, whose trimmed means shrug off a stall. */
-bool search_confirm_paired(const struct search_spec *s, const double *b, const double *x, int rounds, double alpha);
-/* How search_confirm_paired chose, for the report to say why. */
+/* The rounds' test (decide_rounds) decides a confirmation that is not
+ * paired when at least this many of its 2^rounds swap patterns can
+ * reject at alpha: 6 rounds at 0.05 (3 of 64), 7 at each of two looks'
+ * 0.025. With fewer its p moves in steps too coarse to claim much: at 5
+ * rounds only the pattern in which the candidate won every round can
+ * (the case search-null's +9.4% on 5 rounds: p 0.062, where perm-trim
+ * unpaired gives 0.0079); those go unpaired, as they did before the
+ * rounds' test. */
+#define SEARCH_ROUNDS_REJECTING 3
+/* The confirmation's decision on its runs: np complete rounds (bp[i] and
+ * xp[i] measured in round i) and every counted run (bs[nb], xs[nx]),
+ * logs, at o's alpha and level. Paired by round when
+ * search_confirm_paired says so; else, when search_confirm_in_rounds,
+ * --test's location with its test over the swaps of a round's two runs
+ * (decide_rounds), which the choice, made on what a swap does not
+ * change, leaves at its level; else --test on the runs unpaired. The search and the verdict card (its
+ * interval at another level) both decide through it. */
+int search_confirm_decide(const struct search_spec *s, const double *bp, const double *xp, int np, const double *bs,
+                          int nb, const double *xs, int nx, const struct decide_opts *o, struct decision *d);
+/* How the confirmation chose to pair (search_confirm_decide), for the
+ * report to say why. */
 enum confirm_pairing {
     PAIRING_OFF,        /* confirm_paired_from 0: never paired */
     PAIRING_TOO_FEW,    /* too few rounds for the signed-rank test to reject at alpha (or to judge spells) */
-    PAIRING_NO_SPELL,   /* the rounds share no spell for pairing to cancel */
+    PAIRING_NO_SPELL,   /* the rounds share no spell for pairing to cancel: the rounds' swaps test */
     PAIRING_PAIRED,
 };
 enum confirm_pairing search_confirm_pairing(const struct search_spec *s, const double *b, const double *x, int rounds,

@@ -5,6 +5,7 @@
 #include "search/compare.h"
 #include "search/recommend.h"
 #include "search/report.h"
+#include "core/err.h"
 #include "core/units.h"
 
 #include <math.h>
@@ -73,22 +74,22 @@ void verdict_confirm_at_level(const struct search_spec *spec, const struct space
     struct search_config base;
     space_baseline(sp, &base);
     const struct search_config *c = &r->leader[leader].cfg;
-    double *b = malloc(sizeof *b * (size_t)(r->ntrials + 1)), *x = malloc(sizeof *x * (size_t)(r->ntrials + 1));
-    if (!b || !x) abort();
+    size_t sz = sizeof(double) * (size_t)(r->ntrials + 1);
+    double *b = xmalloc(sz), *x = xmalloc(sz), *bp = xmalloc(sz), *xp = xmalloc(sz);
     struct decide_opts o;
     level_opts(spec, d->alpha, &o);
     struct decision z;
-    int np = confirm_pairs(sp, r, &base, c, b, x);
-    int rc;
-    if (search_confirm_paired(spec, b, x, np, d->alpha)) rc = decide_paired(b, x, np, &o, &z, NULL);
-    else rc = decide_compare(b, scores_of(sp, r, &base, TRIAL_CONFIRM, b), x, scores_of(sp, r, c, TRIAL_CONFIRM, x), &o, &z, NULL);
-    if (rc == 0 && z.verdict != DECIDE_NO_VERDICT) {
+    int np = confirm_pairs(sp, r, &base, c, bp, xp);
+    int nb = scores_of(sp, r, &base, TRIAL_CONFIRM, b), nx = scores_of(sp, r, c, TRIAL_CONFIRM, x);
+    if (search_confirm_decide(spec, bp, xp, np, b, nb, x, nx, &o, &z) == 0 && z.verdict != DECIDE_NO_VERDICT) {
         d->lo_pct = z.lo_pct;
         d->hi_pct = z.hi_pct;
         d->level = z.level;
     }
     free(b);
     free(x);
+    free(bp);
+    free(xp);
 }
 
 enum confirm_pairing verdict_confirm_pairing(const struct search_spec *spec, const struct space *sp,

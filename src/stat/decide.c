@@ -221,6 +221,20 @@ static void est_boot_median(const double *b, int nb, const double *c, int nc, do
     snprintf(test, tn, "bootstrap of medians");
 }
 
+/* A permutation test's result as an estimate: both sides' p (the
+ * one-sided claim reads its own side) and how many random rearrangements
+ * its p rests on (0: every one). */
+static void from_perm(const struct perm_result *pr, struct estimate *r)
+{
+    r->shift = pr->stat;
+    r->lo = pr->lo;
+    r->hi = pr->hi;
+    r->p = pr->p_two;
+    r->p_up = pr->p_greater;
+    r->p_down = pr->p_less;
+    r->mc_splits = pr->exact ? 0 : pr->splits;
+}
+
 /* A permutation test of the difference of trimmed means (or medians):
  * exact over every split of the pooled runs when there are few enough,
  * else over random splits (perm.h); the interval inverts the test. */
@@ -233,15 +247,24 @@ static void est_perm(const double *b, int nb, const double *c, int nc, double tr
      * zeroed p would claim a win. */
     if (perm_test(b, nb, c, nc, trim, level, seed, &pr) < 0)
         sl_die("decide: the permutation test refused %d v %d runs at level %g (a bug)", nb, nc, level);
-    r->shift = pr.stat;
-    r->lo = pr.lo;
-    r->hi = pr.hi;
-    r->p = pr.p_two;
-    r->p_up = pr.p_greater;
-    r->p_down = pr.p_less;
-    r->mc_splits = pr.exact ? 0 : pr.splits;
+    from_perm(&pr, r);
     if (pr.exact) snprintf(test, tn, "permutation exact (%lld splits)", pr.splits);
     else snprintf(test, tn, "permutation MC %lld", pr.splits);
+}
+
+/* The same location's difference, its test swapping runs only within a
+ * round (perm_rounds_test): exact over every pattern when there are few
+ * enough, else over random ones. */
+static void est_rounds(const double *b, const double *c, int n, double trim, double level, uint64_t seed,
+                       struct estimate *r, char *test, size_t tn)
+{
+    struct perm_result pr;
+    /* as est_perm: screen has ruled out every refusal */
+    if (perm_rounds_test(b, c, n, trim, level, seed, &pr) < 0)
+        sl_die("decide: the rounds' permutation test refused %d rounds at level %g (a bug)", n, level);
+    from_perm(&pr, r);
+    if (pr.exact) snprintf(test, tn, "round swaps exact (%lld)", pr.splits);
+    else snprintf(test, tn, "round swaps MC %lld", pr.splits);
 }
 
 static void est_welch(const double *b, int nb, const double *c, int nc, double level, struct estimate *r,
@@ -434,6 +457,19 @@ static void conclude(struct decision *out, const struct decide_opts *o, const st
     else out->verdict = up != o->lower_is_better ? DECIDE_BETTER : DECIDE_WORSE;
 }
 
+/* The test's name, then the Monte Carlo error of the p that decided
+ * (random rearrangements) and the side it was tested on. */
+static void finish_test_text(struct decision *out, const struct decide_opts *o, const struct estimate *r)
+{
+    size_t len = strlen(out->test);
+    if (r->mc_splits > 0)
+        snprintf(out->test + len, sizeof out->test - len, " (p se %.2g)", sqrt(out->p * (1 - out->p) / (double)r->mc_splits));
+    if (o->one_sided) {
+        len = strlen(out->test);
+        snprintf(out->test + len, sizeof out->test - len, " one-sided");
+    }
+}
+
 int decide_compare(const double *base, int nb, const double *cand, int nc, const struct decide_opts *o,
                    struct decision *out, sl_err *e)
 {
@@ -452,14 +488,27 @@ int decide_compare(const double *base, int nb, const double *cand, int nc, const
         default: est_welch(lb, nb, lc, nc, o->level, &r, out->test, sizeof out->test); break;
         }
         conclude(out, o, &r);
-        size_t len = strlen(out->test);
-        if (r.mc_splits > 0)   /* the Monte Carlo error of the p that decided */
-            snprintf(out->test + len, sizeof out->test - len, " (p se %.2g)",
-                     sqrt(out->p * (1 - out->p) / (double)r.mc_splits));
-        if (o->one_sided) {
-            len = strlen(out->test);
-            snprintf(out->test + len, sizeof out->test - len, " one-sided");
-        }
+        finish_test_text(out, o, &r);
+    }
+    free(lb);
+    free(lc);
+    return 0;
+}
+
+int decide_rounds(const double *base, const double *cand, int n, const struct decide_opts *o, struct decision *out,
+                  sl_err *e)
+{
+    if (o->method != DECIDE_PERM_TRIM && o->method != DECIDE_PERM_MEDIAN) return decide_compare(base, n, cand, n, o, out, e);
+    if (check_opts(o, n, n, e) < 0) return -1;
+    begin(out, o, n, n);
+    double *lb = xmalloc(sizeof *lb * (size_t)(n + 1)), *lc = xmalloc(sizeof *lc * (size_t)(n + 1));
+    if (screen(base, n, cand, n, o, lb, lc, out)) {
+        struct estimate r = { .p_up = NAN, .p_down = NAN };
+        est_rounds(lb, lc, n, o->method == DECIDE_PERM_TRIM ? PERM_TRIM_SHARE : PERM_MEDIAN, o->level, o->seed, &r,
+                   out->test, sizeof out->test);
+        out->in_rounds = true;
+        conclude(out, o, &r);
+        finish_test_text(out, o, &r);
     }
     free(lb);
     free(lc);
@@ -496,7 +545,7 @@ double decide_pairs_shared_spread(const double *base, const double *cand, int n)
     if (n < 3) return NAN;
     double *sum = xmalloc(sizeof *sum * (size_t)n), *diff = xmalloc(sizeof *diff * (size_t)n),
            *work = xmalloc(sizeof *work * (size_t)n);
-    for (int i = 0; i < n; i++) sum[i] = cand[i] + base[i], diff[i] = cand[i] - base[i];
+    for (int i = 0; i < n; i++) sum[i] = cand[i] + base[i], diff[i] = fabs(cand[i] - base[i]);
     double ms = gsl_stats_mad0(sum, 1, (size_t)n, work), md = gsl_stats_mad0(diff, 1, (size_t)n, work);
     free(sum);
     free(diff);

@@ -105,8 +105,9 @@ static bool next_combination(int *idx, int k, int n)
  * every d (the generator reseeded, the index array reset). With `stop` >= 0
  * counting ends once the side named by `greater` passes it or cannot
  * reach it any more (all the bisection needs to know). */
-static void count_extreme(struct pool *P, double d, long long stop, bool greater, long long *ge, long long *le)
+static void count_extreme(void *arg, double d, long long stop, bool greater, long long *ge, long long *le)
 {
+    struct pool *P = arg;
     pool_shift(P, d);
     for (int t = 0; t < P->nc; t++) P->idx[t] = t;
     double obs = score(P, P->idx);
@@ -131,26 +132,36 @@ static void count_extreme(struct pool *P, double d, long long stop, bool greater
     if (!P->exact) free(a);
 }
 
-/* One-sided p-values at shift d. Random splits: the observed one counts
- * once more, a valid p for any number of them (Phipson & Smyth 2010;
- * scipy's adjustment). */
-static void pvalues(struct pool *P, double d, double *p_greater, double *p_less)
+/* What the p-values, the interval's bisection and both tests share: a
+ * way to count, at shift d, the rearrangements (splits, or rounds' swaps)
+ * at least as extreme as the observed one, and how many there are. */
+struct counter {
+    void (*count)(void *arg, double d, long long stop, bool greater, long long *ge, long long *le);
+    void *arg;
+    long long splits;
+    bool exact;
+};
+
+/* One-sided p-values at shift d. Random rearrangements: the observed one
+ * counts once more, a valid p for any number of them (Phipson & Smyth
+ * 2010; scipy's adjustment). */
+static void pvalues(const struct counter *K, double d, double *p_greater, double *p_less)
 {
-    long long ge, le, extra = !P->exact;
-    count_extreme(P, d, -1, true, &ge, &le);
-    *p_greater = (double)(ge + extra) / (double)(P->splits + extra);
-    *p_less = (double)(le + extra) / (double)(P->splits + extra);
+    long long ge, le, extra = !K->exact;
+    K->count(K->arg, d, -1, true, &ge, &le);
+    *p_greater = (double)(ge + extra) / (double)(K->splits + extra);
+    *p_less = (double)(le + extra) / (double)(K->splits + extra);
 }
 
 /* Whether the one-sided p at shift d is above a, counting no further
  * than it takes to know. */
-static bool kept_at(struct pool *P, double d, bool greater, double a)
+static bool kept_at(const struct counter *K, double d, bool greater, double a)
 {
-    long long extra = !P->exact, ge, le;
+    long long extra = !K->exact, ge, le;
     /* p > a  <=>  count + extra > a (splits + extra) */
-    long long stop = (long long)floor(a * (double)(P->splits + extra)) - extra;
+    long long stop = (long long)floor(a * (double)(K->splits + extra)) - extra;
     if (stop < 0) return true;
-    count_extreme(P, d, stop, greater, &ge, &le);
+    K->count(K->arg, d, stop, greater, &ge, &le);
     return (greater ? ge : le) > stop;
 }
 
@@ -158,15 +169,29 @@ static bool kept_at(struct pool *P, double d, bool greater, double a)
  * `rejected` is a shift the test rejects, `kept` one it does not; the
  * returned end is the last rejected shift found, so a lower end above 0
  * means the shift 0 is rejected too. */
-static double bisect(struct pool *P, double rejected, double kept, bool greater, double a)
+static double bisect(const struct counter *K, double rejected, double kept, bool greater, double a)
 {
     double tol = PERM_BISECT_REL * fabs(kept - rejected);
     while (fabs(kept - rejected) > tol) {
         double mid = (rejected + kept) / 2;
-        if (kept_at(P, mid, greater, a)) kept = mid;
+        if (kept_at(K, mid, greater, a)) kept = mid;
         else rejected = mid;
     }
     return rejected;
+}
+
+/* p-values at no shift and the interval at `level`, between dl (a shift
+ * at which the observed arrangement has the largest statistic of all)
+ * and dh (the smallest). */
+static void invert(const struct counter *K, double dl, double dh, double level, struct perm_result *out)
+{
+    pvalues(K, 0, &out->p_greater, &out->p_less);
+    out->p_two = fmin(1, 2 * fmin(out->p_greater, out->p_less));
+    double a = (1 - level) / 2;
+    out->lo = kept_at(K, dl, true, a) ? dl : bisect(K, dl, dh, true, a);
+    out->hi = kept_at(K, dh, false, a) ? dh : bisect(K, dh, dl, false, a);
+    out->splits = K->splits;
+    out->exact = K->exact;
 }
 
 static long long count_splits(int n, int k)
@@ -206,18 +231,13 @@ int perm_test(const double *b, int nb, const double *c, int nc, double trim, dou
     P.exact = m > 0;
     P.splits = P.exact ? m : PERM_RESAMPLES;
 
-    pvalues(&P, 0, &out->p_greater, &out->p_less);
-    out->p_two = fmin(1, 2 * fmin(out->p_greater, out->p_less));
     pool_shift(&P, 0);
     for (int t = 0; t < nc; t++) P.idx[t] = t;
     out->stat = score(&P, P.idx);
     /* at dl every candidate value is at or above every baseline value
      * (the largest statistic any split has), at dh at or below */
-    double a = (1 - level) / 2, dl = cs[0] - bs[nb - 1], dh = cs[nc - 1] - bs[0];
-    out->lo = kept_at(&P, dl, true, a) ? dl : bisect(&P, dl, dh, true, a);
-    out->hi = kept_at(&P, dh, false, a) ? dh : bisect(&P, dh, dl, false, a);
-    out->splits = P.splits;
-    out->exact = P.exact;
+    struct counter K = { .count = count_extreme, .arg = &P, .splits = P.splits, .exact = P.exact };
+    invert(&K, cs[0] - bs[nb - 1], cs[nc - 1] - bs[0], level, out);
     free(cs);
     free(bs);
     free(P.ci);
@@ -226,5 +246,93 @@ int perm_test(const double *b, int nb, const double *c, int nc, double trim, dou
     free(P.ord);
     free(P.in_c);
     free(P.idx);
+    return 0;
+}
+
+/* The rounds' test (perm_rounds_test): the two groups at shift d after
+ * swapping the rounds whose bit is set, and their statistic. */
+struct rounds {
+    int n, cut;
+    const double *b, *c;
+    double *gb, *gc;           /* the groups being scored, sorted in place */
+    bool *swap;
+    uint64_t seed;
+    long long splits;
+    bool exact;
+};
+
+/* Insertion sort: a group is one value a round, a few dozen at most. */
+static double trimmed_mean(double *v, int n, int cut)
+{
+    for (int i = 1; i < n; i++) {
+        double x = v[i];
+        int j = i - 1;
+        for (; j >= 0 && v[j] > x; j--) v[j + 1] = v[j];
+        v[j + 1] = x;
+    }
+    double sum = 0;
+    for (int i = cut; i < n - cut; i++) sum += v[i];
+    return sum / (n - 2 * cut);
+}
+
+static double rounds_stat(struct rounds *R, double d)
+{
+    for (int i = 0; i < R->n; i++) {
+        R->gc[i] = R->swap[i] ? R->b[i] : R->c[i] - d;
+        R->gb[i] = R->swap[i] ? R->c[i] - d : R->b[i];
+    }
+    return trimmed_mean(R->gc, R->n, R->cut) - trimmed_mean(R->gb, R->n, R->cut);
+}
+
+/* count_extreme for the rounds: every pattern of swaps (the bits of r),
+ * or the same random ones at every d. */
+static void count_rounds(void *arg, double d, long long stop, bool greater, long long *ge, long long *le)
+{
+    struct rounds *R = arg;
+    memset(R->swap, 0, sizeof *R->swap * (size_t)R->n);
+    double obs = rounds_stat(R, d);
+    double gamma = fmax(1e-14, fabs(1e-14 * obs));
+    long long *side = greater ? ge : le;
+    *ge = *le = 0;
+    uint64_t rs = R->seed, bits = 0;
+    for (long long r = 0; r < R->splits; r++) {
+        for (int i = 0; i < R->n; i++) {
+            if (R->exact) R->swap[i] = (r >> i) & 1;
+            else {
+                if (i % 64 == 0) bits = splitmix(&rs);
+                R->swap[i] = (bits >> (i % 64)) & 1;
+            }
+        }
+        double s = rounds_stat(R, d);
+        *ge += s >= obs - gamma;
+        *le += s <= obs + gamma;
+        if (stop >= 0 && (*side > stop || *side + (R->splits - r - 1) <= stop)) break;
+    }
+}
+
+int perm_rounds_test(const double *b, const double *c, int n, double trim, double level, uint64_t seed,
+                     struct perm_result *out)
+{
+    memset(out, 0, sizeof *out);
+    if (n < 1 || !(trim >= 0 && trim <= PERM_MEDIAN) || !(level > 0 && level < 1)) return -1;
+    struct rounds R = { .n = n, .cut = cut_of(n, trim), .b = b, .c = c, .seed = seed };
+    R.gb = xmalloc(sizeof *R.gb * (size_t)n);
+    R.gc = xmalloc(sizeof *R.gc * (size_t)n);
+    R.swap = xcalloc((size_t)n, sizeof *R.swap);
+    R.exact = n < 63 && (1LL << n) <= PERM_EXACT_MAX;
+    R.splits = R.exact ? 1LL << n : PERM_RESAMPLES;
+    out->stat = rounds_stat(&R, 0);
+    /* at dl every candidate value is at or above every baseline value, so
+     * any swap lowers the statistic; at dh every one is at or below */
+    double cmin = c[0], cmax = c[0], bmin = b[0], bmax = b[0];
+    for (int i = 1; i < n; i++) {
+        cmin = fmin(cmin, c[i]), cmax = fmax(cmax, c[i]);
+        bmin = fmin(bmin, b[i]), bmax = fmax(bmax, b[i]);
+    }
+    struct counter K = { .count = count_rounds, .arg = &R, .splits = R.splits, .exact = R.exact };
+    invert(&K, cmin - bmax, cmax - bmin, level, out);
+    free(R.gb);
+    free(R.gc);
+    free(R.swap);
     return 0;
 }

@@ -41,4 +41,19 @@ struct perm_result {
 int perm_test(const double *b, int nb, const double *c, int nc, double trim, double level, uint64_t seed,
               struct perm_result *out);
 
+/* The same test when the runs come in rounds, one of each side a round
+ * measured back to back (b[i] and c[i]): the statistic is the same
+ * difference of trimmed means (or medians), but its null distribution
+ * is over the 2^n ways of swapping a round's two runs (every one up to
+ * PERM_EXACT_MAX, else PERM_RESAMPLES random ones), not over every
+ * split of the pooled runs. Without an effect a round's two runs are
+ * exchangeable whatever the disk did during that round, so the test
+ * holds its level under spells the rounds share, and it stays exact
+ * given any fact about the rounds that a swap does not change (their
+ * sums, the sizes of their differences): the confirmation chooses
+ * between it and the signed-rank test on such facts alone. Returns -1
+ * when n < 1, trim is outside [0, 0.5] or level outside (0, 1). */
+int perm_rounds_test(const double *b, const double *c, int n, double trim, double level, uint64_t seed,
+                     struct perm_result *out);
+
 #endif

@@ -469,10 +469,51 @@ TEST(decide_perm_random_splits_within_their_stated_error)
     CHECK_NEAR(again.p, d.p, 0);   /* seeded: the same splits */
 }
 
-/* Whether a paired test is worth its cost: the pairs' sums against their
- * differences. Rounds that share nothing give about 1; rounds that share
- * a spell, much more; a stall in one run moves neither deviation much;
- * the size of the effect does not enter. */
+/* The rounds' test (decide_rounds): the stalled runs above taken as 7
+ * rounds of a baseline run and a candidate run. The statistic is the
+ * same difference of 30% trimmed means (0.5), but its null distribution
+ * is over the 128 ways of swapping rounds' runs, counted by brute force
+ * in plain Python: one-sided p 4/128, the one-sided 95% ends 0.46 and
+ * 0.526667 (bisection to 1e-12). Rounds that share a spell and differ
+ * by little (B2, C2: the candidate above in 6 rounds of 7 by 0.01-0.05,
+ * the rounds 0.5 apart): p 16/128, no claim. */
+TEST(decide_rounds_swaps_runs_only_within_a_round)
+{
+    struct decide_opts o;
+    decide_opts_default(&o);
+    o.method = named("perm-trim");
+    o.log_input = true;
+    o.one_sided = true;
+    o.level = 1 - 2 * o.alpha;
+    struct decision d;
+    sl_err e;
+    CHECK_INT(decide_rounds(STALL_B, STALL_C, 7, &o, &d, &e), 0);
+    CHECK_STR(d.estimator, "30% trimmed mean");
+    CHECK_STR(d.test, "round swaps exact (128) one-sided");
+    CHECK(d.in_rounds);
+    CHECK_NEAR(d.p, 0.03125, 1e-12);
+    CHECK_NEAR(d.effect_pct, 100 * expm1(0.5), 1e-9);
+    check_ends(&d, 0.45999999999943575, 0.5266666666672606, 5.13 - 4.57 - (3.9 - 4.63));
+    CHECK_INT(d.verdict, DECIDE_BETTER);
+    static const double B2[] = { 4.60, 4.90, 4.40, 4.75, 4.52, 4.81, 4.66 };
+    static const double C2[] = { 4.63, 4.93, 4.41, 4.80, 4.50, 4.86, 4.70 };
+    CHECK_INT(decide_rounds(B2, C2, 7, &o, &d, &e), 0);
+    CHECK_NEAR(d.p, 0.125, 1e-12);
+    CHECK_NEAR(d.effect_pct, 100 * expm1(0.04), 1e-9);
+    CHECK_INT(d.verdict, DECIDE_WITHIN_NOISE);
+    /* a method without a rounds' form compares the runs unpaired */
+    o.method = DECIDE_WELCH;
+    CHECK_INT(decide_rounds(STALL_B, STALL_C, 7, &o, &d, &e), 0);
+    CHECK(!d.in_rounds);
+    CHECK_CONTAINS(d.test, "Welch");
+}
+
+/* Whether a paired test is worth its cost: the pairs' sums against the
+ * sizes of their differences. Rounds that share nothing give about 1;
+ * rounds that share a spell, much more; a stall in one run moves neither
+ * deviation much. No sign enters: swapping a round's two runs changes
+ * nothing (what keeps the tests chosen on it at their level), nor does an
+ * effect while every difference keeps its sign. */
 TEST(decide_pairs_shared_spread_sees_the_spells_rounds_share)
 {
     /* independent draws (sd 0.05, the candidate +0.1): about 1, though at
@@ -487,12 +528,19 @@ TEST(decide_pairs_shared_spread_sees_the_spells_rounds_share)
     for (int i = 0; i < 6; i++) b[i] = b0[i] + spell[i], c[i] = c0[i] + spell[i];
     double shared = decide_pairs_shared_spread(b, c, 6);
     CHECK(shared > 4);
+    /* an effect on the candidate that leaves every difference's sign */
+    for (int i = 0; i < 6; i++) c[i] += 0.4;
+    CHECK_NEAR(decide_pairs_shared_spread(b, c, 6), shared, 1e-12);
+    for (int i = 0; i < 6; i++) c[i] -= 0.4;
     /* a stall in one run (to 40%) leaves it shared */
     c[2] -= 0.9;
     CHECK(decide_pairs_shared_spread(b, c, 6) > 2);
-    /* an effect on the candidate changes nothing: the choice is the rounds' */
+    /* any round's two runs swapped: the same value */
     double before = decide_pairs_shared_spread(b, c, 6);
-    for (int i = 0; i < 6; i++) c[i] += 0.4;
+    for (int i = 0; i < 6; i += 2) {
+        double t = b[i];
+        b[i] = c[i], c[i] = t;
+    }
     CHECK_NEAR(decide_pairs_shared_spread(b, c, 6), before, 1e-12);
     CHECK(isnan(decide_pairs_shared_spread(b, c, 2)));
 }

@@ -10,6 +10,8 @@
 #include "probe/probe.h"
 #include "core/sysfs.h"
 
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -115,6 +117,40 @@ TEST(search_confirm_runs_buys_the_confirmation_its_runs)
     CHECK_CONTAINS(e.msg, "--confirm-runs 18 needs a budget of at least 46 evaluations");
     CHECK_CONTAINS(e.msg, "not 40");
     evaluator_free(&ev);
+}
+
+/* Without an effect the confirmation claims at most alpha of the time,
+ * whichever test it chose. 8000 confirmations of 6 rounds whose two runs
+ * are independent draws (log sd 0.05): each test alone claims at most
+ * 3/64 (4.7%), and the choice between them looks only at what a swap of
+ * a round's runs does not change (decide_pairs_shared_spread): 4.41%.
+ * The choice made on the signed differences' deviation, between the
+ * signed-rank test and perm-trim on the runs unpaired, claimed 5.70% of
+ * these, beyond alpha by more than two standard errors (0.24 points);
+ * on the flat grids of bench/search-efficiency 5.75% over 12000 searches
+ * (bench/data/confirm-exact.out). */
+TEST(the_confirmation_claims_at_most_alpha_without_an_effect)
+{
+    struct search_spec s;
+    search_spec_defaults(&s);
+    struct decide_opts o;
+    search_score_opts(&o, s.alpha);
+    o.method = search_test_method(s.test);
+    o.level = 1 - 2 * s.alpha;
+    o.one_sided = true;
+    gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(g, 1);
+    int n = 8000, claims = 0;
+    for (int k = 0; k < n; k++) {
+        double b[6], x[6];
+        for (int i = 0; i < 6; i++) b[i] = gsl_ran_gaussian(g, 0.05), x[i] = gsl_ran_gaussian(g, 0.05);
+        o.seed = (uint64_t)k + 1;
+        struct decision d;
+        CHECK_INT(search_confirm_decide(&s, b, x, 6, b, 6, x, 6, &o, &d), 0);
+        claims += d.verdict == DECIDE_BETTER;
+    }
+    gsl_rng_free(g);
+    CHECK(claims <= (s.alpha + 2 * sqrt(s.alpha * (1 - s.alpha) / n)) * n);
 }
 
 /* The quick tune explores what its plan gives exploring: no stop on low
@@ -682,8 +718,9 @@ TEST(search_confirmation_decided_paired_by_round)
 /* The quick tune's confirmation (5-8 rounds at its default budget on this
  * project's VM) is decided paired by round when the rounds share the
  * disk's spells, from the first round count at which the signed-rank test
- * can reject; without spells it stays unpaired (the trimmed means shrug
- * off a stall the canary missed). Run 48 of the default command: 8 runs a
+ * can reject; without spells it is decided by the trimmed means (which
+ * shrug off a stall the canary missed), their test swapping runs only
+ * within a round (decide_rounds). Run 48 of the default command: 8 runs a
  * side unpaired claimed +4.0% where fio measured +10-11% paired. Old code:
  * paired only from 10 rounds, so 6 rounds under spells went unpaired. */
 TEST(search_six_round_confirmation_decided_paired_under_spells)
@@ -702,7 +739,11 @@ TEST(search_six_round_confirmation_decided_paired_under_spells)
             CHECK_INT(r.confirm.outcome, CONFIRM_CONFIRMED);
             CHECK_CONTAINS(line, "pseudo-median of paired differences");
         } else {
+            /* its test swaps runs only within a round: at its level
+             * whichever way the choice went (decide_rounds) */
             CHECK(strstr(line, "paired") == NULL);
+            CHECK(r.confirm.dec.in_rounds);
+            CHECK_CONTAINS(line, "30% trimmed mean, round swaps exact (");
         }
         fx_done(&r, &ev);
     }
