@@ -12,6 +12,7 @@
 #include "core/units.h"
 #include "ui/trial.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,6 +197,25 @@ static bool held(const struct search_scr *ss, int field)
     return false;
 }
 
+/* The Budget's help names what an empty Budget stands for: in the
+ * Overview's quick tune that is the quick tune's default (both bounds,
+ * growing where a verdict needs it), not the search row's "40". */
+static void budget_help(const struct search_scr *ss)
+{
+    static char quick_help[sizeof fields[0].help_text];
+    struct form_field *fd = &fields[SS_BUDGET];
+    fd->help = fd->help_text;
+    if (!ss->quick || !fd->row) return;
+    struct search_flow_opts o;
+    search_flow_quick_defaults(&o);
+    char shown[96], grows[32];
+    empty_value(&o, SS_BUDGET, shown, sizeof shown);
+    units_format_duration_ms(o.budget_grows_to_ms, grows, sizeof grows);
+    snprintf(quick_help, sizeof quick_help, "%c%s (default in the quick tune: %s, growing to %s where a verdict "
+             "needs it).", toupper((unsigned char)fd->row->help[0]), fd->row->help + 1, shown, grows);
+    fd->help = quick_help;
+}
+
 /* The Overview's next step in the form: the quick tune on its directory,
  * with its budget and the quick objective (the reader beside the writer
  * guarded), Enter starts it. Not typed: what the database remembers stays
@@ -210,6 +230,7 @@ static void take_suggestion(struct search_scr *ss, const char *dir, const char *
     ss->mode = SM_FORM;
     ss->suggested = true;
     ss->quick = true;
+    budget_help(ss);
     app_message(ss->base.app, ROLE_OK, "the quick tune on %s, as sluice tune --quick runs it: Enter starts it",
                 dir);
 }
@@ -223,6 +244,7 @@ static void remember_suggestion(struct search_scr *ss)
     memset(ss->suggest_held, 0, sizeof ss->suggest_held);
     ss->suggested = false;
     ss->quick = false;
+    budget_help(ss);
     app_form_remember(ss->base.app, &ss->form, "search");
 }
 
