@@ -205,7 +205,7 @@ static void budget_help(const struct search_scr *ss)
     static char quick_help[sizeof fields[0].help_text];
     struct form_field *fd = &fields[SS_BUDGET];
     fd->help = fd->help_text;
-    if (!ss->quick || !fd->row) return;
+    if (!ss->quick) return;   /* every field has its row (form_field_of) */
     struct search_flow_opts o;
     search_flow_quick_defaults(&o);
     char shown[96], grows[32];

@@ -1,11 +1,12 @@
-"""Checks of bench/lib/paired.py and bench/lib/transfer_judge.py on made-up
-data (tests/bench-lib/run.sh)."""
+"""Checks of bench/lib/paired.py, bench/lib/transfer_judge.py and
+bench/lib/confirm_tests.py on made-up data (tests/bench-lib/run.sh)."""
 import os
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "lib"))
+import confirm_tests  # noqa: E402
 import paired  # noqa: E402
 import transfer_judge  # noqa: E402
 
@@ -129,3 +130,28 @@ rc, t = settle_end(0, [(x / 20, 64 << 10) for x in range(1, 800)])
 check("settle-gives-up-at-20-s", rc == -1 and abs(t - 20) < 1e-6, "got %r at %r" % (rc, t))
 rc, t = settle_end(0, [(1.0, 8704)])
 check("settle-none-came", rc == 1 and abs(t - 3) < 1e-6, "got %r at %r" % (rc, t))
+
+
+# confirm_tests.py against the references the C tests hold (test_decide.c):
+# 7 rounds of stalled runs, as bench/confirm-replay and confirm-paired-sim
+# decide them; a replay is only as good as this agreement.
+STALL_B = [4.60, 4.62, 4.58, 4.63, 4.59, 4.61, 4.57]
+STALL_C = [5.11, 5.09, 3.9, 5.12, 4.2, 5.10, 5.13]
+p = confirm_tests.perm_trim_p(STALL_B, STALL_C)
+check("confirm-perm-trim-as-scipy", abs(p - 0.01048951048951049) < 1e-12, "got %r" % p)
+p = confirm_tests.swaps_p(STALL_B, STALL_C)
+check("confirm-rounds-test-as-decide-rounds", abs(p - 0.03125) < 1e-12, "got %r" % p)
+lo, hi = confirm_tests.interval(confirm_tests.swaps_p, STALL_B, STALL_C, 0.05, steps=40)
+check("confirm-rounds-interval-as-decide-rounds", abs(lo - 0.46) < 1e-6 and abs(hi - 0.526667) < 1e-6,
+      "got [%r, %r]" % (lo, hi))
+# a swap of rounds' runs changes the spread the choice reads, when read on
+# the signed differences only
+B, C = STALL_B[:], STALL_C[:]
+before = (confirm_tests.shared_spread(B, C), confirm_tests.shared_spread(B, C, sizes=False))
+for i in (0, 2, 4):
+    B[i], C[i] = C[i], B[i]
+after = (confirm_tests.shared_spread(B, C), confirm_tests.shared_spread(B, C, sizes=False))
+check("confirm-choice-reads-no-sign", abs(after[0] - before[0]) < 1e-12 and abs(after[1] - before[1]) > 1e-3,
+      "sizes %r -> %r, signed %r -> %r" % (before[0], after[0], before[1], after[1]))
+check("confirm-rounds-from-6-at-0.05", not confirm_tests.rounds_enough(5, 0.05) and confirm_tests.rounds_enough(6, 0.05)
+      and not confirm_tests.rounds_enough(6, 0.025) and confirm_tests.rounds_enough(7, 0.025))
