@@ -54,10 +54,9 @@ static void search_bytes(const struct search_cost *c, const char *dir, char *tex
     if (c->burst_sized) {
         units_format_clock_ms((long long)(c->plan.evals * BURST_TARGET_S * 1000), writing, sizeof writing);
         char most[64] = "";   /* the cap: half the free space or the memory that can hold dirty pages */
-        if (c->burst_bytes) snprintf(most, sizeof most, ", at most %s", b);
-        len = snprintf(text, n, "\nWrites %s to calibrate, then a burst sized at start to about %.0f s of the disk's "
-                       "rate, the same every evaluation%s.\nIn all about %s of the disk's writing",
-                       cal, BURST_TARGET_S, most, writing);
+        if (c->burst_bytes) snprintf(most, sizeof most, " (at most %s)", b);
+        len = snprintf(text, n, "\nWrites %s to calibrate, then the same burst every evaluation, about %.0f s of the "
+                       "disk's writing%s, %s in all", cal, BURST_TARGET_S, most, writing);
         if (c->free_bytes && len > 0 && (size_t)len < n) snprintf(text + len, n - (size_t)len, "; %s free under %s.", fr, dir);
         else if (len > 0 && (size_t)len < n) snprintf(text + len, n - (size_t)len, ".");
         return;
@@ -92,8 +91,12 @@ bool form_cost_search(const struct search_flow_opts *o, char *text, size_t n)
         return true;
     }
     if (!c.plan_known) {
+        char reps[96] = "";   /* Confirm runs given: what the plan will hold whatever the rate */
+        if (o->spec.confirm_reps > 0)
+            snprintf(reps, sizeof reps, " with %d fresh runs each of the baseline and the winner to confirm",
+                     o->spec.confirm_reps);
         snprintf(text, n, "Plan: a run's time depends on the disk's rate, which the calibration run measures at "
-                 "start; the plan follows it, and a budget it cannot afford is refused then.%s", bytes);
+                 "start; the plan follows it%s, and a budget it cannot afford is refused then.%s", reps, bytes);
         return false;
     }
     char run[64] = "";

@@ -441,5 +441,8 @@ int probe_workload_count(void);
 const char *probe_workload_name(int i);
 /* Whether the workload replays a --loadfile (dbench). */
 bool probe_workload_takes_loadfile(const char *name);
+/* Whether the workload, buffered and given no --time, does fixed work (a
+ * burst, written once and timed to durable), which takes no --ramp. */
+bool probe_workload_fixed_work(const char *name);
 
 #endif

@@ -178,5 +178,11 @@ bool probe_workload_takes_loadfile(const char *name)
     return w && (w->flags & WL_LOADFILE);
 }
 
+bool probe_workload_fixed_work(const char *name)
+{
+    const struct probe_workload_ops *w = workload_find(name);
+    return w && (w->flags & WL_FIXED_WORK);
+}
+
 int probe_workload_count(void) { return workload_table_len; }
 const char *probe_workload_name(int i) { return i >= 0 && i < workload_table_len ? workload_table[i]->name : NULL; }

@@ -334,12 +334,20 @@ static void pick_device(struct search_flow_opts *o)
     snprintf(o->spec.device, sizeof o->spec.device, "%s", device);
 }
 
+static int check_size_fits(const struct probe_spec *p, sl_err *e);
+static int user_burst_has_something_to_compare(const struct search_flow_opts *o, const struct space *sp, sl_err *e);
+
 int search_flow_check_space(const struct search_flow_opts *o, sl_err *e)
 {
     char device[sizeof o->spec.device];
     device_of(o, device, sizeof device);
     struct space *sp = xmalloc(sizeof *sp);
     int rc = space_build(o->spec.space, device[0] ? device : NULL, sp, e);
+    /* the refusals calibrate_burst makes before anything is written, so
+     * the Search form says them before s, as the command line would */
+    if (rc == 0 && !o->oracle[0] && probe_spec_is_burst(&o->probe) &&
+        (check_size_fits(&o->probe, e) < 0 || user_burst_has_something_to_compare(o, sp, e) < 0))
+        rc = -1;
     free(sp);
     return rc;
 }
@@ -603,12 +611,11 @@ static int something_to_compare(const struct space *sp, const char *collapsed, s
 
 /* The user's burst (--size): what it cannot tell apart is known before
  * the calibration writes anything. */
-static int user_burst_has_something_to_compare(const struct run *R, sl_err *e)
+static int user_burst_has_something_to_compare(const struct search_flow_opts *o, const struct space *sp, sl_err *e)
 {
-    const struct search_flow_opts *o = R->o;
     if (!o->probe.size_bytes || o->throttled) return 0;
     struct space *copy = xmalloc(sizeof *copy);
-    *copy = *R->sp;
+    *copy = *sp;
     char note[1024];
     burst_collapse_space(copy, o->probe.size_bytes, burst_dirtyable_now(), note, sizeof note);
     int rc = something_to_compare(copy, note, e);
@@ -622,7 +629,7 @@ static int calibrate_burst(struct run *R, sl_err *e)
     struct burst_calibration *c = &R->out->calibration;
     if (check_size_fits(&o->probe, e) < 0) return -1;
     if (check_budget_affords_burst(R, e) < 0) return -1;
-    if (user_burst_has_something_to_compare(R, e) < 0) return -1;
+    if (user_burst_has_something_to_compare(o, R->sp, e) < 0) return -1;
     if (burst_calibrate(&o->probe, R->st, c, e) < 0) return -1;
     o->burst_dirtyable = burst_dirtyable_now();
     if (o->probe.size_bytes && !o->throttled) {

@@ -108,9 +108,11 @@ int search_flow_set(struct search_flow_opts *o, const char *option, const char *
  * objective that parses; the probes run the search's workload. */
 int search_flow_check(struct search_flow_opts *o, sl_err *e);
 /* Whether this kernel has the space's knobs (and, for a queue space, the
- * disk, named or under --dir), as the search would build it; nothing is
- * written. -1 with space_build's message (the bdflush space on a kernel
- * without /proc/sys/vm/bdflush: use writeback). */
+ * disk, named or under --dir), as the search would build it, and a burst
+ * given with --size fits the free space under --dir and leaves the space
+ * something to compare; nothing is written. -1 with the message the search
+ * would refuse with (space_build's: the bdflush space on a kernel without
+ * /proc/sys/vm/bdflush: use writeback). */
 int search_flow_check_space(const struct search_flow_opts *o, sl_err *e);
 /* Whether a resume takes this stored search: "interrupted" (a cancel or a
  * signal stopped it) or still "running" (what a crash leaves). */

@@ -65,7 +65,7 @@ const struct opt search_spec_rows[] = {
       .help = "runs per leader in the final race" },
     /* 0 in the spec: the default, which the budget may shrink (search.c,
      * confirm_keep); a number given is kept and the budget must afford it */
-    { .name = "confirm-runs", .type = OPT_INT, .arg = "N", .min = SEARCH_CONFIRM_REPS, .max = 100,
+    { .name = "confirm-runs", .label = "Confirm runs", .type = OPT_INT, .arg = "N", .min = SEARCH_CONFIRM_REPS, .max = 100,
       .def = SEARCH_STR(SEARCH_CONFIRM_REPS), .flags = OPT_DEF_LATER, SPEC(confirm_reps),
       .help = "fresh runs each of the baseline and the winner before a claim (more: a narrower interval)" },
     { .name = "test", .type = OPT_ENUM, .arg = "TEST", .def = "perm-trim", SPEC(test), .help = "the test of the verdict",

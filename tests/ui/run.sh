@@ -30,7 +30,7 @@ normalise() {
         -e 's/^(Dirty +[0-9.]+ [KMGT]?i?B +)[^ ]+ +writeback/\1@METER@ writeback/' \
         -e 's/^(  |A )@ID@ [0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2} /\1@ID@ @TIME@ /' \
         -e 's/^((  |A )@ID@ @TIME@ [a-z0-9]+ +[0-9a-f-]+ +)[0-9a-f]{8} /\1@ID@ /' \
-        -e 's/(the same every evaluation, at most )[0-9.]+ [KMGT]?i?B/\1@BYTES@/' \
+        -e 's/(the same every evaluation, at most |writing \(at most )[0-9.]+ [KMGT]?i?B/\1@BYTES@/' \
         -e 's/[0-9.]+ [KMGT]?i?B free under/@FREE@ free under/g' -e 's/which has [0-9.]+ [KMGT]?i?B free/which has @FREE@ free/' \
         -e 's/((repetition|evaluation)s? of [0-9]+) in [0-9hms.]+/\1 in @CLOCK@/' \
         -e 's/((repetition|evaluation) [0-9]+( of [0-9]+)?), .*elapsed.*$/\1, @CLOCK@ elapsed/'
