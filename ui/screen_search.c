@@ -78,6 +78,13 @@ static int build_opts(struct search_scr *ss, struct search_flow_opts *o, sl_err 
     return o->oracle[0] ? 0 : probe_spec_resolve(&check, e);
 }
 
+/* The form's workload is a burst (fixed work): a buffered writer given no
+ * Time, as probe.c's fix_work decides (the form has no --direct). */
+static bool a_burst(const struct search_flow_opts *o)
+{
+    return probe_workload_fixed_work(o->spec.workload) && !o->probe.time_based && !o->probe.direct;
+}
+
 /* What an empty field stands for. */
 static void empty_value(void *arg, int f, char *shown, size_t n)
 {
@@ -96,12 +103,11 @@ static void empty_value(void *arg, int f, char *shown, size_t n)
         break;
     case SS_ORACLE: snprintf(shown, n, "(measure with probes)"); break;
     case SS_TIME:   /* a burst is written once and timed to durable (probe.c, fix_work) */
-        snprintf(shown, n, "%s", probe_workload_fixed_work(o->spec.workload) ? "none: a burst, timed whole" : "the workload's default");
+        snprintf(shown, n, "%s", a_burst(o) ? "none: a burst, timed whole" : "the workload's default");
         break;
     case SS_RAMP: snprintf(shown, n, "the workload's default"); break;
     case SS_SIZE:   /* a burst is sized at start, from a calibration run (burst.h) */
-        if (!o->oracle[0] && probe_workload_fixed_work(o->spec.workload))
-            snprintf(shown, n, "about %.0f s a run, calibrated", BURST_TARGET_S);
+        if (!o->oracle[0] && a_burst(o)) snprintf(shown, n, "about %.0f s a run, calibrated", BURST_TARGET_S);
         else snprintf(shown, n, "the workload's default");
         break;
     /* 6, fewer in a budget of few evaluations, more in a long plan

@@ -334,24 +334,6 @@ static void pick_device(struct search_flow_opts *o)
     snprintf(o->spec.device, sizeof o->spec.device, "%s", device);
 }
 
-static int check_size_fits(const struct probe_spec *p, sl_err *e);
-static int user_burst_has_something_to_compare(const struct search_flow_opts *o, const struct space *sp, sl_err *e);
-
-int search_flow_check_space(const struct search_flow_opts *o, sl_err *e)
-{
-    char device[sizeof o->spec.device];
-    device_of(o, device, sizeof device);
-    struct space *sp = xmalloc(sizeof *sp);
-    int rc = space_build(o->spec.space, device[0] ? device : NULL, sp, e);
-    /* the refusals calibrate_burst makes before anything is written, so
-     * the Search form says them before s, as the command line would */
-    if (rc == 0 && !o->oracle[0] && probe_spec_is_burst(&o->probe) &&
-        (check_size_fits(&o->probe, e) < 0 || user_burst_has_something_to_compare(o, sp, e) < 0))
-        rc = -1;
-    free(sp);
-    return rc;
-}
-
 static void fill_row(struct search_row *row, const struct search_flow_opts *o, const struct space *sp,
                      const struct search_workload *w, store *st)
 {
@@ -620,6 +602,21 @@ static int user_burst_has_something_to_compare(const struct search_flow_opts *o,
     burst_collapse_space(copy, o->probe.size_bytes, burst_dirtyable_now(), note, sizeof note);
     int rc = something_to_compare(copy, note, e);
     free(copy);
+    return rc;
+}
+
+int search_flow_check_space(const struct search_flow_opts *o, sl_err *e)
+{
+    char device[sizeof o->spec.device];
+    device_of(o, device, sizeof device);
+    struct space *sp = xmalloc(sizeof *sp);
+    int rc = space_build(o->spec.space, device[0] ? device : NULL, sp, e);
+    /* the refusals calibrate_burst makes before anything is written, so
+     * the Search form says them before s, as the command line would */
+    if (rc == 0 && !o->oracle[0] && probe_spec_is_burst(&o->probe) &&
+        (check_size_fits(&o->probe, e) < 0 || user_burst_has_something_to_compare(o, sp, e) < 0))
+        rc = -1;
+    free(sp);
     return rc;
 }
 
