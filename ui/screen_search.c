@@ -7,6 +7,7 @@
 #include "ui/form.h"
 #include "ui/form_cost.h"
 #include "search/burst.h"
+#include "search/cost.h"
 #include "search/report.h"
 #include "ui/search_screen.h"
 #include "core/sysfs.h"
@@ -78,9 +79,9 @@ static int build_opts(struct search_scr *ss, struct search_flow_opts *o, sl_err 
     return o->oracle[0] ? 0 : probe_spec_resolve(&check, e);
 }
 
-/* The form's workload is a burst (fixed work): a buffered writer given no
- * Time, as probe.c's fix_work decides (the form has no --direct). */
-static bool a_burst(const struct search_flow_opts *o)
+/* The form's workload does fixed work (written once, timed to durable): a
+ * buffered writer given no Time, as probe.c's fix_work decides. */
+static bool fixed_work(const struct search_flow_opts *o)
 {
     return probe_workload_fixed_work(o->spec.workload) && !o->probe.time_based && !o->probe.direct;
 }
@@ -103,13 +104,18 @@ static void empty_value(void *arg, int f, char *shown, size_t n)
         break;
     case SS_ORACLE: snprintf(shown, n, "(measure with probes)"); break;
     case SS_TIME:   /* a burst is written once and timed to durable (probe.c, fix_work) */
-        snprintf(shown, n, "%s", a_burst(o) ? "none: a burst, timed whole" : "the workload's default");
+        snprintf(shown, n, "%s", fixed_work(o) ? "none: a burst, timed whole" : "the workload's default");
         break;
     case SS_RAMP: snprintf(shown, n, "the workload's default"); break;
-    case SS_SIZE:   /* a burst is sized at start, from a calibration run (burst.h) */
-        if (!o->oracle[0] && a_burst(o)) snprintf(shown, n, "about %.0f s a run, calibrated", BURST_TARGET_S);
+    case SS_SIZE: {   /* sized at start from a calibration run: fixed work, and what the cost under the form
+                         sizes so (search/cost.h), which multidisk and tiobench are without fixed work */
+        struct search_cost c;
+        search_cost_estimate(o, &c);
+        if (!o->oracle[0] && (fixed_work(o) || c.burst_sized))
+            snprintf(shown, n, "about %.0f s a run, calibrated", BURST_TARGET_S);
         else snprintf(shown, n, "the workload's default");
         break;
+    }
     /* 6, fewer in a budget of few evaluations, more in a long plan
      * (search_plan_scale_confirmation): the plan under the form counts them */
     case SS_CONFIRM: snprintf(shown, n, "as the plan below says"); break;
