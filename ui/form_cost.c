@@ -39,7 +39,7 @@ bool form_cost_probe(const struct probe_spec *r, char *text, size_t n)
  * evaluation write, then the whole (for a burst sized at start, in the
  * disk's time: its bytes follow a rate nobody has measured yet) and the
  * free space. */
-static void search_bytes(const struct search_cost *c, const char *dir, char *text, size_t n)
+static void search_bytes(const struct search_cost *c, char *text, size_t n)
 {
     char w[32], cal[32], b[32], fr[32], writing[32];
     units_format_bytes(c->write_bytes, w, sizeof w);
@@ -57,7 +57,7 @@ static void search_bytes(const struct search_cost *c, const char *dir, char *tex
         if (c->burst_bytes) snprintf(most, sizeof most, " (at most %s)", b);
         len = snprintf(text, n, "\nWrites %s to calibrate, then the same burst every evaluation, about %.0f s of the "
                        "disk's writing%s, %s in all", cal, BURST_TARGET_S, most, writing);
-        if (c->free_bytes && len > 0 && (size_t)len < n) snprintf(text + len, n - (size_t)len, "; %s free under %s.", fr, dir);
+        if (c->free_bytes && len > 0 && (size_t)len < n) snprintf(text + len, n - (size_t)len, "; %s free under %s.", fr, c->free_dir);
         else if (len > 0 && (size_t)len < n) snprintf(text + len, n - (size_t)len, ".");
         return;
     }
@@ -66,7 +66,7 @@ static void search_bytes(const struct search_cost *c, const char *dir, char *tex
     else if (c->burst_bytes)
         len = snprintf(text, n, "\nWrites %s to calibrate, then %s every evaluation", cal, b);
     else len = snprintf(text, n, "\nEach evaluation writes what the disk takes in its time");
-    if (c->free_bytes && len > 0 && (size_t)len < n) snprintf(text + len, n - (size_t)len, "; %s free under %s.", fr, dir);
+    if (c->free_bytes && len > 0 && (size_t)len < n) snprintf(text + len, n - (size_t)len, "; %s free under %s.", fr, c->free_dir);
     else if (len > 0 && (size_t)len < n) snprintf(text + len, n - (size_t)len, ".");
 }
 
@@ -78,7 +78,7 @@ bool form_cost_search(const struct search_flow_opts *o, char *text, size_t n)
     const struct search_plan *p = &c.plan;
     char total[32], need[32], bytes[768] = "";
     job_clock_text((long long)(p->total_s * 1000), total, sizeof total);
-    search_bytes(&c, o->probe.ndirs ? o->probe.dir[0] : "", bytes, sizeof bytes);
+    search_bytes(&c, bytes, sizeof bytes);
     if (c.over_budget) {
         if (c.run_known && o->spec.budget_ms > 0) {
             units_format_duration_ms(c.need_ms, need, sizeof need);   /* as Budget takes it */

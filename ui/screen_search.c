@@ -107,11 +107,11 @@ static void empty_value(void *arg, int f, char *shown, size_t n)
         snprintf(shown, n, "%s", fixed_work(o) ? "none: a burst, timed whole" : "the workload's default");
         break;
     case SS_RAMP: snprintf(shown, n, "the workload's default"); break;
-    case SS_SIZE: {   /* sized at start from a calibration run: fixed work, and what the cost under the form
-                         sizes so (search/cost.h), which multidisk and tiobench are without fixed work */
+    case SS_SIZE: {   /* sized at start from a calibration run where the cost under the form sizes it so
+                         (search/cost.h): a burst, and multidisk and tiobench, which write for a time */
         struct search_cost c;
         search_cost_estimate(o, &c);
-        if (!o->oracle[0] && (fixed_work(o) || c.burst_sized))
+        if (c.burst_sized)
             snprintf(shown, n, "about %.0f s a run, calibrated", BURST_TARGET_S);
         else snprintf(shown, n, "the workload's default");
         break;
@@ -202,6 +202,11 @@ static int search_worker(struct job *j, void *arg, sl_err *e)
         *e = ss->out.err;
         return -1;
     }
+    /* Ended by itself: what ran is the whole search. The total was the
+     * budget's estimate at the runs' pace, or the plan's count before an
+     * early stop, and the end line would keep it ("31 evaluations of 32").
+     * Stopped by the user, it keeps its "of N": the runs it did not make. */
+    if (!job_cancelled(j)) job_set_progress(j, atomic_load(&j->done), atomic_load(&j->done));
     return 0;
 }
 

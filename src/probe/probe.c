@@ -93,7 +93,7 @@ static int resolve_spec(struct probe_spec *s, const struct probe_workload_ops *o
     if (ops->flags & WL_NO_IO) {
         s->ndirs = 0;
     } else {
-        if (s->ndirs == 0) { snprintf(s->dir[0], sizeof s->dir[0], "%s", PROBE_DIR_DEFAULT); s->ndirs = 1; }
+        probe_spec_default_dir(s);
         if (s->ndirs > 1 && !(ops->flags & WL_MULTI_DIR))
             return sl_fail(e, SL_EUSAGE, "--dir given %d times: only multidisk takes several directories", s->ndirs);
         for (int i = 0; i < s->ndirs; i++)
@@ -329,6 +329,14 @@ uint64_t probe_dirty_limit_now(void)
     struct vmstat v;
     if (vmstat_read(&v) < 0 || !v.has_threshold) return 0;
     return v.thresh * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+void probe_spec_default_dir(struct probe_spec *s)
+{
+    const struct probe_workload_ops *ops = workload_find(s->workload);
+    if (s->ndirs || !ops || (ops->flags & WL_NO_IO)) return;
+    snprintf(s->dir[0], sizeof s->dir[0], "%s", PROBE_DIR_DEFAULT);
+    s->ndirs = 1;
 }
 
 bool probe_spec_is_burst(const struct probe_spec *s)

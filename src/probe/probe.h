@@ -338,6 +338,10 @@ int probe_settle_wait(uint64_t size_bytes, atomic_int *stop, uint64_t *waited_ms
 /* Whether s is a buffered writer doing fixed work (a burst): the write
  * volume is then what a comparison must size once (burst.h). */
 bool probe_spec_is_burst(const struct probe_spec *s);
+/* No --dir given: the directory the probe will write in (PROBE_DIR_DEFAULT)
+ * for a workload that does I/O, as probe_spec_resolve sets it, so that an
+ * estimate made before the run (the search's cost) sees the same spec. */
+void probe_spec_default_dir(struct probe_spec *s);
 /* Buffered write volume for a whole comparison, fixed once before its first
  * evaluation (every configuration runs the same bytes): enough to exceed `largest_limit_bytes`, the largest
  * dirty limit any configuration compared can set (probe_dirty_limit_at),

@@ -2,6 +2,7 @@
 #include "search/cost.h"
 #include "search/burst.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* The burst a calibration would size, at most: what burst_for_rate caps
@@ -18,9 +19,14 @@ void search_cost_estimate(const struct search_flow_opts *o, struct search_cost *
 {
     memset(c, 0, sizeof *c);
     if (o->oracle[0]) { c->oracle = true; return; }
-    const struct probe_spec *p = &o->probe;
+    struct probe_spec spec = o->probe;
+    probe_spec_default_dir(&spec);   /* an empty Directory: where the search will write */
+    const struct probe_spec *p = &spec;
     double run_s = 0;
-    if (p->ndirs) c->free_bytes = burst_free_under(p->dir[0]);
+    if (p->ndirs) {
+        snprintf(c->free_dir, sizeof c->free_dir, "%s", p->dir[0]);
+        c->free_bytes = burst_free_under(p->dir[0]);
+    }
     if (probe_spec_is_burst(p)) {
         uint64_t room = c->free_bytes / 4, one = BURST_CALIBRATION_BYTES;
         if (room && one > room) one = room;

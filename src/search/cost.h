@@ -6,6 +6,7 @@
 #ifndef SLUICE_SEARCH_COST_H
 #define SLUICE_SEARCH_COST_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -21,7 +22,8 @@ struct search_cost {
     bool burst_sized;         /* the burst is sized at start to about BURST_TARGET_S of the disk's rate */
     uint64_t calibration_bytes; /* written once before the first evaluation (0: none) */
     uint64_t write_bytes;     /* the whole plan, calibration included, at most (0: unknown, as for a sized burst) */
-    uint64_t free_bytes;      /* under the directory (0: unknown) */
+    uint64_t free_bytes;      /* under free_dir (0: unknown) */
+    char free_dir[PATH_MAX];  /* the first directory the search writes in: the typed one, or the default */
     bool over_budget;         /* the budget cannot reach a verdict */
     long long need_ms;        /* the time budget a verdict needs */
 };

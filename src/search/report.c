@@ -231,7 +231,12 @@ static void verdict_text(const struct search_spec *spec, const struct space *sp,
             all_infeasible = all_infeasible && r->leader[i].verdict == VERDICT_INFEASIBLE;
             if (!why && r->leader[i].verdict == VERDICT_NONE) why = &r->leader[i];
         }
-        if (r->nleaders == 0)
+        if (r->nleaders == 0 && strcmp(spec->strategy, "none") == 0)
+            snprintf(buf, n, "no verdict: the strategy none measures the baseline alone, with no configuration to compare");
+        else if (r->nleaders == 0 && strcmp(r->stop_reason, "budget spent") != 0)
+            snprintf(buf, n, "no verdict: exploring stopped (%s) before any configuration could be compared with the "
+                     "baseline", r->stop_reason);
+        else if (r->nleaders == 0)
             snprintf(buf, n, "no verdict: the budget ended before any configuration could be compared with the baseline");
         else if (all_infeasible)
             snprintf(buf, n, "no configuration met the constraints of %s: keep the current settings", spec->objective);

@@ -605,10 +605,14 @@ static int user_burst_has_something_to_compare(const struct search_flow_opts *o,
     return rc;
 }
 
-int search_flow_check_space(const struct search_flow_opts *o, sl_err *e)
+int search_flow_check_space(const struct search_flow_opts *given, sl_err *e)
 {
-    char device[sizeof o->spec.device];
-    device_of(o, device, sizeof device);
+    char device[sizeof given->spec.device];
+    device_of(given, device, sizeof device);   /* as search_flow_run picks it, before the default directory */
+    /* an empty Directory is where the search will write: its free space */
+    struct search_flow_opts *o = xmalloc(sizeof *o);
+    *o = *given;
+    probe_spec_default_dir(&o->probe);
     struct space *sp = xmalloc(sizeof *sp);
     int rc = space_build(o->spec.space, device[0] ? device : NULL, sp, e);
     /* the refusals calibrate_burst makes before anything is written, so
@@ -617,6 +621,7 @@ int search_flow_check_space(const struct search_flow_opts *o, sl_err *e)
         (check_size_fits(&o->probe, e) < 0 || user_burst_has_something_to_compare(o, sp, e) < 0))
         rc = -1;
     free(sp);
+    free(o);
     return rc;
 }
 
@@ -945,6 +950,11 @@ int search_flow_run(store *st, struct search_flow_opts *o, struct search_flow_ou
     if (R.resuming && load_resume(&R, &e) < 0) return fail(out, &e);
     pick_device(o);
     R.probe_mode = out->probe_mode = !o->oracle[0];
+    /* No --dir: the probe writes in its default directory, and the burst is
+     * sized and timed there. Left empty until the probe resolved it, no
+     * burst was seen: 'sluice tune --quick' alone sized 5.4 GiB from the
+     * dirty threshold, planned 600.5 s a run and refused its own budget. */
+    if (R.probe_mode) probe_spec_default_dir(&o->probe);
     if (check_ready(&R, &e) < 0) { free(R.stored); return fail(out, &e); }
     R.sp = xcalloc(1, sizeof *R.sp);
     if (prepare(&R, &e) < 0) {

@@ -225,14 +225,19 @@ static void next_step(const struct search_spec *spec, const struct search_result
     else if (cf->candidate >= 0 && cf->outcome == CONFIRM_NOISE)
         snprintf(v->next, sizeof v->next, "keep the current settings; to tell a smaller change apart, search again with "
                  "more fresh runs (--confirm-runs %d)", cf->reps * 2 > 100 ? 100 : cf->reps * 2 < 12 ? 12 : cf->reps * 2);
-    else if (r->nleaders == 0) {
+    else if (r->nleaders == 0 && strcmp(spec->strategy, "none") == 0) {
+        /* the baseline's runs and their spread are stored: what a strategy's search compares against */
+        snprintf(v->next, sizeof v->next, "to compare configurations, search with a strategy (--strategy bo)");
+        snprintf(v->next_keys, sizeof v->next_keys, "to compare configurations, choose a Strategy (Esc goes back to the "
+                 "form)");
+    }
+    else if (r->nleaders == 0 && strcmp(r->stop_reason, "budget spent") == 0) {
         snprintf(v->next, sizeof v->next, "search again with a larger --budget (this one was %d evaluations)", r->nevals);
         snprintf(v->next_keys, sizeof v->next_keys, "search again with a larger Budget (Esc goes back to the form; this one was %d "
                  "evaluations)", r->nevals);
     }
     else
         snprintf(v->next, sizeof v->next, "keep the current settings");
-    (void)spec;
 }
 
 /* The stretch of the search the confirmation's runs took: the interval is
