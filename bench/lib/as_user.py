@@ -39,7 +39,10 @@ import transfer_judge  # noqa: E402
 W, D, sl, db, reps = os.environ["WORK"], os.environ["DIR"], os.environ["SLUICE"], os.environ["DB"], int(os.environ["REPS"])
 # TUNE_SIZE (bench/transfer --as-user --size S): a burst of the bench's
 # choosing; the default command has none
-command = "sluice tune --quick --dir %s%s" % (D, " --size " + os.environ["TUNE_SIZE"] if os.environ.get("TUNE_SIZE") else "")
+# TUNE_NO_DIR (--no-dir): the command alone, writing where the probe writes
+# by default; DIR is that directory, for fio
+command = "sluice tune --quick%s%s" % ("" if os.environ.get("TUNE_NO_DIR") else " --dir " + D,
+                                       " --size " + os.environ["TUNE_SIZE"] if os.environ.get("TUNE_SIZE") else "")
 print("transfer: command=%s" % command)
 
 t0 = time.monotonic()
