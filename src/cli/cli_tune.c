@@ -17,6 +17,9 @@
 
 struct tune_opts {
     struct search_flow_opts o;
+    /* quick: taken and not asked. The only mode, so 'sluice tune' alone, what
+     * a sysadmin types first, runs it too (it was refused, naming --quick);
+     * the flag stays for the scripts and notes that give it. */
     bool quick, yes;
 };
 
@@ -79,10 +82,6 @@ static int run_tune(struct cli_ctx *ctx, int argc, char **argv)
     struct tune_opts *t = ctx->opts;
     struct search_flow_opts o = t->o;
     bool yes = t->yes;
-    /* Without --quick too: the only mode, and 'sluice tune' alone is what a
-     * sysadmin types first (it was refused, naming --quick). The flag stays
-     * for the scripts and notes that give it. */
-    (void)t->quick;
     if (argc > 1) return cli_usage("tune", "unexpected argument %s", argv[1]);
     snprintf(o.probe.workload, sizeof o.probe.workload, "%s", o.spec.workload);
     search_flow_quick_probe_time(&o);

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <unistd.h>
 #include <uuid/uuid.h>
 
@@ -337,6 +339,15 @@ void probe_spec_default_dir(struct probe_spec *s)
     if (s->ndirs || !ops || (ops->flags & WL_NO_IO)) return;
     snprintf(s->dir[0], sizeof s->dir[0], "%s", PROBE_DIR_DEFAULT);
     s->ndirs = 1;
+}
+
+const char *probe_dir_in_memory(const char *dir)
+{
+    struct statfs fs;
+    if (statfs(dir, &fs) != 0) return NULL;
+    if (fs.f_type == TMPFS_MAGIC) return "tmpfs";
+    if (fs.f_type == RAMFS_MAGIC) return "ramfs";
+    return NULL;
 }
 
 bool probe_spec_is_burst(const struct probe_spec *s)

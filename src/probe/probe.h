@@ -342,6 +342,9 @@ bool probe_spec_is_burst(const struct probe_spec *s);
  * for a workload that does I/O, as probe_spec_resolve sets it, so that an
  * estimate made before the run (the search's cost) sees the same spec. */
 void probe_spec_default_dir(struct probe_spec *s);
+/* "tmpfs" or "ramfs" when dir is on a filesystem that keeps its files in
+ * memory (no disk under it), else NULL (a disk, or not known). */
+const char *probe_dir_in_memory(const char *dir);
 /* Buffered write volume for a whole comparison, fixed once before its first
  * evaluation (every configuration runs the same bytes): enough to exceed `largest_limit_bytes`, the largest
  * dirty limit any configuration compared can set (probe_dirty_limit_at),

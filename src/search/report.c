@@ -233,7 +233,7 @@ static void verdict_text(const struct search_spec *spec, const struct space *sp,
         }
         if (r->nleaders == 0 && strcmp(spec->strategy, "none") == 0)
             snprintf(buf, n, "no verdict: the strategy none measures the baseline alone, with no configuration to compare");
-        else if (r->nleaders == 0 && strcmp(r->stop_reason, "budget spent") != 0)
+        else if (r->nleaders == 0 && strcmp(r->stop_reason, SEARCH_STOP_BUDGET) != 0)
             snprintf(buf, n, "no verdict: exploring stopped (%s) before any configuration could be compared with the "
                      "baseline", r->stop_reason);
         else if (r->nleaders == 0)

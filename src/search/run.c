@@ -505,9 +505,28 @@ static int load_resume(struct run *R, sl_err *e)
 }
 
 /* Probing needs root, and changing knobs needs no crashed session around. */
+/* A directory in memory (tmpfs, ramfs: /dev/shm, and /tmp where it is
+ * mounted so): its files never reach a disk, so no knob a search sets
+ * (writeback, the disk's queue) changes what it measures, and the search
+ * would time the page cache for minutes and call what it found noise, or
+ * a win. Refused before anything runs. A probe may measure it. */
+static int check_dirs_on_disk(const struct search_flow_opts *o, sl_err *e)
+{
+    if (o->oracle[0]) return 0;
+    for (int i = 0; i < o->probe.ndirs; i++) {
+        const char *fs = probe_dir_in_memory(o->probe.dir[i]);
+        if (fs)
+            return sl_fail(e, SL_EUSAGE, "--dir %s is on %s, which keeps its files in memory with no disk under it: "
+                           "the knobs a search sets change nothing there; give --dir on the disk to tune (by default "
+                           "%s); nothing was changed", o->probe.dir[i], fs, PROBE_DIR_DEFAULT);
+    }
+    return 0;
+}
+
 static int check_ready(struct run *R, sl_err *e)
 {
     if (R->probe_mode && sysfs_require_root("search", e) < 0) return -1;
+    if (check_dirs_on_disk(R->o, e) < 0) return -1;
     if ((R->probe_mode || R->o->apply) && settle_crashed(R->st, R->resuming ? R->row.session_id : -1, R->o->observer, e) < 0)
         return -1;
     return 0;
@@ -617,6 +636,7 @@ int search_flow_check_space(const struct search_flow_opts *given, sl_err *e)
     int rc = space_build(o->spec.space, device[0] ? device : NULL, sp, e);
     /* the refusals calibrate_burst makes before anything is written, so
      * the Search form says them before s, as the command line would */
+    if (rc == 0 && check_dirs_on_disk(o, e) < 0) rc = -1;
     if (rc == 0 && !o->oracle[0] && probe_spec_is_burst(&o->probe) &&
         (check_size_fits(&o->probe, e) < 0 || user_burst_has_something_to_compare(o, sp, e) < 0))
         rc = -1;

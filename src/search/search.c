@@ -500,7 +500,7 @@ static int explore(struct loop *L, char *reason, size_t rn, sl_err *e)
             reserve = 0;
         }
         if (L->ntr == EXPLORE_MIN) follow_pace(L);
-        if (!budget_left(L, reserve)) { snprintf(reason, rn, "budget spent"); return 0; }
+        if (!budget_left(L, reserve)) { snprintf(reason, rn, "%s", SEARCH_STOP_BUDGET); return 0; }
         bool need_base = (L->nbase < base_runs && since_base >= 3) || since_base >= every;
         if (need_base) {
             if (evaluate(L, &L->base, TRIAL_BASELINE, e) < 0) return -1;

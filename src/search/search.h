@@ -314,6 +314,10 @@ struct confirmation {
     struct decision dec_runner;  /* runner-up against the baseline, fresh runs only (no claim) */
 };
 
+/* The stop_reason of a search whose budget ended exploring (the verdict
+ * proposes a larger one then, and only then). */
+#define SEARCH_STOP_BUDGET "budget spent"
+
 struct search_result {
     int nevals;
     long long elapsed_ms;
@@ -321,7 +325,7 @@ struct search_result {
      * (search_spec.budget_grows_to_ms): what it was and what it became, at
      * the pace of its first EXPLORE_MIN runs; 0 when it did not */
     long long budget_grown_from_ms, budget_grown_to_ms, budget_grown_pace_ms;
-    char stop_reason[160];
+    char stop_reason[160];       /* why exploring stopped: SEARCH_STOP_BUDGET, or what the strategy said */
     int nbase;                   /* baseline runs the decisions use */
     int base_stalled_out, base_stalled_kept;   /* the stall rule on the baseline's runs */
     int stalled_runs;            /* runs the canary flagged, in the whole search */

@@ -231,7 +231,7 @@ static void next_step(const struct search_spec *spec, const struct search_result
         snprintf(v->next_keys, sizeof v->next_keys, "to compare configurations, choose a Strategy (Esc goes back to the "
                  "form)");
     }
-    else if (r->nleaders == 0 && strcmp(r->stop_reason, "budget spent") == 0) {
+    else if (r->nleaders == 0 && strcmp(r->stop_reason, SEARCH_STOP_BUDGET) == 0) {
         snprintf(v->next, sizeof v->next, "search again with a larger --budget (this one was %d evaluations)", r->nevals);
         snprintf(v->next_keys, sizeof v->next_keys, "search again with a larger Budget (Esc goes back to the form; this one was %d "
                  "evaluations)", r->nevals);
