@@ -97,6 +97,31 @@ on_tmpfs() { # name options case-name function
     else echo "skip faults/$3: cannot mount a tmpfs"; fi
 }
 
+# Loop ext4 filesystems (their image under $work).
+mkloopfs() { # name size_mb [dm]: sets dev, mnt
+    truncate -s "${2}M" "$work/$1.img"
+    dev=$(losetup -f --show "$work/$1.img") || return 1
+    loops="$dev $loops"
+    if [ -n "$3" ]; then
+        sectors=$(blockdev --getsz "$dev")
+        dmsetup create "$3" --table "0 $sectors linear $dev 0" || return 1
+        dms="$3 $dms"
+        dev=/dev/mapper/$3
+    fi
+    mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$dev" || return 1
+    mnt=$work/mnt.$1
+    mkdir -p "$mnt"
+    mount -o errors=remount-ro "$dev" "$mnt" || return 1
+    mounts="$mnt $mounts"
+}
+# The function (its case named) on a small ext4 filesystem of its own at
+# $mnt, unmounted and detached at exit: where a search must write, since a
+# search refuses a directory in memory (tmpfs has no disk under it).
+on_loopfs() { # name size_mb case-name function
+    if mkloopfs "$1" "$2"; then "$4"
+    else echo "skip faults/$3: could not make a loop ext4 filesystem"; fi
+}
+
 # A search or tune put the fixture's vm.dirty_ratio back (20); prints the
 # failure and returns non-zero when it did not (as settled does).
 dirty_ratio_back() { # name
@@ -220,18 +245,18 @@ fi
 
 # --- a search whose largest dirty limit needs more than the disk holds (#13,
 # bad input): the write volume is sized once, capped by the free space (a
-# 96 MiB tmpfs under the fixture's 8.2 GiB limit), the sizing says so and
+# 96 MiB ext4 loop filesystem under the fixture's 8.2 GiB limit), the sizing says so and
 # that the largest limits will not be reached, every evaluation runs the one
 # capped workload, and the fixture's knobs are put back ---------------------
 search_capped() {
-    s "$work/cap.db" search --workload seqwrite --dir "$work/small" --throttled --budget 20 --seed 1 > "$work/out" 2>&1; rc=$?
+    s "$work/cap.db" search --workload seqwrite --dir "$mnt" --throttled --budget 20 --seed 1 > "$work/out" 2>&1; rc=$?
     # the search's own runs (its trials'), not the calibration's before it
     trial_runs="runs r JOIN trials t ON t.run_uuid = r.uuid"
     hashes=$(sqlite3 "$work/cap.db" "SELECT count(DISTINCT r.workload_hash) FROM $trial_runs" 2>/dev/null)
     nruns=$(sqlite3 "$work/cap.db" "SELECT count(*) FROM $trial_runs" 2>/dev/null)
     sizes=$(sqlite3 "$work/cap.db" "SELECT count(DISTINCT json_extract(r.metrics_json, '\$.spec.size_bytes')) FROM $trial_runs" 2>/dev/null)
     if [ $rc != 0 ]; then fail search-capped-by-free-space "exit $rc" "$(tail -5 "$work/out")"
-    elif ! grep -q "only 96 MiB is free under $work/small (capped at half): configurations with the largest limits will not reach their threshold" "$work/out"; then
+    elif ! grep -Eq "only [0-9.]+ MiB is free under $mnt \(capped at half\): configurations with the largest limits will not reach their threshold" "$work/out"; then
         fail search-capped-by-free-space "the sizing does not say it was capped" "$(grep sizing "$work/out")"
     elif [ "$hashes" != 1 ] || [ "$sizes" != 1 ] || [ "${nruns:-0}" -lt 4 ]; then
         fail search-capped-by-free-space "$nruns runs, $hashes workload hashes, $sizes sizes (want 4 or more runs of one)"
@@ -239,15 +264,15 @@ search_capped() {
         ok search-capped-by-free-space "$nruns runs of one 48 MiB workload; $(grep -o 'the largest dirty limit the space can set is [^,]*' "$work/out")"
     fi
 }
-on_tmpfs small size=96m search-capped-by-free-space search_capped
+on_loopfs small 96 search-capped-by-free-space search_capped
 
 # --- the quick tune as a user runs it (#28): no --size, no budget. One
-# calibration run at the current settings sizes the burst (a tmpfs of
+# calibration run at the current settings sizes the burst (an ext4 loop filesystem of
 # 256 MiB caps it at half its free space, and the sizing says so), the plan
 # is printed before the first evaluation, every evaluation runs that one
 # burst, the verdict names the burst's regime, and the knobs are put back.
 tune_quick() {
-    s "$work/quick.db" tune --quick --dir "$work/quick" --seed 1 > "$work/out" 2> "$work/err"; rc=$?
+    s "$work/quick.db" tune --quick --dir "$mnt" --seed 1 > "$work/out" 2> "$work/err"; rc=$?
     hashes=$(sqlite3 "$work/quick.db" "SELECT count(DISTINCT r.workload_hash) FROM runs r JOIN searches s ON r.workload_hash = s.workload_hash" 2>/dev/null)
     evals=$(sqlite3 "$work/quick.db" "SELECT count(*) FROM runs WHERE workload_hash = (SELECT workload_hash FROM searches)" 2>/dev/null)
     lines=$(grep -c '^evaluation [0-9]* of [0-9]* (' "$work/err")
@@ -265,25 +290,8 @@ tune_quick() {
         ok tune-quick-as-a-user "$evals evaluations of one burst, $lines progress lines; $(grep '^verdict' "$work/out" | cut -c1-80)"
     fi
 }
-on_tmpfs quick size=256m tune-quick-as-a-user tune_quick
+on_loopfs quick 256 tune-quick-as-a-user tune_quick
 
-# --- loop ext4 filesystems ---------------------------------------------------
-mkloopfs() { # name size_mb [dm]: sets dev, mnt
-    truncate -s "${2}M" "$work/$1.img"
-    dev=$(losetup -f --show "$work/$1.img") || return 1
-    loops="$dev $loops"
-    if [ -n "$3" ]; then
-        sectors=$(blockdev --getsz "$dev")
-        dmsetup create "$3" --table "0 $sectors linear $dev 0" || return 1
-        dms="$3 $dms"
-        dev=/dev/mapper/$3
-    fi
-    mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$dev" || return 1
-    mnt=$work/mnt.$1
-    mkdir -p "$mnt"
-    mount -o errors=remount-ro "$dev" "$mnt" || return 1
-    mounts="$mnt $mounts"
-}
 scratch_left() { find "$1" -mindepth 1 -maxdepth 1 ! -name lost+found ! -name 'fill.*' | head -3; }
 
 # ENOSPC: the probe's free-space check passes (64 MiB of room) but the
