@@ -244,10 +244,11 @@ else
 fi
 
 # --- a search whose largest dirty limit needs more than the disk holds (#13,
-# bad input): the write volume is sized once, capped by the free space (a
-# 96 MiB ext4 loop filesystem under the fixture's 8.2 GiB limit), the sizing says so and
-# that the largest limits will not be reached, every evaluation runs the one
-# capped workload, and the fixture's knobs are put back ---------------------
+# bad input): the write volume is sized once, capped by the free space (an
+# ext4 loop filesystem of 96 MiB under the fixture's 8.2 GiB limit), the
+# sizing says so and that the largest limits will not be reached, every
+# evaluation runs the one capped workload, and the fixture's knobs are put
+# back ----------------------------------------------------------------------
 search_capped() {
     s "$work/cap.db" search --workload seqwrite --dir "$mnt" --throttled --budget 20 --seed 1 > "$work/out" 2>&1; rc=$?
     # the search's own runs (its trials'), not the calibration's before it
@@ -261,16 +262,17 @@ search_capped() {
     elif [ "$hashes" != 1 ] || [ "$sizes" != 1 ] || [ "${nruns:-0}" -lt 4 ]; then
         fail search-capped-by-free-space "$nruns runs, $hashes workload hashes, $sizes sizes (want 4 or more runs of one)"
     elif dirty_ratio_back search-capped-by-free-space; then
-        ok search-capped-by-free-space "$nruns runs of one 48 MiB workload; $(grep -o 'the largest dirty limit the space can set is [^,]*' "$work/out")"
+        ok search-capped-by-free-space "$nruns runs of one capped workload; $(grep -o 'the largest dirty limit the space can set is [^,]*' "$work/out")"
     fi
 }
 on_loopfs small 96 search-capped-by-free-space search_capped
 
 # --- the quick tune as a user runs it (#28): no --size, no budget. One
-# calibration run at the current settings sizes the burst (an ext4 loop filesystem of
-# 256 MiB caps it at half its free space, and the sizing says so), the plan
-# is printed before the first evaluation, every evaluation runs that one
-# burst, the verdict names the burst's regime, and the knobs are put back.
+# calibration run at the current settings sizes the burst (an ext4 loop
+# filesystem of 256 MiB caps it at half its free space, and the sizing says
+# so), the plan is printed before the first evaluation, every evaluation
+# runs that one burst, the verdict names the burst's regime, and the knobs
+# are put back.
 tune_quick() {
     s "$work/quick.db" tune --quick --dir "$mnt" --seed 1 > "$work/out" 2> "$work/err"; rc=$?
     hashes=$(sqlite3 "$work/quick.db" "SELECT count(DISTINCT r.workload_hash) FROM runs r JOIN searches s ON r.workload_hash = s.workload_hash" 2>/dev/null)
