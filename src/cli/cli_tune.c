@@ -109,7 +109,8 @@ static int run_tune(struct cli_ctx *ctx, int argc, char **argv)
         if (rc < 0) rc = cli_error(&e);
         else if (!ctx->json) printf("applied; 'sluice restore' puts the old values back, 'sluice profile save NAME' keeps them\n");
     } else if (!ctx->json) {
-        printf("not applied; to apply: sluice set %s\n", diff);
+        /* the report's last line, above, already names the command that applies it */
+        printf("not applied\n");
     }
     search_result_free(&out.result);
     return rc;
