@@ -50,8 +50,9 @@
  * ratio until a run takes BURST_GROW_ENOUGH of BURST_TARGET_S or reaches
  * the sized burst; one that took more than BURST_SERIES_SLACK times the
  * target is cut back along the line through the last two runs, which a
- * run time that grows faster than the burst only overestimates. The plan
- * times runs by these runs. */
+ * run time that grows faster than the burst only overestimates, and the
+ * burst it cut back to runs once more, timed as a run of the search takes
+ * (burst_step_run_whole). The plan times runs by these runs. */
 #define BURST_SERIES_FROM 4
 #define BURST_GROW_ENOUGH 0.7
 #define BURST_SERIES_SLACK 1.25
@@ -74,6 +75,7 @@ struct burst_calibration {
     int nsteps;
     struct burst_step step[BURST_STEPS_MAX];
     char step_run_uuid[37];  /* the last one's stored run */
+    uint64_t cut_bytes;      /* a burst the series cut back to, run last to time it (0: none) */
     uint64_t fit_bytes;      /* the burst the series chose */
     double fit_s;            /* and its time a run (0: by the calibration's rate) */
 };
@@ -93,7 +95,8 @@ int burst_calibrate(const struct probe_spec *spec, store *st, struct burst_calib
 uint64_t burst_for_rate(double mb_s, uint64_t free_bytes, uint64_t dirtyable_bytes, uint64_t unit, char *note, size_t n,
                         bool *capped);
 
-/* The series' next step: 1 with *next, the burst to run next; 0 when it
+/* The series' next step: 1 with *next, the burst to run next (with
+ * burst_step_run_whole when it is c->cut_bytes, else burst_step_run); 0 when it
  * is done, with *size (at most `most`, the burst the calibration sized, a
  * whole number of units) and c->fit_s set; note (n bytes, "" when nothing
  * ran) says what the runs measured and what was chosen. Pure: the unit
@@ -105,6 +108,13 @@ int burst_next_step(struct burst_calibration *c, uint64_t most, uint64_t unit, u
  * probe's whole cycle, store it in st (NULL: not stored), and append it to
  * c's steps. -1 with e when the probe cannot run. */
 int burst_step_run(const struct probe_spec *spec, store *st, struct burst_calibration *c, sl_err *e);
+
+/* burst_step_run as a run of the search goes: after the wait for the
+ * memory the run before freed (not counted), and with the wait for the
+ * memory it frees (counted: the next run waits for it), so that the step's
+ * time is what an evaluation of the search takes. The series' cut-back
+ * burst (c->cut_bytes) is timed so. */
+int burst_step_run_whole(const struct probe_spec *spec, store *st, struct burst_calibration *c, sl_err *e);
 
 /* A burst the user gave (spec->size_bytes, --size) of BURST_SERIES_FROM
  * times the calibration's or more, timed by one run of its own at the

@@ -680,10 +680,14 @@ static int calibrate_burst(struct run *R, sl_err *e)
     while (burst_next_step(c, most, unit, &next, &o->probe.size_bytes, timed, sizeof timed) == 1) {
         char b[32];
         units_format_bytes(next, b, sizeof b);
-        note(R->o->observer, "timing the burst: %s written and synced once at the current settings", b);
+        if (next == c->cut_bytes)
+            note(R->o->observer, "timing the burst: %s, cut back, written and synced once at the current settings, "
+                 "with the wait for the memory it frees to go back to the host", b);
+        else
+            note(R->o->observer, "timing the burst: %s written and synced once at the current settings", b);
         struct probe_spec step = o->probe;
         step.size_bytes = next;
-        if (burst_step_run(&step, R->st, c, e) < 0) return -1;
+        if ((next == c->cut_bytes ? burst_step_run_whole : burst_step_run)(&step, R->st, c, e) < 0) return -1;
     }
     if (timed[0]) {
         char was[32];

@@ -90,14 +90,34 @@ TEST(burst_series_times_the_burst_in_its_own_regime)
     /* a disk like run 26's: the host took about 2 GiB fast, then 250 MB/s */
     struct fake_disk slow = { .cached = 2.0 * GiB, .cache_mb_s = 1500, .disk_mb_s = 250, .setup_s = 1.0 };
     uint64_t size = fake_series(&c, &slow, 11 * GiB, note, sizeof note);
-    CHECK(c.nsteps == 2 && c.step[0].bytes == 2 * GiB && c.step[1].bytes == 4 * GiB);
+    CHECK(c.nsteps == 3 && c.step[0].bytes == 2 * GiB && c.step[1].bytes == 4 * GiB);
     CHECK(c.step[1].wall_s > BURST_SERIES_SLACK * BURST_TARGET_S);   /* 4 GiB: 11 s */
     CHECK(size > 2 * GiB && size < 4 * GiB);
     double t = fake_run_s(&slow, size);
     CHECK(t <= BURST_TARGET_S + 0.01 && t >= BURST_GROW_ENOUGH * BURST_TARGET_S);
-    CHECK(burst_run_seconds(&c, size) == BURST_TARGET_S);
+    /* the burst cut back to runs once more, and the plan takes its time,
+     * not the target's (a run of 879 MiB planned at 8.0 s took 10.0 s:
+     * transfer-as-user-81-nodir.out) */
+    CHECK(c.cut_bytes == size && c.step[2].bytes == size);
+    CHECK_NEAR(burst_run_seconds(&c, size), t, 1e-9);
     CHECK_CONTAINS(note, "as runs at the current settings timed it (2.0 GiB in 2.4 s, 4.0 GiB in");
-    CHECK_CONTAINS(note, "cut back along the line through the last two");
+    CHECK_CONTAINS(note, "cut back along the line through the two before it, and timed by a run of its own");
+    /* a cut-back burst whose own run takes longer than the line said: its
+     * time is what the run took (each run here also waits 2 s more for
+     * the memory a larger burst freed than the line's runs did) */
+    memset(&c, 0, sizeof c);
+    c = (struct burst_calibration){ .mb_s = 1442, .wall_s = 0.8, .bytes = 512 * MiB };
+    uint64_t next, chosen = 0;
+    int steps = 0;
+    while (burst_next_step(&c, 11 * GiB, MiB, &next, &chosen, note, sizeof note) == 1 && steps++ < 10) {
+        double w = fake_run_s(&slow, next) + (next == c.cut_bytes ? 2.0 : 0);
+        c.step[c.nsteps++] = (struct burst_step){ .bytes = next, .wall_s = w, .mb_s = (double)next / (w - 1.0) / 1e6 };
+    }
+    CHECK(chosen == size);
+    CHECK_NEAR(burst_run_seconds(&c, chosen), t + 2.0, 1e-9);
+    char want[64];
+    snprintf(want, sizeof want, "about %.0f s a run", t + 2.0);
+    CHECK_CONTAINS(note, want);
     /* run 25's: 1000 MB/s past the cache and 2.5 s to open and remove */
     struct fake_disk fast = { .cached = 2.0 * GiB, .cache_mb_s = 1500, .disk_mb_s = 1000, .setup_s = 2.5 };
     memset(&c, 0, sizeof c);
