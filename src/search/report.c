@@ -470,8 +470,14 @@ void report_print(FILE *out, const struct search_spec *spec, const struct space 
                          "afford a race beside the confirmation; the leader whose exploring runs were best went to the "
                          "confirmation, whose runs decide it\n", per / 1000.0);
         } else if (!r->raced) {
-            char budget[48];
-            if (spec->budget_evals > 0) snprintf(budget, sizeof budget, "a budget of %d evaluations", spec->budget_evals);
+            char budget[96], wall[32];
+            units_format_duration_ms(spec->budget_ms, wall, sizeof wall);
+            /* the quick tune's 100 evaluations or 5 minutes: the minutes
+             * ended it, and what they bought is what kept no race */
+            if (spec->budget_ms > 0 && r->nevals > 0 && (spec->budget_evals <= 0 || r->nevals < spec->budget_evals))
+                snprintf(budget, sizeof budget, "a budget of %s (%d evaluations at about %.1f s a run)", wall, r->nevals,
+                         (double)r->elapsed_ms / 1000 / r->nevals);
+            else if (spec->budget_evals > 0) snprintf(budget, sizeof budget, "a budget of %d evaluations", spec->budget_evals);
             else snprintf(budget, sizeof budget, "a wall-time budget");
             fprintf(out, "no race: %s keeps its runs for exploring and the confirmation; the leader whose exploring "
                          "runs were best went to the confirmation, whose runs decide it\n", budget);

@@ -787,6 +787,7 @@ static int make_plan(struct run *R, sl_err *e)
     struct search_spec *s = &R->o->spec;
     double run_s = run_seconds(R);
     if (run_s <= 0) return 0;
+    s->plan_run_s = run_s;
     search_plan_make(s, run_s, SEARCH_NOISE_SD_ASSUMED, p);
     if (!R->resuming) search_plan_scale_confirmation(s, p);
     /* a default budget grows again, in the search, if its runs prove slower */

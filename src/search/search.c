@@ -266,7 +266,14 @@ static bool race_planned(const struct search_spec *s)
 {
     /* a wall time alone does not say how many evaluations it buys */
     if (s->budget_evals <= 0) return false;
-    return s->budget_evals - confirm_keep_full(s) - race_reserve(s) >= RACE_EXPLORE_MIN;
+    struct search_spec t = *s;
+    /* The quick tune's budget is 100 evaluations or 5 minutes: at the
+     * plan's 10 s a run it buys 30, which keep no race, and the race
+     * planned on the 100 alone was then "dropped" at the runs' pace with a
+     * verdict saying they took longer than planned when they had not. */
+    if (s->budget_ms > 0 && s->plan_run_s > 0 && (double)s->budget_ms / 1000 / s->plan_run_s < t.budget_evals)
+        t.budget_evals = (int)((double)s->budget_ms / 1000 / s->plan_run_s);
+    return t.budget_evals - confirm_keep_full(&t) - race_reserve(&t) >= RACE_EXPLORE_MIN;
 }
 
 /* Whether a race is still affordable at the runs' measured pace: with a
@@ -283,6 +290,7 @@ static bool race_affordable(const struct loop *L)
     long long avg = L->last_elapsed / L->ntr, buys = avg > 0 ? s->budget_ms / avg : LLONG_MAX;
     struct search_spec t = *s;
     if (t.budget_evals <= 0 || buys < t.budget_evals) t.budget_evals = (int)(buys > INT_MAX ? INT_MAX : buys);
+    t.plan_run_s = 0;   /* the runs' pace, not the plan's */
     return race_planned(&t);
 }
 

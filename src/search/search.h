@@ -84,6 +84,11 @@ struct search_spec {
      * to keep the confirmation's runs, up to this (search.c, follow_pace);
      * 0: the budget holds */
     long long budget_grows_to_ms;
+    /* the plan's time a run (run.c, make_plan; 0: no plan): with a wall-time
+     * budget the race is planned on the evaluations that buys, not on
+     * budget_evals alone (search.c, race_planned). Not stored: a resumed
+     * search plans again. */
+    double plan_run_s;
 };
 /* The options of a search spec as rows (search_opts.c): what `search`,
  * `tune` and the Search screen set, their bounds, help and defaults. */

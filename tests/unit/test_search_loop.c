@@ -275,6 +275,47 @@ TEST(search_drops_a_race_the_time_left_cannot_afford)
     fx_done(&r, &ev);
 }
 
+/* The quick tune on this project's VM: 100 evaluations or 5 minutes, a
+ * plan of about 10 s a run (30 evaluations: no race beside the
+ * confirmation), runs as slow as planned. The race was planned on the 100
+ * alone, then "dropped" at the runs' pace, and the verdict said "no race:
+ * the runs took 9.8 s each on average, longer than planned" when they had
+ * not been (the plain 'sluice tune' of stop 52). A race the plan's pace
+ * cannot afford is not planned, and the verdict says what the budget
+ * bought. The fake clock: 1 s a reading, about 1 s a run. */
+TEST(search_plans_no_race_its_planned_pace_cannot_afford)
+{
+    for (int planned = 1; planned >= 0; planned--) {
+        fx_setup();
+        struct search_spec s;
+        struct evaluator ev;
+        fx_synthetic(&s, &ev, "bo", 100, 3, 11, 5, 0.03, false);
+        s.budget_ms = 26000;
+        s.plan_run_s = planned ? 26.0 / 30 : 0;   /* 30 evaluations; 0: no plan, as before */
+        fake_now = 0;
+        struct search_hooks hk = { .now_ms = fake_clock };
+        struct search_result r;
+        fx_run(&s, &ev, &hk, &r);
+        CHECK_INT(count_role(&r, TRIAL_RACE), 0);
+        CHECK(r.confirm.candidate >= 0);
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        report_print(f, &s, &wb, &r, "", "");
+        fclose(f);
+        if (planned) {
+            CHECK(!r.race_dropped);
+            CHECK_CONTAINS(text, "no race: a budget of 26s (");
+            CHECK(strstr(text, "longer than planned") == NULL);
+        } else {
+            CHECK(r.race_dropped);   /* without a plan, the race is the 100 evaluations' */
+            CHECK_CONTAINS(text, "longer than planned");
+        }
+        free(text);
+        fx_done(&r, &ev);
+    }
+}
+
 /* bench/data/transfer-as-user-27.out: a plan of 49 evaluations of 6.1 s
  * kept 7 runs a side for the confirmation; the runs took 2.1 s, so 100
  * ran, 74 of them exploring and racing, and the confirmation had 8 a side
