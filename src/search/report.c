@@ -30,13 +30,17 @@ void report_pct(double v, char *buf, size_t n)
 
 void report_plan_lines(const struct search_plan *p, void (*line)(void *arg, const char *text), void *arg)
 {
-    char text[1024], total[32];
+    char text[1024], total[32], before[64] = "";
     units_format_duration_ms((long long)(p->total_s * 1000), total, sizeof total);
+    /* the quick tune's 5 minutes came after 30-40 s of timing its burst on
+     * this project's VM: the command took 5m30s-5m39s (transfer-as-user-83,
+     * 84-nodir.out) where the plan said "about 5m in all" */
+    if (p->before_s >= 1) snprintf(before, sizeof before, ", after the %.0f s timing the burst took", p->before_s);
     snprintf(text, sizeof text, "%d evaluations of about %.1f s (%d exploring, %d fresh runs each of the baseline and the "
-             "winner to confirm%s), about %s in all; at a run-to-run spread of %.0f%% (assumed until runs are measured) "
+             "winner to confirm%s), about %s in all%s; at a run-to-run spread of %.0f%% (assumed until runs are measured) "
              "the confirmation detects a change of %+.0f%% or more", p->evals, p->run_s, p->explore, p->confirm_reps,
-             p->paired ? ", paired by round if its rounds share the disk's spells" : "", total, 100 * p->noise_sd,
-             p->mde_pct);
+             p->paired ? ", paired by round if its rounds share the disk's spells" : "", total, before,
+             100 * p->noise_sd, p->mde_pct);
     line(arg, text);
     if (p->grown_from_ms > 0) {
         char from[32], grown[32];

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 void search_flow_defaults(struct search_flow_opts *o)
@@ -726,7 +727,11 @@ static int fix_workload(struct run *R, sl_err *e)
     char sized[sizeof w->note] = "";
     bool capped = false;
     if (!R->resuming && probe_spec_is_burst(&R->o->probe)) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         if (calibrate_burst(R, e) < 0) return -1;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        R->out->calibration.spent_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
         snprintf(sized, sizeof sized, "%s", w->note);
         capped = w->capped;
     }
@@ -826,6 +831,7 @@ static int prepare(struct run *R, sl_err *e)
     if (rc == 0 && R->probe_mode) rc = fix_workload(R, e);
     if (rc == 0 && !R->resuming) rc = something_to_compare(R->sp, R->collapsed, e);
     if (rc == 0) rc = make_plan(R, e);
+    if (rc == 0) R->out->plan.before_s = R->out->calibration.spent_s;
     if (rc == 0 && !R->probe_mode) rc = evaluator_oracle(&R->ev, o->oracle, o->spec.workload, o->spec.seed, e);
     if (rc == 0 && !R->resuming) {
         fill_row(&R->row, o, R->sp, &R->out->workload, R->st);

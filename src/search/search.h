@@ -123,6 +123,10 @@ struct search_plan {
      * the budget it was and what that bought; 0 when it was not */
     long long grown_from_ms;
     int grown_from_evals;
+    /* what the search spent before the plan, timing its burst (the
+     * calibration and the series): the command's whole time is this and
+     * total_s; 0 when nothing was timed */
+    double before_s;
 };
 /* The spread of a run's log throughput assumed before any is measured:
  * this project's VM disk showed 0.18 between back-to-back runs. */

@@ -5,6 +5,7 @@
 #include "harness.h"
 #include "search/burst.h"
 #include "search/search.h"
+#include "search/report.h"
 #include "core/sysfs.h"
 
 #include <math.h>
@@ -326,6 +327,27 @@ TEST(search_plan_says_what_a_budget_buys)
     search_plan_make(&s, 10.0, SEARCH_NOISE_SD_ASSUMED, &wide);
     CHECK_INT(wide.confirm_reps, 20);
     CHECK(wide.mde_pct < mde6);
+}
+
+static void take_line(void *arg, const char *text)
+{
+    snprintf(arg, 1024, "%s", text);
+}
+
+/* The quick tune's plan said "about 5m in all" and the command took
+ * 5m30s-5m39s: its 30-40 s timing the burst came before the plan
+ * (transfer-as-user-83/84-nodir.out). The plan line says them. */
+TEST(search_plan_line_counts_the_time_spent_timing_the_burst)
+{
+    struct search_spec s = quick_spec(100);
+    struct search_plan p;
+    search_plan_make(&s, 10.0, SEARCH_NOISE_SD_ASSUMED, &p);
+    char line[1024];
+    report_plan_lines(&p, take_line, line);
+    CHECK_CONTAINS(line, "about 5m in all; at a run-to-run spread");
+    p.before_s = 36.4;
+    report_plan_lines(&p, take_line, line);
+    CHECK_CONTAINS(line, "about 5m in all, after the 36 s timing the burst took; at a run-to-run spread");
 }
 
 /* The default command on this project's VM at page_reporting_order 5:
