@@ -179,7 +179,8 @@ static void on_progress(void *arg, const struct search_trial *t, const struct hi
     int total = atomic_load(&ss->job.total);
     if (ss->out.plan.evals > 0) {   /* what the budget buys at the runs' pace, and the time left, as the CLI counts */
         long long left_ms;
-        search_plan_progress(&ss->out.plan, t->budget_ms, t->seq + 1, t->elapsed_ms, &total, &left_ms);
+        long long first_ms = ss->trials[0].seq == 0 ? ss->trials[0].elapsed_ms : -1;   /* seen in this run */
+        search_plan_progress(&ss->out.plan, t->budget_ms, t->seq + 1, t->elapsed_ms, first_ms, &total, &left_ms);
         job_set_ends_after(&ss->job, t->elapsed_ms + left_ms);
     }
     job_set_progress(&ss->job, h->nobs, total);

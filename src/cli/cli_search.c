@@ -19,6 +19,7 @@ struct term_watch {
     bool lines;          /* stdout is not a terminal: a progress line per evaluation on stderr */
     bool ask;            /* a user at a terminal can answer a question */
     bool paced;          /* the pace line was printed (print_pace) */
+    long long first_ms;  /* when the first evaluation ended (-1: not seen, a resumed search) */
     const struct space *sp;
     struct objective obj;
 };
@@ -102,7 +103,7 @@ static void print_pace(struct term_watch *w, const struct search_trial *t)
     double per;
     if (w->paced || w->quiet || !search_plan_off_pace(p, w->out->calibration.mb_s > 0, n, t->elapsed_ms, &per)) return;
     w->paced = true;
-    search_plan_progress(p, t->budget_ms, n, t->elapsed_ms, &evals, &left_ms);
+    search_plan_progress(p, t->budget_ms, n, t->elapsed_ms, w->first_ms, &evals, &left_ms);
     clear_line(w);
     printf("pace: runs take %.1f s, not the %.1f s planned: the budget buys about %d evaluations in all\n", per, p->run_s,
            evals);
@@ -112,6 +113,7 @@ static void print_pace(struct term_watch *w, const struct search_trial *t)
 static void on_progress(void *arg, const struct search_trial *t, const struct history *h)
 {
     struct term_watch *w = arg;
+    if (t->seq == 0) w->first_ms = t->elapsed_ms;
     print_pace(w, t);
     if (!w->tty && !w->lines) return;
     char cfg[256], val[64], of[48] = "", times[96] = "";
@@ -119,7 +121,7 @@ static void on_progress(void *arg, const struct search_trial *t, const struct hi
     report_metric(&w->obj, &t->m, t->score, val, sizeof val);
     int n = t->seq + 1, planned = 0;
     long long left_ms = 0;
-    search_plan_progress(&w->out->plan, t->budget_ms, n, t->elapsed_ms, &planned, &left_ms);
+    search_plan_progress(&w->out->plan, t->budget_ms, n, t->elapsed_ms, w->first_ms, &planned, &left_ms);
     if (w->out->plan.evals > 0 && planned >= n) snprintf(of, sizeof of, " of %d", planned);
     char el[32], left[32];
     units_format_clock_ms(t->elapsed_ms, el, sizeof el);
@@ -161,7 +163,7 @@ int cli_search_run(struct cli_ctx *ctx, struct search_flow_opts *o, struct searc
     memset(out, 0, sizeof *out);
     store *st = cli_store(ctx, &e);
     if (!st) return cli_error(&e);
-    struct term_watch w = { .o = o, .out = out, .quiet = ctx->json };
+    struct term_watch w = { .o = o, .out = out, .quiet = ctx->json, .first_ms = -1 };
     w.lines = !w.quiet && !isatty(STDOUT_FILENO);
     w.tty = !w.quiet && !w.lines && isatty(STDERR_FILENO);
     w.ask = !w.quiet && isatty(STDIN_FILENO) && isatty(STDERR_FILENO);

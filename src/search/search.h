@@ -191,9 +191,12 @@ bool search_plan_grow_default(struct search_spec *s, struct search_plan *p, long
 /* The plan as the runs go: after n evaluations in elapsed_ms, how many
  * budget_ms (the wall time in force, search_trial.budget_ms; 0: none) will
  * have bought in all (the plan's, or fewer when the runs are slower than it
- * said and a wall time ends first) and the time left. */
-void search_plan_progress(const struct search_plan *p, long long budget_ms, int n, long long elapsed_ms, int *evals,
-                          long long *left_ms);
+ * said and a wall time ends first) and the time left. first_ms: when the
+ * first evaluation ended (-1: not known, a resumed search); from the
+ * second on the pace is the runs' after it, as the first waits otherwise
+ * (for the calibration's freed memory, or for none). */
+void search_plan_progress(const struct search_plan *p, long long budget_ms, int n, long long elapsed_ms,
+                          long long first_ms, int *evals, long long *left_ms);
 /* Whether n runs in elapsed_ms are a quarter slower than a calibrated plan
  * said (*per: seconds a run), from the third run on: the plan said what the
  * budget buys at the calibration's rate, and a burst past the dirty

@@ -400,18 +400,30 @@ TEST(search_plan_progress_follows_the_runs_pace)
     CHECK_INT(p.evals, 50);
     int evals;
     long long left;
-    search_plan_progress(&p, s.budget_ms, 1, 23000, &evals, &left);
+    search_plan_progress(&p, s.budget_ms, 1, 23000, 23000, &evals, &left);
     CHECK_INT(evals, 13);                  /* 1 + 12 runs of 23 s in the 277 s left */
     CHECK(left <= 300000 - 23000);         /* never past the budget */
-    search_plan_progress(&p, s.budget_ms, 10, 112000, &evals, &left);
+    search_plan_progress(&p, s.budget_ms, 10, 112000, -1, &evals, &left);
     CHECK_INT(evals, 26);                  /* 10 + 188 s / 11.2 s */
     CHECK(left > 170000 && left <= 188000);
-    search_plan_progress(&p, s.budget_ms, 10, 60000, &evals, &left);   /* as planned */
+    search_plan_progress(&p, s.budget_ms, 10, 60000, -1, &evals, &left);   /* as planned */
     CHECK_INT(evals, 50);
     CHECK(left == 240000);
     s.budget_ms = 0;                       /* evaluations only: the plan's */
-    search_plan_progress(&p, s.budget_ms, 10, 112000, &evals, &left);
+    search_plan_progress(&p, s.budget_ms, 10, 112000, -1, &evals, &left);
     CHECK_INT(evals, 50);
+    s.budget_ms = 300000;
+    /* stop 53's plain 'sluice tune': 30 planned at 9.9 s, the first run
+     * 5.9 s (it waits for no run's freed memory), the rest 10 s apart.
+     * After the third: 27 more of 10 s, not of the 8.7 s all three
+     * averaged (it said "about 3m56s left") */
+    search_plan_make(&s, 9.9, SEARCH_NOISE_SD_ASSUMED, &p);
+    CHECK_INT(p.evals, 30);
+    search_plan_progress(&p, s.budget_ms, 3, 25900, 5900, &evals, &left);
+    CHECK_INT(evals, 30);
+    CHECK_INT(left, 27 * 10000);
+    search_plan_progress(&p, s.budget_ms, 3, 25900, -1, &evals, &left);   /* the first not seen: all three */
+    CHECK(left < 27 * 9000);
 }
 
 /* The pace line's rule: a calibrated plan, 3 runs or more, a quarter slower. */
