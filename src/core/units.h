@@ -15,6 +15,9 @@ void units_format_duration_ms(long long ms, char *buf, size_t n);
  * "3m20s" (units_format_duration_ms rounds up to whole minutes, as
  * --budget takes them: 3m20s would read 4m). */
 void units_format_clock_ms(long long ms, char *buf, size_t n);
+/* Milliseconds on the monotonic clock: what elapsed times and deadlines
+ * are measured on (a change of the wall clock does not move them). */
+long long units_monotonic_ms(void);
 /* 1536 -> "1.5 KiB" */
 void units_format_bytes(unsigned long long bytes, char *buf, size_t n);
 

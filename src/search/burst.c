@@ -16,9 +16,7 @@
 
 static double now_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    return (double)units_monotonic_ms() / 1000;
 }
 
 uint64_t burst_free_under(const char *dir)

@@ -77,7 +77,6 @@ struct burst_calibration {
     char step_run_uuid[37];  /* the last one's stored run */
     uint64_t cut_bytes;      /* a burst the series cut back to, run last to time it (0: none) */
     uint64_t fit_bytes;      /* the burst the series chose */
-    double spent_s;          /* the calibration and the series, all their runs and waits */
     double fit_s;            /* and its time a run (0: by the calibration's rate) */
 };
 

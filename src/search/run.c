@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 void search_flow_defaults(struct search_flow_opts *o)
@@ -476,6 +475,7 @@ struct run {
     struct evaluator ev;
     struct session *s;
     enum burst_zone zone;   /* where the burst's size put it at the thresholds in force (describe_burst) */
+    double timing_s;        /* timing the burst (the calibration and the series), before the plan */
     uint64_t bg_now, dirty_now;   /* those thresholds in bytes, before the first run */
     char collapsed[1024];   /* what the burst cannot tell apart, measured once (describe_burst; "" when nothing) */
 };
@@ -727,11 +727,9 @@ static int fix_workload(struct run *R, sl_err *e)
     char sized[sizeof w->note] = "";
     bool capped = false;
     if (!R->resuming && probe_spec_is_burst(&R->o->probe)) {
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        long long t0 = units_monotonic_ms();
         if (calibrate_burst(R, e) < 0) return -1;
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        R->out->calibration.spent_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+        R->timing_s = (double)(units_monotonic_ms() - t0) / 1000;
         snprintf(sized, sizeof sized, "%s", w->note);
         capped = w->capped;
     }
@@ -831,7 +829,7 @@ static int prepare(struct run *R, sl_err *e)
     if (rc == 0 && R->probe_mode) rc = fix_workload(R, e);
     if (rc == 0 && !R->resuming) rc = something_to_compare(R->sp, R->collapsed, e);
     if (rc == 0) rc = make_plan(R, e);
-    if (rc == 0) R->out->plan.before_s = R->out->calibration.spent_s;
+    if (rc == 0) R->out->plan.before_s = R->timing_s;
     if (rc == 0 && !R->probe_mode) rc = evaluator_oracle(&R->ev, o->oracle, o->spec.workload, o->spec.seed, e);
     if (rc == 0 && !R->resuming) {
         fill_row(&R->row, o, R->sp, &R->out->workload, R->st);

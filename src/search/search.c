@@ -1,6 +1,7 @@
 /* search — the noise-first loop: baseline, interleaved proposals, race,
  * verdict, Pareto front. */
 #include "search/search.h"
+#include "core/units.h"
 
 #include <gsl/gsl_cdf.h>
 
@@ -138,9 +139,7 @@ void search_result_free(struct search_result *r)
 static long long clock_ms(const struct loop *L)
 {
     if (L->hk && L->hk->now_ms) return L->hk->now_ms(L->hk->arg);
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return units_monotonic_ms();
 }
 
 /* Exploring's least: --confirm-runs N needs a budget of 2N +
@@ -452,7 +451,7 @@ void search_plan_progress(const struct search_plan *p, long long budget_ms, int 
     /* The first run of the quick tune on this project's VM took 5.9 s and
      * the rest 10.0 s apart (it waits for no run's freed memory): "about
      * 2m49s left" after it and 3m56s after the third, of 4m30s
-     * (stop 53's plain 'sluice tune') */
+     * (bench/data/tune-no-options-70dba4e.out) */
     long long per = n >= 2 && first_ms >= 0 && elapsed_ms > first_ms ? (elapsed_ms - first_ms) / (n - 1)
                   : n > 0 ? elapsed_ms / n : 0;
     if (budget_ms > 0 && per > 0) {

@@ -258,13 +258,6 @@ struct xfer {
     enum { XFER_WAITING, XFER_RUNNING, XFER_DONE } state;
 };
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The remote's multi handle: every request of the remote runs through it,
  * so its connection cache keeps connections open from one request to the
  * next (one TCP, TLS or SSH handshake for a whole pull, not one per
@@ -400,7 +393,7 @@ static void xfer_finish_code(CURLM *m, struct xfer *x, CURLcode c)
         snprintf(why, sizeof why, "server answered %ld", q->http_code);
     }
     if (retry && tries <= r->opts.retries && share_time_left_ms(r) > 0) {
-        x->start_ms = now_ms() + backoff_note(r, tries - 1, why, q->what);
+        x->start_ms = units_monotonic_ms() + backoff_note(r, tries - 1, why, q->what);
         x->state = XFER_WAITING;
         return;
     }
@@ -434,7 +427,7 @@ static void run_batch(struct share_remote *r, struct xfer *x, int n, int paralle
 {
     CURLM *m = pool_of(r);
     for (;;) {
-        long long now = now_ms(), wake = now + 100;
+        long long now = units_monotonic_ms(), wake = now + 100;
         int running = 0, open = 0;
         for (int i = 0; i < n; i++) running += x[i].state == XFER_RUNNING;
         for (int i = 0; i < n; i++) {
@@ -473,7 +466,7 @@ static void run_batch(struct share_remote *r, struct xfer *x, int n, int paralle
             batch_progress(r, x, n, false);
             continue;
         }
-        long long wait = wake - now_ms();
+        long long wait = wake - units_monotonic_ms();
         curl_multi_poll(m, NULL, 0, (int)(wait < 0 ? 0 : wait > 100 ? 100 : wait), NULL);
     }
     batch_progress(r, x, n, true);

@@ -4,6 +4,7 @@
 #include "db/store_share.h"
 
 #include "share/curl.h"
+#include "core/units.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -40,13 +41,6 @@ void share_redact(const char *url, char *buf, size_t n)
     }
 }
 
-static long long monotonic_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void share_opts_defaults(struct share_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -57,7 +51,7 @@ void share_opts_defaults(struct share_opts *o)
     if (env && *env) o->retry_base_ms = atol(env);
 }
 
-long long share_time_left_ms(const struct share_remote *r) { return r->opts.deadline_ms - monotonic_ms(); }
+long long share_time_left_ms(const struct share_remote *r) { return r->opts.deadline_ms - units_monotonic_ms(); }
 
 int share_open(const char *url, const struct share_opts *o, struct share_remote **out, sl_err *e)
 {
@@ -85,7 +79,7 @@ int share_open(const char *url, const struct share_opts *o, struct share_remote 
             if (r->opts.timeout_s <= 0) r->opts.timeout_s = SHARE_DEFAULT_TIMEOUT_S;
             if (r->opts.min_speed_bps <= 0) r->opts.min_speed_bps = SHARE_DEFAULT_MIN_SPEED_BPS;
             if (r->opts.min_speed_s <= 0) r->opts.min_speed_s = SHARE_DEFAULT_MIN_SPEED_S;
-            r->opts.deadline_ms = monotonic_ms() + 1000LL * r->opts.timeout_s;
+            r->opts.deadline_ms = units_monotonic_ms() + 1000LL * r->opts.timeout_s;
             snprintf(r->url, sizeof r->url, "%s", url);
             size_t len = strlen(r->url);
             while (len > slen + 3 && r->url[len - 1] == '/') r->url[--len] = 0;

@@ -8,6 +8,7 @@
 #include "session/session.h"
 #include "db/store_session.h"
 #include "verify/measure.h"
+#include "core/units.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -28,13 +29,6 @@ struct live {
     bool b_in_force;
 };
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Why the test is to stop now: a signal or the front end's cancel ("" to
  * go on). */
 static const char *stop_reason(const struct live *L, char *buf, size_t n)
@@ -52,7 +46,7 @@ static bool sleep_until(const struct live *L, long long until)
     for (;;) {
         char why[48];
         if (stop_reason(L, why, sizeof why)[0]) return false;
-        long long left = until - now_ms();
+        long long left = until - units_monotonic_ms();
         if (left <= 0) return true;
         if (left > 100) left = 100;
         struct timespec ts = { left / 1000, (left % 1000) * 1000000 };
@@ -112,8 +106,8 @@ static int check_metric(const struct live *L, sl_err *e)
     if (!cmd) return 0;
     struct verify_cmd c;
     if (verify_cmd_start(&c, cmd, e) < 0) return -1;
-    long long until = now_ms() + r->spec.block_ms;
-    while (!verify_cmd_poll(&c) && now_ms() < until && sleep_until(L, now_ms() + 20)) {}
+    long long until = units_monotonic_ms() + r->spec.block_ms;
+    while (!verify_cmd_poll(&c) && units_monotonic_ms() < until && sleep_until(L, units_monotonic_ms() + 20)) {}
     double v;
     char why[512], stop[48];
     int rc = verify_cmd_finish(&c, cmd, &v, why, sizeof why);
@@ -181,7 +175,7 @@ static int sample(struct live *L, struct verify_block *blk, struct block_watch *
         snprintf(r->end_why, sizeof r->end_why, "stopped by guard: %s. B was reverted at once", r->guard.why);
         return 1;
     }
-    if (!w->measuring && now_ms() >= settle_at) {
+    if (!w->measuring && units_monotonic_ms() >= settle_at) {
         start_measuring(L, w, &cur);
         return 0;
     }
@@ -196,7 +190,7 @@ static int sample(struct live *L, struct verify_block *blk, struct block_watch *
 static void block_close(struct live *L, struct verify_block *blk, struct block_watch *w)
 {
     struct verify_run *r = L->r;
-    blk->end_ms = now_ms() - L->t0_ms;
+    blk->end_ms = units_monotonic_ms() - L->t0_ms;
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
     blk->wall_end_ms = (long long)wall.tv_sec * 1000 + wall.tv_nsec / 1000000;
@@ -296,7 +290,7 @@ static bool idle(struct live *L)
 static int run_blocks(struct live *L, sl_err *e)
 {
     struct verify_run *r = L->r;
-    L->t0_ms = now_ms();
+    L->t0_ms = units_monotonic_ms();
     for (int i = 0; i < r->plan.nblocks; i++) {
         int rc = run_block(L, i, e);
         if (rc < 0) return -1;

@@ -413,7 +413,7 @@ TEST(search_plan_progress_follows_the_runs_pace)
     search_plan_progress(&p, s.budget_ms, 10, 112000, -1, &evals, &left);
     CHECK_INT(evals, 50);
     s.budget_ms = 300000;
-    /* stop 53's plain 'sluice tune': 30 planned at 9.9 s, the first run
+    /* bench/data/tune-no-options-70dba4e.out: 30 planned at 9.9 s, the first run
      * 5.9 s (it waits for no run's freed memory), the rest 10 s apart.
      * After the third: 27 more of 10 s, not of the 8.7 s all three
      * averaged (it said "about 3m56s left") */

@@ -280,7 +280,7 @@ TEST(search_drops_a_race_the_time_left_cannot_afford)
  * confirmation), runs as slow as planned. The race was planned on the 100
  * alone, then "dropped" at the runs' pace, and the verdict said "no race:
  * the runs took 9.8 s each on average, longer than planned" when they had
- * not been (the plain 'sluice tune' of stop 52). A race the plan's pace
+ * not been (bench/data/tune-no-options-6dee3dd.out). A race the plan's pace
  * cannot afford is not planned, and the verdict says what the budget
  * bought. The fake clock: 1 s a reading, about 1 s a run. */
 TEST(search_plans_no_race_its_planned_pace_cannot_afford)
