@@ -468,11 +468,11 @@ void report_print(FILE *out, const struct search_spec *spec, const struct space 
     if (r->nleaders) {
         fputc('\n', out);
         verdict_table_lines(v, table_line, out);
+        double per_s = r->nevals > 0 ? (double)r->elapsed_ms / 1000 / r->nevals : 0;   /* a run, on average */
         if (r->race_dropped) {
-            long long per = r->nevals > 0 ? r->elapsed_ms / r->nevals : 0;
             fprintf(out, "no race: the runs took %.1f s each on average, longer than planned, and the time left could not "
                          "afford a race beside the confirmation; the leader whose exploring runs were best went to the "
-                         "confirmation, whose runs decide it\n", per / 1000.0);
+                         "confirmation, whose runs decide it\n", per_s);
         } else if (!r->raced) {
             char budget[96], wall[32];
             units_format_duration_ms(spec->budget_ms, wall, sizeof wall);
@@ -480,7 +480,7 @@ void report_print(FILE *out, const struct search_spec *spec, const struct space 
              * ended it, and what they bought is what kept no race */
             if (spec->budget_ms > 0 && r->nevals > 0 && (spec->budget_evals <= 0 || r->nevals < spec->budget_evals))
                 snprintf(budget, sizeof budget, "a budget of %s (%d evaluations at about %.1f s a run)", wall, r->nevals,
-                         (double)r->elapsed_ms / 1000 / r->nevals);
+                         per_s);
             else if (spec->budget_evals > 0) snprintf(budget, sizeof budget, "a budget of %d evaluations", spec->budget_evals);
             else snprintf(budget, sizeof budget, "a wall-time budget");
             fprintf(out, "no race: %s keeps its runs for exploring and the confirmation; the leader whose exploring "

@@ -505,7 +505,6 @@ static int load_resume(struct run *R, sl_err *e)
     return R->nstored < 0 ? -1 : 0;
 }
 
-/* Probing needs root, and changing knobs needs no crashed session around. */
 /* A directory in memory (tmpfs, ramfs: /dev/shm, and /tmp where it is
  * mounted so): its files never reach a disk, so no knob a search sets
  * (writeback, the disk's queue) changes what it measures, and the search
@@ -524,6 +523,8 @@ static int check_dirs_on_disk(const struct search_flow_opts *o, sl_err *e)
     return 0;
 }
 
+/* Probing needs root, a directory on a disk, and no crashed session
+ * around when knobs change. */
 static int check_ready(struct run *R, sl_err *e)
 {
     if (R->probe_mode && sysfs_require_root("search", e) < 0) return -1;

@@ -261,6 +261,17 @@ static int confirm_keep_full(const struct search_spec *s)
  * without. */
 #define RACE_EXPLORE_MIN 24
 
+/* Evaluations a budget in evaluations and wall time buys at run_s each. */
+static int plan_evals(const struct search_spec *s, double run_s)
+{
+    int n = s->budget_evals > 0 ? s->budget_evals : INT_MAX;
+    if (s->budget_ms > 0 && run_s > 0) {
+        double by_time = (double)s->budget_ms / 1000.0 / run_s;
+        if (by_time < n) n = (int)by_time;
+    }
+    return n == INT_MAX ? 40 : n;
+}
+
 static bool race_planned(const struct search_spec *s)
 {
     /* a wall time alone does not say how many evaluations it buys */
@@ -270,8 +281,7 @@ static bool race_planned(const struct search_spec *s)
      * plan's 10 s a run it buys 30, which keep no race, and the race
      * planned on the 100 alone was then "dropped" at the runs' pace with a
      * verdict saying they took longer than planned when they had not. */
-    if (s->budget_ms > 0 && s->plan_run_s > 0 && (double)s->budget_ms / 1000 / s->plan_run_s < t.budget_evals)
-        t.budget_evals = (int)((double)s->budget_ms / 1000 / s->plan_run_s);
+    t.budget_evals = plan_evals(s, s->plan_run_s);
     return t.budget_evals - confirm_keep_full(&t) - race_reserve(&t) >= RACE_EXPLORE_MIN;
 }
 
@@ -313,17 +323,6 @@ int search_spec_check_confirm(const struct search_spec *s, sl_err *e)
                        s->confirm_reps, confirm_keep_full(s) + EXPLORE_MIN, 2 * s->confirm_reps, CONFIRM_SPARE,
                        EXPLORE_MIN, s->budget_evals);
     return 0;
-}
-
-/* Evaluations a budget in evaluations and wall time buys at run_s each. */
-static int plan_evals(const struct search_spec *s, double run_s)
-{
-    int n = s->budget_evals > 0 ? s->budget_evals : INT_MAX;
-    if (s->budget_ms > 0 && run_s > 0) {
-        double by_time = (double)s->budget_ms / 1000.0 / run_s;
-        if (by_time < n) n = (int)by_time;
-    }
-    return n == INT_MAX ? 40 : n;
 }
 
 /* Fresh runs a side the confirmation gets when the budget is n evaluations. */
